@@ -1,0 +1,215 @@
+#include "cli/options.hpp"
+
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <sstream>
+
+#include "autotune/error.hpp"
+#include "autotune/tuner.hpp"
+
+namespace po = boost::program_options;
+
+namespace autotune::cli {
+
+namespace {
+
+constexpr const char* kSubcommands =
+    "Subcommands:\n"
+    "  tune      tune histogram problems on a GPU and record the results in the cache\n"
+    "  devices   list the CUDA devices of this machine with their cache fingerprint\n"
+    "  show      print the winners recorded in the cache, per device and problem\n"
+    "  help      print this help, or `autotune help SUBCOMMAND`\n"
+    "  version   print the version\n";
+
+std::string usage_of(const std::string& name, const po::options_description& desc, const char* synopsis,
+                     const char* examples) {
+  std::ostringstream out;
+  out << "Usage: autotune " << name << " " << synopsis << "\n\n" << desc << "\nExamples:\n" << examples;
+  return out.str();
+}
+
+po::options_description common_options() {
+  po::options_description d("Common options");
+  d.add_options()("cache", po::value<std::string>()->value_name("FILE"),
+                  "SQLite cache file (default: $AUTOTUNE_CACHE, else $XDG_CACHE_HOME/autotune/autotune.db, else "
+                  "~/.cache/autotune/autotune.db)")("help,h", "print this subcommand's help");
+  return d;
+}
+
+po::options_description tune_options() {
+  po::options_description d("Tune options");
+  d.add_options()
+      ("kernel", po::value<std::string>()->value_name("FAMILY"), "kernel family: histogram")
+      ("type", po::value<std::string>()->value_name("T"), "sample type: u8, u16, i32, u32, f32")
+      ("bins", po::value<std::string>()->value_name("N"), "number of bins (>= 1)")
+      ("lower", po::value<std::string>()->value_name("X"), "lowest sample counted (default 0)")
+      ("upper", po::value<std::string>()->value_name("X"),
+       "samples >= upper are not counted (default: 256 for u8, 65536 for u16, lower + bins for i32/u32, 1 for f32)")
+      ("n", po::value<std::string>()->value_name("SIZE"), "samples per run, e.g. 1000, 64K, 64M, 1G")
+      ("dist", po::value<std::string>()->value_name("D"), "input distribution: uniform, constant, runs")
+      ("device", po::value<std::string>()->value_name("ORDINAL"), "CUDA device (default 0)")
+      ("samples", po::value<std::string>()->value_name("K"), "timed runs per variant (default 15)")
+      ("no-flush", "time with a warm L2 (default: flush the L2 before every timed run)");
+  return d;
+}
+
+long long to_integer(const std::string& flag, const std::string& text) {
+  try {
+    std::size_t pos = 0;
+    const long long v = std::stoll(text, &pos);
+    if (pos == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("--{}: '{}' is not an integer", flag, text));
+}
+
+double to_double(const std::string& flag, const std::string& text) {
+  try {
+    std::size_t pos = 0;
+    const double v = std::stod(text, &pos);
+    if (pos == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("--{}: '{}' is not a number", flag, text));
+}
+
+// Parses `args` against `desc`, refusing unknown flags and stray positional words.
+po::variables_map parse(const std::string& sub, const std::vector<std::string>& args,
+                        const po::options_description& desc) {
+  po::variables_map vm;
+  try {
+    const po::positional_options_description no_positionals;  // a stray word is an error, not ignored
+    po::store(po::command_line_parser(args).options(desc).positional(no_positionals).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(fmt::format("autotune {}: {} (see `autotune {} --help`)", sub, e.what(), sub));
+  }
+  return vm;
+}
+
+TuneCommand make_tune(const po::variables_map& vm) {
+  TuneCommand t;
+  auto str = [&](const char* k) { return vm.count(k) ? vm[k].as<std::string>() : std::string(); };
+  if (vm.count("device")) {
+    const long long d = to_integer("device", str("device"));
+    if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
+    t.device = static_cast<int>(d);
+  }
+  if (vm.count("samples")) {
+    const long long s = to_integer("samples", str("samples"));
+    if (s < 1 || s > 10000) throw UsageError(fmt::format("--samples: {} is outside 1..10000", s));
+    t.samples = static_cast<int>(s);
+  }
+  t.flush_l2 = vm.count("no-flush") == 0;
+  if (vm.count("kernel") && str("kernel") != "histogram")
+    throw UsageError(fmt::format("--kernel: unknown kernel family '{}' (known: histogram)", str("kernel")));
+
+  const bool any_problem_flag = vm.count("kernel") || vm.count("type") || vm.count("bins") || vm.count("lower") ||
+                                vm.count("upper") || vm.count("n") || vm.count("dist");
+  if (!any_problem_flag) {
+    t.problems = default_histogram_problems();
+    t.default_set = true;
+    return t;
+  }
+  HistogramProblem p;
+  if (vm.count("type")) {
+    const auto type = parse_sample_type(str("type"));
+    if (!type) throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32)", str("type")));
+    p.type = *type;
+  }
+  if (vm.count("bins")) {
+    const long long b = to_integer("bins", str("bins"));
+    if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
+    p.bins = static_cast<int>(b);
+  } else if (p.type != SampleType::u8) {
+    throw UsageError("--bins is required for sample types other than u8");
+  }
+  p.lower = vm.count("lower") ? to_double("lower", str("lower")) : 0.0;
+  if (vm.count("upper")) p.upper = to_double("upper", str("upper"));
+  else if (is_float(p.type)) p.upper = 1.0;
+  else if (p.type == SampleType::u8) p.upper = 256.0;    // the whole type: bins split it evenly
+  else if (p.type == SampleType::u16) p.upper = 65536.0;
+  else p.upper = p.lower + p.bins;                       // 32-bit types: one value per bin
+  if (!vm.count("n")) throw UsageError("--n is required when a problem is named (e.g. --n 64M)");
+  try {
+    p.n = parse_size(str("n"));
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--n: {}", e.what()));
+  }
+  if (vm.count("dist")) p.distribution = str("dist");
+  p.validate();
+  t.problems = {p};
+  return t;
+}
+
+}  // namespace
+
+std::string general_help() {
+  return fmt::format(
+      "autotune {}: picks the fastest CUDA kernel variant for each GPU\n\n"
+      "Usage: autotune SUBCOMMAND [OPTIONS]\n\n{}\n"
+      "Every subcommand takes --cache FILE and --help.\n\n"
+      "Examples:\n"
+      "  autotune devices\n"
+      "  autotune tune                     # the default problems on GPU 0\n"
+      "  autotune tune --kernel histogram --type u8 --bins 256 --n 64M\n"
+      "  autotune show --cache ./results.db\n",
+      version(), kSubcommands);
+}
+
+CommandLine parse_command_line(const std::vector<std::string>& args) {
+  CommandLine cl;
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    cl.command = HelpCommand{general_help()};
+    return cl;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    cl.command = VersionCommand{};
+    return cl;
+  }
+  const std::string sub = args[0];
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (sub == "help") {
+    if (rest.empty()) {
+      cl.command = HelpCommand{general_help()};
+      return cl;
+    }
+    std::vector<std::string> again{rest[0], "--help"};
+    return parse_command_line(again);
+  }
+
+  po::options_description desc = common_options();
+  const char* synopsis = "[OPTIONS]";
+  const char* examples = "";
+  if (sub == "tune") {
+    desc.add(tune_options());
+    synopsis = "[--kernel histogram --type T --bins N --n SIZE [--lower X --upper X] [--dist D]] [--device I]";
+    examples =
+        "  autotune tune                                   # the default problems on GPU 0\n"
+        "  autotune tune --kernel histogram --type u8 --bins 256 --n 64M\n"
+        "  autotune tune --type f32 --bins 1024 --lower 0 --upper 1 --n 16M --device 1 --cache fleet.db\n";
+  } else if (sub == "devices") {
+    examples = "  autotune devices\n";
+  } else if (sub == "show") {
+    examples = "  autotune show\n  autotune show --cache fleet.db\n";
+  } else {
+    throw UsageError(fmt::format("unknown subcommand '{}' (see `autotune --help`)", sub));
+  }
+
+  const po::variables_map vm = parse(sub, rest, desc);
+  if (vm.count("help")) {
+    cl.command = HelpCommand{usage_of(sub, desc, synopsis, examples)};
+    return cl;
+  }
+  if (vm.count("cache")) {
+    cl.cache_path = vm["cache"].as<std::string>();
+    if (cl.cache_path.empty()) throw UsageError("--cache: the file name is empty");
+  }
+  if (sub == "tune") cl.command = make_tune(vm);
+  else if (sub == "devices") cl.command = DevicesCommand{};
+  else cl.command = ShowCommand{};
+  return cl;
+}
+
+}  // namespace autotune::cli

@@ -1,0 +1,11 @@
+// autotune: the fastest known CUDA kernel variant for each GPU, tuned once and looked up at run time.
+// The umbrella header: include this, link autotune::autotune.
+#pragma once
+
+#include "autotune/cache.hpp"
+#include "autotune/config.hpp"
+#include "autotune/device.hpp"
+#include "autotune/error.hpp"
+#include "autotune/histogram.hpp"
+#include "autotune/problem.hpp"
+#include "autotune/tuner.hpp"

@@ -1,0 +1,49 @@
+// The tuner: walks a problem's search space on one GPU, verifies every variant against the CPU reference, times the
+// correct ones, and records every measurement and the winner in the cache.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/cache.hpp"
+#include "autotune/config.hpp"
+#include "autotune/device.hpp"
+#include "autotune/problem.hpp"
+
+namespace autotune {
+
+struct TuneOptions {
+  int device = 0;         ///< CUDA ordinal
+  int warmup = 2;         ///< untimed launches before the samples of each variant
+  int samples = 15;       ///< timed launches per variant; the median is kept
+  bool flush_l2 = true;   ///< overwrite a buffer twice the L2 size before every sample (cold-cache timing)
+  std::uint64_t seed = 42;
+  int compile_threads = 0;  ///< parallel NVRTC compilations; 0 = hardware concurrency
+  /// Called after each variant is measured (or rejected), from the calling thread.
+  std::function<void(std::size_t done, std::size_t total, const Measurement&)> on_measurement;
+};
+
+struct TuneReport {
+  HistogramProblem problem;
+  DeviceInfo device;
+  std::int64_t run_id = 0;
+  std::vector<Measurement> measurements;  ///< one per configuration of the space, in space order
+  std::optional<Measurement> winner;      ///< the fastest correct variant, if any
+  std::optional<Measurement> fallback;    ///< the built-in default's measurement, for the speedup figure
+  double seconds = 0.0;                   ///< wall time of the whole run
+};
+
+/// Tunes `problem` on options.device and records the run in `cache`. Throws NoDeviceError without a GPU,
+/// UsageError for an invalid problem; a variant that fails is recorded with its status, never thrown.
+TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const TuneOptions& options = {});
+
+/// The problems `autotune tune` runs when none is named.
+std::vector<HistogramProblem> default_histogram_problems();
+
+/// Library version, e.g. "0.1.0".
+std::string version();
+
+}  // namespace autotune

@@ -1,0 +1,116 @@
+#include "autotune/problem.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "autotune/error.hpp"
+
+namespace autotune {
+
+namespace {
+
+struct TypeInfo {
+  SampleType type;
+  std::string_view name;
+  std::size_t size;
+  double min, max;  // representable range (for integer types)
+};
+
+constexpr TypeInfo kTypes[] = {
+    {SampleType::u8, "u8", 1, 0.0, 255.0},
+    {SampleType::u16, "u16", 2, 0.0, 65535.0},
+    {SampleType::i32, "i32", 4, -2147483648.0, 2147483647.0},
+    {SampleType::u32, "u32", 4, 0.0, 4294967295.0},
+    {SampleType::f32, "f32", 4, -std::numeric_limits<float>::max(), std::numeric_limits<float>::max()},
+};
+
+const TypeInfo& info(SampleType t) {
+  for (const auto& i : kTypes)
+    if (i.type == t) return i;
+  throw UsageError("unknown sample type");
+}
+
+}  // namespace
+
+std::string_view to_string(SampleType t) { return info(t).name; }
+std::size_t size_of(SampleType t) { return info(t).size; }
+bool is_float(SampleType t) { return t == SampleType::f32; }
+
+std::optional<SampleType> parse_sample_type(std::string_view text) {
+  for (const auto& i : kTypes)
+    if (i.name == text) return i.type;
+  return std::nullopt;
+}
+
+const std::vector<SampleType>& all_sample_types() {
+  static const std::vector<SampleType> all = [] {
+    std::vector<SampleType> v;
+    for (const auto& i : kTypes) v.push_back(i.type);
+    return v;
+  }();
+  return all;
+}
+
+const std::vector<std::string>& histogram_distributions() {
+  // uniform: every bin equally likely; constant: every sample in one bin; runs: runs of ~1000 equal samples.
+  static const std::vector<std::string> d{"uniform", "constant", "runs"};
+  return d;
+}
+
+void HistogramProblem::validate() const {
+  if (bins < 1) throw UsageError(fmt::format("bins must be at least 1 (got {})", bins));
+  if (bins > (1 << 24)) throw UsageError(fmt::format("bins must be at most 16777216 (got {})", bins));
+  if (!std::isfinite(lower) || !std::isfinite(upper))
+    throw UsageError("the histogram range [lower, upper) must be finite");
+  if (!(lower < upper))
+    throw UsageError(fmt::format("lower ({}) must be less than upper ({})", lower, upper));
+  const auto& ti = info(type);
+  if (!is_float(type)) {
+    if (lower != std::floor(lower) || upper != std::floor(upper))
+      throw UsageError(fmt::format("the range of {} samples must have integer bounds (got [{}, {}))", ti.name, lower, upper));
+    // upper is exclusive, so it may be one past the largest value (u8: [0, 256)).
+    if (lower < ti.min || upper > ti.max + 1.0)
+      throw UsageError(fmt::format("range [{}, {}) does not fit {} samples", lower, upper, ti.name));
+  }
+  if (std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
+      histogram_distributions().end())
+    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution,
+                                 fmt::join(histogram_distributions(), ", ")));
+}
+
+std::string HistogramProblem::shape_key() const {
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}", to_string(type), bins, lower, upper, distribution);
+}
+
+std::string HistogramProblem::key() const {
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}", to_string(type), bins, lower, upper, n,
+                     distribution);
+}
+
+std::uint64_t parse_size(std::string_view text) {
+  const std::string s(text);
+  if (s.empty()) throw UsageError("empty size");
+  std::size_t pos = 0;
+  double value = 0;
+  try {
+    value = std::stod(s, &pos);
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("'{}' is not a size (examples: 1000, 64K, 64M, 1G)", s));
+  }
+  std::string suffix = s.substr(pos);
+  double scale = 1;
+  if (suffix == "" ) scale = 1;
+  else if (suffix == "K" || suffix == "k") scale = 1024.0;
+  else if (suffix == "M" || suffix == "m") scale = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "g") scale = 1024.0 * 1024 * 1024;
+  else throw UsageError(fmt::format("'{}' is not a size (examples: 1000, 64K, 64M, 1G)", s));
+  const double total = value * scale;
+  if (!(total >= 0) || total > 9.0e18 || total != std::floor(total))
+    throw UsageError(fmt::format("'{}' is not a whole non-negative number of elements", s));
+  return static_cast<std::uint64_t>(total);
+}
+
+}  // namespace autotune

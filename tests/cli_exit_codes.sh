@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The real `autotune` binary as a user runs it: exit codes (0 ok, 1 runtime failure, 2 usage error), errors as one
+# line on stderr, nothing on stdout for errors.
+set -u
+bin="$1"
+fail=0
+check() {  # expected-code description args...
+  local want="$1" what="$2"; shift 2
+  local out err code
+  out=$(mktemp) err=$(mktemp)
+  "$bin" "$@" >"$out" 2>"$err"; code=$?
+  if [ "$code" != "$want" ]; then
+    echo "FAIL: $what: exit $code, expected $want"; cat "$err"; fail=1
+  elif [ "$want" = 2 ] && { [ "$(wc -l <"$err")" != 1 ] || [ -s "$out" ]; }; then
+    echo "FAIL: $what: a usage error must be one line on stderr and nothing on stdout"; cat "$out" "$err"; fail=1
+  else
+    echo "ok: $what (exit $code)"
+  fi
+  rm -f "$out" "$err"
+}
+check 0 "--help" --help
+"$bin" --help | grep -q "tune" && "$bin" --help | grep -q "devices" && "$bin" --help | grep -q "show" \
+  || { echo "FAIL: --help does not list the subcommands"; fail=1; }
+check 0 "tune --help" tune --help
+check 2 "unknown subcommand" frobnicate
+check 2 "unknown flag" tune --bogus
+check 2 "--n abc" tune --n abc
+check 2 "negative bins" tune --type u16 --bins -5 --n 1M
+check 2 "lower >= upper" tune --type f32 --bins 10 --lower 2 --upper 1 --n 1M
+check 2 "unknown type" tune --type f64 --bins 10 --n 1M
+# Without a GPU, `devices` and `tune` fail clearly with exit 1 and say "no CUDA device".
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  check 1 "devices without a GPU" devices
+  msg=$("$bin" devices 2>&1 >/dev/null)
+  case "$msg" in *"no CUDA device"*) echo "ok: message: $msg" ;; *) echo "FAIL: unclear message: $msg"; fail=1 ;; esac
+  check 1 "tune without a GPU" tune --cache "$(mktemp -d)/c.db"
+fi
+# A file that is not an SQLite database: clear error naming it, exit 1, file untouched.
+junk=$(mktemp); echo "this is not a database" >"$junk"; before=$(md5sum <"$junk")
+check 1 "show on a non-SQLite file" show --cache "$junk"
+"$bin" show --cache "$junk" 2>&1 | grep -q "$junk" || { echo "FAIL: the error does not name the file"; fail=1; }
+[ "$(md5sum <"$junk")" = "$before" ] || { echo "FAIL: the file was modified"; fail=1; }
+rm -f "$junk"
+exit $fail

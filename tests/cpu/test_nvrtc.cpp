@@ -1,0 +1,119 @@
+// NVRTC needs no GPU: every variant of the space is compiled here for the architectures we ship for.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "autotune/config.hpp"
+#include "runtime/jit.hpp"
+#include "tuner/space.hpp"
+
+using namespace autotune;
+
+namespace {
+
+bool is_elf(const std::vector<char>& image) { return image.size() > 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0; }
+
+// Compiles every configuration of the space for `problem` on all cores; returns the failures as text.
+std::string compile_space(const HistogramProblem& problem, const std::string& arch) {
+  const auto space = histogram_space();
+  std::vector<std::string> failures(space.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < space.size();) {
+      const auto r = jit::compile(kernel_source(problem, space[i]), "variant.cu", arch);
+      if (!r.ok || !is_elf(r.cubin)) failures[i] = space[i].key() + ":\n" + r.log;
+    }
+  };
+  std::vector<std::jthread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
+  pool.clear();  // joins
+  std::string all;
+  for (const auto& f : failures) all += f;
+  return all;
+}
+
+HistogramProblem u8_256() { return HistogramProblem{}; }
+HistogramProblem f32_1024() {
+  HistogramProblem p;
+  p.type = SampleType::f32, p.bins = 1024, p.lower = -1, p.upper = 1;
+  return p;
+}
+HistogramProblem i32_100() {
+  HistogramProblem p;
+  p.type = SampleType::i32, p.bins = 100, p.lower = -50, p.upper = 50;
+  return p;
+}
+
+}  // namespace
+
+TEST_SUITE("nvrtc") {
+  TEST_CASE("every u8/256-bin variant compiles for sm_80 and sm_90") {
+    CHECK(compile_space(u8_256(), "sm_80") == "");
+    CHECK(compile_space(u8_256(), "sm_90") == "");
+  }
+  TEST_CASE("every f32/1024-bin variant compiles for sm_80 and sm_90") {
+    CHECK(compile_space(f32_1024(), "sm_80") == "");
+    CHECK(compile_space(f32_1024(), "sm_90") == "");
+  }
+  TEST_CASE("every i32 variant with a negative range compiles for sm_90") {
+    CHECK(compile_space(i32_100(), "sm_90") == "");
+  }
+
+  TEST_CASE("the generated preamble carries the configuration's constants") {
+    HistogramConfig c;
+    c.block = 512;
+    c.items_per_thread = 16;
+    c.aggregation = true;
+    const std::string src = kernel_source(f32_1024(), c);
+    CHECK(src.find("constexpr int kBlock = 512;") != std::string::npos);
+    CHECK(src.find("constexpr int kItemsPerThread = 16;") != std::string::npos);
+    CHECK(src.find("constexpr bool kAggregation = true;") != std::string::npos);
+    CHECK(src.find("constexpr int kBins = 1024;") != std::string::npos);
+    CHECK(src.find("typedef float sample_t;") != std::string::npos);
+    // 1024 bins over [-1, 1): scale 512 = 0x1p+9, lower -1 = -0x1p+0.
+    CHECK(src.find("constexpr float kScaleF = 0x1p+9f;") != std::string::npos);
+    CHECK(src.find("constexpr float kLowerF = -0x1p+0f;") != std::string::npos);
+  }
+
+  TEST_CASE("the template's static_asserts reject a configuration the host must never produce") {
+    HistogramConfig c;
+    c.block = 48;  // not a multiple of 32
+    const auto r = jit::compile(kernel_source(u8_256(), c), "bad.cu", "sm_90");
+    CHECK_FALSE(r.ok);
+    CHECK(r.cubin.empty());
+    CHECK(r.log.find("multiple of 32") != std::string::npos);
+  }
+
+  TEST_CASE("a compile error is a value with the log, not an exception") {
+    const auto r = jit::compile("extern \"C\" __global__ void k() { undeclared_thing(); }", "broken.cu", "sm_90");
+    CHECK_FALSE(r.ok);
+    CHECK(r.log.find("undeclared_thing") != std::string::npos);
+    CHECK(r.arch == "sm_90");
+    CHECK(r.options.front() == "--gpu-architecture=sm_90");
+  }
+
+  TEST_CASE("an unknown architecture is refused as a value") {
+    const auto r = jit::compile("extern \"C\" __global__ void k() {}", "k.cu", "sm_12");
+    CHECK_FALSE(r.ok);
+    CHECK_FALSE(r.log.empty());
+  }
+
+  TEST_CASE("concurrent compiles from several threads give the same cubin as a serial one") {
+    const std::string src = kernel_source(u8_256(), HistogramConfig{});
+    const auto serial = jit::compile(src, "v.cu", "sm_90");
+    REQUIRE(serial.ok);
+    std::vector<jit::CompileResult> results(4);
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t t = 0; t < results.size(); ++t)
+        threads.emplace_back([&, t] { results[t] = jit::compile(src, "v.cu", "sm_90"); });
+    }
+    for (const auto& r : results) {
+      CHECK(r.ok);
+      CHECK(r.cubin == serial.cubin);
+    }
+  }
+}

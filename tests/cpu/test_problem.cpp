@@ -1,0 +1,69 @@
+#include <doctest/doctest.h>
+
+#include "autotune/error.hpp"
+#include "autotune/problem.hpp"
+
+using namespace autotune;
+
+TEST_SUITE("problem") {
+  TEST_CASE("sample types round-trip through their names") {
+    CHECK(all_sample_types().size() == 5);
+    for (SampleType t : all_sample_types()) CHECK(parse_sample_type(to_string(t)) == t);
+    CHECK(size_of(SampleType::u8) == 1);
+    CHECK(size_of(SampleType::u16) == 2);
+    CHECK(size_of(SampleType::f32) == 4);
+    CHECK_FALSE(parse_sample_type("f64").has_value());
+    CHECK_FALSE(parse_sample_type("").has_value());
+  }
+
+  TEST_CASE("sizes accept plain numbers and binary suffixes, and nothing else") {
+    CHECK(parse_size("0") == 0);
+    CHECK(parse_size("4096") == 4096);
+    CHECK(parse_size("64K") == 65536);
+    CHECK(parse_size("64M") == 67108864);
+    CHECK(parse_size("1G") == 1073741824ull);
+    CHECK(parse_size("1.5K") == 1536);
+    CHECK_THROWS_AS(parse_size("abc"), UsageError);
+    CHECK_THROWS_AS(parse_size("-5"), UsageError);
+    CHECK_THROWS_AS(parse_size("64X"), UsageError);
+    CHECK_THROWS_AS(parse_size("0.3"), UsageError);
+    CHECK_THROWS_AS(parse_size(""), UsageError);
+  }
+
+  TEST_CASE("validation refuses malformed problems") {
+    HistogramProblem p;  // u8, 256 bins, [0, 256)
+    CHECK_NOTHROW(p.validate());
+    auto bad = [](auto edit) {
+      HistogramProblem q;
+      edit(q);
+      return q;
+    };
+    CHECK_THROWS_AS(bad([](auto& q) { q.bins = 0; }).validate(), UsageError);
+    CHECK_THROWS_AS(bad([](auto& q) { q.bins = -5; }).validate(), UsageError);
+    CHECK_THROWS_AS(bad([](auto& q) { q.lower = 10, q.upper = 10; }).validate(), UsageError);
+    CHECK_THROWS_AS(bad([](auto& q) { q.lower = 10, q.upper = 5; }).validate(), UsageError);
+    CHECK_THROWS_AS(bad([](auto& q) { q.upper = 257; }).validate(), UsageError);     // beyond u8
+    CHECK_THROWS_AS(bad([](auto& q) { q.lower = -1; }).validate(), UsageError);      // below u8
+    CHECK_THROWS_AS(bad([](auto& q) { q.upper = 100.5; }).validate(), UsageError);   // integer type, fractional bound
+    CHECK_THROWS_AS(bad([](auto& q) { q.distribution = "zipf"; }).validate(), UsageError);
+    CHECK_NOTHROW(bad([](auto& q) { q.type = SampleType::f32, q.lower = -0.5, q.upper = 0.25; }).validate());
+    CHECK_NOTHROW(bad([](auto& q) { q.type = SampleType::i32, q.lower = -100, q.upper = 100; }).validate());
+  }
+
+  TEST_CASE("keys are canonical and separate what must be separate") {
+    HistogramProblem p;
+    p.n = 1000;
+    CHECK(p.key() == "histogram/u8/bins=256/range=[0,256)/n=1000/dist=uniform");
+    CHECK(p.shape_key() == "histogram/u8/bins=256/range=[0,256)/dist=uniform");
+    HistogramProblem q = p;
+    q.n = 2000;
+    CHECK(q.key() != p.key());
+    CHECK(q.shape_key() == p.shape_key());
+    q = p;
+    q.type = SampleType::f32;
+    q.upper = 0.5;
+    CHECK(q.shape_key() == "histogram/f32/bins=256/range=[0,0.5)/dist=uniform");
+    CHECK(p.bytes() == 1000);
+    CHECK(q.bytes() == 4000);
+  }
+}

@@ -1,0 +1,66 @@
+// Helpers shared by the GPU suite: device buffers filled from host vectors, and adversarial inputs.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "autotune/problem.hpp"
+#include "runtime/cuda.hpp"
+#include "tuner/reference.hpp"
+
+namespace autotune::testing {
+
+/// In-range samples from the problem's distribution, interleaved with random bit patterns (out-of-range values,
+/// NaN, infinities and denormals for floats) and the boundary values lower, upper and the value just below upper.
+inline std::vector<unsigned char> adversarial_samples(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed) {
+  std::vector<unsigned char> bytes = generate_samples(p, n, seed);
+  const std::size_t size = size_of(p.type);
+  std::uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+  for (std::uint64_t i = 1; i < n; i += 3) {  // every third sample: random bits
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::memcpy(&bytes[i * size], &x, size);
+  }
+  auto put = [&](std::uint64_t i, double v) {
+    if (i >= n) return;
+    switch (p.type) {
+      case SampleType::u8: { auto t = static_cast<std::uint8_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
+      case SampleType::u16: { auto t = static_cast<std::uint16_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
+      case SampleType::i32: { auto t = static_cast<std::int32_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
+      case SampleType::u32: { auto t = static_cast<std::uint32_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
+      case SampleType::f32: { auto t = static_cast<float>(v); std::memcpy(&bytes[i * size], &t, size); break; }
+    }
+  };
+  if (p.type == SampleType::f32) {
+    const float below_upper = std::nextafter(static_cast<float>(p.upper), static_cast<float>(p.lower));
+    put(0, p.lower), put(2, p.upper), put(5, below_upper), put(8, std::numeric_limits<float>::quiet_NaN()),
+        put(11, -std::numeric_limits<float>::infinity());
+  } else {
+    put(0, p.lower), put(2, p.upper - 1);
+    if (p.upper <= 4294967295.0) put(5, p.upper);  // first value past the range, if representable
+    if (p.lower >= 1) put(8, p.lower - 1);
+  }
+  return bytes;
+}
+
+/// Host bytes copied to a device buffer starting `offset_elems` elements in (to test unaligned pointers).
+struct DeviceSamples {
+  cuda::DeviceBuffer buffer;
+  const void* ptr = nullptr;
+  DeviceSamples(const std::vector<unsigned char>& host, std::size_t elem_size, std::size_t offset_elems)
+      : buffer(host.size() + (offset_elems + 1) * elem_size) {
+    auto* base = buffer.as<unsigned char>() + offset_elems * elem_size;
+    if (!host.empty()) AUTOTUNE_CUDA(cudaMemcpy(base, host.data(), host.size(), cudaMemcpyHostToDevice));
+    ptr = base;
+  }
+};
+
+inline std::vector<std::uint32_t> download(const cuda::DeviceBuffer& counts, int bins) {
+  std::vector<std::uint32_t> h(static_cast<std::size_t>(bins));
+  AUTOTUNE_CUDA(cudaMemcpy(h.data(), counts.get(), h.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+}  // namespace autotune::testing

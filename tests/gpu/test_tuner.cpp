@@ -1,0 +1,84 @@
+// The tuner end to end on the GPU: a small problem, an in-memory cache.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "autotune/error.hpp"
+#include "autotune/tuner.hpp"
+#include "tuner/space.hpp"
+
+using namespace autotune;
+
+TEST_SUITE("gpu_tuner") {
+  TEST_CASE("tuning records every variant and a winner that is the fastest correct one") {
+    Cache cache(":memory:");
+    HistogramProblem p;
+    p.n = 4ull << 20;
+    TuneOptions o;
+    o.samples = 5;
+    std::size_t callbacks = 0;
+    o.on_measurement = [&](std::size_t done, std::size_t total, const Measurement&) {
+      ++callbacks;
+      CHECK(done == callbacks);
+      CHECK(total == histogram_space().size());
+    };
+    const TuneReport r = tune_histogram(p, cache, o);
+    CHECK(callbacks == histogram_space().size());
+    REQUIRE(r.measurements.size() == histogram_space().size());
+    REQUIRE(r.winner.has_value());
+    REQUIRE(r.fallback.has_value());
+    int ok = 0;
+    for (const auto& m : r.measurements) {
+      INFO(m.config.key(), " ", to_string(m.status), " ", m.log);
+      // u8/256 bins fits every configuration of the space on any sm_70+ GPU: all must be correct.
+      CHECK(m.status == MeasurementStatus::ok);
+      if (m.status != MeasurementStatus::ok) continue;
+      ++ok;
+      CHECK(m.median_ms > 0);
+      CHECK(m.samples == 5);
+      CHECK(m.gbps == doctest::Approx(p.bytes() / (m.median_ms * 1e-3) / 1e9));
+      CHECK(r.winner->median_ms <= m.median_ms);
+    }
+    CHECK(ok == static_cast<int>(r.measurements.size()));
+
+    // The cache holds the same run and the winner with a loadable cubin for this architecture.
+    CHECK(cache.measurements(r.run_id).size() == r.measurements.size());
+    const auto w = cache.find_winner(r.device.model_key(), p);
+    REQUIRE(w.has_value());
+    CHECK(w->config == r.winner->config);
+    CHECK(w->arch == r.device.arch());
+    CHECK(w->cubin.size() > 4);
+    MESSAGE(fmt::format("winner on {}: {} {:.1f} GB/s; default {:.1f} GB/s", r.device.name, w->config.key(), w->gbps,
+                        r.fallback->gbps));
+  }
+
+  TEST_CASE("a problem whose shared variants do not fit records them as invalid_config and still finds a winner") {
+    Cache cache(":memory:");
+    HistogramProblem p;
+    p.type = SampleType::u16, p.bins = 65536, p.lower = 0, p.upper = 65536, p.n = 1 << 20;
+    TuneOptions o;
+    o.samples = 3;
+    const TuneReport r = tune_histogram(p, cache, o);
+    int invalid = 0;
+    for (const auto& m : r.measurements) {
+      if (m.config.privatization == Privatization::shared) {
+        CHECK(m.status == MeasurementStatus::invalid_config);
+        CHECK(m.log.find("shared memory") != std::string::npos);
+        ++invalid;
+      } else {
+        CHECK(m.status == MeasurementStatus::ok);
+      }
+    }
+    CHECK(invalid == static_cast<int>(histogram_space().size() / 2));
+    REQUIRE(r.winner.has_value());
+    CHECK(r.winner->config.privatization == Privatization::global);
+  }
+
+  TEST_CASE("a bad device ordinal is a usage error naming the devices that exist") {
+    Cache cache(":memory:");
+    TuneOptions o;
+    o.device = 99;
+    HistogramProblem p;
+    p.n = 1000;
+    CHECK_THROWS_WITH_AS(tune_histogram(p, cache, o), doctest::Contains("device 99 does not exist"), UsageError);
+  }
+}
