@@ -1,14 +1,18 @@
 // The SQLite cache. The DDL lives in cache/schema.sql (embedded at build time); this file opens and checks the
-// file, creates the schema in a new one, and maps rows to and from the structs of cache.hpp.
+// file, and maps rows to and from the structs of cache.hpp. Schema upgrades are in migrate.cpp, export / import /
+// merge in transfer.cpp.
 //
 // Opening never writes before the file has been checked: a file that is not an autotune cache of a version this
 // build understands must be left exactly as it was, since it may hold somebody's data (or a newer autotune's).
 #include "autotune/cache.hpp"
 
-#include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -18,55 +22,66 @@
 #include <tuple>
 
 #include "autotune/error.hpp"
-
-namespace autotune::embedded {
-extern const std::string_view cache_schema;
-}
+#include "cache/cache_impl.hpp"
 
 namespace autotune {
 
-namespace {
+using namespace cache_detail;
 
-constexpr int kSchemaVersion = 1;
-constexpr const char* kMemory = ":memory:";
+namespace cache_detail {
 
-constexpr std::string_view kStatusNames[] = {"ok", "compile_error", "invalid_config", "launch_error",
-                                             "wrong_result"};
-
-// Everything a user could need to see in `winners`; read_winner() relies on this column order.
-constexpr const char* kWinnerSelect =
-    "SELECT d.model_key, d.name, w.arch, p.sample_type, p.bins, p.lower, p.upper, p.n, p.distribution,"
-    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin"
-    "  FROM winners w JOIN devices d ON d.id = w.device_id JOIN problems p ON p.id = w.problem_id ";
-
-// Second resolution is plenty for provenance, and this form sorts as text.
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
+std::string format_utc_ms(std::int64_t ms) {
+  const std::int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+  const std::time_t t = static_cast<std::time_t>(secs);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03}Z", buf, ms - secs * 1000);
 }
 
-// SQLite integers are signed 64-bit; refuse rather than store a wrapped value.
+std::optional<std::int64_t> parse_utc_ms(std::string_view s) {
+  // "YYYY-MM-DDTHH:MM:SS" then "Z" or ".mmmZ"; anything else is not ours.
+  auto num = [&](std::size_t at, std::size_t len) -> std::optional<int> {
+    if (at + len > s.size()) return std::nullopt;
+    int v = 0;
+    for (std::size_t i = at; i < at + len; ++i) {
+      if (s[i] < '0' || s[i] > '9') return std::nullopt;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') return std::nullopt;
+  const auto year = num(0, 4), month = num(5, 2), day = num(8, 2), hour = num(11, 2), minute = num(14, 2),
+             second = num(17, 2);
+  if (!year || !month || !day || !hour || !minute || !second) return std::nullopt;
+  int millis = 0;
+  if (s.size() == 24 && s[19] == '.' && s[23] == 'Z' && num(20, 3)) millis = *num(20, 3);
+  else if (s.size() != 20 || s[19] != 'Z') return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = *year - 1900;
+  tm.tm_mon = *month - 1;
+  tm.tm_mday = *day;
+  tm.tm_hour = *hour;
+  tm.tm_min = *minute;
+  tm.tm_sec = *second;
+  const std::time_t t = timegm(&tm);
+  return static_cast<std::int64_t>(t) * 1000 + millis;
+}
+
+// Millisecond resolution: runs are identified by their start time across files (runs_natural_key), and two
+// tuners on one machine start within the same second.
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return format_utc_ms(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+}
+
 std::int64_t to_i64(std::uint64_t v, const std::string& path, const char* what) {
   if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     throw CacheError(fmt::format("cache file '{}': {} {} is too large to store", path, what, v));
   return static_cast<std::int64_t>(v);
 }
 
-// Runs f, turning SQLite's exceptions into CacheError that names the file and the operation.
-template <class F>
-auto guarded(const std::string& path, std::string_view action, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const SQLite::Exception& e) {
-    throw CacheError(fmt::format("cache file '{}': cannot {} ({})", path, action, e.what()));
-  }
-}
-
-// quick_check reports "*** in database main ***\nOn tree page 10 ...": keep messages on one line.
 std::string one_line(std::string text) {
   constexpr std::string_view banner = "*** in database main ***\n";
   if (text.starts_with(banner)) text.erase(0, banner.size());
@@ -74,6 +89,22 @@ std::string one_line(std::string text) {
     if (c == '\n') c = ' ';
   return text;
 }
+
+}  // namespace cache_detail
+
+namespace {
+
+constexpr std::string_view kStatusNames[] = {"ok", "compile_error", "invalid_config", "launch_error",
+                                             "wrong_result"};
+
+// Everything a user could need to see in `winners`; read_winner() relies on this column order. Callers append
+// their conditions after the WHERE.
+constexpr const char* kWinnerSelect =
+    "SELECT d.model_key, d.name, w.arch, p.sample_type, p.bins, p.lower, p.upper, p.n, p.distribution,"
+    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, p.counter_bits, r.stale, r.stale_reason"
+    "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
+    "  JOIN problems p ON p.id = w.problem_id"
+    " WHERE p.family = 'histogram' ";
 
 // Is tuned size a strictly closer to the query q than tuned size b, measured as |log(x + 1) - log(q + 1)|?
 // Compared exactly as ratios max/min by cross-multiplying in 128 bits, so that true ties are seen as ties.
@@ -95,116 +126,105 @@ std::optional<MeasurementStatus> parse_measurement_status(std::string_view text)
   return std::nullopt;
 }
 
-struct Cache::Impl {
-  std::string path;
-  SQLite::Database db;
-
-  Impl(std::string p, SQLite::Database d) : path(std::move(p)), db(std::move(d)) {}
-
-  [[noreturn]] void fail(std::string_view what) const {
-    throw CacheError(fmt::format("cache file '{}' {}", path, what));
+// Reading sqlite_master is what makes SQLite look at the header (a foreign file fails here); quick_check walks
+// every page, so truncation and garbage pages show up.
+void Cache::Impl::check_readable() {
+  try {
+    const auto objects = query_int("SELECT count(*) FROM sqlite_master");
+    SQLite::Statement check(db, "PRAGMA quick_check");
+    if (check.executeStep() && check.getColumn(0).getString() != "ok")
+      fail(fmt::format("is corrupt ({}); move it aside to start a new cache",
+                       one_line(check.getColumn(0).getString())));
+    const int version = user_version();
+    if (version > kSchemaVersion)
+      fail(fmt::format("was written by a newer autotune (schema {}, this build reads up to {})", version,
+                       kSchemaVersion));
+    // Version 0 with objects is some other program's database: creating our tables in it would damage it.
+    if (version == 0 && objects > 0)
+      fail(fmt::format("is an SQLite database but not an autotune cache (user_version 0 and {} schema objects)",
+                       objects));
+    if (version < 0) fail(fmt::format("is not an autotune cache (user_version {})", version));
+    for (const char* table : kV1Tables)
+      if (version > 0 && !db.tableExists(table))
+        fail(fmt::format("is not an autotune cache (schema {} but no table '{}')", version, table));
+    if (version >= 2 && !db.tableExists("templates"))
+      fail(fmt::format("is not an autotune cache (schema {} but no table 'templates')", version));
+  } catch (const SQLite::Exception& e) {
+    const int code = e.getErrorCode() & 0xff;
+    if (code == SQLITE_NOTADB) fail(fmt::format("is not an SQLite database ({})", e.what()));
+    if (code == SQLITE_CORRUPT) fail(fmt::format("is corrupt ({}); move it aside to start a new cache", e.what()));
+    fail(fmt::format("cannot be read ({})", e.what()));
   }
+}
 
-  // First column of the first row of a query that always returns one (a count or a pragma).
-  int query_int(const char* sql) const {
-    SQLite::Statement q(db, sql);
-    q.executeStep();
-    return q.getColumn(0).getInt();
-  }
-  int user_version() const { return query_int("PRAGMA user_version"); }
+// Hardware columns are fixed per model; the rest follows the card of the latest run.
+std::int64_t Cache::Impl::upsert_device(const DeviceInfo& device) {
+  const std::string model_key = device.model_key();
+  SQLite::Statement dev(db,
+      "INSERT INTO devices (model_key, name, arch, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes,"
+      " shared_per_block_optin, max_threads_per_block, clock_khz, memory_clock_khz, driver_version,"
+      " nvrtc_version, uuid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      " ON CONFLICT (model_key) DO UPDATE SET clock_khz = excluded.clock_khz,"
+      " memory_clock_khz = excluded.memory_clock_khz, driver_version = excluded.driver_version,"
+      " nvrtc_version = excluded.nvrtc_version, uuid = excluded.uuid");
+  dev.bind(1, model_key);
+  dev.bind(2, device.name);
+  dev.bind(3, device.arch());
+  dev.bind(4, device.cc_major);
+  dev.bind(5, device.cc_minor);
+  dev.bind(6, device.sm_count);
+  dev.bind(7, to_i64(device.memory_bytes, path, "memory size"));
+  dev.bind(8, to_i64(device.l2_bytes, path, "L2 size"));
+  dev.bind(9, device.shared_per_block_optin);
+  dev.bind(10, device.max_threads_per_block);
+  dev.bind(11, device.clock_khz);
+  dev.bind(12, device.memory_clock_khz);
+  dev.bind(13, device.driver_version);
+  dev.bind(14, device.nvrtc_version);
+  dev.bind(15, device.uuid);
+  dev.exec();
+  // last_insert_rowid is not set when the upsert updated instead.
+  SQLite::Statement id(db, "SELECT id FROM devices WHERE model_key = ?");
+  id.bind(1, model_key);
+  id.executeStep();
+  return id.getColumn(0).getInt64();
+}
 
-  // Read-only checks, done before anything is written. Reading sqlite_master is what makes SQLite look at the
-  // header (a foreign file fails here); quick_check walks every page, so truncation and garbage pages show up.
-  void check_readable() {
-    try {
-      const int objects = query_int("SELECT count(*) FROM sqlite_master");
-      SQLite::Statement check(db, "PRAGMA quick_check");
-      if (check.executeStep() && check.getColumn(0).getString() != "ok")
-        fail(fmt::format("is corrupt ({}); move it aside to start a new cache",
-                         one_line(check.getColumn(0).getString())));
-      const int version = user_version();
-      if (version > kSchemaVersion)
-        fail(fmt::format("was written by a newer autotune (schema {}, this build reads up to {})", version,
-                         kSchemaVersion));
-      // Version 0 with objects is some other program's database: creating our tables in it would damage it.
-      if (version == 0 && objects > 0)
-        fail(fmt::format("is an SQLite database but not an autotune cache (user_version 0 and {} schema objects)",
-                         objects));
-      if (version == kSchemaVersion)
-        for (const char* table : {"devices", "problems", "runs", "measurements", "winners"})
-          if (!db.tableExists(table))
-            fail(fmt::format("is not an autotune cache (schema {} but no table '{}')", version, table));
-    } catch (const SQLite::Exception& e) {
-      const int code = e.getErrorCode() & 0xff;
-      if (code == SQLITE_NOTADB) fail(fmt::format("is not an SQLite database ({})", e.what()));
-      if (code == SQLITE_CORRUPT)
-        fail(fmt::format("is corrupt ({}); move it aside to start a new cache", e.what()));
-      fail(fmt::format("cannot be read ({})", e.what()));
-    }
-  }
+HistogramConfig Cache::Impl::parse_config(const std::string& text, std::string_view where) const {
+  auto c = HistogramConfig::parse(text);
+  if (!c) fail(fmt::format("holds an unreadable configuration '{}' in {}", text, where));
+  return *c;
+}
 
-  // Creates schema version 1 in a new database. IMMEDIATE takes the write lock first, so of two processes
-  // creating the same file at once the second sees version 1 here and does nothing.
-  void create_schema() {
-    guarded(path, "create the schema", [&] {
-      SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-      if (user_version() == 0) {
-        db.exec(std::string(embedded::cache_schema));
-        db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
-      }
-      tx.commit();
-    });
-  }
-
-  // Id of the row whose unique key is `key`; last_insert_rowid is not set when an upsert updated instead.
-  std::int64_t id_of(const char* sql, const std::string& key) const {
-    SQLite::Statement q(db, sql);
-    q.bind(1, key);
-    q.executeStep();
-    return q.getColumn(0).getInt64();
-  }
-
-  // (device_id, problem_id, arch) of a run; CacheError for an id that is not in the file.
-  std::tuple<std::int64_t, std::int64_t, std::string> run_row(std::int64_t run_id) const {
-    SQLite::Statement q(db, "SELECT r.device_id, r.problem_id, d.arch FROM runs r JOIN devices d ON d.id = r.device_id"
-                            " WHERE r.id = ?");
-    q.bind(1, run_id);
-    if (!q.executeStep()) fail(fmt::format("has no tuning run with id {}", run_id));
-    return {q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getString()};
-  }
-
-  HistogramConfig parse_config(const std::string& text, std::string_view where) const {
-    auto c = HistogramConfig::parse(text);
-    if (!c) fail(fmt::format("holds an unreadable configuration '{}' in {}", text, where));
-    return *c;
-  }
-
-  // One row of kWinnerSelect.
-  Winner read_winner(SQLite::Statement& q) const {
-    Winner w;
-    w.model_key = q.getColumn(0).getString();
-    w.device_name = q.getColumn(1).getString();
-    w.arch = q.getColumn(2).getString();
-    const std::string type = q.getColumn(3).getString();
-    const auto t = parse_sample_type(type);
-    if (!t) fail(fmt::format("holds an unknown sample type '{}' in table problems", type));
-    w.problem.type = *t;
-    w.problem.bins = q.getColumn(4).getInt();
-    w.problem.lower = q.getColumn(5).getDouble();
-    w.problem.upper = q.getColumn(6).getDouble();
-    w.problem.n = static_cast<std::uint64_t>(q.getColumn(7).getInt64());
-    w.problem.distribution = q.getColumn(8).getString();
-    w.config = parse_config(q.getColumn(9).getString(), "table winners");
-    w.median_ms = q.getColumn(10).getDouble();
-    w.gbps = q.getColumn(11).getDouble();
-    w.run_id = q.getColumn(12).getInt64();
-    w.tuned_at = q.getColumn(13).getString();
-    const SQLite::Column cubin = q.getColumn(14);  // NULL reads as an empty blob
-    const char* bytes = static_cast<const char*>(cubin.getBlob());
-    if (bytes) w.cubin.assign(bytes, bytes + cubin.getBytes());
-    return w;
-  }
-};
+// One row of kWinnerSelect.
+Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
+  const Impl& self = *this;
+  Winner w;
+  w.model_key = q.getColumn(0).getString();
+  w.device_name = q.getColumn(1).getString();
+  w.arch = q.getColumn(2).getString();
+  const std::string type = q.getColumn(3).getString();
+  const auto t = parse_sample_type(type);
+  if (!t) self.fail(fmt::format("holds an unknown sample type '{}' in table problems", type));
+  w.problem.type = *t;
+  w.problem.bins = q.getColumn(4).getInt();
+  w.problem.lower = q.getColumn(5).getDouble();
+  w.problem.upper = q.getColumn(6).getDouble();
+  w.problem.n = static_cast<std::uint64_t>(q.getColumn(7).getInt64());
+  w.problem.distribution = q.getColumn(8).getString();
+  w.problem.counter_bits = q.getColumn(15).getInt();
+  w.config = parse_config(q.getColumn(9).getString(), "table winners");
+  w.median_ms = q.getColumn(10).getDouble();
+  w.gbps = q.getColumn(11).getDouble();
+  w.run_id = q.getColumn(12).getInt64();
+  w.tuned_at = q.getColumn(13).getString();
+  const SQLite::Column cubin = q.getColumn(14);  // NULL reads as an empty blob
+  const char* bytes = static_cast<const char*>(cubin.getBlob());
+  if (bytes) w.cubin.assign(bytes, bytes + cubin.getBytes());
+  w.stale = q.getColumn(16).getInt() != 0;
+  w.stale_reason = q.getColumn(17).getString();  // NULL reads as ""
+  return w;
+}
 
 Cache::Cache(const std::string& path) {
   const bool memory = path == kMemory;
@@ -216,17 +236,24 @@ Cache::Cache(const std::string& path) {
       throw CacheError(fmt::format("cannot create the directory '{}' for cache file '{}' ({})", parent.string(), path,
                                    ec.message()));
   }
-  // 5 s of busy waiting covers another process that is writing a measurement or finishing a run.
+  // 5 s of busy waiting covers another process that is writing a measurement, finishing a run or importing.
   impl_ = std::make_unique<Impl>(path, guarded(path, "be opened", [&] {
     return SQLite::Database(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, 5000);
   }));
   Impl& self = *impl_;
   guarded(path, "enable foreign keys", [&] { self.db.exec("PRAGMA foreign_keys = ON"); });
   self.check_readable();
+  if (self.user_version() < kSchemaVersion) self.upgrade();
   // WAL lets readers (the runtime looking up winners) proceed while a tuner writes. It is persistent, and only
-  // set now that the file is known to be ours. An in-memory database has no WAL.
-  if (!memory) guarded(path, "switch to WAL mode", [&] { self.db.exec("PRAGMA journal_mode = WAL"); });
-  if (self.user_version() == 0) self.create_schema();
+  // set now that the file is known to be ours and upgraded (so a failed migration leaves the file's bytes as
+  // they were). synchronous = NORMAL is the setting WAL is designed for: a commit survives the process being
+  // killed (Ctrl-C during a run), only a power cut may lose the last commits, never consistency; FULL would
+  // fsync every measurement. An in-memory database has neither.
+  if (!memory)
+    guarded(path, "switch to WAL mode", [&] {
+      self.db.exec("PRAGMA journal_mode = WAL");
+      self.db.exec("PRAGMA synchronous = NORMAL");
+    });
 }
 
 Cache::~Cache() = default;
@@ -250,40 +277,27 @@ std::string Cache::default_path() {
 
 std::int64_t Cache::begin_run(const DeviceInfo& device, const HistogramProblem& problem, const RunInfo& info) {
   Impl& self = *impl_;
+  // Bad input is the caller's error, found before anything is written.
+  std::optional<std::string> settings;
+  if (!info.settings_json.empty()) {
+    nlohmann::json j = nlohmann::json::parse(info.settings_json, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+      throw UsageError(fmt::format("RunInfo::settings_json is not a JSON object: '{}'", info.settings_json));
+    settings = j.dump();  // canonical: keys sorted, no spaces, so equal settings compare equal as text
+  }
+  CodeIdentity code = info.code;
+  if (code.template_hash.empty()) code.template_hash = template_hash(embedded::histogram_template);
+  if (code.nvrtc_version == 0) code.nvrtc_version = device.nvrtc_version;
+  if (code.driver_version == 0) code.driver_version = device.driver_version;
+
   return guarded(self.path, "record the start of a run", [&] {
     SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
-    const std::string model_key = device.model_key();
-
-    // Hardware columns are fixed per model; the rest follows the card of the latest run.
-    SQLite::Statement dev(self.db,
-        "INSERT INTO devices (model_key, name, arch, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes,"
-        " shared_per_block_optin, max_threads_per_block, clock_khz, memory_clock_khz, driver_version,"
-        " nvrtc_version, uuid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (model_key) DO UPDATE SET clock_khz = excluded.clock_khz,"
-        " memory_clock_khz = excluded.memory_clock_khz, driver_version = excluded.driver_version,"
-        " nvrtc_version = excluded.nvrtc_version, uuid = excluded.uuid");
-    dev.bind(1, model_key);
-    dev.bind(2, device.name);
-    dev.bind(3, device.arch());
-    dev.bind(4, device.cc_major);
-    dev.bind(5, device.cc_minor);
-    dev.bind(6, device.sm_count);
-    dev.bind(7, to_i64(device.memory_bytes, self.path, "memory size"));
-    dev.bind(8, to_i64(device.l2_bytes, self.path, "L2 size"));
-    dev.bind(9, device.shared_per_block_optin);
-    dev.bind(10, device.max_threads_per_block);
-    dev.bind(11, device.clock_khz);
-    dev.bind(12, device.memory_clock_khz);
-    dev.bind(13, device.driver_version);
-    dev.bind(14, device.nvrtc_version);
-    dev.bind(15, device.uuid);
-    dev.exec();
-    const std::int64_t device_id = self.id_of("SELECT id FROM devices WHERE model_key = ?", model_key);
+    const std::int64_t device_id = self.upsert_device(device);
 
     const std::string key = problem.key();
     SQLite::Statement prob(self.db,
-        "INSERT INTO problems (key, shape_key, family, sample_type, bins, lower, upper, n, distribution)"
-        " VALUES (?, ?, 'histogram', ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING");
+        "INSERT INTO problems (key, shape_key, family, sample_type, bins, lower, upper, n, distribution, op,"
+        " counter_bits) VALUES (?, ?, 'histogram', ?, ?, ?, ?, ?, ?, NULL, ?) ON CONFLICT (key) DO NOTHING");
     prob.bind(1, key);
     prob.bind(2, problem.shape_key());
     prob.bind(3, std::string(to_string(problem.type)));
@@ -292,17 +306,43 @@ std::int64_t Cache::begin_run(const DeviceInfo& device, const HistogramProblem& 
     prob.bind(6, problem.upper);
     prob.bind(7, to_i64(problem.n, self.path, "problem size"));
     prob.bind(8, problem.distribution);
+    prob.bind(9, problem.counter_bits);
     prob.exec();
-    const std::int64_t problem_id = self.id_of("SELECT id FROM problems WHERE key = ?", key);
+    SQLite::Statement pid(self.db, "SELECT id FROM problems WHERE key = ?");
+    pid.bind(1, key);
+    pid.executeStep();
+    const std::int64_t problem_id = pid.getColumn(0).getInt64();
 
+    const std::string now = utc_now();
+    SQLite::Statement tmpl(self.db,
+        "INSERT INTO templates (family, hash, first_seen) VALUES ('histogram', ?, ?) ON CONFLICT DO NOTHING");
+    tmpl.bind(1, code.template_hash);
+    tmpl.bind(2, now);
+    tmpl.exec();
+
+    // started_at is part of the run's natural key: when another run of this model, problem, version and strategy
+    // started in the same millisecond (two tuners on two cards of one model), this one starts a millisecond later.
     SQLite::Statement run(self.db,
-        "INSERT INTO runs (device_id, problem_id, started_at, strategy, tool_version) VALUES (?, ?, ?, ?, ?)");
-    run.bind(1, device_id);
-    run.bind(2, problem_id);
-    run.bind(3, utc_now());
-    run.bind(4, info.strategy);
-    run.bind(5, info.tool_version);
-    run.exec();
+        "INSERT INTO runs (device_id, problem_id, started_at, strategy, tool_version, template_hash, nvrtc_version,"
+        " driver_version, settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+    std::int64_t started = *parse_utc_ms(now);
+    for (int attempt = 0;; ++attempt) {
+      if (attempt == 100000) self.fail("has no free start time for a new run (100000 runs in 100 s?)");
+      run.reset();
+      run.bind(1, device_id);
+      run.bind(2, problem_id);
+      run.bind(3, format_utc_ms(started + attempt));
+      run.bind(4, info.strategy);
+      run.bind(5, info.tool_version);
+      run.bind(6, code.template_hash);
+      if (code.nvrtc_version != 0) run.bind(7, code.nvrtc_version);  // 0 = unknown, stored as NULL
+      else run.bind(7);
+      if (code.driver_version != 0) run.bind(8, code.driver_version);
+      else run.bind(8);
+      if (settings) run.bind(9, *settings);
+      else run.bind(9);
+      if (run.exec() == 1) break;
+    }
     const std::int64_t run_id = self.db.getLastInsertRowid();
     tx.commit();
     return run_id;
@@ -312,10 +352,26 @@ std::int64_t Cache::begin_run(const DeviceInfo& device, const HistogramProblem& 
 void Cache::add_measurement(std::int64_t run_id, const Measurement& m) {
   Impl& self = *impl_;
   guarded(self.path, "record a measurement", [&] {
-    self.run_row(run_id);  // a clear message instead of "FOREIGN KEY constraint failed"
+    // One transaction, so that the "not finished" check and the insert see the same state.
+    SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement run(self.db,
+        "SELECT r.finished_at IS NOT NULL, d.roof_gbps FROM runs r JOIN devices d ON d.id = r.device_id"
+        " WHERE r.id = ?");
+    run.bind(1, run_id);
+    if (!run.executeStep()) self.fail(fmt::format("has no tuning run with id {}", run_id));
+    // Readers rely on a finished run's measurements being complete and final ("never half a run").
+    if (run.getColumn(0).getInt() != 0)
+      self.fail(fmt::format("has tuning run {} already finished: its measurements are final", run_id));
+    std::optional<double> roof_pct;
+    if (m.roof_pct > 0) roof_pct = m.roof_pct;
+    else if (!run.getColumn(1).isNull() && run.getColumn(1).getDouble() > 0 && m.status == MeasurementStatus::ok)
+      roof_pct = 100.0 * m.gbps / run.getColumn(1).getDouble();
+
     SQLite::Statement ins(self.db,
-        "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+        "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, config) DO UPDATE SET status = excluded.status,"
+        " log = excluded.log, median_ms = excluded.median_ms, spread = excluded.spread, samples = excluded.samples,"
+        " gbps = excluded.gbps, roof_pct = excluded.roof_pct");
     ins.bind(1, run_id);
     ins.bind(2, m.config.key());
     ins.bind(3, std::string(to_string(m.status)));
@@ -324,7 +380,10 @@ void Cache::add_measurement(std::int64_t run_id, const Measurement& m) {
     ins.bind(6, m.spread);
     ins.bind(7, m.samples);
     ins.bind(8, m.gbps);
+    if (roof_pct) ins.bind(9, *roof_pct);
+    else ins.bind(9);
     ins.exec();
+    tx.commit();
   });
 }
 
@@ -332,7 +391,12 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
   Impl& self = *impl_;
   guarded(self.path, "record the end of a run", [&] {
     SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
-    const auto [device_id, problem_id, arch] = self.run_row(run_id);
+    SQLite::Statement run(self.db,
+        "SELECT r.device_id, r.problem_id, d.arch FROM runs r JOIN devices d ON d.id = r.device_id WHERE r.id = ?");
+    run.bind(1, run_id);
+    if (!run.executeStep()) self.fail(fmt::format("has no tuning run with id {}", run_id));
+    const std::int64_t device_id = run.getColumn(0).getInt64(), problem_id = run.getColumn(1).getInt64();
+    const std::string arch = run.getColumn(2).getString();
     const std::string now = utc_now();
 
     SQLite::Statement fin(self.db, "UPDATE runs SET finished_at = ? WHERE id = ?");
@@ -365,9 +429,11 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
 std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
   const Impl& self = *impl_;
   return guarded(self.path, "read measurements", [&] {
-    self.run_row(run_id);
+    SQLite::Statement run(self.db, "SELECT 1 FROM runs WHERE id = ?");
+    run.bind(1, run_id);
+    if (!run.executeStep()) self.fail(fmt::format("has no tuning run with id {}", run_id));
     SQLite::Statement q(self.db,
-        "SELECT id, config, status, log, median_ms, spread, samples, gbps FROM measurements"
+        "SELECT id, config, status, log, median_ms, spread, samples, gbps, roof_pct FROM measurements"
         " WHERE run_id = ? ORDER BY id");
     q.bind(1, run_id);
     std::vector<Measurement> out;
@@ -384,6 +450,7 @@ std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
       m.spread = q.getColumn(5).getDouble();
       m.samples = q.getColumn(6).getInt();
       m.gbps = q.getColumn(7).getDouble();
+      m.roof_pct = q.getColumn(8).getDouble();  // NULL reads as 0
       out.push_back(std::move(m));
     }
     return out;
@@ -393,7 +460,7 @@ std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
 std::optional<Winner> Cache::find_winner(const std::string& model_key, const HistogramProblem& problem) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
-    SQLite::Statement q(self.db, std::string(kWinnerSelect) + "WHERE d.model_key = ? AND p.key = ?");
+    SQLite::Statement q(self.db, std::string(kWinnerSelect) + "AND r.stale = 0 AND d.model_key = ? AND p.key = ?");
     q.bind(1, model_key);
     q.bind(2, problem.key());
     if (!q.executeStep()) return std::nullopt;
@@ -406,7 +473,8 @@ std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key,
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
     // A shape has a handful of tuned sizes at most, so choosing in C++ is cheap and needs no SQL math functions.
-    SQLite::Statement q(self.db, std::string(kWinnerSelect) + "WHERE d.model_key = ? AND p.shape_key = ?");
+    SQLite::Statement q(self.db,
+                        std::string(kWinnerSelect) + "AND r.stale = 0 AND d.model_key = ? AND p.shape_key = ?");
     q.bind(1, model_key);
     q.bind(2, problem.shape_key());
     std::optional<Winner> best;
@@ -420,14 +488,84 @@ std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key,
   });
 }
 
-std::vector<Winner> Cache::winners() const {
+std::vector<Winner> Cache::winners(bool include_stale) const {
   const Impl& self = *impl_;
   return guarded(self.path, "list winners", [&] {
     // model_key last only makes the order total when two models share a name.
-    SQLite::Statement q(self.db, std::string(kWinnerSelect) + "ORDER BY d.name, p.key, d.model_key");
+    SQLite::Statement q(self.db, std::string(kWinnerSelect) + (include_stale ? "" : "AND r.stale = 0 ") +
+                                     "ORDER BY d.name, p.key, d.model_key");
     std::vector<Winner> out;
     while (q.executeStep()) out.push_back(self.read_winner(q));
     return out;
+  });
+}
+
+void Cache::set_device_roof(const DeviceInfo& device, double gbps) {
+  if (!std::isfinite(gbps) || gbps <= 0)
+    throw UsageError(fmt::format("a bandwidth roof must be a positive number of GB/s (got {})", gbps));
+  Impl& self = *impl_;
+  guarded(self.path, "record a bandwidth roof", [&] {
+    SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
+    const std::int64_t id = self.upsert_device(device);
+    SQLite::Statement q(self.db, "UPDATE devices SET roof_gbps = ? WHERE id = ?");
+    q.bind(1, gbps);
+    q.bind(2, id);
+    q.exec();
+    tx.commit();
+  });
+}
+
+std::optional<double> Cache::device_roof(const std::string& model_key) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "read a bandwidth roof", [&]() -> std::optional<double> {
+    SQLite::Statement q(self.db, "SELECT roof_gbps FROM devices WHERE model_key = ?");
+    q.bind(1, model_key);
+    if (!q.executeStep() || q.getColumn(0).isNull()) return std::nullopt;
+    return q.getColumn(0).getDouble();
+  });
+}
+
+std::size_t Cache::mark_stale(const CodeIdentity& current, const std::string& model_key) {
+  Impl& self = *impl_;
+  return guarded(self.path, "mark stale runs", [&] {
+    // "IS NOT" is true when the run's value is NULL (unknown, as in runs from schema 1): a result whose code is
+    // unknown must not be served as if it were the current code's.
+    SQLite::Statement q(self.db,
+        "UPDATE runs SET stale = 1, stale_reason = substr("
+        "   CASE WHEN :hash <> '' AND template_hash IS NOT :hash"
+        "        THEN '; template ' || coalesce(template_hash, 'unknown') || ' -> ' || :hash ELSE '' END ||"
+        "   CASE WHEN :nvrtc <> 0 AND nvrtc_version IS NOT :nvrtc"
+        "        THEN '; NVRTC ' || coalesce(nvrtc_version, 'unknown') || ' -> ' || :nvrtc ELSE '' END ||"
+        "   CASE WHEN :driver <> 0 AND driver_version IS NOT :driver"
+        "        THEN '; driver ' || coalesce(driver_version, 'unknown') || ' -> ' || :driver ELSE '' END, 3)"
+        " WHERE stale = 0"
+        "   AND (:model = '' OR device_id IN (SELECT id FROM devices WHERE model_key = :model))"
+        "   AND ((:hash <> '' AND template_hash IS NOT :hash) OR (:nvrtc <> 0 AND nvrtc_version IS NOT :nvrtc)"
+        "        OR (:driver <> 0 AND driver_version IS NOT :driver))");
+    q.bind(":hash", current.template_hash);
+    q.bind(":nvrtc", current.nvrtc_version);
+    q.bind(":driver", current.driver_version);
+    q.bind(":model", model_key);
+    return static_cast<std::size_t>(q.exec());
+  });
+}
+
+std::size_t Cache::gc() {
+  Impl& self = *impl_;
+  return guarded(self.path, "delete stale rows", [&] {
+    SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
+    std::size_t removed = 0;
+    for (const char* sql : {
+             "DELETE FROM winners WHERE run_id IN (SELECT id FROM runs WHERE stale = 1)",
+             "DELETE FROM measurements WHERE run_id IN (SELECT id FROM runs WHERE stale = 1)",
+             "DELETE FROM runs WHERE stale = 1",
+             // A winner always has its run, so a problem without runs has no winner either.
+             "DELETE FROM problems WHERE id NOT IN (SELECT problem_id FROM runs)",
+             "DELETE FROM templates WHERE NOT EXISTS (SELECT 1 FROM runs r JOIN problems p ON p.id = r.problem_id"
+             "  WHERE r.template_hash = templates.hash AND p.family = templates.family)"})
+      removed += static_cast<std::size_t>(self.db.exec(sql));
+    tx.commit();
+    return removed;
   });
 }
 

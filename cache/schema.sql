@@ -1,14 +1,24 @@
--- autotune cache, schema version 1 (stored as PRAGMA user_version = 1).
+-- autotune cache, schema version 2 (stored as PRAGMA user_version = 2).
 --
--- Executed once, in one transaction, when autotune creates a new cache file. Table and column names are a
--- user-visible interface: people query this file with the sqlite3 shell, e.g.
+-- Executed once, in one transaction, when autotune creates a new cache file. A file of an older version is upgraded
+-- in place by the ordered steps of cache/migrate.cpp instead, which must produce the same tables, columns and
+-- indexes (tests/cpu/test_cache_migration.cpp compares the two); that is why columns added after version 1 sit at
+-- the end of their table. Table and column names are a user-visible interface: people query this file with the
+-- sqlite3 shell, e.g.
 --   sqlite3 ~/.cache/autotune/autotune.db 'SELECT * FROM best'
--- Changing anything here needs a new schema version and a migration in cache/cache.cpp.
--- Times are UTC text in ISO 8601 ("2026-11-29T16:20:00Z").
+-- Changing anything here needs a new schema version and a migration step in cache/migrate.cpp.
+-- Times are UTC text in ISO 8601 with milliseconds ("2026-11-29T16:20:00.123Z"), so they sort as text.
+--
+-- Staleness: a run records the identity of the code it measured (template hash, NVRTC and driver version). When
+-- that identity changes for a GPU model, autotune marks the model's older runs stale (runs.stale = 1, with
+-- runs.stale_reason) instead of deleting them; their measurements and their winner are stale with them. Stale
+-- winners are never served to applications and are hidden by the views; `autotune gc` deletes stale runs.
 
 -- One row per GPU model (DeviceInfo::model_key(): name, compute capability, SM count, memory size), because
 -- tuning results apply to every card of a model. The hardware columns are fixed for a model; driver_version,
--- nvrtc_version, the clocks and uuid describe the card seen by the latest run and are updated by each run.
+-- nvrtc_version, the clocks and uuid describe the card seen by the latest run and are updated by each run
+-- (the versions each run used are in runs). roof_gbps is the model's measured read bandwidth in GB/s (1e9 bytes
+-- per second), set by the tuner; NULL until measured.
 CREATE TABLE devices (
   id                     INTEGER PRIMARY KEY,
   model_key              TEXT UNIQUE NOT NULL,
@@ -25,12 +35,15 @@ CREATE TABLE devices (
   memory_clock_khz       INTEGER NOT NULL,
   driver_version         INTEGER NOT NULL,  -- e.g. 13000 for CUDA 13.0
   nvrtc_version          INTEGER NOT NULL,  -- major * 1000 + minor * 10
-  uuid                   TEXT NOT NULL      -- provenance only; not part of the identity
+  uuid                   TEXT NOT NULL,     -- provenance only; not part of the identity
+  roof_gbps              REAL NULL          -- measured read bandwidth roof, GB/s (schema 2)
 );
 
 -- One row per problem that was ever tuned. key is HistogramProblem::key(), e.g.
 -- "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform"; shape_key is the same text without n, shared by
 -- every size of one histogram (used to find the nearest tuned size). The other columns spell the key out.
+-- family names the kernel family ("histogram"); op is the operator of families that have one (a reduction's
+-- "sum", "max", ...) and NULL for histograms. counter_bits is the width of the output counters (32 or 64).
 CREATE TABLE problems (
   id           INTEGER PRIMARY KEY,
   key          TEXT UNIQUE NOT NULL,
@@ -41,25 +54,44 @@ CREATE TABLE problems (
   lower        REAL NOT NULL,   -- inclusive
   upper        REAL NOT NULL,   -- exclusive
   n            INTEGER NOT NULL,
-  distribution TEXT NOT NULL    -- input the tuner measured on: uniform, constant, runs
+  distribution TEXT NOT NULL,   -- input the tuner measured on: uniform, constant, runs
+  op           TEXT NULL,                             -- schema 2
+  counter_bits INTEGER NOT NULL DEFAULT 32           -- schema 2
 );
 CREATE INDEX problems_by_shape ON problems (shape_key);
 
--- One row per tuning run of one problem on one device. finished_at stays NULL when the run was interrupted;
--- its measurements are kept all the same.
+-- One row per tuning run of one problem on one device. finished_at stays NULL while the run is in progress and
+-- when it was interrupted; its measurements are kept all the same (a resumed or repeated run starts a new row).
+-- A run is identified across files (export, import, merge) by its natural key: device model, problem key,
+-- started_at, tool_version and strategy (runs_natural_key); started_at has millisecond resolution and autotune
+-- moves it on by a millisecond when two runs would otherwise share a key.
+-- Schema 2 adds what the run measured with: template_hash (template_hash() of the kernel template source, also
+-- listed in templates), nvrtc_version and driver_version (NULL for runs recorded by schema 1: unknown), settings
+-- (the tuning settings as a JSON object, NULL when not recorded), and the staleness flag with its reason.
 CREATE TABLE runs (
-  id           INTEGER PRIMARY KEY,
-  device_id    INTEGER NOT NULL REFERENCES devices (id),
-  problem_id   INTEGER NOT NULL REFERENCES problems (id),
-  started_at   TEXT NOT NULL,
-  finished_at  TEXT NULL,
-  strategy     TEXT NOT NULL,   -- how variants were chosen, e.g. "exhaustive"
-  tool_version TEXT NOT NULL    -- autotune version that ran it
+  id             INTEGER PRIMARY KEY,
+  device_id      INTEGER NOT NULL REFERENCES devices (id),
+  problem_id     INTEGER NOT NULL REFERENCES problems (id),
+  started_at     TEXT NOT NULL,
+  finished_at    TEXT NULL,
+  strategy       TEXT NOT NULL,   -- how variants were chosen, e.g. "exhaustive"
+  tool_version   TEXT NOT NULL,   -- autotune version that ran it
+  template_hash  TEXT NULL,                                            -- schema 2
+  nvrtc_version  INTEGER NULL,                                         -- schema 2
+  driver_version INTEGER NULL,                                         -- schema 2
+  settings       TEXT NULL,                                            -- schema 2
+  stale          INTEGER NOT NULL DEFAULT 0 CHECK (stale IN (0, 1)),   -- schema 2
+  stale_reason   TEXT NULL                                             -- schema 2
 );
+CREATE UNIQUE INDEX runs_natural_key ON runs (device_id, problem_id, started_at, tool_version, strategy);
 
--- Every variant a run tried, successful or not. config is HistogramConfig::key(), e.g.
--- "priv=shared,block=256,ipt=4,agg=0,part=interleaved". log holds the compiler or error text of a failed
--- variant. median_ms, spread ((max - min) / median) and gbps are 0 unless status is 'ok'.
+-- Every variant a run tried, successful or not; at most one row per run and configuration (a re-measured variant
+-- replaces its row). config is HistogramConfig::key(), e.g.
+-- "priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic" (rows written by
+-- schema 1 keep that version's spelling, "priv=shared,block=256,ipt=4,agg=0,part=interleaved"). log holds the
+-- compiler or error text of a failed variant. median_ms, spread ((max - min) / median) and gbps are 0 unless
+-- status is 'ok'; roof_pct is gbps as a percentage of the device's roof_gbps when it was measured (NULL when no
+-- roof was known). The measurements of a run whose finished_at is NULL are incomplete.
 CREATE TABLE measurements (
   id        INTEGER PRIMARY KEY,
   run_id    INTEGER NOT NULL REFERENCES runs (id),
@@ -70,12 +102,15 @@ CREATE TABLE measurements (
   median_ms REAL NOT NULL,
   spread    REAL NOT NULL,
   samples   INTEGER NOT NULL,
-  gbps      REAL NOT NULL     -- input bytes / median time, in GB/s (1e9 bytes per second)
+  gbps      REAL NOT NULL,    -- input bytes / median time, in GB/s (1e9 bytes per second)
+  roof_pct  REAL NULL         -- schema 2
 );
-CREATE INDEX measurements_by_run ON measurements (run_id);
+CREATE UNIQUE INDEX measurements_natural_key ON measurements (run_id, config);
 
--- The best configuration per device model and problem, from the latest finished run (a new run replaces it).
--- cubin is the compiled winner for arch, so applications can load it without invoking NVRTC; it may be NULL.
+-- The best configuration per device model and problem, written when a run finishes (a newer run replaces it; an
+-- import keeps a fresh winner over a stale one, then the newer one, then the faster one). cubin is the compiled
+-- winner for arch, so applications can load it without invoking NVRTC; it may be NULL. A winner has no staleness
+-- of its own: it is stale when its run is.
 CREATE TABLE winners (
   device_id  INTEGER NOT NULL REFERENCES devices (id),
   problem_id INTEGER NOT NULL REFERENCES problems (id),
@@ -89,7 +124,21 @@ CREATE TABLE winners (
   PRIMARY KEY (device_id, problem_id)
 );
 
--- The winners in readable form, for the sqlite3 shell: SELECT * FROM best;
+-- Every kernel template source a run of this file measured, by family and template_hash() (schema 2). first_seen
+-- is when a run first used it; runs.template_hash refers to hash within the run's problem family.
+CREATE TABLE templates (
+  id         INTEGER PRIMARY KEY,
+  family     TEXT NOT NULL,
+  hash       TEXT NOT NULL,
+  first_seen TEXT NOT NULL,
+  UNIQUE (family, hash)
+);
+
+-- @views: the views below are dropped and re-created, as written here, by every migration (cache/migrate.cpp).
+
+-- The fresh winners in readable form, one row per device model and problem, for the sqlite3 shell:
+--   SELECT * FROM best;
+-- Stale winners (their run is stale) are left out; query winners joined with runs to see them.
 CREATE VIEW best AS
   SELECT d.name      AS device,
          w.arch      AS arch,
@@ -99,6 +148,33 @@ CREATE VIEW best AS
          w.median_ms AS median_ms,
          w.tuned_at  AS tuned_at
   FROM winners w
+  JOIN runs r ON r.id = w.run_id
   JOIN devices d ON d.id = w.device_id
   JOIN problems p ON p.id = w.problem_id
+  WHERE r.stale = 0
   ORDER BY d.name, p.key;
+
+-- The device-by-device comparison, in long format: one row per problem and device model with a fresh winner,
+-- the fastest device of each problem first. rank is 1 for the fastest device (ties share a rank); devices is how
+-- many device models have a winner for the problem; time_vs_fastest is this device's median time divided by the
+-- fastest device's (1.0 for the fastest, 2.0 for one that takes twice as long); roof_pct is the winner's GB/s as
+-- a percentage of its device's measured roof (NULL when unknown). For a fleet's merged cache:
+--   SELECT problem, device, gbps, time_vs_fastest FROM device_comparison WHERE devices > 1;
+CREATE VIEW device_comparison AS
+  SELECT p.key       AS problem,
+         d.name      AS device,
+         w.arch      AS arch,
+         w.config    AS config,
+         w.median_ms AS median_ms,
+         w.gbps      AS gbps,
+         m.roof_pct  AS roof_pct,
+         rank() OVER (PARTITION BY w.problem_id ORDER BY w.median_ms) AS rank,
+         count(*) OVER (PARTITION BY w.problem_id) AS devices,
+         w.median_ms / min(w.median_ms) OVER (PARTITION BY w.problem_id) AS time_vs_fastest
+  FROM winners w
+  JOIN runs r ON r.id = w.run_id
+  JOIN devices d ON d.id = w.device_id
+  JOIN problems p ON p.id = w.problem_id
+  LEFT JOIN measurements m ON m.run_id = w.run_id AND m.config = w.config
+  WHERE r.stale = 0
+  ORDER BY p.key, rank, d.name, d.model_key;

@@ -19,6 +19,10 @@ constexpr const char* kSubcommands =
     "  tune      tune histogram problems on a GPU and record the results in the cache\n"
     "  devices   list the CUDA devices of this machine with their cache fingerprint\n"
     "  show      print the winners recorded in the cache, per device and problem\n"
+    "  export    write the whole cache as a portable JSON document\n"
+    "  import    add an exported JSON document to the cache\n"
+    "  merge     add every result of another cache file to the cache\n"
+    "  gc        delete stale results (of a changed template, NVRTC or driver)\n"
     "  help      print this help, or `autotune help SUBCOMMAND`\n"
     "  version   print the version\n";
 
@@ -74,13 +78,12 @@ double to_double(const std::string& flag, const std::string& text) {
   throw UsageError(fmt::format("--{}: '{}' is not a number", flag, text));
 }
 
-// Parses `args` against `desc`, refusing unknown flags and stray positional words.
+// Parses `args` against `desc`, refusing unknown flags and stray positional words (beyond `positionals`).
 po::variables_map parse(const std::string& sub, const std::vector<std::string>& args,
-                        const po::options_description& desc) {
+                        const po::options_description& desc, const po::positional_options_description& positionals) {
   po::variables_map vm;
   try {
-    const po::positional_options_description no_positionals;  // a stray word is an error, not ignored
-    po::store(po::command_line_parser(args).options(desc).positional(no_positionals).run(), vm);
+    po::store(po::command_line_parser(args).options(desc).positional(positionals).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(fmt::format("autotune {}: {} (see `autotune {} --help`)", sub, e.what(), sub));
@@ -154,7 +157,8 @@ std::string general_help() {
       "  autotune devices\n"
       "  autotune tune                     # the default problems on GPU 0\n"
       "  autotune tune --kernel histogram --type u8 --bins 256 --n 64M\n"
-      "  autotune show --cache ./results.db\n",
+      "  autotune show --cache ./results.db\n"
+      "  autotune merge node17.db --cache fleet.db\n",
       version(), kSubcommands);
 }
 
@@ -180,6 +184,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   }
 
   po::options_description desc = common_options();
+  po::options_description hidden;                  // positional arguments: parsed, but named in the synopsis
+  po::positional_options_description positionals;  // empty: a stray word is an error, not ignored
   const char* synopsis = "[OPTIONS]";
   const char* examples = "";
   if (sub == "tune") {
@@ -192,12 +198,38 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   } else if (sub == "devices") {
     examples = "  autotune devices\n";
   } else if (sub == "show") {
-    examples = "  autotune show\n  autotune show --cache fleet.db\n";
+    po::options_description show("Show options");
+    show.add_options()("all", "also list stale winners (their template, NVRTC or driver changed), marked as such");
+    desc.add(show);
+    synopsis = "[--all]";
+    examples = "  autotune show\n  autotune show --cache fleet.db\n  autotune show --all\n";
+  } else if (sub == "export") {
+    po::options_description exp("Export options");
+    exp.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
+                      "write the document to FILE instead of standard output (- is standard output)");
+    desc.add(exp);
+    synopsis = "[--output FILE]";
+    examples =
+        "  autotune export --output node17.json      # on each machine of a fleet\n"
+        "  autotune export --cache fleet.db > fleet.json\n";
+  } else if (sub == "import" || sub == "merge") {
+    hidden.add_options()("file", po::value<std::string>());
+    positionals.add("file", 1);
+    synopsis = sub == "import" ? "FILE [--cache FILE]\n\nFILE is an `autotune export` document; - reads standard input."
+                               : "FILE [--cache FILE]\n\nFILE is another autotune cache file; it is only read.";
+    examples = sub == "import" ? "  autotune import node17.json --cache fleet.db\n"
+                                 "  ssh node17 autotune export | autotune import -\n"
+                               : "  autotune merge node17.db --cache fleet.db\n"
+                                 "  for f in nodes/*.db; do autotune merge \"$f\" --cache fleet.db; done\n";
+  } else if (sub == "gc") {
+    examples = "  autotune gc\n  autotune gc --cache fleet.db\n";
   } else {
     throw UsageError(fmt::format("unknown subcommand '{}' (see `autotune --help`)", sub));
   }
 
-  const po::variables_map vm = parse(sub, rest, desc);
+  po::options_description accepted;
+  accepted.add(desc).add(hidden);
+  const po::variables_map vm = parse(sub, rest, accepted, positionals);
   if (vm.count("help")) {
     cl.command = HelpCommand{usage_of(sub, desc, synopsis, examples)};
     return cl;
@@ -206,9 +238,30 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     cl.cache_path = vm["cache"].as<std::string>();
     if (cl.cache_path.empty()) throw UsageError("--cache: the file name is empty");
   }
-  if (sub == "tune") cl.command = make_tune(vm);
-  else if (sub == "devices") cl.command = DevicesCommand{};
-  else cl.command = ShowCommand{};
+  auto text = [&](const char* flag, const char* what) {
+    const std::string v = vm[flag].as<std::string>();
+    if (v.empty()) throw UsageError(fmt::format("autotune {}: {} is empty", sub, what));
+    return v;
+  };
+  if (sub == "tune") {
+    cl.command = make_tune(vm);
+  } else if (sub == "devices") {
+    cl.command = DevicesCommand{};
+  } else if (sub == "show") {
+    cl.command = ShowCommand{vm.count("all") > 0};
+  } else if (sub == "export") {
+    ExportCommand e;
+    if (vm.count("output")) e.output = text("output", "--output: the file name");
+    cl.command = e;
+  } else if (sub == "import" || sub == "merge") {
+    if (!vm.count("file"))
+      throw UsageError(fmt::format("autotune {}: FILE is required (see `autotune {} --help`)", sub, sub));
+    const std::string file = text("file", "FILE");
+    if (sub == "import") cl.command = ImportCommand{file};
+    else cl.command = MergeCommand{file};
+  } else {
+    cl.command = GcCommand{};
+  }
   return cl;
 }
 

@@ -23,9 +23,22 @@ struct TuneCommand {
   int warmup = 2;
   bool flush_l2 = true;
 };
-struct ShowCommand {};
+struct ShowCommand {
+  bool all = false;  ///< --all: stale winners too, marked as such
+};
+struct ExportCommand {
+  std::string output = "-";  ///< --output FILE; "-" is standard output
+};
+struct ImportCommand {
+  std::string file;  ///< an `autotune export` document; "-" is standard input
+};
+struct MergeCommand {
+  std::string file;  ///< another cache file, only read
+};
+struct GcCommand {};
 
-using Command = std::variant<HelpCommand, VersionCommand, DevicesCommand, TuneCommand, ShowCommand>;
+using Command = std::variant<HelpCommand, VersionCommand, DevicesCommand, TuneCommand, ShowCommand, ExportCommand,
+                             ImportCommand, MergeCommand, GcCommand>;
 
 struct CommandLine {
   Command command;

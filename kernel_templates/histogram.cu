@@ -2,30 +2,62 @@
 //
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
-//   at::sample_t        sample type
-//   at::kBins           number of bins
-//   at::kIsFloat        float samples use at::kLowerF / at::kUpperF / at::kScaleF, integers at::kLowerI / at::kUpperI
-//   at::kBlock          threads per block (the host launches exactly this many)
-//   at::kItemsPerThread samples per thread per tile (coarsening; all loads of a tile are issued before use)
-//   at::kAggregation    count runs of equal bins in a register, one atomic per run
-//   at::kShared         privatize: one shared-memory histogram per block (else atomics straight into `out`)
-//   at::kInterleaved    interleaved partitioning (else contiguous)
+//   sample_t, out_t       sample type; output counter type (unsigned int or unsigned long long)
+//   kBins                 number of bins
+//   kIsFloat              floats use kLowerF / kUpperF / kScaleF, integers kLowerI / kUpperI
+//   kBlock                threads per block (the host launches exactly this many)
+//   kVecBytes             bytes per load (sizeof(sample_t) .. 16); the pointer's unaligned head is done scalar
+//   kLoads                vector loads in flight per thread per tile (all issued before the first count)
+//   kPriv                 0: atomics straight into `out`; 1: shared histogram, kReplicas lane-interleaved copies
+//                         (bin b of copy r at word b * kReplicas + r, copy = lane % kReplicas: with 32 copies
+//                         every lane of a warp owns its bank, whatever the data); 2: one shared copy per warp
+//   kCounter16            shared counters are 16-bit, two per word; a wrap is carried exactly into `out`
+//   kAggregation          0: none; 1: a run of equal bins in a register, one atomic per run;
+//                         2: lanes of a warp with equal bins are merged (__match_any_sync), one atomic per group
+//   kInterleaved          vector k of thread t in a tile is base + k * threads + t (else base + t * kLoads + k)
+//   kLastBlock            blocks add into a histogram in the workspace (kept zero between launches) instead of
+//                         `out`; the last block to finish moves it into `out` and zeroes it (atomicExch): one
+//                         launch, no zeroing launch. Else blocks add into `out`, which must be zero beforehand.
 //
 // Semantics (CUB's HistogramEven): a sample s counts iff lower <= s < upper; NaN never counts.
 //   integer bin = (s - lower) * bins / (upper - lower), exact in 64-bit (constants fold: u8/256 bins is bin = s)
 //   float bin   = min(bins - 1, (int)((s - lower) * scale)), scale = float(bins / (upper - lower))
-// `out` holds 32-bit counters and must be zeroed before the launch; the kernel adds to it.
 //
-// The grid is sized by the host (persistent: at most the resident blocks); each block walks tiles of
-// gridDim.x * kBlock * kItemsPerThread samples, so any grid covers any n.
+// The host sizes the grid (at most the resident blocks) and guarantees a block sees fewer than 2^31 samples, so
+// per-block 32-bit counters never overflow. The sample pointer must be aligned to sizeof(sample_t).
 
 static_assert(at::kBlock >= 32 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 up to 1024");
-static_assert(at::kItemsPerThread >= 1 && at::kItemsPerThread <= 64, "items per thread must be in 1..64");
+static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
+static_assert(at::kVecBytes >= sizeof(at::sample_t) && at::kVecBytes <= 16 && (at::kVecBytes & (at::kVecBytes - 1)) == 0,
+              "vector width must be a power of two from the sample size to 16 bytes");
 static_assert(at::kBins >= 1, "at least one bin");
+static_assert(at::kPriv >= 0 && at::kPriv <= 2, "privatization is 0, 1 or 2");
+static_assert(at::kReplicas >= 1 && at::kReplicas <= 32 && (at::kReplicas & (at::kReplicas - 1)) == 0,
+              "replicas must be a power of two in 1..32");
+static_assert(!(at::kCounter16 && at::kPriv == 0), "16-bit counters exist only in shared memory");
 
 namespace at {
 
 typedef unsigned long long u64;
+
+constexpr int kElemsPerVec = kVecBytes / static_cast<int>(sizeof(sample_t));
+constexpr int kWarps = kBlock / 32;
+constexpr int kCopies = kPriv == 1 ? kReplicas : (kPriv == 2 ? kWarps : 1);
+constexpr int kPerWord = kCounter16 ? 2 : 1;
+constexpr int kSlots = (kBins + kPerWord - 1) / kPerWord;  // words per copy
+constexpr int kSharedWords = kPriv == 0 ? 0 : kSlots * kCopies;
+
+template <int B> struct Raw;
+template <> struct Raw<1> { typedef unsigned char type; };
+template <> struct Raw<2> { typedef unsigned short type; };
+template <> struct Raw<4> { typedef unsigned int type; };
+template <> struct Raw<8> { typedef uint2 type; };
+template <> struct Raw<16> { typedef uint4 type; };
+typedef typename Raw<kVecBytes>::type raw_t;
+union Vec {
+  raw_t raw;
+  sample_t s[kElemsPerVec];
+};
 
 // Bin of one sample, or -1 when it is out of range (or NaN).
 __device__ __forceinline__ int bin_of(sample_t s) {
@@ -42,16 +74,46 @@ __device__ __forceinline__ int bin_of(sample_t s) {
   }
 }
 
-// Per-thread state for run aggregation: the bin of the current run and its length.
-struct Counter {
-  unsigned int* hist;
-  int run_bin = -1;
-  unsigned int run_len = 0;
+__device__ __forceinline__ void global_add(out_t* out, int b, out_t count) { atomicAdd(out + b, count); }
 
+// Adds `count` (< 65536) to 16-bit counter `b` packed in `word`. A wrap of the low half moves 65536 counts to out[b]
+// and takes back the carry it pushed into the high half; carries out of (and borrows into) bit 31 are exactly the
+// wraps of the high half, so each is moved to out[b + 1]. The arithmetic is modular, so the order in which threads
+// interleave does not matter: every wrap is seen by exactly one thread.
+__device__ __forceinline__ void add16(unsigned* word, int b, unsigned count, out_t* out) {
+  const bool high = (b & 1) != 0;
+  const unsigned delta = high ? count << 16 : count;
+  const unsigned old = atomicAdd(word, delta);
+  int high_wraps = old > 0xFFFFFFFFu - delta ? 1 : 0;
+  if (!high && (old & 0xFFFFu) + count > 0xFFFFu) {
+    global_add(out, b, static_cast<out_t>(65536u));
+    const unsigned old2 = atomicAdd(word, 0xFFFF0000u);  // subtract the carry into the high half
+    high_wraps -= old2 < 0x10000u ? 1 : 0;                // it borrowed across bit 31
+  }
+  if (high_wraps != 0) global_add(out, b | 1, static_cast<out_t>(static_cast<long long>(high_wraps) * 65536));
+}
+
+struct Counter {
+  unsigned* smem;  // this thread's view: base of its copy
+  out_t* out;
+  int run_bin = -1;
+  unsigned run_len = 0;
+
+  // Word of bin b (or of its pair, for 16-bit counters) in this thread's copy.
+  __device__ __forceinline__ unsigned* word(int b) const {
+    if constexpr (kPriv == 1) return smem + (b / kPerWord) * kReplicas;
+    else return smem + b / kPerWord;
+  }
+  __device__ __forceinline__ void add_n(int b, unsigned n) {
+    if constexpr (kPriv == 0) global_add(out, b, static_cast<out_t>(n));
+    else if constexpr (kCounter16) add16(word(b), b, n, out);
+    else atomicAdd(word(b), n);
+  }
+  // One sample's bin (or -1) outside warp-converged code: run aggregation still applies, warp aggregation not.
   __device__ __forceinline__ void add(int b) {
     if (b < 0) return;
-    if constexpr (kAggregation) {
-      if (b == run_bin) {
+    if constexpr (kAggregation == 1) {
+      if (b == run_bin && run_len < 0xFFFFu) {
         ++run_len;
         return;
       }
@@ -59,65 +121,123 @@ struct Counter {
       run_bin = b;
       run_len = 1;
     } else {
-      atomicAdd(hist + b, 1u);
+      add_n(b, 1u);
+    }
+  }
+  // The same for code that every lane of the warp executes together (full tiles).
+  __device__ __forceinline__ void add_converged(int b) {
+    if constexpr (kAggregation == 2) {
+      const unsigned peers = __match_any_sync(0xFFFFFFFFu, b);
+      if (b >= 0 && (threadIdx.x & 31) == __ffs(peers) - 1) add_n(b, __popc(peers));
+    } else {
+      add(b);
     }
   }
   __device__ __forceinline__ void flush() {
-    if (kAggregation && run_len != 0) atomicAdd(hist + run_bin, run_len);
+    if (kAggregation == 1 && run_len != 0) add_n(run_bin, run_len);
     run_len = 0;
   }
 };
 
-// Index of item k of this thread in the tile starting at `base`.
-__device__ __forceinline__ u64 item_index(u64 base, u64 threads, u64 tid, int k) {
-  return kInterleaved ? base + static_cast<u64>(k) * threads + tid
-                      : base + tid * static_cast<u64>(kItemsPerThread) + static_cast<u64>(k);
+// Count of bin b summed over the block's shared copies. With lane-interleaved copies the k-th read of thread b goes
+// to copy (k + b) mod R, so the threads of a warp read different banks.
+__device__ __forceinline__ unsigned block_total(const unsigned* smem, int b) {
+  unsigned total = 0;
+#pragma unroll 4
+  for (int k = 0; k < kCopies; ++k) {
+    const unsigned w = kPriv == 1 ? smem[(b / kPerWord) * kReplicas + ((k + b / kPerWord) & (kReplicas - 1))]
+                                  : smem[k * kSlots + b / kPerWord];
+    total += kCounter16 ? ((b & 1) ? w >> 16 : w & 0xFFFFu) : w;
+  }
+  return total;
 }
 
 }  // namespace at
 
 extern "C" __global__ void __launch_bounds__(at::kBlock)
-autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, unsigned int* __restrict__ out) {
+autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
+                   unsigned* __restrict__ workspace) {
   using namespace at;
-  extern __shared__ unsigned int shared_hist[];
+  extern __shared__ unsigned smem[];  // kSharedWords words: the host passes HistogramConfig::shared_bytes()
+  const int lane = threadIdx.x & 31;
 
+  // Workspace: word 0 is the ticket, the histogram starts at byte 256. Both are zero between launches.
+  unsigned* ticket = workspace;
+  out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + 64) : out;  // where every count goes
   Counter counter;
-  if constexpr (kShared) {
-    for (int b = threadIdx.x; b < kBins; b += kBlock) shared_hist[b] = 0;
+  counter.out = acc;
+  if constexpr (kPriv != 0) {
+    for (int i = threadIdx.x; i < kSharedWords; i += kBlock) smem[i] = 0;
     __syncthreads();
-    counter.hist = shared_hist;
-  } else {
-    counter.hist = out;
+    counter.smem = kPriv == 1 ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
   }
 
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
-  const u64 tile = threads * kItemsPerThread;
 
-  // Full tiles: no bounds checks; all kItemsPerThread loads are in flight before the first atomic.
+  // Split [0, n) into a scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail.
+  const unsigned misalign = static_cast<unsigned>(reinterpret_cast<unsigned long long>(in) % kVecBytes);
+  u64 head = misalign ? (kVecBytes - misalign) / sizeof(sample_t) : 0;
+  if (head > n) head = n;
+  const u64 nvec = (n - head) / kElemsPerVec;
+  const u64 tail_begin = head + nvec * kElemsPerVec;
+  if (tid < head) counter.add(bin_of(in[tid]));
+  if (tid < n - tail_begin) counter.add(bin_of(in[tail_begin + tid]));
+
+  const raw_t* vin = reinterpret_cast<const raw_t*>(in + head);
+  const u64 tile = threads * kLoads;
   u64 base = 0;
-  for (; base + tile <= n; base += tile) {
-    sample_t v[kItemsPerThread];
+  // Full tiles: every thread of the grid runs the same iterations, so warps stay converged and no bounds checks.
+  for (; base + tile <= nvec; base += tile) {
+    Vec v[kLoads];
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread; ++k) v[k] = in[item_index(base, threads, tid, k)];
+    for (int k = 0; k < kLoads; ++k)
+      v[k].raw = vin[kInterleaved ? base + static_cast<u64>(k) * threads + tid : base + tid * kLoads + k];
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread; ++k) counter.add(bin_of(v[k]));
+    for (int k = 0; k < kLoads; ++k)
+#pragma unroll
+      for (int e = 0; e < kElemsPerVec; ++e) counter.add_converged(bin_of(v[k].s[e]));
   }
   // The last, partial tile.
-  if (base < n) {
+  if (base < nvec) {
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread; ++k) {
-      const u64 i = item_index(base, threads, tid, k);
-      if (i < n) counter.add(bin_of(in[i]));
+    for (int k = 0; k < kLoads; ++k) {
+      const u64 i = kInterleaved ? base + static_cast<u64>(k) * threads + tid : base + tid * kLoads + k;
+      if (i < nvec) {
+        Vec v;
+        v.raw = vin[i];
+#pragma unroll
+        for (int e = 0; e < kElemsPerVec; ++e) counter.add(bin_of(v.s[e]));
+      }
     }
   }
   counter.flush();
 
-  if constexpr (kShared) {
+  if constexpr (kPriv != 0) {
     __syncthreads();
-    for (int b = threadIdx.x; b < kBins; b += kBlock) {
-      const unsigned int c = shared_hist[b];
-      if (c != 0) atomicAdd(out + b, c);
+    if (kLastBlock && gridDim.x == 1) {  // the small-n path: the only block's histogram is the answer
+      for (int b = threadIdx.x; b < kBins; b += kBlock) {
+        // 16-bit counters may have spilled into the workspace: take those counts too (and leave zeros).
+        const out_t spilled = kCounter16 ? atomicExch(acc + b, static_cast<out_t>(0)) : static_cast<out_t>(0);
+        out[b] = spilled + block_total(smem, b);
+      }
+      return;
     }
+    for (int b = threadIdx.x; b < kBins; b += kBlock) {
+      const unsigned c = block_total(smem, b);
+      if (c != 0) global_add(acc, b, static_cast<out_t>(c));
+    }
+  }
+  if constexpr (kLastBlock) {
+    __threadfence();  // this block's additions are visible device-wide before its ticket
+    __syncthreads();
+    __shared__ bool last;
+    if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    // Move the finished histogram out and leave zeros for the next launch, in one atomic per bin.
+    for (int b = threadIdx.x; b < kBins; b += kBlock) out[b] = atomicExch(acc + b, static_cast<out_t>(0));
+    if (threadIdx.x == 0) *ticket = 0;
   }
 }

@@ -7,12 +7,29 @@
 
 namespace autotune {
 
-std::string_view to_string(Privatization p) { return p == Privatization::global ? "global" : "shared"; }
+std::string_view to_string(Privatization p) {
+  switch (p) {
+    case Privatization::global: return "global";
+    case Privatization::shared: return "shared";
+    case Privatization::warp: return "warp";
+  }
+  return "?";
+}
 std::string_view to_string(Partitioning p) { return p == Partitioning::interleaved ? "interleaved" : "contiguous"; }
+std::string_view to_string(Aggregation a) {
+  switch (a) {
+    case Aggregation::none: return "none";
+    case Aggregation::run: return "run";
+    case Aggregation::warp: return "warp";
+  }
+  return "?";
+}
+std::string_view to_string(Merge m) { return m == Merge::atomic ? "atomic" : "last_block"; }
 
 std::string HistogramConfig::key() const {
-  return fmt::format("priv={},block={},ipt={},agg={},part={}", to_string(privatization), block, items_per_thread,
-                     aggregation ? 1 : 0, to_string(partitioning));
+  return fmt::format("priv={},R={},cbits={},block={},vec={},loads={},agg={},part={},merge={},grid={}",
+                     to_string(privatization), replicas, counter_bits, block, vec_bytes, loads, to_string(aggregation),
+                     to_string(partitioning), to_string(merge), grid_blocks);
 }
 
 namespace {
@@ -24,10 +41,17 @@ std::optional<int> to_int(std::string_view s) {
   return v;
 }
 
-}  // namespace
+template <class E, std::size_t N>
+std::optional<E> to_enum(std::string_view s, const E (&values)[N]) {
+  for (E v : values)
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
 
-std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
-  std::map<std::string, std::string, std::less<>> fields;
+using Fields = std::map<std::string, std::string, std::less<>>;
+
+std::optional<Fields> split(std::string_view key) {
+  Fields fields;
   while (!key.empty()) {
     const auto comma = key.find(',');
     const auto item = key.substr(0, comma);
@@ -36,42 +60,111 @@ std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
     if (!fields.emplace(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1))).second) return std::nullopt;
     key = comma == std::string_view::npos ? std::string_view{} : key.substr(comma + 1);
   }
-  if (fields.size() != 5) return std::nullopt;
+  return fields;
+}
+
+constexpr Privatization kPrivs[] = {Privatization::global, Privatization::shared, Privatization::warp};
+constexpr Partitioning kParts[] = {Partitioning::interleaved, Partitioning::contiguous};
+constexpr Aggregation kAggs[] = {Aggregation::none, Aggregation::run, Aggregation::warp};
+constexpr Merge kMerges[] = {Merge::atomic, Merge::last_block};
+
+// Schema 1 keys: "priv=shared,block=256,ipt=4,agg=0,part=interleaved" (scalar loads, ipt of them per tile).
+std::optional<HistogramConfig> parse_v1(const Fields& f) {
+  if (f.size() != 5 || !f.count("priv") || !f.count("block") || !f.count("ipt") || !f.count("agg") || !f.count("part"))
+    return std::nullopt;
   HistogramConfig c;
-  auto get = [&](const char* name) -> const std::string* {
-    auto it = fields.find(name);
-    return it == fields.end() ? nullptr : &it->second;
-  };
-  const auto *priv = get("priv"), *block = get("block"), *ipt = get("ipt"), *agg = get("agg"), *part = get("part");
-  if (!priv || !block || !ipt || !agg || !part) return std::nullopt;
-  if (*priv == "global") c.privatization = Privatization::global;
-  else if (*priv == "shared") c.privatization = Privatization::shared;
-  else return std::nullopt;
-  if (*part == "interleaved") c.partitioning = Partitioning::interleaved;
-  else if (*part == "contiguous") c.partitioning = Partitioning::contiguous;
-  else return std::nullopt;
-  if (*agg == "0") c.aggregation = false;
-  else if (*agg == "1") c.aggregation = true;
-  else return std::nullopt;
-  const auto b = to_int(*block), i = to_int(*ipt);
-  if (!b || !i || *b < 1 || *i < 1) return std::nullopt;
-  c.block = *b;
-  c.items_per_thread = *i;
+  const auto priv = to_enum(f.at("priv"), kPrivs);
+  const auto part = to_enum(f.at("part"), kParts);
+  const auto block = to_int(f.at("block")), ipt = to_int(f.at("ipt"));
+  if (!priv || *priv == Privatization::warp || !part || !block || !ipt) return std::nullopt;
+  if (f.at("agg") != "0" && f.at("agg") != "1") return std::nullopt;
+  c.privatization = *priv;
+  c.partitioning = *part;
+  c.block = *block;
+  c.loads = *ipt;
+  c.vec_bytes = 0;
+  c.replicas = 1;
+  c.counter_bits = 32;
+  c.aggregation = f.at("agg") == "1" ? Aggregation::run : Aggregation::none;
+  c.merge = Merge::atomic;
   return c;
 }
 
+}  // namespace
+
+std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
+  const auto fields = split(key);
+  if (!fields) return std::nullopt;
+  const Fields& f = *fields;
+  if (f.count("ipt")) return parse_v1(f);
+  const char* names[] = {"priv", "R", "cbits", "block", "vec", "loads", "agg", "part", "merge", "grid"};
+  if (f.size() != std::size(names)) return std::nullopt;
+  for (const char* n : names)
+    if (!f.count(n)) return std::nullopt;
+  HistogramConfig c;
+  const auto priv = to_enum(f.at("priv"), kPrivs);
+  const auto agg = to_enum(f.at("agg"), kAggs);
+  const auto part = to_enum(f.at("part"), kParts);
+  const auto merge = to_enum(f.at("merge"), kMerges);
+  const auto r = to_int(f.at("R")), cbits = to_int(f.at("cbits")), block = to_int(f.at("block")),
+             vec = to_int(f.at("vec")), loads = to_int(f.at("loads")), grid = to_int(f.at("grid"));
+  if (!priv || !agg || !part || !merge || !r || !cbits || !block || !vec || !loads || !grid) return std::nullopt;
+  c.privatization = *priv;
+  c.aggregation = *agg;
+  c.partitioning = *part;
+  c.merge = *merge;
+  c.replicas = *r;
+  c.counter_bits = *cbits;
+  c.block = *block;
+  c.vec_bytes = *vec;
+  c.loads = *loads;
+  c.grid_blocks = *grid;
+  if (*r < 1 || *cbits < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < 0) return std::nullopt;
+  return c;
+}
+
+int HistogramConfig::load_bytes(const HistogramProblem& problem) const {
+  return vec_bytes == 0 ? static_cast<int>(size_of(problem.type)) : vec_bytes;
+}
+
 std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const {
-  return privatization == Privatization::shared ? static_cast<std::size_t>(problem.bins) * sizeof(unsigned) : 0;
+  if (privatization == Privatization::global) return 0;
+  const std::size_t per_word = counter_bits == 16 ? 2 : 1;
+  const std::size_t words_per_copy = (static_cast<std::size_t>(problem.bins) + per_word - 1) / per_word;
+  const std::size_t copies = privatization == Privatization::shared ? replicas : static_cast<std::size_t>(block / 32);
+  return words_per_copy * copies * sizeof(unsigned);
+}
+
+std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) const {
+  auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (block < 32 || block > 1024 || block % 32 != 0) return fmt::format("block {} is not a multiple of 32 in 32..1024", block);
+  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
+  const int lb = load_bytes(problem);
+  if (!pow2(lb) || lb > 16 || lb < static_cast<int>(size_of(problem.type)))
+    return fmt::format("{}-byte loads do not fit {} samples", lb, to_string(problem.type));
+  if (!pow2(replicas) || replicas > 32) return fmt::format("replicas {} is not a power of two in 1..32", replicas);
+  if (replicas != 1 && privatization != Privatization::shared) return "replicas apply to shared privatization only";
+  if (counter_bits != 32 && counter_bits != 16) return fmt::format("counter width {} is not 16 or 32", counter_bits);
+  if (counter_bits == 16 && privatization == Privatization::global) return "16-bit counters exist only in shared memory";
+  if (grid_blocks < 0) return "grid_blocks must be 0 (all resident blocks) or a positive cap";
+  if (privatization == Privatization::warp && (block / 32 & (block / 32 - 1)) != 0)
+    return "per-warp copies need a power-of-two number of warps";
+  return {};
 }
 
 HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {
-  // 48 KiB is the static shared-memory limit on every architecture we target: above it only global atomics are safe.
+  // 48 KiB is the shared memory every block gets without opting in, on every architecture we target: above it
+  // only global atomics are safe. One-sample loads work for any pointer alignment the API accepts.
   HistogramConfig c;
   c.privatization = problem.bins * sizeof(unsigned) <= 48 * 1024 ? Privatization::shared : Privatization::global;
+  c.replicas = 1;
+  c.counter_bits = 32;
   c.block = 256;
-  c.items_per_thread = 4;
-  c.aggregation = false;
+  c.vec_bytes = 0;
+  c.loads = 4;
+  c.aggregation = Aggregation::none;
   c.partitioning = Partitioning::interleaved;
+  c.merge = Merge::atomic;
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
+#include "autotune/identity.hpp"
 #include "runtime/cuda.hpp"
 #include "runtime/histogram_kernel.hpp"
 #include "runtime/jit.hpp"
@@ -32,10 +33,20 @@ struct Histogram::Impl {
 namespace {
 
 // Looks the problem up in the cache, best match first. A missing cache file is not an error: the lookup misses.
-std::optional<Winner> lookup(const std::string& path, const std::string& model_key, const HistogramProblem& problem,
-                             ConfigSource& source) {
+// Runs measured with another template, NVRTC or driver are marked stale first, so they are never served.
+std::optional<Winner> lookup(const std::string& path, const DeviceInfo& device, const HistogramProblem& problem,
+                             ConfigSource& source, std::string& note) {
   if (path != ":memory:" && !std::filesystem::exists(path)) return std::nullopt;
   Cache cache(path);
+  const std::string model_key = device.model_key();
+  try {
+    if (const std::size_t marked = cache.mark_stale(current_identity(device.driver_version), model_key))
+      note = fmt::format(" ({} run{} measured with other code marked stale)", marked, marked == 1 ? "" : "s");
+  } catch (const CacheError& e) {
+    // A read-only cache cannot be marked; serve nothing from it rather than a result that may be stale.
+    note = fmt::format(" (cache not used: {})", e.what());
+    return std::nullopt;
+  }
   if (auto w = cache.find_winner(model_key, problem)) {
     source = ConfigSource::exact;
     return w;
@@ -62,7 +73,8 @@ Histogram::Histogram(const HistogramProblem& problem, const Options& options) : 
   r.model_key = device.model_key();
   r.cache_path = options.cache_path.empty() ? Cache::default_path() : options.cache_path;
 
-  const std::optional<Winner> winner = lookup(r.cache_path, r.model_key, problem, r.source);
+  std::string note;
+  const std::optional<Winner> winner = lookup(r.cache_path, device, problem, r.source, note);
   std::vector<char> cubin;
   if (winner) {
     r.config = winner->config;
@@ -105,6 +117,7 @@ Histogram::Histogram(const HistogramProblem& problem, const Options& options) : 
                               problem.key(), device.name, r.cache_path, r.config.key());
       break;
   }
+  r.message += note;
   if (r.compiled) r.message += " [compiled with NVRTC]";
 }
 
@@ -112,9 +125,28 @@ Histogram::~Histogram() = default;
 Histogram::Histogram(Histogram&&) noexcept = default;
 Histogram& Histogram::operator=(Histogram&&) noexcept = default;
 
+namespace {
+
+void check_call(const HistogramProblem& p, const void* samples, std::uint64_t n, const void* counts, int bits) {
+  if (counts == nullptr) throw UsageError("autotune::Histogram: the counts pointer is null");
+  if (samples == nullptr && n > 0) throw UsageError("autotune::Histogram: the samples pointer is null");
+  if (bits != p.counter_bits)
+    throw UsageError(fmt::format("autotune::Histogram: {}-bit counters passed to a problem with {}-bit counters", bits,
+                                 p.counter_bits));
+  if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
+    throw UsageError(fmt::format("autotune::Histogram: the samples pointer is not aligned to {} bytes", size_of(p.type)));
+}
+
+}  // namespace
+
 void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned int* d_counts, cudaStream_t stream) const {
-  if (d_counts == nullptr) throw UsageError("autotune::Histogram: the counts pointer is null");
-  if (d_samples == nullptr && n > 0) throw UsageError("autotune::Histogram: the samples pointer is null");
+  check_call(impl_->problem, d_samples, n, d_counts, 32);
+  impl_->kernel->run(d_samples, n, d_counts, stream);
+}
+
+void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned long long* d_counts,
+                           cudaStream_t stream) const {
+  check_call(impl_->problem, d_samples, n, d_counts, 64);
   impl_->kernel->run(d_samples, n, d_counts, stream);
 }
 

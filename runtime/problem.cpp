@@ -55,14 +55,16 @@ const std::vector<SampleType>& all_sample_types() {
 }
 
 const std::vector<std::string>& histogram_distributions() {
-  // uniform: every bin equally likely; constant: every sample in one bin; runs: runs of ~1000 equal samples.
-  static const std::vector<std::string> d{"uniform", "constant", "runs"};
+  // Described in tuner/reference.hpp (generate_samples).
+  static const std::vector<std::string> d{"uniform", "constant", "narrow", "runs", "image"};
   return d;
 }
 
 void HistogramProblem::validate() const {
   if (bins < 1) throw UsageError(fmt::format("bins must be at least 1 (got {})", bins));
   if (bins > (1 << 24)) throw UsageError(fmt::format("bins must be at most 16777216 (got {})", bins));
+  if (counter_bits != 32 && counter_bits != 64)
+    throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
   if (!std::isfinite(lower) || !std::isfinite(upper))
     throw UsageError("the histogram range [lower, upper) must be finite");
   if (!(lower < upper))
@@ -82,12 +84,13 @@ void HistogramProblem::validate() const {
 }
 
 std::string HistogramProblem::shape_key() const {
-  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}", to_string(type), bins, lower, upper, distribution);
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}{}", to_string(type), bins, lower, upper, distribution,
+                     counter_bits == 64 ? "/counters=64" : "");
 }
 
 std::string HistogramProblem::key() const {
-  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}", to_string(type), bins, lower, upper, n,
-                     distribution);
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}{}", to_string(type), bins, lower, upper, n,
+                     distribution, counter_bits == 64 ? "/counters=64" : "");
 }
 
 std::uint64_t parse_size(std::string_view text) {

@@ -41,4 +41,22 @@ check 1 "show on a non-SQLite file" show --cache "$junk"
 "$bin" show --cache "$junk" 2>&1 | grep -q "$junk" || { echo "FAIL: the error does not name the file"; fail=1; }
 [ "$(md5sum <"$junk")" = "$before" ] || { echo "FAIL: the file was modified"; fail=1; }
 rm -f "$junk"
+# Moving results: a missing input is a runtime failure (exit 1) naming the file, and creates no cache.
+dir=$(mktemp -d)
+check 2 "import without FILE" import
+check 2 "merge with two files" merge a.db b.db
+check 0 "export --help" export --help
+check 1 "import of a missing file" import "$dir/missing.json" --cache "$dir/c.db"
+msg=$("$bin" import "$dir/missing.json" --cache "$dir/c.db" 2>&1 >/dev/null)
+case "$msg" in
+  *"cannot open '$dir/missing.json'"*) echo "ok: message: $msg" ;;
+  *) echo "FAIL: unclear message: $msg"; fail=1 ;;
+esac
+check 1 "merge of a missing file" merge "$dir/missing.db" --cache "$dir/c.db"
+[ ! -e "$dir/c.db" ] || { echo "FAIL: a missing input created the cache"; fail=1; }
+check 1 "import of a file that is not an export" import "$0" --cache "$dir/c.db"
+check 0 "export of an empty cache" export --cache "$dir/c.db" --output "$dir/c.json"
+check 0 "import of that export" import "$dir/c.json" --cache "$dir/d.db"
+check 0 "gc" gc --cache "$dir/d.db"
+rm -rf "$dir"
 exit $fail

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -41,6 +42,27 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
   } else if (p.distribution == "constant") {
     const T v = draw();
     for (std::uint64_t i = 0; i < n; ++i) out[i] = v;
+  } else if (p.distribution == "narrow") {
+    // 16 bins' worth of the range around the middle: a hot band.
+    const double width = (p.upper - p.lower) * std::min(1.0, 16.0 / p.bins);
+    const double lo = p.lower + (p.upper - p.lower) / 2 - width / 2;
+    HistogramProblem band = p;
+    band.lower = std::is_floating_point_v<T> ? lo : std::floor(lo);
+    band.upper = std::is_floating_point_v<T> ? lo + width : std::max(band.lower + 1, std::floor(lo + width));
+    band.distribution = "uniform";
+    fill<T>(band, n, seed, out);
+  } else if (p.distribution == "image") {
+    // Rows of 4096 samples: two gradients and a ring, plus noise of about 2 % of the range.
+    constexpr std::uint64_t kWidth = 4096;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const double x = static_cast<double>(i % kWidth) / kWidth, y = static_cast<double>(i / kWidth % kWidth) / kWidth;
+      const double r = std::hypot(x - 0.5, y - 0.5);
+      double v = 0.35 * x + 0.25 * y + 0.3 * (r < 0.3 ? 1.0 - r / 0.3 : 0.0) + 0.02 * rng.unit();
+      v = std::min(std::max(v, 0.0), 0.999999);
+      T t = static_cast<T>(p.lower + v * (p.upper - p.lower));
+      if constexpr (std::is_floating_point_v<T>) t = t < static_cast<T>(p.upper) ? t : static_cast<T>(p.lower);
+      out[i] = t;
+    }
   } else if (p.distribution == "runs") {
     constexpr std::uint64_t kRun = 1000;
     T v{};
@@ -54,7 +76,7 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
 }
 
 template <class T>
-void count(const HistogramProblem& p, const T* s, std::uint64_t n, std::vector<std::uint32_t>& h) {
+void count(const HistogramProblem& p, const T* s, std::uint64_t n, std::vector<std::uint64_t>& h) {
   if constexpr (std::is_floating_point_v<T>) {
     const float lo = static_cast<float>(p.lower), hi = static_cast<float>(p.upper);
     const float scale = static_cast<float>(p.bins / (p.upper - p.lower));
@@ -100,8 +122,8 @@ std::vector<unsigned char> generate_samples(const HistogramProblem& problem, std
   return bytes;
 }
 
-std::vector<std::uint32_t> reference_histogram(const HistogramProblem& problem, const void* samples, std::uint64_t n) {
-  std::vector<std::uint32_t> h(static_cast<std::size_t>(problem.bins), 0);
+std::vector<std::uint64_t> reference_histogram(const HistogramProblem& problem, const void* samples, std::uint64_t n) {
+  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.bins), 0);
   dispatch(problem.type, [&](auto tag) {
     using T = decltype(tag);
     count<T>(problem, static_cast<const T*>(samples), n, h);
@@ -109,7 +131,21 @@ std::vector<std::uint32_t> reference_histogram(const HistogramProblem& problem, 
   return h;
 }
 
-std::string compare_histograms(const std::vector<std::uint32_t>& expected, const std::vector<std::uint32_t>& got) {
+std::vector<std::uint64_t> widen_counts(const HistogramProblem& problem, const void* raw) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.bins));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = problem.counter_bits == 64 ? static_cast<const std::uint64_t*>(raw)[i]
+                                        : static_cast<const std::uint32_t*>(raw)[i];
+  return out;
+}
+
+std::vector<std::uint64_t> counts_as_written(const HistogramProblem& problem, std::vector<std::uint64_t> counts) {
+  if (problem.counter_bits == 32)
+    for (auto& c : counts) c &= 0xFFFFFFFFull;
+  return counts;
+}
+
+std::string compare_histograms(const std::vector<std::uint64_t>& expected, const std::vector<std::uint64_t>& got) {
   if (expected.size() != got.size())
     return fmt::format("expected {} bins, got {}", expected.size(), got.size());
   std::size_t wrong = 0, first = 0;

@@ -4,30 +4,99 @@
 
 namespace autotune {
 
-std::vector<HistogramConfig> histogram_space(const HistogramSpaceAxes& axes) {
-  std::vector<HistogramConfig> space;
-  for (auto priv : axes.privatization)
-    for (int block : axes.block)
-      for (int ipt : axes.items_per_thread)
-        for (bool agg : axes.aggregation)
-          for (auto part : axes.partitioning) {
-            HistogramConfig c;
-            c.privatization = priv;
-            c.block = block;
-            c.items_per_thread = ipt;
-            c.aggregation = agg;
-            c.partitioning = part;
-            space.push_back(c);
-          }
-  return space;
+namespace {
+
+// The largest shared memory per block of any GPU we target (sm_90 opt-in: 227 KiB); the device check is exact.
+constexpr std::size_t kMaxSharedAnyGpu = 227 * 1024;
+// Last-block merging moves the whole histogram with one block: past this many bins that alone costs more than a
+// zeroing launch.
+constexpr int kLastBlockMaxBins = 65536;
+
+struct Builder {
+  const HistogramProblem& problem;
+  std::vector<HistogramConfig> out;
+  void add(const HistogramConfig& c) {
+    if (!c.invalid_reason(problem).empty()) return;
+    if (c.shared_bytes(problem) > kMaxSharedAnyGpu) return;
+    if (c.merge == Merge::last_block && problem.bins > kLastBlockMaxBins) return;
+    for (const auto& e : out)
+      if (e == c) return;
+    out.push_back(c);
+  }
+};
+
+HistogramConfig make(Privatization p, int r, int cbits, int block, int vec, int loads, Aggregation a, Partitioning part,
+                     Merge m) {
+  HistogramConfig c;
+  c.privatization = p, c.replicas = r, c.counter_bits = cbits, c.block = block, c.vec_bytes = vec, c.loads = loads;
+  c.aggregation = a, c.partitioning = part, c.merge = m;
+  return c;
+}
+
+// (aggregation, partitioning) pairs worth measuring: runs survive only inside one thread's contiguous items.
+constexpr std::pair<Aggregation, Partitioning> kAggParts[] = {
+    {Aggregation::none, Partitioning::interleaved},
+    {Aggregation::warp, Partitioning::interleaved},
+    {Aggregation::run, Partitioning::contiguous},
+};
+
+}  // namespace
+
+std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
+  Builder b{problem, {}};
+  using P = Privatization;
+  // 1. The seed chapter's kernels: one sample per load.
+  for (P p : {P::global, P::shared})
+    for (int loads : {1, 4})
+      for (Aggregation a : {Aggregation::none, Aggregation::run})
+        for (Partitioning part : {Partitioning::interleaved, Partitioning::contiguous})
+          b.add(make(p, 1, 32, 256, 0, loads, a, part, Merge::atomic));
+  // 2. Global atomics with 16-byte loads: the path for bins that fit no shared memory (L2-resident histogram).
+  for (int block : {256, 512, 1024})
+    for (int loads : {1, 2, 4})
+      for (Aggregation a : {Aggregation::none, Aggregation::warp})
+        for (Merge m : {Merge::atomic, Merge::last_block})
+          b.add(make(P::global, 1, 32, block, 16, loads, a, Partitioning::interleaved, m));
+  // 3. Shared histograms with R lane-interleaved copies (R = 32: every lane owns its bank).
+  for (int r : {1, 4, 16, 32})
+    for (int block : {256, 512, 1024})
+      for (int loads : {1, 2, 4})
+        for (auto [a, part] : kAggParts)
+          for (Merge m : {Merge::atomic, Merge::last_block}) b.add(make(P::shared, r, 32, block, 16, loads, a, part, m));
+  // 4. One copy per warp.
+  for (int block : {256, 512})
+    for (int loads : {1, 2, 4})
+      for (auto [a, part] : kAggParts)
+        for (Merge m : {Merge::atomic, Merge::last_block}) b.add(make(P::warp, 1, 32, block, 16, loads, a, part, m));
+  // 5. 16-bit shared counters: twice the bins in the same memory (65536 bins in 128 KiB).
+  for (int r : {1, 2})
+    for (int block : {256, 512, 1024})
+      for (int loads : {2, 4})
+        for (Aggregation a : {Aggregation::none, Aggregation::warp})
+          for (Merge m : {Merge::atomic, Merge::last_block})
+            b.add(make(P::shared, r, 16, block, 16, loads, a, Partitioning::interleaved, m));
+  // 6. The small-n path: one block, no atomics outside it, one launch. Pointless past a few million samples.
+  if (problem.n > (4u << 20)) return b.out;
+  for (int block : {256, 512, 1024})
+    for (int loads : {1, 2, 4}) {
+      HistogramConfig c = make(P::shared, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
+                               Merge::last_block);
+      c.grid_blocks = 1;
+      b.add(c);
+      c.privatization = P::warp;
+      b.add(c);
+    }
+  return b.out;
 }
 
 std::string histogram_constraint_violation(const HistogramProblem& problem, const HistogramConfig& config,
                                            const DeviceInfo& device) {
+  if (std::string why = config.invalid_reason(problem); !why.empty()) return why;
   if (config.block > device.max_threads_per_block)
     return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
                        device.max_threads_per_block);
-  if (config.shared_bytes(problem) > static_cast<std::size_t>(device.shared_per_block_optin))
+  // The kernel also declares one small static shared variable (the last-block flag).
+  if (config.shared_bytes(problem) + 16 > static_cast<std::size_t>(device.shared_per_block_optin))
     return fmt::format("{} bins need {} bytes of shared memory; the device allows {} per block", problem.bins,
                        config.shared_bytes(problem), device.shared_per_block_optin);
   return {};

@@ -1,4 +1,5 @@
-// The histogram search space: every configuration the tuner considers, and the device limits that prune it.
+// The histogram search space: every configuration the tuner considers for a problem, and the device limits that
+// prune it before anything is compiled.
 #pragma once
 
 #include <string>
@@ -9,17 +10,14 @@
 
 namespace autotune {
 
-/// The values each parameter takes. Exposed so tests and docs state the space without repeating it.
-struct HistogramSpaceAxes {
-  std::vector<Privatization> privatization{Privatization::global, Privatization::shared};
-  std::vector<int> block{128, 256, 512, 1024};
-  std::vector<int> items_per_thread{1, 4, 16};
-  std::vector<bool> aggregation{false, true};
-  std::vector<Partitioning> partitioning{Partitioning::interleaved, Partitioning::contiguous};
-};
-
-/// Every configuration of the axes, in a fixed order (the product of the axes, last axis fastest).
-std::vector<HistogramConfig> histogram_space(const HistogramSpaceAxes& axes = {});
+/// The space for `problem`, in a fixed order, every configuration well formed (invalid_reason() empty). It is a
+/// union of families rather than one Cartesian product, so that it stays a few hundred variants:
+///   the seed chapter's kernels (one-sample loads: global atomics and one shared histogram, coarsened, with and
+///   without run aggregation, interleaved and contiguous); vectorized global atomics; shared histograms with
+///   R lane-interleaved copies; per-warp copies; 16-bit shared counters for bins that do not fit otherwise; and,
+///   unless problem.n is above 4M samples, a single-block path for small inputs.
+/// Configurations whose shared memory cannot fit any current GPU (227 KiB) are left out.
+std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem);
 
 /// Why `config` cannot run for `problem` on `device`, or an empty string when it can.
 std::string histogram_constraint_violation(const HistogramProblem& problem, const HistogramConfig& config,

@@ -16,9 +16,39 @@
 #include "tuner/space.hpp"
 #include "tuner/timing.hpp"
 
+namespace autotune::embedded {
+extern const std::string_view roof_kernel;
+}
+
 namespace autotune {
 
 std::string version() { return AUTOTUNE_VERSION; }
+
+double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int samples) {
+  const jit::CompileResult compiled = jit::compile(std::string(embedded::roof_kernel), "roof.cu", device.arch());
+  if (!compiled.ok) throw Error("NVRTC failed to compile the roof kernel:\n" + compiled.log);
+  cuda::Module module(compiled.cubin, "autotune_read_roof");
+  bytes &= ~std::size_t{15};
+  cuda::DeviceBuffer data(bytes), sink(16);
+  AUTOTUNE_CUDA(cudaMemset(data.get(), 1, bytes));
+  cuda::Stream stream;
+  cuda::Event start, stop;
+  const unsigned grid = static_cast<unsigned>(module.blocks_per_sm(512, 0) * device.sm_count);
+  const void* in = data.get();
+  unsigned long long n16 = bytes / 16;
+  void* out = sink.get();
+  void* args[] = {&in, &n16, &out};
+  std::vector<double> ms;
+  for (int s = 0; s < samples + 2; ++s) {  // two warm-up reads
+    start.record(stream.get());
+    AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module.kernel()), dim3(grid), dim3(512), args, 0,
+                                   stream.get()));
+    stop.record(stream.get());
+    stream.synchronize();
+    if (s >= 2) ms.push_back(stop.elapsed_since(start));
+  }
+  return static_cast<double>(bytes) / (summarize(ms).median * 1e-3) / 1e9;
+}
 
 std::vector<HistogramProblem> default_histogram_problems() {
   // The seed chapter's problem (an 8-bit image histogram) at a size well past the L2, and a float histogram with
@@ -120,7 +150,7 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
   const DeviceInfo& device = report.device;
   AUTOTUNE_CUDA(cudaSetDevice(options.device));
 
-  const std::vector<HistogramConfig> configs = histogram_space();
+  const std::vector<HistogramConfig> configs = histogram_space(problem);
   std::vector<std::string> violations(configs.size());
   std::vector<bool> wanted(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -131,24 +161,32 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
 
   // Inputs: generated on the host, checked against the CPU reference, copied once.
   const std::vector<unsigned char> host = generate_samples(problem, problem.n, options.seed);
-  const std::vector<std::uint32_t> expected = reference_histogram(problem, host.data(), problem.n);
+  const std::vector<std::uint64_t> expected =
+      counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
+  const std::size_t count_bytes = static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8);
   cuda::Stream stream;
   GpuBuffers buf{cuda::DeviceBuffer(std::max<std::size_t>(host.size(), 16)),
-                 cuda::DeviceBuffer(static_cast<std::size_t>(problem.bins) * sizeof(unsigned)),
+                 cuda::DeviceBuffer(count_bytes),
                  cuda::DeviceBuffer(options.flush_l2 ? 2 * device.l2_bytes : 0)};
   if (!host.empty())
     AUTOTUNE_CUDA(cudaMemcpyAsync(buf.samples.get(), host.data(), host.size(), cudaMemcpyHostToDevice, stream.get()));
   stream.synchronize();
 
+  // The roof over 4x the L2 (at least 256 MiB), so it streams from memory, not from the cache.
+  report.roof_gbps = measure_read_roof(device, std::max<std::size_t>(256u << 20, 4 * device.l2_bytes), 10);
+  cache.set_device_roof(device, report.roof_gbps);
+
   RunInfo info;
   info.strategy = "exhaustive";
   info.tool_version = version();
+  info.settings_json = fmt::format(R"({{"flush_l2":{},"samples":{},"seed":{},"warmup":{}}})", options.flush_l2,
+                                   options.samples, options.seed, options.warmup);
   report.run_id = cache.begin_run(device, problem, info);
 
   std::vector<char> best_cubin;
   std::string context_lost;  // set once a variant faults: nothing after it can run in this process
   cuda::Event start, stop;
-  std::vector<std::uint32_t> got(expected.size());
+  std::vector<unsigned char> got(count_bytes);
   for (std::size_t i = 0; i < configs.size(); ++i) {
     Measurement m;
     m.config = configs[i];
@@ -165,21 +203,22 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
     } else {
       try {
         HistogramKernel kernel(problem, configs[i], device, compiled.cubin);
-        kernel.run(buf.samples.get(), problem.n, buf.counts.as<unsigned>(), stream.get());
-        AUTOTUNE_CUDA(cudaMemcpyAsync(got.data(), buf.counts.get(), got.size() * sizeof(unsigned),
-                                      cudaMemcpyDeviceToHost, stream.get()));
+        // Poison the counters first: every variant must overwrite them.
+        AUTOTUNE_CUDA(cudaMemsetAsync(buf.counts.get(), 0xAB, count_bytes, stream.get()));
+        kernel.run(buf.samples.get(), problem.n, buf.counts.get(), stream.get());
+        AUTOTUNE_CUDA(cudaMemcpyAsync(got.data(), buf.counts.get(), count_bytes, cudaMemcpyDeviceToHost, stream.get()));
         stream.synchronize();
-        if (auto diff = compare_histograms(expected, got); !diff.empty()) {
+        if (auto diff = compare_histograms(expected, widen_counts(problem, got.data())); !diff.empty()) {
           m.status = MeasurementStatus::wrong_result;
           m.log = diff;
         } else {
+          // The whole call is timed (zeroing included for atomic merging), so merge strategies compete fairly.
           std::vector<double> times;
           for (int s = 0; s < options.warmup + options.samples; ++s) {
-            AUTOTUNE_CUDA(cudaMemsetAsync(buf.counts.get(), 0, buf.counts.bytes(), stream.get()));
             if (options.flush_l2)
               AUTOTUNE_CUDA(cudaMemsetAsync(buf.flush.get(), s & 0xff, buf.flush.bytes(), stream.get()));
             start.record(stream.get());
-            kernel.launch(buf.samples.get(), problem.n, buf.counts.as<unsigned>(), stream.get());
+            kernel.run(buf.samples.get(), problem.n, buf.counts.get(), stream.get());
             stop.record(stream.get());
             stream.synchronize();
             if (s >= options.warmup) times.push_back(stop.elapsed_since(start));
@@ -189,6 +228,7 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
           m.spread = st.spread;
           m.samples = st.count;
           m.gbps = st.median > 0 ? static_cast<double>(problem.bytes()) / (st.median * 1e-3) / 1e9 : 0.0;
+          m.roof_pct = 100.0 * m.gbps / report.roof_gbps;
         }
       } catch (const UsageError& e) {
         m.status = MeasurementStatus::invalid_config;

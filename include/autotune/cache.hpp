@@ -1,12 +1,21 @@
 // The cache: an SQLite file holding devices, problems, tuning runs, every measurement and the winners.
 //
-// Schema version 1 (PRAGMA user_version = 1); the tables are documented in cache/schema.sql, which is the
-// single source of the DDL (embedded at build time). Users may read the file with the sqlite3 shell.
+// Schema version 2 (PRAGMA user_version = 2); the tables and views are documented in cache/schema.sql, the DDL of
+// new files (embedded at build time). Older files are upgraded when opened (cache/migrate.cpp). Users may read the
+// file with the sqlite3 shell.
 //
-// Thread-safety: one Cache object per thread. Several processes may open the same file (WAL mode, busy timeout).
+// Thread-safety: one Cache object per thread. Several processes may open the same file at once, tuners writing and
+// applications reading (WAL mode, a busy timeout, every write in a transaction): a reader never sees half a run,
+// because a run's winner appears in the same transaction that finishes it, after all its measurements.
+//
+// Staleness: every run records its CodeIdentity. mark_stale() flags the runs whose identity differs from the
+// current one; stale winners are never returned by the lookups (winners(true) lists them, marked), and gc() deletes
+// stale runs with their measurements and winners.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +23,7 @@
 
 #include "autotune/config.hpp"
 #include "autotune/device.hpp"
+#include "autotune/identity.hpp"
 #include "autotune/problem.hpp"
 
 namespace autotune {
@@ -37,6 +47,9 @@ struct Measurement {
   double spread = 0.0;        ///< (max - min) / median over the samples
   int samples = 0;            ///< number of timed samples
   double gbps = 0.0;          ///< input bytes / median time, in GB/s (1e9 bytes per second)
+  /// gbps as a percentage of the device's measured roof (Cache::set_device_roof). Left 0, add_measurement fills it
+  /// from the roof recorded for the run's device; reads back as 0 when no roof was known.
+  double roof_pct = 0.0;
 };
 
 /// The best configuration for one problem on one device model.
@@ -51,18 +64,40 @@ struct Winner {
   std::int64_t run_id = 0;
   std::string tuned_at;        ///< UTC time, ISO 8601
   std::vector<char> cubin;     ///< the compiled winner for `arch`; may be empty
+  bool stale = false;          ///< its run is stale (only winners(true) returns such winners)
+  std::string stale_reason;    ///< why, e.g. "template 1f2e3d4c5b6a7988 -> 0a1b2c3d4e5f6071; driver 12040 -> 13000"
 };
 
 struct RunInfo {
   std::string strategy = "exhaustive";
   std::string tool_version;
+  /// What the run measures with. Fields left empty / 0 are filled by begin_run: the template hash of this build's
+  /// histogram template, and the NVRTC and driver versions of the DeviceInfo passed to begin_run.
+  CodeIdentity code;
+  /// The tuning settings (samples, warm-up, L2 flush, ...) as a JSON object; empty when not recorded. Stored in a
+  /// canonical form (keys sorted, no spaces); begin_run throws UsageError when it is not valid JSON.
+  std::string settings_json;
+};
+
+/// Rows an import or merge added (or, for winners, added or replaced). All zero when the data was already there.
+struct ImportStats {
+  std::size_t devices = 0;
+  std::size_t problems = 0;
+  std::size_t templates = 0;
+  std::size_t runs = 0;
+  std::size_t measurements = 0;
+  std::size_t winners = 0;
+
+  std::size_t total() const { return devices + problems + templates + runs + measurements + winners; }
+  bool operator==(const ImportStats&) const = default;
 };
 
 class Cache {
  public:
   /// Opens (creating if needed) the cache at `path`; ":memory:" gives a private in-memory database.
   /// Creates missing parent directories. Throws CacheError naming the file when it is not an SQLite database,
-  /// is corrupt, or was written by a newer schema version; the file is never modified in that case.
+  /// is corrupt, or was written by a newer schema version; the file is never modified in that case. A file of an
+  /// older schema version is migrated in place, all steps in one transaction (a failed migration changes nothing).
   explicit Cache(const std::string& path);
   ~Cache();
   Cache(Cache&&) noexcept;
@@ -78,9 +113,11 @@ class Cache {
   /// Current schema version written by this code.
   static int schema_version();
 
-  /// Starts a tuning run (inserts the device and problem rows if new) and returns its id.
+  /// Starts a tuning run (inserts the device, problem and template rows if new) and returns its id.
   std::int64_t begin_run(const DeviceInfo& device, const HistogramProblem& problem, const RunInfo& info);
   /// Records one measurement of a run. Each call is its own transaction: an interrupted run keeps what it measured.
+  /// Measuring a configuration the run already measured replaces that row. A finished run's measurements are final:
+  /// adding to it throws CacheError.
   void add_measurement(std::int64_t run_id, const Measurement& m);
   /// Marks the run finished and stores the winner (replacing an earlier winner for the same model and problem),
   /// in one transaction.
@@ -89,13 +126,51 @@ class Cache {
   /// Measurements of one run, in insertion order.
   std::vector<Measurement> measurements(std::int64_t run_id) const;
 
-  /// Winner for exactly this problem on this device model.
+  /// Fresh winner for exactly this problem on this device model (a stale one is never returned).
   std::optional<Winner> find_winner(const std::string& model_key, const HistogramProblem& problem) const;
-  /// Winner for the same histogram shape (type, bins, range, distribution) on this model whose n is closest to
-  /// problem.n (by |log n ratio|); nullopt if the shape was never tuned on this model.
+  /// Fresh winner for the same histogram shape (type, bins, range, distribution) on this model whose n is closest
+  /// to problem.n (by |log n ratio|); nullopt if the shape has no fresh winner on this model.
   std::optional<Winner> find_nearest_winner(const std::string& model_key, const HistogramProblem& problem) const;
-  /// Every winner, ordered by device name then problem key.
-  std::vector<Winner> winners() const;
+  /// Every fresh winner, ordered by device name then problem key; with include_stale, the stale ones too
+  /// (Winner::stale says which), for `autotune show --all`.
+  std::vector<Winner> winners(bool include_stale = false) const;
+
+  /// Records the measured read bandwidth roof of the device's model, in GB/s (inserts the device row if new).
+  /// Later measurements of that model get roof_pct from it. Throws UsageError unless gbps is finite and positive.
+  void set_device_roof(const DeviceInfo& device, double gbps);
+  /// The roof recorded for a model, if any.
+  std::optional<double> device_roof(const std::string& model_key) const;
+
+  /// Marks stale every fresh run whose template hash, NVRTC version or driver version differs from `current`
+  /// (a field of `current` that is empty / 0 is not compared; a run that does not know a compared field, as runs
+  /// from schema 1 do not, counts as different). Only runs of the model `model_key` when it is not empty: a
+  /// fleet's merged file holds models whose machines have other drivers. Records the reason; returns how many runs
+  /// were newly marked. Their measurements and winners become stale with them.
+  std::size_t mark_stale(const CodeIdentity& current, const std::string& model_key = {});
+  /// Deletes the stale runs with their measurements and winners, then the problems and templates no run refers
+  /// to; devices stay (their roof is still valid). One transaction; returns the number of rows deleted. Does not
+  /// VACUUM: that rewrites the whole file and waits for every reader, and SQLite reuses the freed pages anyway
+  /// (run `sqlite3 FILE VACUUM` to shrink the file).
+  std::size_t gc();
+
+  /// Writes the whole cache as a portable JSON document (format "autotune-cache", format_version 1): devices,
+  /// problems, templates, and every run with its measurements and its winner (cubin in base64). Ids are not
+  /// exported: rows refer to each other by natural keys, and the output is ordered by them, so two files with the
+  /// same contents export the same text.
+  void export_json(std::ostream& out) const;
+  /// Adds the contents of an export_json document, in one transaction (a bad document changes nothing; CacheError
+  /// names `source`). Rows are matched by natural key: a device by model_key, a problem by key, a template by
+  /// (family, hash), a run by (device, problem, started_at, tool_version, strategy), a measurement by (run, config).
+  /// Existing rows are kept (a run becomes stale if either copy is, and gains a missing finished_at or missing
+  /// measurements). For a winner of the same model and problem: a fresh one beats a stale one, then the later
+  /// tuned_at wins, then the lower median time; a full tie keeps the existing one. Importing the same document
+  /// twice changes nothing the second time.
+  ImportStats import_json(std::istream& in, const std::string& source = "input");
+  /// Merges another cache file into this one with the rules of import_json, in one transaction. The other file is
+  /// opened read-only and copied into memory (where an older schema is upgraded): it is never modified (SQLite may
+  /// leave its -wal and -shm side files next to a WAL-mode file, as any reader does). CacheError naming it when it
+  /// does not exist, is not an autotune cache, is corrupt or is newer.
+  ImportStats merge(const std::string& other_path);
 
  private:
   struct Impl;

@@ -17,35 +17,64 @@ namespace autotune {
 
 /// Where a block accumulates its counts.
 enum class Privatization {
-  global,  ///< atomicAdd straight into the output histogram (the seed's first kernel)
-  shared,  ///< one shared-memory histogram per block, merged into the output at the end
+  global,  ///< atomicAdd straight into the output histogram (the seed's first kernel; any number of bins)
+  shared,  ///< a shared-memory histogram per block, `replicas` lane-interleaved copies, merged at the end
+  warp,    ///< one shared-memory copy per warp
 };
 
-/// How a thread's items are laid out inside a tile of grid * block * items_per_thread samples.
+/// How a thread's loads are laid out inside a tile of grid * block * loads vectors.
 enum class Partitioning {
-  interleaved,  ///< item k of thread t is tile_base + k * threads + t: coalesced across the warp
-  contiguous,   ///< thread t owns items [t * ipt, (t + 1) * ipt) of the tile: runs stay in one thread
+  interleaved,  ///< load k of thread t is tile_base + k * threads + t: coalesced across the warp
+  contiguous,   ///< thread t owns loads [t * loads, (t + 1) * loads) of the tile: runs stay in one thread
+};
+
+/// How equal bins are merged before they reach a counter.
+enum class Aggregation {
+  none,
+  run,   ///< a run of equal bins seen by one thread is counted in a register, one atomic per run
+  warp,  ///< lanes of a warp with equal bins are merged with __match_any_sync, one atomic per group
+};
+
+/// How the per-block histograms reach the output.
+enum class Merge {
+  atomic,      ///< the output is zeroed (cudaMemsetAsync) and every block adds into it with atomics: two operations
+  last_block,  ///< blocks add into a workspace histogram (zero between calls); the last block to finish moves it
+               ///< into the output and zeroes it: one launch, no zeroing launch
 };
 
 std::string_view to_string(Privatization p);
 std::string_view to_string(Partitioning p);
+std::string_view to_string(Aggregation a);
+std::string_view to_string(Merge m);
 
 struct HistogramConfig {
   Privatization privatization = Privatization::shared;
-  int block = 256;            ///< threads per block
-  int items_per_thread = 4;   ///< samples each thread handles per tile (coarsening factor)
-  bool aggregation = false;   ///< keep a run of equal bins in a register, one atomic per run
+  int replicas = 1;       ///< lane-interleaved shared copies (shared only): power of two in 1..32
+  int counter_bits = 32;  ///< shared counter width: 32, or 16 (two per word, wraps carried exactly into the output)
+  int block = 256;        ///< threads per block
+  int vec_bytes = 16;     ///< bytes per load: 0 = one sample per load, else a power of two up to 16
+  int loads = 2;          ///< loads in flight per thread per tile (the coarsening factor)
+  Aggregation aggregation = Aggregation::none;
   Partitioning partitioning = Partitioning::interleaved;
+  Merge merge = Merge::atomic;
+  int grid_blocks = 0;    ///< at most this many blocks (1 = the small-n single-block path); 0 = all resident blocks
 
   bool operator==(const HistogramConfig&) const = default;
 
-  /// Canonical text, e.g. "priv=shared,block=256,ipt=4,agg=0,part=interleaved". Stable: it is stored in the cache.
+  /// Canonical text, e.g.
+  /// "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0".
+  /// Stable: it is stored in the cache.
   std::string key() const;
-  /// Inverse of key(); nullopt for text key() never produces.
+  /// Inverse of key(). Also reads the first schema's keys ("priv=shared,block=256,ipt=4,agg=0,part=interleaved":
+  /// one sample per load, ipt loads). nullopt for anything else.
   static std::optional<HistogramConfig> parse(std::string_view key);
 
-  /// Shared memory the kernel declares statically for this problem, in bytes.
+  /// Bytes per load for `problem`'s sample type (vec_bytes, or the sample size when vec_bytes is 0).
+  int load_bytes(const HistogramProblem& problem) const;
+  /// Dynamic shared memory the kernel needs for this problem, in bytes.
   std::size_t shared_bytes(const HistogramProblem& problem) const;
+  /// Why this configuration is not well formed for `problem` (independent of any device), or empty.
+  std::string invalid_reason(const HistogramProblem& problem) const;
 
   /// The safe configuration used when nothing was tuned: valid for every problem and every GPU of sm_70 or newer.
   static HistogramConfig fallback(const HistogramProblem& problem);

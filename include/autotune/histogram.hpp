@@ -4,8 +4,9 @@
 //   autotune::Histogram histogram(p);                 // looks the winner up in the cache, loads it once
 //   histogram(d_samples, n, d_counts, stream);        // zeroes d_counts, then one kernel launch
 //
-// Thread-safety: construction is independent per object; operator() is const and may be called from several host
-// threads and streams at once. The application's current device and context are used, never replaced.
+// Thread-safety: construction is independent per object. Calls on one handle must be ordered (one stream, or
+// synchronized streams): a configuration that merges in the last block owns one workspace per handle. Use one
+// handle per stream for concurrent calls. The application's current device and context are used, never replaced.
 #pragma once
 
 #include <cstdint>
@@ -53,9 +54,12 @@ class Histogram {
   Histogram(Histogram&&) noexcept;
   Histogram& operator=(Histogram&&) noexcept;
 
-  /// Counts `n` samples at `d_samples` (device memory of problem().type) into `d_counts` (problem().bins 32-bit
-  /// counters in device memory), overwriting them. Asynchronous on `stream`. Throws UsageError for null pointers.
+  /// Counts `n` samples at `d_samples` (device memory of problem().type, aligned to the sample size) into
+  /// `d_counts` (problem().bins counters in device memory), overwriting them. Asynchronous on `stream`.
+  /// Throws UsageError for null pointers or a counter width that disagrees with problem().counter_bits.
   void operator()(const void* d_samples, std::uint64_t n, unsigned int* d_counts, cudaStream_t stream = nullptr) const;
+  void operator()(const void* d_samples, std::uint64_t n, unsigned long long* d_counts,
+                  cudaStream_t stream = nullptr) const;
 
   const HistogramProblem& problem() const;
   const Resolution& resolution() const;

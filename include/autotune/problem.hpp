@@ -24,7 +24,8 @@ const std::vector<SampleType>& all_sample_types();
 /// a sample s counts only if lower <= s < upper (NaN never counts); its bin is
 ///   integers: (s - lower) * bins / (upper - lower), computed exactly in 64-bit integers;
 ///   floats:   (int)((s - lower) * (bins / (upper - lower))) in float, clamped to bins - 1.
-/// Counters are 32-bit and are overwritten (not accumulated) by each call.
+/// Counters (counter_bits = 32 or 64) are overwritten, not accumulated, by each call. 32-bit counters wrap past
+/// 2^32 - 1 samples in one bin: use 64-bit counters for inputs that large.
 struct HistogramProblem {
   SampleType type = SampleType::u8;
   int bins = 256;
@@ -32,6 +33,7 @@ struct HistogramProblem {
   double upper = 256.0;
   std::uint64_t n = 0;                  ///< number of samples the problem is tuned for
   std::string distribution = "uniform"; ///< input distribution the tuner measures on
+  int counter_bits = 32;                ///< width of the output counters: 32 or 64
 
   bool operator==(const HistogramProblem&) const = default;
 
@@ -40,7 +42,7 @@ struct HistogramProblem {
   void validate() const;
 
   /// Canonical text, stable across versions, used as a key in the cache and in messages:
-  /// "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform".
+  /// "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform" ("/counters=64" is appended for 64-bit counters).
   std::string key() const;
   /// The same without n: every size of one histogram shares this (used for "nearest tuned size" lookups).
   std::string shape_key() const;

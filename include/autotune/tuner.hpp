@@ -34,11 +34,17 @@ struct TuneReport {
   std::optional<Measurement> winner;      ///< the fastest correct variant, if any
   std::optional<Measurement> fallback;    ///< the built-in default's measurement, for the speedup figure
   double seconds = 0.0;                   ///< wall time of the whole run
+  double roof_gbps = 0.0;                 ///< the device's read roof, measured at the start of the run
 };
 
-/// Tunes `problem` on options.device and records the run in `cache`. Throws NoDeviceError without a GPU,
-/// UsageError for an invalid problem; a variant that fails is recorded with its status, never thrown.
+/// Tunes `problem` on options.device and records the run in `cache`: first the device's read roof (a 16-byte
+/// streaming read, kernel_templates/roof.cu; stored with Cache::set_device_roof, so every measurement gets its
+/// % of roof), then every configuration. Throws NoDeviceError without a GPU, UsageError for an invalid problem;
+/// a variant that fails is recorded with its status, never thrown.
 TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const TuneOptions& options = {});
+
+/// Measures the read roof of the current device in GB/s: median of `samples` 16-byte streaming reads of `bytes`.
+double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int samples);
 
 /// The problems `autotune tune` runs when none is named.
 std::vector<HistogramProblem> default_histogram_problems();

@@ -1,147 +1,37 @@
-// Tests of the SQLite cache (cache/cache.cpp, cache/schema.sql). CPU only: devices are made-up DeviceInfo values.
+// Tests of the SQLite cache (cache/*.cpp, cache/schema.sql): schema, runs, lookups, staleness, gc, damaged files.
+// CPU only: devices are made-up DeviceInfo values. Migrations, export / import / merge and concurrent processes
+// have their own files (test_cache_migration.cpp, test_cache_transfer.cpp, test_cache_concurrency.cpp).
 #include <doctest/doctest.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <random>
-#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
+#include "autotune/identity.hpp"
+#include "tests/cpu/cache_fixtures.hpp"
 
-namespace fs = std::filesystem;
+namespace autotune::embedded {
+extern const std::string_view histogram_template;
+}
+
 using namespace autotune;
-
-namespace {
-
-// A fresh path in the temp directory; removes the file and SQLite's side files (and a directory tree) at the end.
-struct TempPath {
-  fs::path path;
-  TempPath() {
-    std::random_device rd;
-    path = fs::temp_directory_path() / ("autotune-test-cache-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(rd()) + std::to_string(rd()));
-  }
-  ~TempPath() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-    for (const char* suffix : {"-wal", "-shm", "-journal"}) fs::remove(path.string() + suffix, ec);
-  }
-  std::string str() const { return path.string(); }
-};
-
-std::string read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// what() of the CacheError that opening `path` throws; "" (and a failed check) if it opens.
-std::string open_error(const std::string& path) {
-  try {
-    Cache c(path);
-  } catch (const CacheError& e) {
-    return e.what();
-  }
-  FAIL_CHECK("opening '" << path << "' should have thrown CacheError");
-  return "";
-}
-
-bool is_utc_iso8601(const std::string& s) {
-  static const std::regex re(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)");
-  return std::regex_match(s, re);
-}
-
-DeviceInfo h100() {
-  DeviceInfo d;
-  d.ordinal = 0;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.memory_bytes = 85'029'158'912ull;
-  d.l2_bytes = 52'428'800;
-  d.shared_per_block_optin = 232'448;
-  d.max_threads_per_block = 1024;
-  d.clock_khz = 1'980'000;
-  d.memory_clock_khz = 2'619'000;
-  d.driver_version = 12040;
-  d.nvrtc_version = 12040;
-  d.uuid = "GPU-11111111-2222-3333-4444-555555555555";
-  return d;
-}
-
-DeviceInfo a100() {
-  DeviceInfo d = h100();
-  d.name = "NVIDIA A100-SXM4-40GB";
-  d.cc_major = 8;
-  d.sm_count = 108;
-  d.memory_bytes = 42'505'273'344ull;
-  return d;
-}
-
-HistogramProblem problem(std::uint64_t n, int bins = 256) {
-  HistogramProblem p;
-  p.type = SampleType::u8;
-  p.bins = bins;
-  p.lower = 0;
-  p.upper = 256;
-  p.n = n;
-  p.distribution = "uniform";
-  return p;
-}
-
-HistogramConfig config(int block, int ipt, bool agg = false) {
-  HistogramConfig c;
-  c.block = block;
-  c.items_per_thread = ipt;
-  c.aggregation = agg;
-  return c;
-}
-
-Measurement ok_measurement(const HistogramConfig& c, double ms) {
-  Measurement m;
-  m.config = c;
-  m.median_ms = ms;
-  m.spread = 0.0125;
-  m.samples = 20;
-  m.gbps = 1.0 / ms;
-  return m;
-}
-
-// A complete run whose only (and best) measurement uses `c`.
-std::int64_t tune(Cache& cache, const DeviceInfo& d, const HistogramProblem& p, const HistogramConfig& c,
-                  std::vector<char> cubin = {}) {
-  const auto run = cache.begin_run(d, p, RunInfo{"exhaustive", "test"});
-  const auto m = ok_measurement(c, 0.25);
-  cache.add_measurement(run, m);
-  cache.finish_run(run, m, cubin);
-  return run;
-}
-
-constexpr std::uint64_t M = 1024 * 1024;
-
-}  // namespace
+using namespace autotune::test;
 
 TEST_SUITE("cache") {
 
-TEST_CASE("a new cache has schema version 1 with the documented tables and the best view") {
-  CHECK(Cache::schema_version() == 1);
+TEST_CASE("a new cache has schema version 2 with the documented tables, indexes and views") {
+  CHECK(Cache::schema_version() == 2);
   {
     Cache mem(":memory:");
     CHECK(mem.path() == ":memory:");
@@ -150,7 +40,7 @@ TEST_CASE("a new cache has schema version 1 with the documented tables and the b
   TempPath file;
   { Cache c(file.str()); }
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 1);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 2);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
   auto columns = [&](const char* object) {
     SQLite::Statement q(raw, "SELECT group_concat(name, ',') FROM pragma_table_info(?)");
@@ -163,19 +53,43 @@ TEST_CASE("a new cache has schema version 1 with the documented tables and the b
     q.bind(1, object);
     return q.executeStep() ? q.getColumn(0).getString() : std::string("missing");
   };
-  for (const char* table : {"devices", "problems", "runs", "measurements", "winners"}) {
+  for (const char* table : {"devices", "problems", "runs", "measurements", "winners", "templates"}) {
     CAPTURE(table);
     CHECK(type_of(table) == "table");
   }
   CHECK(type_of("best") == "view");
+  CHECK(type_of("device_comparison") == "view");
+  CHECK(type_of("runs_natural_key") == "index");
+  CHECK(type_of("measurements_natural_key") == "index");
   CHECK(columns("devices") ==
         "id,model_key,name,arch,cc_major,cc_minor,sm_count,memory_bytes,l2_bytes,shared_per_block_optin,"
-        "max_threads_per_block,clock_khz,memory_clock_khz,driver_version,nvrtc_version,uuid");
-  CHECK(columns("problems") == "id,key,shape_key,family,sample_type,bins,lower,upper,n,distribution");
-  CHECK(columns("runs") == "id,device_id,problem_id,started_at,finished_at,strategy,tool_version");
-  CHECK(columns("measurements") == "id,run_id,config,status,log,median_ms,spread,samples,gbps");
+        "max_threads_per_block,clock_khz,memory_clock_khz,driver_version,nvrtc_version,uuid,roof_gbps");
+  CHECK(columns("problems") ==
+        "id,key,shape_key,family,sample_type,bins,lower,upper,n,distribution,op,counter_bits");
+  CHECK(columns("runs") ==
+        "id,device_id,problem_id,started_at,finished_at,strategy,tool_version,template_hash,nvrtc_version,"
+        "driver_version,settings,stale,stale_reason");
+  CHECK(columns("measurements") == "id,run_id,config,status,log,median_ms,spread,samples,gbps,roof_pct");
   CHECK(columns("winners") == "device_id,problem_id,run_id,config,median_ms,gbps,arch,cubin,tuned_at");
+  CHECK(columns("templates") == "id,family,hash,first_seen");
   CHECK(columns("best") == "device,arch,problem,config,gbps,median_ms,tuned_at");
+  CHECK(columns("device_comparison") ==
+        "problem,device,arch,config,median_ms,gbps,roof_pct,rank,devices,time_vs_fastest");
+  // The natural keys are enforced by the file itself, for every writer (the sqlite3 shell included).
+  SQLite::Statement unique(raw, "SELECT \"unique\", (SELECT group_concat(name, ',') FROM pragma_index_info(?))"
+                                " FROM pragma_index_list(?) WHERE name = ?");
+  for (const auto& [table, index, cols] :
+       {std::tuple{"runs", "runs_natural_key", "device_id,problem_id,started_at,tool_version,strategy"},
+        std::tuple{"measurements", "measurements_natural_key", "run_id,config"}}) {
+    CAPTURE(index);
+    unique.reset();
+    unique.bind(1, index);
+    unique.bind(2, table);
+    unique.bind(3, index);
+    REQUIRE(unique.executeStep());
+    CHECK(unique.getColumn(0).getInt() == 1);
+    CHECK(unique.getColumn(1).getString() == cols);
+  }
 }
 
 TEST_CASE("a run round-trips its measurements and its winner, and a later run replaces the winner") {
@@ -195,9 +109,7 @@ TEST_CASE("a run round-trips its measurements and its winner, and a later run re
   int block = 32;
   for (const auto& [status, log] : failures) {
     Measurement m;
-    m.config = config(block *= 2, 1);
-    m.config.privatization = Privatization::global;
-    m.config.partitioning = Partitioning::contiguous;
+    m.config = config(block *= 2, 1, false, true, true);
     m.status = status;
     m.log = log;
     m.samples = status == MeasurementStatus::wrong_result ? 1 : 0;
@@ -216,6 +128,7 @@ TEST_CASE("a run round-trips its measurements and its winner, and a later run re
     CHECK(read[i].spread == written[i].spread);
     CHECK(read[i].samples == written[i].samples);
     CHECK(read[i].gbps == written[i].gbps);
+    CHECK(read[i].roof_pct == 0.0);  // no roof recorded for the device
   }
   CHECK_FALSE(c.find_winner(dev.model_key(), p));  // no winner before the run finishes
 
@@ -231,7 +144,8 @@ TEST_CASE("a run round-trips its measurements and its winner, and a later run re
   CHECK(w->median_ms == written[0].median_ms);
   CHECK(w->gbps == written[0].gbps);
   CHECK(w->run_id == run);
-  CHECK(is_utc_iso8601(w->tuned_at));
+  CHECK(is_utc_time(w->tuned_at));
+  CHECK_FALSE(w->stale);
   CHECK(w->cubin == cubin);
   REQUIRE(c.winners().size() == 1);
   CHECK(c.winners()[0].cubin == cubin);
@@ -473,14 +387,14 @@ TEST_CASE("repeated runs update one device row, keep one problem row, and fill t
   SQLite::Statement r(raw, "SELECT started_at, finished_at IS NULL, strategy, tool_version FROM runs WHERE id = ?");
   r.bind(1, run1);
   REQUIRE(r.executeStep());
-  CHECK(is_utc_iso8601(r.getColumn(0).getString()));
+  CHECK(is_utc_time(r.getColumn(0).getString()));
   CHECK(r.getColumn(1).getInt() == 1);
   CHECK(r.getColumn(2).getString() == "exhaustive");
   CHECK(r.getColumn(3).getString() == "0.1");
   SQLite::Statement r2(raw, "SELECT finished_at FROM runs WHERE id = ?");
   r2.bind(1, run2);
   REQUIRE(r2.executeStep());
-  CHECK(is_utc_iso8601(r2.getColumn(0).getString()));
+  CHECK(is_utc_time(r2.getColumn(0).getString()));
 
   SQLite::Statement best(raw, "SELECT device, arch, problem, config FROM best");
   std::vector<std::string> rows;
@@ -540,6 +454,224 @@ TEST_CASE("a row with an unreadable configuration is a CacheError naming the fil
   CHECK_THROWS_WITH_AS(c.find_nearest_winner(h100().model_key(), p), doctest::Contains("priv=bogus"), CacheError);
   CHECK_THROWS_AS(c.winners(), CacheError);
   CHECK_THROWS_WITH_AS(c.measurements(run), doctest::Contains("block=-1"), CacheError);
+}
+
+TEST_CASE("begin_run records the code identity, the canonical settings and the template") {
+  TempPath file;
+  const DeviceInfo dev = h100();
+  std::int64_t given = 0, defaulted = 0;
+  {
+    Cache c(file.str());
+    RunInfo info = run_info("0123456789abcdef", 12080, 12090, "9.9.9");
+    info.settings_json = R"({ "samples": 15, "flush_l2": true, "warmup": 2 })";
+    given = c.begin_run(dev, problem(M), info);
+    defaulted = c.begin_run(dev, problem(2 * M), RunInfo{"exhaustive", "9.9.9"});  // what an old caller passes
+
+    RunInfo bad = run_info();
+    bad.settings_json = "{samples: 15";
+    CHECK_THROWS_AS(c.begin_run(dev, problem(4 * M), bad), UsageError);
+    bad.settings_json = "[1, 2]";  // JSON, but not an object
+    CHECK_THROWS_AS(c.begin_run(dev, problem(4 * M), bad), UsageError);
+  }
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("SELECT count(*) FROM runs").getInt() == 2);  // the refused runs left nothing behind
+  CHECK(rows(raw, "SELECT template_hash, nvrtc_version, driver_version, settings, stale, stale_reason FROM runs"
+                  " WHERE id = " + std::to_string(given)) ==
+        std::vector<std::string>{
+            R"(t:0123456789abcdef | i:12080 | i:12090 | t:{"flush_l2":true,"samples":15,"warmup":2} | i:0 | NULL)"});
+  // Fields left empty come from the device and from this build's embedded template.
+  const std::string hash = template_hash(embedded::histogram_template);
+  CHECK(rows(raw, "SELECT template_hash, nvrtc_version, driver_version, settings FROM runs WHERE id = " +
+                      std::to_string(defaulted)) ==
+        std::vector<std::string>{"t:" + hash + " | i:12040 | i:12040 | NULL"});
+  CHECK(hash == current_identity(dev.driver_version).template_hash);
+  auto templates = rows(raw, "SELECT family, hash FROM templates");
+  std::vector<std::string> expected{"t:histogram | t:0123456789abcdef", "t:histogram | t:" + hash};
+  std::sort(templates.begin(), templates.end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(templates == expected);
+  SQLite::Statement seen(raw, "SELECT first_seen FROM templates");
+  while (seen.executeStep()) CHECK(is_utc_time(seen.getColumn(0).getString()));
+}
+
+TEST_CASE("runs that start in the same millisecond get distinct start times") {
+  Cache c(":memory:");
+  std::set<std::int64_t> ids;
+  // Far more runs than milliseconds pass: several land in the same millisecond, which the unique natural key
+  // would refuse if begin_run did not move them on.
+  for (int i = 0; i < 50; ++i) ids.insert(c.begin_run(h100(), problem(M), run_info()));
+  CHECK(ids.size() == 50);
+  // Each is a separate, usable run.
+  for (const auto id : ids) c.add_measurement(id, ok_measurement(config(256, 4), 1.0));
+  for (const auto id : ids) CHECK(c.measurements(id).size() == 1);
+}
+
+TEST_CASE("a re-measured configuration replaces its row; a finished run's measurements are final") {
+  Cache c(":memory:");
+  const auto run = c.begin_run(h100(), problem(M), run_info());
+  c.add_measurement(run, ok_measurement(config(256, 4), 2.0));
+  c.add_measurement(run, ok_measurement(config(512, 4), 3.0));
+  c.add_measurement(run, failed_measurement(config(256, 4), MeasurementStatus::launch_error, "lost"));
+  auto ms = c.measurements(run);
+  REQUIRE(ms.size() == 2);
+  CHECK(ms[0].config == config(256, 4));  // keeps its place
+  CHECK(ms[0].status == MeasurementStatus::launch_error);
+  CHECK(ms[0].log == "lost");
+  CHECK(ms[0].median_ms == 0.0);
+  CHECK(ms[1].median_ms == 3.0);
+
+  c.finish_run(run, ms[1], {});
+  CHECK_THROWS_WITH_AS(c.add_measurement(run, ok_measurement(config(128, 4), 1.0)),
+                       doctest::Contains("already finished"), CacheError);
+  CHECK(c.measurements(run).size() == 2);
+}
+
+TEST_CASE("roof_pct comes from the device's measured roof") {
+  TempPath file;
+  Cache c(file.str());
+  const DeviceInfo dev = h100();
+  CHECK_FALSE(c.device_roof(dev.model_key()));
+  const auto before = c.begin_run(dev, problem(M), run_info());
+  c.add_measurement(before, ok_measurement(config(256, 4), 0.5));  // 2 GB/s, no roof yet
+
+  c.set_device_roof(dev, 8.0);
+  REQUIRE(c.device_roof(dev.model_key()));
+  CHECK(*c.device_roof(dev.model_key()) == 8.0);
+  CHECK_FALSE(c.device_roof(a100().model_key()));
+  const auto run = c.begin_run(dev, problem(M), run_info());
+  c.add_measurement(run, ok_measurement(config(256, 4), 0.5));   // 2 GB/s of 8
+  c.add_measurement(run, ok_measurement(config(512, 4), 0.25));  // 4 GB/s of 8
+  Measurement given = ok_measurement(config(128, 4), 1.0);
+  given.roof_pct = 12.5;  // the caller knows better: kept
+  c.add_measurement(run, given);
+  c.add_measurement(run, failed_measurement(config(64, 4), MeasurementStatus::wrong_result, "bin 1"));
+  const auto ms = c.measurements(run);
+  REQUIRE(ms.size() == 4);
+  CHECK(ms[0].roof_pct == doctest::Approx(25.0));
+  CHECK(ms[1].roof_pct == doctest::Approx(50.0));
+  CHECK(ms[2].roof_pct == 12.5);
+  CHECK(ms[3].roof_pct == 0.0);
+  CHECK(c.measurements(before)[0].roof_pct == 0.0);
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(rows(raw, "SELECT roof_pct FROM measurements ORDER BY id") ==
+        std::vector<std::string>{"NULL", "r:25", "r:50", "r:12.5", "NULL"});
+
+  // A new roof replaces the old one; the device row is created when the roof is the first thing recorded.
+  c.set_device_roof(dev, 10.0);
+  CHECK(*c.device_roof(dev.model_key()) == 10.0);
+  c.set_device_roof(a100(), 1555.0);
+  CHECK(*c.device_roof(a100().model_key()) == 1555.0);
+  for (double bad : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()})
+    CHECK_THROWS_AS(c.set_device_roof(dev, bad), UsageError);
+  CHECK(*c.device_roof(dev.model_key()) == 10.0);
+}
+
+TEST_CASE("a changed template, NVRTC or driver marks the model's runs stale; stale winners are never served") {
+  TempPath file;
+  Cache c(file.str());
+  const DeviceInfo h = h100(), a = a100();
+  const auto p1 = problem(M), p64 = problem(64 * M);
+  const auto h_run = tune(c, h, p1, config(256, 4), {'c'}, run_info("00000000000000aa", 12040, 12040));
+  tune(c, h, p64, config(512, 8), {}, run_info("00000000000000aa", 12040, 12040));
+  const auto a_run = tune(c, a, p1, config(128, 2), {}, run_info("00000000000000aa", 12040, 12040));
+  const CodeIdentity same{"00000000000000aa", 12040, 12040};
+
+  CHECK(c.mark_stale(same) == 0);
+  CHECK(c.mark_stale(CodeIdentity{}) == 0);  // nothing known about the current code: nothing compared
+
+  SUBCASE("a new template, for one model") {
+    CHECK(c.mark_stale({"00000000000000bb", 12040, 12040}, h.model_key()) == 2);
+    CHECK(c.mark_stale({"00000000000000bb", 12040, 12040}, h.model_key()) == 0);  // only newly marked ones count
+    CHECK_FALSE(c.find_winner(h.model_key(), p1));
+    CHECK_FALSE(c.find_nearest_winner(h.model_key(), problem(2 * M)));
+    REQUIRE(c.find_winner(a.model_key(), p1));  // the other model is untouched
+    CHECK(c.find_winner(a.model_key(), p1)->run_id == a_run);
+    REQUIRE(c.winners().size() == 1);
+    CHECK(c.winners()[0].model_key == a.model_key());
+
+    const auto all = c.winners(true);
+    REQUIRE(all.size() == 3);
+    for (const Winner& w : all) {
+      CAPTURE(w.model_key);
+      CHECK(w.stale == (w.model_key == h.model_key()));
+      CHECK(w.stale_reason ==
+            (w.stale ? "template 00000000000000aa -> 00000000000000bb" : std::string()));
+    }
+    CHECK(c.measurements(h_run).size() == 1);  // kept, not deleted
+
+    SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+    CHECK(rows(raw, "SELECT device FROM best") == std::vector<std::string>{"t:" + a.name});
+    CHECK(rows(raw, "SELECT device FROM device_comparison") == std::vector<std::string>{"t:" + a.name});
+
+    // Tuning again with the new code brings a fresh winner back.
+    tune(c, h, p1, config(1024, 4), {}, run_info("00000000000000bb", 12040, 12040));
+    REQUIRE(c.find_winner(h.model_key(), p1));
+    CHECK(c.find_winner(h.model_key(), p1)->config == config(1024, 4));
+  }
+  SUBCASE("a new driver and NVRTC, for every model") {
+    CHECK(c.mark_stale({"", 13000, 13010}) == 3);
+    CHECK(c.winners().empty());
+    for (const Winner& w : c.winners(true)) {
+      CHECK(w.stale);
+      CHECK(w.stale_reason == "NVRTC 12040 -> 13000; driver 12040 -> 13010");
+    }
+  }
+  SUBCASE("a run that does not know its code counts as different") {
+    SQLite::Database raw(file.str(), SQLite::OPEN_READWRITE);
+    raw.exec("UPDATE runs SET template_hash = NULL, driver_version = NULL WHERE id = " + std::to_string(a_run));
+    CHECK(c.mark_stale(same) == 1);
+    const auto w = c.winners(true);
+    REQUIRE(w.size() == 3);
+    CHECK(w[0].model_key == a.model_key());
+    CHECK(w[0].stale_reason == "template unknown -> 00000000000000aa; driver unknown -> 12040");
+  }
+}
+
+TEST_CASE("gc deletes stale runs with their measurements and winners, and what nothing refers to any more") {
+  TempPath file;
+  const DeviceInfo h = h100();
+  std::int64_t fresh_run = 0;
+  {
+    Cache c(file.str());
+    c.set_device_roof(h, 3000.0);
+    // Stale: a run of p1 (winner, 3 measurements) and an interrupted run of p2 (1 measurement), old template.
+    const auto old = c.begin_run(h, problem(M), run_info("00000000000000aa"));
+    for (int ipt : {1, 2, 4}) c.add_measurement(old, ok_measurement(config(256, ipt), ipt));
+    c.finish_run(old, ok_measurement(config(256, 1), 1), {'x'});
+    const auto cut = c.begin_run(h, problem(2 * M), run_info("00000000000000aa"));
+    c.add_measurement(cut, ok_measurement(config(256, 4), 1));
+    // Fresh: p1 again with the new template; its winner replaces the old one.
+    fresh_run = tune(c, h, problem(M), config(512, 4), {'y'}, run_info("00000000000000bb"));
+    CHECK(c.mark_stale({"00000000000000bb", 0, 0}) == 2);
+    CHECK(c.winners(true).size() == 1);  // the fresh run's winner replaced the stale one
+  }
+  const std::string before = dump_everything(file.str());
+  std::size_t removed = 0;
+  {
+    Cache c(file.str());
+    // 2 runs + 3 + 1 measurements + problem 2M (no run left) + template aa; no winner was stale any more.
+    removed = c.gc();
+    CHECK(removed == 2 + 4 + 1 + 1);
+    CHECK(c.gc() == 0);
+    REQUIRE(c.winners(true).size() == 1);
+    CHECK(c.winners()[0].run_id == fresh_run);
+    CHECK(c.measurements(fresh_run).size() == 1);
+    CHECK(c.device_roof(h.model_key()) == 3000.0);  // devices stay
+  }
+  CHECK(dump_everything(file.str()) != before);
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("SELECT count(*) FROM runs").getInt() == 1);
+  CHECK(raw.execAndGet("SELECT count(*) FROM measurements").getInt() == 1);
+  CHECK(rows(raw, "SELECT key FROM problems") == std::vector<std::string>{"t:" + problem(M).key()});
+  CHECK(rows(raw, "SELECT hash FROM templates") == std::vector<std::string>{"t:00000000000000bb"});
+  CHECK(raw.execAndGet("SELECT count(*) FROM devices").getInt() == 1);
+
+  SUBCASE("a stale winner goes with its run") {
+    Cache c(file.str());
+    CHECK(c.mark_stale({"00000000000000cc", 0, 0}) == 1);
+    CHECK(c.gc() == 1 + 1 + 1 + 1 + 1);  // winner, measurement, run, problem, template
+    CHECK(c.winners(true).empty());
+  }
 }
 
 TEST_CASE("measurement status names round-trip") {

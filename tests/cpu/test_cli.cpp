@@ -1,18 +1,39 @@
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <sstream>
 
+#include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/tuner.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/table.hpp"
+#include "tests/cpu/cache_fixtures.hpp"
 
 using namespace autotune;
 using namespace autotune::cli;
 
 namespace {
 CommandLine parse(std::vector<std::string> args) { return parse_command_line(args); }
+
+// Runs a command line as `autotune` would; returns the exit code, and what it printed in `out`.
+int run_line(std::vector<std::string> args, std::string& out) {
+  std::ostringstream o, e;
+  const int code = run(parse(std::move(args)), o, e);
+  out = o.str();
+  return code;
+}
+
+// A cache with a fresh H100 winner and a stale A100 one (its template changed).
+void fixture_cache(const std::string& path) {
+  using namespace autotune::test;
+  Cache c(path);
+  tune(c, h100(), problem(M), config(256, 4), {'\0', 'h'}, run_info("00000000000000aa"));
+  tune(c, a100(), problem(M), config(512, 8), {}, run_info("00000000000000a0"));
+  REQUIRE(c.mark_stale({"00000000000000aa", 0, 0}) == 1);
+}
 }  // namespace
 
 TEST_SUITE("cli") {
@@ -21,12 +42,13 @@ TEST_SUITE("cli") {
       const auto cl = parse(args);
       REQUIRE(std::holds_alternative<HelpCommand>(cl.command));
       const auto& text = std::get<HelpCommand>(cl.command).text;
-      for (const char* sub : {"tune", "devices", "show", "help", "version"}) CHECK(text.find(sub) != std::string::npos);
+      for (const char* sub : {"tune", "devices", "show", "export", "import", "merge", "gc", "help", "version"})
+        CHECK(text.find(sub) != std::string::npos);
     }
   }
 
   TEST_CASE("every subcommand has its own --help with examples") {
-    for (const char* sub : {"tune", "devices", "show"}) {
+    for (const char* sub : {"tune", "devices", "show", "export", "import", "merge", "gc"}) {
       CAPTURE(sub);
       const auto cl = parse({sub, "--help"});
       REQUIRE(std::holds_alternative<HelpCommand>(cl.command));
@@ -108,6 +130,93 @@ TEST_SUITE("cli") {
     refuses({"tune", "--samples", "0"}, "--samples");
     refuses({"show", "--cache"}, "cache");
     refuses({"devices", "extra"}, "devices");
+    refuses({"show", "--all", "extra"}, "show");
+    refuses({"import"}, "FILE is required");
+    refuses({"merge"}, "FILE is required");
+    refuses({"merge", "a.db", "b.db"}, "merge");
+    refuses({"import", ""}, "FILE is empty");
+    refuses({"export", "--output", ""}, "--output: the file name is empty");
+    refuses({"export", "stray"}, "export");
+    refuses({"gc", "--all"}, "gc");
+  }
+
+  TEST_CASE("export, import, merge, gc and show --all parse into their commands") {
+    const auto exp = parse({"export"});
+    REQUIRE(std::holds_alternative<ExportCommand>(exp.command));
+    CHECK(std::get<ExportCommand>(exp.command).output == "-");
+    for (auto args : {std::vector<std::string>{"export", "--output", "out.json"}, {"export", "-o", "out.json"}}) {
+      const auto cl = parse(args);
+      REQUIRE(std::holds_alternative<ExportCommand>(cl.command));
+      CHECK(std::get<ExportCommand>(cl.command).output == "out.json");
+    }
+    const auto imp = parse({"import", "node17.json", "--cache", "fleet.db"});
+    REQUIRE(std::holds_alternative<ImportCommand>(imp.command));
+    CHECK(std::get<ImportCommand>(imp.command).file == "node17.json");
+    CHECK(imp.cache_path == "fleet.db");
+    CHECK(std::get<ImportCommand>(parse({"import", "-"}).command).file == "-");
+    const auto mer = parse({"merge", "--cache", "fleet.db", "node17.db"});
+    REQUIRE(std::holds_alternative<MergeCommand>(mer.command));
+    CHECK(std::get<MergeCommand>(mer.command).file == "node17.db");
+    CHECK(mer.cache_path == "fleet.db");
+    CHECK(std::holds_alternative<GcCommand>(parse({"gc"}).command));
+    CHECK_FALSE(std::get<ShowCommand>(parse({"show"}).command).all);
+    CHECK(std::get<ShowCommand>(parse({"show", "--all"}).command).all);
+  }
+
+  TEST_CASE("show hides stale winners; show --all lists them, marked") {
+    autotune::test::TempPath file;
+    fixture_cache(file.str());
+    std::string out;
+    REQUIRE(run_line({"show", "--cache", file.str()}, out) == 0);
+    CHECK(out.find("NVIDIA H100 80GB HBM3") != std::string::npos);
+    CHECK(out.find("NVIDIA A100") == std::string::npos);
+    CHECK(out.find("stale") == std::string::npos);
+    REQUIRE(run_line({"show", "--all", "--cache", file.str()}, out) == 0);
+    CHECK(out.find("NVIDIA H100 80GB HBM3") != std::string::npos);
+    CHECK(out.find("NVIDIA A100-SXM4-40GB") != std::string::npos);
+    CHECK(out.find("STALE: template 00000000000000a0 -> 00000000000000aa") != std::string::npos);
+    CHECK(out.find("1 stale winner ") != std::string::npos);
+  }
+
+  TEST_CASE("export -> import -> merge -> gc on a fixture cache") {
+    using autotune::test::TempPath;
+    TempPath source, json, imported, merged;
+    fixture_cache(source.str());
+    std::string out;
+    REQUIRE(run_line({"export", "--cache", source.str(), "--output", json.str()}, out) == 0);
+    CHECK(out == "exported " + source.str() + " to " + json.str() + "\n");
+    const auto doc = nlohmann::json::parse(autotune::test::read_bytes(json.path));
+    CHECK(doc["format"] == "autotune-cache");
+    CHECK(doc["runs"].size() == 2);
+
+    REQUIRE(run_line({"import", json.str(), "--cache", imported.str()}, out) == 0);
+    CHECK(out == "imported " + json.str() + " into " + imported.str() +
+                     ": 2 devices, 1 problem, 2 templates, 2 runs, 2 measurements, 2 winners added or updated\n");
+    REQUIRE(run_line({"import", json.str(), "--cache", imported.str()}, out) == 0);
+    CHECK(out == "imported " + json.str() + " into " + imported.str() + ": nothing new\n");
+    CHECK(autotune::test::dump_contents(imported.str()) == autotune::test::dump_contents(source.str()));
+
+    REQUIRE(run_line({"merge", source.str(), "--cache", merged.str()}, out) == 0);
+    CHECK(out.find("merged " + source.str() + " into " + merged.str() + ": 2 devices") == 0);
+    CHECK(autotune::test::dump_contents(merged.str()) == autotune::test::dump_contents(source.str()));
+
+    REQUIRE(run_line({"gc", "--cache", merged.str()}, out) == 0);
+    CHECK(out == "deleted 4 stale rows from " + merged.str() + "\n");  // winner, measurement, run, template
+    REQUIRE(run_line({"gc", "--cache", merged.str()}, out) == 0);
+    CHECK(out == "no stale rows in " + merged.str() + "\n");
+    REQUIRE(run_line({"show", "--all", "--cache", merged.str()}, out) == 0);
+    CHECK(out.find("NVIDIA A100") == std::string::npos);
+  }
+
+  TEST_CASE("import or merge of a missing file fails clearly and creates nothing") {
+    autotune::test::TempPath cache, missing;
+    std::string out;
+    CHECK_THROWS_WITH_AS(run_line({"import", missing.str(), "--cache", cache.str()}, out),
+                         doctest::Contains(("cannot open '" + missing.str() + "'").c_str()), Error);
+    CHECK_THROWS_WITH_AS(run_line({"merge", missing.str(), "--cache", cache.str()}, out),
+                         doctest::Contains(("'" + missing.str() + "' does not exist").c_str()), CacheError);
+    CHECK_FALSE(std::filesystem::exists(cache.path));
+    CHECK_FALSE(std::filesystem::exists(missing.path));
   }
 
   TEST_CASE("show on an empty cache says there is nothing yet") {

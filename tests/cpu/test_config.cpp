@@ -8,66 +8,167 @@
 
 using namespace autotune;
 
+namespace {
+
+HistogramProblem make(SampleType t, int bins, double lo, double hi) {
+  HistogramProblem p;
+  p.type = t, p.bins = bins, p.lower = lo, p.upper = hi;
+  return p;
+}
+
+int count_if(const std::vector<HistogramConfig>& space, auto pred) {
+  int n = 0;
+  for (const auto& c : space) n += pred(c) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
 TEST_SUITE("config") {
-  TEST_CASE("the space is the full product of its axes, without duplicates") {
-    const HistogramSpaceAxes axes;
-    const auto space = histogram_space(axes);
-    CHECK(space.size() == axes.privatization.size() * axes.block.size() * axes.items_per_thread.size() *
-                              axes.aggregation.size() * axes.partitioning.size());
+  TEST_CASE("the u8/256 space holds every family, well formed and without duplicates") {
+    const HistogramProblem p = make(SampleType::u8, 256, 0, 256);
+    const auto space = histogram_space(p);
     std::set<std::string> keys;
-    for (const auto& c : space) keys.insert(c.key());
+    for (const auto& c : space) {
+      CHECK(c.invalid_reason(p) == "");
+      keys.insert(c.key());
+    }
     CHECK(keys.size() == space.size());
+    CHECK(space.size() > 200);
+    CHECK(space.size() < 600);  // compile time of the CI check grows with it
+    using P = Privatization;
+    CHECK(count_if(space, [](auto& c) { return c.privatization == P::shared && c.replicas == 32; }) > 0);
+    CHECK(count_if(space, [](auto& c) { return c.privatization == P::warp; }) > 0);
+    CHECK(count_if(space, [](auto& c) { return c.privatization == P::global && c.vec_bytes == 16; }) > 0);
+    CHECK(count_if(space, [](auto& c) { return c.counter_bits == 16; }) > 0);
+    CHECK(count_if(space, [](auto& c) { return c.merge == Merge::last_block; }) > 0);
+    CHECK(count_if(space, [](auto& c) { return c.aggregation == Aggregation::warp; }) > 0);
+    CHECK(count_if(space, [](auto& c) { return c.vec_bytes == 0 && c.partitioning == Partitioning::contiguous; }) > 0);
+    CHECK(count_if(space, [](auto& c) { return c.grid_blocks == 1 && c.merge == Merge::last_block; }) > 0);
+    HistogramProblem big = p;
+    big.n = 64ull << 20;  // the single-block path is left out for large inputs
+    CHECK(count_if(histogram_space(big), [](auto& c) { return c.grid_blocks != 0; }) == 0);
     // The built-in fallback is part of the space, so the tuner always measures it.
-    HistogramProblem p;
-    const auto fb = HistogramConfig::fallback(p);
-    CHECK(keys.count(fb.key()) == 1);
+    CHECK(keys.count(HistogramConfig::fallback(p).key()) == 1);
+  }
+
+  TEST_CASE("bins that fit no shared memory leave only global atomics; last-block merging stops at 65536 bins") {
+    const auto huge = histogram_space(make(SampleType::f32, 1 << 20, 0, 1));
+    CHECK_FALSE(huge.empty());
+    CHECK(count_if(huge, [](auto& c) { return c.privatization != Privatization::global; }) == 0);
+    CHECK(count_if(huge, [](auto& c) { return c.merge == Merge::last_block; }) == 0);
+
+    // 65536 bins: 256 KiB of 32-bit counters fit nowhere; 16-bit counters (128 KiB) do, with one copy.
+    const HistogramProblem p64k = make(SampleType::u16, 65536, 0, 65536);
+    const auto s64k = histogram_space(p64k);
+    for (const auto& c : s64k) {
+      CAPTURE(c.key());
+      if (c.privatization == Privatization::global) continue;
+      CHECK(c.counter_bits == 16);
+      CHECK(c.replicas == 1);
+      CHECK(c.shared_bytes(p64k) == 131072);
+    }
+    CHECK(count_if(s64k, [](auto& c) { return c.merge == Merge::last_block && c.counter_bits == 16; }) > 0);
+  }
+
+  TEST_CASE("shared memory per configuration, by hand") {
+    const HistogramProblem u8 = make(SampleType::u8, 256, 0, 256);
+    HistogramConfig c;
+    c.privatization = Privatization::shared, c.replicas = 32;
+    CHECK(c.shared_bytes(u8) == 256 * 32 * 4);
+    c.counter_bits = 16;
+    CHECK(c.shared_bytes(u8) == 128 * 32 * 4);
+    c = HistogramConfig{};
+    c.privatization = Privatization::warp, c.block = 512;  // 16 warps
+    CHECK(c.shared_bytes(u8) == 16 * 256 * 4);
+    c.privatization = Privatization::global;
+    CHECK(c.shared_bytes(u8) == 0);
+    const HistogramProblem odd = make(SampleType::u8, 7, 0, 256);
+    c = HistogramConfig{};
+    c.counter_bits = 16;  // 7 bins: 4 words
+    CHECK(c.shared_bytes(odd) == 16);
+  }
+
+  TEST_CASE("malformed configurations are named") {
+    const HistogramProblem f32 = make(SampleType::f32, 100, 0, 1);
+    auto why = [&](auto edit) {
+      HistogramConfig c;
+      edit(c);
+      return c.invalid_reason(f32);
+    };
+    CHECK(why([](auto&) {}) == "");
+    CHECK(why([](auto& c) { c.block = 48; }).find("multiple of 32") != std::string::npos);
+    CHECK(why([](auto& c) { c.vec_bytes = 2; }).find("do not fit f32") != std::string::npos);
+    CHECK(why([](auto& c) { c.vec_bytes = 32; }) != "");
+    CHECK(why([](auto& c) { c.replicas = 3; }).find("power of two") != std::string::npos);
+    CHECK(why([](auto& c) { c.privatization = Privatization::global, c.counter_bits = 16; }) != "");
+    CHECK(why([](auto& c) { c.counter_bits = 16, c.merge = Merge::last_block; }) == "");
+    CHECK(why([](auto& c) { c.privatization = Privatization::warp, c.replicas = 4; }) != "");
   }
 
   TEST_CASE("every configuration survives key() -> parse()") {
-    for (const auto& c : histogram_space()) {
-      const auto back = HistogramConfig::parse(c.key());
-      REQUIRE(back.has_value());
-      CHECK(*back == c);
-    }
+    for (const auto& p : {make(SampleType::u8, 256, 0, 256), make(SampleType::f32, 65536, 0, 1)})
+      for (const auto& c : histogram_space(p)) {
+        const auto back = HistogramConfig::parse(c.key());
+        REQUIRE(back.has_value());
+        CHECK(*back == c);
+      }
+  }
+
+  TEST_CASE("keys of the first schema still parse, as one-sample loads") {
+    const auto c = HistogramConfig::parse("priv=shared,block=512,ipt=16,agg=1,part=contiguous");
+    REQUIRE(c.has_value());
+    CHECK(c->privatization == Privatization::shared);
+    CHECK(c->block == 512);
+    CHECK(c->loads == 16);
+    CHECK(c->vec_bytes == 0);
+    CHECK(c->aggregation == Aggregation::run);
+    CHECK(c->partitioning == Partitioning::contiguous);
+    CHECK(c->merge == Merge::atomic);
+    CHECK(c->replicas == 1);
   }
 
   TEST_CASE("parse refuses what key() never writes") {
+    const std::string good = HistogramConfig{}.key();
+    CHECK(HistogramConfig::parse(good).has_value());
     CHECK_FALSE(HistogramConfig::parse("").has_value());
     CHECK_FALSE(HistogramConfig::parse("priv=shared").has_value());
-    CHECK_FALSE(HistogramConfig::parse("priv=local,block=256,ipt=4,agg=0,part=interleaved").has_value());
-    CHECK_FALSE(HistogramConfig::parse("priv=shared,block=-1,ipt=4,agg=0,part=interleaved").has_value());
+    CHECK_FALSE(HistogramConfig::parse(good + ",extra=1").has_value());
+    CHECK_FALSE(HistogramConfig::parse("priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic").has_value());
+    CHECK_FALSE(HistogramConfig::parse("priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=-1").has_value());
+    CHECK_FALSE(HistogramConfig::parse("priv=local,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0").has_value());
+    CHECK_FALSE(HistogramConfig::parse("priv=shared,R=1,cbits=32,block=-1,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0").has_value());
+    CHECK_FALSE(HistogramConfig::parse("priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=sum,part=interleaved,merge=atomic,grid=0").has_value());
+    CHECK_FALSE(HistogramConfig::parse("priv=shared,R=1,cbits=32,block=256x,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0").has_value());
     CHECK_FALSE(HistogramConfig::parse("priv=shared,block=256,ipt=4,agg=2,part=interleaved").has_value());
-    CHECK_FALSE(HistogramConfig::parse("priv=shared,block=256x,ipt=4,agg=0,part=interleaved").has_value());
-    CHECK_FALSE(HistogramConfig::parse("priv=shared,block=256,ipt=4,agg=0,part=interleaved,extra=1").has_value());
-    CHECK_FALSE(HistogramConfig::parse("priv=shared,priv=shared,ipt=4,agg=0,part=interleaved").has_value());
+    CHECK_FALSE(HistogramConfig::parse("priv=warp,block=256,ipt=4,agg=0,part=interleaved").has_value());
   }
 
   TEST_CASE("device limits prune the space before anything is compiled") {
     DeviceInfo small;
     small.max_threads_per_block = 512;
     small.shared_per_block_optin = 48 * 1024;
-    HistogramProblem p;  // 256 bins: 1 KiB of shared counters
+    HistogramProblem p;  // 256 bins
     HistogramConfig c;
     c.block = 1024;
     CHECK(histogram_constraint_violation(p, c, small).find("1024 threads") != std::string::npos);
     c.block = 512;
     CHECK(histogram_constraint_violation(p, c, small).empty());
-    p.type = SampleType::u16;
-    p.bins = 65536;  // 256 KiB of counters: too much shared memory anywhere
-    p.upper = 65536;
-    c.privatization = Privatization::shared;
+    c.replicas = 32;  // 32 KiB
+    CHECK(histogram_constraint_violation(p, c, small).empty());
+    p.type = SampleType::u16, p.bins = 16384, p.upper = 65536;  // 64 KiB with one copy
+    c.replicas = 1;
     CHECK(histogram_constraint_violation(p, c, small).find("shared memory") != std::string::npos);
     c.privatization = Privatization::global;
     CHECK(histogram_constraint_violation(p, c, small).empty());
   }
 
-  TEST_CASE("the fallback stays within 48 KiB of shared memory") {
-    HistogramProblem p;
-    p.type = SampleType::f32;
-    p.upper = 1;
-    p.bins = 12288;  // exactly 48 KiB
+  TEST_CASE("the fallback stays within 48 KiB of shared memory and loads one sample at a time") {
+    HistogramProblem p = make(SampleType::f32, 12288, 0, 1);  // exactly 48 KiB
     CHECK(HistogramConfig::fallback(p).privatization == Privatization::shared);
+    CHECK(HistogramConfig::fallback(p).vec_bytes == 0);
     p.bins = 12289;
     CHECK(HistogramConfig::fallback(p).privatization == Privatization::global);
+    CHECK(HistogramConfig::fallback(p).invalid_reason(p) == "");
   }
 }

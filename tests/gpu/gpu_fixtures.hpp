@@ -57,10 +57,22 @@ struct DeviceSamples {
   }
 };
 
-inline std::vector<std::uint32_t> download(const cuda::DeviceBuffer& counts, int bins) {
-  std::vector<std::uint32_t> h(static_cast<std::size_t>(bins));
-  AUTOTUNE_CUDA(cudaMemcpy(h.data(), counts.get(), h.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-  return h;
+/// Device counters for `p` (32- or 64-bit).
+inline cuda::DeviceBuffer counter_buffer(const HistogramProblem& p) {
+  return cuda::DeviceBuffer(static_cast<std::size_t>(p.bins) * (p.counter_bits / 8));
+}
+
+/// The counters as 64-bit values, whatever their width on the device.
+inline std::vector<std::uint64_t> download(const HistogramProblem& p, const cuda::DeviceBuffer& counts) {
+  std::vector<unsigned char> raw(counts.bytes());
+  AUTOTUNE_CUDA(cudaMemcpy(raw.data(), counts.get(), raw.size(), cudaMemcpyDeviceToHost));
+  return widen_counts(p, raw.data());
+}
+
+/// The reference counts as the device's counters hold them.
+inline std::vector<std::uint64_t> expected_counts(const HistogramProblem& p, const std::vector<unsigned char>& host,
+                                                  std::uint64_t n) {
+  return counts_as_written(p, reference_histogram(p, host.data(), n));
 }
 
 }  // namespace autotune::testing

@@ -1,5 +1,6 @@
-// Every variant of the space, on the GPU, against the CPU reference: adversarial inputs, n = 0, 1, odd sizes,
-// unaligned pointers, every distribution.
+// Every variant of the space, on the GPU, against the CPU reference: adversarial inputs (NaN, infinities,
+// out-of-range, boundaries), n = 0, 1, odd sizes, unaligned pointers, every distribution, and inputs that wrap
+// 16-bit shared counters many times.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -16,19 +17,22 @@ using namespace autotune::testing;
 
 namespace {
 
-HistogramProblem make(SampleType t, int bins, double lo, double hi) {
+HistogramProblem make(SampleType t, int bins, double lo, double hi, int counter_bits = 32) {
   HistogramProblem p;
-  p.type = t, p.bins = bins, p.lower = lo, p.upper = hi;
+  p.type = t, p.bins = bins, p.lower = lo, p.upper = hi, p.counter_bits = counter_bits;
   return p;
 }
 
-// Compiles the runnable part of the space in parallel; returns (config, cubin) pairs, failing the test on any
-// compile error.
-std::vector<std::pair<HistogramConfig, std::vector<char>>> compile_runnable(const HistogramProblem& p,
-                                                                           const DeviceInfo& dev, int& pruned) {
+struct Variant {
+  HistogramConfig config;
+  std::vector<char> cubin;
+};
+
+// Compiles the runnable part of the space in parallel, failing the test on any compile error.
+std::vector<Variant> compile_runnable(const HistogramProblem& p, const DeviceInfo& dev, int& pruned) {
   std::vector<HistogramConfig> configs;
   pruned = 0;
-  for (const auto& c : histogram_space()) {
+  for (const auto& c : histogram_space(p)) {
     if (histogram_constraint_violation(p, c, dev).empty()) configs.push_back(c);
     else ++pruned;
   }
@@ -42,16 +46,24 @@ std::vector<std::pair<HistogramConfig, std::vector<char>>> compile_runnable(cons
           results[i] = jit::compile(kernel_source(p, configs[i]), "v.cu", dev.arch());
       });
   }
-  std::vector<std::pair<HistogramConfig, std::vector<char>>> out;
+  std::vector<Variant> out;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     INFO(configs[i].key(), "\n", results[i].log);
     REQUIRE(results[i].ok);
-    out.emplace_back(configs[i], std::move(results[i].cubin));
+    out.push_back({configs[i], std::move(results[i].cubin)});
   }
   return out;
 }
 
-void check_every_variant(const HistogramProblem& base) {
+struct Input {
+  std::string name;
+  HistogramProblem problem;
+  std::uint64_t n;
+  std::size_t offset;  // elements: an unaligned start for vector loads
+  bool adversarial;
+};
+
+void check_every_variant(const HistogramProblem& base, std::uint64_t big_constant_n = 0) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   int pruned = 0;
@@ -60,38 +72,37 @@ void check_every_variant(const HistogramProblem& base) {
                       dev.name, pruned));
   CHECK(!variants.empty());
 
-  struct Input {
-    std::string name;
-    HistogramProblem problem;
-    std::uint64_t n;
-    std::size_t offset;  // elements
-    bool adversarial;
-  };
   std::vector<Input> inputs;
   for (std::uint64_t n : {0ull, 1ull, 31ull, 12345ull, (1ull << 20) + 7})
     inputs.push_back({fmt::format("adversarial n={}", n), base, n, 0, true});
-  inputs.push_back({"adversarial, unaligned pointer", base, 100003, 1, true});
+  for (std::size_t offset : {1, 3}) inputs.push_back({fmt::format("adversarial, offset {}", offset), base, 100003, offset, true});
   for (const auto& d : histogram_distributions()) {
     HistogramProblem p = base;
     p.distribution = d;
     inputs.push_back({d + " n=3M+1", p, 3 * (1ull << 20) + 1, 0, false});
   }
+  if (big_constant_n) {  // every block sees far more than 65535 samples of one bin: 16-bit counters wrap often
+    HistogramProblem p = base;
+    p.distribution = "constant";
+    inputs.push_back({fmt::format("constant n={}", big_constant_n), p, big_constant_n, 0, false});
+  }
 
-  cuda::DeviceBuffer counts(static_cast<std::size_t>(base.bins) * sizeof(unsigned));
+  cuda::DeviceBuffer counts = counter_buffer(base);
   for (const auto& in : inputs) {
     const auto host = in.adversarial ? adversarial_samples(in.problem, in.n, 1234 + in.n)
                                      : generate_samples(in.problem, in.n, 99);
-    const auto expected = reference_histogram(in.problem, host.data(), in.n);
+    const auto expected = expected_counts(base, host, in.n);
     DeviceSamples dev_in(host, size_of(base.type), in.offset);
-    for (const auto& [config, cubin] : variants) {
-      HistogramKernel kernel(base, config, dev, cubin);
-      // Poison the counters: the handle must overwrite them, not accumulate.
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
-      kernel.run(dev_in.ptr, in.n, counts.as<unsigned>(), nullptr);
-      AUTOTUNE_CUDA(cudaDeviceSynchronize());
-      const auto diff = compare_histograms(expected, download(counts, base.bins));
-      INFO(in.name, " ", config.key());
-      CHECK_MESSAGE(diff.empty(), diff);
+    for (const auto& v : variants) {
+      HistogramKernel kernel(base, v.config, dev, v.cubin);
+      for (int repeat = 0; repeat < 2; ++repeat) {  // twice: the last-block ticket must reset itself
+        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));  // poison: counters must be overwritten
+        kernel.run(dev_in.ptr, in.n, counts.get(), nullptr);
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
+        const auto diff = compare_histograms(expected, download(base, counts));
+        INFO(in.name, " ", v.config.key(), " run ", repeat);
+        CHECK_MESSAGE(diff.empty(), diff);
+      }
     }
   }
 }
@@ -99,7 +110,9 @@ void check_every_variant(const HistogramProblem& base) {
 }  // namespace
 
 TEST_SUITE("gpu_histogram") {
-  TEST_CASE("u8, 256 bins over [0, 256): every variant exact") { check_every_variant(make(SampleType::u8, 256, 0, 256)); }
+  TEST_CASE("u8, 256 bins over [0, 256): every variant exact") {
+    check_every_variant(make(SampleType::u8, 256, 0, 256), 64ull << 20);
+  }
   TEST_CASE("u8, 7 uneven bins over [10, 250): every variant exact") {
     check_every_variant(make(SampleType::u8, 7, 10, 250));
   }
@@ -109,10 +122,53 @@ TEST_SUITE("gpu_histogram") {
   TEST_CASE("i32, 100 bins over [-50, 50): every variant exact") {
     check_every_variant(make(SampleType::i32, 100, -50, 50));
   }
-  TEST_CASE("u16, 65536 bins: shared variants pruned, global variants exact") {
-    check_every_variant(make(SampleType::u16, 65536, 0, 65536));
+  TEST_CASE("u16, 65536 bins, 64-bit counters: 16-bit shared counters wrap exactly") {
+    check_every_variant(make(SampleType::u16, 65536, 0, 65536, 64), 32ull << 20);
   }
+  TEST_CASE("f32, 65536 bins: every variant exact") { check_every_variant(make(SampleType::f32, 65536, 0, 1)); }
   TEST_CASE("u32, 1000 bins over [0, 2^32): 64-bit bin arithmetic exact") {
     check_every_variant(make(SampleType::u32, 1000, 0, 4294967296.0));
+  }
+  TEST_CASE("u32, 1M bins: the global-atomics path exact") {
+    check_every_variant(make(SampleType::u32, 1 << 20, 0, 1 << 20));
+  }
+
+  TEST_CASE("more than 2^32 samples: 64-bit offsets and 64-bit counters") {
+    const DeviceInfo dev = query_device(0);
+    const std::uint64_t n = (1ull << 32) + 4097;
+    if (dev.memory_bytes < n + (2ull << 30)) {
+      MESSAGE("skipped: the device has too little memory for 4 GiB of samples");
+      return;
+    }
+    HistogramProblem p = make(SampleType::u8, 256, 0, 256, 64);
+    // Constant 7 everywhere except a marker every 2^20 samples: bin 7 exceeds 2^32.
+    std::vector<unsigned char> host(n, 7);
+    for (std::uint64_t i = 0; i < n; i += 1 << 20) host[i] = 200;
+    std::vector<std::uint64_t> expected(256, 0);
+    expected[200] = (n + (1 << 20) - 1) >> 20;
+    expected[7] = n - expected[200];
+    DeviceSamples in(host, 1, 0);
+    host.clear();
+    host.shrink_to_fit();
+    cuda::DeviceBuffer counts = counter_buffer(p);
+    int tested = 0;
+    for (const auto& c : histogram_space(p)) {
+      const bool pick = (c.privatization == Privatization::global && c.vec_bytes == 16 && c.loads == 4 &&
+                         c.block == 512 && c.aggregation == Aggregation::warp) ||
+                        (c.privatization == Privatization::shared && c.replicas == 32 && c.block == 512 &&
+                         c.loads == 2 && c.aggregation == Aggregation::none) ||
+                        (c == HistogramConfig::fallback(p));
+      if (!pick || !histogram_constraint_violation(p, c, dev).empty()) continue;
+      const auto r = jit::compile(kernel_source(p, c), "big.cu", dev.arch());
+      REQUIRE(r.ok);
+      HistogramKernel kernel(p, c, dev, r.cubin);
+      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      kernel.run(in.ptr, n, counts.get(), nullptr);
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      INFO(c.key());
+      CHECK(compare_histograms(expected, download(p, counts)) == "");
+      ++tested;
+    }
+    CHECK(tested >= 3);
   }
 }

@@ -1,8 +1,11 @@
 // The C++ API on the GPU: lookup order (exact, nearest size, fallback) and correct results from each.
 #include <doctest/doctest.h>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <filesystem>
 
+#include "autotune/error.hpp"
 #include "autotune/histogram.hpp"
 #include "autotune/tuner.hpp"
 #include "gpu_fixtures.hpp"
@@ -24,12 +27,13 @@ std::string temp_cache() {
 void check_handle(const Histogram& h, std::uint64_t n) {
   const auto host = adversarial_samples(h.problem(), n, 5);
   DeviceSamples in(host, size_of(h.problem().type), 0);
-  cuda::DeviceBuffer counts(static_cast<std::size_t>(h.problem().bins) * sizeof(unsigned));
+  cuda::DeviceBuffer counts = counter_buffer(h.problem());
   AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xFF, counts.bytes()));
   cuda::Stream stream;
-  h(in.ptr, n, counts.as<unsigned>(), stream.get());
+  if (h.problem().counter_bits == 64) h(in.ptr, n, counts.as<unsigned long long>(), stream.get());
+  else h(in.ptr, n, counts.as<unsigned>(), stream.get());
   stream.synchronize();
-  CHECK(compare_histograms(reference_histogram(h.problem(), host.data(), n), download(counts, h.problem().bins)) == "");
+  CHECK(compare_histograms(expected_counts(h.problem(), host, n), download(h.problem(), counts)) == "");
 }
 
 }  // namespace
@@ -83,13 +87,47 @@ TEST_SUITE("gpu_api") {
     std::filesystem::remove(path);
   }
 
+  TEST_CASE("64-bit counters, and a counter width that disagrees with the problem is refused") {
+    HistogramProblem p;
+    p.type = SampleType::f32, p.bins = 300, p.lower = -2, p.upper = 2, p.n = 100000, p.counter_bits = 64;
+    Histogram h(p, Histogram::Options{0, temp_cache()});
+    check_handle(h, p.n);
+    cuda::DeviceBuffer counts(300 * sizeof(unsigned));
+    CHECK_THROWS_WITH_AS(h(counts.get(), 10, counts.as<unsigned>()), doctest::Contains("32-bit counters"), UsageError);
+    CHECK_THROWS_WITH_AS(h(counts.as<char>() + 1, 10, counts.as<unsigned long long>()), doctest::Contains("aligned"),
+                         UsageError);
+  }
+
+  TEST_CASE("a winner measured with another kernel template is marked stale and never served") {
+    const std::string path = temp_cache();
+    HistogramProblem p;
+    p.n = 1 << 20;
+    {
+      Cache cache(path);
+      TuneOptions o;
+      o.samples = 2;
+      REQUIRE(tune_histogram(p, cache, o).winner.has_value());
+    }
+    CHECK(Histogram(p, Histogram::Options{0, path}).resolution().source == ConfigSource::exact);
+    {
+      SQLite::Database db(path, SQLite::OPEN_READWRITE);
+      db.exec("UPDATE runs SET template_hash = '00000000deadbeef'");  // as if the template had changed since
+    }
+    Histogram h(p, Histogram::Options{0, path});
+    CHECK(h.resolution().source == ConfigSource::fallback);
+    CHECK(h.resolution().message.find("marked stale") != std::string::npos);
+    check_handle(h, p.n);
+    CHECK(Cache(path).winners(true).at(0).stale);
+    std::filesystem::remove(path);
+  }
+
   TEST_CASE("null pointers are refused with a clear error") {
     HistogramProblem p;
     p.n = 10;
     Histogram h(p, Histogram::Options{0, temp_cache()});
     cuda::DeviceBuffer counts(256 * sizeof(unsigned));
     CHECK_THROWS_AS(h(nullptr, 10, counts.as<unsigned>()), UsageError);
-    CHECK_THROWS_AS(h(counts.get(), 10, nullptr), UsageError);
+    CHECK_THROWS_AS(h(counts.get(), 10, static_cast<unsigned*>(nullptr)), UsageError);
     CHECK_NOTHROW(h(nullptr, 0, counts.as<unsigned>()));  // n = 0 reads nothing
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
   }

@@ -1,0 +1,86 @@
+// Internals of the SQLite cache shared by cache/*.cpp: the connection with its checks (cache.cpp), the schema
+// upgrade (migrate.cpp) and export / import / merge (transfer.cpp). Not installed, not part of the API.
+#pragma once
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "autotune/cache.hpp"
+#include "autotune/error.hpp"
+
+namespace autotune::embedded {
+extern const std::string_view cache_schema;
+extern const std::string_view histogram_template;
+}  // namespace autotune::embedded
+
+namespace autotune::cache_detail {
+
+inline constexpr int kSchemaVersion = 2;
+inline constexpr const char* kMemory = ":memory:";
+/// Tables every autotune cache has had since schema 1; check_readable refuses a file that lacks one.
+inline constexpr const char* kV1Tables[] = {"devices", "problems", "runs", "measurements", "winners"};
+
+/// Now, as stored: "2026-11-29T16:20:00.123Z".
+std::string utc_now();
+/// Milliseconds since the epoch <-> that form. parse also reads schema 1's "2026-11-29T16:20:00Z".
+std::string format_utc_ms(std::int64_t ms);
+std::optional<std::int64_t> parse_utc_ms(std::string_view text);
+
+/// SQLite integers are signed 64-bit; refuse rather than store a wrapped value.
+std::int64_t to_i64(std::uint64_t v, const std::string& path, const char* what);
+
+/// quick_check and some errors span lines: keep messages on one line.
+std::string one_line(std::string text);
+
+/// Runs f, turning SQLite's exceptions into CacheError that names the file and the operation.
+template <class F>
+auto guarded(const std::string& path, std::string_view action, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const SQLite::Exception& e) {
+    throw CacheError(fmt::format("cache file '{}': cannot {} ({})", path, action, one_line(e.what())));
+  }
+}
+
+}  // namespace autotune::cache_detail
+
+namespace autotune {
+
+struct Cache::Impl {
+  std::string path;  ///< as given, for messages
+  SQLite::Database db;
+
+  Impl(std::string p, SQLite::Database d) : path(std::move(p)), db(std::move(d)) {}
+
+  [[noreturn]] void fail(std::string_view what) const {
+    throw CacheError(fmt::format("cache file '{}' {}", path, what));
+  }
+
+  /// First column of the first row of a query that always returns one (a count or a pragma).
+  std::int64_t query_int(const char* sql) const {
+    SQLite::Statement q(db, sql);
+    q.executeStep();
+    return q.getColumn(0).getInt64();
+  }
+  int user_version() const { return static_cast<int>(query_int("PRAGMA user_version")); }
+
+  /// Read-only checks before anything is written (cache.cpp): CacheError for a foreign, corrupt or newer file.
+  void check_readable();
+  /// Creates the schema in an empty file, or migrates an older one, in one transaction (migrate.cpp).
+  void upgrade();
+
+  /// Inserts the device row or updates its per-card columns; returns its id (cache.cpp).
+  std::int64_t upsert_device(const DeviceInfo& device);
+  /// HistogramConfig::parse, or CacheError naming the file and `where`.
+  HistogramConfig parse_config(const std::string& text, std::string_view where) const;
+  /// One row of the winners query in cache.cpp.
+  Winner read_winner(SQLite::Statement& q) const;
+};
+
+}  // namespace autotune

@@ -1,0 +1,74 @@
+// What tests/cache_writer.cpp writes and tests/cpu/test_cache_concurrency.cpp checks: a fixed plan, so the test
+// knows every row each writer process must have left in the shared cache file.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "autotune/cache.hpp"
+
+namespace autotune::test::writer_plan {
+
+constexpr int kWriters = 3;
+constexpr int kRuns = 8;           // runs of a writer's own problems, then one of the problem all writers share
+constexpr int kMeasurements = 40;  // per run
+
+inline DeviceInfo device() {
+  DeviceInfo d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.memory_bytes = 85'029'158'912ull;
+  d.l2_bytes = 52'428'800;
+  d.shared_per_block_optin = 232'448;
+  d.max_threads_per_block = 1024;
+  d.driver_version = 12040;
+  d.nvrtc_version = 12040;
+  d.uuid = "GPU-concurrency";
+  return d;
+}
+
+/// Run r < kRuns of writer w tunes its own problem; run kRuns tunes the shared one.
+inline HistogramProblem problem(int writer, int run) {
+  HistogramProblem p;
+  p.n = run == kRuns ? 1 : static_cast<std::uint64_t>(1000 * (writer + 1) + run);
+  return p;
+}
+
+inline RunInfo run_info(int writer) {
+  RunInfo info;
+  info.tool_version = fmt::format("writer-{}", writer);
+  info.code = CodeIdentity{"00000000000000c0", 12040, 12040};
+  return info;
+}
+
+/// Measurement i of a run: distinct configurations (schema-1 spelling, which every parser reads).
+inline HistogramConfig config(int i) {
+  return *HistogramConfig::parse(
+      fmt::format("priv=shared,block={},ipt={},agg=0,part=interleaved", 32 * (i % 8 + 1), i / 8 + 1));
+}
+
+inline double median_ms(int writer, int run, int i) { return 1.0 + writer * 0.125 + run * 0.0625 + (i * 7 % 40) * 0.5; }
+
+/// The fastest measurement of every run is i = 0 ((i * 7) % 40 == 0 only there).
+inline Measurement measurement(int writer, int run, int i) {
+  Measurement m;
+  m.config = config(i);
+  m.median_ms = median_ms(writer, run, i);
+  m.samples = 15;
+  m.spread = 0.01;
+  m.gbps = 1000.0 / m.median_ms;
+  m.log = fmt::format("writer {} run {} variant {}", writer, run, i);
+  return m;
+}
+
+inline std::vector<char> cubin(int writer, int run) {
+  std::vector<char> b(64 + run);
+  for (std::size_t k = 0; k < b.size(); ++k) b[k] = static_cast<char>(k % 3 == 0 ? 0 : writer * 16 + run);
+  return b;
+}
+
+}  // namespace autotune::test::writer_plan

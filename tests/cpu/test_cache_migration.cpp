@@ -1,0 +1,267 @@
+// Schema migrations (cache/migrate.cpp), tested on the golden file tests/data/cache_v1.db: a cache written by the
+// first released schema (version 1) with the version-1 code. tests/data/README.md lists what it holds; the
+// expected values below are those inputs, written out by hand.
+#include <doctest/doctest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <string>
+#include <vector>
+
+#include "autotune/cache.hpp"
+#include "autotune/error.hpp"
+#include "autotune/identity.hpp"
+#include "tests/cpu/cache_fixtures.hpp"
+
+using namespace autotune;
+using namespace autotune::test;
+
+namespace {
+
+const std::string kH100 = "NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB";
+const std::string kA100 = "NVIDIA A100-SXM4-40GB|sm_80|108SM|40536MiB";
+const std::string kU8 = "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform";
+const std::string kF32 = "histogram/f32/bins=1024/range=[0,1)/n=16777216/dist=uniform";
+const std::string kU16 = "histogram/u16/bins=4096/range=[0,65536)/n=1048576/dist=runs";
+
+// The cubins of the golden file: an ELF magic, then a pattern with a zero byte every fifth byte.
+std::vector<char> golden_cubin(char tag, std::size_t size) {
+  std::vector<char> b(size);
+  const char elf[] = {'\x7f', 'E', 'L', 'F', 2, 1, 1, 0x33};
+  for (std::size_t i = 0; i < size; ++i) b[i] = i < 8 ? elf[i] : (i % 5 == 0 ? '\0' : static_cast<char>(tag + i % 7));
+  return b;
+}
+
+HistogramConfig v1(const char* key) {
+  const auto c = HistogramConfig::parse(key);
+  REQUIRE_MESSAGE(c, "schema-1 configuration no longer parses: " << key);
+  return *c;
+}
+
+// Structure of a file, for comparing a migrated file with a new one: every table's columns (name, type, not null,
+// default, primary key), every index (unique, columns), and every view's SQL.
+std::string structure(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  std::string out;
+  for (const auto& t : rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")) {
+    const std::string name = t.substr(2);
+    out += "table " + name + "\n";
+    for (const auto& c : rows(db, "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('" +
+                                      name + "')"))
+      out += "  column " + c + "\n";
+    for (const auto& i : rows(db, "SELECT name, \"unique\", origin, partial FROM pragma_index_list('" + name +
+                                      "') ORDER BY name")) {
+      out += "  index " + i + "\n";
+      const std::string index = i.substr(2, i.find(" | ") - 2);
+      for (const auto& c : rows(db, "SELECT seqno, name FROM pragma_index_info('" + index + "')"))
+        out += "    " + c + "\n";
+    }
+  }
+  for (const auto& v : rows(db, "SELECT name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name"))
+    out += v + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("cache_migration") {
+
+TEST_CASE("the golden schema-1 file opens with the current code and keeps every row") {
+  const std::string golden = read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v1.db");
+  REQUIRE(golden.size() > 0);
+  REQUIRE(golden.size() < 200 * 1024);
+  TempPath file;
+  copy_golden_v1(file.path);
+  {
+    SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+    REQUIRE(raw.execAndGet("PRAGMA user_version").getInt() == 1);
+  }
+  Cache c(file.str());
+
+  const auto winners = c.winners();
+  REQUIRE(winners.size() == 4);
+  struct Expected {
+    std::string model_key, device, arch, problem;
+    const char* config;
+    double median_ms, gbps;
+    std::int64_t run_id;
+    std::string tuned_at;
+    std::vector<char> cubin;
+  };
+  const Expected expected[] = {
+      {kA100, "NVIDIA A100-SXM4-40GB", "sm_80", kU16, "priv=shared,block=256,ipt=16,agg=1,part=contiguous", 0.0042,
+       499.3, 5, "2026-03-04T08:03:27.000Z", {}},
+      {kA100, "NVIDIA A100-SXM4-40GB", "sm_80", kU8, "priv=shared,block=512,ipt=8,agg=1,part=interleaved", 0.0399,
+       1681.9, 3, "2026-03-03T17:09:45.000Z", golden_cubin('g', 1024)},
+      {kH100, "NVIDIA H100 80GB HBM3", "sm_90", kF32, "priv=shared,block=256,ipt=8,agg=0,part=interleaved", 0.0352,
+       1906.5, 2, "2026-03-02T09:30:02.000Z", golden_cubin('f', 2048)},
+      {kH100, "NVIDIA H100 80GB HBM3", "sm_90", kU8, "priv=shared,block=512,ipt=16,agg=1,part=interleaved", 0.0203,
+       3305.7, 1, "2026-03-02T09:20:58.000Z", golden_cubin('a', 1536)},
+  };
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    const Winner& w = winners[i];
+    const Expected& e = expected[i];
+    CHECK(w.model_key == e.model_key);
+    CHECK(w.device_name == e.device);
+    CHECK(w.arch == e.arch);
+    CHECK(w.problem.key() == e.problem);
+    CHECK(w.config == v1(e.config));
+    CHECK(w.median_ms == e.median_ms);
+    CHECK(w.gbps == e.gbps);
+    CHECK(w.run_id == e.run_id);
+    CHECK(w.tuned_at == e.tuned_at);
+    CHECK(w.cubin == e.cubin);
+    CHECK_FALSE(w.stale);
+  }
+  const auto f32 = c.find_winner(kH100, winners[2].problem);
+  REQUIRE(f32);
+  CHECK(f32->problem.type == SampleType::f32);
+  CHECK(f32->problem.lower == 0.0);
+  CHECK(f32->problem.upper == 1.0);
+  CHECK(f32->problem.bins == 1024);
+
+  // Every status of run 1, with its log, in the order measured.
+  const auto ms = c.measurements(1);
+  REQUIRE(ms.size() == 7);
+  const std::tuple<const char*, MeasurementStatus, std::string, double, double, int, double> m1[] = {
+      {"priv=shared,block=256,ipt=4,agg=0,part=interleaved", MeasurementStatus::ok, "", 0.0241, 0.0125, 15, 2784.6},
+      {"priv=shared,block=512,ipt=16,agg=1,part=interleaved", MeasurementStatus::ok, "", 0.0203, 0.0098, 15, 3305.7},
+      {"priv=global,block=256,ipt=1,agg=0,part=interleaved", MeasurementStatus::ok, "", 0.5123, 0.0311, 15, 131.0},
+      {"priv=shared,block=1024,ipt=64,agg=1,part=contiguous", MeasurementStatus::compile_error,
+       "histogram.cu(41): error: too many resources requested\n1 error detected in the compilation of "
+       "\"histogram.cu\".",
+       0, 0, 0, 0},
+      {"priv=shared,block=2048,ipt=4,agg=0,part=interleaved", MeasurementStatus::invalid_config,
+       "block 2048 exceeds 1024 threads per block", 0, 0, 0, 0},
+      {"priv=global,block=1024,ipt=32,agg=1,part=contiguous", MeasurementStatus::launch_error,
+       "cudaErrorLaunchOutOfResources: too many resources requested for launch", 0, 0, 0, 0},
+      {"priv=shared,block=128,ipt=8,agg=1,part=contiguous", MeasurementStatus::wrong_result,
+       "bin 7: 12 != 13 (first of 3 differing bins)", 0, 0, 1, 0},
+  };
+  for (std::size_t i = 0; i < 7; ++i) {
+    CAPTURE(i);
+    const auto& [config, status, log, median, spread, samples, gbps] = m1[i];
+    CHECK(ms[i].config == v1(config));
+    CHECK(ms[i].status == status);
+    CHECK(ms[i].log == log);
+    CHECK(ms[i].median_ms == median);
+    CHECK(ms[i].spread == spread);
+    CHECK(ms[i].samples == samples);
+    CHECK(ms[i].gbps == gbps);
+    CHECK(ms[i].roof_pct == 0.0);
+  }
+  CHECK(c.measurements(2).size() == 3);
+  CHECK(c.measurements(3).size() == 2);
+  CHECK(c.measurements(4).size() == 1);  // the interrupted run keeps its measurement
+  CHECK(c.measurements(5).size() == 3);
+
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 2);
+  // Runs 4 and 5 started in the same second (two tuners, two A100 cards): both kept, a millisecond apart.
+  CHECK(rows(raw, "SELECT id, started_at, finished_at, strategy, tool_version, template_hash, nvrtc_version,"
+                  " driver_version, settings, stale, stale_reason FROM runs ORDER BY id") ==
+        std::vector<std::string>{
+            "i:1 | t:2026-03-02T09:14:05.000Z | t:2026-03-02T09:20:58.000Z | t:exhaustive | t:0.1.0 | NULL | NULL | "
+            "NULL | NULL | i:0 | NULL",
+            "i:2 | t:2026-03-02T09:21:40.000Z | t:2026-03-02T09:30:02.000Z | t:exhaustive | t:0.1.0 | NULL | NULL | "
+            "NULL | NULL | i:0 | NULL",
+            "i:3 | t:2026-03-03T17:02:11.000Z | t:2026-03-03T17:09:45.000Z | t:exhaustive | t:0.1.0 | NULL | NULL | "
+            "NULL | NULL | i:0 | NULL",
+            "i:4 | t:2026-03-04T08:00:00.000Z | NULL | t:exhaustive | t:0.1.0 | NULL | NULL | NULL | NULL | i:0 | NULL",
+            "i:5 | t:2026-03-04T08:00:00.001Z | t:2026-03-04T08:03:27.000Z | t:exhaustive | t:0.1.0 | NULL | NULL | "
+            "NULL | NULL | i:0 | NULL"});
+  CHECK(rows(raw, "SELECT model_key, roof_gbps, driver_version, uuid FROM devices ORDER BY id") ==
+        std::vector<std::string>{"t:" + kH100 + " | NULL | i:12040 | t:GPU-6a3c1f2e-8b9d-4c7a-9e01-23456789abcd",
+                                 "t:" + kA100 + " | NULL | i:12020 | t:GPU-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"});
+  CHECK(rows(raw, "SELECT key, family, op, counter_bits FROM problems ORDER BY id") ==
+        std::vector<std::string>{"t:" + kU8 + " | t:histogram | NULL | i:32",
+                                 "t:" + kF32 + " | t:histogram | NULL | i:32",
+                                 "t:" + kU16 + " | t:histogram | NULL | i:32"});
+  CHECK(raw.execAndGet("SELECT count(*) FROM templates").getInt() == 0);  // schema 1 did not know its templates
+  CHECK(raw.execAndGet("SELECT count(*) FROM best").getInt() == 4);
+  CHECK(rows(raw, "SELECT problem, device, rank, devices, time_vs_fastest FROM device_comparison WHERE problem = '" +
+                      kU8 + "'") ==
+        std::vector<std::string>{"t:" + kU8 + " | t:NVIDIA H100 80GB HBM3 | i:1 | i:2 | r:1",
+                                 "t:" + kU8 + " | t:NVIDIA A100-SXM4-40GB | i:2 | i:2 | r:" +
+                                     fmt::format("{}", 0.0399 / 0.0203)});
+
+  // The original was never opened.
+  CHECK(read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v1.db") == golden);
+}
+
+TEST_CASE("a schema-1 file in WAL mode, as schema-1 autotune left its files, migrates too") {
+  TempPath file;
+  copy_golden_v1(file.path);
+  {
+    SQLite::Database raw(file.str(), SQLite::OPEN_READWRITE);
+    REQUIRE(raw.execAndGet("PRAGMA journal_mode = WAL").getString() == "wal");
+  }
+  Cache c(file.str());
+  CHECK(c.winners().size() == 4);
+  CHECK(c.measurements(5).size() == 3);
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 2);
+}
+
+TEST_CASE("a migrated file has the same tables, columns, indexes and views as a new file") {
+  TempPath migrated, fresh;
+  copy_golden_v1(migrated.path);
+  { Cache c(migrated.str()); }
+  { Cache c(fresh.str()); }
+  const std::string want = structure(fresh.str());
+  CHECK(structure(migrated.str()) == want);
+  // The comparison sees what it should: a sample of what schema 2 added.
+  CHECK(contains(want, "column i:11 | t:stale | t:INTEGER | i:1 | t:0 | i:0"));
+  CHECK(contains(want, "index t:runs_natural_key | i:1"));
+  CHECK(contains(want, "CREATE VIEW device_comparison"));
+  CHECK_FALSE(contains(want, "measurements_by_run"));
+}
+
+TEST_CASE("opening a migrated file again changes nothing") {
+  TempPath file;
+  copy_golden_v1(file.path);
+  { Cache c(file.str()); }
+  const std::string once = dump_everything(file.str());
+  { Cache c(file.str()); }
+  CHECK(dump_everything(file.str()) == once);
+}
+
+TEST_CASE("runs from schema 1 do not know their code, so the first mark_stale marks them") {
+  TempPath file;
+  copy_golden_v1(file.path);
+  Cache c(file.str());
+  const CodeIdentity now = current_identity(0);  // no driver known: only the template and NVRTC are compared
+  CHECK(c.mark_stale(now, kH100) == 2);
+  CHECK(c.winners().size() == 2);
+  CHECK(c.mark_stale(now) == 3);
+  CHECK(c.winners().empty());
+  const auto all = c.winners(true);
+  REQUIRE(all.size() == 4);
+  for (const Winner& w : all) {
+    CHECK(w.stale);
+    CHECK(w.stale_reason == fmt::format("template unknown -> {}; NVRTC unknown -> {}", now.template_hash,
+                                        now.nvrtc_version));
+  }
+  CHECK(c.gc() == 4 + 16 + 5 + 3);  // winners, measurements, runs, problems (no templates were recorded)
+}
+
+TEST_CASE("a failed migration leaves the file as it was") {
+  TempPath file;
+  copy_golden_v1(file.path);
+  {
+    // Something the v1 -> v2 step cannot get past: a table with a name schema 2 needs.
+    SQLite::Database raw(file.str(), SQLite::OPEN_READWRITE);
+    raw.exec("CREATE TABLE templates (note TEXT)");
+  }
+  const std::string before = read_bytes(file.path);
+  const std::string err = open_error(file.str());
+  CHECK(contains(err, "'" + file.str() + "'"));
+  CHECK(contains(err, "cannot be migrated from schema 1 to 2"));
+  CHECK(contains(err, "templates"));
+  CHECK(read_bytes(file.path) == before);
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 1);
+}
+
+}  // TEST_SUITE("cache_migration")

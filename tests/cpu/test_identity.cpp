@@ -1,0 +1,53 @@
+// Code identity (runtime/identity.cpp): the template hash stored with every run, and this build's identity.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "autotune/device.hpp"
+#include "autotune/identity.hpp"
+
+using namespace autotune;
+
+TEST_SUITE("identity") {
+  TEST_CASE("template_hash matches the published test vectors of its algorithm") {
+    // Vectors from the reference implementations: xxHash's sanity tests for XXH3-64 (seed 0), and the FNV page.
+    if (template_hash_algorithm() == "xxh3_64") {
+      CHECK(template_hash("") == "2d06800538d394c2");
+      CHECK(template_hash("a") == "e6c632b61e964e1f");
+      CHECK(template_hash("abc") == "78af5f94892f3950");
+    } else {
+      REQUIRE(template_hash_algorithm() == "fnv1a_64");
+      CHECK(template_hash("") == "cbf29ce484222325");
+      CHECK(template_hash("a") == "af63dc4c8601ec8c");
+    }
+  }
+
+  TEST_CASE("template_hash is 16 lowercase hex digits and changes with any byte of the source") {
+    const std::string source = "__global__ void k(int* x) { x[threadIdx.x] = 1; }\n";
+    const std::string h = template_hash(source);
+    CHECK(h.size() == 16);
+    CHECK(h.find_first_not_of("0123456789abcdef") == std::string::npos);
+    CHECK(template_hash(source) == h);
+    std::string changed = source;
+    changed[changed.size() - 3] = '2';
+    CHECK(template_hash(changed) != h);
+    CHECK(template_hash(source + " ") != h);
+    CHECK(template_hash(std::string("a\0b", 3)) != template_hash(std::string("a\0c", 3)));  // binary-safe
+  }
+
+  TEST_CASE("current_identity hashes the histogram template this build embeds, with this NVRTC") {
+    std::ifstream in(std::filesystem::path(AUTOTUNE_SOURCE_DIR) / "kernel_templates" / "histogram.cu",
+                     std::ios::binary);
+    REQUIRE(in);
+    const std::string file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const CodeIdentity id = current_identity(12345);
+    CHECK(id.template_hash == template_hash(file));
+    CHECK(id.driver_version == 12345);
+    CHECK(id.nvrtc_version == nvrtc_version());
+    CHECK(id.nvrtc_version >= 12000);  // the CPU suite links NVRTC: its version is known without a GPU
+    CHECK(current_identity(0).driver_version == 0);
+  }
+}
