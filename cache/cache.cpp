@@ -426,6 +426,26 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
   });
 }
 
+std::optional<std::int64_t> Cache::resumable_run(const std::string& model_key, const HistogramProblem& problem,
+                                                 const CodeIdentity& code, const std::string& strategy) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "look for an interrupted run", [&]() -> std::optional<std::int64_t> {
+    SQLite::Statement q(self.db,
+        "SELECT r.id FROM runs r JOIN devices d ON d.id = r.device_id JOIN problems p ON p.id = r.problem_id"
+        " WHERE d.model_key = ? AND p.key = ? AND r.finished_at IS NULL AND r.stale = 0 AND r.strategy = ?"
+        " AND r.template_hash = ? AND r.nvrtc_version = ? AND r.driver_version = ?"
+        " ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
+    q.bind(1, model_key);
+    q.bind(2, problem.key());
+    q.bind(3, strategy);
+    q.bind(4, code.template_hash);
+    q.bind(5, code.nvrtc_version);
+    q.bind(6, code.driver_version);
+    if (!q.executeStep()) return std::nullopt;
+    return q.getColumn(0).getInt64();
+  });
+}
+
 std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
   const Impl& self = *impl_;
   return guarded(self.path, "read measurements", [&] {
@@ -496,6 +516,31 @@ std::vector<Winner> Cache::winners(bool include_stale) const {
                                      "ORDER BY d.name, p.key, d.model_key");
     std::vector<Winner> out;
     while (q.executeStep()) out.push_back(self.read_winner(q));
+    return out;
+  });
+}
+
+std::vector<DeviceComparisonRow> Cache::device_comparison() const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "read the device comparison", [&] {
+    SQLite::Statement q(self.db,
+        "SELECT problem, device, arch, config, median_ms, gbps, roof_pct, rank, devices, time_vs_fastest"
+        " FROM device_comparison");
+    std::vector<DeviceComparisonRow> out;
+    while (q.executeStep()) {
+      DeviceComparisonRow r;
+      r.problem = q.getColumn(0).getString();
+      r.device = q.getColumn(1).getString();
+      r.arch = q.getColumn(2).getString();
+      r.config = self.parse_config(q.getColumn(3).getString(), "view device_comparison");
+      r.median_ms = q.getColumn(4).getDouble();
+      r.gbps = q.getColumn(5).getDouble();
+      if (!q.getColumn(6).isNull()) r.roof_pct = q.getColumn(6).getDouble();
+      r.rank = q.getColumn(7).getInt();
+      r.devices = q.getColumn(8).getInt();
+      r.time_vs_fastest = q.getColumn(9).getDouble();
+      out.push_back(std::move(r));
+    }
     return out;
   });
 }

@@ -543,3 +543,28 @@ ImportStats Cache::merge(const std::string& other_path) {
 }
 
 }  // namespace autotune
+
+namespace autotune {
+
+// The same copy as merge() makes of the other file; kept separate so merge() stays as reviewed.
+Cache Cache::read_only_snapshot(const std::string& path) {
+  using namespace cache_detail;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw CacheError(fmt::format("cache file '{}' does not exist", path));
+  Impl file(path, guarded(path, "be opened", [&] { return SQLite::Database(path, SQLite::OPEN_READONLY, 5000); }));
+  file.check_readable();
+  auto copy = std::make_unique<Impl>(path, guarded(path, "be copied", [&] {
+    SQLite::Database mem(kMemory, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    {
+      SQLite::Backup backup(mem, file.db);
+      backup.executeStep();  // all pages, in one read transaction of the file
+    }
+    return mem;
+  }));
+  if (copy->user_version() < kSchemaVersion) copy->upgrade();
+  Cache snapshot(kMemory);
+  snapshot.impl_ = std::move(copy);  // messages keep naming the file
+  return snapshot;
+}
+
+}  // namespace autotune

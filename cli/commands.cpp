@@ -16,9 +16,12 @@
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
+#include "autotune/histogram.hpp"
 #include "autotune/identity.hpp"
 #include "autotune/tuner.hpp"
-#include "cli/table.hpp"
+#include "cli/format.hpp"
+#include "cli/progress.hpp"
+#include "cli/report.hpp"
 
 namespace autotune::cli {
 
@@ -26,15 +29,34 @@ namespace {
 
 std::string cache_path_of(const CommandLine& cl) { return cl.cache_path.empty() ? Cache::default_path() : cl.cache_path; }
 
-int run_devices(std::ostream& out) {
-  Table t({"#", "name", "arch", "SMs", "memory", "L2", "driver", "model key"});
-  for (const DeviceInfo& d : list_devices())
-    t.add({std::to_string(d.ordinal), d.name, d.arch(), std::to_string(d.sm_count),
-           fmt::format("{:.1f} GiB", d.memory_bytes / 1073741824.0), fmt::format("{} MiB", d.l2_bytes >> 20),
-           fmt::format("{}.{}", d.driver_version / 1000, d.driver_version % 1000 / 10), d.model_key()});
-  out << t.render();
+int run_devices(const DevicesCommand& cmd, std::ostream& out) {
+  Listing l;
+  l.columns = {{"#", "ordinal"},      {"name", "name"},     {"arch", "arch"},
+               {"SMs", "sm_count"},   {"memory", "memory_bytes"}, {"L2", "l2_bytes"},
+               {"driver", "driver_version"}, {"model key", "model_key"}};
+  for (const DeviceInfo& d : list_devices()) {
+    Cell memory = integer_cell(static_cast<std::int64_t>(d.memory_bytes));
+    memory.text = fmt::format("{:.1f} GiB", d.memory_bytes / 1073741824.0);
+    Cell l2 = integer_cell(static_cast<std::int64_t>(d.l2_bytes));
+    l2.text = fmt::format("{} MiB", d.l2_bytes >> 20);
+    Cell driver = integer_cell(d.driver_version);
+    driver.text = fmt::format("{}.{}", d.driver_version / 1000, d.driver_version % 1000 / 10);
+    l.rows.push_back({integer_cell(d.ordinal), text_cell(d.name), text_cell(d.arch()), integer_cell(d.sm_count),
+                      memory, l2, driver, text_cell(d.model_key())});
+  }
+  out << render(l, cmd.format);
   return 0;
 }
+
+// The read-only commands never create, migrate or write the file (Cache::read_only_snapshot); a missing file reads
+// as an empty cache.
+Cache open_for_reading(const std::string& path) {
+  std::error_code ec;
+  if (path == ":memory:" || !std::filesystem::exists(path, ec)) return Cache(":memory:");
+  return Cache::read_only_snapshot(path);
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 void print_summary(const TuneReport& r, std::ostream& out) {
   std::map<std::string, int> by_status;
@@ -70,6 +92,9 @@ int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream
     fmt::print(out, "marked {} earlier run{} of this GPU model stale: the kernel template, NVRTC or driver changed "
                     "(`autotune show --all` lists them, `autotune gc` deletes them)\n",
                marked, marked == 1 ? "" : "s");
+  // A bar with an ETA only on a terminal; logs and pipes get one plain line per variant.
+  const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO) == 1;
+  Progress progress(out, tty, use_colour(tty, std::getenv("NO_COLOR")));
   int failures = 0;
   for (const HistogramProblem& p : cmd.problems) {
     fmt::print(out, "\n== {}\n", p.key());
@@ -78,16 +103,12 @@ int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream
     o.samples = cmd.samples;
     o.warmup = cmd.warmup;
     o.flush_l2 = cmd.flush_l2;
+    progress.start();
     o.on_measurement = [&](std::size_t done, std::size_t total, const Measurement& m) {
-      if (m.status == MeasurementStatus::ok)
-        fmt::print(out, "[{:>3}/{}] {:<52} ok  {:>9.4f} ms  {:>8.1f} GB/s\n", done, total, m.config.key(),
-                   m.median_ms, m.gbps);
-      else
-        fmt::print(out, "[{:>3}/{}] {:<52} {}: {}\n", done, total, m.config.key(), to_string(m.status),
-                   m.log.substr(0, m.log.find('\n')));
-      out.flush();
+      progress.update(done, total, m);
     };
     const TuneReport r = tune_histogram(p, cache, o);
+    progress.finish();
     print_summary(r, out);
     if (!r.winner) ++failures;
   }
@@ -99,27 +120,128 @@ int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream
 }
 
 int run_show(const ShowCommand& cmd, const std::string& cache_path, std::ostream& out) {
-  Cache cache(cache_path);
-  const auto winners = cache.winners(cmd.all);
-  if (winners.empty()) {
-    fmt::print(out, "no winners recorded in {} (run `autotune tune`)\n", cache_path);
+  const Cache cache = open_for_reading(cache_path);
+  std::vector<Winner> winners;
+  for (Winner& w : cache.winners(cmd.all))
+    if ((cmd.device.empty() || contains(w.device_name, cmd.device) || contains(w.model_key, cmd.device)) &&
+        (cmd.problem.empty() || contains(w.problem.key(), cmd.problem)))
+      winners.push_back(std::move(w));
+  if (winners.empty() && cmd.format == OutputFormat::table) {
+    const bool filtered = !cmd.device.empty() || !cmd.problem.empty();
+    if (filtered) fmt::print(out, "no winners in {} match the filters\n", cache_path);
+    else fmt::print(out, "no winners recorded in {} (run `autotune tune`)\n", cache_path);
     return 0;
   }
-  std::vector<std::string> header{"device", "arch", "problem", "winner", "time ms", "GB/s", "tuned at"};
-  if (cmd.all) header.push_back("stale");
-  Table t(header);
+  Listing l;
+  l.columns = {{"device", "device"},   {"arch", "arch"},          {"problem", "problem"},  {"winner", "config"},
+               {"time ms", "median_ms"}, {"GB/s", "gbps"},        {"tuned at", "tuned_at"}, {"model key", "model_key"}};
+  if (cmd.all) l.columns.push_back({"stale", "stale_reason"});
   std::size_t stale = 0;
   for (const Winner& w : winners) {
-    std::vector<std::string> row{w.device_name, w.arch, w.problem.key(), w.config.key(),
-                                 fmt::format("{:.4f}", w.median_ms), fmt::format("{:.1f}", w.gbps), w.tuned_at};
-    if (cmd.all) row.push_back(w.stale ? "STALE: " + w.stale_reason : "");
+    std::vector<Cell> row{text_cell(w.device_name),       text_cell(w.arch),          text_cell(w.problem.key()),
+                          text_cell(w.config.key()),      number_cell(w.median_ms, 4), number_cell(w.gbps, 1),
+                          text_cell(w.tuned_at),          text_cell(w.model_key)};
+    if (cmd.all) row.push_back(w.stale ? text_cell("STALE: " + w.stale_reason) : null_cell(""));
     stale += w.stale;
-    t.add(std::move(row));
+    l.rows.push_back(std::move(row));
   }
-  out << t.render();
-  if (stale)
+  out << render(l, cmd.format);
+  if (stale && cmd.format == OutputFormat::table)
     fmt::print(out, "{} stale winner{} (never served; re-tune, or `autotune gc` to delete)\n", stale,
                stale == 1 ? "" : "s");
+  return 0;
+}
+
+// The runtime API's lookup (runtime/histogram.cpp) on a snapshot: runs measured with other code are marked stale in
+// the copy only, then the exact problem, the nearest tuned size, the built-in default.
+int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream& out) {
+  std::string model_key = cmd.device_model, device_name;
+  int driver_version = 0;  // unknown without a GPU: not compared (CodeIdentity)
+  if (model_key.empty()) {
+    const DeviceInfo d = query_device(cmd.device);  // NoDeviceError without a GPU: exit 1
+    model_key = d.model_key();
+    device_name = d.name;
+    driver_version = d.driver_version;
+  }
+  Cache cache = open_for_reading(cache_path);
+  const std::size_t marked = cache.mark_stale(current_identity(driver_version), model_key);
+  ConfigSource source = ConfigSource::fallback;
+  std::optional<Winner> w = cache.find_winner(model_key, cmd.problem);
+  if (w) source = ConfigSource::exact;
+  else if ((w = cache.find_nearest_winner(model_key, cmd.problem))) source = ConfigSource::nearest_size;
+  const HistogramConfig config = w ? w->config : HistogramConfig::fallback(cmd.problem);
+  if (w) device_name = w->device_name;
+  std::optional<double> roof = cache.device_roof(model_key);
+
+  Listing l;
+  l.columns = {{"source", "source"},       {"problem", "problem"},  {"device model", "model_key"},
+               {"device", "device"},       {"configuration", "config"}, {"tuned for n", "tuned_n"},
+               {"time ms", "median_ms"},   {"GB/s", "gbps"},        {"% of roof", "roof_pct"},
+               {"stale runs skipped", "stale_runs_skipped"},        {"cache", "cache"}};
+  Cell src = text_cell(std::string(to_string(source)));
+  if (source == ConfigSource::fallback) src.text = "fallback: built-in default (nothing tuned applies)";
+  else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same histogram, nearest tuned n";
+  l.rows.push_back({src, text_cell(cmd.problem.key()), text_cell(model_key),
+                    device_name.empty() ? null_cell("-") : text_cell(device_name), text_cell(config.key()),
+                    w ? integer_cell(static_cast<std::int64_t>(w->problem.n)) : null_cell("-"),
+                    w ? number_cell(w->median_ms, 4) : null_cell("-"),
+                    w ? number_cell(w->gbps, 1) : null_cell("-"),
+                    w && roof ? number_cell(w->gbps / *roof * 100.0, 1) : null_cell("-"),
+                    integer_cell(static_cast<std::int64_t>(marked)), text_cell(cache_path)});
+  out << render_record(l, cmd.format);
+  return 0;
+}
+
+int run_compare(const CompareCommand& cmd, const std::string& cache_path, std::ostream& out) {
+  const Cache cache = open_for_reading(cache_path);
+  std::vector<DeviceComparisonRow> rows;
+  for (DeviceComparisonRow& r : cache.device_comparison())
+    if (cmd.problem.empty() || contains(r.problem, cmd.problem)) rows.push_back(std::move(r));
+  if (rows.empty() && cmd.format == OutputFormat::table) {
+    fmt::print(out, "no winners {} in {}\n", cmd.problem.empty() ? "recorded" : "match the filter", cache_path);
+    return 0;
+  }
+  Listing l;
+  l.columns = {{"problem", "problem"},     {"device", "device"},    {"arch", "arch"},
+               {"winner", "config"},       {"time ms", "median_ms"}, {"GB/s", "gbps"},
+               {"% roof", "roof_pct"},     {"vs fastest", "time_vs_fastest"}, {"rank", "rank"},
+               {"same config as fastest", "same_config_as_fastest"}};
+  std::map<std::string, HistogramConfig> fastest;  // the view lists each problem's fastest device first
+  for (const DeviceComparisonRow& r : rows) fastest.try_emplace(r.problem, r.config);
+  for (const DeviceComparisonRow& r : rows)
+    l.rows.push_back({text_cell(r.problem), text_cell(r.device), text_cell(r.arch), text_cell(r.config.key()),
+                      number_cell(r.median_ms, 4), number_cell(r.gbps, 1),
+                      r.roof_pct ? number_cell(*r.roof_pct, 1) : null_cell("-"),
+                      number_cell(r.time_vs_fastest, 2, "x"), integer_cell(r.rank),
+                      bool_cell(r.config == fastest.at(r.problem))});
+  out << render(l, cmd.format);
+  return 0;
+}
+
+// Written to a temporary file renamed over FILE at the end, like export: a failed report never replaces a good one.
+int run_report(const ReportCommand& cmd, const std::string& cache_path, std::ostream& out) {
+  const Cache cache = open_for_reading(cache_path);
+  const std::string html = render_report(cache, cache_path);
+  const std::string tmp = fmt::format("{}.tmp-{}", cmd.output, ::getpid());
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    if (!file) throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
+    file << html;
+    file.close();
+    if (!file) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, cmd.output, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw Error(fmt::format("cannot write '{}' ({})", cmd.output, ec.message()));
+  }
+  fmt::print(out, "wrote the report of {} to {}\n", cache_path, cmd.output);
   return 0;
 }
 
@@ -210,11 +332,17 @@ int run(const CommandLine& cl, std::ostream& out, std::ostream& err) {
           fmt::print(out, "autotune {}\n", version());
           return 0;
         } else if constexpr (std::is_same_v<T, DevicesCommand>) {
-          return run_devices(out);
+          return run_devices(cmd, out);
         } else if constexpr (std::is_same_v<T, TuneCommand>) {
           return run_tune(cmd, cache_path_of(cl), out, err);
         } else if constexpr (std::is_same_v<T, ShowCommand>) {
           return run_show(cmd, cache_path_of(cl), out);
+        } else if constexpr (std::is_same_v<T, BestCommand>) {
+          return run_best(cmd, cache_path_of(cl), out);
+        } else if constexpr (std::is_same_v<T, CompareCommand>) {
+          return run_compare(cmd, cache_path_of(cl), out);
+        } else if constexpr (std::is_same_v<T, ReportCommand>) {
+          return run_report(cmd, cache_path_of(cl), out);
         } else if constexpr (std::is_same_v<T, ExportCommand>) {
           return run_export(cmd, cache_path_of(cl), out);
         } else if constexpr (std::is_same_v<T, ImportCommand>) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autotune/problem.hpp"
+#include "cli/format.hpp"
 
 namespace autotune::cli {
 
@@ -14,7 +15,9 @@ struct HelpCommand {
   std::string text;  ///< what to print (general help or one subcommand's)
 };
 struct VersionCommand {};
-struct DevicesCommand {};
+struct DevicesCommand {
+  OutputFormat format = OutputFormat::table;  ///< --json / --csv
+};
 struct TuneCommand {
   std::vector<HistogramProblem> problems;  ///< the default set when none was named
   bool default_set = false;
@@ -24,7 +27,24 @@ struct TuneCommand {
   bool flush_l2 = true;
 };
 struct ShowCommand {
-  bool all = false;  ///< --all: stale winners too, marked as such
+  bool all = false;     ///< --all: stale winners too, marked as such
+  std::string device;   ///< --device SUBSTRING: only devices whose name or model key contains it
+  std::string problem;  ///< --problem SUBSTRING: only problems whose key contains it
+  OutputFormat format = OutputFormat::table;
+};
+/// One lookup, answered in the runtime API's order (exact, nearest tuned size, built-in default); only reads.
+struct BestCommand {
+  HistogramProblem problem;
+  std::string device_model;  ///< --device-model KEY (a model key as `show --json` / `devices` print it)
+  int device = -1;           ///< --device I: the model of this machine's GPU I (when device_model is empty)
+  OutputFormat format = OutputFormat::table;
+};
+struct CompareCommand {
+  std::string problem;  ///< --problem SUBSTRING
+  OutputFormat format = OutputFormat::table;
+};
+struct ReportCommand {
+  std::string output;  ///< --output FILE.html
 };
 struct ExportCommand {
   std::string output = "-";  ///< --output FILE; "-" is standard output
@@ -37,8 +57,8 @@ struct MergeCommand {
 };
 struct GcCommand {};
 
-using Command = std::variant<HelpCommand, VersionCommand, DevicesCommand, TuneCommand, ShowCommand, ExportCommand,
-                             ImportCommand, MergeCommand, GcCommand>;
+using Command = std::variant<HelpCommand, VersionCommand, DevicesCommand, TuneCommand, ShowCommand, BestCommand,
+                             CompareCommand, ReportCommand, ExportCommand, ImportCommand, MergeCommand, GcCommand>;
 
 struct CommandLine {
   Command command;

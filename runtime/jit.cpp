@@ -3,9 +3,18 @@
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
+#include <random>
 
+#include "autotune/cache.hpp"
+#include "autotune/device.hpp"
 #include "autotune/error.hpp"
+#include "autotune/identity.hpp"
 
 namespace autotune::jit {
 
@@ -59,6 +68,66 @@ CompileResult compile(const std::string& source, const std::string& name, const 
   result.ok = size > 0;
   if (!result.ok) result.log += "\nNVRTC produced an empty cubin";
   return result;
+}
+
+namespace {
+
+bool looks_like_cubin(const std::vector<char>& image) {
+  return image.size() > 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0;
+}
+
+}  // namespace
+
+CompileResult compile_cached(const std::string& source, const std::string& name, const std::string& arch,
+                             const std::string& dir) {
+  if (dir.empty()) return compile(source, name, arch);
+  std::string identity = source;
+  for (const auto& o : options_for(arch)) identity += '\0' + o;
+  identity += '\0' + std::to_string(nvrtc_version());
+  namespace fs = std::filesystem;
+  const fs::path file = fs::path(dir) / (template_hash(identity) + "-" + arch + ".cubin");
+
+  std::error_code ec;
+  if (fs::is_regular_file(file, ec)) {
+    std::ifstream in(file, std::ios::binary);
+    std::vector<char> image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.good() || in.eof()) {
+      if (looks_like_cubin(image)) {
+        CompileResult r;
+        r.ok = true;
+        r.cubin = std::move(image);
+        r.arch = arch;
+        r.options = options_for(arch);
+        r.from_cache = true;
+        return r;
+      }
+    }
+  }
+  CompileResult r = compile(source, name, arch);
+  if (!r.ok) return r;
+  // Best effort: a cache that cannot be written only costs a compile next time.
+  fs::create_directories(dir, ec);
+  const fs::path tmp = file.string() + ".tmp" + std::to_string(std::random_device{}());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
+    if (!out) {
+      fs::remove(tmp, ec);
+      return r;
+    }
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) fs::remove(tmp, ec);
+  return r;
+}
+
+std::string default_compile_cache_dir() {
+  if (const char* env = std::getenv("AUTOTUNE_CUBIN_CACHE")) return env;
+  try {
+    return (std::filesystem::path(Cache::default_path()).parent_path() / "cubins").string();
+  } catch (const Error&) {
+    return {};
+  }
 }
 
 }  // namespace autotune::jit

@@ -16,6 +16,7 @@ struct CompileResult {
   std::string log;                   ///< NVRTC's log (warnings on success, errors on failure)
   std::string arch;                  ///< "sm_90"
   std::vector<std::string> options;  ///< the exact options passed to NVRTC
+  bool from_cache = false;           ///< the cubin came from the on-disk compile cache; NVRTC did not run
 };
 
 /// Compiles `source` (program name `name`, used in diagnostics) to a cubin for `arch` ("sm_80", "sm_90", ...).
@@ -23,5 +24,15 @@ CompileResult compile(const std::string& source, const std::string& name, const 
 
 /// The options compile() passes for `arch`, in order (part of the compiled-binary identity).
 std::vector<std::string> options_for(const std::string& arch);
+
+/// compile() behind an on-disk cache in `dir`: one file per cubin, named by a hash of the source, the options, the
+/// architecture and the NVRTC version, so a re-tune compiles nothing and any change compiles afresh. Files are
+/// written atomically (temporary file + rename), so concurrent tuners share a directory safely; an unreadable or
+/// damaged file is compiled again and replaced. An empty `dir` disables the cache. Compile errors are not cached.
+CompileResult compile_cached(const std::string& source, const std::string& name, const std::string& arch,
+                             const std::string& dir);
+
+/// $AUTOTUNE_CUBIN_CACHE if set, else "cubins" beside Cache::default_path(); empty when neither can be found.
+std::string default_compile_cache_dir();
 
 }  // namespace autotune::jit

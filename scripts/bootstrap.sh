@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian/Ubuntu packages), configures and builds autotune into ./build (or $BUILD_DIR).
 # Extra arguments go to the CMake configure step, e.g. scripts/bootstrap.sh -DAUTOTUNE_PORTABLE=ON.
+# --test also installs what the tests need beyond the build: Chromium and python3, for tests/report_check.sh
+# (the HTML report rendered headless).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build}"
 
-packages=(cmake g++ make libboost-program-options-dev libsqlite3-dev libsqlitecpp-dev doctest-dev libfmt-dev)
+packages=(cmake g++ make libboost-program-options-dev libsqlite3-dev libsqlitecpp-dev doctest-dev libfmt-dev
+          nlohmann-json3-dev)
+cmake_args=()
+for a in "$@"; do
+  if [ "$a" = "--test" ]; then packages+=(chromium python3); else cmake_args+=("$a"); fi
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,5 +32,5 @@ if [ ! -x "$cuda_root/bin/nvcc" ] && ! command -v nvcc >/dev/null; then
 fi
 export PATH="$cuda_root/bin:$PATH"
 
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${cmake_args[@]+"${cmake_args[@]}"}
 cmake --build "$build_dir" -j "$(nproc)"

@@ -28,12 +28,18 @@ check 2 "--n abc" tune --n abc
 check 2 "negative bins" tune --type u16 --bins -5 --n 1M
 check 2 "lower >= upper" tune --type f32 --bins 10 --lower 2 --upper 1 --n 1M
 check 2 "unknown type" tune --type f64 --bins 10 --n 1M
+check 0 "best --help" best --help
+check 2 "best without a device model" best --n 1M
+check 2 "show --json --csv" show --json --csv
+check 2 "report without --output" report
+check 2 "compare with a bad flag" compare --bogus
 # Without a GPU, `devices` and `tune` fail clearly with exit 1 and say "no CUDA device".
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   check 1 "devices without a GPU" devices
   msg=$("$bin" devices 2>&1 >/dev/null)
   case "$msg" in *"no CUDA device"*) echo "ok: message: $msg" ;; *) echo "FAIL: unclear message: $msg"; fail=1 ;; esac
   check 1 "tune without a GPU" tune --cache "$(mktemp -d)/c.db"
+  check 1 "best --device without a GPU" best --n 1M --device 0 --cache "$(mktemp -d)/c.db"
 fi
 # A file that is not an SQLite database: clear error naming it, exit 1, file untouched.
 junk=$(mktemp); echo "this is not a database" >"$junk"; before=$(md5sum <"$junk")

@@ -6,9 +6,12 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <map>
+#include <memory>
 #include <thread>
 
 #include "autotune/error.hpp"
+#include "autotune/identity.hpp"
 #include "runtime/cuda.hpp"
 #include "runtime/histogram_kernel.hpp"
 #include "runtime/jit.hpp"
@@ -75,13 +78,13 @@ namespace {
 class CompilePool {
  public:
   CompilePool(const HistogramProblem& problem, const std::vector<HistogramConfig>& configs,
-              const std::vector<bool>& wanted, const std::string& arch, int threads)
+              const std::vector<bool>& wanted, const std::string& arch, int threads, std::string cache_dir)
       : results_(configs.size()) {
     std::vector<std::promise<jit::CompileResult>> promises(configs.size());
     for (std::size_t i = 0; i < configs.size(); ++i) results_[i] = promises[i].get_future();
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    auto work = [this, &problem, &configs, &wanted, arch, ps = std::make_shared<decltype(promises)>(
-                                                              std::move(promises))]() {
+    auto work = [this, &problem, &configs, &wanted, arch, cache_dir,
+                 ps = std::make_shared<decltype(promises)>(std::move(promises))]() {
       for (std::size_t i; (i = next_++) < configs.size();) {
         if (stop_) {
           (*ps)[i].set_value(jit::CompileResult{});
@@ -92,8 +95,8 @@ class CompilePool {
             (*ps)[i].set_value(jit::CompileResult{});
             continue;
           }
-          (*ps)[i].set_value(
-              jit::compile(kernel_source(problem, configs[i]), "histogram_" + std::to_string(i) + ".cu", arch));
+          (*ps)[i].set_value(jit::compile_cached(kernel_source(problem, configs[i]),
+                                                 "histogram_" + std::to_string(i) + ".cu", arch, cache_dir));
         } catch (...) {
           (*ps)[i].set_exception(std::current_exception());
         }
@@ -139,6 +142,26 @@ struct GpuBuffers {
   cuda::DeviceBuffer flush;
 };
 
+// Times whole calls of one loaded variant until the stopping rule is satisfied.
+std::vector<double> sample_variant(const HistogramKernel& kernel, const HistogramProblem& problem, GpuBuffers& buf,
+                                   cuda::Stream& stream, const TuneOptions& o, int warmup, const StoppingRule& rule) {
+  cuda::Event start, stop;
+  std::vector<double> times;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int s = 0;; ++s) {
+    if (o.flush_l2) AUTOTUNE_CUDA(cudaMemsetAsync(buf.flush.get(), s & 0xff, buf.flush.bytes(), stream.get()));
+    start.record(stream.get());
+    // The whole call is timed (zeroing included for atomic merging), so merge strategies compete fairly.
+    kernel.run(buf.samples.get(), problem.n, buf.counts.get(), stream.get());
+    stop.record(stream.get());
+    stream.synchronize();
+    if (s < warmup) continue;
+    times.push_back(stop.elapsed_since(start));
+    const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (enough_samples(times, elapsed, rule)) return times;
+  }
+}
+
 }  // namespace
 
 TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const TuneOptions& options) {
@@ -149,15 +172,41 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
   report.device = query_device(options.device);
   const DeviceInfo& device = report.device;
   AUTOTUNE_CUDA(cudaSetDevice(options.device));
+  StoppingRule rule;
+  rule.max_samples = std::max(1, options.samples);
+  rule.min_samples = std::min(options.min_samples, rule.max_samples);
+  rule.target_noise = options.target_noise;
+  rule.max_ms = options.max_ms_per_variant;
+
+  // Resume: what an interrupted run of the same problem, model and code already measured is not measured again.
+  RunInfo info;
+  info.strategy = "exhaustive";
+  info.tool_version = version();
+  info.code = current_identity(device.driver_version);
+  info.settings_json = fmt::format(
+      R"({{"finalists":{},"flush_l2":{},"min_samples":{},"samples":{},"seed":{},"target_noise":{},"warmup":{}}})",
+      options.finalists, options.flush_l2, rule.min_samples, rule.max_samples, options.seed, options.target_noise,
+      options.warmup);
+  std::map<std::string, Measurement> done;
+  std::optional<std::int64_t> resumed_run;
+  if (options.resume) {
+    cache.mark_stale(info.code, device.model_key());
+    resumed_run = cache.resumable_run(device.model_key(), problem, info.code, info.strategy);
+    if (resumed_run)
+      for (const Measurement& m : cache.measurements(*resumed_run)) done.emplace(m.config.key(), m);
+  }
 
   const std::vector<HistogramConfig> configs = histogram_space(problem);
   std::vector<std::string> violations(configs.size());
   std::vector<bool> wanted(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) {
     violations[i] = histogram_constraint_violation(problem, configs[i], device);
-    wanted[i] = violations[i].empty();
+    wanted[i] = violations[i].empty();  // resumed ok variants are compiled again (from the cache) for the final
   }
-  CompilePool pool(problem, configs, wanted, device.arch(), options.compile_threads);
+  const std::string cubin_dir =
+      !options.compile_cache ? std::string() : options.compile_cache_dir.empty() ? jit::default_compile_cache_dir()
+                                                                               : options.compile_cache_dir;
+  CompilePool pool(problem, configs, wanted, device.arch(), options.compile_threads, cubin_dir);
 
   // Inputs: generated on the host, checked against the CPU reference, copied once.
   const std::vector<unsigned char> host = generate_samples(problem, problem.n, options.seed);
@@ -165,8 +214,7 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
       counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
   const std::size_t count_bytes = static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8);
   cuda::Stream stream;
-  GpuBuffers buf{cuda::DeviceBuffer(std::max<std::size_t>(host.size(), 16)),
-                 cuda::DeviceBuffer(count_bytes),
+  GpuBuffers buf{cuda::DeviceBuffer(std::max<std::size_t>(host.size(), 16)), cuda::DeviceBuffer(count_bytes),
                  cuda::DeviceBuffer(options.flush_l2 ? 2 * device.l2_bytes : 0)};
   if (!host.empty())
     AUTOTUNE_CUDA(cudaMemcpyAsync(buf.samples.get(), host.data(), host.size(), cudaMemcpyHostToDevice, stream.get()));
@@ -175,22 +223,18 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
   // The roof over 4x the L2 (at least 256 MiB), so it streams from memory, not from the cache.
   report.roof_gbps = measure_read_roof(device, std::max<std::size_t>(256u << 20, 4 * device.l2_bytes), 10);
   cache.set_device_roof(device, report.roof_gbps);
+  report.run_id = resumed_run ? *resumed_run : cache.begin_run(device, problem, info);
 
-  RunInfo info;
-  info.strategy = "exhaustive";
-  info.tool_version = version();
-  info.settings_json = fmt::format(R"({{"flush_l2":{},"samples":{},"seed":{},"warmup":{}}})", options.flush_l2,
-                                   options.samples, options.seed, options.warmup);
-  report.run_id = cache.begin_run(device, problem, info);
-
-  std::vector<char> best_cubin;
+  auto gbps_of = [&](double ms) { return ms > 0 ? static_cast<double>(problem.bytes()) / (ms * 1e-3) / 1e9 : 0.0; };
+  std::vector<std::vector<char>> cubins(configs.size());  // of the correct variants, for the final round
   std::string context_lost;  // set once a variant faults: nothing after it can run in this process
-  cuda::Event start, stop;
   std::vector<unsigned char> got(count_bytes);
   for (std::size_t i = 0; i < configs.size(); ++i) {
     Measurement m;
     m.config = configs[i];
     jit::CompileResult compiled;
+    const auto previous = done.find(configs[i].key());
+    bool from_previous = false;
     if (!violations[i].empty()) {
       m.status = MeasurementStatus::invalid_config;
       m.log = violations[i];
@@ -200,7 +244,13 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
     } else if (!(compiled = pool.get(i)).ok) {
       m.status = MeasurementStatus::compile_error;
       m.log = compiled.log;
+    } else if (previous != done.end()) {
+      m = previous->second;
+      from_previous = true;
+      ++report.resumed;
+      if (m.status == MeasurementStatus::ok) cubins[i] = std::move(compiled.cubin);
     } else {
+      (compiled.from_cache ? report.compile_cache_hits : report.compiled) += 1;
       try {
         HistogramKernel kernel(problem, configs[i], device, compiled.cubin);
         // Poison the counters first: every variant must overwrite them.
@@ -212,23 +262,15 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
           m.status = MeasurementStatus::wrong_result;
           m.log = diff;
         } else {
-          // The whole call is timed (zeroing included for atomic merging), so merge strategies compete fairly.
-          std::vector<double> times;
-          for (int s = 0; s < options.warmup + options.samples; ++s) {
-            if (options.flush_l2)
-              AUTOTUNE_CUDA(cudaMemsetAsync(buf.flush.get(), s & 0xff, buf.flush.bytes(), stream.get()));
-            start.record(stream.get());
-            kernel.run(buf.samples.get(), problem.n, buf.counts.get(), stream.get());
-            stop.record(stream.get());
-            stream.synchronize();
-            if (s >= options.warmup) times.push_back(stop.elapsed_since(start));
-          }
+          std::vector<double> times = sample_variant(kernel, problem, buf, stream, options, options.warmup, rule);
+          report.throttled_samples += drop_throttled(times);
           const SampleStats st = summarize(times);
           m.median_ms = st.median;
           m.spread = st.spread;
           m.samples = st.count;
-          m.gbps = st.median > 0 ? static_cast<double>(problem.bytes()) / (st.median * 1e-3) / 1e9 : 0.0;
+          m.gbps = gbps_of(st.median);
           m.roof_pct = 100.0 * m.gbps / report.roof_gbps;
+          cubins[i] = std::move(compiled.cubin);
         }
       } catch (const UsageError& e) {
         m.status = MeasurementStatus::invalid_config;
@@ -240,17 +282,50 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
           context_lost = fmt::format("not run: the CUDA context was lost when {} faulted", configs[i].key());
       }
     }
-    cache.add_measurement(report.run_id, m);
-    if (m.status == MeasurementStatus::ok &&
-        (!report.winner || m.median_ms < report.winner->median_ms)) {
-      report.winner = m;
-      best_cubin = compiled.cubin;
-    }
+    // Each measurement is committed on its own, so an interrupted run keeps everything measured so far.
+    if (!from_previous) cache.add_measurement(report.run_id, m);
     if (m.status == MeasurementStatus::ok && m.config == HistogramConfig::fallback(problem)) report.fallback = m;
     report.measurements.push_back(m);
     if (options.on_measurement) options.on_measurement(i + 1, configs.size(), m);
   }
-  if (report.winner) cache.finish_run(report.run_id, *report.winner, best_cubin);
+
+  // Finalists: the fastest few, re-measured in interleaved rounds so that drift hits them alike; then the tie-break.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (report.measurements[i].status == MeasurementStatus::ok && !cubins[i].empty()) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return report.measurements[a].median_ms < report.measurements[b].median_ms;
+  });
+  if (order.size() > static_cast<std::size_t>(std::max(1, options.finalists))) order.resize(std::max(1, options.finalists));
+  if (!order.empty() && context_lost.empty()) {
+    std::vector<std::unique_ptr<HistogramKernel>> kernels;
+    for (std::size_t i : order) kernels.push_back(std::make_unique<HistogramKernel>(problem, configs[i], device, cubins[i]));
+    std::vector<std::vector<double>> times(order.size());
+    StoppingRule one;
+    one.min_samples = one.max_samples = 1;
+    for (int round = 0; round < std::max(1, options.final_rounds); ++round)
+      for (std::size_t k = 0; k < order.size(); ++k) {
+        const auto t = sample_variant(*kernels[k], problem, buf, stream, options, round == 0 ? 1 : 0, one);
+        times[k].push_back(t.front());
+      }
+    std::vector<Candidate> candidates;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      report.throttled_samples += drop_throttled(times[k]);
+      const SampleStats st = summarize(times[k]);
+      const HistogramConfig& c = configs[order[k]];
+      candidates.push_back({st.median, st.noise, c.shared_bytes(problem), c.block, c.key()});
+    }
+    const std::size_t w = pick_winner(candidates);
+    Measurement best = report.measurements[order[w]];
+    const SampleStats st = summarize(times[w]);
+    best.median_ms = st.median;
+    best.spread = st.spread;
+    best.samples = st.count;
+    best.gbps = gbps_of(st.median);
+    best.roof_pct = 100.0 * best.gbps / report.roof_gbps;
+    report.winner = best;
+    cache.finish_run(report.run_id, best, cubins[order[w]]);
+  }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

@@ -92,6 +92,20 @@ struct ImportStats {
   bool operator==(const ImportStats&) const = default;
 };
 
+/// One row of the cache's device_comparison view (cache/schema.sql): a problem's fresh winner on one device model.
+struct DeviceComparisonRow {
+  std::string problem;           ///< HistogramProblem::key()
+  std::string device;            ///< device name
+  std::string arch;
+  HistogramConfig config;        ///< the winner on this device
+  double median_ms = 0.0;
+  double gbps = 0.0;
+  std::optional<double> roof_pct;  ///< the winner's GB/s as % of its device's roof; nullopt when no roof was known
+  int rank = 1;                  ///< 1 for the fastest device of the problem (ties share a rank)
+  int devices = 1;               ///< how many device models have a fresh winner for the problem
+  double time_vs_fastest = 1.0;  ///< median_ms / the fastest device's median_ms
+};
+
 class Cache {
  public:
   /// Opens (creating if needed) the cache at `path`; ":memory:" gives a private in-memory database.
@@ -123,6 +137,11 @@ class Cache {
   /// in one transaction.
   void finish_run(std::int64_t run_id, const Measurement& best, const std::vector<char>& cubin);
 
+  /// The newest unfinished run of this problem on this model measured with exactly `code` and `strategy`, if any
+  /// and not stale: an interrupted `tune` resumes it, skipping the configurations it already measured.
+  std::optional<std::int64_t> resumable_run(const std::string& model_key, const HistogramProblem& problem,
+                                            const CodeIdentity& code, const std::string& strategy) const;
+
   /// Measurements of one run, in insertion order.
   std::vector<Measurement> measurements(std::int64_t run_id) const;
 
@@ -134,6 +153,16 @@ class Cache {
   /// Every fresh winner, ordered by device name then problem key; with include_stale, the stale ones too
   /// (Winner::stale says which), for `autotune show --all`.
   std::vector<Winner> winners(bool include_stale = false) const;
+
+  /// Read-only: the rows of the device_comparison view, in its order (problem key, fastest device first).
+  /// Added for `autotune compare`.
+  std::vector<DeviceComparisonRow> device_comparison() const;
+
+  /// Read-only open for tools that must never modify a cache (`autotune best`, `show`, `compare`, `report`): the
+  /// file is copied into memory in one read transaction, like merge() does, and an older schema is upgraded in the
+  /// copy only. The file is never created, migrated or written; writes to the returned Cache change only the copy.
+  /// CacheError naming the file when it does not exist, is not an autotune cache, is corrupt or is newer.
+  static Cache read_only_snapshot(const std::string& path);
 
   /// Records the measured read bandwidth roof of the device's model, in GB/s (inserts the device row if new).
   /// Later measurements of that model get roof_pct from it. Throws UsageError unless gbps is finite and positive.

@@ -17,9 +17,17 @@ namespace autotune {
 
 struct TuneOptions {
   int device = 0;         ///< CUDA ordinal
-  int warmup = 2;         ///< untimed launches before the samples of each variant
-  int samples = 15;       ///< timed launches per variant; the median is kept
+  int warmup = 2;         ///< untimed calls before the samples of each variant
+  int samples = 30;       ///< at most this many timed calls per variant; the median is kept
+  int min_samples = 5;    ///< at least this many (or `samples`, if smaller)
+  double target_noise = 0.005;  ///< stop sampling once the median's relative standard error is below this
+  double max_ms_per_variant = 1000.0;  ///< sampling time cap per variant
+  int finalists = 4;      ///< the fastest few are re-measured interleaved at the end, then the tie-break decides
+  int final_rounds = 10;  ///< interleaved rounds of that re-measurement
   bool flush_l2 = true;   ///< overwrite a buffer twice the L2 size before every sample (cold-cache timing)
+  bool resume = true;     ///< continue an interrupted run of the same problem, model and code (skip what it measured)
+  bool compile_cache = true;      ///< keep compiled cubins on disk (a re-tune compiles nothing)
+  std::string compile_cache_dir;  ///< empty = beside the default cache ($AUTOTUNE_CUBIN_CACHE overrides)
   std::uint64_t seed = 42;
   int compile_threads = 0;  ///< parallel NVRTC compilations; 0 = hardware concurrency
   /// Called after each variant is measured (or rejected), from the calling thread.
@@ -35,12 +43,21 @@ struct TuneReport {
   std::optional<Measurement> fallback;    ///< the built-in default's measurement, for the speedup figure
   double seconds = 0.0;                   ///< wall time of the whole run
   double roof_gbps = 0.0;                 ///< the device's read roof, measured at the start of the run
+  int compiled = 0;                       ///< variants NVRTC compiled in this run
+  int compile_cache_hits = 0;             ///< variants whose cubin came from the on-disk compile cache
+  int resumed = 0;                        ///< variants taken from an interrupted run instead of measured again
+  int throttled_samples = 0;              ///< slow outlier samples dropped (clock throttling)
 };
 
 /// Tunes `problem` on options.device and records the run in `cache`: first the device's read roof (a 16-byte
 /// streaming read, kernel_templates/roof.cu; stored with Cache::set_device_roof, so every measurement gets its
 /// % of roof), then every configuration. Throws NoDeviceError without a GPU, UsageError for an invalid problem;
 /// a variant that fails is recorded with its status, never thrown.
+///
+/// Timing: each variant is sampled until its median settles (StoppingRule in tuner/timing.hpp, from the options),
+/// slow outliers from throttled clocks are dropped, and the fastest `finalists` are re-measured interleaved; the
+/// winner is then chosen by pick_winner() (near-ties inside the noise go to the cheapest configuration), so two runs
+/// on one GPU choose the same winner.
 TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const TuneOptions& options = {});
 
 /// Measures the read roof of the current device in GB/s: median of `samples` 16-byte streaming reads of `bytes`.

@@ -42,13 +42,14 @@ TEST_SUITE("cli") {
       const auto cl = parse(args);
       REQUIRE(std::holds_alternative<HelpCommand>(cl.command));
       const auto& text = std::get<HelpCommand>(cl.command).text;
-      for (const char* sub : {"tune", "devices", "show", "export", "import", "merge", "gc", "help", "version"})
+      for (const char* sub : {"tune", "devices", "show", "best", "compare", "report", "export", "import", "merge", "gc",
+                              "help", "version"})
         CHECK(text.find(sub) != std::string::npos);
     }
   }
 
   TEST_CASE("every subcommand has its own --help with examples") {
-    for (const char* sub : {"tune", "devices", "show", "export", "import", "merge", "gc"}) {
+    for (const char* sub : {"tune", "devices", "show", "best", "compare", "report", "export", "import", "merge", "gc"}) {
       CAPTURE(sub);
       const auto cl = parse({sub, "--help"});
       REQUIRE(std::holds_alternative<HelpCommand>(cl.command));
@@ -138,6 +139,72 @@ TEST_SUITE("cli") {
     refuses({"export", "--output", ""}, "--output: the file name is empty");
     refuses({"export", "stray"}, "export");
     refuses({"gc", "--all"}, "gc");
+    // output formats and the new subcommands
+    refuses({"show", "--json", "--csv"}, "--json and --csv exclude each other");
+    refuses({"devices", "--csv", "--json"}, "--json and --csv exclude each other");
+    refuses({"devices", "--xml"}, "xml");
+    refuses({"show", "--device"}, "device");
+    refuses({"show", "--device", ""}, "--device: the substring is empty");
+    refuses({"show", "--problem", ""}, "--problem: the substring is empty");
+    refuses({"best", "--n", "1M"}, "--device-model KEY or --device I");
+    refuses({"best", "--n", "1M", "--device-model", "k", "--device", "0"}, "exclude each other");
+    refuses({"best", "--device", "0"}, "--n is required");
+    refuses({"best", "--n", "1M", "--device", "x"}, "--device: 'x' is not an integer");
+    refuses({"best", "--n", "1M", "--device", "-2"}, "--device");
+    refuses({"best", "--n", "1M", "--device-model", ""}, "--device-model: the model key is empty");
+    refuses({"best", "--n", "1M", "--device", "0", "--counters", "16"}, "--counters: '16' is not 32 or 64");
+    refuses({"best", "--n", "1M", "--device", "0", "--type", "f64"}, "unknown sample type 'f64'");
+    refuses({"best", "--n", "1M", "--device", "0", "--all"}, "best");
+    refuses({"best", "--n", "1M", "--device", "0", "stray"}, "best");
+    refuses({"tune", "--counters", "48", "--n", "1M"}, "--counters");
+    refuses({"compare", "--device", "H100"}, "compare");
+    refuses({"compare", "--problem", ""}, "--problem: the substring is empty");
+    refuses({"compare", "--json", "--csv"}, "exclude each other");
+    refuses({"report"}, "--output FILE is required");
+    refuses({"report", "--output", ""}, "--output: the file name is empty");
+    refuses({"report", "-o", "a.html", "--json"}, "report");
+    refuses({"report", "-o", "a.html", "b.html"}, "report");
+  }
+
+  TEST_CASE("show, devices, best, compare and report parse into their commands") {
+    const auto show = std::get<ShowCommand>(
+        parse({"show", "--device", "H100", "--problem", "u8/", "--csv", "--all", "--cache", "f.db"}).command);
+    CHECK(show.device == "H100");
+    CHECK(show.problem == "u8/");
+    CHECK(show.all);
+    CHECK(show.format == OutputFormat::csv);
+    CHECK(std::get<ShowCommand>(parse({"show"}).command).format == OutputFormat::table);
+    CHECK(std::get<ShowCommand>(parse({"show", "--json"}).command).format == OutputFormat::json);
+    CHECK(std::get<DevicesCommand>(parse({"devices", "--json"}).command).format == OutputFormat::json);
+    CHECK(std::get<DevicesCommand>(parse({"devices"}).command).format == OutputFormat::table);
+
+    const auto cl = parse({"best", "--type", "f32", "--bins", "1024", "--lower", "-1", "--upper", "1", "--n", "16M",
+                           "--dist", "runs", "--counters", "64", "--device-model", "NVIDIA H200|sm_90|132SM|143771MiB",
+                           "--json", "--cache", "fleet.db"});
+    const auto& best = std::get<BestCommand>(cl.command);
+    CHECK(cl.cache_path == "fleet.db");
+    CHECK(best.device_model == "NVIDIA H200|sm_90|132SM|143771MiB");
+    CHECK(best.format == OutputFormat::json);
+    CHECK(best.problem.type == SampleType::f32);
+    CHECK(best.problem.bins == 1024);
+    CHECK(best.problem.lower == -1.0);
+    CHECK(best.problem.upper == 1.0);
+    CHECK(best.problem.n == 16ull * 1024 * 1024);
+    CHECK(best.problem.distribution == "runs");
+    CHECK(best.problem.counter_bits == 64);
+    const auto by_device = std::get<BestCommand>(parse({"best", "--n", "1000", "--device", "1"}).command);
+    CHECK(by_device.device == 1);
+    CHECK(by_device.device_model.empty());
+    CHECK(by_device.problem.type == SampleType::u8);
+    CHECK(by_device.problem.counter_bits == 32);
+    CHECK(std::get<TuneCommand>(parse({"tune", "--n", "1M", "--counters", "64"}).command).problems.at(0).counter_bits == 64);
+
+    const auto cmp = std::get<CompareCommand>(parse({"compare", "--problem", "f32", "--csv"}).command);
+    CHECK(cmp.problem == "f32");
+    CHECK(cmp.format == OutputFormat::csv);
+    CHECK(std::get<CompareCommand>(parse({"compare"}).command).format == OutputFormat::table);
+    CHECK(std::get<ReportCommand>(parse({"report", "--output", "r.html"}).command).output == "r.html");
+    CHECK(std::get<ReportCommand>(parse({"report", "-o", "r.html"}).command).output == "r.html");
   }
 
   TEST_CASE("export, import, merge, gc and show --all parse into their commands") {

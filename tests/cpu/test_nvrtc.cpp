@@ -1,7 +1,11 @@
 // NVRTC needs no GPU: every variant of the space is compiled here for the architectures we ship for.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -117,6 +121,36 @@ TEST_SUITE("nvrtc") {
       CHECK_MESSAGE(r.ok, r.log);
       CHECK(is_elf(r.cubin));
     }
+  }
+
+  TEST_CASE("the on-disk compile cache: a second compile reads the file, a damaged file is compiled again") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("autotune_cubin_test_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const std::string src = kernel_source(u8_256(), HistogramConfig{});
+    const auto first = jit::compile_cached(src, "v.cu", "sm_90", dir.string());
+    REQUIRE(first.ok);
+    CHECK_FALSE(first.from_cache);
+    std::vector<fs::path> files(fs::directory_iterator(dir), fs::directory_iterator{});
+    REQUIRE(files.size() == 1);
+    const auto second = jit::compile_cached(src, "v.cu", "sm_90", dir.string());
+    CHECK(second.from_cache);
+    CHECK(second.cubin == first.cubin);
+    // Another architecture or another source is another file.
+    CHECK_FALSE(jit::compile_cached(src, "v.cu", "sm_80", dir.string()).from_cache);
+    CHECK_FALSE(jit::compile_cached(src + "\n// changed", "v.cu", "sm_90", dir.string()).from_cache);
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 3);
+    // A damaged file is not served: it is compiled again and replaced.
+    std::ofstream(files[0], std::ios::binary | std::ios::trunc) << "garbage";
+    const auto third = jit::compile_cached(src, "v.cu", "sm_90", dir.string());
+    CHECK_FALSE(third.from_cache);
+    CHECK(third.cubin == first.cubin);
+    CHECK(jit::compile_cached(src, "v.cu", "sm_90", dir.string()).from_cache);
+    // Compile errors are not cached, and an empty directory disables the cache.
+    CHECK_FALSE(jit::compile_cached("broken(", "b.cu", "sm_90", dir.string()).ok);
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 3);
+    CHECK_FALSE(jit::compile_cached(src, "v.cu", "sm_90", "").from_cache);
+    fs::remove_all(dir);
   }
 
   TEST_CASE("a compile error is a value with the log, not an exception") {

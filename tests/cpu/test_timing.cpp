@@ -2,6 +2,8 @@
 
 #include "tuner/timing.hpp"
 
+#include <cmath>
+
 using namespace autotune;
 
 TEST_SUITE("timing") {
@@ -23,5 +25,53 @@ TEST_SUITE("timing") {
     CHECK(s.count == 0);
     CHECK(s.median == 0.0);
     CHECK(s.spread == 0.0);
+  }
+}
+
+TEST_SUITE("timing") {
+  TEST_CASE("noise is the relative standard error of the median") {
+    // samples 9, 10, 11: mean 10, sample stddev 1, median 10 -> 1.2533 * 1 / sqrt(3) / 10
+    const auto s = summarize({9.0, 10.0, 11.0});
+    CHECK(s.noise == doctest::Approx(1.2533 / std::sqrt(3.0) / 10.0));
+    CHECK(summarize({5.0}).noise == 0.0);
+  }
+
+  TEST_CASE("stopping: a minimum, a maximum, a time cap, and a settled median") {
+    StoppingRule r;
+    r.min_samples = 3, r.max_samples = 6, r.target_noise = 0.01, r.max_ms = 100;
+    CHECK_FALSE(enough_samples({1.0, 1.0}, 0, r));           // below the minimum, however quiet
+    CHECK(enough_samples({1.0, 1.0, 1.0}, 0, r));            // quiet: noise 0
+    CHECK_FALSE(enough_samples({1.0, 2.0, 1.5}, 0, r));      // noisy: keep going
+    CHECK(enough_samples({1.0, 2.0, 1.5}, 100, r));          // ... unless out of time
+    CHECK(enough_samples({1, 2, 1, 2, 1, 2}, 0, r));         // ... or at the maximum
+  }
+
+  TEST_CASE("throttled samples are dropped, a uniformly slow variant is not") {
+    std::vector<double> s{1.0, 1.01, 0.99, 1.0, 2.5, 1.02};
+    CHECK(drop_throttled(s) == 1);
+    CHECK(s.size() == 5);
+    std::vector<double> slow{1.0, 3.0, 3.1, 2.9, 3.0};  // the median is the slow speed: nothing is above it by 25 %
+    CHECK(drop_throttled(slow) == 0);
+    CHECK(slow.size() == 5);
+    std::vector<double> few{1.0, 5.0};
+    CHECK(drop_throttled(few) == 0);
+  }
+
+  TEST_CASE("tie-break: the fastest wins unless a cheaper variant is within the noise") {
+    std::vector<Candidate> c{
+        {1.000, 0.001, 32768, 512, "b"},  // fastest, but needs 32 KiB of shared memory
+        {1.004, 0.001, 1024, 256, "a"},   // 0.4 % slower: inside 2 * 0.5 %, and cheaper
+        {1.200, 0.001, 0, 128, "c"},      // cheapest, but clearly slower
+    };
+    CHECK(pick_winner(c) == 1);
+    c[1].median_ms = 1.02;  // now 2 % slower: outside the noise, the fastest wins
+    CHECK(pick_winner(c) == 0);
+    // The same candidates in another order pick the same configuration.
+    std::vector<Candidate> d{c[2], c[1], c[0]};
+    CHECK(d[pick_winner(d)].key == "b");
+    // Equal cost: the block, then the key decide.
+    std::vector<Candidate> e{{1.0, 0.0, 0, 256, "y"}, {1.0, 0.0, 0, 256, "x"}};
+    CHECK(e[pick_winner(e)].key == "x");
+    CHECK_THROWS(pick_winner({}));
   }
 }

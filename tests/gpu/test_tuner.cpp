@@ -1,8 +1,12 @@
 // The tuner end to end on the GPU: a small problem, an in-memory cache.
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "autotune/error.hpp"
+#include "autotune/identity.hpp"
 #include "autotune/tuner.hpp"
 #include "tuner/space.hpp"
 
@@ -34,9 +38,10 @@ TEST_SUITE("gpu_tuner") {
       if (m.status != MeasurementStatus::ok) continue;
       ++ok;
       CHECK(m.median_ms > 0);
-      CHECK(m.samples == 5);
+      CHECK(m.samples >= 3);  // the stopping rule takes at most 5 here; throttled outliers may be dropped
+      CHECK(m.samples <= 5);
       CHECK(m.gbps == doctest::Approx(p.bytes() / (m.median_ms * 1e-3) / 1e9));
-      CHECK(r.winner->median_ms <= m.median_ms);
+      CHECK(r.winner->median_ms <= m.median_ms * 1.10);  // re-measured finalist: within noise of the fastest
     }
     CHECK(ok == static_cast<int>(r.measurements.size()));
 
@@ -72,6 +77,50 @@ TEST_SUITE("gpu_tuner") {
     }
     REQUIRE(r.winner.has_value());
     MESSAGE(fmt::format("f32/65536 winner: {} {:.1f} GB/s", r.winner->config.key(), r.winner->gbps));
+  }
+
+  TEST_CASE("tuning twice picks the same winner; a second tune compiles nothing") {
+    Cache cache(":memory:");
+    HistogramProblem p;
+    p.n = 16ull << 20;
+    TuneOptions o;
+    o.compile_cache_dir = (std::filesystem::temp_directory_path() / ("autotune_cubins_" + std::to_string(::getpid()))).string();
+    const TuneReport first = tune_histogram(p, cache, o);
+    const TuneReport second = tune_histogram(p, cache, o);
+    REQUIRE(first.winner.has_value());
+    REQUIRE(second.winner.has_value());
+    CHECK(first.run_id != second.run_id);  // the first run finished: the second is a new run, not a resume
+    CHECK(second.winner->config == first.winner->config);
+    CHECK(second.compiled == 0);
+    CHECK(second.compile_cache_hits == static_cast<int>(histogram_space(p).size()));
+    MESSAGE(fmt::format("twice: {} ({:.1f} and {:.1f} GB/s); first run {:.1f} s with {} compiles, second {:.1f} s",
+                        first.winner->config.key(), first.winner->gbps, second.winner->gbps, first.seconds,
+                        first.compiled, second.seconds));
+    std::filesystem::remove_all(o.compile_cache_dir);
+  }
+
+  TEST_CASE("an interrupted run loses nothing and the same command resumes it") {
+    Cache cache(":memory:");
+    HistogramProblem p;
+    p.n = 2ull << 20;
+    TuneOptions o;
+    o.compile_cache = false;
+    struct Interrupt {};
+    o.on_measurement = [](std::size_t done, std::size_t, const Measurement&) {
+      if (done == 20) throw Interrupt{};  // as if Ctrl-C arrived after the 20th variant
+    };
+    CHECK_THROWS_AS(tune_histogram(p, cache, o), Interrupt);
+    const DeviceInfo dev = query_device(0);
+    const auto run = cache.resumable_run(dev.model_key(), p, current_identity(dev.driver_version), "exhaustive");
+    REQUIRE(run.has_value());
+    CHECK(cache.measurements(*run).size() == 20);
+    o.on_measurement = nullptr;
+    const TuneReport r = tune_histogram(p, cache, o);
+    CHECK(r.run_id == *run);
+    CHECK(r.resumed == 20);
+    CHECK(cache.measurements(*run).size() == histogram_space(p).size());
+    REQUIRE(r.winner.has_value());
+    CHECK(cache.find_winner(dev.model_key(), p).has_value());
   }
 
   TEST_CASE("a bad device ordinal is a usage error naming the devices that exist") {

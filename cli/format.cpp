@@ -1,0 +1,156 @@
+#include "cli/format.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cli/table.hpp"
+
+namespace autotune::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json to_json(const Cell& c) {
+  switch (c.kind) {
+    case Cell::Kind::text: return c.value;
+    case Cell::Kind::number: return std::isfinite(c.number) ? Json(c.number) : Json(nullptr);
+    case Cell::Kind::integer: return c.integer;
+    case Cell::Kind::boolean: return c.boolean;
+    case Cell::Kind::null: return nullptr;
+  }
+  return nullptr;
+}
+
+// Unrounded: "{}" prints the shortest text that reads back as the same double.
+std::string to_csv_text(const Cell& c) {
+  switch (c.kind) {
+    case Cell::Kind::text: return c.value;
+    case Cell::Kind::number: return std::isfinite(c.number) ? fmt::format("{}", c.number) : "";
+    case Cell::Kind::integer: return std::to_string(c.integer);
+    case Cell::Kind::boolean: return c.boolean ? "true" : "false";
+    case Cell::Kind::null: return "";
+  }
+  return "";
+}
+
+Json row_object(const Listing& l, const std::vector<Cell>& row) {
+  Json o = Json::object();
+  for (std::size_t c = 0; c < l.columns.size(); ++c) o[l.columns[c].key] = c < row.size() ? to_json(row[c]) : nullptr;
+  return o;
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string line;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i) line += ',';
+    line += csv_field(fields[i]);
+  }
+  return line + "\r\n";
+}
+
+std::string csv(const Listing& l, std::size_t max_rows) {
+  std::vector<std::string> header;
+  for (const auto& c : l.columns) header.push_back(c.key);
+  std::string out = csv_line(header);
+  for (std::size_t r = 0; r < l.rows.size() && r < max_rows; ++r) {
+    std::vector<std::string> fields;
+    for (std::size_t c = 0; c < l.columns.size(); ++c) fields.push_back(c < l.rows[r].size() ? to_csv_text(l.rows[r][c]) : "");
+    out += csv_line(fields);
+  }
+  return out;
+}
+
+}  // namespace
+
+Cell text_cell(std::string text) {
+  Cell c;
+  c.kind = Cell::Kind::text;
+  c.value = text;
+  c.text = std::move(text);
+  return c;
+}
+
+Cell number_cell(double value, int decimals, const std::string& suffix) {
+  Cell c;
+  c.kind = Cell::Kind::number;
+  c.number = value;
+  c.text = std::isfinite(value) ? fmt::format("{:.{}f}{}", value, decimals, suffix) : "-";
+  return c;
+}
+
+Cell integer_cell(std::int64_t value) {
+  Cell c;
+  c.kind = Cell::Kind::integer;
+  c.integer = value;
+  c.text = std::to_string(value);
+  return c;
+}
+
+Cell bool_cell(bool value) {
+  Cell c;
+  c.kind = Cell::Kind::boolean;
+  c.boolean = value;
+  c.text = value ? "yes" : "no";
+  return c;
+}
+
+Cell null_cell(std::string shown) {
+  Cell c;
+  c.kind = Cell::Kind::null;
+  c.text = std::move(shown);
+  return c;
+}
+
+std::string csv_field(const std::string& value) {
+  if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
+  std::string quoted = "\"";
+  for (char ch : value) {
+    if (ch == '"') quoted += '"';
+    quoted += ch;
+  }
+  return quoted + "\"";
+}
+
+std::string render(const Listing& l, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::json: {
+      Json a = Json::array();
+      for (const auto& row : l.rows) a.push_back(row_object(l, row));
+      return a.dump(2) + "\n";
+    }
+    case OutputFormat::csv: return csv(l, l.rows.size());
+    case OutputFormat::table: break;
+  }
+  std::vector<std::string> header;
+  for (const auto& c : l.columns) header.push_back(c.header);
+  Table t(header);
+  for (const auto& row : l.rows) {
+    std::vector<std::string> texts;
+    for (const auto& cell : row) texts.push_back(cell.text);
+    t.add(std::move(texts));
+  }
+  return t.render();
+}
+
+std::string render_record(const Listing& l, OutputFormat format) {
+  const std::vector<Cell> empty;
+  const auto& row = l.rows.empty() ? empty : l.rows.front();
+  switch (format) {
+    case OutputFormat::json: return row_object(l, row).dump(2) + "\n";
+    case OutputFormat::csv: return csv(l, 1);
+    case OutputFormat::table: break;
+  }
+  std::size_t width = 0;
+  for (const auto& c : l.columns) width = std::max(width, c.header.size());
+  std::string out;
+  for (std::size_t c = 0; c < l.columns.size(); ++c)
+    out += fmt::format("{:<{}}  {}\n", l.columns[c].header + ":", width + 1, c < row.size() ? row[c].text : "");
+  return out;
+}
+
+}  // namespace autotune::cli

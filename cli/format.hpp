@@ -1,0 +1,58 @@
+// Output formats of every listing of `autotune` (devices, show, best, compare): an aligned table for people (the
+// default), JSON (--json) and CSV (--csv) for programs. A listing is built once, as typed cells, and rendered in
+// the chosen format, so that the three always hold the same rows.
+//   table: cli/table.hpp's layout, numbers rounded for reading;
+//   JSON:  an array of objects (one per row; keys are the columns' keys), numbers unrounded, null for unknown;
+//          a single record (`best`) is one object;
+//   CSV:   RFC 4180: a header of the columns' keys, CRLF line ends, a field holding a comma, a double quote, CR or
+//          LF is quoted and its quotes doubled; numbers unrounded; unknown is an empty field.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace autotune::cli {
+
+enum class OutputFormat { table, json, csv };
+
+/// One value of a listing: its text for the table, and its typed value for JSON and CSV.
+struct Cell {
+  enum class Kind { text, number, integer, boolean, null };
+  Kind kind = Kind::null;
+  std::string text;        ///< what the table shows
+  std::string value;       ///< Kind::text: what JSON and CSV hold (text_cell sets both; the table text may differ)
+  double number = 0.0;     ///< Kind::number
+  std::int64_t integer = 0;  ///< Kind::integer
+  bool boolean = false;    ///< Kind::boolean
+};
+
+Cell text_cell(std::string text);
+/// A number shown with `decimals` decimals in the table (`suffix` appended there only, e.g. "x"), exact elsewhere.
+Cell number_cell(double value, int decimals, const std::string& suffix = "");
+Cell integer_cell(std::int64_t value);
+/// Shown as yes / no in the table, true / false in JSON and CSV.
+Cell bool_cell(bool value);
+/// Unknown: `shown` in the table (e.g. "-"), null in JSON, an empty CSV field.
+Cell null_cell(std::string shown = "-");
+
+struct Column {
+  std::string header;  ///< table header, for people: "time ms"
+  std::string key;     ///< JSON key and CSV header, for programs: "median_ms"
+};
+
+struct Listing {
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;  ///< each as long as columns
+};
+
+/// The whole listing in `format` (always ends with a newline).
+std::string render(const Listing& listing, OutputFormat format);
+/// The first row of a one-row listing as one record: "header: value" lines for the table, one JSON object, a CSV
+/// header and one row.
+std::string render_record(const Listing& listing, OutputFormat format);
+
+/// One CSV field, quoted when RFC 4180 requires it.
+std::string csv_field(const std::string& value);
+
+}  // namespace autotune::cli
