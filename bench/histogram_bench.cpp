@@ -21,7 +21,7 @@
 #include "runtime/histogram_kernel.hpp"
 #include "runtime/jit.hpp"
 #include "tuner/reference.hpp"
-#include "tuner/timing.hpp"
+#include "tuner/harness.hpp"
 
 using namespace autotune;
 
@@ -47,22 +47,6 @@ std::vector<Case> cases(bool quick) {
     out.push_back({"u8/256, small n", make(SampleType::u8, 256, 0, 256, n, "uniform")});
   if (quick) out = {out[0], out[6], out[12]};
   return out;
-}
-
-// The one timing harness for every contender.
-SampleStats time_call(const std::function<void(cudaStream_t)>& call, const cuda::DeviceBuffer& flush, int samples,
-                      cudaStream_t stream) {
-  cuda::Event start, stop;
-  std::vector<double> ms;
-  for (int s = 0; s < samples + 3; ++s) {  // 3 warm-up calls
-    if (flush.bytes()) AUTOTUNE_CUDA(cudaMemsetAsync(flush.get(), s & 0xff, flush.bytes(), stream));
-    start.record(stream);
-    call(stream);
-    stop.record(stream);
-    AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
-    if (s >= 3) ms.push_back(stop.elapsed_since(start));
-  }
-  return summarize(ms);
 }
 
 std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
@@ -93,7 +77,7 @@ int main(int argc, char** argv) try {
   const std::size_t roof_bytes = 512ull << 20;
   cuda::DeviceBuffer roof_buf(roof_bytes);
   AUTOTUNE_CUDA(cudaMemset(roof_buf.get(), 1, roof_bytes));
-  const SampleStats roof = time_call(
+  const SampleStats roof = time_calls(
       [&](cudaStream_t s) { bench::launch_read_roof(roof_buf.get(), roof_bytes, sink.as<unsigned>(), s); }, flush,
       samples, stream.get());
   const double roof_gbps = roof_bytes / (roof.median * 1e-3) / 1e9;
@@ -130,13 +114,13 @@ int main(int argc, char** argv) try {
     cuda::DeviceBuffer ours(static_cast<std::size_t>(p.bins) * 4), theirs(static_cast<std::size_t>(p.bins) * 4);
     const auto compiled = jit::compile(kernel_source(p, r.winner->config), "winner.cu", dev.arch());
     if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
-    HistogramKernel kernel(p, r.winner->config, dev, compiled.cubin);
+    HistogramKernel kernel(p, *r.winner->config.histogram(), dev, compiled.cubin);
     static_assert(static_cast<int>(SampleType::f32) == static_cast<int>(bench::CubSample::f32));
     bench::CubHistogram cub({static_cast<bench::CubSample>(p.type), p.bins, p.lower, p.upper}, p.n);
 
     const SampleStats t_ours =
-        time_call([&](cudaStream_t s) { kernel.run(in.get(), p.n, ours.get(), s); }, flush, samples, stream.get());
-    const SampleStats t_cub = time_call([&](cudaStream_t s) { cub.run(in.get(), theirs.as<unsigned>(), s); }, flush,
+        time_calls([&](cudaStream_t s) { kernel.run(in.get(), p.n, ours.get(), s); }, flush, samples, stream.get());
+    const SampleStats t_cub = time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.as<unsigned>(), s); }, flush,
                                         samples, stream.get());
     // Both answers checked: ours exactly, CUB's total (its float binning may differ from ours by one bin at edges).
     const auto expected = counts_as_written(p, reference_histogram(p, host.data(), p.n));

@@ -101,10 +101,11 @@ constexpr std::string_view kStatusNames[] = {"ok", "compile_error", "invalid_con
 // their conditions after the WHERE.
 constexpr const char* kWinnerSelect =
     "SELECT d.model_key, d.name, w.arch, p.sample_type, p.bins, p.lower, p.upper, p.n, p.distribution,"
-    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, p.counter_bits, r.stale, r.stale_reason"
+    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, p.counter_bits, r.stale, r.stale_reason,"
+    "       p.family, p.key, d.sm_count, d.memory_bytes"
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
     "  JOIN problems p ON p.id = w.problem_id"
-    " WHERE p.family = 'histogram' ";
+    " WHERE p.family IN ('histogram', 'reduce') ";  // families of a newer autotune are not ours to serve
 
 // Is tuned size a strictly closer to the query q than tuned size b, measured as |log(x + 1) - log(q + 1)|?
 // Compared exactly as ratios max/min by cross-multiplying in 128 bits, so that true ties are seen as ties.
@@ -190,10 +191,46 @@ std::int64_t Cache::Impl::upsert_device(const DeviceInfo& device) {
   return id.getColumn(0).getInt64();
 }
 
-HistogramConfig Cache::Impl::parse_config(const std::string& text, std::string_view where) const {
-  auto c = HistogramConfig::parse(text);
+Config Cache::Impl::parse_config(Family family, const std::string& text, std::string_view where) const {
+  auto c = Config::parse(family, text);
   if (!c) fail(fmt::format("holds an unreadable configuration '{}' in {}", text, where));
   return *c;
+}
+
+// Inserts the problem's row if new; returns its id. Call inside a transaction.
+std::int64_t Cache::Impl::upsert_problem(const Problem& problem) {
+  const std::string family(to_string(problem.family()));
+  const std::string key = problem.key();
+  SQLite::Statement prob(db,
+      "INSERT INTO problems (key, shape_key, family, sample_type, bins, lower, upper, n, distribution, op,"
+      " counter_bits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING");
+  prob.bind(1, key);
+  prob.bind(2, problem.shape_key());
+  prob.bind(3, family);
+  if (const HistogramProblem* h = problem.histogram()) {
+    prob.bind(4, std::string(to_string(h->type)));
+    prob.bind(5, h->bins);
+    prob.bind(6, h->lower);
+    prob.bind(7, h->upper);
+    prob.bind(10);  // op: NULL
+    prob.bind(11, h->counter_bits);
+  } else {
+    // Reductions: sample_type is the input type, counter_bits the accumulator's width; the key says the rest.
+    const ReduceProblem& r = *problem.reduce();
+    prob.bind(4, std::string(to_string(r.type)));
+    prob.bind(5, 0);
+    prob.bind(6, 0.0);
+    prob.bind(7, 0.0);
+    prob.bind(10, std::string(to_string(r.op)));
+    prob.bind(11, static_cast<int>(8 * size_of(r.accumulator_type())));
+  }
+  prob.bind(8, to_i64(problem.n(), path, "problem size"));
+  prob.bind(9, problem.distribution());
+  prob.exec();
+  SQLite::Statement pid(db, "SELECT id FROM problems WHERE key = ?");
+  pid.bind(1, key);
+  pid.executeStep();
+  return pid.getColumn(0).getInt64();
 }
 
 // One row of kWinnerSelect.
@@ -203,17 +240,31 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   w.model_key = q.getColumn(0).getString();
   w.device_name = q.getColumn(1).getString();
   w.arch = q.getColumn(2).getString();
-  const std::string type = q.getColumn(3).getString();
-  const auto t = parse_sample_type(type);
-  if (!t) self.fail(fmt::format("holds an unknown sample type '{}' in table problems", type));
-  w.problem.type = *t;
-  w.problem.bins = q.getColumn(4).getInt();
-  w.problem.lower = q.getColumn(5).getDouble();
-  w.problem.upper = q.getColumn(6).getDouble();
-  w.problem.n = static_cast<std::uint64_t>(q.getColumn(7).getInt64());
-  w.problem.distribution = q.getColumn(8).getString();
-  w.problem.counter_bits = q.getColumn(15).getInt();
-  w.config = parse_config(q.getColumn(9).getString(), "table winners");
+  const Family family = *parse_family(q.getColumn(18).getString());  // kWinnerSelect selects known families only
+  if (family == Family::histogram) {
+    // Histograms are read from the columns, which every schema version has written the same way.
+    HistogramProblem p;
+    const std::string type = q.getColumn(3).getString();
+    const auto t = parse_sample_type(type);
+    if (!t) self.fail(fmt::format("holds an unknown sample type '{}' in table problems", type));
+    p.type = *t;
+    p.bins = q.getColumn(4).getInt();
+    p.lower = q.getColumn(5).getDouble();
+    p.upper = q.getColumn(6).getDouble();
+    p.n = static_cast<std::uint64_t>(q.getColumn(7).getInt64());
+    p.distribution = q.getColumn(8).getString();
+    p.counter_bits = q.getColumn(15).getInt();
+    w.problem = p;
+  } else {
+    // A reduction's key is its source of truth (schema.sql).
+    const std::string key = q.getColumn(19).getString();
+    const auto p = Problem::parse(key);
+    if (!p) self.fail(fmt::format("holds an unreadable reduction problem '{}' in table problems", key));
+    w.problem = *p;
+  }
+  w.config = parse_config(family, q.getColumn(9).getString(), "table winners");
+  w.sm_count = q.getColumn(20).getInt();
+  w.memory_bytes = static_cast<std::uint64_t>(q.getColumn(21).getInt64());
   w.median_ms = q.getColumn(10).getDouble();
   w.gbps = q.getColumn(11).getDouble();
   w.run_id = q.getColumn(12).getInt64();
@@ -275,7 +326,8 @@ std::string Cache::default_path() {
   throw CacheError("no cache file location: set AUTOTUNE_CACHE (or XDG_CACHE_HOME or HOME)");
 }
 
-std::int64_t Cache::begin_run(const DeviceInfo& device, const HistogramProblem& problem, const RunInfo& info) {
+std::int64_t Cache::begin_run(const DeviceInfo& device, const Problem& problem, const RunInfo& info) {
+  problem.validate();
   Impl& self = *impl_;
   // Bad input is the caller's error, found before anything is written.
   std::optional<std::string> settings;
@@ -286,7 +338,8 @@ std::int64_t Cache::begin_run(const DeviceInfo& device, const HistogramProblem& 
     settings = j.dump();  // canonical: keys sorted, no spaces, so equal settings compare equal as text
   }
   CodeIdentity code = info.code;
-  if (code.template_hash.empty()) code.template_hash = template_hash(embedded::histogram_template);
+  const std::string family(to_string(problem.family()));
+  if (code.template_hash.empty()) code.template_hash = template_hash(family_template(family));
   if (code.nvrtc_version == 0) code.nvrtc_version = device.nvrtc_version;
   if (code.driver_version == 0) code.driver_version = device.driver_version;
 
@@ -294,30 +347,14 @@ std::int64_t Cache::begin_run(const DeviceInfo& device, const HistogramProblem& 
     SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
     const std::int64_t device_id = self.upsert_device(device);
 
-    const std::string key = problem.key();
-    SQLite::Statement prob(self.db,
-        "INSERT INTO problems (key, shape_key, family, sample_type, bins, lower, upper, n, distribution, op,"
-        " counter_bits) VALUES (?, ?, 'histogram', ?, ?, ?, ?, ?, ?, NULL, ?) ON CONFLICT (key) DO NOTHING");
-    prob.bind(1, key);
-    prob.bind(2, problem.shape_key());
-    prob.bind(3, std::string(to_string(problem.type)));
-    prob.bind(4, problem.bins);
-    prob.bind(5, problem.lower);
-    prob.bind(6, problem.upper);
-    prob.bind(7, to_i64(problem.n, self.path, "problem size"));
-    prob.bind(8, problem.distribution);
-    prob.bind(9, problem.counter_bits);
-    prob.exec();
-    SQLite::Statement pid(self.db, "SELECT id FROM problems WHERE key = ?");
-    pid.bind(1, key);
-    pid.executeStep();
-    const std::int64_t problem_id = pid.getColumn(0).getInt64();
+    const std::int64_t problem_id = self.upsert_problem(problem);
 
     const std::string now = utc_now();
     SQLite::Statement tmpl(self.db,
-        "INSERT INTO templates (family, hash, first_seen) VALUES ('histogram', ?, ?) ON CONFLICT DO NOTHING");
-    tmpl.bind(1, code.template_hash);
-    tmpl.bind(2, now);
+        "INSERT INTO templates (family, hash, first_seen) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
+    tmpl.bind(1, family);
+    tmpl.bind(2, code.template_hash);
+    tmpl.bind(3, now);
     tmpl.exec();
 
     // started_at is part of the run's natural key: when another run of this model, problem, version and strategy
@@ -426,7 +463,7 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
   });
 }
 
-std::optional<std::int64_t> Cache::resumable_run(const std::string& model_key, const HistogramProblem& problem,
+std::optional<std::int64_t> Cache::resumable_run(const std::string& model_key, const Problem& problem,
                                                  const CodeIdentity& code, const std::string& strategy) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look for an interrupted run", [&]() -> std::optional<std::int64_t> {
@@ -449,9 +486,12 @@ std::optional<std::int64_t> Cache::resumable_run(const std::string& model_key, c
 std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
   const Impl& self = *impl_;
   return guarded(self.path, "read measurements", [&] {
-    SQLite::Statement run(self.db, "SELECT 1 FROM runs WHERE id = ?");
+    SQLite::Statement run(self.db, "SELECT p.family FROM runs r JOIN problems p ON p.id = r.problem_id WHERE r.id = ?");
     run.bind(1, run_id);
     if (!run.executeStep()) self.fail(fmt::format("has no tuning run with id {}", run_id));
+    const std::string family_name = run.getColumn(0).getString();
+    const auto family = parse_family(family_name);
+    if (!family) self.fail(fmt::format("run {} is of the kernel family '{}', unknown to this build", run_id, family_name));
     SQLite::Statement q(self.db,
         "SELECT id, config, status, log, median_ms, spread, samples, gbps, roof_pct FROM measurements"
         " WHERE run_id = ? ORDER BY id");
@@ -460,7 +500,7 @@ std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
     while (q.executeStep()) {
       const auto where = fmt::format("measurement {}", q.getColumn(0).getInt64());
       Measurement m;
-      m.config = self.parse_config(q.getColumn(1).getString(), where);
+      m.config = self.parse_config(*family, q.getColumn(1).getString(), where);
       const std::string status = q.getColumn(2).getString();
       const auto s = parse_measurement_status(status);
       if (!s) self.fail(fmt::format("holds an unknown status '{}' in {}", status, where));
@@ -477,7 +517,7 @@ std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
   });
 }
 
-std::optional<Winner> Cache::find_winner(const std::string& model_key, const HistogramProblem& problem) const {
+std::optional<Winner> Cache::find_winner(const std::string& model_key, const Problem& problem) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
     SQLite::Statement q(self.db, std::string(kWinnerSelect) + "AND r.stale = 0 AND d.model_key = ? AND p.key = ?");
@@ -488,8 +528,7 @@ std::optional<Winner> Cache::find_winner(const std::string& model_key, const His
   });
 }
 
-std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key,
-                                                 const HistogramProblem& problem) const {
+std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, const Problem& problem) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
     // A shape has a handful of tuned sizes at most, so choosing in C++ is cheap and needs no SQL math functions.
@@ -500,9 +539,38 @@ std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key,
     std::optional<Winner> best;
     while (q.executeStep()) {
       Winner w = self.read_winner(q);
-      const bool better = !best || closer(w.problem.n, best->problem.n, problem.n) ||
-                          (!closer(best->problem.n, w.problem.n, problem.n) && w.problem.n > best->problem.n);
+      const std::uint64_t n = w.problem.n(), best_n = best ? best->problem.n() : 0;
+      const bool better =
+          !best || closer(n, best_n, problem.n()) || (!closer(best_n, n, problem.n()) && n > best_n);
       if (better) best = std::move(w);
+    }
+    return best;
+  });
+}
+
+std::optional<Winner> Cache::find_similar_winner(const std::string& model_key, const std::string& arch, int sm_count,
+                                                 const Problem& problem) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "look up a winner of a similar GPU", [&]() -> std::optional<Winner> {
+    SQLite::Statement q(self.db, std::string(kWinnerSelect) +
+                                     "AND r.stale = 0 AND d.model_key <> ? AND d.arch = ? AND p.shape_key = ?");
+    q.bind(1, model_key);
+    q.bind(2, arch);
+    q.bind(3, problem.shape_key());
+    // Closest model first (SM count, then memory, then key), then within it the exact size, then the nearest.
+    auto model_rank = [&](const Winner& w) {
+      return std::make_tuple(std::abs(w.sm_count - sm_count), ~w.memory_bytes, w.model_key);
+    };
+    std::optional<Winner> best;
+    while (q.executeStep()) {
+      Winner w = self.read_winner(q);
+      if (!best || model_rank(w) < model_rank(*best)) {
+        best = std::move(w);
+        continue;
+      }
+      if (model_rank(w) != model_rank(*best)) continue;
+      const std::uint64_t n = w.problem.n(), best_n = best->problem.n();
+      if (closer(n, best_n, problem.n()) || (!closer(best_n, n, problem.n()) && n > best_n)) best = std::move(w);
     }
     return best;
   });
@@ -532,7 +600,9 @@ std::vector<DeviceComparisonRow> Cache::device_comparison() const {
       r.problem = q.getColumn(0).getString();
       r.device = q.getColumn(1).getString();
       r.arch = q.getColumn(2).getString();
-      r.config = self.parse_config(q.getColumn(3).getString(), "view device_comparison");
+      const auto family = parse_family(r.problem.substr(0, r.problem.find('/')));
+      if (!family) continue;  // a family of a newer autotune
+      r.config = self.parse_config(*family, q.getColumn(3).getString(), "view device_comparison");
       r.median_ms = q.getColumn(4).getDouble();
       r.gbps = q.getColumn(5).getDouble();
       if (!q.getColumn(6).isNull()) r.roof_pct = q.getColumn(6).getDouble();
@@ -542,6 +612,48 @@ std::vector<DeviceComparisonRow> Cache::device_comparison() const {
       out.push_back(std::move(r));
     }
     return out;
+  });
+}
+
+void Cache::set_baseline(const DeviceInfo& device, const Problem& problem, const std::string& name, double median_ms,
+                         double gbps) {
+  problem.validate();
+  if (!std::isfinite(median_ms) || median_ms <= 0 || !std::isfinite(gbps) || gbps <= 0)
+    throw UsageError(fmt::format("a baseline needs a positive time and speed (got {} ms, {} GB/s)", median_ms, gbps));
+  if (name.empty()) throw UsageError("a baseline needs a name");
+  Impl& self = *impl_;
+  guarded(self.path, "record a baseline", [&] {
+    SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
+    const std::int64_t device_id = self.upsert_device(device);
+    const std::int64_t problem_id = self.upsert_problem(problem);
+    SQLite::Statement q(self.db,
+        "INSERT INTO baselines (device_id, problem_id, name, median_ms, gbps, measured_at) VALUES (?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (device_id, problem_id, name) DO UPDATE SET median_ms = excluded.median_ms,"
+        " gbps = excluded.gbps, measured_at = excluded.measured_at");
+    q.bind(1, device_id);
+    q.bind(2, problem_id);
+    q.bind(3, name);
+    q.bind(4, median_ms);
+    q.bind(5, gbps);
+    q.bind(6, utc_now());
+    q.exec();
+    tx.commit();
+  });
+}
+
+std::optional<Baseline> Cache::baseline(const std::string& model_key, const Problem& problem,
+                                        const std::string& name) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "read a baseline", [&]() -> std::optional<Baseline> {
+    SQLite::Statement q(self.db,
+        "SELECT b.name, b.median_ms, b.gbps, b.measured_at FROM baselines b JOIN devices d ON d.id = b.device_id"
+        " JOIN problems p ON p.id = b.problem_id WHERE d.model_key = ? AND p.key = ? AND b.name = ?");
+    q.bind(1, model_key);
+    q.bind(2, problem.key());
+    q.bind(3, name);
+    if (!q.executeStep()) return std::nullopt;
+    return Baseline{q.getColumn(0).getString(), q.getColumn(1).getDouble(), q.getColumn(2).getDouble(),
+                    q.getColumn(3).getString()};
   });
 }
 
@@ -585,9 +697,12 @@ std::size_t Cache::mark_stale(const CodeIdentity& current, const std::string& mo
         "        THEN '; driver ' || coalesce(driver_version, 'unknown') || ' -> ' || :driver ELSE '' END, 3)"
         " WHERE stale = 0"
         "   AND (:model = '' OR device_id IN (SELECT id FROM devices WHERE model_key = :model))"
+        "   AND (:family = '' OR problem_id IN (SELECT id FROM problems WHERE family = :family))"
         "   AND ((:hash <> '' AND template_hash IS NOT :hash) OR (:nvrtc <> 0 AND nvrtc_version IS NOT :nvrtc)"
         "        OR (:driver <> 0 AND driver_version IS NOT :driver))");
-    q.bind(":hash", current.template_hash);
+    // A template hash identifies the template of one family only.
+    q.bind(":hash", current.family.empty() ? std::string() : current.template_hash);
+    q.bind(":family", current.family);
     q.bind(":nvrtc", current.nvrtc_version);
     q.bind(":driver", current.driver_version);
     q.bind(":model", model_key);
@@ -605,7 +720,8 @@ std::size_t Cache::gc() {
              "DELETE FROM measurements WHERE run_id IN (SELECT id FROM runs WHERE stale = 1)",
              "DELETE FROM runs WHERE stale = 1",
              // A winner always has its run, so a problem without runs has no winner either.
-             "DELETE FROM problems WHERE id NOT IN (SELECT problem_id FROM runs)",
+             "DELETE FROM problems WHERE id NOT IN (SELECT problem_id FROM runs)"
+             "  AND id NOT IN (SELECT problem_id FROM baselines)",
              "DELETE FROM templates WHERE NOT EXISTS (SELECT 1 FROM runs r JOIN problems p ON p.id = r.problem_id"
              "  WHERE r.template_hash = templates.hash AND p.family = templates.family)"})
       removed += static_cast<std::size_t>(self.db.exec(sql));

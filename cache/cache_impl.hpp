@@ -21,7 +21,7 @@ extern const std::string_view histogram_template;
 
 namespace autotune::cache_detail {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 inline constexpr const char* kMemory = ":memory:";
 /// Tables every autotune cache has had since schema 1; check_readable refuses a file that lacks one.
 inline constexpr const char* kV1Tables[] = {"devices", "problems", "runs", "measurements", "winners"};
@@ -77,8 +77,10 @@ struct Cache::Impl {
 
   /// Inserts the device row or updates its per-card columns; returns its id (cache.cpp).
   std::int64_t upsert_device(const DeviceInfo& device);
-  /// HistogramConfig::parse, or CacheError naming the file and `where`.
-  HistogramConfig parse_config(const std::string& text, std::string_view where) const;
+  /// Inserts the problem row if new; returns its id (cache.cpp). Call inside a transaction.
+  std::int64_t upsert_problem(const Problem& problem);
+  /// Config::parse, or CacheError naming the file and `where`.
+  Config parse_config(Family family, const std::string& text, std::string_view where) const;
   /// One row of the winners query in cache.cpp.
   Winner read_winner(SQLite::Statement& q) const;
 };

@@ -111,11 +111,24 @@ void v1_to_v2(SQLite::Database& db) {
       "CREATE UNIQUE INDEX measurements_natural_key ON measurements (run_id, config);");
 }
 
+// Schema 2 -> 3: the baselines table (reference implementations such as CUB, measured by `autotune bench`).
+void v2_to_v3(SQLite::Database& db) {
+  db.exec(
+      "CREATE TABLE baselines ("
+      "  device_id   INTEGER NOT NULL REFERENCES devices (id),"
+      "  problem_id  INTEGER NOT NULL REFERENCES problems (id),"
+      "  name        TEXT NOT NULL,"
+      "  median_ms   REAL NOT NULL,"
+      "  gbps        REAL NOT NULL,"
+      "  measured_at TEXT NOT NULL,"
+      "  PRIMARY KEY (device_id, problem_id, name));");
+}
+
 struct Step {
   int from;  ///< upgrades a file of this version to version from + 1
   void (*apply)(SQLite::Database&);
 };
-constexpr Step kSteps[] = {{1, v1_to_v2}};
+constexpr Step kSteps[] = {{1, v1_to_v2}, {2, v2_to_v3}};
 static_assert(std::size(kSteps) == kSchemaVersion - 1, "one migration step per schema version after the first");
 
 }  // namespace

@@ -1,4 +1,4 @@
--- autotune cache, schema version 2 (stored as PRAGMA user_version = 2).
+-- autotune cache, schema version 3 (stored as PRAGMA user_version = 3).
 --
 -- Executed once, in one transaction, when autotune creates a new cache file. A file of an older version is upgraded
 -- in place by the ordered steps of cache/migrate.cpp instead, which must produce the same tables, columns and
@@ -42,14 +42,16 @@ CREATE TABLE devices (
 -- One row per problem that was ever tuned. key is HistogramProblem::key(), e.g.
 -- "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform"; shape_key is the same text without n, shared by
 -- every size of one histogram (used to find the nearest tuned size). The other columns spell the key out.
--- family names the kernel family ("histogram"); op is the operator of families that have one (a reduction's
--- "sum", "max", ...) and NULL for histograms. counter_bits is the width of the output counters (32 or 64).
+-- family names the kernel family ("histogram" or "reduce"); op is the operator of families that have one (a
+-- reduction's "sum", "min", "max") and NULL for histograms. counter_bits is the width of the output: a histogram's
+-- counters (32 or 64), a reduction's accumulator. For reductions, key is the source of truth, e.g.
+-- "reduce/sum/i32/acc=i64/n=1048576/dist=uniform" (sample_type is the input type; bins, lower and upper are 0).
 CREATE TABLE problems (
   id           INTEGER PRIMARY KEY,
   key          TEXT UNIQUE NOT NULL,
   shape_key    TEXT NOT NULL,
   family       TEXT NOT NULL DEFAULT 'histogram',
-  sample_type  TEXT NOT NULL,   -- u8, u16, i32, u32, f32
+  sample_type  TEXT NOT NULL,   -- u8, u16, i32, u32, f32 (histograms); i32, u32, i64, u64, f32, f64 (reductions)
   bins         INTEGER NOT NULL,
   lower        REAL NOT NULL,   -- inclusive
   upper        REAL NOT NULL,   -- exclusive
@@ -132,6 +134,21 @@ CREATE TABLE templates (
   hash       TEXT NOT NULL,
   first_seen TEXT NOT NULL,
   UNIQUE (family, hash)
+);
+
+-- Reference implementations measured on a device model for a problem (schema 3), by `autotune bench` with the
+-- tuner's harness (CUDA events around one whole call, L2 flushed before every sample, the median): name is the
+-- reference ('cub': cub::DeviceHistogram::HistogramEven or cub::DeviceReduce::Sum/Min/Max), median_ms its time,
+-- gbps the problem's input bytes over that time, measured_at when. The newest measurement per model, problem and
+-- name is kept. A baseline is stale when the problem's winner is; it is compared with the winner in reports.
+CREATE TABLE baselines (
+  device_id   INTEGER NOT NULL REFERENCES devices (id),
+  problem_id  INTEGER NOT NULL REFERENCES problems (id),
+  name        TEXT NOT NULL,
+  median_ms   REAL NOT NULL,
+  gbps        REAL NOT NULL,
+  measured_at TEXT NOT NULL,
+  PRIMARY KEY (device_id, problem_id, name)
 );
 
 -- @views: the views below are dropped and re-created, as written here, by every migration (cache/migrate.cpp).

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "autotune/error.hpp"
+#include "autotune/family.hpp"
 #include "cache/cache_impl.hpp"
 
 namespace autotune {
@@ -152,6 +153,12 @@ Json export_document(SQLite::Database& db) {
     out_runs.push_back(std::move(run));
   }
   doc["runs"] = std::move(out_runs);
+  // Schema 3; an older reader of format_version 1 ignores the key.
+  SQLite::Statement baselines(db,
+      "SELECT d.model_key AS device, p.key AS problem, b.name, b.median_ms, b.gbps, b.measured_at FROM baselines b"
+      " JOIN devices d ON d.id = b.device_id JOIN problems p ON p.id = b.problem_id"
+      " ORDER BY d.model_key, p.key, b.name");
+  doc["baselines"] = rows_of(baselines);
   return doc;
 }
 
@@ -308,6 +315,11 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       }
       if (p.key() != key || p.shape_key() != f.text("shape_key"))
         f.fail("key", fmt::format("'{}' does not match the problem's columns ('{}')", key, p.key()));
+    } else if (family == "reduce") {  // the key is the reduction's source of truth (schema.sql)
+      const auto p = Problem::parse(key);
+      if (!p || p->family() != Family::reduce) f.fail("key", fmt::format("'{}' is not a valid reduction problem", key));
+      if (p->shape_key() != f.text("shape_key"))
+        f.fail("shape_key", fmt::format("'{}' does not match the problem's key ('{}')", f.text("shape_key"), key));
     }
     SQLite::Statement q(db,
         "INSERT INTO problems (key, shape_key, family, op, sample_type, bins, lower, upper, n, distribution,"
@@ -340,6 +352,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     std::int64_t device_id, problem_id, run_id;
     const Json* winner;
     std::string where;
+    std::optional<Family> family;  ///< of the run's problem; nullopt for a family this build does not know
   };
   std::vector<WinnerCandidate> candidates;
   const Json& runs = top.array("runs");
@@ -349,6 +362,14 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     if (!device_id) f.fail("device", fmt::format("'{}' is not in the document's devices", f.text("device")));
     const auto problem_id = id_of(db, "SELECT id FROM problems WHERE key = ?", f.text("problem"));
     if (!problem_id) f.fail("problem", fmt::format("'{}' is not in the document's problems", f.text("problem")));
+    // Configurations are checked against their problem's family when this build knows it.
+    std::optional<Family> family;
+    {
+      SQLite::Statement fam(db, "SELECT family FROM problems WHERE id = ?");
+      fam.bind(1, *problem_id);
+      if (fam.executeStep()) family = parse_family(fam.getColumn(0).getString());
+    }
+    auto known_config = [&](const std::string& text) { return !family || Config::parse(*family, text).has_value(); };
     const auto started_at = f.text("started_at"), tool_version = f.text("tool_version"), strategy = f.text("strategy");
     const auto finished_at = f.opt_text("finished_at");
     const Json& stale_value = f.get("stale");
@@ -408,7 +429,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     for (std::size_t k = 0; k < measurements.size(); ++k) {
       const Fields m(measurements[k], fmt::format("{}.measurements[{}]", f.where(), k), source);
       const std::string config = m.text("config"), status = m.text("status");
-      if (!HistogramConfig::parse(config)) m.fail("config", fmt::format("'{}' is not a configuration", config));
+      if (!known_config(config)) m.fail("config", fmt::format("'{}' is not a configuration", config));
       if (!parse_measurement_status(status)) m.fail("status", fmt::format("'{}' is not a status", status));
       SQLite::Statement q(db,
           "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
@@ -426,7 +447,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     }
     if (const Json& w = f.get("winner"); !w.is_null()) {
       if (!finished_at) f.fail("winner", "belongs to a run that did not finish");
-      candidates.push_back({*device_id, *problem_id, run_id, &w, f.where() + ".winner"});
+      candidates.push_back({*device_id, *problem_id, run_id, &w, f.where() + ".winner", family});
     }
   }
 
@@ -435,7 +456,8 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     const Fields w(*c.winner, c.where, source);
     const std::string config = w.text("config"), tuned_at = w.text("tuned_at");
     const double median_ms = w.number("median_ms");
-    if (!HistogramConfig::parse(config)) w.fail("config", fmt::format("'{}' is not a configuration", config));
+    if (c.family && !Config::parse(*c.family, config))
+      w.fail("config", fmt::format("'{}' is not a configuration", config));
     std::vector<char> cubin;
     if (const auto text = w.opt_text("cubin")) {
       const auto bytes = base64_decode(*text);
@@ -475,6 +497,31 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     else q.bind(8, cubin.data(), static_cast<int>(cubin.size()));
     q.bind(9, tuned_at);
     stats.winners += q.exec();
+  }
+
+  // Baselines (optional: documents of schema 2 have none): the newer measurement of a model, problem and name wins.
+  if (const auto it = doc.find("baselines"); it != doc.end() && !it->is_null()) {
+    const Json& baselines = top.array("baselines");
+    for (std::size_t i = 0; i < baselines.size(); ++i) {
+      const Fields f(baselines[i], fmt::format("baselines[{}]", i), source);
+      const auto device_id = id_of(db, "SELECT id FROM devices WHERE model_key = ?", f.text("device"));
+      if (!device_id) f.fail("device", fmt::format("'{}' is not in the document's devices", f.text("device")));
+      const auto problem_id = id_of(db, "SELECT id FROM problems WHERE key = ?", f.text("problem"));
+      if (!problem_id) f.fail("problem", fmt::format("'{}' is not in the document's problems", f.text("problem")));
+      const double ms = f.number("median_ms"), gbps = f.number("gbps");
+      if (!(ms > 0) || !(gbps > 0)) f.fail("median_ms", "and gbps must be positive");
+      SQLite::Statement q(db,
+          "INSERT INTO baselines (device_id, problem_id, name, median_ms, gbps, measured_at) VALUES (?, ?, ?, ?, ?, ?)"
+          " ON CONFLICT (device_id, problem_id, name) DO UPDATE SET median_ms = excluded.median_ms,"
+          " gbps = excluded.gbps, measured_at = excluded.measured_at WHERE excluded.measured_at > measured_at");
+      q.bind(1, *device_id);
+      q.bind(2, *problem_id);
+      q.bind(3, f.text("name"));
+      q.bind(4, ms);
+      q.bind(5, gbps);
+      q.bind(6, f.text("measured_at"));
+      stats.baselines += q.exec();
+    }
   }
   return stats;
 }

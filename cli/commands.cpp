@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,16 +15,22 @@
 #include <iostream>
 #include <map>
 #include <ostream>
+#include <set>
+#include <thread>
 
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
 #include "autotune/histogram.hpp"
 #include "autotune/identity.hpp"
+#include "autotune/resolution.hpp"
 #include "autotune/tuner.hpp"
+#include "cli/bench.hpp"
 #include "cli/format.hpp"
 #include "cli/progress.hpp"
 #include "cli/report.hpp"
+
+extern char** environ;
 
 namespace autotune::cli {
 
@@ -65,11 +74,22 @@ void print_summary(const TuneReport& r, std::ostream& out) {
     ++by_status[std::string(to_string(m.status))];
     if (m.status == MeasurementStatus::ok && (!slowest || m.median_ms > slowest->median_ms)) slowest = &m;
   }
-  fmt::print(out, "\n{} on {} ({}): {} variants in {:.1f} s\n", r.problem.key(), r.device.name, r.device.arch(),
-             r.measurements.size(), r.seconds);
+  fmt::print(out, "\n{} on {} ({}): {} variants in {:.1f} s ({}; {} compiled, {} from the compile cache, {} resumed)\n",
+             r.problem.key(), r.device.name, r.device.arch(), r.measurements.size(), r.seconds, r.strategy, r.compiled,
+             r.compile_cache_hits, r.resumed);
   std::string statuses;
   for (const auto& [s, c] : by_status) statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", c, s);
   fmt::print(out, "  outcomes: {}\n", statuses);
+  // Variants that did not run, grouped by why: the first line of each log.
+  std::map<std::string, int> reasons;
+  for (const auto& m : r.measurements)
+    if (m.status != MeasurementStatus::ok)
+      ++reasons[fmt::format("{}: {}", to_string(m.status), m.log.substr(0, std::min<std::size_t>(m.log.find('\n'), 100)))];
+  int shown = 0;
+  for (const auto& [why, count] : reasons)
+    if (shown++ < 6) fmt::print(out, "    {} x {}\n", count, why);
+  if (reasons.size() > 6)
+    fmt::print(out, "    ... {} more reasons (`autotune report` or the cache's measurements)\n", reasons.size() - 6);
   if (!r.winner) {
     fmt::print(out, "  no variant ran correctly: nothing was recorded as the winner\n");
     return;
@@ -82,13 +102,41 @@ void print_summary(const TuneReport& r, std::ostream& out) {
     fmt::print(out, "  vs slowest correct ({}): {:.2f}x\n", slowest->config.key(), slowest->median_ms / r.winner->median_ms);
 }
 
-int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream& out, std::ostream& err) {
-  const DeviceInfo device = query_device(cmd.device);  // fails early and clearly without a GPU
+// Exit code of a worker whose CUDA context was lost to a faulting variant: the parent starts a new worker, which
+// resumes the run (the faulting variant is already recorded, so it is not run again).
+constexpr int kContextLostExit = 3;
+// A worker restarted this often for one problem stops being restarted (every variant faulting is a bug to report,
+// not something to grind through).
+constexpr int kMaxRestarts = 64;
+
+TuneOptions options_of(const TuneCommand& cmd, int device) {
+  TuneOptions o;
+  o.device = device;
+  o.samples = cmd.samples;
+  o.warmup = cmd.warmup;
+  o.flush_l2 = cmd.flush_l2;
+  o.strategy = cmd.strategy;
+  o.budget = cmd.budget;
+  o.budget_s = cmd.budget_s;
+  o.inject_fault = cmd.inject_fault;
+  return o;
+}
+
+// Tunes the problems on one device in this process. A worker stops at the first fault (kContextLostExit).
+int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::string& cache_path, std::ostream& out,
+                    std::ostream& err) {
+  const DeviceInfo device = query_device(device_ordinal);  // fails early and clearly without a GPU
   Cache cache(cache_path);
-  fmt::print(out, "autotune {}: tuning {} problem{} on GPU {} ({}, {}) into {}\n", version(), cmd.problems.size(),
-             cmd.problems.size() == 1 ? "" : "s", device.ordinal, device.name, device.arch(), cache_path);
+  if (!cmd.worker)
+    fmt::print(out, "autotune {}: tuning {} problem{} on GPU {} ({}, {}) into {}\n", version(), cmd.problems.size(),
+               cmd.problems.size() == 1 ? "" : "s", device.ordinal, device.name, device.arch(), cache_path);
   // Results of this model measured with another template, NVRTC or driver no longer describe this machine.
-  if (const std::size_t marked = cache.mark_stale(current_identity(device.driver_version), device.model_key()))
+  std::set<Family> families;
+  for (const Problem& p : cmd.problems) families.insert(p.family());
+  std::size_t marked = 0;
+  for (Family f : families)
+    marked += cache.mark_stale(current_identity(to_string(f), device.driver_version), device.model_key());
+  if (marked)
     fmt::print(out, "marked {} earlier run{} of this GPU model stale: the kernel template, NVRTC or driver changed "
                     "(`autotune show --all` lists them, `autotune gc` deletes them)\n",
                marked, marked == 1 ? "" : "s");
@@ -96,18 +144,22 @@ int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream
   const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO) == 1;
   Progress progress(out, tty, use_colour(tty, std::getenv("NO_COLOR")));
   int failures = 0;
-  for (const HistogramProblem& p : cmd.problems) {
-    fmt::print(out, "\n== {}\n", p.key());
-    TuneOptions o;
-    o.device = cmd.device;
-    o.samples = cmd.samples;
-    o.warmup = cmd.warmup;
-    o.flush_l2 = cmd.flush_l2;
+  for (const Problem& p : cmd.problems) {
+    if (!cmd.worker) fmt::print(out, "\n== {}\n", p.key());
+    TuneOptions o = options_of(cmd, device_ordinal);
+    o.stop_on_fault = cmd.worker;
     progress.start();
     o.on_measurement = [&](std::size_t done, std::size_t total, const Measurement& m) {
       progress.update(done, total, m);
     };
-    const TuneReport r = tune_histogram(p, cache, o);
+    TuneReport r;
+    try {
+      r = tune(p, cache, o);
+    } catch (const ContextLostError& e) {
+      progress.finish();
+      fmt::print(err, "autotune: {}; a new worker resumes the run\n", e.what());
+      return kContextLostExit;
+    }
     progress.finish();
     print_summary(r, out);
     if (!r.winner) ++failures;
@@ -117,6 +169,93 @@ int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream
     return 1;
   }
   return 0;
+}
+
+// Runs `autotune tune --worker` for one problem on one device and waits; -1 when it could not be started.
+int run_worker(const TuneCommand& cmd, const Problem& problem, int device, const std::string& cache_path,
+               std::ostream& err) {
+  std::vector<std::string> args{"autotune", "tune", "--worker", "--problem-key", problem.key(),
+                                "--device", std::to_string(device), "--cache", cache_path,
+                                "--samples", std::to_string(cmd.samples), "--strategy", cmd.strategy};
+  if (cmd.budget > 0) args.insert(args.end(), {"--budget", std::to_string(cmd.budget)});
+  if (cmd.budget_s > 0) args.insert(args.end(), {"--budget-s", fmt::format("{}", cmd.budget_s)});
+  if (!cmd.flush_l2) args.push_back("--no-flush");
+  if (!cmd.inject_fault.empty()) args.insert(args.end(), {"--inject-fault", cmd.inject_fault});
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  pid_t pid = 0;
+  // The same binary, freshly loaded: a new process gets a new CUDA context whatever the last one suffered.
+  if (const int rc = ::posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ); rc != 0) {
+    fmt::print(err, "autotune: cannot start a worker process ({})\n", std::strerror(rc));
+    return -1;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+// Tunes every problem on one device through worker processes, restarting a worker whose context was lost.
+int tune_isolated(const TuneCommand& cmd, int device, const std::string& cache_path, std::ostream& out,
+                  std::ostream& err) {
+  int failures = 0;
+  for (const Problem& p : cmd.problems) {
+    fmt::print(out, "\n== {} (GPU {})\n", p.key(), device);
+    out.flush();
+    for (int restarts = 0;; ++restarts) {
+      const int rc = run_worker(cmd, p, device, cache_path, err);
+      if (rc == kContextLostExit && restarts < kMaxRestarts) continue;
+      if (rc == 128 + SIGINT || rc == 128 + SIGTERM) return rc;  // the user stopped it: so do we
+      if (rc != 0) ++failures;
+      if (rc == kContextLostExit)
+        fmt::print(err, "autotune: {}: gave up after {} faulting variants\n", p.key(), restarts);
+      break;
+    }
+  }
+  return failures ? 1 : 0;
+}
+
+int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream& out, std::ostream& err) {
+  if (cmd.worker) return tune_in_process(cmd, cmd.devices.at(0), cache_path, out, err);
+  // One device per distinct GPU model: tuning results belong to a model, not to a card.
+  std::vector<int> devices = cmd.devices;
+  if (cmd.all_devices) {
+    devices.clear();
+    std::set<std::string> models;
+    for (const DeviceInfo& d : list_devices())  // NoDeviceError without a GPU
+      if (models.insert(d.model_key()).second) devices.push_back(d.ordinal);
+  } else if (devices.size() > 1) {
+    std::set<std::string> models;
+    std::vector<int> distinct;
+    for (int d : devices)
+      if (models.insert(query_device(d).model_key()).second) distinct.push_back(d);
+    devices = distinct;
+  }
+  if (!cmd.isolate) {
+    int rc = 0;
+    for (int d : devices) rc = std::max(rc, tune_in_process(cmd, d, cache_path, out, err));
+    return rc;
+  }
+  const DeviceInfo first = query_device(devices.front());  // a clear error without a GPU, before any worker
+  {
+    Cache cache(cache_path);  // created (or migrated) once, before workers open it concurrently
+  }
+  fmt::print(out, "autotune {}: tuning {} problem{} on {} into {} (a worker process per problem)\n", version(),
+             cmd.problems.size(), cmd.problems.size() == 1 ? "" : "s",
+             devices.size() == 1 ? fmt::format("GPU {} ({}, {})", first.ordinal, first.name, first.arch())
+                                 : fmt::format("{} GPU models in parallel", devices.size()),
+             cache_path);
+  if (devices.size() == 1) return tune_isolated(cmd, devices.front(), cache_path, out, err);
+  std::vector<int> codes(devices.size());
+  {
+    std::vector<std::jthread> lanes;
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      lanes.emplace_back([&, i] { codes[i] = tune_isolated(cmd, devices[i], cache_path, out, err); });
+  }
+  return *std::max_element(codes.begin(), codes.end());
 }
 
 int run_show(const ShowCommand& cmd, const std::string& cache_path, std::ostream& out) {
@@ -152,25 +291,24 @@ int run_show(const ShowCommand& cmd, const std::string& cache_path, std::ostream
   return 0;
 }
 
-// The runtime API's lookup (runtime/histogram.cpp) on a snapshot: runs measured with other code are marked stale in
-// the copy only, then the exact problem, the nearest tuned size, the built-in default.
+// The runtime API's lookup (include/autotune/resolution.hpp, the same function) on a snapshot: runs measured with
+// other code are marked stale in the copy only.
 int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream& out) {
-  std::string model_key = cmd.device_model, device_name;
-  int driver_version = 0;  // unknown without a GPU: not compared (CodeIdentity)
-  if (model_key.empty()) {
+  LookupTarget target = LookupTarget::from_model_key(cmd.device_model);
+  std::string device_name;
+  if (cmd.device_model.empty()) {
     const DeviceInfo d = query_device(cmd.device);  // NoDeviceError without a GPU: exit 1
-    model_key = d.model_key();
+    target = LookupTarget{d.model_key(), d.arch(), d.sm_count, d.driver_version};
     device_name = d.name;
-    driver_version = d.driver_version;
   }
+  const std::string& model_key = target.model_key;
   Cache cache = open_for_reading(cache_path);
-  const std::size_t marked = cache.mark_stale(current_identity(driver_version), model_key);
-  ConfigSource source = ConfigSource::fallback;
-  std::optional<Winner> w = cache.find_winner(model_key, cmd.problem);
-  if (w) source = ConfigSource::exact;
-  else if ((w = cache.find_nearest_winner(model_key, cmd.problem))) source = ConfigSource::nearest_size;
-  const HistogramConfig config = w ? w->config : HistogramConfig::fallback(cmd.problem);
-  if (w) device_name = w->device_name;
+  const Lookup lookup = lookup_config(cache, target, cmd.problem);
+  const ConfigSource source = lookup.source;
+  const std::optional<Winner>& w = lookup.winner;
+  const Config& config = lookup.config;
+  const std::size_t marked = lookup.stale_marked;
+  if (w && source != ConfigSource::similar_device) device_name = w->device_name;
   std::optional<double> roof = cache.device_roof(model_key);
 
   Listing l;
@@ -180,13 +318,15 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
                {"stale runs skipped", "stale_runs_skipped"},        {"cache", "cache"}};
   Cell src = text_cell(std::string(to_string(source)));
   if (source == ConfigSource::fallback) src.text = "fallback: built-in default (nothing tuned applies)";
-  else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same histogram, nearest tuned n";
+  else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same problem, " + lookup.distance;
+  else if (source == ConfigSource::similar_device) src.text = "similar_device: " + lookup.distance;
   l.rows.push_back({src, text_cell(cmd.problem.key()), text_cell(model_key),
                     device_name.empty() ? null_cell("-") : text_cell(device_name), text_cell(config.key()),
-                    w ? integer_cell(static_cast<std::int64_t>(w->problem.n)) : null_cell("-"),
+                    w ? integer_cell(static_cast<std::int64_t>(w->problem.n())) : null_cell("-"),
                     w ? number_cell(w->median_ms, 4) : null_cell("-"),
                     w ? number_cell(w->gbps, 1) : null_cell("-"),
-                    w && roof ? number_cell(w->gbps / *roof * 100.0, 1) : null_cell("-"),
+                    w && roof && source != ConfigSource::similar_device ? number_cell(w->gbps / *roof * 100.0, 1)
+                                                                        : null_cell("-"),
                     integer_cell(static_cast<std::int64_t>(marked)), text_cell(cache_path)});
   out << render_record(l, cmd.format);
   return 0;
@@ -206,7 +346,7 @@ int run_compare(const CompareCommand& cmd, const std::string& cache_path, std::o
                {"winner", "config"},       {"time ms", "median_ms"}, {"GB/s", "gbps"},
                {"% roof", "roof_pct"},     {"vs fastest", "time_vs_fastest"}, {"rank", "rank"},
                {"same config as fastest", "same_config_as_fastest"}};
-  std::map<std::string, HistogramConfig> fastest;  // the view lists each problem's fastest device first
+  std::map<std::string, Config> fastest;  // the view lists each problem's fastest device first
   for (const DeviceComparisonRow& r : rows) fastest.try_emplace(r.problem, r.config);
   for (const DeviceComparisonRow& r : rows)
     l.rows.push_back({text_cell(r.problem), text_cell(r.device), text_cell(r.arch), text_cell(r.config.key()),
@@ -250,9 +390,9 @@ std::string describe(const ImportStats& s) {
   auto n = [](std::size_t count, const char* what) {
     return fmt::format("{} {}{}", count, what, count == 1 ? "" : "s");
   };
-  return fmt::format("{}, {}, {}, {}, {}, {} added or updated", n(s.devices, "device"), n(s.problems, "problem"),
+  return fmt::format("{}, {}, {}, {}, {}, {}{} added or updated", n(s.devices, "device"), n(s.problems, "problem"),
                      n(s.templates, "template"), n(s.runs, "run"), n(s.measurements, "measurement"),
-                     n(s.winners, "winner"));
+                     n(s.winners, "winner"), s.baselines ? ", " + n(s.baselines, "baseline") : std::string());
 }
 
 // The document goes to a temporary file renamed over FILE at the end: an export that fails half-way never
@@ -341,6 +481,8 @@ int run(const CommandLine& cl, std::ostream& out, std::ostream& err) {
           return run_best(cmd, cache_path_of(cl), out);
         } else if constexpr (std::is_same_v<T, CompareCommand>) {
           return run_compare(cmd, cache_path_of(cl), out);
+        } else if constexpr (std::is_same_v<T, BenchCommand>) {
+          return run_bench(cmd, cache_path_of(cl), out, err);
         } else if constexpr (std::is_same_v<T, ReportCommand>) {
           return run_report(cmd, cache_path_of(cl), out);
         } else if constexpr (std::is_same_v<T, ExportCommand>) {

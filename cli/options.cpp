@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <sstream>
 
 #include "autotune/error.hpp"
@@ -16,11 +17,12 @@ namespace {
 
 constexpr const char* kSubcommands =
     "Subcommands:\n"
-    "  tune      tune histogram problems on a GPU and record the results in the cache\n"
+    "  tune      tune histogram and reduction problems on a GPU and record the results in the cache\n"
     "  devices   list the CUDA devices of this machine with their cache fingerprint\n"
     "  show      print the winners recorded in the cache, per device and problem\n"
     "  best      answer one lookup as the C++ API would: exact, nearest tuned size or built-in default\n"
     "  compare   the same problems side by side across the devices of one cache\n"
+    "  bench     time the tuned configurations against CUB on a GPU (and record CUB's times)\n"
     "  report    write a self-contained HTML report with charts\n"
     "  export    write the whole cache as a portable JSON document\n"
     "  import    add an exported JSON document to the cache\n"
@@ -47,14 +49,22 @@ po::options_description common_options() {
 po::options_description problem_options(const char* title) {
   po::options_description d(title);
   d.add_options()
-      ("kernel", po::value<std::string>()->value_name("FAMILY"), "kernel family: histogram")
-      ("type", po::value<std::string>()->value_name("T"), "sample type: u8, u16, i32, u32, f32")
-      ("bins", po::value<std::string>()->value_name("N"), "number of bins (>= 1)")
+      ("kernel", po::value<std::string>()->value_name("FAMILY"), "kernel family: histogram (default) or reduce")
+      ("type", po::value<std::string>()->value_name("T"),
+       "element type: u8, u16, i32, u32, f32 (histogram); i32, u32, i64, u64, f32, f64 (reduce)")
+      ("op", po::value<std::string>()->value_name("OP"), "reduce: sum, min or max")
+      ("acc", po::value<std::string>()->value_name("T"),
+       "reduce: accumulator type (default: i64 for i32 sums, u64 for u32 sums, else the input type)")
+      ("mode", po::value<std::string>()->value_name("M"),
+       "reduce: deterministic (default: the same bits every run) or fast (float sums may use atomics)")
+      ("bins", po::value<std::string>()->value_name("N"), "histogram: number of bins (>= 1)")
       ("lower", po::value<std::string>()->value_name("X"), "lowest sample counted (default 0)")
       ("upper", po::value<std::string>()->value_name("X"),
        "samples >= upper are not counted (default: 256 for u8, 65536 for u16, lower + bins for i32/u32, 1 for f32)")
-      ("n", po::value<std::string>()->value_name("SIZE"), "samples per run, e.g. 1000, 64K, 64M, 1G")
-      ("dist", po::value<std::string>()->value_name("D"), "input distribution: uniform, constant, runs")
+      ("n", po::value<std::string>()->value_name("SIZE"), "elements per call, e.g. 1000, 64K, 64M, 1G")
+      ("dist", po::value<std::string>()->value_name("D"),
+       "input distribution: uniform (default), constant, narrow, runs, image (histogram); uniform, constant, "
+       "sorted (reduce)")
       ("counters", po::value<std::string>()->value_name("BITS"), "output counter width: 32 (default) or 64");
   return d;
 }
@@ -69,8 +79,23 @@ po::options_description tune_options() {
   po::options_description d = problem_options("Tune options");
   d.add_options()
       ("device", po::value<std::string>()->value_name("ORDINAL"), "CUDA device (default 0)")
-      ("samples", po::value<std::string>()->value_name("K"), "timed runs per variant (default 15)")
-      ("no-flush", "time with a warm L2 (default: flush the L2 before every timed run)");
+      ("devices", po::value<std::string>()->value_name("LIST"),
+       "several GPUs in parallel: all, or ordinals like 0,2 (each distinct GPU model is tuned once)")
+      ("samples", po::value<std::string>()->value_name("K"), "at most K timed runs per variant (default 15)")
+      ("strategy", po::value<std::string>()->value_name("S"),
+       "exhaustive (default: every variant), random (a seeded sample, see --budget), or halving (short "
+       "measurements of all, full ones of the fastest quarter)")
+      ("budget", po::value<std::string>()->value_name("K"), "random: variants to measure (default: a quarter)")
+      ("budget-s", po::value<std::string>()->value_name("SECONDS"), "random: stop drawing after this long")
+      ("no-flush", "time with a warm L2 (default: flush the L2 before every timed run)")
+      ("no-isolate", "measure in this process (default: a worker process per problem, restarted after a variant "
+                     "faults, so a fault cannot end the run)");
+  return d;
+}
+
+po::options_description tune_hidden_options() {
+  po::options_description d;
+  d.add_options()("worker", "")("inject-fault", po::value<std::string>())("problem-key", po::value<std::string>());
   return d;
 }
 
@@ -107,15 +132,15 @@ po::variables_map parse(const std::string& sub, const std::vector<std::string>& 
   return vm;
 }
 
-HistogramProblem make_problem(const po::variables_map& vm);
+Problem make_problem(const po::variables_map& vm);
 
 TuneCommand make_tune(const po::variables_map& vm) {
   TuneCommand t;
   auto str = [&](const char* k) { return vm.count(k) ? vm[k].as<std::string>() : std::string(); };
+  long long t_device = 0;
   if (vm.count("device")) {
-    const long long d = to_integer("device", str("device"));
-    if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
-    t.device = static_cast<int>(d);
+    t_device = to_integer("device", str("device"));
+    if (t_device < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", t_device));
   }
   if (vm.count("samples")) {
     const long long s = to_integer("samples", str("samples"));
@@ -123,11 +148,59 @@ TuneCommand make_tune(const po::variables_map& vm) {
     t.samples = static_cast<int>(s);
   }
   t.flush_l2 = vm.count("no-flush") == 0;
+  if (vm.count("devices")) {
+    if (vm.count("device")) throw UsageError("--device and --devices exclude each other: choose one");
+    const std::string list = str("devices");
+    if (list == "all") {
+      t.all_devices = true;
+      t.devices.clear();
+    } else {
+      t.devices.clear();
+      std::stringstream in(list);
+      for (std::string item; std::getline(in, item, ',');) {
+        const long long d = to_integer("devices", item);
+        if (d < 0) throw UsageError(fmt::format("--devices: {} is not a device ordinal (0, 1, ...)", d));
+        if (std::find(t.devices.begin(), t.devices.end(), d) == t.devices.end()) t.devices.push_back(static_cast<int>(d));
+      }
+      if (t.devices.empty()) throw UsageError("--devices: give 'all' or ordinals such as 0,1");
+    }
+  } else {
+    t.devices = {static_cast<int>(t_device)};
+  }
+  if (vm.count("strategy")) {
+    t.strategy = str("strategy");
+    const auto& known = tune_strategies();
+    if (std::find(known.begin(), known.end(), t.strategy) == known.end())
+      throw UsageError(fmt::format("--strategy: unknown strategy '{}' (known: exhaustive, random, halving)", t.strategy));
+  }
+  if (vm.count("budget") || vm.count("budget-s")) {
+    if (t.strategy != "random") throw UsageError("--budget and --budget-s apply to --strategy random only");
+    if (vm.count("budget")) {
+      const long long b = to_integer("budget", str("budget"));
+      if (b < 1) throw UsageError(fmt::format("--budget: {} is not a positive number of variants", b));
+      t.budget = static_cast<int>(std::min<long long>(b, 1 << 30));
+    }
+    if (vm.count("budget-s")) {
+      t.budget_s = to_double("budget-s", str("budget-s"));
+      if (!(t.budget_s > 0)) throw UsageError(fmt::format("--budget-s: {} is not a positive number of seconds", str("budget-s")));
+    }
+  }
+  t.isolate = vm.count("no-isolate") == 0;
+  t.worker = vm.count("worker") > 0;
+  if (vm.count("inject-fault")) t.inject_fault = str("inject-fault");
 
   const bool any_problem_flag = vm.count("kernel") || vm.count("type") || vm.count("bins") || vm.count("lower") ||
-                                vm.count("upper") || vm.count("n") || vm.count("dist") || vm.count("counters");
+                                vm.count("upper") || vm.count("n") || vm.count("dist") || vm.count("counters") ||
+                                vm.count("op") || vm.count("acc") || vm.count("mode");
+  if (vm.count("problem-key")) {  // a worker's problem, as its parent spelled it
+    if (any_problem_flag) throw UsageError("--problem-key excludes the problem flags");
+    const auto p = Problem::parse(str("problem-key"));
+    if (!p) throw UsageError(fmt::format("--problem-key: '{}' is not a problem key", str("problem-key")));
+    t.problems = {*p};
+    return t;
+  }
   if (!any_problem_flag) {
-    t.problems = default_histogram_problems();
+    t.problems = default_problems();
     t.default_set = true;
     return t;
   }
@@ -142,11 +215,62 @@ OutputFormat make_format(const po::variables_map& vm) {
   return OutputFormat::table;
 }
 
-// A histogram problem from --kernel/--type/--bins/--lower/--upper/--n/--dist/--counters (tune and best).
-HistogramProblem make_problem(const po::variables_map& vm) {
+std::uint64_t make_size(const po::variables_map& vm) {
+  if (!vm.count("n")) throw UsageError("--n is required when a problem is named (e.g. --n 64M)");
+  try {
+    return parse_size(vm["n"].as<std::string>());
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--n: {}", e.what()));
+  }
+}
+
+// A reduction from --kernel reduce --op/--type/--acc/--mode/--n/--dist.
+ReduceProblem make_reduce_problem(const po::variables_map& vm) {
   auto str = [&](const char* k) { return vm.count(k) ? vm[k].as<std::string>() : std::string(); };
-  if (vm.count("kernel") && str("kernel") != "histogram")
-    throw UsageError(fmt::format("--kernel: unknown kernel family '{}' (known: histogram)", str("kernel")));
+  for (const char* flag : {"bins", "lower", "upper", "counters"})
+    if (vm.count(flag)) throw UsageError(fmt::format("--{} applies to histograms, not to --kernel reduce", flag));
+  ReduceProblem p;
+  if (!vm.count("op")) throw UsageError("--op is required for --kernel reduce (sum, min or max)");
+  const auto op = parse_reduce_op(str("op"));
+  if (!op) throw UsageError(fmt::format("--op: unknown operation '{}' (known: sum, min, max)", str("op")));
+  p.op = *op;
+  auto value_type = [&](const char* flag) {
+    const auto t = parse_value_type(str(flag));
+    if (!t)
+      throw UsageError(fmt::format("--{}: unknown type '{}' (known: i32, u32, i64, u64, f32, f64)", flag, str(flag)));
+    return *t;
+  };
+  if (!vm.count("type")) throw UsageError("--type is required for --kernel reduce (i32, u32, i64, u64, f32, f64)");
+  p.type = value_type("type");
+  if (vm.count("acc")) p.accumulator = value_type("acc");
+  if (vm.count("mode")) {
+    const std::string m = str("mode");
+    if (m != "deterministic" && m != "fast")
+      throw UsageError(fmt::format("--mode: '{}' is not deterministic or fast", m));
+    p.deterministic = m == "deterministic";
+  }
+  p.n = make_size(vm);
+  if (vm.count("dist")) p.distribution = str("dist");
+  p.validate();
+  return p;
+}
+
+HistogramProblem make_histogram_problem(const po::variables_map& vm);
+
+// A problem from the problem flags (tune and best): --kernel selects the family.
+Problem make_problem(const po::variables_map& vm) {
+  const std::string kernel = vm.count("kernel") ? vm["kernel"].as<std::string>() : "histogram";
+  const auto family = parse_family(kernel);
+  if (!family) throw UsageError(fmt::format("--kernel: unknown kernel family '{}' (known: histogram, reduce)", kernel));
+  if (*family == Family::reduce) return make_reduce_problem(vm);
+  return make_histogram_problem(vm);
+}
+
+// A histogram problem from --type/--bins/--lower/--upper/--n/--dist/--counters.
+HistogramProblem make_histogram_problem(const po::variables_map& vm) {
+  auto str = [&](const char* k) { return vm.count(k) ? vm[k].as<std::string>() : std::string(); };
+  for (const char* flag : {"op", "acc", "mode"})
+    if (vm.count(flag)) throw UsageError(fmt::format("--{} applies to --kernel reduce, not to histograms", flag));
   HistogramProblem p;
   if (vm.count("type")) {
     const auto type = parse_sample_type(str("type"));
@@ -166,12 +290,7 @@ HistogramProblem make_problem(const po::variables_map& vm) {
   else if (p.type == SampleType::u8) p.upper = 256.0;    // the whole type: bins split it evenly
   else if (p.type == SampleType::u16) p.upper = 65536.0;
   else p.upper = p.lower + p.bins;                       // 32-bit types: one value per bin
-  if (!vm.count("n")) throw UsageError("--n is required when a problem is named (e.g. --n 64M)");
-  try {
-    p.n = parse_size(str("n"));
-  } catch (const UsageError& e) {
-    throw UsageError(fmt::format("--n: {}", e.what()));
-  }
+  p.n = make_size(vm);
   if (vm.count("dist")) p.distribution = str("dist");
   if (vm.count("counters")) {
     const std::string c = str("counters");
@@ -196,6 +315,7 @@ std::string general_help() {
       "  autotune show --cache ./results.db --device H100 --json\n"
       "  autotune best --type u8 --bins 256 --n 64M --device 0\n"
       "  autotune compare --cache fleet.db\n"
+      "  autotune bench                    # the tuned winners against CUB on GPU 0\n"
       "  autotune report --output report.html\n"
       "  autotune merge node17.db --cache fleet.db\n",
       version(), kSubcommands);
@@ -229,11 +349,17 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   const char* examples = "";
   if (sub == "tune") {
     desc.add(tune_options());
-    synopsis = "[--kernel histogram --type T --bins N --n SIZE [--lower X --upper X] [--dist D]] [--device I]";
+    hidden.add(tune_hidden_options());
+    synopsis = "[PROBLEM] [--device I | --devices all|LIST] [--strategy S [--budget K] [--budget-s SECONDS]]\n\n"
+               "PROBLEM: --kernel histogram --type T --bins N --n SIZE [--lower X --upper X] [--dist D]\n"
+               "     or: --kernel reduce --op sum|min|max --type T --n SIZE [--acc T] [--mode deterministic|fast]\n"
+               "Without a problem, the default set is tuned. An interrupted run resumes when run again.";
     examples =
         "  autotune tune                                   # the default problems on GPU 0\n"
         "  autotune tune --kernel histogram --type u8 --bins 256 --n 64M\n"
-        "  autotune tune --type f32 --bins 1024 --lower 0 --upper 1 --n 16M --device 1 --cache fleet.db\n";
+        "  autotune tune --type f32 --bins 1024 --lower 0 --upper 1 --n 16M --device 1 --cache fleet.db\n"
+        "  autotune tune --kernel reduce --op sum --type f32 --n 16M --strategy halving\n"
+        "  autotune tune --devices all                     # every GPU model of this machine, in parallel\n";
   } else if (sub == "devices") {
     desc.add(format_options());
     synopsis = "[--json | --csv]";
@@ -259,11 +385,13 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
         ("device", po::value<std::string>()->value_name("ORDINAL"), "the model of this machine's CUDA device I");
     desc.add(best).add(format_options());
     synopsis =
-        "--n SIZE [--type T --bins N --lower X --upper X --dist D --counters 32|64] (--device-model KEY | --device I)\n\n"
-        "Answers as the C++ API would: the exact problem on the model, else the nearest tuned size on the model,\n"
+        "PROBLEM (--device-model KEY | --device I)\n\n"
+        "PROBLEM as for `autotune tune`. Answers as the C++ API would: the exact problem on the model, else the\n"
+        "nearest tuned size on the model, else the same problem on the closest GPU model of the same architecture,\n"
         "else the built-in default; prints which. Only reads the cache (stale winners are never answered).";
     examples =
         "  autotune best --type u8 --bins 256 --n 64M --device 0\n"
+        "  autotune best --kernel reduce --op max --type f64 --n 1M --device 0 --json\n"
         "  autotune best --type f32 --bins 1024 --n 10M --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' "
         "--cache fleet.db --json\n";
   } else if (sub == "compare") {
@@ -275,6 +403,21 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
                "Per problem, each device's winner, GB/s, % of its roof, time relative to the fastest device, and\n"
                "whether its configuration is the fastest device's.";
     examples = "  autotune compare --cache fleet.db\n  autotune compare --problem u8/bins=256 --csv\n";
+  } else if (sub == "bench") {
+    po::options_description bench = problem_options("Problem (default: the default set of `autotune tune`)");
+    bench.add_options()
+        ("device", po::value<std::string>()->value_name("ORDINAL"), "CUDA device (default 0)")
+        ("samples", po::value<std::string>()->value_name("K"), "timed calls of each contender (default 20)");
+    desc.add(bench).add(format_options());
+    synopsis = "[PROBLEM] [--device I] [--samples K] [--json | --csv]\n\n"
+               "For each problem: the configuration the C++ API resolves from the cache (exact, nearest size, similar\n"
+               "GPU or built-in default) and CUB (cub::DeviceHistogram::HistogramEven, cub::DeviceReduce), both\n"
+               "checked against the CPU reference, timed with the tuner's harness (L2 flushed before every call),\n"
+               "with the read roof measured in the same run. CUB's times are recorded in the cache for `report`.";
+    examples =
+        "  autotune bench                                  # the default problems, after `autotune tune`\n"
+        "  autotune bench --type u8 --bins 256 --n 512M --samples 30\n"
+        "  autotune bench --kernel reduce --op sum --type f32 --n 256M --json\n";
   } else if (sub == "report") {
     po::options_description rep("Report options");
     rep.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
@@ -355,6 +498,25 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     CompareCommand c;
     if (vm.count("problem")) c.problem = text("problem", "--problem: the substring");
     c.format = make_format(vm);
+    cl.command = c;
+  } else if (sub == "bench") {
+    BenchCommand c;
+    c.format = make_format(vm);
+    if (vm.count("device")) {
+      const long long d = to_integer("device", vm["device"].as<std::string>());
+      if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
+      c.device = static_cast<int>(d);
+    }
+    if (vm.count("samples")) {
+      const long long k = to_integer("samples", vm["samples"].as<std::string>());
+      if (k < 1 || k > 10000) throw UsageError(fmt::format("--samples: {} is outside 1..10000", k));
+      c.samples = static_cast<int>(k);
+    }
+    const bool any_problem_flag = vm.count("kernel") || vm.count("type") || vm.count("bins") || vm.count("lower") ||
+                                  vm.count("upper") || vm.count("n") || vm.count("dist") || vm.count("counters") ||
+                                  vm.count("op") || vm.count("acc") || vm.count("mode");
+    if (any_problem_flag) c.problems = {make_problem(vm)};
+    else c.problems = default_problems();
     cl.command = c;
   } else if (sub == "report") {
     if (!vm.count("output")) throw UsageError("autotune report: --output FILE is required");

@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "autotune/problem.hpp"
+#include "autotune/family.hpp"
 #include "cli/format.hpp"
 
 namespace autotune::cli {
@@ -19,12 +19,19 @@ struct DevicesCommand {
   OutputFormat format = OutputFormat::table;  ///< --json / --csv
 };
 struct TuneCommand {
-  std::vector<HistogramProblem> problems;  ///< the default set when none was named
+  std::vector<Problem> problems;  ///< the default set when none was named
   bool default_set = false;
-  int device = 0;
+  std::vector<int> devices{0};    ///< --device I, or --devices all / 0,2: each distinct GPU model once
+  bool all_devices = false;       ///< --devices all (resolved to ordinals when run)
   int samples = 15;
   int warmup = 2;
   bool flush_l2 = true;
+  std::string strategy = "exhaustive";  ///< --strategy
+  int budget = 0;                        ///< --budget K (random)
+  double budget_s = 0.0;                 ///< --budget-s SECONDS (random)
+  bool isolate = true;                   ///< run each problem in a worker process (--no-isolate: in this process)
+  bool worker = false;                   ///< (hidden) this process is a worker: --worker
+  std::string inject_fault;              ///< (hidden, testing) --inject-fault CONFIG_KEY
 };
 struct ShowCommand {
   bool all = false;     ///< --all: stale winners too, marked as such
@@ -34,13 +41,20 @@ struct ShowCommand {
 };
 /// One lookup, answered in the runtime API's order (exact, nearest tuned size, built-in default); only reads.
 struct BestCommand {
-  HistogramProblem problem;
+  Problem problem;
   std::string device_model;  ///< --device-model KEY (a model key as `show --json` / `devices` print it)
   int device = -1;           ///< --device I: the model of this machine's GPU I (when device_model is empty)
   OutputFormat format = OutputFormat::table;
 };
 struct CompareCommand {
   std::string problem;  ///< --problem SUBSTRING
+  OutputFormat format = OutputFormat::table;
+};
+/// The tuned configuration against CUB on one GPU (cli/bench.hpp).
+struct BenchCommand {
+  std::vector<Problem> problems;  ///< the default set when none was named
+  int device = 0;
+  int samples = 20;
   OutputFormat format = OutputFormat::table;
 };
 struct ReportCommand {
@@ -58,7 +72,7 @@ struct MergeCommand {
 struct GcCommand {};
 
 using Command = std::variant<HelpCommand, VersionCommand, DevicesCommand, TuneCommand, ShowCommand, BestCommand,
-                             CompareCommand, ReportCommand, ExportCommand, ImportCommand, MergeCommand, GcCommand>;
+                             CompareCommand, BenchCommand, ReportCommand, ExportCommand, ImportCommand, MergeCommand, GcCommand>;
 
 struct CommandLine {
   Command command;

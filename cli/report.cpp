@@ -37,20 +37,34 @@ struct Cellvalue {
   bool winner = false;
 };
 
+// A configuration's place in the heat map: block size x loads per thread, within its algorithm (histograms: the
+// privatization and its replicas; reductions: the block reduction and the finish).
+struct Axes {
+  int block = 0;
+  int loads = 0;
+  std::string algorithm;
+};
+Axes axes_of(const Config& c) {
+  if (const HistogramConfig* h = c.histogram())
+    return {h->block, h->loads, fmt::format("{}/R={}", to_string(h->privatization), h->replicas)};
+  const ReduceConfig& r = *c.reduce();
+  return {r.block, r.loads, fmt::format("{}/{}", to_string(r.block_reduce), to_string(r.finish))};
+}
+
 std::string heat_map(const Winner& w, const std::vector<Measurement>& ms) {
   std::map<std::pair<int, int>, Cellvalue> cells;  // (block, loads)
   std::set<int> blocks, loads;
+  const Axes wa = axes_of(w.config);
   for (const Measurement& m : ms) {
-    if (m.status != MeasurementStatus::ok || m.config.privatization != w.config.privatization ||
-        m.config.replicas != w.config.replicas)
-      continue;
-    blocks.insert(m.config.block);
-    loads.insert(m.config.loads);
-    Cellvalue& c = cells[{m.config.block, m.config.loads}];
+    const Axes a = axes_of(m.config);
+    if (m.status != MeasurementStatus::ok || a.algorithm != wa.algorithm) continue;
+    blocks.insert(a.block);
+    loads.insert(a.loads);
+    Cellvalue& c = cells[{a.block, a.loads}];
     c.gbps = std::max(c.gbps, m.gbps);
   }
   if (cells.empty()) return "<p class=\"note\">No ok measurements of the winner's family in its run.</p>\n";
-  if (auto it = cells.find({w.config.block, w.config.loads}); it != cells.end()) it->second.winner = true;
+  if (auto it = cells.find({wa.block, wa.loads}); it != cells.end()) it->second.winner = true;
   double lo = INFINITY, hi = 0;
   for (const auto& [k, c] : cells) lo = std::min(lo, c.gbps), hi = std::max(hi, c.gbps);
   const int cw = 64, ch = 26, left = 70, top = 30;
@@ -154,11 +168,11 @@ std::string render_report(const Cache& cache, const std::string& title_source) {
     h += "<p class=\"empty\">This cache holds no winners yet: nothing was tuned (run <code>autotune tune</code>).</p>\n";
     return h + "</body>\n</html>\n";
   }
-  h += "<p class=\"note\">Heat maps: GB/s of the winning run's correct variants of the winner's family (its "
-       "privatization and replica count) over block size and loads per thread; each cell is the best over the other "
-       "parameters (vector width, aggregation, partitioning, merge, counter width, grid). Bars: the winner against the "
-       "device's measured read roof. CUB's figures are not stored in the cache (<code>bench/histogram_bench</code> "
-       "measures them against the winner).</p>\n<ul>\n";
+  h += "<p class=\"note\">Heat maps: GB/s of the winning run's correct variants of the winner's algorithm (a "
+       "histogram's privatization and replica count, a reduction's block reduction and finish) over block size and "
+       "loads per thread; each cell is the best over the other parameters. Bars: the winner against the "
+       "device's measured read roof and CUB, as <code>autotune bench</code> last measured it on that device.</p>\n"
+       "<ul>\n";
   int index = 0;
   for (const auto& [key, ws] : by_problem)
     h += fmt::format("<li><a href=\"#p{}\">{}</a> ({} device{})</li>\n", index++, html_escape(key), ws.size(),
@@ -181,7 +195,14 @@ std::string render_report(const Cache& cache, const std::string& title_source) {
       bars.push_back({"winner", w->gbps, fmt::format("{:.1f} GB/s", w->gbps), "#21918c"});
       if (roof) bars.push_back({"read roof", *roof, fmt::format("{:.1f} GB/s", *roof), "#888888"});
       else bars.push_back({"read roof", std::nullopt, "not measured for this device", ""});
-      bars.push_back({"CUB HistogramEven", std::nullopt, "not in the cache: see bench/results/ (bench/histogram_bench)", ""});
+      const char* cub_name = w->problem.histogram() ? "CUB HistogramEven" : "CUB DeviceReduce";
+      if (const auto cub = cache.baseline(w->model_key, w->problem, "cub"))
+        bars.push_back({cub_name, cub->gbps,
+                        fmt::format("{:.1f} GB/s (winner {:.2f}x; `autotune bench`, {})", cub->gbps,
+                                    cub->median_ms / w->median_ms, cub->measured_at),
+                        "#fde725"});
+      else
+        bars.push_back({cub_name, std::nullopt, "not measured on this device (run `autotune bench`)", ""});
       h += bar_chart(bars, "roofchart", "winner versus the read roof, GB/s");
     }
     if (ws.size() > 1) {

@@ -6,7 +6,8 @@
 //   kBins                 number of bins
 //   kIsFloat              floats use kLowerF / kUpperF / kScaleF, integers kLowerI / kUpperI
 //   kBlock                threads per block (the host launches exactly this many)
-//   kVecBytes             bytes per load (sizeof(sample_t) .. 16); the pointer's unaligned head is done scalar
+//   kVecBytes             bytes per load: a power of two in sizeof(sample_t) .. 16 (4 or 8 load 4 or 8 u8 samples);
+//                         the pointer's unaligned head is done one sample at a time
 //   kLoads                vector loads in flight per thread per tile (all issued before the first count)
 //   kPriv                 0: atomics straight into `out`; 1: shared histogram, kReplicas lane-interleaved copies
 //                         (bin b of copy r at word b * kReplicas + r, copy = lane % kReplicas: with 32 copies
@@ -23,8 +24,10 @@
 //   integer bin = (s - lower) * bins / (upper - lower), exact in 64-bit (constants fold: u8/256 bins is bin = s)
 //   float bin   = min(bins - 1, (int)((s - lower) * scale)), scale = float(bins / (upper - lower))
 //
-// The host sizes the grid (at most the resident blocks) and guarantees a block sees fewer than 2^31 samples, so
-// per-block 32-bit counters never overflow. The sample pointer must be aligned to sizeof(sample_t).
+// Any grid is correct: the host sizes it (HistogramConfig::grid_for: a persistent grid of at most the resident
+// blocks, each looping over tiles; one tile per block to cover n; or a single block) and guarantees that a block
+// sees fewer than 2^31 samples, so per-block 32-bit counters never overflow. A tile is kBlock * kLoads vectors per
+// block. The sample pointer must be aligned to sizeof(sample_t).
 
 static_assert(at::kBlock >= 32 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 up to 1024");
 static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");

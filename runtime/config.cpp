@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -119,12 +120,30 @@ std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
   c.vec_bytes = *vec;
   c.loads = *loads;
   c.grid_blocks = *grid;
-  if (*r < 1 || *cbits < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < 0) return std::nullopt;
+  if (*r < 1 || *cbits < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < kCoverGrid) return std::nullopt;
   return c;
 }
 
 int HistogramConfig::load_bytes(const HistogramProblem& problem) const {
   return vec_bytes == 0 ? static_cast<int>(size_of(problem.type)) : vec_bytes;
+}
+
+std::uint64_t HistogramConfig::tile_samples(const HistogramProblem& problem) const {
+  return static_cast<std::uint64_t>(block) * static_cast<std::uint64_t>(loads) *
+         static_cast<std::uint64_t>(load_bytes(problem) / static_cast<int>(size_of(problem.type)));
+}
+
+unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const {
+  // gridDim.x's limit: a cover-n grid is capped here, which at one tile of at least 32 samples per block is only
+  // reached past 2^36 samples; from there on blocks loop over tiles as in a resident grid.
+  constexpr std::uint64_t kMaxGridX = 0x7FFFFFFF;
+  const std::uint64_t tile = tile_samples(problem);
+  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n
+  if (grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(grid_blocks));
+  grid = std::min<std::uint64_t>(grid, grid_blocks == kCoverGrid ? kMaxGridX : std::max(1u, resident_blocks));
+  // No block may see 2^31 samples, so that its 32-bit shared counters (and their per-bin sums) stay exact. This
+  // overrides every cap: extra blocks only run in later waves (the single-block path splits past 2^31 samples).
+  return static_cast<unsigned>(std::max<std::uint64_t>(grid, (n >> 31) + 1));
 }
 
 std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const {
@@ -146,7 +165,8 @@ std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) con
   if (replicas != 1 && privatization != Privatization::shared) return "replicas apply to shared privatization only";
   if (counter_bits != 32 && counter_bits != 16) return fmt::format("counter width {} is not 16 or 32", counter_bits);
   if (counter_bits == 16 && privatization == Privatization::global) return "16-bit counters exist only in shared memory";
-  if (grid_blocks < 0) return "grid_blocks must be 0 (all resident blocks) or a positive cap";
+  if (grid_blocks < kCoverGrid)
+    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or a positive cap", grid_blocks);
   if (privatization == Privatization::warp && (block / 32 & (block / 32 - 1)) != 0)
     return "per-warp copies need a power-of-two number of warps";
   return {};

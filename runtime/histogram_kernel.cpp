@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace autotune {
 
 HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
@@ -22,25 +20,19 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
   if (blocks_per_sm_ < 1)
     throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
                                  device.name));
-  max_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
   if (config.merge == Merge::last_block) {
-    // 256 bytes for the ticket, then the histogram; the last block of every launch leaves both zero.
-    workspace_ = cuda::DeviceBuffer(256 + static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8));
-    AUTOTUNE_CUDA(cudaMemset(workspace_.get(), 0, workspace_.bytes()));
+    // 256 bytes for the ticket (the kernel's layout: the histogram starts at byte 256), then the histogram; the
+    // last block of every launch leaves both zero.
+    workspaces_ =
+        std::make_unique<WorkspacePool>(256 + static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8));
   }
 }
 
-unsigned HistogramKernel::grid_for(std::uint64_t n) const {
-  const std::uint64_t per_block =
-      static_cast<std::uint64_t>(config_.block) * config_.loads * config_.load_bytes(problem_) / size_of(problem_.type);
-  std::uint64_t grid = std::max<std::uint64_t>(1, (n + per_block - 1) / per_block);  // cover n
-  if (config_.grid_blocks > 0) grid = std::min<std::uint64_t>(grid, config_.grid_blocks);
-  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);  // no block may see 2^31 samples: counters stay exact
-  return static_cast<unsigned>(std::min<std::uint64_t>(grid, max_grid_));
-}
+unsigned HistogramKernel::grid_for(std::uint64_t n) const { return config_.grid_for(problem_, n, resident_blocks_); }
 
 void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const {
-  void* workspace = workspace_.get();
+  void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
   void* args[] = {&samples, &n, &counts, &workspace};
   AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(grid_for(n)),
                                  dim3(config_.block), args, shared_bytes_, stream));

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "autotune/device.hpp"
+#include "autotune/error.hpp"
 
 #if AUTOTUNE_HAVE_XXHASH
 #include <xxhash.h>
@@ -13,6 +14,7 @@
 
 namespace autotune::embedded {
 extern const std::string_view histogram_template;
+extern const std::string_view reduce_template;
 }
 
 namespace autotune {
@@ -51,9 +53,18 @@ std::string_view template_hash_algorithm() {
 #endif
 }
 
-CodeIdentity current_identity(int driver_version) {
+std::string_view family_template(std::string_view family) {
+  if (family == "histogram") return embedded::histogram_template;
+  if (family == "reduce") return embedded::reduce_template;
+  throw UsageError(fmt::format("unknown kernel family '{}'", family));
+}
+
+CodeIdentity current_identity(int driver_version) { return current_identity("histogram", driver_version); }
+
+CodeIdentity current_identity(std::string_view family, int driver_version) {
   CodeIdentity id;
-  id.template_hash = template_hash(embedded::histogram_template);
+  id.family = std::string(family);
+  id.template_hash = template_hash(family_template(family));
   id.nvrtc_version = nvrtc_version();
   id.driver_version = driver_version;
   return id;

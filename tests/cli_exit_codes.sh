@@ -33,6 +33,10 @@ check 2 "best without a device model" best --n 1M
 check 2 "show --json --csv" show --json --csv
 check 2 "report without --output" report
 check 2 "compare with a bad flag" compare --bogus
+check 0 "bench --help" bench --help
+check 2 "bench with a bad --samples" bench --samples -3
+check 2 "reduce without --op" tune --kernel reduce --type f32 --n 1M
+check 2 "unknown strategy" tune --strategy annealing
 # Without a GPU, `devices` and `tune` fail clearly with exit 1 and say "no CUDA device".
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   check 1 "devices without a GPU" devices
@@ -40,6 +44,9 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
   case "$msg" in *"no CUDA device"*) echo "ok: message: $msg" ;; *) echo "FAIL: unclear message: $msg"; fail=1 ;; esac
   check 1 "tune without a GPU" tune --cache "$(mktemp -d)/c.db"
   check 1 "best --device without a GPU" best --n 1M --device 0 --cache "$(mktemp -d)/c.db"
+  check 1 "tune --devices all without a GPU" tune --devices all --cache "$(mktemp -d)/c.db"
+  check 1 "bench without a GPU" bench --cache "$(mktemp -d)/c.db"
+  check 1 "a reduction tune without a GPU" tune --kernel reduce --op sum --type f32 --n 1M --cache "$(mktemp -d)/c.db"
 fi
 # A file that is not an SQLite database: clear error naming it, exit 1, file untouched.
 junk=$(mktemp); echo "this is not a database" >"$junk"; before=$(md5sum <"$junk")

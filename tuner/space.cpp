@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
+
 namespace autotune {
 
 namespace {
@@ -11,6 +14,10 @@ constexpr std::size_t kMaxSharedAnyGpu = 227 * 1024;
 // Last-block merging moves the whole histogram with one block: past this many bins that alone costs more than a
 // zeroing launch.
 constexpr int kLastBlockMaxBins = 65536;
+// Up to this many samples the single-block path is worth measuring; above it, grids that cover n with one tile per
+// block differ from a resident grid (below it, one wave of resident blocks already holds every tile on a big GPU,
+// so a cover-n variant would only measure a resident-grid variant twice).
+constexpr std::uint64_t kSmallN = 4u << 20;
 
 struct Builder {
   const HistogramProblem& problem;
@@ -30,6 +37,11 @@ HistogramConfig make(Privatization p, int r, int cbits, int block, int vec, int 
   HistogramConfig c;
   c.privatization = p, c.replicas = r, c.counter_bits = cbits, c.block = block, c.vec_bytes = vec, c.loads = loads;
   c.aggregation = a, c.partitioning = part, c.merge = m;
+  return c;
+}
+
+HistogramConfig cover(HistogramConfig c) {
+  c.grid_blocks = HistogramConfig::kCoverGrid;
   return c;
 }
 
@@ -75,8 +87,50 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
         for (Aggregation a : {Aggregation::none, Aggregation::warp})
           for (Merge m : {Merge::atomic, Merge::last_block})
             b.add(make(P::shared, r, 16, block, 16, loads, a, Partitioning::interleaved, m));
-  // 6. The small-n path: one block, no atomics outside it, one launch. Pointless past a few million samples.
-  if (problem.n > (4u << 20)) return b.out;
+  // 6. Loads of 4 and 8 bytes (issue #3): fewer samples per load to extract, more loads in flight for the same
+  //    bytes. Only widths above the sample size: a width equal to it is the one-sample load of family 1. Tried
+  //    where 16-byte loads win (R = 16 and 32 copies, 256 and 512 threads) with the same 32 or 64 bytes in flight
+  //    per thread as the 16-byte variants, and with 16-bit counters for the bins that need them.
+  for (int vec : {4, 8}) {
+    if (vec <= static_cast<int>(size_of(problem.type))) continue;
+    const int min_loads = 32 / vec;  // 32 bytes in flight per thread ...
+    for (int r : {16, 32})
+      for (int block : {256, 512})
+        for (int loads : {min_loads, 2 * min_loads})  // ... or 64
+          for (Merge m : {Merge::atomic, Merge::last_block})
+            b.add(make(P::shared, r, 32, block, vec, loads, Aggregation::none, Partitioning::interleaved, m));
+    for (int loads : {min_loads, 2 * min_loads})
+      for (Merge m : {Merge::atomic, Merge::last_block})
+        b.add(make(P::shared, 1, 16, 512, vec, loads, Aggregation::none, Partitioning::interleaved, m));
+  }
+  // 7. Blocks of 64 and 128 threads (issue #3), where a small block costs no occupancy: global atomics, few shared
+  //    copies (R = 1, 4) and per-warp copies (2 or 4 warps), so that 16 to 32 blocks fit on a multiprocessor and
+  //    small inputs spread over more of them. (R = 32 copies of 256 bins are 32 KiB per block: 64 threads would
+  //    leave an SM a quarter full.)
+  for (int block : {64, 128})
+    for (int loads : {2, 4})
+      for (Merge m : {Merge::atomic, Merge::last_block}) {
+        b.add(make(P::global, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
+        for (int r : {1, 4}) b.add(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
+        b.add(make(P::warp, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
+      }
+  if (problem.n > kSmallN) {
+    // 8. Cover n (issue #3): one tile per block, as many waves as n needs, instead of a persistent resident grid.
+    //    Each block pays its shared setup and merge per tile, so only the cheap ones, with big tiles (4 and 8
+    //    loads): global atomics, R = 1, 4 or 32 copies, per-warp copies at 256 threads.
+    for (int loads : {4, 8}) {
+      for (int block : {256, 512}) {
+        b.add(cover(make(P::global, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
+                         Merge::atomic)));
+        for (int r : {1, 4, 32})
+          b.add(cover(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
+                           Merge::atomic)));
+      }
+      b.add(cover(make(P::warp, 1, 32, 256, 16, loads, Aggregation::none, Partitioning::interleaved, Merge::atomic)));
+    }
+    return b.out;
+  }
+  // 9. The small-n path: one block, no atomics outside it, one launch. Pointless past a few million samples.
   for (int block : {256, 512, 1024})
     for (int loads : {1, 2, 4}) {
       HistogramConfig c = make(P::shared, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
@@ -87,6 +141,16 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
       b.add(c);
     }
   return b.out;
+}
+
+std::vector<HistogramConfig> histogram_space_any_n(const HistogramProblem& problem) {
+  HistogramProblem small = problem, large = problem;
+  small.n = 0;
+  large.n = std::numeric_limits<std::uint64_t>::max();
+  std::vector<HistogramConfig> all = histogram_space(small);
+  for (const auto& c : histogram_space(large))
+    if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
+  return all;
 }
 
 std::string histogram_constraint_violation(const HistogramProblem& problem, const HistogramConfig& config,

@@ -7,17 +7,16 @@
 #include <chrono>
 #include <future>
 #include <map>
+#include <random>
 #include <memory>
 #include <thread>
 
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
 #include "runtime/cuda.hpp"
-#include "runtime/histogram_kernel.hpp"
 #include "runtime/jit.hpp"
-#include "tuner/reference.hpp"
-#include "tuner/space.hpp"
 #include "tuner/timing.hpp"
+#include "tuner/workload.hpp"
 
 namespace autotune::embedded {
 extern const std::string_view roof_kernel;
@@ -71,32 +70,46 @@ std::vector<HistogramProblem> default_histogram_problems() {
   return {u8, f32};
 }
 
+std::vector<Problem> default_problems() {
+  std::vector<Problem> out;
+  for (const HistogramProblem& p : default_histogram_problems()) out.push_back(p);
+  // The reduction everybody writes first: a float sum, large enough to stream from memory.
+  ReduceProblem sum;
+  sum.op = ReduceOp::sum;
+  sum.type = ValueType::f32;
+  sum.n = 64ull << 20;
+  out.push_back(sum);
+  return out;
+}
+
+const std::vector<std::string>& tune_strategies() {
+  static const std::vector<std::string> names{"exhaustive", "random", "halving"};
+  return names;
+}
+
 namespace {
 
 // Compiles every configuration on a pool of host threads; the GPU loop takes the results in order as they finish,
 // so measuring overlaps compiling.
 class CompilePool {
  public:
-  CompilePool(const HistogramProblem& problem, const std::vector<HistogramConfig>& configs,
-              const std::vector<bool>& wanted, const std::string& arch, int threads, std::string cache_dir)
+  CompilePool(const Problem& problem, const std::vector<Config>& configs, const std::vector<bool>& wanted,
+              const std::string& arch, int threads, std::string cache_dir)
       : results_(configs.size()) {
     std::vector<std::promise<jit::CompileResult>> promises(configs.size());
     for (std::size_t i = 0; i < configs.size(); ++i) results_[i] = promises[i].get_future();
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    auto work = [this, &problem, &configs, &wanted, arch, cache_dir,
+    const std::string stem(to_string(problem.family()));
+    auto work = [this, problem, &configs, &wanted, arch, cache_dir, stem,
                  ps = std::make_shared<decltype(promises)>(std::move(promises))]() {
       for (std::size_t i; (i = next_++) < configs.size();) {
-        if (stop_) {
+        if (stop_ || !wanted[i]) {
           (*ps)[i].set_value(jit::CompileResult{});
           continue;
         }
         try {
-          if (!wanted[i]) {
-            (*ps)[i].set_value(jit::CompileResult{});
-            continue;
-          }
           (*ps)[i].set_value(jit::compile_cached(kernel_source(problem, configs[i]),
-                                                 "histogram_" + std::to_string(i) + ".cu", arch, cache_dir));
+                                                 stem + "_" + std::to_string(i) + ".cu", arch, cache_dir));
         } catch (...) {
           (*ps)[i].set_exception(std::current_exception());
         }
@@ -136,23 +149,17 @@ bool is_sticky(int code) {
   }
 }
 
-struct GpuBuffers {
-  cuda::DeviceBuffer samples;
-  cuda::DeviceBuffer counts;
-  cuda::DeviceBuffer flush;
-};
-
-// Times whole calls of one loaded variant until the stopping rule is satisfied.
-std::vector<double> sample_variant(const HistogramKernel& kernel, const HistogramProblem& problem, GpuBuffers& buf,
-                                   cuda::Stream& stream, const TuneOptions& o, int warmup, const StoppingRule& rule) {
+// Times whole calls of one loaded variant until the stopping rule is satisfied. With flush_l2 a buffer twice the
+// L2 is overwritten before every sample, so the input is read from memory, as in an application.
+std::vector<double> sample_variant(const LoadedVariant& variant, cuda::DeviceBuffer& flush, cuda::Stream& stream,
+                                   int warmup, const StoppingRule& rule) {
   cuda::Event start, stop;
   std::vector<double> times;
   const auto t0 = std::chrono::steady_clock::now();
   for (int s = 0;; ++s) {
-    if (o.flush_l2) AUTOTUNE_CUDA(cudaMemsetAsync(buf.flush.get(), s & 0xff, buf.flush.bytes(), stream.get()));
+    if (flush.bytes()) AUTOTUNE_CUDA(cudaMemsetAsync(flush.get(), s & 0xff, flush.bytes(), stream.get()));
     start.record(stream.get());
-    // The whole call is timed (zeroing included for atomic merging), so merge strategies compete fairly.
-    kernel.run(buf.samples.get(), problem.n, buf.counts.get(), stream.get());
+    variant.run(stream.get());
     stop.record(stream.get());
     stream.synchronize();
     if (s < warmup) continue;
@@ -162,13 +169,37 @@ std::vector<double> sample_variant(const HistogramKernel& kernel, const Histogra
   }
 }
 
+// Which configurations a strategy measures first (indices into the space, in space order).
+std::vector<std::size_t> initial_selection(const std::vector<Config>& configs, const std::vector<bool>& runnable,
+                                           const Config& fallback, const TuneOptions& o) {
+  std::vector<std::size_t> all;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (runnable[i]) all.push_back(i);
+  if (o.strategy != "random") return all;
+  const std::size_t budget = o.budget > 0 ? static_cast<std::size_t>(o.budget) : std::max<std::size_t>(8, all.size() / 4);
+  if (budget >= all.size()) return all;
+  // A seeded shuffle: the same seed draws the same subset, so a random run can be resumed and repeated.
+  std::vector<std::size_t> shuffled = all;
+  std::mt19937_64 rng(o.seed);
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  shuffled.resize(budget);
+  const auto fb = std::find_if(all.begin(), all.end(), [&](std::size_t i) { return configs[i] == fallback; });
+  if (fb != all.end() && std::find(shuffled.begin(), shuffled.end(), *fb) == shuffled.end()) shuffled.back() = *fb;
+  std::sort(shuffled.begin(), shuffled.end());
+  return shuffled;
+}
+
 }  // namespace
 
-TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const TuneOptions& options) {
+TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options) {
   problem.validate();
+  if (std::find(tune_strategies().begin(), tune_strategies().end(), options.strategy) == tune_strategies().end())
+    throw UsageError(fmt::format("unknown strategy '{}' (known: exhaustive, random, halving)", options.strategy));
   const auto t0 = std::chrono::steady_clock::now();
+  auto seconds_since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   TuneReport report;
   report.problem = problem;
+  report.strategy = options.strategy;
   report.device = query_device(options.device);
   const DeviceInfo& device = report.device;
   AUTOTUNE_CUDA(cudaSetDevice(options.device));
@@ -177,16 +208,19 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
   rule.min_samples = std::min(options.min_samples, rule.max_samples);
   rule.target_noise = options.target_noise;
   rule.max_ms = options.max_ms_per_variant;
+  StoppingRule short_rule;  // successive halving's first round
+  short_rule.min_samples = short_rule.max_samples = std::min(3, rule.max_samples);
 
-  // Resume: what an interrupted run of the same problem, model and code already measured is not measured again.
+  // Resume: what an interrupted run of the same problem, model, code and strategy measured is not measured again.
   RunInfo info;
-  info.strategy = "exhaustive";
+  info.strategy = options.strategy;
   info.tool_version = version();
-  info.code = current_identity(device.driver_version);
+  info.code = current_identity(to_string(problem.family()), device.driver_version);
   info.settings_json = fmt::format(
-      R"({{"finalists":{},"flush_l2":{},"min_samples":{},"samples":{},"seed":{},"target_noise":{},"warmup":{}}})",
-      options.finalists, options.flush_l2, rule.min_samples, rule.max_samples, options.seed, options.target_noise,
-      options.warmup);
+      R"({{"budget":{},"budget_s":{},"finalists":{},"flush_l2":{},"min_samples":{},"samples":{},"seed":{},)"
+      R"("target_noise":{},"warmup":{}}})",
+      options.budget, options.budget_s, options.finalists, options.flush_l2, rule.min_samples, rule.max_samples,
+      options.seed, options.target_noise, options.warmup);
   std::map<std::string, Measurement> done;
   std::optional<std::int64_t> resumed_run;
   if (options.resume) {
@@ -196,48 +230,90 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
       for (const Measurement& m : cache.measurements(*resumed_run)) done.emplace(m.config.key(), m);
   }
 
-  const std::vector<HistogramConfig> configs = histogram_space(problem);
+  // Inputs and the CPU reference first: a device without enough memory fails here, before anything is recorded.
+  const std::unique_ptr<Workload> workload = make_workload(problem, device, options.seed);
+  const std::vector<Config> configs = workload->space();
+  const Config fallback = Config::fallback(problem);
   std::vector<std::string> violations(configs.size());
-  std::vector<bool> wanted(configs.size());
+  std::vector<bool> runnable(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    violations[i] = histogram_constraint_violation(problem, configs[i], device);
-    wanted[i] = violations[i].empty();  // resumed ok variants are compiled again (from the cache) for the final
+    violations[i] = workload->violation(configs[i]);
+    runnable[i] = violations[i].empty();
   }
+  const std::vector<std::size_t> selected = initial_selection(configs, runnable, fallback, options);
+  std::vector<bool> wanted(configs.size());
+  for (std::size_t i : selected) wanted[i] = true;  // resumed ok variants are compiled again (cached) for the final
   const std::string cubin_dir =
       !options.compile_cache ? std::string() : options.compile_cache_dir.empty() ? jit::default_compile_cache_dir()
                                                                                : options.compile_cache_dir;
   CompilePool pool(problem, configs, wanted, device.arch(), options.compile_threads, cubin_dir);
 
-  // Inputs: generated on the host, checked against the CPU reference, copied once.
-  const std::vector<unsigned char> host = generate_samples(problem, problem.n, options.seed);
-  const std::vector<std::uint64_t> expected =
-      counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
-  const std::size_t count_bytes = static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8);
   cuda::Stream stream;
-  GpuBuffers buf{cuda::DeviceBuffer(std::max<std::size_t>(host.size(), 16)), cuda::DeviceBuffer(count_bytes),
-                 cuda::DeviceBuffer(options.flush_l2 ? 2 * device.l2_bytes : 0)};
-  if (!host.empty())
-    AUTOTUNE_CUDA(cudaMemcpyAsync(buf.samples.get(), host.data(), host.size(), cudaMemcpyHostToDevice, stream.get()));
-  stream.synchronize();
-
+  cuda::DeviceBuffer flush(options.flush_l2 ? 2 * device.l2_bytes : 0);
   // The roof over 4x the L2 (at least 256 MiB), so it streams from memory, not from the cache.
   report.roof_gbps = measure_read_roof(device, std::max<std::size_t>(256u << 20, 4 * device.l2_bytes), 10);
   cache.set_device_roof(device, report.roof_gbps);
   report.run_id = resumed_run ? *resumed_run : cache.begin_run(device, problem, info);
 
   auto gbps_of = [&](double ms) { return ms > 0 ? static_cast<double>(problem.bytes()) / (ms * 1e-3) / 1e9 : 0.0; };
-  std::vector<std::vector<char>> cubins(configs.size());  // of the correct variants, for the final round
+  auto set_times = [&](Measurement& m, std::vector<double> times) {
+    report.throttled_samples += drop_throttled(times);
+    const SampleStats st = summarize(times);
+    m.median_ms = st.median;
+    m.spread = st.spread;
+    m.samples = st.count;
+    m.gbps = gbps_of(st.median);
+    m.roof_pct = 100.0 * m.gbps / report.roof_gbps;
+  };
+  std::vector<std::vector<char>> cubins(configs.size());  // of the correct variants, for later rounds
+  std::vector<std::optional<Measurement>> results(configs.size());
   std::string context_lost;  // set once a variant faults: nothing after it can run in this process
-  std::vector<unsigned char> got(count_bytes);
+  auto record = [&](std::size_t i, const Measurement& m) {
+    cache.add_measurement(report.run_id, m);  // each on its own: an interrupted run keeps what it measured
+    results[i] = m;
+  };
+  // A CudaError from a variant: recorded; a fault ends this process's use of the GPU.
+  auto on_cuda_error = [&](std::size_t i, Measurement& m, const CudaError& e) {
+    m.status = MeasurementStatus::launch_error;
+    m.log = e.what();
+    if (!is_sticky(e.code())) return;
+    context_lost = fmt::format("not run: the CUDA context was lost when {} faulted", configs[i].key());
+    if (options.stop_on_fault) {
+      record(i, m);
+      throw ContextLostError(fmt::format("{} faulted ({}); the CUDA context of this process is lost", configs[i].key(),
+                                         e.what()));
+    }
+  };
+
+  std::size_t progress = 0;
+  const std::size_t total = selected.size();  // configurations that can run on this device and were chosen
+  auto report_progress = [&](const Measurement& m) {
+    if (options.on_measurement) options.on_measurement(++progress, total, m);
+  };
   for (std::size_t i = 0; i < configs.size(); ++i) {
+    if (wanted[i]) continue;
+    if (!violations[i].empty()) {  // recorded so that `show` explains why a configuration never ran
+      Measurement m;
+      m.config = configs[i];
+      m.status = MeasurementStatus::invalid_config;
+      m.log = violations[i];
+      if (!done.count(configs[i].key())) record(i, m);
+      results[i] = m;
+    }
+    // Configurations a random strategy did not draw are simply not part of this run.
+  }
+
+  const bool halving = options.strategy == "halving";
+  for (std::size_t i : selected) {
     Measurement m;
     m.config = configs[i];
     jit::CompileResult compiled;
     const auto previous = done.find(configs[i].key());
     bool from_previous = false;
-    if (!violations[i].empty()) {
-      m.status = MeasurementStatus::invalid_config;
-      m.log = violations[i];
+    const bool over_budget = options.strategy == "random" && options.budget_s > 0 &&
+                             seconds_since_start() > options.budget_s && !(configs[i] == fallback);
+    if (over_budget) {
+      continue;  // not measured: the time budget is spent
     } else if (!context_lost.empty()) {
       m.status = MeasurementStatus::launch_error;
       m.log = context_lost;
@@ -252,81 +328,107 @@ TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const T
     } else {
       (compiled.from_cache ? report.compile_cache_hits : report.compiled) += 1;
       try {
-        HistogramKernel kernel(problem, configs[i], device, compiled.cubin);
-        // Poison the counters first: every variant must overwrite them.
-        AUTOTUNE_CUDA(cudaMemsetAsync(buf.counts.get(), 0xAB, count_bytes, stream.get()));
-        kernel.run(buf.samples.get(), problem.n, buf.counts.get(), stream.get());
-        AUTOTUNE_CUDA(cudaMemcpyAsync(got.data(), buf.counts.get(), count_bytes, cudaMemcpyDeviceToHost, stream.get()));
-        stream.synchronize();
-        if (auto diff = compare_histograms(expected, widen_counts(problem, got.data())); !diff.empty()) {
+        const auto variant = workload->load(configs[i], compiled.cubin, options.inject_fault == configs[i].key());
+        if (auto diff = variant->check(stream.get()); !diff.empty()) {
           m.status = MeasurementStatus::wrong_result;
           m.log = diff;
         } else {
-          std::vector<double> times = sample_variant(kernel, problem, buf, stream, options, options.warmup, rule);
-          report.throttled_samples += drop_throttled(times);
-          const SampleStats st = summarize(times);
-          m.median_ms = st.median;
-          m.spread = st.spread;
-          m.samples = st.count;
-          m.gbps = gbps_of(st.median);
-          m.roof_pct = 100.0 * m.gbps / report.roof_gbps;
+          set_times(m, sample_variant(*variant, flush, stream, options.warmup, halving ? short_rule : rule));
+          if (!halving) ++report.fully_measured;
           cubins[i] = std::move(compiled.cubin);
         }
       } catch (const UsageError& e) {
         m.status = MeasurementStatus::invalid_config;
         m.log = e.what();
       } catch (const CudaError& e) {
-        m.status = MeasurementStatus::launch_error;
-        m.log = e.what();
-        if (is_sticky(e.code()))
-          context_lost = fmt::format("not run: the CUDA context was lost when {} faulted", configs[i].key());
+        on_cuda_error(i, m, e);
       }
     }
-    // Each measurement is committed on its own, so an interrupted run keeps everything measured so far.
-    if (!from_previous) cache.add_measurement(report.run_id, m);
-    if (m.status == MeasurementStatus::ok && m.config == HistogramConfig::fallback(problem)) report.fallback = m;
-    report.measurements.push_back(m);
-    if (options.on_measurement) options.on_measurement(i + 1, configs.size(), m);
+    if (from_previous) results[i] = m;
+    else record(i, m);
+    report_progress(m);
   }
 
-  // Finalists: the fastest few, re-measured in interleaved rounds so that drift hits them alike; then the tie-break.
-  std::vector<std::size_t> order;
+  // The measured correct variants, fastest first.
+  auto ranked = [&] {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      if (results[i] && results[i]->status == MeasurementStatus::ok && !cubins[i].empty()) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return results[a]->median_ms < results[b]->median_ms; });
+    return order;
+  };
+
+  // Successive halving: the fastest quarter of the short measurements is measured again under the full rule.
+  if (halving && context_lost.empty()) {
+    std::vector<std::size_t> order = ranked();
+    const std::size_t keep =
+        std::min(order.size(), std::max<std::size_t>(2 * std::max(1, options.finalists), (order.size() + 3) / 4));
+    order.resize(keep);
+    for (std::size_t i : order) {
+      if (results[i]->samples > short_rule.max_samples) continue;  // resumed with a full measurement already
+      Measurement m = *results[i];
+      try {
+        const auto variant = workload->load(configs[i], cubins[i], false);
+        set_times(m, sample_variant(*variant, flush, stream, options.warmup, rule));
+        ++report.fully_measured;
+      } catch (const CudaError& e) {
+        on_cuda_error(i, m, e);
+        cubins[i].clear();
+      }
+      record(i, m);
+      if (!context_lost.empty()) break;
+    }
+  }
+
   for (std::size_t i = 0; i < configs.size(); ++i)
-    if (report.measurements[i].status == MeasurementStatus::ok && !cubins[i].empty()) order.push_back(i);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return report.measurements[a].median_ms < report.measurements[b].median_ms;
-  });
-  if (order.size() > static_cast<std::size_t>(std::max(1, options.finalists))) order.resize(std::max(1, options.finalists));
+    if (results[i]) {
+      report.measurements.push_back(*results[i]);
+      if (results[i]->status == MeasurementStatus::ok && configs[i] == fallback) report.fallback = *results[i];
+    }
+
+  // Finalists: the fastest few, re-measured in interleaved rounds so that drift hits them alike; then the tie-break.
+  std::vector<std::size_t> order = ranked();
+  if (halving) {  // only fully measured variants compete
+    order.erase(std::remove_if(order.begin(), order.end(),
+                               [&](std::size_t i) { return results[i]->samples <= short_rule.max_samples &&
+                                                           rule.max_samples > short_rule.max_samples; }),
+                order.end());
+  }
+  // The `finalists` fastest, and every other variant within 1 % of the fastest (up to three times as many): a near
+  // tie that a single measurement ranked fifth still reaches the tie-break, so that which of the near-equal variants
+  // wins does not depend on the first round's noise (two runs on one GPU then pick the same winner).
+  {
+    const std::size_t base = static_cast<std::size_t>(std::max(1, options.finalists));
+    std::size_t keep = std::min(order.size(), base);
+    while (keep < order.size() && keep < 3 * base &&
+           results[order[keep]]->median_ms <= 1.01 * results[order.front()]->median_ms)
+      ++keep;
+    order.resize(keep);
+  }
   if (!order.empty() && context_lost.empty()) {
-    std::vector<std::unique_ptr<HistogramKernel>> kernels;
-    for (std::size_t i : order) kernels.push_back(std::make_unique<HistogramKernel>(problem, configs[i], device, cubins[i]));
+    std::vector<std::unique_ptr<LoadedVariant>> variants;
+    for (std::size_t i : order) variants.push_back(workload->load(configs[i], cubins[i], false));
     std::vector<std::vector<double>> times(order.size());
     StoppingRule one;
     one.min_samples = one.max_samples = 1;
     for (int round = 0; round < std::max(1, options.final_rounds); ++round)
-      for (std::size_t k = 0; k < order.size(); ++k) {
-        const auto t = sample_variant(*kernels[k], problem, buf, stream, options, round == 0 ? 1 : 0, one);
-        times[k].push_back(t.front());
-      }
+      for (std::size_t k = 0; k < order.size(); ++k)
+        times[k].push_back(sample_variant(*variants[k], flush, stream, round == 0 ? 1 : 0, one).front());
     std::vector<Candidate> candidates;
     for (std::size_t k = 0; k < order.size(); ++k) {
       report.throttled_samples += drop_throttled(times[k]);
       const SampleStats st = summarize(times[k]);
-      const HistogramConfig& c = configs[order[k]];
-      candidates.push_back({st.median, st.noise, c.shared_bytes(problem), c.block, c.key()});
+      const Config& c = configs[order[k]];
+      candidates.push_back({st.median, st.noise, c.shared_bytes(problem), c.block(), c.key()});
     }
     const std::size_t w = pick_winner(candidates);
-    Measurement best = report.measurements[order[w]];
-    const SampleStats st = summarize(times[w]);
-    best.median_ms = st.median;
-    best.spread = st.spread;
-    best.samples = st.count;
-    best.gbps = gbps_of(st.median);
-    best.roof_pct = 100.0 * best.gbps / report.roof_gbps;
+    Measurement best = *results[order[w]];
+    set_times(best, times[w]);
     report.winner = best;
     cache.finish_run(report.run_id, best, cubins[order[w]]);
   }
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  report.seconds = seconds_since_start();
   return report;
 }
 

@@ -1,6 +1,6 @@
 // The cache: an SQLite file holding devices, problems, tuning runs, every measurement and the winners.
 //
-// Schema version 2 (PRAGMA user_version = 2); the tables and views are documented in cache/schema.sql, the DDL of
+// Schema version 3 (PRAGMA user_version = 3); the tables and views are documented in cache/schema.sql, the DDL of
 // new files (embedded at build time). Older files are upgraded when opened (cache/migrate.cpp). Users may read the
 // file with the sqlite3 shell.
 //
@@ -21,10 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "autotune/config.hpp"
 #include "autotune/device.hpp"
+#include "autotune/family.hpp"
 #include "autotune/identity.hpp"
-#include "autotune/problem.hpp"
 
 namespace autotune {
 
@@ -40,7 +39,7 @@ std::string_view to_string(MeasurementStatus s);
 std::optional<MeasurementStatus> parse_measurement_status(std::string_view text);
 
 struct Measurement {
-  HistogramConfig config;
+  Config config;              ///< of the run's problem's family
   MeasurementStatus status = MeasurementStatus::ok;
   std::string log;            ///< compile log or error text; empty when ok
   double median_ms = 0.0;     ///< median kernel time over the samples (0 when not ok)
@@ -57,14 +56,16 @@ struct Winner {
   std::string model_key;       ///< DeviceInfo::model_key()
   std::string device_name;
   std::string arch;            ///< "sm_90"
-  HistogramProblem problem;
-  HistogramConfig config;
+  Problem problem;
+  Config config;
   double median_ms = 0.0;
   double gbps = 0.0;
   std::int64_t run_id = 0;
   std::string tuned_at;        ///< UTC time, ISO 8601
   std::vector<char> cubin;     ///< the compiled winner for `arch`; may be empty
   bool stale = false;          ///< its run is stale (only winners(true) returns such winners)
+  int sm_count = 0;            ///< of the model (for the similar-device lookup)
+  std::uint64_t memory_bytes = 0;
   std::string stale_reason;    ///< why, e.g. "template 1f2e3d4c5b6a7988 -> 0a1b2c3d4e5f6071; driver 12040 -> 13000"
 };
 
@@ -72,7 +73,7 @@ struct RunInfo {
   std::string strategy = "exhaustive";
   std::string tool_version;
   /// What the run measures with. Fields left empty / 0 are filled by begin_run: the template hash of this build's
-  /// histogram template, and the NVRTC and driver versions of the DeviceInfo passed to begin_run.
+  /// template of the problem's family, and the NVRTC and driver versions of the DeviceInfo passed to begin_run.
   CodeIdentity code;
   /// The tuning settings (samples, warm-up, L2 flush, ...) as a JSON object; empty when not recorded. Stored in a
   /// canonical form (keys sorted, no spaces); begin_run throws UsageError when it is not valid JSON.
@@ -87,23 +88,32 @@ struct ImportStats {
   std::size_t runs = 0;
   std::size_t measurements = 0;
   std::size_t winners = 0;
+  std::size_t baselines = 0;
 
-  std::size_t total() const { return devices + problems + templates + runs + measurements + winners; }
+  std::size_t total() const { return devices + problems + templates + runs + measurements + winners + baselines; }
   bool operator==(const ImportStats&) const = default;
 };
 
 /// One row of the cache's device_comparison view (cache/schema.sql): a problem's fresh winner on one device model.
 struct DeviceComparisonRow {
-  std::string problem;           ///< HistogramProblem::key()
+  std::string problem;           ///< Problem::key()
   std::string device;            ///< device name
   std::string arch;
-  HistogramConfig config;        ///< the winner on this device
+  Config config;                 ///< the winner on this device
   double median_ms = 0.0;
   double gbps = 0.0;
   std::optional<double> roof_pct;  ///< the winner's GB/s as % of its device's roof; nullopt when no roof was known
   int rank = 1;                  ///< 1 for the fastest device of the problem (ties share a rank)
   int devices = 1;               ///< how many device models have a fresh winner for the problem
   double time_vs_fastest = 1.0;  ///< median_ms / the fastest device's median_ms
+};
+
+/// A reference implementation's time for a problem on a device model (table baselines), e.g. CUB's.
+struct Baseline {
+  std::string name;         ///< "cub"
+  double median_ms = 0.0;
+  double gbps = 0.0;
+  std::string measured_at;  ///< UTC time, ISO 8601
 };
 
 class Cache {
@@ -128,7 +138,7 @@ class Cache {
   static int schema_version();
 
   /// Starts a tuning run (inserts the device, problem and template rows if new) and returns its id.
-  std::int64_t begin_run(const DeviceInfo& device, const HistogramProblem& problem, const RunInfo& info);
+  std::int64_t begin_run(const DeviceInfo& device, const Problem& problem, const RunInfo& info);
   /// Records one measurement of a run. Each call is its own transaction: an interrupted run keeps what it measured.
   /// Measuring a configuration the run already measured replaces that row. A finished run's measurements are final:
   /// adding to it throws CacheError.
@@ -139,17 +149,23 @@ class Cache {
 
   /// The newest unfinished run of this problem on this model measured with exactly `code` and `strategy`, if any
   /// and not stale: an interrupted `tune` resumes it, skipping the configurations it already measured.
-  std::optional<std::int64_t> resumable_run(const std::string& model_key, const HistogramProblem& problem,
+  std::optional<std::int64_t> resumable_run(const std::string& model_key, const Problem& problem,
                                             const CodeIdentity& code, const std::string& strategy) const;
 
   /// Measurements of one run, in insertion order.
   std::vector<Measurement> measurements(std::int64_t run_id) const;
 
   /// Fresh winner for exactly this problem on this device model (a stale one is never returned).
-  std::optional<Winner> find_winner(const std::string& model_key, const HistogramProblem& problem) const;
-  /// Fresh winner for the same histogram shape (type, bins, range, distribution) on this model whose n is closest
-  /// to problem.n (by |log n ratio|); nullopt if the shape has no fresh winner on this model.
-  std::optional<Winner> find_nearest_winner(const std::string& model_key, const HistogramProblem& problem) const;
+  std::optional<Winner> find_winner(const std::string& model_key, const Problem& problem) const;
+  /// Fresh winner for the same problem shape (Problem::shape_key: everything but n) on this model whose n is
+  /// closest to problem.n() (by |log n ratio|; a tie goes to the larger n); nullopt if the shape has no fresh
+  /// winner on this model.
+  std::optional<Winner> find_nearest_winner(const std::string& model_key, const Problem& problem) const;
+  /// Fresh winner for exactly this problem, else for the nearest tuned size of its shape, on another GPU model of
+  /// the same architecture (`arch`, e.g. "sm_90") than `model_key`: the model whose SM count is closest to
+  /// `sm_count` (then the larger memory, then the model key, for a fixed order). nullopt when none has one.
+  std::optional<Winner> find_similar_winner(const std::string& model_key, const std::string& arch, int sm_count,
+                                            const Problem& problem) const;
   /// Every fresh winner, ordered by device name then problem key; with include_stale, the stale ones too
   /// (Winner::stale says which), for `autotune show --all`.
   std::vector<Winner> winners(bool include_stale = false) const;
@@ -164,14 +180,23 @@ class Cache {
   /// CacheError naming the file when it does not exist, is not an autotune cache, is corrupt or is newer.
   static Cache read_only_snapshot(const std::string& path);
 
+  /// Records what reference implementation `name` (e.g. "cub") takes for `problem` on the device's model,
+  /// replacing an earlier measurement of the same name (inserts the device and problem rows if new). UsageError
+  /// unless median_ms and gbps are finite and positive.
+  void set_baseline(const DeviceInfo& device, const Problem& problem, const std::string& name, double median_ms,
+                    double gbps);
+  /// The baseline `name` of a problem on a model, if measured.
+  std::optional<Baseline> baseline(const std::string& model_key, const Problem& problem, const std::string& name) const;
+
   /// Records the measured read bandwidth roof of the device's model, in GB/s (inserts the device row if new).
   /// Later measurements of that model get roof_pct from it. Throws UsageError unless gbps is finite and positive.
   void set_device_roof(const DeviceInfo& device, double gbps);
   /// The roof recorded for a model, if any.
   std::optional<double> device_roof(const std::string& model_key) const;
 
-  /// Marks stale every fresh run whose template hash, NVRTC version or driver version differs from `current`
-  /// (a field of `current` that is empty / 0 is not compared; a run that does not know a compared field, as runs
+  /// Marks stale every fresh run of the family current.family whose template hash, NVRTC version or driver
+  /// version differs from `current` (a field of `current` that is empty / 0 is not compared; an empty family
+  /// compares NVRTC and driver only, for runs of every family; a run that does not know a compared field, as runs
   /// from schema 1 do not, counts as different). Only runs of the model `model_key` when it is not empty: a
   /// fleet's merged file holds models whose machines have other drivers. Records the reason; returns how many runs
   /// were newly marked. Their measurements and winners become stale with them.

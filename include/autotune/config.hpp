@@ -1,11 +1,12 @@
 // Configurations (variants): one point of a kernel family's parameter space.
 //
 // A HistogramConfig is the single source of truth for a variant: the same value produces the kernel's
-// compile-time constants (kernel_source) and the host's launch dimensions (launch_block), it is persisted
-// field by field in the cache through key()/parse(), and it is what the tuner enumerates.
+// compile-time constants (kernel_source) and the host's launch dimensions (block, grid_for, shared_bytes), it is
+// persisted field by field in the cache through key()/parse(), and it is what the tuner enumerates.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -38,8 +39,8 @@ enum class Aggregation {
 /// How the per-block histograms reach the output.
 enum class Merge {
   atomic,      ///< the output is zeroed (cudaMemsetAsync) and every block adds into it with atomics: two operations
-  last_block,  ///< blocks add into a workspace histogram (zero between calls); the last block to finish moves it
-               ///< into the output and zeroes it: one launch, no zeroing launch
+  last_block,  ///< blocks add into a workspace histogram (one per stream, zero between calls); the last block to
+               ///< finish moves it into the output and zeroes it: one launch, no zeroing launch
 };
 
 std::string_view to_string(Privatization p);
@@ -48,22 +49,35 @@ std::string_view to_string(Aggregation a);
 std::string_view to_string(Merge m);
 
 struct HistogramConfig {
+  /// grid_blocks values with a meaning of their own (a positive value is a cap on the number of blocks).
+  static constexpr int kResidentGrid = 0;  ///< cover n with at most the blocks resident at once (one wave)
+  static constexpr int kCoverGrid = -1;    ///< cover n: one tile per block, as many waves as that takes
+
   Privatization privatization = Privatization::shared;
   int replicas = 1;       ///< lane-interleaved shared copies (shared only): power of two in 1..32
   int counter_bits = 32;  ///< shared counter width: 32, or 16 (two per word, wraps carried exactly into the output)
-  int block = 256;        ///< threads per block
-  int vec_bytes = 16;     ///< bytes per load: 0 = one sample per load, else a power of two up to 16
-  int loads = 2;          ///< loads in flight per thread per tile (the coarsening factor)
+  int block = 256;        ///< threads per block: a multiple of 32 in 32..1024 (the space uses 64..1024)
+  /// Bytes per load: 0 = one sample per load, else a power of two from the sample size up to 16 (4 and 8 load
+  /// 4 or 8 u8 samples at a time; a width equal to the sample size compiles to the same kernel as 0).
+  int vec_bytes = 16;
+  int loads = 2;          ///< loads in flight per thread per tile (the coarsening factor): 1..16
   Aggregation aggregation = Aggregation::none;
   Partitioning partitioning = Partitioning::interleaved;
   Merge merge = Merge::atomic;
-  int grid_blocks = 0;    ///< at most this many blocks (1 = the small-n single-block path); 0 = all resident blocks
+  /// Grid size, written "grid=N" in the key:
+  ///    0 (kResidentGrid): enough blocks to cover n, at most the blocks that are resident at once; each block
+  ///      then loops over tiles (a persistent grid: the block's shared setup and merge are paid once per wave);
+  ///   -1 (kCoverGrid): enough blocks to cover n with one tile each (block * loads * load_bytes bytes), beyond the
+  ///      resident blocks if n needs it, capped only at the largest grid CUDA launches (2^31 - 1 blocks);
+  ///   N > 0: like 0 but at most N blocks; 1 is the small-n single-block path (no atomics outside the block).
+  /// Whatever the value, the host never lets a block see 2^31 samples, so per-block 32-bit counters stay exact.
+  int grid_blocks = kResidentGrid;
 
   bool operator==(const HistogramConfig&) const = default;
 
   /// Canonical text, e.g.
   /// "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0".
-  /// Stable: it is stored in the cache.
+  /// Stable: it is stored in the cache (every key ever written parses back to the same configuration).
   std::string key() const;
   /// Inverse of key(). Also reads the first schema's keys ("priv=shared,block=256,ipt=4,agg=0,part=interleaved":
   /// one sample per load, ipt loads). nullopt for anything else.
@@ -71,6 +85,11 @@ struct HistogramConfig {
 
   /// Bytes per load for `problem`'s sample type (vec_bytes, or the sample size when vec_bytes is 0).
   int load_bytes(const HistogramProblem& problem) const;
+  /// Samples one block counts per tile: block * loads * samples per load.
+  std::uint64_t tile_samples(const HistogramProblem& problem) const;
+  /// Blocks to launch for n samples when `resident_blocks` blocks fit on the device at once (grid_blocks above).
+  /// The host's launch dimension, computed here so that the tuner, the runtime and the tests agree.
+  unsigned grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const;
   /// Dynamic shared memory the kernel needs for this problem, in bytes.
   std::size_t shared_bytes(const HistogramProblem& problem) const;
   /// Why this configuration is not well formed for `problem` (independent of any device), or empty.

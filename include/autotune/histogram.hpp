@@ -4,9 +4,17 @@
 //   autotune::Histogram histogram(p);                 // looks the winner up in the cache, loads it once
 //   histogram(d_samples, n, d_counts, stream);        // zeroes d_counts, then one kernel launch
 //
-// Thread-safety: construction is independent per object. Calls on one handle must be ordered (one stream, or
-// synchronized streams): a configuration that merges in the last block owns one workspace per handle. Use one
-// handle per stream for concurrent calls. The application's current device and context are used, never replaced.
+// Thread-safety: handles may be constructed from several threads at once. One handle may be called from several
+// host threads at once, on any streams, and calls may be captured into CUDA graphs. A configuration that merges in
+// the last block needs a workspace that no concurrent launch shares: the handle allocates 8 at construction and
+// each stream claims one on its first call (lock-free) and keeps it, so after resolution a call is one kernel
+// launch (for Merge::atomic, a memset and a launch) with no lock and no allocation. Only a stream that finds all
+// of them taken allocates another 8 (allocation on a new stream, under a mutex, once). The null stream is the
+// legacy default stream (one stream); cudaStreamPerThread is a different stream in each thread. A launch captured
+// into a graph uses the workspace of the stream it was captured on: do not let that graph's launches overlap
+// calls on that stream or launches of other graphs captured on it (CUDA orders the launches of one executable
+// graph). Moving, assigning or destroying a handle must not overlap calls on it. The application's current device
+// and context are used, never replaced.
 #pragma once
 
 #include <cstdint>
@@ -15,29 +23,12 @@
 
 #include "autotune/config.hpp"
 #include "autotune/problem.hpp"
+#include "autotune/resolution.hpp"
 
 struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;  // the same declaration as CUDA's driver_types.h
 
 namespace autotune {
-
-/// Where a handle's configuration came from, best first.
-enum class ConfigSource {
-  exact,         ///< tuned for exactly this problem on this GPU model
-  nearest_size,  ///< tuned for the same histogram at another n on this GPU model
-  fallback,      ///< nothing tuned applies: the built-in safe default
-};
-std::string_view to_string(ConfigSource s);
-
-struct Resolution {
-  ConfigSource source = ConfigSource::fallback;
-  HistogramConfig config;
-  std::string model_key;      ///< the GPU model the lookup used
-  std::string cache_path;     ///< the cache file consulted (may not exist)
-  std::uint64_t tuned_n = 0;  ///< n of the measured problem the configuration comes from (0 for fallback)
-  bool compiled = false;      ///< true when NVRTC ran because the cache had no cubin for this GPU
-  std::string message;        ///< one line saying all of the above, for logs
-};
 
 class Histogram {
  public:

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "autotune/cache.hpp"
-#include "autotune/config.hpp"
 #include "autotune/device.hpp"
-#include "autotune/problem.hpp"
+#include "autotune/error.hpp"
+#include "autotune/family.hpp"
 
 namespace autotune {
 
@@ -22,7 +22,8 @@ struct TuneOptions {
   int min_samples = 5;    ///< at least this many (or `samples`, if smaller)
   double target_noise = 0.005;  ///< stop sampling once the median's relative standard error is below this
   double max_ms_per_variant = 1000.0;  ///< sampling time cap per variant
-  int finalists = 4;      ///< the fastest few are re-measured interleaved at the end, then the tie-break decides
+  int finalists = 4;      ///< the fastest few (and any others within 1 % of the fastest, up to 3x as many) are
+                          ///< re-measured interleaved at the end, then the tie-break decides
   int final_rounds = 10;  ///< interleaved rounds of that re-measurement
   bool flush_l2 = true;   ///< overwrite a buffer twice the L2 size before every sample (cold-cache timing)
   bool resume = true;     ///< continue an interrupted run of the same problem, model and code (skip what it measured)
@@ -30,12 +31,36 @@ struct TuneOptions {
   std::string compile_cache_dir;  ///< empty = beside the default cache ($AUTOTUNE_CUBIN_CACHE overrides)
   std::uint64_t seed = 42;
   int compile_threads = 0;  ///< parallel NVRTC compilations; 0 = hardware concurrency
+  /// How configurations are chosen (recorded with the run; resume only continues a run of the same strategy):
+  ///   "exhaustive": every configuration, each sampled until the stopping rule is met;
+  ///   "random":     `budget` configurations drawn with `seed` (default a quarter of the space, at least 8), always
+  ///                 including the built-in default, and no more once `budget_s` seconds have passed (0 = no cap);
+  ///   "halving":    successive halving: every configuration gets a short measurement (3 samples), the fastest
+  ///                 quarter (at least 2 * finalists) is measured again under the full stopping rule.
+  /// Every strategy ends with the interleaved finalists and the same tie-break.
+  std::string strategy = "exhaustive";
+  int budget = 0;
+  double budget_s = 0.0;
+  /// For a worker process (see `autotune tune`): when a variant faults and the CUDA context is lost, record it and
+  /// throw ContextLostError instead of recording the rest as not run; a new process resumes the run.
+  bool stop_on_fault = false;
+  /// Testing aid: the configuration with this key is launched on an invalid input address, so that it faults
+  /// (illegal address) like a broken kernel would. Empty = none.
+  std::string inject_fault;
   /// Called after each variant is measured (or rejected), from the calling thread.
   std::function<void(std::size_t done, std::size_t total, const Measurement&)> on_measurement;
 };
 
+/// Thrown by tune() with TuneOptions::stop_on_fault when a variant faulted: the CUDA context of this process is
+/// unusable. The faulting variant is recorded (launch_error), the run is left unfinished so that it resumes.
+class ContextLostError : public Error {
+ public:
+  using Error::Error;
+};
+
 struct TuneReport {
-  HistogramProblem problem;
+  Problem problem;
+  std::string strategy;
   DeviceInfo device;
   std::int64_t run_id = 0;
   std::vector<Measurement> measurements;  ///< one per configuration of the space, in space order
@@ -47,9 +72,10 @@ struct TuneReport {
   int compile_cache_hits = 0;             ///< variants whose cubin came from the on-disk compile cache
   int resumed = 0;                        ///< variants taken from an interrupted run instead of measured again
   int throttled_samples = 0;              ///< slow outlier samples dropped (clock throttling)
+  int fully_measured = 0;                 ///< variants sampled under the full stopping rule in this run
 };
 
-/// Tunes `problem` on options.device and records the run in `cache`: first the device's read roof (a 16-byte
+/// Tunes `problem` (any family) on options.device and records the run in `cache`: first the device's read roof (a 16-byte
 /// streaming read, kernel_templates/roof.cu; stored with Cache::set_device_roof, so every measurement gets its
 /// % of roof), then every configuration. Throws NoDeviceError without a GPU, UsageError for an invalid problem;
 /// a variant that fails is recorded with its status, never thrown.
@@ -58,13 +84,22 @@ struct TuneReport {
 /// slow outliers from throttled clocks are dropped, and the fastest `finalists` are re-measured interleaved; the
 /// winner is then chosen by pick_winner() (near-ties inside the noise go to the cheapest configuration), so two runs
 /// on one GPU choose the same winner.
-TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const TuneOptions& options = {});
+TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options = {});
+/// tune() for a histogram (kept for callers of the first API).
+inline TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const TuneOptions& options = {}) {
+  return tune(Problem(problem), cache, options);
+}
+
+/// Strategies TuneOptions::strategy accepts, in a fixed order.
+const std::vector<std::string>& tune_strategies();
 
 /// Measures the read roof of the current device in GB/s: median of `samples` 16-byte streaming reads of `bytes`.
 double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int samples);
 
-/// The problems `autotune tune` runs when none is named.
+/// The histogram problems of the default set.
 std::vector<HistogramProblem> default_histogram_problems();
+/// The problems `autotune tune` runs when none is named: default_histogram_problems() and a float sum.
+std::vector<Problem> default_problems();
 
 /// Library version, e.g. "0.1.0".
 std::string version();

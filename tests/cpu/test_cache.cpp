@@ -30,8 +30,8 @@ using namespace autotune::test;
 
 TEST_SUITE("cache") {
 
-TEST_CASE("a new cache has schema version 2 with the documented tables, indexes and views") {
-  CHECK(Cache::schema_version() == 2);
+TEST_CASE("a new cache has schema version 3 with the documented tables, indexes and views") {
+  CHECK(Cache::schema_version() == 3);
   {
     Cache mem(":memory:");
     CHECK(mem.path() == ":memory:");
@@ -40,7 +40,7 @@ TEST_CASE("a new cache has schema version 2 with the documented tables, indexes 
   TempPath file;
   { Cache c(file.str()); }
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 2);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 3);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
   auto columns = [&](const char* object) {
     SQLite::Statement q(raw, "SELECT group_concat(name, ',') FROM pragma_table_info(?)");
@@ -53,7 +53,7 @@ TEST_CASE("a new cache has schema version 2 with the documented tables, indexes 
     q.bind(1, object);
     return q.executeStep() ? q.getColumn(0).getString() : std::string("missing");
   };
-  for (const char* table : {"devices", "problems", "runs", "measurements", "winners", "templates"}) {
+  for (const char* table : {"devices", "problems", "runs", "measurements", "winners", "templates", "baselines"}) {
     CAPTURE(table);
     CHECK(type_of(table) == "table");
   }
@@ -72,6 +72,7 @@ TEST_CASE("a new cache has schema version 2 with the documented tables, indexes 
   CHECK(columns("measurements") == "id,run_id,config,status,log,median_ms,spread,samples,gbps,roof_pct");
   CHECK(columns("winners") == "device_id,problem_id,run_id,config,median_ms,gbps,arch,cubin,tuned_at");
   CHECK(columns("templates") == "id,family,hash,first_seen");
+  CHECK(columns("baselines") == "device_id,problem_id,name,median_ms,gbps,measured_at");
   CHECK(columns("best") == "device,arch,problem,config,gbps,median_ms,tuned_at");
   CHECK(columns("device_comparison") ==
         "problem,device,arch,config,median_ms,gbps,roof_pct,rank,devices,time_vs_fastest");
@@ -182,14 +183,14 @@ TEST_CASE("find_winner matches exactly; find_nearest_winner picks the closest tu
 
   const auto n48 = c.find_nearest_winner(dev.model_key(), problem(48 * M));
   REQUIRE(n48);
-  CHECK(n48->problem.n == 64 * M);
+  CHECK(n48->problem.n() == 64 * M);
   CHECK(n48->config == large);
   const auto n2 = c.find_nearest_winner(dev.model_key(), problem(2 * M));
   REQUIRE(n2);
-  CHECK(n2->problem.n == 1 * M);
+  CHECK(n2->problem.n() == 1 * M);
   CHECK(n2->config == small);
-  CHECK(c.find_nearest_winner(dev.model_key(), problem(1 * M))->problem.n == 1 * M);
-  CHECK(c.find_nearest_winner(dev.model_key(), problem(0))->problem.n == 1 * M);
+  CHECK(c.find_nearest_winner(dev.model_key(), problem(1 * M))->problem.n() == 1 * M);
+  CHECK(c.find_nearest_winner(dev.model_key(), problem(0))->problem.n() == 1 * M);
 
   CHECK_FALSE(c.find_nearest_winner(dev.model_key(), problem(48 * M, 128)));  // another shape
   auto other_dist = problem(48 * M);
@@ -202,9 +203,9 @@ TEST_CASE("find_winner matches exactly; find_nearest_winner picks the closest tu
     const auto p = [](std::uint64_t n) { return problem(n, 64); };
     tune(c, dev, p(3), small);
     tune(c, dev, p(15), large);
-    CHECK(c.find_nearest_winner(dev.model_key(), p(7))->problem.n == 15);
-    CHECK(c.find_nearest_winner(dev.model_key(), p(6))->problem.n == 3);
-    CHECK(c.find_nearest_winner(dev.model_key(), p(8))->problem.n == 15);
+    CHECK(c.find_nearest_winner(dev.model_key(), p(7))->problem.n() == 15);
+    CHECK(c.find_nearest_winner(dev.model_key(), p(6))->problem.n() == 3);
+    CHECK(c.find_nearest_winner(dev.model_key(), p(8))->problem.n() == 15);
   }
 }
 
@@ -433,7 +434,7 @@ TEST_CASE("an unknown run id is a CacheError") {
   CHECK_THROWS_AS(c.measurements(12345), CacheError);
   CHECK(c.winners().empty());
   // The failed calls left the cache usable.
-  const auto run = tune(c, h100(), problem(M), m.config);
+  const auto run = tune(c, h100(), problem(M), *m.config.histogram());
   CHECK(c.measurements(run).size() == 1);
 }
 

@@ -116,10 +116,11 @@ TEST_CASE("the golden schema-1 file opens with the current code and keeps every 
   }
   const auto f32 = c.find_winner(kH100, winners[2].problem);
   REQUIRE(f32);
-  CHECK(f32->problem.type == SampleType::f32);
-  CHECK(f32->problem.lower == 0.0);
-  CHECK(f32->problem.upper == 1.0);
-  CHECK(f32->problem.bins == 1024);
+  REQUIRE(f32->problem.histogram());
+  CHECK(f32->problem.histogram()->type == SampleType::f32);
+  CHECK(f32->problem.histogram()->lower == 0.0);
+  CHECK(f32->problem.histogram()->upper == 1.0);
+  CHECK(f32->problem.histogram()->bins == 1024);
 
   // Every status of run 1, with its log, in the order measured.
   const auto ms = c.measurements(1);
@@ -157,7 +158,7 @@ TEST_CASE("the golden schema-1 file opens with the current code and keeps every 
   CHECK(c.measurements(5).size() == 3);
 
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 2);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == Cache::schema_version());
   // Runs 4 and 5 started in the same second (two tuners, two A100 cards): both kept, a millisecond apart.
   CHECK(rows(raw, "SELECT id, started_at, finished_at, strategy, tool_version, template_hash, nvrtc_version,"
                   " driver_version, settings, stale, stale_reason FROM runs ORDER BY id") ==
@@ -201,7 +202,7 @@ TEST_CASE("a schema-1 file in WAL mode, as schema-1 autotune left its files, mig
   CHECK(c.winners().size() == 4);
   CHECK(c.measurements(5).size() == 3);
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 2);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == Cache::schema_version());
 }
 
 TEST_CASE("a migrated file has the same tables, columns, indexes and views as a new file") {
@@ -257,7 +258,7 @@ TEST_CASE("a failed migration leaves the file as it was") {
   const std::string before = read_bytes(file.path);
   const std::string err = open_error(file.str());
   CHECK(contains(err, "'" + file.str() + "'"));
-  CHECK(contains(err, "cannot be migrated from schema 1 to 2"));
+  CHECK(contains(err, "cannot be migrated from schema 1 to 3"));
   CHECK(contains(err, "templates"));
   CHECK(read_bytes(file.path) == before);
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
@@ -265,3 +266,44 @@ TEST_CASE("a failed migration leaves the file as it was") {
 }
 
 }  // TEST_SUITE("cache_migration")
+
+// The golden file of schema 2 (tests/data/cache_v2.db, see tests/data/README.md): migrated to schema 3, every row
+// kept, the new baselines table usable, and the same structure as a new file.
+TEST_SUITE("cache_migration") {
+TEST_CASE("the golden schema-2 file opens with the current code, keeps its rows and gains the baselines table") {
+  TempPath file, fresh;
+  fs::copy_file(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v2.db", file.path, fs::copy_options::overwrite_existing);
+  const std::string golden = read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v2.db");
+  const std::string h200 = "NVIDIA H200|sm_90|132SM|143155MiB";
+  const std::string fast =
+      "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0";
+  {
+    Cache c(file.str());
+    const auto winners = c.winners();
+    REQUIRE(winners.size() == 1);
+    CHECK(winners[0].model_key == h200);
+    CHECK(winners[0].problem.key() == "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform");
+    CHECK(winners[0].config.key() == fast);
+    CHECK(winners[0].median_ms == 0.0276);
+    CHECK(winners[0].cubin.size() == 1024);
+    CHECK(winners[0].tuned_at == "2026-11-29T16:20:09.456Z");
+    const auto ms = c.measurements(winners[0].run_id);
+    REQUIRE(ms.size() == 2);
+    CHECK(ms[0].config.key() == fast);
+    CHECK(ms[1].gbps == 44.7);
+    REQUIRE(c.device_roof(h200));
+    CHECK(*c.device_roof(h200) == 4117.0);
+    // A stale check still knows the run's code: only a changed template is reported.
+    CodeIdentity other{"0123456789abcdef", 13000, 13000};
+    CHECK(c.mark_stale(other, h200) == 1);
+    CHECK(c.winners(true).at(0).stale_reason == "template 1f2e3d4c5b6a7988 -> 0123456789abcdef");
+    // The new table works on the migrated file.
+    CHECK_FALSE(c.baseline(h200, winners[0].problem, "cub"));
+  }
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 3);
+  { Cache c(fresh.str()); }
+  CHECK(structure(file.str()) == structure(fresh.str()));
+  CHECK(read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v2.db") == golden);  // the golden file is never touched
+}
+}

@@ -42,14 +42,15 @@ TEST_SUITE("cli") {
       const auto cl = parse(args);
       REQUIRE(std::holds_alternative<HelpCommand>(cl.command));
       const auto& text = std::get<HelpCommand>(cl.command).text;
-      for (const char* sub : {"tune", "devices", "show", "best", "compare", "report", "export", "import", "merge", "gc",
-                              "help", "version"})
+      for (const char* sub : {"tune", "devices", "show", "best", "compare", "bench", "report", "export", "import",
+                              "merge", "gc", "help", "version"})
         CHECK(text.find(sub) != std::string::npos);
     }
   }
 
   TEST_CASE("every subcommand has its own --help with examples") {
-    for (const char* sub : {"tune", "devices", "show", "best", "compare", "report", "export", "import", "merge", "gc"}) {
+    for (const char* sub : {"tune", "devices", "show", "best", "compare", "bench", "report", "export", "import", "merge",
+                            "gc"}) {
       CAPTURE(sub);
       const auto cl = parse({sub, "--help"});
       REQUIRE(std::holds_alternative<HelpCommand>(cl.command));
@@ -69,11 +70,15 @@ TEST_SUITE("cli") {
     REQUIRE(std::holds_alternative<TuneCommand>(cl.command));
     const auto& t = std::get<TuneCommand>(cl.command);
     CHECK(cl.cache_path == "/tmp/x.db");
-    CHECK(t.device == 1);
+    CHECK(t.devices == std::vector<int>{1});
     CHECK(t.samples == 7);
+    CHECK(t.strategy == "exhaustive");
+    CHECK(t.isolate);
+    CHECK_FALSE(t.worker);
     CHECK_FALSE(t.default_set);
     REQUIRE(t.problems.size() == 1);
-    const auto& p = t.problems[0];
+    REQUIRE(t.problems[0].histogram());
+    const auto& p = *t.problems[0].histogram();
     CHECK(p.type == SampleType::u8);
     CHECK(p.bins == 256);
     CHECK(p.lower == 0.0);
@@ -86,7 +91,7 @@ TEST_SUITE("cli") {
     auto range = [](std::vector<std::string> extra) {
       std::vector<std::string> args{"tune", "--n", "1000"};
       args.insert(args.end(), extra.begin(), extra.end());
-      const auto p = std::get<TuneCommand>(parse_command_line(args).command).problems.at(0);
+      const auto p = *std::get<TuneCommand>(parse_command_line(args).command).problems.at(0).histogram();
       return std::pair{p.lower, p.upper};
     };
     CHECK(range({"--type", "u8", "--bins", "16"}) == std::pair{0.0, 256.0});
@@ -100,8 +105,8 @@ TEST_SUITE("cli") {
     const auto cl = parse({"tune"});
     const auto& t = std::get<TuneCommand>(cl.command);
     CHECK(t.default_set);
-    CHECK(t.device == 0);
-    CHECK(t.problems == default_histogram_problems());
+    CHECK(t.devices == std::vector<int>{0});
+    CHECK(t.problems == default_problems());
     CHECK(cl.cache_path.empty());  // resolved to the default path when the command runs
   }
 
@@ -164,6 +169,88 @@ TEST_SUITE("cli") {
     refuses({"report", "--output", ""}, "--output: the file name is empty");
     refuses({"report", "-o", "a.html", "--json"}, "report");
     refuses({"report", "-o", "a.html", "b.html"}, "report");
+    // reductions, strategies and devices
+    refuses({"tune", "--kernel", "reduce", "--type", "f32", "--n", "1M"}, "--op is required");
+    refuses({"tune", "--kernel", "reduce", "--op", "avg", "--type", "f32", "--n", "1M"}, "unknown operation 'avg'");
+    refuses({"tune", "--kernel", "reduce", "--op", "sum", "--n", "1M"}, "--type is required");
+    refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "u8", "--n", "1M"}, "--type: unknown type 'u8'");
+    refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--bins", "4", "--n", "1M"},
+            "--bins applies to histograms");
+    refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--mode", "quick", "--n", "1M"},
+            "--mode: 'quick'");
+    refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32"}, "--n is required");
+    refuses({"tune", "--kernel", "reduce", "--op", "max", "--type", "f32", "--acc", "f64", "--n", "1M"}, "acc");
+    refuses({"tune", "--type", "u8", "--op", "sum", "--n", "1M"}, "--op applies to --kernel reduce");
+    refuses({"tune", "--strategy", "genetic"}, "unknown strategy 'genetic'");
+    refuses({"tune", "--budget", "10"}, "--strategy random only");
+    refuses({"tune", "--strategy", "random", "--budget", "0"}, "--budget");
+    refuses({"tune", "--strategy", "random", "--budget-s", "-1"}, "--budget-s");
+    refuses({"tune", "--devices", "0,x"}, "--devices: 'x' is not an integer");
+    refuses({"tune", "--devices", "all", "--device", "0"}, "exclude each other");
+    refuses({"tune", "--problem-key", "histogram/u8/nonsense"}, "not a problem key");
+    refuses({"best", "--kernel", "reduce", "--op", "sum", "--type", "i32", "--n", "1M"}, "--device-model KEY");
+    refuses({"bench", "--samples", "0"}, "--samples");
+    refuses({"bench", "--device", "-1"}, "--device");
+    refuses({"bench", "--type", "u8"}, "--n is required");
+    refuses({"bench", "--strategy", "random"}, "bench");
+  }
+
+  TEST_CASE("bench parses a problem, or takes the default set") {
+    const auto b = std::get<BenchCommand>(
+        parse({"bench", "--kernel", "reduce", "--op", "min", "--type", "f64", "--n", "256M", "--samples", "7", "--json"})
+            .command);
+    REQUIRE(b.problems.size() == 1);
+    REQUIRE(b.problems[0].reduce());
+    CHECK(b.problems[0].reduce()->op == ReduceOp::min);
+    CHECK(b.problems[0].n() == 256ull << 20);
+    CHECK(b.samples == 7);
+    CHECK(b.format == OutputFormat::json);
+    CHECK(std::get<BenchCommand>(parse({"bench"}).command).problems == default_problems());
+  }
+
+  TEST_CASE("tune and best parse a reduction; tune parses strategies, budgets and device lists") {
+    const auto cl = parse({"tune", "--kernel", "reduce", "--op", "sum", "--type", "i32", "--n", "1M", "--strategy",
+                           "random", "--budget", "12", "--budget-s", "2.5", "--devices", "1,0,1", "--no-isolate"});
+    const auto& t = std::get<TuneCommand>(cl.command);
+    REQUIRE(t.problems.size() == 1);
+    const ReduceProblem* r = t.problems[0].reduce();
+    REQUIRE(r);
+    CHECK(r->op == ReduceOp::sum);
+    CHECK(r->type == ValueType::i32);
+    CHECK(r->accumulator_type() == ValueType::i64);  // an i32 sum accumulates in 64 bits unless asked otherwise
+    CHECK(r->n == 1024u * 1024u);
+    CHECK(r->deterministic);
+    CHECK(t.strategy == "random");
+    CHECK(t.budget == 12);
+    CHECK(t.budget_s == 2.5);
+    CHECK(t.devices == std::vector<int>{1, 0});  // each ordinal once, in the order given
+    CHECK_FALSE(t.isolate);
+
+    const auto all = std::get<TuneCommand>(parse({"tune", "--devices", "all", "--strategy", "halving"}).command);
+    CHECK(all.all_devices);
+    CHECK(all.strategy == "halving");
+
+    const auto fast = std::get<TuneCommand>(
+        parse({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--mode", "fast", "--acc", "f64", "--n",
+               "64K", "--dist", "sorted"}).command);
+    const ReduceProblem* f = fast.problems.at(0).reduce();
+    REQUIRE(f);
+    CHECK_FALSE(f->deterministic);
+    CHECK(f->accumulator_type() == ValueType::f64);
+    CHECK(f->distribution == "sorted");
+
+    // A worker gets its problem as a key, exactly as the parent printed it.
+    const std::string key = t.problems[0].key();
+    const auto worker = std::get<TuneCommand>(parse({"tune", "--worker", "--problem-key", key, "--device", "2"}).command);
+    CHECK(worker.worker);
+    CHECK(worker.devices == std::vector<int>{2});
+    REQUIRE(worker.problems.size() == 1);
+    CHECK(worker.problems[0] == t.problems[0]);
+
+    const auto best = std::get<BestCommand>(
+        parse({"best", "--kernel", "reduce", "--op", "max", "--type", "f64", "--n", "1M", "--device", "0"}).command);
+    REQUIRE(best.problem.reduce());
+    CHECK(best.problem.reduce()->op == ReduceOp::max);
   }
 
   TEST_CASE("show, devices, best, compare and report parse into their commands") {
@@ -185,19 +272,21 @@ TEST_SUITE("cli") {
     CHECK(cl.cache_path == "fleet.db");
     CHECK(best.device_model == "NVIDIA H200|sm_90|132SM|143771MiB");
     CHECK(best.format == OutputFormat::json);
-    CHECK(best.problem.type == SampleType::f32);
-    CHECK(best.problem.bins == 1024);
-    CHECK(best.problem.lower == -1.0);
-    CHECK(best.problem.upper == 1.0);
-    CHECK(best.problem.n == 16ull * 1024 * 1024);
-    CHECK(best.problem.distribution == "runs");
-    CHECK(best.problem.counter_bits == 64);
+    REQUIRE(best.problem.histogram());
+    CHECK(best.problem.histogram()->type == SampleType::f32);
+    CHECK(best.problem.histogram()->bins == 1024);
+    CHECK(best.problem.histogram()->lower == -1.0);
+    CHECK(best.problem.histogram()->upper == 1.0);
+    CHECK(best.problem.n() == 16ull * 1024 * 1024);
+    CHECK(best.problem.distribution() == "runs");
+    CHECK(best.problem.histogram()->counter_bits == 64);
     const auto by_device = std::get<BestCommand>(parse({"best", "--n", "1000", "--device", "1"}).command);
     CHECK(by_device.device == 1);
     CHECK(by_device.device_model.empty());
-    CHECK(by_device.problem.type == SampleType::u8);
-    CHECK(by_device.problem.counter_bits == 32);
-    CHECK(std::get<TuneCommand>(parse({"tune", "--n", "1M", "--counters", "64"}).command).problems.at(0).counter_bits == 64);
+    CHECK(by_device.problem.histogram()->type == SampleType::u8);
+    CHECK(by_device.problem.histogram()->counter_bits == 32);
+    CHECK(std::get<TuneCommand>(parse({"tune", "--n", "1M", "--counters", "64"}).command)
+              .problems.at(0).histogram()->counter_bits == 64);
 
     const auto cmp = std::get<CompareCommand>(parse({"compare", "--problem", "f32", "--csv"}).command);
     CHECK(cmp.problem == "f32");

@@ -38,6 +38,20 @@ std::string report_of(const std::string& cache_path, const std::string& html_pat
 }  // namespace
 
 TEST_SUITE("report") {
+  TEST_CASE("a CUB time recorded by `autotune bench` appears as its bar, with the winner's ratio to it") {
+    TempPath cache, html(".html");
+    const Fleet fleet = build_fleet(cache.str());
+    {
+      Cache c(cache.str());
+      // The H100 u8 winner takes 0.050 ms (cli_fixtures.hpp); CUB 0.090 ms: 1.80x.
+      c.set_baseline(fleet_h100(), u8_problem(), "cub", 0.090, u8_problem().bytes() / 0.090e-3 / 1e9);
+    }
+    const std::string page = report_of(cache.str(), html.str());
+    CHECK(count(page, "not measured on this device") == 2);  // the other two winners
+    const std::string bar = fmt::format("{:.1f} GB/s (winner 1.80x; `autotune bench`, ", u8_problem().bytes() / 0.090e-3 / 1e9);
+    CHECK(count(page, bar) == 1);
+  }
+
   TEST_CASE("html_escape escapes markup and quotes") {
     CHECK(html_escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&#39;");
     CHECK(html_escape("range=[0,256)") == "range=[0,256)");
@@ -52,7 +66,8 @@ TEST_SUITE("report") {
     CHECK(count(page, "<svg class=\"heatmap\"") == 3);     // u8 on two devices, f32 on one
     CHECK(count(page, "<svg class=\"roofchart\"") == 3);
     CHECK(count(page, "<svg class=\"devicechart\"") == 1);  // only u8 was tuned on several devices
-    CHECK(count(page, "not in the cache") >= 3);            // CUB: a labelled place, no invented number
+    CHECK(count(page, "not measured on this device (run `autotune bench`)") == 3);  // CUB: a labelled place, no
+                                                                                    // invented number
     // Self-contained: no scripts, nothing fetched.
     CHECK(page.find("<script") == std::string::npos);
     CHECK(page.find("http://") == page.find("http://www.w3.org/2000/svg"));
@@ -62,8 +77,8 @@ TEST_SUITE("report") {
     // The H100's u8 heat map: per (block, loads) the best GB/s of the winner's family (shared, R=32).
     std::map<std::pair<int, int>, double> cells;
     for (const Measurement& m : fleet.h100_u8.ok)
-      if (m.config.privatization == Privatization::shared && m.config.replicas == 32) {
-        double& c = cells[{m.config.block, m.config.loads}];
+      if (const HistogramConfig& h = *m.config.histogram(); h.privatization == Privatization::shared && h.replicas == 32) {
+        double& c = cells[{h.block, h.loads}];
         c = std::max(c, m.gbps);
       }
     REQUIRE(cells.size() >= 4);

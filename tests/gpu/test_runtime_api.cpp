@@ -1,14 +1,26 @@
-// The C++ API on the GPU: lookup order (exact, nearest size, fallback) and correct results from each.
+// The C++ API on the GPU: lookup order (exact, nearest size, fallback) and correct results from each; cubins
+// served from the cache; one handle called from several host threads and streams at once; CUDA graph capture; the
+// per-stream workspace pool underneath.
 #include <doctest/doctest.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <fmt/format.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <optional>
+#include <set>
+#include <thread>
 
+#include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/histogram.hpp"
 #include "autotune/tuner.hpp"
 #include "gpu_fixtures.hpp"
+#include "runtime/jit.hpp"
+#include "runtime/workspace.hpp"
 
 using namespace autotune;
 using namespace autotune::testing;
@@ -34,6 +46,104 @@ void check_handle(const Histogram& h, std::uint64_t n) {
   else h(in.ptr, n, counts.as<unsigned>(), stream.get());
   stream.synchronize();
   CHECK(compare_histograms(expected_counts(h.problem(), host, n), download(h.problem(), counts)) == "");
+}
+
+// A cache file whose winner for `p` on GPU 0 is `config`, stored with its cubin or without one: what `autotune
+// tune` leaves when `config` wins, without measuring anything.
+std::string cache_with_winner(const HistogramProblem& p, const HistogramConfig& config, bool with_cubin) {
+  const std::string path = temp_cache();
+  const DeviceInfo dev = query_device(0);
+  std::vector<char> cubin;
+  if (with_cubin) {
+    const auto r = jit::compile(kernel_source(p, config), "forced.cu", dev.arch());
+    REQUIRE_MESSAGE(r.ok, r.log);
+    cubin = r.cubin;
+  }
+  RunInfo info;
+  info.strategy = "forced";
+  info.tool_version = "test";
+  Cache cache(path);
+  const auto run = cache.begin_run(dev, p, info);
+  Measurement m;
+  m.config = config;
+  m.median_ms = 1.0;
+  m.samples = 1;
+  m.gbps = p.bytes() / 1e6;
+  cache.add_measurement(run, m);
+  cache.finish_run(run, m, cubin);
+  return path;
+}
+
+// u8 samples, 256 bins, with R = 32 lane-interleaved copies (the H100 and H200 winners' family).
+HistogramConfig shared32(Merge merge) {
+  HistogramConfig c;
+  c.privatization = Privatization::shared, c.replicas = 32, c.block = 256, c.vec_bytes = 16, c.loads = 2;
+  c.merge = merge;
+  return c;
+}
+
+// Global atomics into the workspace: the configuration whose launches would mix their counts first if two of
+// them shared one.
+HistogramConfig global_last_block() {
+  HistogramConfig c;
+  c.privatization = Privatization::global, c.block = 256, c.vec_bytes = 16, c.loads = 2, c.merge = Merge::last_block;
+  return c;
+}
+
+struct Graph {
+  cudaGraph_t graph = nullptr;
+  ~Graph() {
+    if (graph) cudaGraphDestroy(graph);
+  }
+};
+struct GraphExec {
+  cudaGraphExec_t exec = nullptr;
+  ~GraphExec() {
+    if (exec) cudaGraphExecDestroy(exec);
+  }
+};
+
+// Calls one shared handle from `threads` host threads at once, each queueing `calls` histograms of different data
+// on its own stream before it waits; returns the mismatches and errors per thread. Thread 0 uses the legacy default
+// stream, threads 1 and 2 their per-thread default streams (one handle value, two streams), the others streams of
+// their own: more streams than the first block of workspaces.
+std::vector<std::string> call_from_threads(const Histogram& h, std::uint64_t n, int threads, int calls) {
+  const HistogramProblem& p = h.problem();
+  std::vector<std::string> errors(threads);
+  std::atomic<int> ready{0};
+  std::vector<std::jthread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        AUTOTUNE_CUDA(cudaSetDevice(0));
+        std::optional<cuda::Stream> own;
+        const cudaStream_t stream = t == 0 ? nullptr : t <= 2 ? cudaStreamPerThread : own.emplace().get();
+        std::vector<std::vector<unsigned char>> inputs;
+        std::vector<DeviceSamples> d_in;
+        std::vector<cuda::DeviceBuffer> d_counts;
+        d_in.reserve(calls);
+        for (int k = 0; k < calls; ++k) {
+          inputs.push_back(adversarial_samples(p, n, 1000 * t + k + 1));
+          d_in.emplace_back(inputs.back(), size_of(p.type), 0);
+          d_counts.push_back(counter_buffer(p));
+          AUTOTUNE_CUDA(cudaMemset(d_counts.back().get(), 0xAB, d_counts.back().bytes()));
+        }
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
+        ++ready;
+        while (ready.load() < threads) std::this_thread::yield();  // every thread launches at the same time
+        for (int k = 0; k < calls; ++k) h(d_in[k].ptr, n, d_counts[k].as<unsigned>(), stream);
+        AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+        for (int k = 0; k < calls; ++k)
+          if (const auto diff = compare_histograms(expected_counts(p, inputs[k], n), download(p, d_counts[k]));
+              !diff.empty())
+            errors[t] += fmt::format("call {}: {}\n", k, diff);
+      } catch (const std::exception& e) {
+        ++ready;  // do not leave the others waiting
+        errors[t] += e.what();
+      }
+    });
+  pool.clear();  // joins
+  return errors;
 }
 
 }  // namespace
@@ -130,5 +240,222 @@ TEST_SUITE("gpu_api") {
     CHECK_THROWS_AS(h(counts.get(), 10, static_cast<unsigned*>(nullptr)), UsageError);
     CHECK_NOTHROW(h(nullptr, 0, counts.as<unsigned>()));  // n = 0 reads nothing
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
+  }
+
+  TEST_CASE("a winner stored with its cubin loads without NVRTC; one stored without is compiled; both are exact") {
+    HistogramProblem p;
+    p.n = 1 << 20;
+    HistogramConfig c = shared32(Merge::last_block);  // one of issue #3's variants: 8-byte loads
+    c.vec_bytes = 8, c.loads = 4, c.replicas = 16;
+    const std::string with = cache_with_winner(p, c, true);
+    const Histogram loaded(p, Histogram::Options{0, with});
+    CHECK(loaded.resolution().source == ConfigSource::exact);
+    CHECK(loaded.resolution().config == c);
+    CHECK_FALSE(loaded.resolution().compiled);
+    check_handle(loaded, p.n);
+    check_handle(loaded, 333);
+
+    const std::string without = cache_with_winner(p, c, false);
+    const Histogram compiled(p, Histogram::Options{0, without});
+    CHECK(compiled.resolution().source == ConfigSource::exact);
+    CHECK(compiled.resolution().config == c);
+    CHECK(compiled.resolution().compiled);
+    check_handle(compiled, p.n);
+    std::filesystem::remove(with);
+    std::filesystem::remove(without);
+  }
+
+  TEST_CASE("one handle called from 12 host threads on their own streams at once: every result exact") {
+    HistogramProblem p;
+    p.n = 2 << 20;
+    for (const HistogramConfig& c : {shared32(Merge::last_block), global_last_block(), shared32(Merge::atomic)}) {
+      const std::string path = cache_with_winner(p, c, true);
+      const Histogram h(p, Histogram::Options{0, path});
+      REQUIRE(h.resolution().config == c);
+      const auto errors = call_from_threads(h, p.n, 12, 6);
+      for (std::size_t t = 0; t < errors.size(); ++t) {
+        INFO(c.key(), " thread ", t);
+        CHECK(errors[t] == "");
+      }
+      std::filesystem::remove(path);
+    }
+  }
+
+  TEST_CASE("handles constructed from several threads at once resolve alike and count exactly") {
+    HistogramProblem p;
+    p.n = 1 << 20;
+    const HistogramConfig c = shared32(Merge::last_block);
+    const std::string path = cache_with_winner(p, c, true);
+    std::vector<std::string> errors(8);
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t t = 0; t < errors.size(); ++t)
+        threads.emplace_back([&, t] {
+          try {
+            AUTOTUNE_CUDA(cudaSetDevice(0));
+            const Histogram h(p, Histogram::Options{0, path});
+            if (h.resolution().source != ConfigSource::exact || !(h.resolution().config == c) ||
+                h.resolution().compiled)
+              errors[t] = "resolved to " + h.resolution().message;
+            const auto host = adversarial_samples(p, p.n, 77 + t);
+            DeviceSamples in(host, 1, 0);
+            cuda::DeviceBuffer counts = counter_buffer(p);
+            const cuda::Stream stream;
+            h(in.ptr, p.n, counts.as<unsigned>(), stream.get());
+            stream.synchronize();
+            errors[t] += compare_histograms(expected_counts(p, host, p.n), download(p, counts));
+          } catch (const std::exception& e) {
+            errors[t] += e.what();
+          }
+        });
+    }
+    for (std::size_t t = 0; t < errors.size(); ++t) {
+      INFO("thread ", t);
+      CHECK(errors[t] == "");
+    }
+    std::filesystem::remove(path);
+  }
+
+  TEST_CASE("a call captured into a CUDA graph replays exactly, on new data each launch") {
+    HistogramProblem p;
+    p.n = (1 << 20) + 3;
+    for (const HistogramConfig& c : {shared32(Merge::last_block), shared32(Merge::atomic)}) {
+      INFO(c.key());
+      const std::string path = cache_with_winner(p, c, true);
+      const Histogram h(p, Histogram::Options{0, path});
+      REQUIRE(h.resolution().config == c);
+      const cuda::Stream stream;
+      std::vector<unsigned char> host = adversarial_samples(p, p.n, 1);
+      DeviceSamples in(host, 1, 0);
+      cuda::DeviceBuffer counts = counter_buffer(p);
+      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      const auto poisoned = download(p, counts);
+
+      Graph graph;
+      AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+      h(in.ptr, p.n, counts.as<unsigned>(), stream.get());
+      AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &graph.graph));
+      stream.synchronize();
+      CHECK(download(p, counts) == poisoned);  // captured, not run
+      GraphExec exec;
+      AUTOTUNE_CUDA(cudaGraphInstantiate(&exec.exec, graph.graph, 0));
+
+      for (int launch = 0; launch < 4; ++launch) {
+        host = adversarial_samples(p, p.n, 100 + launch);  // the graph reads whatever the buffer holds now
+        AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in.ptr), host.data(), host.size(), cudaMemcpyHostToDevice));
+        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
+        AUTOTUNE_CUDA(cudaGraphLaunch(exec.exec, stream.get()));
+        stream.synchronize();
+        INFO("launch ", launch);
+        CHECK(compare_histograms(expected_counts(p, host, p.n), download(p, counts)) == "");
+      }
+      std::filesystem::remove(path);
+    }
+  }
+
+  TEST_CASE("a first call captured on a ninth stream grows the workspaces during the capture") {
+    HistogramProblem p;
+    p.n = 100000;
+    const HistogramConfig c = shared32(Merge::last_block);
+    const std::string path = cache_with_winner(p, c, true);
+    const Histogram h(p, Histogram::Options{0, path});
+    const auto host = adversarial_samples(p, p.n, 9);
+    DeviceSamples in(host, 1, 0);
+    const auto expected = expected_counts(p, host, p.n);
+    cuda::DeviceBuffer counts = counter_buffer(p);
+    std::vector<cuda::Stream> streams(8);  // own the first eight workspaces
+    for (const auto& s : streams) h(in.ptr, p.n, counts.as<unsigned>(), s.get());
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+
+    const cuda::Stream ninth;
+    Graph graph;
+    AUTOTUNE_CUDA(cudaStreamBeginCapture(ninth.get(), cudaStreamCaptureModeGlobal));
+    h(in.ptr, p.n, counts.as<unsigned>(), ninth.get());  // allocates while the stream is captured
+    AUTOTUNE_CUDA(cudaStreamEndCapture(ninth.get(), &graph.graph));
+    GraphExec exec;
+    AUTOTUNE_CUDA(cudaGraphInstantiate(&exec.exec, graph.graph, 0));
+    for (int launch = 0; launch < 2; ++launch) {
+      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      AUTOTUNE_CUDA(cudaGraphLaunch(exec.exec, ninth.get()));
+      ninth.synchronize();
+      CHECK(compare_histograms(expected, download(p, counts)) == "");
+    }
+    std::filesystem::remove(path);
+  }
+
+  TEST_CASE("workspace pool: one zeroed slot per stream, kept; the legacy and per-thread default streams") {
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    WorkspacePool pool(1000);
+    CHECK(pool.slot_bytes() == 1024);
+    CHECK(pool.capacity() == 8);
+    std::vector<cuda::Stream> streams(10);
+    std::set<void*> slots;
+    for (const auto& s : streams) slots.insert(pool.acquire(s.get()));
+    CHECK(slots.size() == 10);
+    CHECK(pool.capacity() == 16);  // the ninth stream added a block
+    CHECK(pool.owned() == 10);
+    for (const auto& s : streams) CHECK(slots.count(pool.acquire(s.get())) == 1);
+    CHECK(pool.owned() == 10);  // nobody took a second slot
+    for (void* slot : slots) {
+      CHECK(reinterpret_cast<std::uintptr_t>(slot) % WorkspacePool::kAlignment == 0);
+      std::vector<unsigned char> bytes(pool.slot_bytes(), 0xFF);
+      AUTOTUNE_CUDA(cudaMemcpy(bytes.data(), slot, bytes.size(), cudaMemcpyDeviceToHost));
+      CHECK(std::count(bytes.begin(), bytes.end(), 0) == static_cast<long>(bytes.size()));
+    }
+    // The null stream is the legacy default stream; the per-thread default stream is one per thread.
+    void* legacy = pool.acquire(nullptr);
+    CHECK(pool.acquire(cudaStreamLegacy) == legacy);
+    void* mine = pool.acquire(cudaStreamPerThread);
+    CHECK(mine != legacy);
+    CHECK(pool.acquire(cudaStreamPerThread) == mine);
+    void* other = nullptr;
+    std::jthread([&] { other = pool.acquire(cudaStreamPerThread); }).join();
+    CHECK(other != nullptr);
+    CHECK(other != mine);
+    CHECK(other != legacy);
+    CHECK(pool.owned() == 13);
+  }
+
+  TEST_CASE("workspace pool: slots of a later block start with the initial bytes too") {
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    const std::vector<unsigned char> initial = {1, 2, 3, 4, 5};
+    WorkspacePool pool(300, initial);
+    CHECK(pool.slot_bytes() == 512);
+    std::vector<cuda::Stream> streams(9);
+    std::vector<unsigned char> expected(512, 0);
+    std::copy(initial.begin(), initial.end(), expected.begin());
+    for (const auto& s : streams) {
+      std::vector<unsigned char> bytes(pool.slot_bytes(), 0xFF);
+      AUTOTUNE_CUDA(cudaMemcpy(bytes.data(), pool.acquire(s.get()), bytes.size(), cudaMemcpyDeviceToHost));
+      CHECK(bytes == expected);
+    }
+    CHECK(pool.capacity() == 16);
+    CHECK_THROWS_AS(WorkspacePool(4, initial), UsageError);
+  }
+
+  TEST_CASE("workspace pool: a stream's first acquire while it is captured allocates without breaking the capture") {
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    WorkspacePool pool(256);
+    std::vector<cuda::Stream> streams(8);
+    for (const auto& s : streams) pool.acquire(s.get());
+    const cuda::Stream captured;
+    AUTOTUNE_CUDA(cudaStreamBeginCapture(captured.get(), cudaStreamCaptureModeGlobal));
+    void* slot = nullptr;
+    CHECK_NOTHROW(slot = pool.acquire(captured.get()));
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    CHECK(cudaStreamIsCapturing(captured.get(), &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusActive);  // not invalidated by the allocation
+    Graph graph;
+    CHECK(cudaStreamEndCapture(captured.get(), &graph.graph) == cudaSuccess);
+    CHECK(slot != nullptr);
+    CHECK(pool.capacity() == 16);
+    // The calling thread is back in the default (global) capture mode.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    AUTOTUNE_CUDA(cudaThreadExchangeStreamCaptureMode(&mode));
+    CHECK(mode == cudaStreamCaptureModeGlobal);
+    AUTOTUNE_CUDA(cudaThreadExchangeStreamCaptureMode(&mode));  // and back
   }
 }

@@ -75,7 +75,7 @@ TEST_SUITE("gpu_tuner") {
     for (const auto& m : r.measurements) {
       INFO(m.config.key(), " ", m.log);
       CHECK(m.status == MeasurementStatus::ok);  // the space for 65536 bins holds only what fits 227 KiB
-      CHECK((m.config.privatization == Privatization::global || m.config.counter_bits == 16));
+      CHECK((m.config.histogram()->privatization == Privatization::global || m.config.histogram()->counter_bits == 16));
     }
     REQUIRE(r.winner.has_value());
     MESSAGE(fmt::format("f32/65536 winner: {} {:.1f} GB/s", r.winner->config.key(), r.winner->gbps));

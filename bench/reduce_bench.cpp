@@ -1,0 +1,264 @@
+// Reduction benchmark: the best variant of the space against cub::DeviceReduce and the read roof, on this GPU, in the
+// same run. For each case (f32, i32, f64 x sum, min, max x N = 1K .. 256M) every variant of reduce_space is compiled
+// (once per type and op, in parallel), verified against the CPU reference on the case's input, and timed; the
+// fastest correct one (timing.hpp's pick_winner: near-ties go to the cheaper configuration) and CUB are then timed by
+// the same harness: CUDA events around one complete call (presets and second launches included), L2 flushed before
+// every sample, median of --samples. GB/s counts the input bytes once; % roof is against the read-only 16-byte
+// streaming kernel measured at the start of the run.
+//
+//   reduce_bench [--quick] [--samples K] [--screen K] [--limit K] [--markdown FILE]
+//     --quick     f32 sum and min, i32 sum, at 1M and 256M only
+//     --samples   samples for the winner and CUB (default 30)
+//     --screen    samples per variant while searching (default 10)
+//     --limit     only the first K variants of each space (the built-in default is always the first)
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "autotune/reduction.hpp"
+#include "bench/cub_baseline.hpp"
+#include "bench/cub_reduce.hpp"
+#include "runtime/cuda.hpp"
+#include "runtime/jit.hpp"
+#include "runtime/reduce_kernel.hpp"
+#include "tuner/reduce_reference.hpp"
+#include "tuner/reduce_space.hpp"
+#include "tuner/timing.hpp"
+
+using namespace autotune;
+
+namespace {
+
+struct Options {
+  bool quick = false;
+  int samples = 30;
+  int screen = 10;
+  std::size_t limit = 0;  // 0: the whole space
+  std::string markdown;
+};
+
+std::vector<ReduceProblem> cases(bool quick) {
+  std::vector<ReduceProblem> out;
+  auto add = [&](ValueType t, ReduceOp op, std::uint64_t n) {
+    ReduceProblem p;
+    p.type = t, p.op = op, p.n = n;
+    out.push_back(p);
+  };
+  if (quick) {
+    for (std::uint64_t n : {1ull << 20, 256ull << 20}) {
+      add(ValueType::f32, ReduceOp::sum, n);
+      add(ValueType::f32, ReduceOp::min, n);
+      add(ValueType::i32, ReduceOp::sum, n);
+    }
+    return out;
+  }
+  for (ValueType t : {ValueType::f32, ValueType::i32, ValueType::f64})
+    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
+      for (std::uint64_t n : {1ull << 10, 64ull << 10, 1ull << 20, 16ull << 20, 256ull << 20}) add(t, op, n);
+  return out;
+}
+
+// The one timing harness for every contender (histogram_bench's): flush, events around one call, median.
+SampleStats time_call(const std::function<void(cudaStream_t)>& call, const cuda::DeviceBuffer& flush, int samples,
+                      cudaStream_t stream) {
+  cuda::Event start, stop;
+  std::vector<double> ms;
+  for (int s = 0; s < samples + 3; ++s) {  // 3 warm-up calls
+    if (flush.bytes()) AUTOTUNE_CUDA(cudaMemsetAsync(flush.get(), s & 0xff, flush.bytes(), stream));
+    start.record(stream);
+    call(stream);
+    stop.record(stream);
+    AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+    if (s >= 3) ms.push_back(stop.elapsed_since(start));
+  }
+  return summarize(ms);
+}
+
+std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
+
+std::string fmt_n(std::uint64_t n) {
+  if (n >= (1ull << 20) && n % (1ull << 20) == 0) return fmt::format("{}M", n >> 20);
+  if (n >= (1ull << 10) && n % (1ull << 10) == 0) return fmt::format("{}K", n >> 10);
+  return std::to_string(n);
+}
+
+// Every variant of one type and op, loaded once and reused for every size (the source does not depend on n).
+struct Shape {
+  std::vector<ReduceConfig> configs;
+  std::vector<std::optional<ReduceKernel>> kernels;  // nullopt: did not compile or load (the reason in `errors`)
+  std::vector<std::string> errors;
+};
+
+Shape build_shape(const ReduceProblem& p, const DeviceInfo& dev, std::size_t limit) {
+  Shape s;
+  ReduceProblem all = p;
+  all.n = 0;  // the largest space (the single-block path included); each size picks its own part
+  for (const auto& c : reduce_space(all))
+    if (reduce_constraint_violation(all, c, dev).empty()) s.configs.push_back(c);
+  if (limit && s.configs.size() > limit) s.configs.resize(limit);
+  std::vector<jit::CompileResult> compiled(s.configs.size());
+  std::atomic<std::size_t> next{0};
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next++) < s.configs.size();)
+          compiled[i] = jit::compile(kernel_source(all, s.configs[i]), "reduce.cu", dev.arch());
+      });
+  }
+  s.kernels.resize(s.configs.size());
+  s.errors.resize(s.configs.size());
+  for (std::size_t i = 0; i < s.configs.size(); ++i) {
+    if (!compiled[i].ok) {
+      s.errors[i] = "compile error: " + compiled[i].log;
+      continue;
+    }
+    try {
+      s.kernels[i].emplace(all, s.configs[i], dev, compiled[i].cubin);
+    } catch (const Error& e) {
+      s.errors[i] = e.what();
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") o.quick = true;
+    else if (a == "--samples" && i + 1 < argc) o.samples = std::stoi(argv[++i]);
+    else if (a == "--screen" && i + 1 < argc) o.screen = std::stoi(argv[++i]);
+    else if (a == "--limit" && i + 1 < argc) o.limit = std::stoul(argv[++i]);
+    else if (a == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
+    else {
+      std::fprintf(stderr,
+                   "usage: reduce_bench [--quick] [--samples K] [--screen K] [--limit K] [--markdown FILE]\n");
+      return 2;
+    }
+  }
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  cuda::Stream stream;
+  cuda::DeviceBuffer flush(2 * dev.l2_bytes);
+  cuda::DeviceBuffer sink(16);
+
+  // The roof: read-only streaming over 512 MiB (well past the L2), as histogram_bench measures it.
+  const std::size_t roof_bytes = 512ull << 20;
+  double roof_gbps = 0, roof_spread = 0;
+  {
+    cuda::DeviceBuffer roof_buf(roof_bytes);
+    AUTOTUNE_CUDA(cudaMemset(roof_buf.get(), 1, roof_bytes));
+    const SampleStats roof = time_call(
+        [&](cudaStream_t s) { bench::launch_read_roof(roof_buf.get(), roof_bytes, sink.as<unsigned>(), s); }, flush,
+        o.samples, stream.get());
+    roof_gbps = roof_bytes / (roof.median * 1e-3) / 1e9;
+    roof_spread = roof.spread;
+  }
+
+  std::string header = fmt::format(
+      "# Reduction benchmark: {} ({} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}\n\n"
+      "Read roof (16-byte streaming read of 512 MiB): **{:.0f} GB/s** (spread {:.1f} %). Every variant of the space\n"
+      "is verified on the case's input and timed ({} samples); the winner and cub::DeviceReduce are then timed with\n"
+      "{} samples each: the median of calls with the L2 flushed before each, events around one whole call (an\n"
+      "identity preset or a second launch included). Deterministic mode: float sums finish in a fixed order.\n\n"
+      "| case | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct |\n"
+      "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+      dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
+      dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, roof_gbps, roof_spread * 100, o.screen, o.samples);
+  std::printf("%s", header.c_str());
+  std::fflush(stdout);
+  std::string table = header;
+
+  std::map<std::string, Shape> shapes;  // by shape key
+  cuda::DeviceBuffer ours(16), theirs(16);
+  for (const ReduceProblem& p : cases(o.quick)) {
+    const std::string name = fmt::format("{} {}", to_string(p.type), to_string(p.op));
+    auto it = shapes.find(p.shape_key());
+    if (it == shapes.end()) it = shapes.emplace(p.shape_key(), build_shape(p, dev, o.limit)).first;
+    const Shape& shape = it->second;
+
+    const auto host = generate_values(p, p.n, 42 + p.n);
+    const ReduceExpected expected = reference_reduce(p, host.data(), p.n);
+    cuda::DeviceBuffer in(host.size());
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+
+    // Verify and screen every variant of this size's space.
+    const auto space = reduce_space(p);
+    std::vector<Candidate> candidates;
+    std::vector<const ReduceKernel*> contenders;
+    std::size_t tried = 0;
+    for (std::size_t i = 0; i < shape.configs.size(); ++i) {
+      if (std::find(space.begin(), space.end(), shape.configs[i]) == space.end()) continue;
+      ++tried;
+      if (!shape.kernels[i]) {
+        std::fprintf(stderr, "%s n=%llu %s: %s\n", name.c_str(), static_cast<unsigned long long>(p.n),
+                     shape.configs[i].key().c_str(), shape.errors[i].c_str());
+        continue;
+      }
+      const ReduceKernel& k = *shape.kernels[i];
+      unsigned char got[16];
+      AUTOTUNE_CUDA(cudaMemsetAsync(ours.get(), 0xAB, ours.bytes(), stream.get()));
+      k.run(in.get(), p.n, ours.get(), stream.get());
+      AUTOTUNE_CUDA(cudaMemcpyAsync(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost, stream.get()));
+      AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
+      if (const std::string diff = compare_reduce(p, expected, got, p.n); !diff.empty()) {
+        std::fprintf(stderr, "%s n=%llu %s: WRONG: %s\n", name.c_str(), static_cast<unsigned long long>(p.n),
+                     k.config().key().c_str(), diff.c_str());
+        continue;
+      }
+      const SampleStats t =
+          time_call([&](cudaStream_t s) { k.run(in.get(), p.n, ours.get(), s); }, flush, o.screen, stream.get());
+      candidates.push_back({t.median, t.noise, k.config().shared_bytes(p), k.config().block, k.config().key()});
+      contenders.push_back(&k);
+    }
+    if (candidates.empty()) {
+      const std::string row = fmt::format("| {} | {} | no correct variant | | | | | | | 0/{} |\n", name, fmt_n(p.n), tried);
+      std::printf("%s", row.c_str());
+      table += row;
+      continue;
+    }
+    const ReduceKernel& winner = *contenders[pick_winner(candidates)];
+
+    static_assert(static_cast<int>(ValueType::f64) == static_cast<int>(bench::CubValue::f64));
+    static_assert(static_cast<int>(ReduceOp::max) == static_cast<int>(bench::CubOp::max));
+    bench::CubReduce cub(static_cast<bench::CubValue>(p.type), static_cast<bench::CubOp>(p.op), p.n);
+    const SampleStats t_ours = time_call([&](cudaStream_t s) { winner.run(in.get(), p.n, ours.get(), s); }, flush,
+                                         o.samples, stream.get());
+    const SampleStats t_cub =
+        time_call([&](cudaStream_t s) { cub.run(in.get(), theirs.get(), s); }, flush, o.samples, stream.get());
+    // Both answers checked after the timed calls: ours by the reference's rules, CUB's the same way.
+    unsigned char got[16], got_cub[16];
+    AUTOTUNE_CUDA(cudaMemcpy(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost));
+    AUTOTUNE_CUDA(cudaMemcpy(got_cub, theirs.get(), sizeof got_cub, cudaMemcpyDeviceToHost));
+    const std::string diff = compare_reduce(p, expected, got, p.n);
+    const std::string diff_cub = compare_reduce(p, expected, got_cub, p.n);
+    const double gbps = p.bytes() / (t_ours.median * 1e-3) / 1e9;
+    const double cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
+    const std::string note =
+        (diff.empty() ? "" : " WRONG RESULT: " + diff) + (diff_cub.empty() ? "" : " (CUB: " + diff_cub + ")");
+    const std::string row = fmt::format(
+        "| {} | {} | `{}` | {} | {:.0f} | {:.1f} | {} | {:.0f} | **{:.2f}x** | {}/{} |{}\n", name, fmt_n(p.n),
+        winner.config().key(), fmt_us(t_ours.median), gbps, 100.0 * gbps / roof_gbps, fmt_us(t_cub.median), cub_gbps,
+        t_cub.median / t_ours.median, candidates.size(), tried, note);
+    std::printf("%s", row.c_str());
+    std::fflush(stdout);
+    table += row;
+  }
+  if (!o.markdown.empty()) std::ofstream(o.markdown) << table;
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "reduce_bench: %s\n", e.what());
+  return 1;
+}

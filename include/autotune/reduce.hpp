@@ -1,0 +1,86 @@
+// The runtime API for reductions: ask for the tuned launcher of a reduction on a GPU, then call it.
+//
+//   autotune::ReduceProblem p{.op = autotune::ReduceOp::sum, .type = autotune::ValueType::f32, .n = n};
+//   autotune::Reduce sum(p);                      // looks the winner up in the cache, loads it once
+//   sum(d_values, n, d_result, stream);           // d_result: one float in device memory; one launch (or two)
+//   float host = sum.result(d_values, n, d_result, stream);   // the same, then copied back (synchronizes)
+//
+// The lookup order (exact, nearest tuned size, similar GPU model, built-in default) is include/autotune/resolution.hpp;
+// resolution() says which step answered. Thread-safety and streams: as autotune::Histogram (histogram.hpp): a
+// configuration that finishes in the last block or in two passes keeps its partials in a workspace of the handle,
+// so calls on one handle must be ordered (one stream, or synchronized streams); use a handle per stream otherwise.
+// The application's current device and context are used, never replaced.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "autotune/reduction.hpp"
+#include "autotune/resolution.hpp"
+
+struct CUstream_st;
+typedef struct CUstream_st* cudaStream_t;  // the same declaration as CUDA's driver_types.h
+
+namespace autotune {
+
+/// The ValueType of a C++ type (int32_t -> i32, double -> f64, ...).
+template <class T>
+constexpr ValueType value_type_of() {
+  if constexpr (std::is_same_v<T, float>) return ValueType::f32;
+  else if constexpr (std::is_same_v<T, double>) return ValueType::f64;
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 4) return ValueType::i32;
+  else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && sizeof(T) == 4) return ValueType::u32;
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 8) return ValueType::i64;
+  else {
+    static_assert(std::is_integral_v<T> && std::is_unsigned_v<T> && sizeof(T) == 8, "no ValueType for this type");
+    return ValueType::u64;
+  }
+}
+
+class Reduce {
+ public:
+  struct Options {
+    int device = -1;         ///< CUDA ordinal; -1 = the calling thread's current device
+    std::string cache_path;  ///< empty = Cache::default_path()
+  };
+
+  /// Resolves the configuration and loads the kernel. Throws UsageError for an invalid problem, NoDeviceError
+  /// without a GPU, CacheError for an unreadable cache file, Error if NVRTC fails on the fallback.
+  explicit Reduce(const ReduceProblem& problem, const Options& options);
+  explicit Reduce(const ReduceProblem& problem) : Reduce(problem, Options{}) {}
+  ~Reduce();
+  Reduce(Reduce&&) noexcept;
+  Reduce& operator=(Reduce&&) noexcept;
+
+  /// Reduces `n` elements at `d_in` (device memory of problem().type, aligned to the element size) into one value
+  /// of the accumulator type at `d_out` (device memory), overwriting it. Asynchronous on `stream`. Throws
+  /// UsageError for null pointers or an output type that is not problem().accumulator_type().
+  template <class Acc>
+  void operator()(const void* d_in, std::uint64_t n, Acc* d_out, cudaStream_t stream = nullptr) const {
+    check_output(value_type_of<Acc>());
+    run(d_in, n, d_out, stream);
+  }
+  /// The same, then copies the result to the host and waits for `stream`.
+  template <class Acc>
+  Acc result(const void* d_in, std::uint64_t n, Acc* d_out, cudaStream_t stream = nullptr) const {
+    (*this)(d_in, n, d_out, stream);
+    Acc host{};
+    copy_to_host(&host, d_out, sizeof(Acc), stream);
+    return host;
+  }
+  /// Untyped: `d_out` must hold one value of problem().accumulator_type().
+  void run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream = nullptr) const;
+
+  const ReduceProblem& problem() const;
+  const Resolution& resolution() const;
+
+ private:
+  void check_output(ValueType t) const;
+  static void copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace autotune

@@ -1,0 +1,68 @@
+// The lookup order every consumer of the cache shares: the runtime handles (autotune::Histogram, autotune::Reduce)
+// and `autotune best`, so that the CLI answers exactly what an application would get.
+//
+//   1. exact:          the problem, tuned on this GPU model
+//   2. nearest_size:   the same problem shape (everything but n) at the nearest tuned n, on this GPU model
+//   3. similar_device: the same problem (else its nearest tuned size) on another GPU model of the same architecture,
+//                      the one with the closest SM count
+//   4. fallback:       the family's built-in default configuration
+// Runs measured with another kernel template, NVRTC or driver are marked stale first and never served.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "autotune/cache.hpp"
+#include "autotune/family.hpp"
+
+namespace autotune {
+
+/// Where a configuration came from, best first.
+enum class ConfigSource {
+  exact,           ///< tuned for exactly this problem on this GPU model
+  nearest_size,    ///< tuned for the same problem at another n on this GPU model
+  similar_device,  ///< tuned on another GPU model of the same architecture
+  fallback,        ///< nothing tuned applies: the built-in safe default
+};
+std::string_view to_string(ConfigSource s);
+
+/// The GPU a lookup answers for. Only model_key is needed; arch and sm_count enable the similar-device step
+/// and driver_version the staleness check of the driver (0 = unknown, not compared).
+struct LookupTarget {
+  std::string model_key;  ///< DeviceInfo::model_key()
+  std::string arch;       ///< "sm_90"; empty = taken from model_key
+  int sm_count = 0;       ///< 0 = taken from model_key
+  int driver_version = 0;
+
+  /// From a model key "NAME|sm_XY|NSM|MiB" (what `autotune devices` prints); arch and SMs are read from it.
+  static LookupTarget from_model_key(const std::string& model_key);
+};
+
+struct Lookup {
+  ConfigSource source = ConfigSource::fallback;
+  Config config;                 ///< what to run
+  std::optional<Winner> winner;  ///< the measured entry it comes from (none for fallback)
+  std::size_t stale_marked = 0;  ///< runs newly marked stale by this lookup (code changed since they ran)
+  /// "how far from measured data", one phrase: "" (exact), "tuned for n=16777216", "tuned on NVIDIA H100 ...".
+  std::string distance;
+};
+
+/// How a runtime handle got its configuration (Histogram::resolution(), Reduce::resolution()).
+struct Resolution {
+  ConfigSource source = ConfigSource::fallback;
+  Config config;
+  std::string model_key;          ///< the GPU model the lookup used
+  std::string cache_path;         ///< the cache file consulted (may not exist)
+  std::uint64_t tuned_n = 0;      ///< n of the measured problem the configuration comes from (0 for fallback)
+  std::string tuned_model_key;    ///< the GPU model it was measured on (this one, or a similar one; empty for fallback)
+  bool compiled = false;          ///< true when NVRTC ran because the cache had no cubin for this GPU's architecture
+  std::string message;            ///< one line saying all of the above, for logs
+};
+
+/// Looks `problem` up in `cache` for `target` in the order above. Marks stale runs in `cache` (use a
+/// Cache::read_only_snapshot to leave a file untouched). Throws CacheError when the cache cannot be read.
+Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& problem);
+
+}  // namespace autotune

@@ -1,0 +1,314 @@
+// Reduction kernel template, compiled with NVRTC once per variant.
+//
+// Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
+// autotune::kernel_source() generates from a ReduceProblem and a ReduceConfig (the one source of truth):
+//   in_t, acc_t           element type; result type written at `out`
+//   work_t                the type the arithmetic is done in: acc_t, or its unsigned twin for integer sums (unsigned
+//                         addition wraps by definition, signed overflow is undefined; the bits are the same)
+//   kOp                   0 sum, 1 min, 2 max
+//   kIsFloat              the accumulator is float or double
+//   kIdentityBits         bits of the identity (the result for n = 0); the host presets `out` to the same bits
+//   kNaNBits              the canonical NaN that min/max return when any element is NaN
+//   kBlock                threads per block (the host launches exactly this many)
+//   kVecBytes             bytes per load (a multiple of sizeof(in_t), at most 16); the unaligned head of the input
+//                         and the tail that fills no vector are read one element at a time
+//   kLoads                vector loads in flight per thread per tile (all issued before the first is used)
+//   kAccumulators         independent per-thread accumulators (element e of load k goes to (k * elems + e) % count):
+//                         breaks the dependency chain of one register, combined in a fixed order at the end
+//   kBlockReduce          0: every thread combines its value into `out` with one atomic (the seed's naive kernel);
+//                         1: shared-memory tree; 2: __shfl_down_sync in warps, then warp 0 over the warps' results;
+//                         3: __reduce_{add,min,max}_sync (sm_80+, 32-bit integers), then warp 0 likewise
+//   kFinish               0: one atomic per block into `out` (preset to the identity by the host);
+//                         1: partials in the workspace, the last block to retire (atomic ticket) combines them in
+//                            a fixed order and resets the ticket: one launch that cleans up after itself;
+//                         2: partials in the workspace, autotune_reduce_finish (one block) combines them
+//   kSingleBlock          the host launches one block (the small-n path): no partials, no ticket
+//
+// Whatever the finish, a launch of one block writes its result directly (no preset, no second launch): the host
+// knows this and skips them. Except with kBlockReduce == 0, the order of every operation is fixed by the grid, so a
+// fixed grid gives the same bits on every call.
+//
+// Semantics: integer sums wrap modulo 2^bits of acc_t; float sums follow IEEE addition (NaN and infinities
+// propagate). min/max: any NaN gives kNaNBits; -0.0 counts as smaller than +0.0, so min and max are independent
+// of the order (and of the finish) to the last bit. The input pointer must be aligned to sizeof(in_t), `out` to
+// sizeof(acc_t); offsets are 64-bit.
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define AT_HAVE_REDUX 0
+#else
+#define AT_HAVE_REDUX 1
+#endif
+
+static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 in 64..1024");
+static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
+static_assert(at::kVecBytes >= sizeof(at::in_t) && at::kVecBytes <= 16 && at::kVecBytes % sizeof(at::in_t) == 0 &&
+              (at::kVecBytes & (at::kVecBytes - 1)) == 0, "vector width must be a power of two from the element size to 16 bytes");
+static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulators == 4, "1, 2 or 4 accumulators");
+static_assert(sizeof(at::work_t) == sizeof(at::acc_t), "work_t is acc_t or its unsigned twin");
+static_assert(at::kOp >= 0 && at::kOp <= 2, "op is sum, min or max");
+static_assert(at::kBlockReduce >= 0 && at::kBlockReduce <= 3, "block reduction is 0..3");
+static_assert(at::kFinish >= 0 && at::kFinish <= 2, "finish is 0..2");
+static_assert(at::kBlockReduce != 3 || (!at::kIsFloat && sizeof(at::work_t) == 4),
+              "warp_reduce (__reduce_*_sync) exists for 32-bit integers only");
+static_assert(at::kBlockReduce != 3 || AT_HAVE_REDUX, "warp_reduce (__reduce_*_sync) needs sm_80 or newer");
+static_assert(at::kBlockReduce != 0 || at::kFinish == 0, "per-thread atomics need the atomic finish");
+
+namespace at {
+
+typedef unsigned long long u64;
+
+constexpr int kElems = kVecBytes / static_cast<int>(sizeof(in_t));
+constexpr int kWarps = kBlock / 32;
+constexpr int kPow2 = kBlock <= 64 ? 64 : kBlock <= 128 ? 128 : kBlock <= 256 ? 256 : kBlock <= 512 ? 512 : 1024;
+// Workspace layout (bytes): the ticket at 0 (zero between launches), the identity at 8 (the host's preset for the
+// atomic finish copies it from there), the per-block partials from 256.
+constexpr int kPartialsOffset = 256;
+
+template <int B> struct Raw;
+template <> struct Raw<4> { typedef unsigned int type; };
+template <> struct Raw<8> { typedef uint2 type; };
+template <> struct Raw<16> { typedef uint4 type; };
+template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
+template <> struct LoadType<4, 4> { typedef in_t type; };  // one element per load: load it as itself
+template <> struct LoadType<8, 8> { typedef in_t type; };
+typedef typename LoadType<kVecBytes, static_cast<int>(sizeof(in_t))>::type raw_t;
+union Vec {
+  raw_t raw;
+  in_t v[kElems];
+};
+
+// Bit patterns of the work type (float/double through the intrinsics; integers are their own bits).
+template <class T> struct Bits;
+template <> struct Bits<float> {
+  typedef unsigned int U;
+  static __device__ __forceinline__ float from(U b) { return __uint_as_float(b); }
+  static __device__ __forceinline__ U to(float f) { return __float_as_uint(f); }
+};
+template <> struct Bits<double> {
+  typedef unsigned long long U;
+  static __device__ __forceinline__ double from(U b) { return __longlong_as_double(static_cast<long long>(b)); }
+  static __device__ __forceinline__ U to(double f) { return static_cast<U>(__double_as_longlong(f)); }
+};
+template <class I> struct IntBits {
+  typedef I U;
+  static __device__ __forceinline__ I from(U b) { return b; }
+  static __device__ __forceinline__ U to(I v) { return v; }
+};
+template <> struct Bits<int> : IntBits<int> {};
+template <> struct Bits<unsigned int> : IntBits<unsigned int> {};
+template <> struct Bits<long long> : IntBits<long long> {};
+template <> struct Bits<unsigned long long> : IntBits<unsigned long long> {};
+typedef Bits<work_t>::U bits_t;
+
+__device__ __forceinline__ work_t identity() { return Bits<work_t>::from(static_cast<bits_t>(kIdentityBits)); }
+
+// An element as the accumulator sees it: widened (sign- or zero-extended, f32 -> f64), then as work_t.
+__device__ __forceinline__ work_t lift(in_t x) { return static_cast<work_t>(static_cast<acc_t>(x)); }
+
+template <class T>
+__device__ __forceinline__ bool negative_bit(T v) {
+  return static_cast<typename Bits<T>::U>(Bits<T>::to(v) >> (8 * sizeof(T) - 1)) != 0;
+}
+
+// The operation. Float min/max: NaN wins (b != b is only true for NaN: no fast-math), and -0.0 < +0.0, so the
+// result does not depend on the order of the operands.
+template <class T>
+__device__ __forceinline__ T combine(T a, T b) {
+  if constexpr (kOp == 0) {
+    return a + b;
+  } else if constexpr (kIsFloat) {
+    const bool tie = b == a && negative_bit(a) != negative_bit(b);  // +0.0 against -0.0
+    if constexpr (kOp == 1) return (b < a || b != b || (tie && negative_bit(b))) ? b : a;
+    else return (b > a || b != b || (tie && negative_bit(a))) ? b : a;
+  } else {
+    if constexpr (kOp == 1) return b < a ? b : a;
+    else return b > a ? b : a;
+  }
+}
+
+// The value written at `out`: min/max turn any NaN into the canonical one.
+__device__ __forceinline__ work_t finalize(work_t v) {
+  if constexpr (kIsFloat && kOp != 0) return v != v ? Bits<work_t>::from(static_cast<bits_t>(kNaNBits)) : v;
+  else return v;
+}
+
+__device__ __forceinline__ void store(acc_t* out, work_t v) { *reinterpret_cast<work_t*>(out) = finalize(v); }
+
+// Combines v into *out with atomics (the atomic finish and the per-thread-atomics block reduction).
+template <class T>
+__device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
+  if constexpr (kOp == 0) {
+    if constexpr (kIsFloat) atomicAdd(out, v);  // float (sm_20+), double (sm_60+)
+    else atomicAdd(reinterpret_cast<T*>(out), v);  // unsigned int / unsigned long long: wraps like the sum
+  } else if constexpr (!kIsFloat) {
+    if constexpr (kOp == 1) atomicMin(out, v);  // int, unsigned, long long, unsigned long long: all sm_35+
+    else atomicMax(out, v);
+  } else {
+    // Float min/max: compare-and-swap with the same combine() as everywhere else (NaN and signed zeros included).
+    // Most calls find the running result already better and leave after one load.
+    typedef typename Bits<T>::U U;
+    U* word = reinterpret_cast<U*>(out);
+    const U mine = Bits<T>::to(finalize(v));
+    U seen = *reinterpret_cast<volatile U*>(word);
+    while (true) {
+      const U want = Bits<T>::to(finalize(combine(Bits<T>::from(seen), Bits<T>::from(mine))));
+      if (want == seen) return;
+      const U before = atomicCAS(word, seen, want);
+      if (before == seen) return;
+      seen = before;
+    }
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T warp_fold(T v) {
+#if AT_HAVE_REDUX
+  if constexpr (kBlockReduce == 3) {
+    if constexpr (kOp == 0) return __reduce_add_sync(0xFFFFFFFFu, v);
+    else if constexpr (kOp == 1) return __reduce_min_sync(0xFFFFFFFFu, v);
+    else return __reduce_max_sync(0xFFFFFFFFu, v);
+  } else
+#endif
+  {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v = combine(v, __shfl_down_sync(0xFFFFFFFFu, v, offset));
+    return v;
+  }
+}
+
+// The block's combined value, valid in thread 0. Every thread must call it; `smem` holds
+// ReduceConfig::shared_bytes(). Callers separate two calls with a __syncthreads().
+template <class T>
+__device__ __forceinline__ T block_reduce(T v, T* smem) {
+  const int t = threadIdx.x;
+  if constexpr (kBlockReduce == 1) {
+    smem[t] = v;
+    __syncthreads();
+#pragma unroll
+    for (int s = kPow2 / 2; s > 0; s >>= 1) {
+      if (t < s && t + s < kBlock) smem[t] = combine(smem[t], smem[t + s]);
+      __syncthreads();
+    }
+    return smem[0];
+  } else {
+    const int lane = t & 31, warp = t >> 5;
+    v = warp_fold(v);
+    if (lane == 0) smem[warp] = v;
+    __syncthreads();
+    if (warp == 0) v = warp_fold(lane < kWarps ? smem[lane] : identity());
+    return v;
+  }
+}
+
+// The partials of `count` blocks, combined in a fixed order (thread t folds partials t, t + kBlock, ...; then the
+// block reduction). Loads bypass L1: the partials were written by other multiprocessors.
+__device__ __forceinline__ work_t fold_partials(const work_t* partials, unsigned count, work_t* smem) {
+  work_t v = identity();
+  for (unsigned i = threadIdx.x; i < count; i += kBlock) v = combine(v, __ldcg(partials + i));
+  return block_reduce(v, smem);
+}
+
+}  // namespace at
+
+extern __shared__ __align__(16) unsigned char at_smem[];
+
+extern "C" __global__ void __launch_bounds__(at::kBlock)
+autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t* __restrict__ out,
+                unsigned char* __restrict__ workspace) {
+  using namespace at;
+  work_t* smem = reinterpret_cast<work_t*>(at_smem);
+  const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
+  const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
+
+  work_t acc[kAccumulators];
+#pragma unroll
+  for (int a = 0; a < kAccumulators; ++a) acc[a] = identity();
+
+  // Split [0, n) into a scalar head up to the first kVecBytes-aligned element, whole vectors, and a scalar tail.
+  const unsigned misalign = static_cast<unsigned>(reinterpret_cast<u64>(in) % kVecBytes);
+  u64 head = misalign ? (kVecBytes - misalign) / sizeof(in_t) : 0;
+  if (head > n) head = n;
+  const u64 nvec = (n - head) / kElems;
+  const u64 tail_begin = head + nvec * kElems;
+  if (tid < head) acc[0] = combine(acc[0], lift(in[tid]));
+  if (tid < n - tail_begin) acc[0] = combine(acc[0], lift(in[tail_begin + tid]));
+
+  // Interleaved tiles: load k of thread t is base + k * threads + t, so each load instruction of a warp is coalesced.
+  const raw_t* vin = reinterpret_cast<const raw_t*>(in + head);
+  const u64 tile = threads * kLoads;
+  u64 base = 0;
+  for (; base + tile <= nvec; base += tile) {  // full tiles: no bounds checks, every load issued before any use
+    Vec v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) v[k].raw = vin[base + static_cast<u64>(k) * threads + tid];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k)
+#pragma unroll
+      for (int e = 0; e < kElems; ++e)
+        acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v[k].v[e]));
+  }
+  if (base < nvec) {  // the last, partial tile
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const u64 i = base + static_cast<u64>(k) * threads + tid;
+      if (i < nvec) {
+        Vec v;
+        v.raw = vin[i];
+#pragma unroll
+        for (int e = 0; e < kElems; ++e)
+          acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v.v[e]));
+      }
+    }
+  }
+  work_t value = acc[0];
+#pragma unroll
+  for (int a = 1; a < kAccumulators; ++a) value = combine(value, acc[a]);
+
+  if constexpr (kBlockReduce == 0) {
+    // The seed's naive kernel: one atomic per thread. A thread that saw nothing has nothing to add.
+    if (Bits<work_t>::to(value) != static_cast<bits_t>(kIdentityBits)) atomic_combine(out, value);
+    return;
+  } else {
+    value = block_reduce(value, smem);
+    if (kSingleBlock || gridDim.x == 1) {  // the only block: its value is the result
+      if (threadIdx.x == 0) store(out, value);
+      return;
+    }
+    if constexpr (kFinish == 0) {
+      if (threadIdx.x == 0) atomic_combine(out, value);
+      return;
+    } else {
+      work_t* partials = reinterpret_cast<work_t*>(workspace + kPartialsOffset);
+      if constexpr (kFinish == 2) {
+        if (threadIdx.x == 0) partials[blockIdx.x] = value;  // autotune_reduce_finish takes it from here
+        return;
+      } else {
+        unsigned* ticket = reinterpret_cast<unsigned*>(workspace);
+        __shared__ bool last;
+        if (threadIdx.x == 0) {
+          partials[blockIdx.x] = value;
+          __threadfence();  // the partial is visible device-wide before the ticket says so
+          last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        }
+        __syncthreads();
+        if (!last) return;
+        __threadfence();
+        value = fold_partials(partials, gridDim.x, smem);
+        if (threadIdx.x == 0) {
+          store(out, value);
+          *ticket = 0;  // ready for the next launch: no reset by the host
+        }
+      }
+    }
+  }
+}
+
+// The second pass of Finish::two_pass: one block combines the first launch's `count` partials in a fixed order.
+extern "C" __global__ void __launch_bounds__(at::kBlock)
+autotune_reduce_finish(at::acc_t* __restrict__ out, const unsigned char* __restrict__ workspace, unsigned count) {
+  using namespace at;
+  work_t* smem = reinterpret_cast<work_t*>(at_smem);
+  const work_t value =
+      fold_partials(reinterpret_cast<const work_t*>(workspace + kPartialsOffset), count, smem);
+  if (threadIdx.x == 0) store(out, value);
+}

@@ -1,0 +1,73 @@
+#include "autotune/resolution.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <vector>
+
+#include "autotune/identity.hpp"
+
+namespace autotune {
+
+std::string_view to_string(ConfigSource s) {
+  switch (s) {
+    case ConfigSource::exact: return "exact";
+    case ConfigSource::nearest_size: return "nearest_size";
+    case ConfigSource::similar_device: return "similar_device";
+    case ConfigSource::fallback: return "fallback";
+  }
+  return "?";
+}
+
+LookupTarget LookupTarget::from_model_key(const std::string& model_key) {
+  LookupTarget t;
+  t.model_key = model_key;
+  // "NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB": the name may not contain '|' (DeviceInfo::model_key), so the
+  // fields are the last three.
+  std::vector<std::string_view> parts;
+  std::string_view rest(model_key);
+  for (std::size_t bar; (bar = rest.find('|')) != std::string_view::npos; rest.remove_prefix(bar + 1))
+    parts.push_back(rest.substr(0, bar));
+  parts.push_back(rest);
+  if (parts.size() >= 4) {
+    const std::string_view arch = parts[parts.size() - 3], sms = parts[parts.size() - 2];
+    if (arch.starts_with("sm_")) t.arch = std::string(arch);
+    int n = 0;
+    if (sms.ends_with("SM") && std::from_chars(sms.data(), sms.data() + sms.size() - 2, n).ec == std::errc()) t.sm_count = n;
+  }
+  return t;
+}
+
+Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& problem) {
+  LookupTarget t = target;
+  if (t.arch.empty() || t.sm_count == 0) {
+    const LookupTarget parsed = LookupTarget::from_model_key(t.model_key);
+    if (t.arch.empty()) t.arch = parsed.arch;
+    if (t.sm_count == 0) t.sm_count = parsed.sm_count;
+  }
+  Lookup l;
+  // Staleness of the whole model first (the problem's family template, NVRTC, driver): never serve such a run.
+  l.stale_marked = cache.mark_stale(current_identity(to_string(problem.family()), t.driver_version), t.model_key);
+  if ((l.winner = cache.find_winner(t.model_key, problem))) {
+    l.source = ConfigSource::exact;
+  } else if ((l.winner = cache.find_nearest_winner(t.model_key, problem))) {
+    l.source = ConfigSource::nearest_size;
+    l.distance = fmt::format("tuned for n={}", l.winner->problem.n());
+  } else if (!t.arch.empty()) {
+    // Another model's runs are checked against this build's kernel template only: their NVRTC and driver are
+    // those of other machines, and a cubin for the same architecture loads here whatever NVRTC built it.
+    CodeIdentity template_only = current_identity(to_string(problem.family()), 0);
+    template_only.nvrtc_version = 0;
+    l.stale_marked += cache.mark_stale(template_only, {});
+    if ((l.winner = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, problem))) {
+      l.source = ConfigSource::similar_device;
+      l.distance = fmt::format("tuned on {} ({} SMs){}", l.winner->device_name, l.winner->sm_count,
+                               l.winner->problem.n() == problem.n() ? ""
+                                                                    : fmt::format(" for n={}", l.winner->problem.n()));
+    }
+  }
+  l.config = l.winner ? l.winner->config : Config::fallback(problem);
+  return l;
+}
+
+}  // namespace autotune

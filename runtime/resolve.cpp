@@ -1,0 +1,80 @@
+#include "runtime/resolve.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "autotune/cache.hpp"
+#include "autotune/error.hpp"
+#include "runtime/jit.hpp"
+
+namespace autotune {
+
+Resolved resolve(const Problem& problem, int device, const std::string& cache_path) {
+  problem.validate();
+  Resolved out;
+  out.ordinal = device;
+  if (out.ordinal < 0) {
+    device_count();  // throws NoDeviceError with the driver's reason
+    AUTOTUNE_CUDA(cudaGetDevice(&out.ordinal));
+  }
+  out.device = query_device(out.ordinal);
+  const DeviceInfo& d = out.device;
+  Resolution& r = out.resolution;
+  r.model_key = d.model_key();
+  r.cache_path = cache_path.empty() ? Cache::default_path() : cache_path;
+
+  std::string note;
+  Lookup lookup;
+  lookup.config = Config::fallback(problem);
+  if (r.cache_path == ":memory:" || std::filesystem::exists(r.cache_path)) {
+    Cache cache(r.cache_path);
+    LookupTarget target{r.model_key, d.arch(), d.sm_count, d.driver_version};
+    try {
+      lookup = lookup_config(cache, target, problem);
+    } catch (const CacheError& e) {
+      // A read-only cache cannot be marked stale: serve nothing from it rather than a result that may be stale.
+      note = fmt::format(" (cache not used: {})", e.what());
+    }
+  }
+  if (lookup.stale_marked)
+    note += fmt::format(" ({} run{} measured with other code marked stale)", lookup.stale_marked,
+                        lookup.stale_marked == 1 ? "" : "s");
+  r.source = lookup.source;
+  r.config = lookup.config;
+  if (lookup.winner) {
+    r.tuned_n = lookup.winner->problem.n();
+    r.tuned_model_key = lookup.winner->model_key;
+    if (lookup.winner->arch == d.arch()) out.cubin = lookup.winner->cubin;
+  }
+  if (out.cubin.empty()) {
+    jit::CompileResult c = jit::compile(kernel_source(problem, r.config), std::string(to_string(problem.family())) + ".cu",
+                                        d.arch());
+    if (!c.ok) throw Error(fmt::format("NVRTC failed to compile {} for {}:\n{}", r.config.key(), d.arch(), c.log));
+    out.cubin = std::move(c.cubin);
+    r.compiled = true;
+  }
+
+  switch (r.source) {
+    case ConfigSource::exact:
+      r.message = fmt::format("autotune: {} on {}: tuned configuration {} from {}", problem.key(), d.name,
+                              r.config.key(), r.cache_path);
+      break;
+    case ConfigSource::nearest_size:
+    case ConfigSource::similar_device:
+      r.message = fmt::format("autotune: {} on {}: configuration {} {} ({}) from {}", problem.key(), d.name,
+                              r.config.key(), lookup.distance,
+                              r.source == ConfigSource::nearest_size ? "nearest tuned size" : "similar GPU model",
+                              r.cache_path);
+      break;
+    case ConfigSource::fallback:
+      r.message = fmt::format("autotune: {} on {}: not tuned in {}; using the built-in default {} (run `autotune tune`)",
+                              problem.key(), d.name, r.cache_path, r.config.key());
+      break;
+  }
+  r.message += note;
+  if (r.compiled) r.message += " [compiled with NVRTC]";
+  return out;
+}
+
+}  // namespace autotune

@@ -1,0 +1,274 @@
+// The family-independent layer: Problem / Config keys, the shared lookup order (include/autotune/resolution.hpp),
+// and reductions in the cache next to histograms. CPU only: devices are made-up DeviceInfo values.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "autotune/cache.hpp"
+#include "autotune/device.hpp"
+#include "autotune/error.hpp"
+#include "autotune/family.hpp"
+#include "autotune/identity.hpp"
+#include "autotune/resolution.hpp"
+#include "tests/cpu/cache_fixtures.hpp"
+
+using namespace autotune;
+using namespace autotune::test;
+
+namespace {
+
+ReduceProblem i32_sum(std::uint64_t n) {
+  ReduceProblem p;
+  p.op = ReduceOp::sum;
+  p.type = ValueType::i32;
+  p.n = n;
+  return p;
+}
+
+ReduceConfig reduce_config(int block) {
+  ReduceConfig c;
+  c.block = block;
+  return c;
+}
+
+// An H100 variant with fewer SMs: the same architecture, another model.
+DeviceInfo h100_pcie() {
+  DeviceInfo d = h100();
+  d.name = "NVIDIA H100 PCIe";
+  d.sm_count = 114;
+  return d;
+}
+
+// A run recorded with this build's code for `family`, so that the lookup's staleness check keeps it.
+RunInfo current_run(Family family) {
+  RunInfo info = run_info(current_identity(to_string(family), 0).template_hash, nvrtc_version(), 0);
+  info.code.family = std::string(to_string(family));
+  return info;
+}
+
+template <class P, class C>
+std::int64_t record(Cache& cache, const DeviceInfo& d, const P& p, const C& c, double ms = 0.25) {
+  const RunInfo info = current_run(Problem(p).family());
+  const auto run = cache.begin_run(d, p, info);
+  Measurement m;
+  m.config = c;
+  m.median_ms = ms;
+  m.samples = 10;
+  m.gbps = 1.0 / ms;
+  cache.add_measurement(run, m);
+  cache.finish_run(run, m, {'\x7f', 'E', 'L', 'F'});
+  return run;
+}
+
+LookupTarget target_of(const DeviceInfo& d) { return LookupTarget{d.model_key(), d.arch(), d.sm_count, 0}; }
+
+}  // namespace
+
+TEST_SUITE("family") {
+  TEST_CASE("problem keys parse back to the problem they name, for both families") {
+    const auto h = Problem::parse("histogram/f32/bins=1024/range=[-1,1)/n=5/dist=runs/counters=64");
+    REQUIRE(h);
+    REQUIRE(h->histogram());
+    CHECK(h->histogram()->type == SampleType::f32);
+    CHECK(h->histogram()->bins == 1024);
+    CHECK(h->histogram()->lower == -1.0);
+    CHECK(h->histogram()->upper == 1.0);
+    CHECK(h->n() == 5);
+    CHECK(h->histogram()->distribution == "runs");
+    CHECK(h->histogram()->counter_bits == 64);
+
+    const auto r = Problem::parse("reduce/sum/i32/acc=i64/n=1000/dist=uniform");
+    REQUIRE(r);
+    REQUIRE(r->reduce());
+    CHECK(r->family() == Family::reduce);
+    CHECK(r->reduce()->op == ReduceOp::sum);
+    CHECK(r->reduce()->type == ValueType::i32);
+    CHECK(r->reduce()->accumulator_type() == ValueType::i64);
+    CHECK(r->n() == 1000);
+    CHECK(*r == Problem(i32_sum(1000)));  // the default accumulator of an i32 sum is i64
+
+    const auto fast = Problem::parse("reduce/sum/f32/acc=f32/n=16/dist=uniform/mode=fast");
+    REQUIRE(fast);
+    CHECK_FALSE(fast->reduce()->deterministic);
+    CHECK(fast->with_n(32).key() == "reduce/sum/f32/acc=f32/n=32/dist=uniform/mode=fast");
+  }
+
+  TEST_CASE("only canonical, valid keys parse") {
+    for (const char* bad : {"", "histogram", "histogram/u8/bins=0/range=[0,256)/n=1/dist=uniform",
+                            "histogram/u8/bins=256/range=[0,256)/n=1/dist=zipf",
+                            "histogram/u8/bins=256/range=[0,256)/n=-1/dist=uniform",
+                            "reduce/avg/f32/acc=f32/n=1/dist=uniform", "reduce/sum/f32/acc=f32/n=1/dist=uniform/x=1",
+                            "reduce/sum/i32/n=1000/dist=uniform",       // the accumulator is spelled out in a key
+                            "reduce/max/f32/acc=f64/n=10/dist=uniform",  // min/max accumulate in the input type
+                            "reduce/sum/i32/acc=i64/n=10/dist=uniform/mode=fast",  // integers are exact: no mode
+                            "sort/u32/n=10"}) {
+      CAPTURE(bad);
+      CHECK_FALSE(Problem::parse(bad));
+    }
+  }
+
+  TEST_CASE("configurations parse within their family only") {
+    const std::string hk = HistogramConfig{}.key(), rk = ReduceConfig{}.key();
+    REQUIRE(Config::parse(Family::histogram, hk));
+    REQUIRE(Config::parse(Family::reduce, rk));
+    CHECK_FALSE(Config::parse(Family::reduce, hk));
+    CHECK_FALSE(Config::parse(Family::histogram, rk));
+    CHECK(Config::parse(Family::reduce, rk)->reduce()->block == 256);
+    CHECK(Config::fallback(Problem(i32_sum(10))).family() == Family::reduce);
+    CHECK_THROWS_AS(kernel_source(Problem(i32_sum(10)), Config(HistogramConfig{})), UsageError);
+  }
+
+  TEST_CASE("a lookup target reads the architecture and SM count from a model key") {
+    const auto t = LookupTarget::from_model_key("NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB");
+    CHECK(t.arch == "sm_90");
+    CHECK(t.sm_count == 132);
+    const auto odd = LookupTarget::from_model_key("made up");
+    CHECK(odd.arch.empty());
+    CHECK(odd.sm_count == 0);
+  }
+
+  TEST_CASE("the lookup order: exact, nearest size, a similar GPU model, then the built-in default") {
+    Cache cache(":memory:");
+    const HistogramProblem u8 = problem(64 * M);
+    record(cache, h100(), u8, config(512, 4));
+    record(cache, h100_pcie(), u8, config(128, 2));
+    record(cache, a100(), u8, config(1024, 8));
+
+    SUBCASE("exact") {
+      const Lookup l = lookup_config(cache, target_of(h100()), u8);
+      CHECK(l.source == ConfigSource::exact);
+      CHECK(l.config == Config(config(512, 4)));
+      CHECK(l.distance.empty());
+    }
+    SUBCASE("nearest size on the same model") {
+      const Lookup l = lookup_config(cache, target_of(h100()), problem(1 * M));
+      CHECK(l.source == ConfigSource::nearest_size);
+      CHECK(l.config == Config(config(512, 4)));
+      CHECK(l.distance == "tuned for n=67108864");
+    }
+    SUBCASE("a model of the same architecture with the closest SM count") {
+      DeviceInfo h200 = h100();
+      h200.name = "NVIDIA H200";
+      h200.memory_bytes = 150'000'000'000ull;  // another model key, 132 SMs like the H100 SXM
+      const Lookup l = lookup_config(cache, target_of(h200), u8);
+      CHECK(l.source == ConfigSource::similar_device);
+      CHECK(l.config == Config(config(512, 4)));  // the H100 SXM (132 SMs), not the PCIe card (114)
+      CHECK(l.winner->device_name == "NVIDIA H100 80GB HBM3");
+      CHECK(l.distance.find("NVIDIA H100 80GB HBM3") != std::string::npos);
+
+      DeviceInfo small = h100();
+      small.name = "NVIDIA H100 NVL-ish";
+      small.sm_count = 110;
+      CHECK(lookup_config(cache, target_of(small), u8).config == Config(config(128, 2)));  // the 114-SM model
+    }
+    SUBCASE("another architecture gets nothing measured: the built-in default") {
+      DeviceInfo turing = a100();
+      turing.name = "Tesla T4";
+      turing.cc_major = 7;
+      turing.cc_minor = 5;
+      const Lookup l = lookup_config(cache, target_of(turing), u8);
+      CHECK(l.source == ConfigSource::fallback);
+      CHECK(l.config == Config::fallback(u8));
+      CHECK_FALSE(l.winner);
+    }
+    SUBCASE("a run of another kernel template is never served, not even to a similar model") {
+      DeviceInfo h200 = h100();
+      h200.name = "NVIDIA H200";
+      Cache old(":memory:");
+      tune(old, h100(), u8, config(512, 4), {}, run_info("00000000000000aa", nvrtc_version(), 0));
+      const Lookup l = lookup_config(old, target_of(h200), u8);
+      CHECK(l.source == ConfigSource::fallback);
+      CHECK(l.stale_marked == 1);
+    }
+  }
+
+  TEST_CASE("reductions live in the cache beside histograms") {
+    TempPath file(".db");
+    const ReduceProblem sum = i32_sum(1 * M);
+    std::int64_t run = 0;
+    {
+      Cache cache(file.str());
+      record(cache, h100(), problem(M), config(256, 4));
+      run = record(cache, h100(), sum, reduce_config(512));
+      const auto w = cache.find_winner(h100().model_key(), sum);
+      REQUIRE(w);
+      REQUIRE(w->problem.reduce());
+      CHECK(w->problem == Problem(sum));
+      CHECK(w->config == Config(reduce_config(512)));
+      REQUIRE(cache.measurements(run).size() == 1);
+      CHECK(cache.measurements(run)[0].config == Config(reduce_config(512)));
+      // The nearest size works the same for a reduction.
+      const auto near = cache.find_nearest_winner(h100().model_key(), i32_sum(4 * M));
+      REQUIRE(near);
+      CHECK(near->problem.n() == 1 * M);
+      CHECK(cache.winners().size() == 2);
+    }
+    {
+      SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+      CHECK(rows(raw, "SELECT family, op, sample_type, counter_bits FROM problems WHERE family = 'reduce'") ==
+            std::vector<std::string>{"t:reduce | t:sum | t:i32 | i:64"});
+      CHECK(rows(raw, "SELECT family FROM templates ORDER BY family") ==
+            std::vector<std::string>{"t:histogram", "t:reduce"});
+    }
+    // Export -> import into a new file gives the same winners.
+    std::stringstream doc;
+    Cache(file.str()).export_json(doc);
+    Cache copy(":memory:");
+    copy.import_json(doc, "doc");
+    const auto w = copy.find_winner(h100().model_key(), sum);
+    REQUIRE(w);
+    CHECK(w->config == Config(reduce_config(512)));
+  }
+
+  TEST_CASE("staleness of a template concerns its own family only") {
+    Cache cache(":memory:");
+    record(cache, h100(), problem(M), config(256, 4));
+    record(cache, h100(), i32_sum(M), reduce_config(512));
+    CodeIdentity changed = current_identity("histogram", 0);
+    changed.template_hash = "0123456789abcdef";
+    CHECK(cache.mark_stale(changed, h100().model_key()) == 1);  // the histogram run, not the reduction's
+    CHECK_FALSE(cache.find_winner(h100().model_key(), problem(M)));
+    CHECK(cache.find_winner(h100().model_key(), i32_sum(M)));
+  }
+
+  TEST_CASE("baselines (CUB's times from `autotune bench`) are stored, replaced, exported and kept by gc") {
+    Cache cache(":memory:");
+    const ReduceProblem sum = i32_sum(M);
+    CHECK_FALSE(cache.baseline(h100().model_key(), sum, "cub"));
+    cache.set_baseline(h100(), sum, "cub", 0.5, 8.0);
+    cache.set_baseline(h100(), sum, "cub", 0.25, 16.0);  // a newer measurement replaces the older one
+    const auto b = cache.baseline(h100().model_key(), sum, "cub");
+    REQUIRE(b);
+    CHECK(b->median_ms == 0.25);
+    CHECK(b->gbps == 16.0);
+    CHECK(is_utc_time(b->measured_at));
+    CHECK_FALSE(cache.baseline(a100().model_key(), sum, "cub"));
+    CHECK_THROWS_AS(cache.set_baseline(h100(), sum, "cub", 0.0, 1.0), UsageError);
+    CHECK_THROWS_AS(cache.set_baseline(h100(), sum, "", 1.0, 1.0), UsageError);
+    // A problem measured only by bench has no run: gc keeps it, since its baseline refers to it.
+    CHECK(cache.gc() == 0);
+    std::stringstream doc;
+    cache.export_json(doc);
+    Cache copy(":memory:");
+    const ImportStats first = copy.import_json(doc, "doc");
+    CHECK(first.baselines == 1);
+    REQUIRE(copy.baseline(h100().model_key(), sum, "cub"));
+    CHECK(copy.baseline(h100().model_key(), sum, "cub")->median_ms == 0.25);
+    std::stringstream again;
+    cache.export_json(again);
+    CHECK(copy.import_json(again, "doc").total() == 0);  // the same data twice changes nothing
+  }
+
+  TEST_CASE("an import refuses a reduction whose key is not a reduction") {
+    Cache cache(":memory:");
+    record(cache, h100(), i32_sum(M), reduce_config(512));
+    std::stringstream doc;
+    cache.export_json(doc);
+    std::string text = doc.str();
+    const std::string key = Problem(i32_sum(M)).key();
+    for (std::size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), "reduce/sum/bogus");
+    std::istringstream in(text);
+    Cache other(":memory:");
+    CHECK_THROWS_WITH_AS(other.import_json(in, "doc"), doctest::Contains("not a valid reduction problem"), CacheError);
+  }
+}

@@ -1,0 +1,164 @@
+// NVRTC needs no GPU: every reduction variant of the space is compiled here, for the architectures we ship for.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "autotune/error.hpp"
+#include "autotune/reduction.hpp"
+#include "runtime/jit.hpp"
+#include "tuner/reduce_space.hpp"
+
+using namespace autotune;
+
+namespace {
+
+bool is_elf(const std::vector<char>& image) { return image.size() > 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0; }
+
+// A device of compute capability cc with the limits of the smallest GPU we target: what prunes the space for arch.
+DeviceInfo device_of(int cc_major, int cc_minor) {
+  DeviceInfo d;
+  d.name = "test device";
+  d.cc_major = cc_major, d.cc_minor = cc_minor;
+  d.sm_count = 80;
+  d.max_threads_per_block = 1024;
+  d.shared_per_block_optin = 96 * 1024;
+  return d;
+}
+
+// Compiles every configuration of the space for `problem` that `device` can run, on all cores; returns the
+// failures as text. `compiled` counts the variants.
+std::string compile_space(const ReduceProblem& problem, const DeviceInfo& device, std::size_t& compiled) {
+  std::vector<ReduceConfig> space;
+  for (const auto& c : reduce_space(problem))
+    if (reduce_constraint_violation(problem, c, device).empty()) space.push_back(c);
+  compiled = space.size();
+  std::vector<std::string> failures(space.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < space.size();) {
+      const auto r = jit::compile(kernel_source(problem, space[i]), "reduce_variant.cu", device.arch());
+      if (!r.ok || !is_elf(r.cubin)) failures[i] = space[i].key() + ":\n" + r.log;
+    }
+  };
+  std::vector<std::jthread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
+  pool.clear();  // joins
+  std::string all;
+  for (const auto& f : failures) all += f;
+  return all;
+}
+
+ReduceProblem make(ReduceOp op, ValueType t, std::optional<ValueType> acc = std::nullopt, bool deterministic = true) {
+  ReduceProblem p;
+  p.op = op, p.type = t, p.accumulator = acc, p.deterministic = deterministic;
+  return p;
+}
+
+void check_space(const ReduceProblem& p, int cc_major, int cc_minor) {
+  std::size_t compiled = 0;
+  const std::string failures = compile_space(p, device_of(cc_major, cc_minor), compiled);
+  MESSAGE(p.shape_key(), ": ", compiled, " variants for sm_", cc_major, cc_minor);
+  CHECK(compiled > 0);
+  CHECK(failures == "");
+}
+
+}  // namespace
+
+TEST_SUITE("nvrtc_reduce") {
+  // Chosen to cover each kind of code path once for sm_90: f32 (vector of four, deterministic), i32 summed in i64
+  // (widening, unsigned wrap), f64 max (CAS-free last block, 8-byte elements, NaN rules), u32 min (__reduce_min_sync),
+  // u64 sum (64-bit integer atomics) and a fast f32 sum (float atomics, per-thread atomics). The u32 space, the
+  // largest, is compiled for sm_80 as well; sm_75, the oldest architecture CUDA 13's NVRTC knows (it dropped sm_70),
+  // gets the f32 fast space (every finish and block reduction except warp_reduce, which the device check prunes).
+  TEST_CASE("every f32 sum variant compiles for sm_90") { check_space(make(ReduceOp::sum, ValueType::f32), 9, 0); }
+  TEST_CASE("every i32 sum variant (into i64) compiles for sm_90") {
+    check_space(make(ReduceOp::sum, ValueType::i32), 9, 0);
+  }
+  TEST_CASE("every f64 max variant compiles for sm_90") { check_space(make(ReduceOp::max, ValueType::f64), 9, 0); }
+  TEST_CASE("every u32 min variant compiles for sm_80 and sm_90") {
+    check_space(make(ReduceOp::min, ValueType::u32), 8, 0);
+    check_space(make(ReduceOp::min, ValueType::u32), 9, 0);
+  }
+  TEST_CASE("every u64 sum variant compiles for sm_90") { check_space(make(ReduceOp::sum, ValueType::u64), 9, 0); }
+  TEST_CASE("every fast f32 sum variant compiles for sm_75 and sm_90") {
+    check_space(make(ReduceOp::sum, ValueType::f32, std::nullopt, false), 7, 5);
+    check_space(make(ReduceOp::sum, ValueType::f32, std::nullopt, false), 9, 0);
+  }
+
+  TEST_CASE("the generated preamble carries the problem's types and the configuration's constants") {
+    ReduceConfig c;
+    c.block_reduce = BlockReduce::shared_tree;
+    c.block = 512;
+    c.vec_bytes = 8;
+    c.loads = 4;
+    c.accumulators = 2;
+    c.finish = Finish::two_pass;
+    c.grid_blocks = -1;
+    std::string src = kernel_source(make(ReduceOp::sum, ValueType::i32), c);
+    CHECK(src.find("typedef int in_t;") != std::string::npos);
+    CHECK(src.find("typedef long long acc_t;") != std::string::npos);
+    CHECK(src.find("typedef unsigned long long work_t;") != std::string::npos);  // integer sums wrap unsigned
+    CHECK(src.find("constexpr int kOp = 0;") != std::string::npos);
+    CHECK(src.find("constexpr int kBlock = 512;") != std::string::npos);
+    CHECK(src.find("constexpr int kVecBytes = 8;") != std::string::npos);
+    CHECK(src.find("constexpr int kLoads = 4;") != std::string::npos);
+    CHECK(src.find("constexpr int kAccumulators = 2;") != std::string::npos);
+    CHECK(src.find("constexpr int kBlockReduce = 1;") != std::string::npos);
+    CHECK(src.find("constexpr int kFinish = 2;") != std::string::npos);
+    CHECK(src.find("constexpr bool kSingleBlock = false;") != std::string::npos);
+    // One element per load: the element's own size. min of f32: +inf is the identity, 0x7fc00000 the NaN.
+    c = ReduceConfig{};
+    c.vec_bytes = 0;
+    src = kernel_source(make(ReduceOp::min, ValueType::f32), c);
+    CHECK(src.find("constexpr int kVecBytes = 4;") != std::string::npos);
+    CHECK(src.find("typedef float work_t;") != std::string::npos);
+    CHECK(src.find("constexpr unsigned long long kIdentityBits = 0x7f800000ULL;") != std::string::npos);
+    CHECK(src.find("constexpr unsigned long long kNaNBits = 0x7fc00000ULL;") != std::string::npos);
+    // max of i64: the identity is the smallest value.
+    src = kernel_source(make(ReduceOp::max, ValueType::i64), ReduceConfig{});
+    CHECK(src.find("constexpr unsigned long long kIdentityBits = 0x8000000000000000ULL;") != std::string::npos);
+  }
+
+  TEST_CASE("the source does not depend on n: every size of one reduction shares its cubins") {
+    ReduceProblem a = make(ReduceOp::sum, ValueType::f32), b = a;
+    a.n = 1000, b.n = 1 << 28;
+    CHECK(kernel_source(a, ReduceConfig{}) == kernel_source(b, ReduceConfig{}));
+  }
+
+  TEST_CASE("an invalid configuration never reaches NVRTC, and the template's static_asserts back that up") {
+    ReduceConfig c;
+    c.block_reduce = BlockReduce::warp_reduce;
+    CHECK_THROWS_AS(kernel_source(make(ReduceOp::sum, ValueType::f32), c), UsageError);
+    ReduceProblem bad = make(ReduceOp::min, ValueType::f32, ValueType::f64);
+    CHECK_THROWS_AS(kernel_source(bad, ReduceConfig{}), UsageError);
+
+    // Hand-edited preambles, as a host bug would write them: the template itself refuses them.
+    auto compile_edited = [](const ReduceProblem& p, const ReduceConfig& cfg, const std::string& from,
+                             const std::string& to, const std::string& arch) {
+      std::string src = kernel_source(p, cfg);
+      const auto at = src.find(from);
+      REQUIRE(at != std::string::npos);
+      src.replace(at, from.size(), to);
+      return jit::compile(src, "bad.cu", arch);
+    };
+    const ReduceProblem f32 = make(ReduceOp::sum, ValueType::f32);
+    auto r = compile_edited(f32, ReduceConfig{}, "constexpr int kBlockReduce = 2;", "constexpr int kBlockReduce = 3;",
+                            "sm_90");
+    CHECK_FALSE(r.ok);
+    CHECK(r.log.find("32-bit integers only") != std::string::npos);
+    r = compile_edited(f32, ReduceConfig{}, "constexpr int kBlock = 256;", "constexpr int kBlock = 48;", "sm_90");
+    CHECK_FALSE(r.ok);
+    CHECK(r.log.find("multiple of 32") != std::string::npos);
+    // warp_reduce is fine for i32 into i32 on sm_80, refused on sm_75 (the device check prunes it first).
+    c.block_reduce = BlockReduce::warp_reduce;
+    const ReduceProblem i32 = make(ReduceOp::sum, ValueType::i32, ValueType::i32);
+    CHECK(jit::compile(kernel_source(i32, c), "ok.cu", "sm_80").ok);
+    r = jit::compile(kernel_source(i32, c), "bad.cu", "sm_75");
+    CHECK_FALSE(r.ok);
+    CHECK(r.log.find("needs sm_80") != std::string::npos);
+  }
+}

@@ -1,0 +1,107 @@
+// autotune::Reduce on the GPU: the shared lookup order (exact, nearest size, fallback), results checked against the
+// CPU reference, the host-result convenience, type and pointer checks, and a handle looked up by `autotune best`.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "autotune/cache.hpp"
+#include "autotune/error.hpp"
+#include "autotune/reduce.hpp"
+#include "autotune/tuner.hpp"
+#include "runtime/cuda.hpp"
+#include "tuner/reduce_reference.hpp"
+
+using namespace autotune;
+
+namespace {
+
+std::string temp_cache(const char* name) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    fmt::format("autotune_reduce_api_{}_{}.db", ::getpid(), name);
+  std::filesystem::remove(path);
+  return path.string();
+}
+
+// Runs `r` on `n` generated values at an element offset of `offset` and compares with the CPU reference.
+template <class Acc>
+void check_reduce(const Reduce& r, std::uint64_t n, std::size_t offset, std::uint64_t seed) {
+  const ReduceProblem& p = r.problem();
+  const std::vector<unsigned char> host = generate_values(p, n, seed);
+  const std::size_t elem = size_of(p.type);
+  cuda::DeviceBuffer in(host.size() + (offset + 1) * elem), out(sizeof(Acc));
+  auto* base = static_cast<unsigned char*>(in.get()) + offset * elem;
+  if (!host.empty()) AUTOTUNE_CUDA(cudaMemcpy(base, host.data(), host.size(), cudaMemcpyHostToDevice));
+  cuda::Stream stream;
+  const Acc got = r.result(base, n, static_cast<Acc*>(out.get()), stream.get());
+  CHECK(compare_reduce(p, reference_reduce(p, host.data(), n), &got, n) == "");
+}
+
+}  // namespace
+
+TEST_SUITE("gpu_api") {
+  TEST_CASE("a reduction handle: exact, nearest size and fallback, each with correct results") {
+    const std::string path = temp_cache("order");
+    ReduceProblem p;
+    p.op = ReduceOp::sum;
+    p.type = ValueType::i32;  // accumulates in i64
+    p.n = 1ull << 20;
+    {
+      Cache cache(path);
+      TuneOptions o;
+      o.samples = 3;
+      REQUIRE(tune(p, cache, o).winner);
+    }
+    const Reduce exact(p, Reduce::Options{0, path});
+    MESSAGE(exact.resolution().message);
+    CHECK(exact.resolution().source == ConfigSource::exact);
+    CHECK_FALSE(exact.resolution().compiled);  // the winner's cubin came from the cache
+    check_reduce<long long>(exact, p.n, 0, 1);
+    check_reduce<long long>(exact, 1000003, 1, 2);  // another n, an unaligned pointer
+    check_reduce<long long>(exact, 0, 0, 3);        // the identity
+
+    ReduceProblem bigger = p;
+    bigger.n = 8ull << 20;
+    const Reduce near(bigger, Reduce::Options{0, path});
+    CHECK(near.resolution().source == ConfigSource::nearest_size);
+    CHECK(near.resolution().tuned_n == p.n);
+    check_reduce<long long>(near, bigger.n, 0, 4);
+
+    ReduceProblem other = p;
+    other.op = ReduceOp::max;
+    const Reduce fallback(other, Reduce::Options{0, path});
+    CHECK(fallback.resolution().source == ConfigSource::fallback);
+    CHECK(fallback.resolution().compiled);
+    check_reduce<int>(fallback, 12345, 3, 5);
+    std::filesystem::remove(path);
+  }
+
+  TEST_CASE("float min and max propagate NaN; the output type and pointers are checked") {
+    ReduceProblem p;
+    p.op = ReduceOp::min;
+    p.type = ValueType::f32;
+    p.n = 4096;
+    const Reduce r(p, Reduce::Options{0, temp_cache("none")});
+    std::vector<float> host(p.n);
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i % 97) - 40.0f;
+    cuda::DeviceBuffer in(host.size() * sizeof(float)), out(8);
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(r.result(in.get(), p.n, static_cast<float*>(out.get())) == -40.0f);
+    host[1234] = std::numeric_limits<float>::quiet_NaN();
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(std::isnan(r.result(in.get(), p.n, static_cast<float*>(out.get()))));
+
+    CHECK_THROWS_WITH_AS(r(in.get(), p.n, static_cast<double*>(out.get())), doctest::Contains("f64 output"), UsageError);
+    CHECK_THROWS_WITH_AS(r(nullptr, p.n, static_cast<float*>(out.get())), doctest::Contains("input pointer is null"),
+                         UsageError);
+    CHECK_THROWS_WITH_AS(r(in.get(), p.n, static_cast<float*>(nullptr)), doctest::Contains("output pointer is null"),
+                         UsageError);
+    CHECK_THROWS_WITH_AS(r(static_cast<const char*>(in.get()) + 2, p.n, static_cast<float*>(out.get())),
+                         doctest::Contains("not aligned"), UsageError);
+  }
+}

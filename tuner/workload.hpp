@@ -1,0 +1,44 @@
+// A family's problem made ready on the GPU for the tuner: its search space and device constraints, its input in
+// device memory, the CPU reference's answer, and variants loaded to run on that input. The tuner's loop (timing,
+// strategies, finalists, recording) is the same for every family; only this interface knows the family.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autotune/device.hpp"
+#include "autotune/family.hpp"
+#include "runtime/cuda.hpp"
+
+namespace autotune {
+
+/// One loaded variant bound to the workload's input and output buffers.
+class LoadedVariant {
+ public:
+  virtual ~LoadedVariant() = default;
+  /// The timed call: the whole operation as applications call it (zeroing or identity-setting included).
+  virtual void run(cudaStream_t stream) const = 0;
+  /// Poisons the output, runs once, compares with the CPU reference: empty when exact (or within the family's
+  /// documented tolerance), else a one-line description of the difference. Synchronizes `stream`.
+  virtual std::string check(cudaStream_t stream) const = 0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  /// The configurations to consider, in a fixed order, every one well formed for the problem.
+  virtual std::vector<Config> space() const = 0;
+  /// Why `config` cannot run on the device, or empty.
+  virtual std::string violation(const Config& config) const = 0;
+  /// Loads `cubin` (compiled from kernel_source(problem, config)) bound to the input. With `poison_input`, the
+  /// variant reads from an invalid address instead (TuneOptions::inject_fault). Throws UsageError / CudaError.
+  virtual std::unique_ptr<LoadedVariant> load(const Config& config, const std::vector<char>& cubin,
+                                              bool poison_input) const = 0;
+};
+
+/// Generates the input for `problem` with `seed` (tuner/reference.hpp, tuner/reduce_reference.hpp), computes the
+/// reference answer on the CPU, and copies the input to the current device.
+std::unique_ptr<Workload> make_workload(const Problem& problem, const DeviceInfo& device, std::uint64_t seed);
+
+}  // namespace autotune
