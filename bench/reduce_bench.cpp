@@ -32,7 +32,7 @@
 #include "runtime/reduce_kernel.hpp"
 #include "tuner/reduce_reference.hpp"
 #include "tuner/reduce_space.hpp"
-#include "tuner/timing.hpp"
+#include "tuner/harness.hpp"
 
 using namespace autotune;
 
@@ -65,22 +65,6 @@ std::vector<ReduceProblem> cases(bool quick) {
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
       for (std::uint64_t n : {1ull << 10, 64ull << 10, 1ull << 20, 16ull << 20, 256ull << 20}) add(t, op, n);
   return out;
-}
-
-// The one timing harness for every contender (histogram_bench's): flush, events around one call, median.
-SampleStats time_call(const std::function<void(cudaStream_t)>& call, const cuda::DeviceBuffer& flush, int samples,
-                      cudaStream_t stream) {
-  cuda::Event start, stop;
-  std::vector<double> ms;
-  for (int s = 0; s < samples + 3; ++s) {  // 3 warm-up calls
-    if (flush.bytes()) AUTOTUNE_CUDA(cudaMemsetAsync(flush.get(), s & 0xff, flush.bytes(), stream));
-    start.record(stream);
-    call(stream);
-    stop.record(stream);
-    AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
-    if (s >= 3) ms.push_back(stop.elapsed_since(start));
-  }
-  return summarize(ms);
 }
 
 std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
@@ -160,7 +144,7 @@ int main(int argc, char** argv) try {
   {
     cuda::DeviceBuffer roof_buf(roof_bytes);
     AUTOTUNE_CUDA(cudaMemset(roof_buf.get(), 1, roof_bytes));
-    const SampleStats roof = time_call(
+    const SampleStats roof = time_calls(
         [&](cudaStream_t s) { bench::launch_read_roof(roof_buf.get(), roof_bytes, sink.as<unsigned>(), s); }, flush,
         o.samples, stream.get());
     roof_gbps = roof_bytes / (roof.median * 1e-3) / 1e9;
@@ -213,13 +197,14 @@ int main(int argc, char** argv) try {
       k.run(in.get(), p.n, ours.get(), stream.get());
       AUTOTUNE_CUDA(cudaMemcpyAsync(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost, stream.get()));
       AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
-      if (const std::string diff = compare_reduce(p, expected, got, p.n); !diff.empty()) {
+      if (const std::string diff = compare_reduce(p, expected, got, p.n, unordered_chain(k.config(), p.n, k.grid_for(p.n)));
+          !diff.empty()) {
         std::fprintf(stderr, "%s n=%llu %s: WRONG: %s\n", name.c_str(), static_cast<unsigned long long>(p.n),
                      k.config().key().c_str(), diff.c_str());
         continue;
       }
       const SampleStats t =
-          time_call([&](cudaStream_t s) { k.run(in.get(), p.n, ours.get(), s); }, flush, o.screen, stream.get());
+          time_calls([&](cudaStream_t s) { k.run(in.get(), p.n, ours.get(), s); }, flush, o.screen, stream.get());
       candidates.push_back({t.median, t.noise, k.config().shared_bytes(p), k.config().block, k.config().key()});
       contenders.push_back(&k);
     }
@@ -234,10 +219,10 @@ int main(int argc, char** argv) try {
     static_assert(static_cast<int>(ValueType::f64) == static_cast<int>(bench::CubValue::f64));
     static_assert(static_cast<int>(ReduceOp::max) == static_cast<int>(bench::CubOp::max));
     bench::CubReduce cub(static_cast<bench::CubValue>(p.type), static_cast<bench::CubOp>(p.op), p.n);
-    const SampleStats t_ours = time_call([&](cudaStream_t s) { winner.run(in.get(), p.n, ours.get(), s); }, flush,
+    const SampleStats t_ours = time_calls([&](cudaStream_t s) { winner.run(in.get(), p.n, ours.get(), s); }, flush,
                                          o.samples, stream.get());
     const SampleStats t_cub =
-        time_call([&](cudaStream_t s) { cub.run(in.get(), theirs.get(), s); }, flush, o.samples, stream.get());
+        time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.get(), s); }, flush, o.samples, stream.get());
     // Both answers checked after the timed calls: ours by the reference's rules, CUB's the same way.
     unsigned char got[16], got_cub[16];
     AUTOTUNE_CUDA(cudaMemcpy(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost));

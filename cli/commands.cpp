@@ -320,6 +320,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   if (source == ConfigSource::fallback) src.text = "fallback: built-in default (nothing tuned applies)";
   else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same problem, " + lookup.distance;
   else if (source == ConfigSource::similar_device) src.text = "similar_device: " + lookup.distance;
+  else if (!lookup.distance.empty()) src.text = "exact: " + lookup.distance;
   l.rows.push_back({src, text_cell(cmd.problem.key()), text_cell(model_key),
                     device_name.empty() ? null_cell("-") : text_cell(device_name), text_cell(config.key()),
                     w ? integer_cell(static_cast<std::int64_t>(w->problem.n())) : null_cell("-"),

@@ -1,5 +1,7 @@
 #include "runtime/reduce_kernel.hpp"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -73,11 +75,13 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
 
   // Zero ticket; the identity for the atomic finish's preset (little-endian: the low bytes of the 64-bit pattern
   // are the 32-bit one).
-  workspace_ = cuda::DeviceBuffer(kPartialsOffset + static_cast<std::size_t>(max_grid) * acc_bytes_);
-  AUTOTUNE_CUDA(cudaMemset(workspace_.get(), 0, workspace_.bytes()));
+  // One workspace per stream (runtime/workspace.hpp), so that concurrent calls on several streams never share a
+  // ticket or partials; each starts as this prefix followed by zeros.
+  std::vector<unsigned char> prefix(kIdentityOffset + acc_bytes_, 0);
   const std::uint64_t identity = problem_.identity_bits();
-  AUTOTUNE_CUDA(cudaMemcpy(workspace_.as<unsigned char>() + kIdentityOffset, &identity, acc_bytes_,
-                           cudaMemcpyHostToDevice));
+  std::memcpy(prefix.data() + kIdentityOffset, &identity, acc_bytes_);
+  workspaces_ = std::make_unique<WorkspacePool>(kPartialsOffset + static_cast<std::size_t>(max_grid) * acc_bytes_,
+                                                std::move(prefix));
 }
 
 unsigned ReduceKernel::grid_for(std::uint64_t n) const {
@@ -86,16 +90,16 @@ unsigned ReduceKernel::grid_for(std::uint64_t n) const {
 
 void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const {
   const ReduceLaunchPlan plan = plan_reduce_launch(problem_, config_, n, resident_grid_);
+  void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
   if (plan.preset) {
     if (problem_.identity_bits() == 0) {
       AUTOTUNE_CUDA(cudaMemsetAsync(out, 0, acc_bytes_, stream));
     } else {  // min/max identities are no byte pattern: copy them from the workspace
-      AUTOTUNE_CUDA(cudaMemcpyAsync(out, workspace_.as<unsigned char>() + kIdentityOffset, acc_bytes_,
+      AUTOTUNE_CUDA(cudaMemcpyAsync(out, static_cast<unsigned char*>(workspace) + kIdentityOffset, acc_bytes_,
                                     cudaMemcpyDeviceToDevice, stream));
     }
   }
   if (plan.grid == 0) return;
-  void* workspace = workspace_.get();
   unsigned long long count = n;
   void* args[] = {&in, &count, &out, &workspace};
   AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(plan.grid),

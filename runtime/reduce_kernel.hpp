@@ -1,18 +1,22 @@
 // One loaded reduction variant and the one way to launch it. Shared by the tuner, the runtime API (autotune::Reduce),
 // the benchmark and the tests, so that what is measured is exactly what applications run.
 //
-// Not thread-safe for concurrent run() calls when the configuration finishes in the last block or in two passes:
-// the workspace (ticket + partials) belongs to the object, so calls must be ordered (one stream, or one object per
-// stream). The atomic finish only reads the workspace.
+// Thread-safety: run() may be called from several host threads on several streams at once. The workspace a launch
+// uses (ticket + partials, the identity for the atomic finish's preset) is the calling stream's own, from a
+// WorkspacePool (runtime/workspace.hpp): claimed lock-free on the stream's first call, then reused, so a call takes no
+// lock and allocates nothing. A launch captured into a CUDA graph keeps the workspace of the stream it was captured
+// on, as for HistogramKernel.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "autotune/device.hpp"
 #include "autotune/reduction.hpp"
 #include "runtime/cuda.hpp"
+#include "runtime/workspace.hpp"
 
 namespace autotune {
 
@@ -69,9 +73,9 @@ class ReduceKernel {
   std::size_t acc_bytes_ = 0;
   int blocks_per_sm_ = 0;
   unsigned resident_grid_ = 0;
-  // Ticket (zero between launches) at 0, the identity at 8 (the atomic finish's preset), partials from 256: the
-  // layout of kernel_templates/reduce.cu. Sized for the largest grid the plan can choose.
-  cuda::DeviceBuffer workspace_;
+  // Per stream: ticket (zero between launches) at 0, the identity at 8 (the atomic finish's preset), partials from
+  // 256: the layout of kernel_templates/reduce.cu. Sized for the largest grid the plan can choose.
+  std::unique_ptr<WorkspacePool> workspaces_;
 };
 
 }  // namespace autotune

@@ -9,6 +9,11 @@
 
 namespace autotune {
 
+namespace {
+// What `autotune tune` measures on unless told otherwise (HistogramProblem / ReduceProblem defaults).
+constexpr const char* kDefaultDistribution = "uniform";
+}  // namespace
+
 std::string_view to_string(ConfigSource s) {
   switch (s) {
     case ConfigSource::exact: return "exact";
@@ -48,22 +53,43 @@ Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& pr
   Lookup l;
   // Staleness of the whole model first (the problem's family template, NVRTC, driver): never serve such a run.
   l.stale_marked = cache.mark_stale(current_identity(to_string(problem.family()), t.driver_version), t.model_key);
-  if ((l.winner = cache.find_winner(t.model_key, problem))) {
-    l.source = ConfigSource::exact;
-  } else if ((l.winner = cache.find_nearest_winner(t.model_key, problem))) {
-    l.source = ConfigSource::nearest_size;
-    l.distance = fmt::format("tuned for n={}", l.winner->problem.n());
-  } else if (!t.arch.empty()) {
+  // The problem's distribution is a hint: a winner measured on it first, then one measured on the tuner's default
+  // input ("uniform"), which every `autotune tune` of the problem records.
+  std::vector<Problem> candidates{problem};
+  if (problem.distribution() != kDefaultDistribution) candidates.push_back(problem.with_distribution(kDefaultDistribution));
+  auto note_distribution = [&](const Problem& used) {
+    if (used.distribution() == problem.distribution()) return std::string();
+    return fmt::format("measured on dist={}, not {}", used.distribution(), problem.distribution());
+  };
+  auto join = [](std::string a, const std::string& b) { return b.empty() ? a : a.empty() ? b : a + "; " + b; };
+  for (const Problem& p : candidates) {
+    if ((l.winner = cache.find_winner(t.model_key, p))) {
+      l.source = ConfigSource::exact;
+      l.distance = note_distribution(p);
+      break;
+    }
+    if ((l.winner = cache.find_nearest_winner(t.model_key, p))) {
+      l.source = ConfigSource::nearest_size;
+      l.distance = join(fmt::format("tuned for n={}", l.winner->problem.n()), note_distribution(p));
+      break;
+    }
+  }
+  if (!l.winner && !t.arch.empty()) {
     // Another model's runs are checked against this build's kernel template only: their NVRTC and driver are
     // those of other machines, and a cubin for the same architecture loads here whatever NVRTC built it.
     CodeIdentity template_only = current_identity(to_string(problem.family()), 0);
     template_only.nvrtc_version = 0;
     l.stale_marked += cache.mark_stale(template_only, {});
-    if ((l.winner = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, problem))) {
-      l.source = ConfigSource::similar_device;
-      l.distance = fmt::format("tuned on {} ({} SMs){}", l.winner->device_name, l.winner->sm_count,
-                               l.winner->problem.n() == problem.n() ? ""
-                                                                    : fmt::format(" for n={}", l.winner->problem.n()));
+    for (const Problem& p : candidates) {
+      if ((l.winner = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, p))) {
+        l.source = ConfigSource::similar_device;
+        l.distance = join(fmt::format("tuned on {} ({} SMs){}", l.winner->device_name, l.winner->sm_count,
+                                      l.winner->problem.n() == problem.n()
+                                          ? ""
+                                          : fmt::format(" for n={}", l.winner->problem.n())),
+                          note_distribution(p));
+        break;
+      }
     }
   }
   l.config = l.winner ? l.winner->config : Config::fallback(problem);

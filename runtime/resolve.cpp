@@ -57,8 +57,9 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
 
   switch (r.source) {
     case ConfigSource::exact:
-      r.message = fmt::format("autotune: {} on {}: tuned configuration {} from {}", problem.key(), d.name,
-                              r.config.key(), r.cache_path);
+      r.message = fmt::format("autotune: {} on {}: tuned configuration {}{} from {}", problem.key(), d.name,
+                              r.config.key(), lookup.distance.empty() ? "" : " (" + lookup.distance + ")",
+                              r.cache_path);
       break;
     case ConfigSource::nearest_size:
     case ConfigSource::similar_device:

@@ -30,6 +30,9 @@ step() { echo; echo "### $*"; }
     "$bin/autotune" best --type u8 --bins 256 --n 48M --device 0 --cache "$cache" || rc=1
     "$bin/autotune" best --kernel reduce --op sum --type f32 --n 64M --device 0 --cache "$cache" --json || rc=1
     step "autotune compare"; "$bin/autotune" compare --cache "$cache" || rc=1
+    step "autotune bench (default problems)"; "$bin/autotune" bench --cache "$cache" || rc=1
+    step "autotune bench (a reduction at 256M)"
+    "$bin/autotune" bench --kernel reduce --op sum --type f32 --n 256M --cache "$cache" || rc=1
     step "autotune report"; "$bin/autotune" report --cache "$cache" --output "$out/report.html" || rc=1
     step "example_histogram"; AUTOTUNE_CACHE="$cache" "$bin/example_histogram" || rc=1
     step "example_reduce"; AUTOTUNE_CACHE="$cache" "$bin/example_reduce" || rc=1

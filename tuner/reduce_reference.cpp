@@ -173,15 +173,21 @@ ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, 
   });
 }
 
-long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long double abs_sum) {
+long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long double abs_sum, std::uint64_t chain) {
   const long double u = accumulator == ValueType::f32 ? 0x1p-24L : 0x1p-53L;
   const int log2n = n <= 1 ? 0 : static_cast<int>(std::bit_width(n - 1));  // ceil(log2 n)
-  const long double k = log2n + 32;
+  const long double k = static_cast<long double>(chain) + log2n + 32;
+  if (k * u >= 1) return std::numeric_limits<long double>::infinity();  // no bound: only exact inputs can check it
   return k * u / (1 - k * u) * abs_sum;
 }
 
+std::uint64_t unordered_chain(const ReduceConfig& config, std::uint64_t n, std::uint64_t grid) {
+  if (config.block_reduce != BlockReduce::atomic) return 0;
+  return std::min<std::uint64_t>(n, grid * static_cast<std::uint64_t>(config.block));
+}
+
 std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& expected, const void* got,
-                           std::uint64_t n) {
+                           std::uint64_t n, std::uint64_t chain) {
   const ValueType acc = problem.accumulator_type();
   std::uint64_t bits = 0;
   std::memcpy(&bits, got, size_of(acc));  // little-endian: a 32-bit value lands in the low half
@@ -209,7 +215,7 @@ std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& e
   if (std::isnan(value)) return fmt::format("expected {}, got NaN", show_float(expected.value));
   const long double largest = acc == ValueType::f32 ? std::numeric_limits<float>::max()
                                                      : std::numeric_limits<double>::max();
-  const long double tolerance = reduce_sum_tolerance(acc, n, expected.abs_sum);
+  const long double tolerance = reduce_sum_tolerance(acc, n, expected.abs_sum, chain);
   if (std::isinf(value)) {
     // Partial sums never exceed sum|x| (plus rounding): below the largest finite value no order can overflow.
     if (expected.abs_sum + tolerance >= largest) return {};

@@ -44,7 +44,15 @@ ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, 
 /// worst-case bound would grow linearly; on the generated inputs their rounding errors are random in sign and grow
 /// like sqrt(chain) u, far below the 32 extra levels allowed here (and constant inputs sum exactly). An
 /// order-independent exact check needs exactly summable inputs (small integers as floats), as the GPU suite does.
-long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long double abs_sum);
+/// With `chain` > 0, the bound of a variant whose additions form a sequential chain of that length in an order the
+/// hardware picks (per-thread atomics into one float: rounding errors then accumulate along the whole chain, and the
+/// statistical argument above does not hold): gamma_k with k = chain + ceil(log2 n) + 32, which bounds any order.
+long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long double abs_sum, std::uint64_t chain = 0);
+
+/// The longest sequential chain of float additions of `config` for n elements on `grid` blocks when that chain is
+/// not in a fixed order: the number of threads that add into the output with atomics (BlockReduce::atomic), else 0
+/// (every other variant adds in a fixed tree with short per-thread chains: reduce_sum_tolerance's default rule).
+std::uint64_t unordered_chain(const ReduceConfig& config, std::uint64_t n, std::uint64_t grid);
 
 /// Empty when `got` (the raw accumulator-type bytes the kernel wrote) is correct for n elements, else one line
 /// saying what was expected and what came back. Integers: exact. Float min/max: equal values (-0.0 equals +0.0);
@@ -52,6 +60,6 @@ long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long do
 /// otherwise within reduce_sum_tolerance of the reference, and an infinity is accepted only where the finite sum
 /// could overflow the accumulator (sum|x| near its largest value).
 std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& expected, const void* got,
-                           std::uint64_t n);
+                           std::uint64_t n, std::uint64_t chain = 0);
 
 }  // namespace autotune

@@ -107,7 +107,8 @@ class ReduceWorkload final : public Workload {
       run(stream);
       AUTOTUNE_CUDA(cudaMemcpyAsync(got, w_.out_.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
       AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
-      return compare_reduce(w_.problem_, w_.expected_, got, w_.problem_.n);
+      return compare_reduce(w_.problem_, w_.expected_, got, w_.problem_.n,
+                            unordered_chain(kernel_.config(), w_.problem_.n, kernel_.grid_for(w_.problem_.n)));
     }
 
    private:

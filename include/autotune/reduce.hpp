@@ -6,10 +6,11 @@
 //   float host = sum.result(d_values, n, d_result, stream);   // the same, then copied back (synchronizes)
 //
 // The lookup order (exact, nearest tuned size, similar GPU model, built-in default) is include/autotune/resolution.hpp;
-// resolution() says which step answered. Thread-safety and streams: as autotune::Histogram (histogram.hpp): a
-// configuration that finishes in the last block or in two passes keeps its partials in a workspace of the handle,
-// so calls on one handle must be ordered (one stream, or synchronized streams); use a handle per stream otherwise.
-// The application's current device and context are used, never replaced.
+// resolution() says which step answered. Thread-safety and streams: as autotune::Histogram (histogram.hpp): one
+// handle may be called from several host threads on any streams at once and captured into CUDA graphs; each stream
+// gets its own workspace for the partials (claimed lock-free on its first call), so after construction a call is one
+// launch (two for a two-pass finish, a preset copy and a launch for the atomic finish) with no lock and no
+// allocation. The application's current device and context are used, never replaced.
 #pragma once
 
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include "autotune/identity.hpp"
 #include "autotune/resolution.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
+#include "tuner/reduce_reference.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -146,6 +147,22 @@ TEST_SUITE("family") {
       CHECK(l.config == Config(config(512, 4)));
       CHECK(l.distance == "tuned for n=67108864");
     }
+    SUBCASE("a distribution hint: its own winner first, else the uniform one, said so") {
+      HistogramProblem runs = u8;
+      runs.distribution = "runs";
+      Lookup l = lookup_config(cache, target_of(h100()), runs);
+      CHECK(l.source == ConfigSource::exact);
+      CHECK(l.config == Config(config(512, 4)));
+      CHECK(l.distance == "measured on dist=uniform, not runs");
+      record(cache, h100(), runs, config(256, 8));
+      l = lookup_config(cache, target_of(h100()), runs);
+      CHECK(l.config == Config(config(256, 8)));  // the per-distribution winner, once tuned
+      CHECK(l.distance.empty());
+      runs.n = 1 * M;
+      l = lookup_config(cache, target_of(h100()), runs);
+      CHECK(l.source == ConfigSource::nearest_size);
+      CHECK(l.config == Config(config(256, 8)));
+    }
     SUBCASE("a model of the same architecture with the closest SM count") {
       DeviceInfo h200 = h100();
       h200.name = "NVIDIA H200";
@@ -257,6 +274,22 @@ TEST_SUITE("family") {
     std::stringstream again;
     cache.export_json(again);
     CHECK(copy.import_json(again, "doc").total() == 0);  // the same data twice changes nothing
+  }
+
+  TEST_CASE("per-thread float atomics are checked against the bound of an unordered chain as long as the threads") {
+    ReduceConfig naive;
+    naive.block_reduce = BlockReduce::atomic;
+    naive.finish = Finish::atomic;
+    naive.block = 256;
+    CHECK(unordered_chain(naive, 1'000'000, 100) == 25'600);   // 100 blocks of 256 threads, each one atomic add
+    CHECK(unordered_chain(naive, 1'000, 100) == 1'000);        // no more adds than elements
+    CHECK(unordered_chain(ReduceConfig{}, 1'000'000, 100) == 0);  // a fixed tree: the default rule
+    // gamma_k * sum|x| with k = chain + ceil(log2 n) + 32 and u = 2^-24: for n = 2^20, sum|x| = 1 and a chain of
+    // 2^20, k = 2^20 + 52.
+    const long double k = 1048576.0L + 20 + 32, u = 0x1p-24L;
+    CHECK(static_cast<double>(reduce_sum_tolerance(ValueType::f32, 1u << 20, 1.0L, 1u << 20)) ==
+          doctest::Approx(static_cast<double>(k * u / (1 - k * u))));
+    CHECK(reduce_sum_tolerance(ValueType::f32, 1u << 20, 1.0L, 1ull << 25) == std::numeric_limits<long double>::infinity());
   }
 
   TEST_CASE("an import refuses a reduction whose key is not a reduction") {

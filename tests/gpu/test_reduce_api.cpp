@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <thread>
+#include <vector>
 
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
@@ -79,6 +81,67 @@ TEST_SUITE("gpu_api") {
     CHECK(fallback.resolution().compiled);
     check_reduce<int>(fallback, 12345, 3, 5);
     std::filesystem::remove(path);
+  }
+
+  TEST_CASE("one reduction handle, called from several threads on their own streams at once and in a CUDA graph") {
+    ReduceProblem p;
+    p.op = ReduceOp::sum;
+    p.type = ValueType::i32;  // exact: every call must give exactly the reference
+    p.n = 3'000'017;
+    const Reduce r(p, Reduce::Options{0, temp_cache("threads")});  // the built-in default finishes in the last block
+    const int threads = 12, calls = 8;
+    std::vector<std::string> errors(threads);
+    {
+      std::vector<std::jthread> pool;
+      for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          try {
+            AUTOTUNE_CUDA(cudaSetDevice(0));
+            cuda::Stream stream;
+            std::vector<std::vector<unsigned char>> host;
+            std::vector<cuda::DeviceBuffer> in, out;
+            for (int k = 0; k < calls; ++k) {
+              host.push_back(generate_values(p, p.n, 100 * t + k));
+              in.emplace_back(host.back().size());
+              out.emplace_back(8);
+              AUTOTUNE_CUDA(cudaMemcpy(in.back().get(), host.back().data(), host.back().size(), cudaMemcpyHostToDevice));
+            }
+            for (int k = 0; k < calls; ++k) r(in[k].get(), p.n, static_cast<long long*>(out[k].get()), stream.get());
+            stream.synchronize();
+            for (int k = 0; k < calls; ++k) {
+              long long got = 0;
+              AUTOTUNE_CUDA(cudaMemcpy(&got, out[k].get(), 8, cudaMemcpyDeviceToHost));
+              if (auto d = compare_reduce(p, reference_reduce(p, host[k].data(), p.n), &got, p.n); !d.empty())
+                errors[t] += fmt::format("call {}: {}\n", k, d);
+            }
+          } catch (const std::exception& e) {
+            errors[t] += e.what();
+          }
+        });
+    }
+    for (int t = 0; t < threads; ++t) CHECK_MESSAGE(errors[t].empty(), "thread ", t, ": ", errors[t]);
+
+    // Captured once, replayed on new data: each replay exact.
+    const std::vector<unsigned char> first = generate_values(p, p.n, 7);
+    cuda::DeviceBuffer in(first.size()), out(8);
+    cuda::Stream stream;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    r(in.get(), p.n, static_cast<long long*>(out.get()), stream.get());
+    AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &graph));
+    AUTOTUNE_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 3; ++replay) {
+      const std::vector<unsigned char> host = generate_values(p, p.n, 1000 + replay);
+      AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaGraphLaunch(exec, stream.get()));
+      stream.synchronize();
+      long long got = 0;
+      AUTOTUNE_CUDA(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));
+      CHECK(compare_reduce(p, reference_reduce(p, host.data(), p.n), &got, p.n) == "");
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
   }
 
   TEST_CASE("float min and max propagate NaN; the output type and pointers are checked") {
