@@ -28,6 +28,7 @@
 #include "cli/bench.hpp"
 #include "cli/format.hpp"
 #include "cli/progress.hpp"
+#include "tuner/robust.hpp"
 #include "cli/report.hpp"
 
 extern char** environ;
@@ -218,8 +219,47 @@ int tune_isolated(const TuneCommand& cmd, int device, const std::string& cache_p
   return failures ? 1 : 0;
 }
 
-int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream& out, std::ostream& err) {
-  if (cmd.worker) return tune_in_process(cmd, cmd.devices.at(0), cache_path, out, err);
+// --dists: the robust winner of each histogram problem across the distributions just tuned on `device`.
+int record_robust(const TuneCommand& cmd, int device, const std::string& cache_path, std::ostream& out,
+                  std::ostream& err) {
+  if (cmd.dists.empty()) return 0;
+  const DeviceInfo d = query_device(device);
+  Cache cache(cache_path);
+  int failures = 0;
+  for (const Problem& p : cmd.problems) {
+    if (!p.histogram()) continue;
+    try {
+      const RobustRecord r = record_robust_winner(cache, d, p, cmd.dists);
+      std::string per;
+      for (std::size_t i = 0; i < r.distributions.size(); ++i)
+        per += fmt::format("{}{} {:.2f}x", i ? ", " : "", r.distributions[i], r.slowdowns[i]);
+      fmt::print(out, "\n{} on {}: robust winner across {} distributions: {}\n  worst-case slowdown {:.2f}x ({}); "
+                      "its slowest time {:.4f} ms\n",
+                 r.problem.key(), d.name, r.distributions.size(), r.config.key(), r.worst_slowdown, per, r.worst_ms);
+    } catch (const Error& e) {
+      fmt::print(err, "autotune: {}: no robust winner: {}\n", p.key(), e.what());
+      ++failures;
+    }
+  }
+  return failures ? 1 : 0;
+}
+
+// The problems as tuned: with --dists, each histogram problem once per distribution.
+TuneCommand expand_distributions(const TuneCommand& cmd) {
+  TuneCommand t = cmd;
+  if (cmd.dists.empty()) return t;
+  t.problems.clear();
+  for (const Problem& p : cmd.problems) {
+    if (!p.histogram()) t.problems.push_back(p);
+    else
+      for (const std::string& d : cmd.dists) t.problems.push_back(p.with_distribution(d));
+  }
+  return t;
+}
+
+int run_tune(const TuneCommand& given, const std::string& cache_path, std::ostream& out, std::ostream& err) {
+  if (given.worker) return tune_in_process(given, given.devices.at(0), cache_path, out, err);
+  const TuneCommand cmd = expand_distributions(given);
   // One device per distinct GPU model: tuning results belong to a model, not to a card.
   std::vector<int> devices = cmd.devices;
   if (cmd.all_devices) {
@@ -236,7 +276,10 @@ int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream
   }
   if (!cmd.isolate) {
     int rc = 0;
-    for (int d : devices) rc = std::max(rc, tune_in_process(cmd, d, cache_path, out, err));
+    for (int d : devices) {
+      rc = std::max(rc, tune_in_process(cmd, d, cache_path, out, err));
+      rc = std::max(rc, record_robust(given, d, cache_path, out, err));
+    }
     return rc;
   }
   const DeviceInfo first = query_device(devices.front());  // a clear error without a GPU, before any worker
@@ -248,13 +291,14 @@ int run_tune(const TuneCommand& cmd, const std::string& cache_path, std::ostream
              devices.size() == 1 ? fmt::format("GPU {} ({}, {})", first.ordinal, first.name, first.arch())
                                  : fmt::format("{} GPU models in parallel", devices.size()),
              cache_path);
-  if (devices.size() == 1) return tune_isolated(cmd, devices.front(), cache_path, out, err);
   std::vector<int> codes(devices.size());
   {
     std::vector<std::jthread> lanes;
     for (std::size_t i = 0; i < devices.size(); ++i)
       lanes.emplace_back([&, i] { codes[i] = tune_isolated(cmd, devices[i], cache_path, out, err); });
   }
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    codes[i] = std::max(codes[i], record_robust(given, devices[i], cache_path, out, err));
   return *std::max_element(codes.begin(), codes.end());
 }
 

@@ -1,6 +1,7 @@
 #include "cli/options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <boost/program_options.hpp>
 #include <algorithm>
@@ -85,6 +86,9 @@ po::options_description tune_options() {
       ("strategy", po::value<std::string>()->value_name("S"),
        "exhaustive (default: every variant), random (a seeded sample, see --budget), or halving (short "
        "measurements of all, full ones of the fastest quarter)")
+      ("dists", po::value<std::string>()->value_name("LIST"),
+       "histograms: tune on each of these distributions (e.g. uniform,constant,narrow,runs,image), keep each one's "
+       "winner, and record the robust winner across them (least worst-case slowdown) as dist=robust")
       ("budget", po::value<std::string>()->value_name("K"), "random: variants to measure (default: a quarter)")
       ("budget-s", po::value<std::string>()->value_name("SECONDS"), "random: stop drawing after this long")
       ("no-flush", "time with a warm L2 (default: flush the L2 before every timed run)")
@@ -185,6 +189,17 @@ TuneCommand make_tune(const po::variables_map& vm) {
       if (!(t.budget_s > 0)) throw UsageError(fmt::format("--budget-s: {} is not a positive number of seconds", str("budget-s")));
     }
   }
+  if (vm.count("dists")) {
+    if (vm.count("dist")) throw UsageError("--dist and --dists exclude each other: choose one");
+    std::stringstream in(str("dists"));
+    for (std::string d; std::getline(in, d, ',');) {
+      const auto& known = histogram_distributions();
+      if (std::find(known.begin(), known.end(), d) == known.end())
+        throw UsageError(fmt::format("--dists: unknown distribution '{}' (known: {})", d, fmt::join(known, ", ")));
+      if (std::find(t.dists.begin(), t.dists.end(), d) == t.dists.end()) t.dists.push_back(d);
+    }
+    if (t.dists.size() < 2) throw UsageError("--dists: name at least two distributions, e.g. uniform,runs");
+  }
   t.isolate = vm.count("no-isolate") == 0;
   t.worker = vm.count("worker") > 0;
   if (vm.count("inject-fault")) t.inject_fault = str("inject-fault");
@@ -193,7 +208,7 @@ TuneCommand make_tune(const po::variables_map& vm) {
                                 vm.count("upper") || vm.count("n") || vm.count("dist") || vm.count("counters") ||
                                 vm.count("op") || vm.count("acc") || vm.count("mode");
   if (vm.count("problem-key")) {  // a worker's problem, as its parent spelled it
-    if (any_problem_flag) throw UsageError("--problem-key excludes the problem flags");
+    if (any_problem_flag || vm.count("dists")) throw UsageError("--problem-key excludes the problem flags");
     const auto p = Problem::parse(str("problem-key"));
     if (!p) throw UsageError(fmt::format("--problem-key: '{}' is not a problem key", str("problem-key")));
     t.problems = {*p};

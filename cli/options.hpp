@@ -32,6 +32,9 @@ struct TuneCommand {
   bool isolate = true;                   ///< run each problem in a worker process (--no-isolate: in this process)
   bool worker = false;                   ///< (hidden) this process is a worker: --worker
   std::string inject_fault;              ///< (hidden, testing) --inject-fault CONFIG_KEY
+  /// --dists D1,D2,...: each histogram problem is tuned on every one of these distributions (per-distribution
+  /// winners), then its robust winner across them is recorded as dist=robust (tuner/robust.hpp).
+  std::vector<std::string> dists;
 };
 struct ShowCommand {
   bool all = false;     ///< --all: stale winners too, marked as such

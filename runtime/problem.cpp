@@ -77,8 +77,9 @@ void HistogramProblem::validate() const {
     if (lower < ti.min || upper > ti.max + 1.0)
       throw UsageError(fmt::format("range [{}, {}) does not fit {} samples", lower, upper, ti.name));
   }
-  if (std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
-      histogram_distributions().end())
+  if (distribution != kRobustDistribution &&
+      std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
+          histogram_distributions().end())
     throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution,
                                  fmt::join(histogram_distributions(), ", ")));
 }

@@ -56,6 +56,8 @@ Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& pr
   // The problem's distribution is a hint: a winner measured on it first, then one measured on the tuner's default
   // input ("uniform"), which every `autotune tune` of the problem records.
   std::vector<Problem> candidates{problem};
+  if (problem.histogram() && problem.distribution() != kRobustDistribution)
+    candidates.push_back(problem.with_distribution(kRobustDistribution));
   if (problem.distribution() != kDefaultDistribution) candidates.push_back(problem.with_distribution(kDefaultDistribution));
   auto note_distribution = [&](const Problem& used) {
     if (used.distribution() == problem.distribution()) return std::string();

@@ -193,6 +193,9 @@ std::vector<std::size_t> initial_selection(const std::vector<Config>& configs, c
 
 TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options) {
   problem.validate();
+  if (problem.distribution() == kRobustDistribution)
+    throw UsageError(fmt::format("dist={} is not an input: tune the distributions it combines with --dists "
+                                 "(e.g. --dists uniform,constant,runs)", kRobustDistribution));
   if (std::find(tune_strategies().begin(), tune_strategies().end(), options.strategy) == tune_strategies().end())
     throw UsageError(fmt::format("unknown strategy '{}' (known: exhaustive, random, halving)", options.strategy));
   const auto t0 = std::chrono::steady_clock::now();

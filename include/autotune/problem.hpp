@@ -54,6 +54,11 @@ struct HistogramProblem {
 /// Input distributions the tuner can generate.
 const std::vector<std::string>& histogram_distributions();
 
+/// The distribution name under which `autotune tune --dists D1,D2,...` records the robust winner of a histogram:
+/// the configuration with the least worst-case slowdown across those distributions (tuner/robust.hpp). A valid
+/// problem key and lookup hint, but not an input: it cannot be generated or tuned directly.
+inline constexpr const char* kRobustDistribution = "robust";
+
 /// Parses sizes such as "64M", "1G", "4096", "1.5K" (K = 1024). Throws UsageError on anything else.
 std::uint64_t parse_size(std::string_view text);
 

@@ -7,7 +7,8 @@
 //                      the one with the closest SM count
 //   4. fallback:       the family's built-in default configuration
 // The problem's input distribution is a hint: in steps 1 to 3 a winner measured on that distribution comes first,
-// then one measured on the default ("uniform"), which Lookup::distance reports ("measured on dist=uniform, not runs").
+// then a histogram's robust winner across distributions (dist=robust, `autotune tune --dists`), then one measured
+// on the default ("uniform"); Lookup::distance says so ("measured on dist=uniform, not runs").
 // Runs measured with another kernel template, NVRTC or driver are marked stale first and never served.
 #pragma once
 

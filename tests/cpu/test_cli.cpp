@@ -190,6 +190,9 @@ TEST_SUITE("cli") {
     refuses({"tune", "--problem-key", "histogram/u8/nonsense"}, "not a problem key");
     refuses({"best", "--kernel", "reduce", "--op", "sum", "--type", "i32", "--n", "1M"}, "--device-model KEY");
     refuses({"bench", "--samples", "0"}, "--samples");
+    refuses({"tune", "--dists", "uniform"}, "at least two distributions");
+    refuses({"tune", "--dists", "uniform,zipf"}, "unknown distribution 'zipf'");
+    refuses({"tune", "--dists", "uniform,runs", "--dist", "runs", "--n", "1M"}, "exclude each other");
     refuses({"bench", "--device", "-1"}, "--device");
     refuses({"bench", "--type", "u8"}, "--n is required");
     refuses({"bench", "--strategy", "random"}, "bench");
@@ -225,6 +228,9 @@ TEST_SUITE("cli") {
     CHECK(t.budget_s == 2.5);
     CHECK(t.devices == std::vector<int>{1, 0});  // each ordinal once, in the order given
     CHECK_FALSE(t.isolate);
+
+    const auto robust = std::get<TuneCommand>(parse({"tune", "--dists", "uniform,runs,uniform,image"}).command);
+    CHECK(robust.dists == std::vector<std::string>{"uniform", "runs", "image"});
 
     const auto all = std::get<TuneCommand>(parse({"tune", "--devices", "all", "--strategy", "halving"}).command);
     CHECK(all.all_devices);

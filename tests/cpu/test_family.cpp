@@ -12,6 +12,7 @@
 #include "autotune/resolution.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 #include "tuner/reduce_reference.hpp"
+#include "tuner/robust.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -290,6 +291,78 @@ TEST_SUITE("family") {
     CHECK(static_cast<double>(reduce_sum_tolerance(ValueType::f32, 1u << 20, 1.0L, 1u << 20)) ==
           doctest::Approx(static_cast<double>(k * u / (1 - k * u))));
     CHECK(reduce_sum_tolerance(ValueType::f32, 1u << 20, 1.0L, 1ull << 25) == std::numeric_limits<long double>::infinity());
+  }
+
+  TEST_CASE("the robust winner: least worst-case slowdown over the distributions, by hand") {
+    // Three configurations on two distributions (ms). Fastest per distribution: 1.0 (a) and 2.0 (c).
+    //   a: 1.0 / 4.0 -> slowdowns 1.00, 2.00 -> worst 2.00
+    //   b: 1.2 / 2.4 -> 1.20, 1.20 -> worst 1.20  <- the robust choice, though it wins neither
+    //   c: 3.0 / 2.0 -> 3.00, 1.00 -> worst 3.00
+    const std::vector<std::string> keys{"a", "b", "c"};
+    const auto r = pick_robust({{1.0, 1.2, 3.0}, {4.0, 2.4, 2.0}}, keys);
+    REQUIRE(r);
+    CHECK(r->index == 1);
+    CHECK(r->worst_slowdown == doctest::Approx(1.2));
+    REQUIRE(r->slowdowns.size() == 2);
+    CHECK(r->slowdowns[0] == doctest::Approx(1.2));
+    CHECK(r->slowdowns[1] == doctest::Approx(1.2));
+    // A configuration that failed on one distribution (0) cannot be chosen, however fast elsewhere; its time still
+    // sets that distribution's fastest (1.0 on the second): a: 1/1, 4/1 -> 4.0; c: 3/1, 2/1 -> 3.0.
+    const auto r2 = pick_robust({{1.0, 0.0, 3.0}, {4.0, 1.0, 2.0}}, keys);
+    REQUIRE(r2);
+    CHECK(r2->index == 2);
+    CHECK(r2->worst_slowdown == doctest::Approx(3.0));
+    // Equal worst cases (within 0.5 %): the smaller total time, then the smaller key.
+    CHECK(pick_robust({{1.0, 1.0}, {2.0, 2.0}}, {"y", "x"})->index == 1);
+    CHECK(pick_robust({{1.0, 1.001}, {2.0, 1.5}}, {"y", "x"})->index == 1);
+    CHECK_FALSE(pick_robust({{1.0, 0.0}, {0.0, 1.0}}, {"a", "b"}));
+  }
+
+  TEST_CASE("tune --dists records the robust winner of the per-distribution runs, and the lookup serves it") {
+    Cache cache(":memory:");
+    const HistogramProblem u8 = problem(64 * M);
+    auto run_on = [&](const char* dist, std::vector<std::pair<HistogramConfig, double>> ms) {
+      HistogramProblem p = u8;
+      p.distribution = dist;
+      const auto run = cache.begin_run(h100(), p, current_run(Family::histogram));
+      Measurement best;
+      for (const auto& [c, t] : ms) {
+        Measurement m;
+        m.config = c;
+        m.median_ms = t;
+        m.samples = 5;
+        m.gbps = 1.0 / t;
+        cache.add_measurement(run, m);
+        if (best.median_ms == 0.0 || t < best.median_ms) best = m;
+      }
+      cache.finish_run(run, best, {});
+    };
+    const HistogramConfig a = config(256, 4), b = config(512, 4), c = config(1024, 8);
+    run_on("uniform", {{a, 1.0}, {b, 1.2}, {c, 3.0}});
+    run_on("runs", {{a, 4.0}, {b, 2.4}, {c, 2.0}});
+    CHECK_THROWS_AS(record_robust_winner(cache, h100(), u8, {"uniform"}), UsageError);
+    CHECK_THROWS_WITH_AS(record_robust_winner(cache, h100(), u8, {"uniform", "image"}), doctest::Contains("dist=image"),
+                         Error);
+    const RobustRecord r = record_robust_winner(cache, h100(), u8, {"uniform", "runs"});
+    CHECK(r.config == Config(b));
+    CHECK(r.worst_slowdown == doctest::Approx(1.2));
+    CHECK(r.worst_ms == doctest::Approx(2.4));
+    CHECK(r.problem.distribution() == "robust");
+    const auto w = cache.find_winner(h100().model_key(), r.problem);
+    REQUIRE(w);
+    CHECK(w->config == Config(b));
+    CHECK_FALSE(w->cubin.empty());  // compiled by NVRTC for sm_90
+    CHECK(cache.measurements(w->run_id).size() == 3);
+
+    // A hint with a per-distribution winner gets it; another distribution gets the robust one.
+    HistogramProblem narrow = u8;
+    narrow.distribution = "narrow";
+    Lookup l = lookup_config(cache, target_of(h100()), narrow);
+    CHECK(l.config == Config(b));
+    CHECK(l.distance == "measured on dist=robust, not narrow");
+    HistogramProblem runs = u8;
+    runs.distribution = "runs";
+    CHECK(lookup_config(cache, target_of(h100()), runs).config == Config(c));
   }
 
   TEST_CASE("an import refuses a reduction whose key is not a reduction") {
