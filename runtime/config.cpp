@@ -6,6 +6,8 @@
 #include <charconv>
 #include <map>
 
+#include "runtime/key_text.hpp"
+
 namespace autotune {
 
 std::string_view to_string(Privatization p) {
@@ -35,34 +37,10 @@ std::string HistogramConfig::key() const {
 
 namespace {
 
-std::optional<int> to_int(std::string_view s) {
-  int v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-template <class E, std::size_t N>
-std::optional<E> to_enum(std::string_view s, const E (&values)[N]) {
-  for (E v : values)
-    if (to_string(v) == s) return v;
-  return std::nullopt;
-}
-
-using Fields = std::map<std::string, std::string, std::less<>>;
-
-std::optional<Fields> split(std::string_view key) {
-  Fields fields;
-  while (!key.empty()) {
-    const auto comma = key.find(',');
-    const auto item = key.substr(0, comma);
-    const auto eq = item.find('=');
-    if (eq == std::string_view::npos) return std::nullopt;
-    if (!fields.emplace(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1))).second) return std::nullopt;
-    key = comma == std::string_view::npos ? std::string_view{} : key.substr(comma + 1);
-  }
-  return fields;
-}
+using key_text::Fields;
+using key_text::split;
+using key_text::to_enum;
+using key_text::to_int;
 
 constexpr Privatization kPrivs[] = {Privatization::global, Privatization::shared, Privatization::warp};
 constexpr Partitioning kParts[] = {Partitioning::interleaved, Partitioning::contiguous};

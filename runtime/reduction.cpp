@@ -8,6 +8,7 @@
 #include <map>
 
 #include "autotune/error.hpp"
+#include "runtime/key_text.hpp"
 
 namespace autotune::embedded {
 extern const std::string_view reduce_template;
@@ -47,19 +48,8 @@ constexpr BlockReduce kBlockReduces[] = {BlockReduce::atomic, BlockReduce::share
                                          BlockReduce::warp_reduce};
 constexpr Finish kFinishes[] = {Finish::atomic, Finish::last_block, Finish::two_pass};
 
-std::optional<int> to_int(std::string_view s) {
-  int v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-template <class E, std::size_t N>
-std::optional<E> to_enum(std::string_view s, const E (&values)[N]) {
-  for (E v : values)
-    if (to_string(v) == s) return v;
-  return std::nullopt;
-}
+using key_text::to_enum;
+using key_text::to_int;
 
 }  // namespace
 
@@ -194,15 +184,9 @@ std::string ReduceConfig::key() const {
 }
 
 std::optional<ReduceConfig> ReduceConfig::parse(std::string_view key) {
-  std::map<std::string, std::string, std::less<>> f;
-  while (!key.empty()) {
-    const auto comma = key.find(',');
-    const auto item = key.substr(0, comma);
-    const auto eq = item.find('=');
-    if (eq == std::string_view::npos) return std::nullopt;
-    if (!f.emplace(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1))).second) return std::nullopt;
-    key = comma == std::string_view::npos ? std::string_view{} : key.substr(comma + 1);
-  }
+  const auto fields = key_text::split(key);
+  if (!fields) return std::nullopt;
+  const key_text::Fields& f = *fields;
   const char* names[] = {"red", "block", "vec", "loads", "acc", "finish", "grid"};
   if (f.size() != std::size(names)) return std::nullopt;
   for (const char* n : names)

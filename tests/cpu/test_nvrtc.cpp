@@ -157,6 +157,11 @@ TEST_SUITE("nvrtc") {
     // 1024 bins over [-1, 1): scale 512 = 0x1p+9, lower -1 = -0x1p+0.
     CHECK(src.find("constexpr float kScaleF = 0x1p+9f;") != std::string::npos);
     CHECK(src.find("constexpr float kLowerF = -0x1p+0f;") != std::string::npos);
+    // Every size and input distribution of a histogram compiles to the same source (one compile-cache entry).
+    HistogramProblem other = f32_1024();
+    other.n = 12345;
+    other.distribution = "runs";
+    CHECK(kernel_source(other, c) == src);
   }
 
   TEST_CASE("an invalid configuration never reaches NVRTC, and the template's static_asserts back that up") {
