@@ -10,22 +10,12 @@
 #include <type_traits>
 
 #include "autotune/error.hpp"
+#include "tuner/splitmix.hpp"
 
 namespace autotune {
 
 namespace {
 
-// splitmix64, as tuner/reference.cpp: reproducible on every platform (std distributions are not).
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-};
 
 template <class T>
 T draw(const ReduceProblem& p, SplitMix64& rng) {
@@ -63,18 +53,6 @@ void fill(const ReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out) {
   }
 }
 
-template <class F>
-decltype(auto) dispatch(ValueType t, F&& f) {
-  switch (t) {
-    case ValueType::i32: return f(std::int32_t{});
-    case ValueType::u32: return f(std::uint32_t{});
-    case ValueType::i64: return f(std::int64_t{});
-    case ValueType::u64: return f(std::uint64_t{});
-    case ValueType::f32: return f(float{});
-    case ValueType::f64: return f(double{});
-  }
-  throw UsageError("unknown value type");
-}
 
 template <class T>
 std::uint64_t bits_of(T v) {
@@ -157,7 +135,7 @@ std::string show_float(long double v) { return fmt::format("{:.17g}", static_cas
 
 std::vector<unsigned char> generate_values(const ReduceProblem& problem, std::uint64_t n, std::uint64_t seed) {
   std::vector<unsigned char> bytes(n * size_of(problem.type));
-  dispatch(problem.type, [&](auto tag) {
+  with_value_type(problem.type, [&](auto tag) {
     using T = decltype(tag);
     fill<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
   });
@@ -165,7 +143,7 @@ std::vector<unsigned char> generate_values(const ReduceProblem& problem, std::ui
 }
 
 ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, std::uint64_t n) {
-  return dispatch(problem.type, [&](auto tag) {
+  return with_value_type(problem.type, [&](auto tag) {
     using T = decltype(tag);
     const T* x = static_cast<const T*>(data);
     if constexpr (std::is_floating_point_v<T>) return float_reduce<T>(problem, x, n);

@@ -9,6 +9,20 @@
 
 namespace autotune {
 
+/// Calls f with a value of the C++ type of `t` (int32_t, uint32_t, int64_t, uint64_t, float, double).
+template <class F>
+decltype(auto) with_value_type(ValueType t, F&& f) {
+  switch (t) {
+    case ValueType::i32: return f(std::int32_t{});
+    case ValueType::u32: return f(std::uint32_t{});
+    case ValueType::i64: return f(std::int64_t{});
+    case ValueType::u64: return f(std::uint64_t{});
+    case ValueType::f32: return f(float{});
+    case ValueType::f64: return f(double{});
+  }
+  return f(float{});  // unreachable: every ValueType is listed
+}
+
 /// n values of problem.type following problem.distribution, reproducible from `seed`, as raw bytes:
 ///   uniform:  integer sums: i32 and i64 in [-2^30, 2^30), u32 over its whole range, u64 in [0, 2^31), so the
 ///             default accumulator cannot overflow for n up to 2^32; integer min/max: any value of the type;

@@ -16,6 +16,7 @@
 #include "autotune/config.hpp"
 #include "autotune/error.hpp"
 #include "runtime/jit.hpp"
+#include "tests/cpu/nvrtc_fixtures.hpp"
 #include "tuner/space.hpp"
 
 using namespace autotune;
@@ -25,8 +26,6 @@ extern const std::string_view roof_kernel;
 }
 
 namespace {
-
-bool is_elf(const std::vector<char>& image) { return image.size() > 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0; }
 
 // The "name=value" fields of a configuration's key: the parameters a compile can depend on.
 std::vector<std::string> fields(const HistogramConfig& c) {
@@ -75,20 +74,7 @@ std::vector<HistogramConfig> pairwise_subset(const std::vector<HistogramConfig>&
 // Compiles every configuration of `space` for `problem` on all cores; returns the failures as text.
 std::string compile_configs(const HistogramProblem& problem, const std::vector<HistogramConfig>& space,
                             const std::string& arch) {
-  std::vector<std::string> failures(space.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < space.size();) {
-      const auto r = jit::compile(kernel_source(problem, space[i]), "variant.cu", arch);
-      if (!r.ok || !is_elf(r.cubin)) failures[i] = space[i].key() + ":\n" + r.log;
-    }
-  };
-  std::vector<std::jthread> pool;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
-  pool.clear();  // joins
-  std::string all;
-  for (const auto& f : failures) all += f;
-  return all;
+  return test::compile_all(problem, space, arch);
 }
 
 // Every configuration the tuner may measure for `problem`, at any n.
@@ -182,7 +168,7 @@ TEST_SUITE("nvrtc") {
     for (const char* arch : {"sm_80", "sm_90"}) {
       const auto r = jit::compile(std::string(embedded::roof_kernel), "roof.cu", arch);
       CHECK_MESSAGE(r.ok, r.log);
-      CHECK(is_elf(r.cubin));
+      CHECK(test::is_elf(r.cubin));
     }
   }
 

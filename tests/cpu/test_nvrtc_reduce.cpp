@@ -10,13 +10,13 @@
 #include "autotune/error.hpp"
 #include "autotune/reduction.hpp"
 #include "runtime/jit.hpp"
+#include "tests/cpu/nvrtc_fixtures.hpp"
 #include "tuner/reduce_space.hpp"
 
 using namespace autotune;
 
 namespace {
 
-bool is_elf(const std::vector<char>& image) { return image.size() > 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0; }
 
 // A device of compute capability cc with the limits of the smallest GPU we target: what prunes the space for arch.
 DeviceInfo device_of(int cc_major, int cc_minor) {
@@ -36,20 +36,7 @@ std::string compile_space(const ReduceProblem& problem, const DeviceInfo& device
   for (const auto& c : reduce_space(problem))
     if (reduce_constraint_violation(problem, c, device).empty()) space.push_back(c);
   compiled = space.size();
-  std::vector<std::string> failures(space.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < space.size();) {
-      const auto r = jit::compile(kernel_source(problem, space[i]), "reduce_variant.cu", device.arch());
-      if (!r.ok || !is_elf(r.cubin)) failures[i] = space[i].key() + ":\n" + r.log;
-    }
-  };
-  std::vector<std::jthread> pool;
-  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
-  pool.clear();  // joins
-  std::string all;
-  for (const auto& f : failures) all += f;
-  return all;
+  return test::compile_all(problem, space, device.arch());
 }
 
 ReduceProblem make(ReduceOp op, ValueType t, std::optional<ValueType> acc = std::nullopt, bool deterministic = true) {

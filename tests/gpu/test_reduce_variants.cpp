@@ -138,18 +138,6 @@ std::vector<Input> inputs_for(const ReduceProblem& base) {
   return in;
 }
 
-template <class F>
-decltype(auto) with_type(ValueType t, F&& f) {
-  switch (t) {
-    case ValueType::i32: return f(std::int32_t{});
-    case ValueType::u32: return f(std::uint32_t{});
-    case ValueType::i64: return f(std::int64_t{});
-    case ValueType::u64: return f(std::uint64_t{});
-    case ValueType::f32: return f(float{});
-    case ValueType::f64: return f(double{});
-  }
-  throw UsageError("unknown value type");
-}
 
 std::uint64_t read_result(const cuda::DeviceBuffer& out, std::size_t bytes) {
   std::uint64_t bits = 0;
@@ -177,7 +165,7 @@ void check_every_variant(const ReduceProblem& problem) {
   std::vector<ReduceKernel> kernels;  // one module load per variant, reused for every input
   for (const auto& v : variants) kernels.emplace_back(problem, v.config, dev, v.cubin);
 
-  const auto inputs = with_type(problem.type, [&](auto tag) { return inputs_for<decltype(tag)>(problem); });
+  const auto inputs = with_value_type(problem.type, [&](auto tag) { return inputs_for<decltype(tag)>(problem); });
   cuda::DeviceBuffer out(16);
   for (const auto& in : inputs) {
     const auto expected = reference_reduce(problem, in.bytes.data(), in.n);
