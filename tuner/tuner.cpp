@@ -307,6 +307,9 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
   }
 
   const bool halving = options.strategy == "halving";
+  // Which variants were sampled under the full stopping rule (halving's first round is not): only they compete in the
+  // final. A resumed measurement counts as full when it has more samples than the short round takes.
+  std::vector<bool> full(configs.size(), false);
   for (std::size_t i : selected) {
     Measurement m;
     m.config = configs[i];
@@ -326,6 +329,7 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
     } else if (previous != done.end()) {
       m = previous->second;
       from_previous = true;
+      full[i] = !halving || m.samples > short_rule.max_samples;
       ++report.resumed;
       if (m.status == MeasurementStatus::ok) cubins[i] = std::move(compiled.cubin);
     } else {
@@ -337,7 +341,8 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
           m.log = diff;
         } else {
           set_times(m, sample_variant(*variant, flush, stream, options.warmup, halving ? short_rule : rule));
-          if (!halving) ++report.fully_measured;
+          // With --samples at most the short round's, halving's first round already is the full measurement.
+          if (!halving || rule.max_samples <= short_rule.max_samples) ++report.fully_measured, full[i] = true;
           cubins[i] = std::move(compiled.cubin);
         }
       } catch (const UsageError& e) {
@@ -369,12 +374,13 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
         std::min(order.size(), std::max<std::size_t>(2 * std::max(1, options.finalists), (order.size() + 3) / 4));
     order.resize(keep);
     for (std::size_t i : order) {
-      if (results[i]->samples > short_rule.max_samples) continue;  // resumed with a full measurement already
+      if (full[i]) continue;  // resumed with a full measurement already
       Measurement m = *results[i];
       try {
         const auto variant = workload->load(configs[i], cubins[i], false);
         set_times(m, sample_variant(*variant, flush, stream, options.warmup, rule));
         ++report.fully_measured;
+        full[i] = true;
       } catch (const CudaError& e) {
         on_cuda_error(i, m, e);
         cubins[i].clear();
@@ -393,10 +399,7 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
   // Finalists: the fastest few, re-measured in interleaved rounds so that drift hits them alike; then the tie-break.
   std::vector<std::size_t> order = ranked();
   if (halving) {  // only fully measured variants compete
-    order.erase(std::remove_if(order.begin(), order.end(),
-                               [&](std::size_t i) { return results[i]->samples <= short_rule.max_samples &&
-                                                           rule.max_samples > short_rule.max_samples; }),
-                order.end());
+    order.erase(std::remove_if(order.begin(), order.end(), [&](std::size_t i) { return !full[i]; }), order.end());
   }
   // The `finalists` fastest, and every other variant within 1 % of the fastest (up to three times as many): a near
   // tie that a single measurement ranked fifth still reaches the tie-break, so that which of the near-equal variants
