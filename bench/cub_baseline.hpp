@@ -41,4 +41,7 @@ class CubHistogram {
 /// word that the data never selects). What a histogram or reduction must at least do.
 void launch_read_roof(const void* data, std::size_t bytes, unsigned* sink, cudaStream_t stream);
 
+/// Launches an empty kernel (one block of 32 threads): the floor under any one-launch call, timed like the rest.
+void launch_empty(cudaStream_t stream);
+
 }  // namespace autotune::bench

@@ -16,9 +16,18 @@
 //   kAggregation          0: none; 1: a run of equal bins in a register, one atomic per run;
 //                         2: lanes of a warp with equal bins are merged (__match_any_sync), one atomic per group
 //   kInterleaved          vector k of thread t in a tile is base + k * threads + t (else base + t * kLoads + k)
-//   kLastBlock            blocks add into a histogram in the workspace (kept zero between launches) instead of
-//                         `out`; the last block to finish moves it into `out` and zeroes it (atomicExch): one
-//                         launch, no zeroing launch. Else blocks add into `out`, which must be zero beforehand.
+//   kMerge                0 (atomic): blocks add into `out`, which the host zeroed beforehand.
+//                         1 (last_block): blocks add into a histogram in the workspace (kept zero between launches);
+//                         the last block to finish moves it into `out` and zeroes it (atomicExch): one launch.
+//                         2 (self_zero): the first block to start (a wrapping ticket) zeroes `out` with its first
+//                         warp while every other warp counts; blocks add into `out` once a flag says it is zero,
+//                         and the flag counts itself back to zero: one launch, nothing serial at the end.
+//   kCluster              blocks per thread-block cluster (1: none; also the macro AT_CLUSTER). The blocks of a
+//                         cluster write their per-bin totals to shared memory, then block r sums slice r of the
+//                         bins over all of them through distributed shared memory: one addition per bin and cluster.
+//
+// When the grid is a single block or a single cluster, its sums are the answer: they are stored into `out`, with no
+// atomics and no workspace (the small-n path), whatever kMerge says.
 //
 // Semantics (CUB's HistogramEven): a sample s counts iff lower <= s < upper; NaN never counts.
 //   integer bin = (s - lower) * bins / (upper - lower), exact in 64-bit (constants fold: u8/256 bins is bin = s)
@@ -38,6 +47,11 @@ static_assert(at::kPriv >= 0 && at::kPriv <= 2, "privatization is 0, 1 or 2");
 static_assert(at::kReplicas >= 1 && at::kReplicas <= 32 && (at::kReplicas & (at::kReplicas - 1)) == 0,
               "replicas must be a power of two in 1..32");
 static_assert(!(at::kCounter16 && at::kPriv == 0), "16-bit counters exist only in shared memory");
+static_assert(at::kMerge >= 0 && at::kMerge <= 2, "merge is 0 (atomic), 1 (last block) or 2 (self zero)");
+static_assert(at::kMerge != 2 || (at::kPriv != 0 && !at::kCounter16), "self_zero needs 32-bit shared counters");
+static_assert(at::kCluster == 1 || ((at::kCluster & (at::kCluster - 1)) == 0 && at::kCluster <= 16 && at::kPriv != 0 &&
+                                    !at::kCounter16),
+              "clusters of 2..16 blocks sum 32-bit shared counters");
 
 namespace at {
 
@@ -48,7 +62,9 @@ constexpr int kWarps = kBlock / 32;
 constexpr int kCopies = kPriv == 1 ? kReplicas : (kPriv == 2 ? kWarps : 1);
 constexpr int kPerWord = kCounter16 ? 2 : 1;
 constexpr int kSlots = (kBins + kPerWord - 1) / kPerWord;  // words per copy
-constexpr int kSharedWords = kPriv == 0 ? 0 : kSlots * kCopies;
+constexpr int kSharedWords = kPriv == 0 ? 0 : kSlots * kCopies;  // the copies; with clusters kBins totals follow
+constexpr bool kLastBlock = kMerge == 1;
+constexpr bool kSelfZero = kMerge == 2;
 
 template <int B> struct Raw;
 template <> struct Raw<1> { typedef unsigned char type; };
@@ -157,22 +173,67 @@ __device__ __forceinline__ unsigned block_total(const unsigned* smem, int b) {
 
 }  // namespace at
 
-extern "C" __global__ void __launch_bounds__(at::kBlock)
+// Cluster code only where there are clusters: the intrinsics do not exist before sm_90.
+#if AT_CLUSTER > 1
+#define AT_CLUSTER_DIMS __cluster_dims__(AT_CLUSTER, 1, 1)
+namespace at {
+// Every block of the cluster has arrived (release) and sees the others' shared memory writes (acquire).
+__device__ __forceinline__ void cluster_sync() {
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+}
+__device__ __forceinline__ int cluster_rank() { return static_cast<int>(__clusterRelativeBlockRank()); }
+__device__ __forceinline__ const unsigned* peer_shared(unsigned* local, int rank) {
+  return static_cast<const unsigned*>(__cluster_map_shared_rank(static_cast<void*>(local), rank));
+}
+}  // namespace at
+#else
+#define AT_CLUSTER_DIMS
+namespace at {
+__device__ __forceinline__ void cluster_sync() {}
+__device__ __forceinline__ int cluster_rank() { return 0; }
+__device__ __forceinline__ const unsigned* peer_shared(unsigned* local, int) { return local; }
+}  // namespace at
+#endif
+static_assert(AT_CLUSTER == at::kCluster, "the preamble's cluster macro and constant agree");
+
+extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
 autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
                    unsigned* __restrict__ workspace) {
   using namespace at;
   extern __shared__ unsigned smem[];  // kSharedWords words: the host passes HistogramConfig::shared_bytes()
   const int lane = threadIdx.x & 31;
 
-  // Workspace: word 0 is the ticket, the histogram starts at byte 256. Both are zero between launches.
+  // Workspace: word 0 is the last-block ticket, word 1 the self-zero start ticket, word 2 its "out is zero" flag;
+  // the last-block histogram starts at byte 256. All are zero between launches.
   unsigned* ticket = workspace;
   out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + 64) : out;  // where every count goes
+  // The whole grid is one block or one cluster: it stores its sums into `out` (no atomics, no workspace).
+  const bool one_unit = gridDim.x == static_cast<unsigned>(kCluster);
   Counter counter;
   counter.out = acc;
   if constexpr (kPriv != 0) {
     for (int i = threadIdx.x; i < kSharedWords; i += kBlock) smem[i] = 0;
     __syncthreads();
     counter.smem = kPriv == 1 ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
+  }
+  bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only)
+  if constexpr (kSelfZero) {
+    // Warp 0 takes a ticket (atomicInc wraps to 0 after gridDim.x of them, so the launch leaves it zero); the
+    // first block to start zeroes `out`, publishes that, and only then counts. The other warps count meanwhile.
+    if (!one_unit && threadIdx.x < 32) {
+      unsigned first = 0;
+      if (lane == 0) first = atomicInc(workspace + 1, gridDim.x - 1) == 0;
+      first = __shfl_sync(0xFFFFFFFFu, first, 0);
+      zeroed_out = first != 0;
+      if (first) {
+        for (int b = lane; b < kBins; b += 32) out[b] = 0;
+        __threadfence();
+        __syncwarp();
+        // The other gridDim.x - 1 blocks each take one back after they have seen it: it ends at zero.
+        if (lane == 0) atomicAdd(workspace + 2, gridDim.x - 1);
+      }
+    }
   }
 
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
@@ -218,17 +279,53 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
 
   if constexpr (kPriv != 0) {
     __syncthreads();
-    if (kLastBlock && gridDim.x == 1) {  // the small-n path: the only block's histogram is the answer
+    if (kCluster == 1 && one_unit) {  // the small-n path: the only block's histogram is the answer
       for (int b = threadIdx.x; b < kBins; b += kBlock) {
-        // 16-bit counters may have spilled into the workspace: take those counts too (and leave zeros).
+        // 16-bit counters may have spilled into `acc` (the workspace, or `out` when the host zeroed it): take
+        // those counts too, and leave zeros.
         const out_t spilled = kCounter16 ? atomicExch(acc + b, static_cast<out_t>(0)) : static_cast<out_t>(0);
         out[b] = spilled + block_total(smem, b);
       }
       return;
     }
-    for (int b = threadIdx.x; b < kBins; b += kBlock) {
-      const unsigned c = block_total(smem, b);
-      if (c != 0) global_add(acc, b, static_cast<out_t>(c));
+    if constexpr (kSelfZero) {
+      // `out` may be added into once the first block has zeroed it; that happened long ago unless n is tiny. The
+      // first block itself must not wait: the others may already have taken back every count it lent. Its own
+      // warp 0 zeroed `out` before this __syncthreads, which orders that before its other warps' additions.
+      if (threadIdx.x == 0 && !one_unit && !zeroed_out) {
+        while (*static_cast<volatile unsigned*>(workspace + 2) == 0) {
+        }
+        __threadfence();
+      }
+      __syncthreads();
+    }
+    if constexpr (kCluster > 1) {
+      // This block's totals, for its peers; then block r of the cluster sums slice r of the bins over all of them.
+      unsigned* totals = smem + kSharedWords;
+      for (int b = threadIdx.x; b < kBins; b += kBlock) totals[b] = block_total(smem, b);
+      cluster_sync();
+      constexpr int kSlice = (kBins + kCluster - 1) / kCluster;
+      const int lo = cluster_rank() * kSlice;
+      const int hi = lo + kSlice < kBins ? lo + kSlice : kBins;
+      for (int b = lo + static_cast<int>(threadIdx.x); b < hi; b += kBlock) {
+        out_t c = 0;
+#pragma unroll
+        for (int r = 0; r < kCluster; ++r) c += peer_shared(totals, r)[b];
+        if (one_unit) out[b] = c;
+        else if (c != 0) global_add(acc, b, c);
+      }
+      cluster_sync();  // every block keeps its shared memory until its peers have read it
+      if (one_unit) return;
+    } else {
+      for (int b = threadIdx.x; b < kBins; b += kBlock) {
+        const unsigned c = block_total(smem, b);
+        if (c != 0) global_add(acc, b, static_cast<out_t>(c));
+      }
+    }
+    if constexpr (kSelfZero) {
+      // Every block but the first gives back the count it was lent; the last one leaves the flag zero. No return
+      // value is awaited (a reduction, not a ticket).
+      if (threadIdx.x == 0 && !zeroed_out) atomicSub(workspace + 2, 1u);
     }
   }
   if constexpr (kLastBlock) {

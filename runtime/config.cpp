@@ -27,12 +27,21 @@ std::string_view to_string(Aggregation a) {
   }
   return "?";
 }
-std::string_view to_string(Merge m) { return m == Merge::atomic ? "atomic" : "last_block"; }
+std::string_view to_string(Merge m) {
+  switch (m) {
+    case Merge::atomic: return "atomic";
+    case Merge::last_block: return "last_block";
+    case Merge::self_zero: return "self_zero";
+  }
+  return "?";
+}
 
 std::string HistogramConfig::key() const {
-  return fmt::format("priv={},R={},cbits={},block={},vec={},loads={},agg={},part={},merge={},grid={}",
-                     to_string(privatization), replicas, counter_bits, block, vec_bytes, loads, to_string(aggregation),
-                     to_string(partitioning), to_string(merge), grid_blocks);
+  std::string k = fmt::format("priv={},R={},cbits={},block={},vec={},loads={},agg={},part={},merge={},grid={}",
+                              to_string(privatization), replicas, counter_bits, block, vec_bytes, loads,
+                              to_string(aggregation), to_string(partitioning), to_string(merge), grid_blocks);
+  if (cluster != 1) k += fmt::format(",cluster={}", cluster);
+  return k;
 }
 
 namespace {
@@ -45,7 +54,7 @@ using key_text::to_int;
 constexpr Privatization kPrivs[] = {Privatization::global, Privatization::shared, Privatization::warp};
 constexpr Partitioning kParts[] = {Partitioning::interleaved, Partitioning::contiguous};
 constexpr Aggregation kAggs[] = {Aggregation::none, Aggregation::run, Aggregation::warp};
-constexpr Merge kMerges[] = {Merge::atomic, Merge::last_block};
+constexpr Merge kMerges[] = {Merge::atomic, Merge::last_block, Merge::self_zero};
 
 // Schema 1 keys: "priv=shared,block=256,ipt=4,agg=0,part=interleaved" (scalar loads, ipt of them per tile).
 std::optional<HistogramConfig> parse_v1(const Fields& f) {
@@ -77,9 +86,13 @@ std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
   const Fields& f = *fields;
   if (f.count("ipt")) return parse_v1(f);
   const char* names[] = {"priv", "R", "cbits", "block", "vec", "loads", "agg", "part", "merge", "grid"};
-  if (f.size() != std::size(names)) return std::nullopt;
+  // "cluster" is optional (absent: 1), every other field is required.
+  if (f.size() != std::size(names) + (f.count("cluster") ? 1 : 0)) return std::nullopt;
   for (const char* n : names)
     if (!f.count(n)) return std::nullopt;
+  std::optional<int> cluster = 1;
+  if (f.count("cluster")) cluster = to_int(f.at("cluster"));
+  if (!cluster || *cluster < 1) return std::nullopt;
   HistogramConfig c;
   const auto priv = to_enum(f.at("priv"), kPrivs);
   const auto agg = to_enum(f.at("agg"), kAggs);
@@ -98,6 +111,7 @@ std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
   c.vec_bytes = *vec;
   c.loads = *loads;
   c.grid_blocks = *grid;
+  c.cluster = *cluster;
   if (*r < 1 || *cbits < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < kCoverGrid) return std::nullopt;
   return c;
 }
@@ -118,10 +132,15 @@ unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_
   const std::uint64_t tile = tile_samples(problem);
   std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n
   if (grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(grid_blocks));
-  grid = std::min<std::uint64_t>(grid, grid_blocks == kCoverGrid ? kMaxGridX : std::max(1u, resident_blocks));
+  // With clusters the grid is a whole number of them: the resident cap is rounded down (to one cluster at least),
+  // everything else up (the extra blocks of the last cluster find no tile and add zeros).
+  const std::uint64_t c = static_cast<std::uint64_t>(std::max(1, cluster));
+  const std::uint64_t resident = std::max<std::uint64_t>(c, resident_blocks / c * c);
+  grid = std::min<std::uint64_t>(grid, grid_blocks == kCoverGrid ? kMaxGridX / c * c : resident);
   // No block may see 2^31 samples, so that its 32-bit shared counters (and their per-bin sums) stay exact. This
   // overrides every cap: extra blocks only run in later waves (the single-block path splits past 2^31 samples).
-  return static_cast<unsigned>(std::max<std::uint64_t>(grid, (n >> 31) + 1));
+  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
+  return static_cast<unsigned>((grid + c - 1) / c * c);
 }
 
 std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const {
@@ -129,7 +148,8 @@ std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const
   const std::size_t per_word = counter_bits == 16 ? 2 : 1;
   const std::size_t words_per_copy = (static_cast<std::size_t>(problem.bins) + per_word - 1) / per_word;
   const std::size_t copies = privatization == Privatization::shared ? replicas : static_cast<std::size_t>(block / 32);
-  return words_per_copy * copies * sizeof(unsigned);
+  const std::size_t totals = cluster > 1 ? static_cast<std::size_t>(problem.bins) : 0;
+  return (words_per_copy * copies + totals) * sizeof(unsigned);
 }
 
 std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) const {
@@ -147,6 +167,18 @@ std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) con
     return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or a positive cap", grid_blocks);
   if (privatization == Privatization::warp && (block / 32 & (block / 32 - 1)) != 0)
     return "per-warp copies need a power-of-two number of warps";
+  if (merge == Merge::self_zero && privatization == Privatization::global)
+    return "self_zero merging needs a shared histogram (global atomics would add into the output before it is zeroed)";
+  if (merge == Merge::self_zero && counter_bits == 16)
+    return "self_zero merging does not take 16-bit counters (their wraps spill into the output mid-run)";
+  if (cluster != 1) {
+    if (cluster != 2 && cluster != 4 && cluster != 8 && cluster != 16)
+      return fmt::format("cluster {} is not 1, 2, 4, 8 or 16 blocks", cluster);
+    if (privatization == Privatization::global) return "clusters share shared-memory histograms: not with global atomics";
+    if (counter_bits == 16) return "clusters sum 32-bit counters: not with 16-bit counters";
+    if (grid_blocks > 0 && grid_blocks % cluster != 0)
+      return fmt::format("grid cap {} is not a whole number of {}-block clusters", grid_blocks, cluster);
+  }
   return {};
 }
 

@@ -76,6 +76,28 @@ int Module::blocks_per_sm(int block, std::size_t shared_bytes) const {
   return blocks;
 }
 
+void Module::allow_non_portable_clusters() const {
+  AUTOTUNE_CUDA(
+      cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
+int Module::active_clusters(int cluster, int block, std::size_t shared_bytes) const {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(cluster));
+  config.blockDim = dim3(static_cast<unsigned>(block));
+  config.dynamicSmemBytes = shared_bytes;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  AUTOTUNE_CUDA(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel_), &config));
+  return clusters;
+}
+
 void Module::set_max_dynamic_shared(std::size_t shared_bytes) const {
   AUTOTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_),
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));

@@ -116,6 +116,11 @@ class Module {
   int blocks_per_sm(int block, std::size_t shared_bytes) const;
   /// Allows `shared_bytes` of dynamic shared memory (needed above 48 KiB).
   void set_max_dynamic_shared(std::size_t shared_bytes) const;
+  /// Allows clusters above the portable 8 blocks (16 on sm_90); the launch still fails where the GPU has none.
+  void allow_non_portable_clusters() const;
+  /// Clusters of `cluster` blocks (the kernel's compile-time cluster size) that can be resident at once on the
+  /// current device; 0 when none can be scheduled.
+  int active_clusters(int cluster, int block, std::size_t shared_bytes) const;
 
  private:
   cudaLibrary_t lib_ = nullptr;

@@ -185,6 +185,11 @@ namespace {
 }
 }  // namespace
 
+int Config::launches() const {
+  if (const auto* c = histogram()) return c->merge == Merge::atomic ? 2 : 1;  // memset + kernel, or one kernel
+  return reduce()->finish == Finish::last_block ? 1 : 2;  // atomic: memset + kernel; two_pass: two kernels
+}
+
 std::size_t Config::shared_bytes(const Problem& problem) const {
   if (const auto* c = histogram(); c && problem.histogram()) return c->shared_bytes(*problem.histogram());
   if (const auto* c = reduce(); c && problem.reduce()) return c->shared_bytes(*problem.reduce());

@@ -21,11 +21,23 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
                                  device.name));
   resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
-  if (config.merge == Merge::last_block) {
-    // 256 bytes for the ticket (the kernel's layout: the histogram starts at byte 256), then the histogram; the
-    // last block of every launch leaves both zero.
-    workspaces_ =
-        std::make_unique<WorkspacePool>(256 + static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8));
+  if (config.cluster > 1) {
+    if (device.cc_major < 9)
+      throw UsageError(fmt::format("configuration {} needs thread-block clusters (sm_90 or newer); {} is sm_{}{}",
+                                   config.key(), device.name, device.cc_major, device.cc_minor));
+    if (config.cluster > 8) module_.allow_non_portable_clusters();
+    const int clusters = module_.active_clusters(config.cluster, config.block, shared_bytes_);
+    if (clusters < 1)
+      throw UsageError(fmt::format("configuration {} cannot run on {}: no cluster of {} blocks fits", config.key(),
+                                   device.name, config.cluster));
+    resident_blocks_ = static_cast<unsigned>(clusters) * static_cast<unsigned>(config.cluster);
+  }
+  if (config.merge != Merge::atomic) {
+    // The kernel's layout: control words in the first 256 bytes (last-block ticket; self-zero ticket and flag),
+    // then, for last_block, the histogram. Every launch leaves all of it zero.
+    const std::size_t histogram =
+        config.merge == Merge::last_block ? static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8) : 0;
+    workspaces_ = std::make_unique<WorkspacePool>(256 + histogram);
   }
 }
 
@@ -39,8 +51,8 @@ void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts,
 }
 
 void HistogramKernel::run(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const {
-  if (config_.merge == Merge::last_block) {
-    launch(samples, n, counts, stream);  // a single block with n = 0 writes the zeros
+  if (config_.merge != Merge::atomic) {
+    launch(samples, n, counts, stream);  // with n = 0 a single block (or cluster) writes the zeros
     return;
   }
   const std::size_t bytes = static_cast<std::size_t>(problem_.bins) * (problem_.counter_bits / 8);

@@ -35,7 +35,7 @@ class HistogramKernel {
   /// Blocks launched for n samples: HistogramConfig::grid_for with this device's resident blocks.
   unsigned grid_for(std::uint64_t n) const;
   /// Counts n samples into `counts` (bins counters of problem.counter_bits), overwriting them; asynchronous on
-  /// `stream`. Merge::atomic: cudaMemsetAsync + kernel; Merge::last_block: one kernel.
+  /// `stream`. Merge::atomic: cudaMemsetAsync + kernel; Merge::last_block and self_zero: one kernel.
   void run(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const;
 
   const HistogramConfig& config() const { return config_; }
@@ -52,7 +52,8 @@ class HistogramKernel {
   std::size_t shared_bytes_ = 0;
   int blocks_per_sm_ = 0;
   unsigned resident_blocks_ = 0;
-  // Merge::last_block only: per-stream workspaces, each a ticket word and one histogram, zero between launches.
+  // Merge::last_block and self_zero: per-stream workspaces (control words; last_block: a histogram), zero between
+  // launches.
   // Behind a pointer: the pool is not movable, the kernel is; acquire() is thread-safe, hence usable from run().
   std::unique_ptr<WorkspacePool> workspaces_;
 };

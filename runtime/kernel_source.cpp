@@ -57,8 +57,10 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "constexpr bool kCounter16 = {};\n"
       "constexpr int kAggregation = {};\n"
       "constexpr bool kInterleaved = {};\n"
-      "constexpr bool kLastBlock = {};\n"
+      "constexpr int kMerge = {};\n"
+      "constexpr int kCluster = {};\n"
       "}}  // namespace at\n"
+      "#define AT_CLUSTER {}\n"
       "#line 1 \"histogram.cu\"\n",
       // Neither n nor the input distribution enters the code: every size and distribution of one histogram shares
       // its compiled variants (the on-disk compile cache is keyed by this text).
@@ -71,7 +73,8 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       float_literal(fp ? static_cast<float>(problem.upper) : 0.0f), float_literal(fp ? scale : 0.0f), config.block,
       config.load_bytes(problem), config.loads, static_cast<int>(config.privatization), config.replicas,
       config.counter_bits == 16, static_cast<int>(config.aggregation),
-      config.partitioning == Partitioning::interleaved, config.merge == Merge::last_block);
+      config.partitioning == Partitioning::interleaved, static_cast<int>(config.merge), config.cluster,
+      config.cluster);
   pre += embedded::histogram_template;
   return pre;
 }

@@ -69,12 +69,15 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
       for (Aggregation a : {Aggregation::none, Aggregation::warp})
         for (Merge m : {Merge::atomic, Merge::last_block})
           b.add(make(P::global, 1, 32, block, 16, loads, a, Partitioning::interleaved, m));
-  // 3. Shared histograms with R lane-interleaved copies (R = 32: every lane owns its bank).
+  // 3. Shared histograms with R lane-interleaved copies (R = 32: every lane owns its bank), merged with atomics
+  //    into the zeroed output or in one launch with self_zero (no zeroing launch, no ticket at the end; it replaced
+  //    last_block here: where last_block won in this family (u8/256 at 4K samples, H200) the grid was one block,
+  //    which self_zero runs the same way, storing the block's histogram).
   for (int r : {1, 4, 16, 32})
     for (int block : {256, 512, 1024})
       for (int loads : {1, 2, 4})
         for (auto [a, part] : kAggParts)
-          for (Merge m : {Merge::atomic, Merge::last_block}) b.add(make(P::shared, r, 32, block, 16, loads, a, part, m));
+          for (Merge m : {Merge::atomic, Merge::self_zero}) b.add(make(P::shared, r, 32, block, 16, loads, a, part, m));
   // 4. One copy per warp.
   for (int block : {256, 512})
     for (int loads : {1, 2, 4})
@@ -109,7 +112,8 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
   //    leave an SM a quarter full.)
   for (int block : {64, 128})
     for (int loads : {2, 4})
-      for (Merge m : {Merge::atomic, Merge::last_block}) {
+      for (Merge m : {Merge::atomic, Merge::last_block, Merge::self_zero}) {
+        if (m == Merge::self_zero && problem.n > kSmallN) continue;  // small blocks are for small n; no globals
         b.add(make(P::global, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
         for (int r : {1, 4}) b.add(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
         b.add(make(P::warp, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
@@ -127,6 +131,9 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
                            Merge::atomic)));
       }
       b.add(cover(make(P::warp, 1, 32, 256, 16, loads, Aggregation::none, Partitioning::interleaved, Merge::atomic)));
+      for (auto [r, block] : {std::pair{1, 256}, std::pair{1, 512}, std::pair{32, 512}})
+        b.add(cover(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
+                         Merge::self_zero)));
     }
     return b.out;
   }
@@ -140,6 +147,27 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
       c.privatization = P::warp;
       b.add(c);
     }
+  // 10. Thread-block clusters (sm_90+) for small n. One cluster of 4, 8 or 16 blocks (grid = cluster): the blocks sum
+  //     their histograms through distributed shared memory and store the answer, one launch with no atomics outside
+  //     shared memory and no workspace: the single-block path spread over up to 16 multiprocessors. And resident
+  //     grids of clusters of 8 or 16, which add each bin once per cluster into the output zeroed by self_zero.
+  for (int cluster : {4, 8, 16})
+    for (int block : {256, 512, 1024})
+      for (int loads : {1, 2, 4}) {
+        HistogramConfig c = make(P::shared, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
+                                 Merge::self_zero);
+        c.cluster = cluster;
+        c.grid_blocks = cluster;
+        b.add(c);
+      }
+  for (int cluster : {8, 16})
+    for (int block : {256, 1024})
+      for (int loads : {2, 4}) {
+        HistogramConfig c = make(P::shared, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
+                                 Merge::self_zero);
+        c.cluster = cluster;
+        b.add(c);
+      }
   return b.out;
 }
 
@@ -159,6 +187,8 @@ std::string histogram_constraint_violation(const HistogramProblem& problem, cons
   if (config.block > device.max_threads_per_block)
     return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
                        device.max_threads_per_block);
+  if (config.cluster > 1 && device.cc_major < 9)
+    return fmt::format("thread-block clusters need sm_90 or newer; the device is {}", device.arch());
   // The kernel also declares one small static shared variable (the last-block flag).
   if (config.shared_bytes(problem) + 16 > static_cast<std::size_t>(device.shared_per_block_optin))
     return fmt::format("{} bins need {} bytes of shared memory; the device allows {} per block", problem.bins,

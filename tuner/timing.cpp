@@ -56,10 +56,11 @@ std::size_t pick_winner(const std::vector<Candidate>& c) {
     if (c[i].median_ms < c[fastest].median_ms) fastest = i;
   std::size_t winner = fastest;
   auto cheaper = [&](std::size_t a, std::size_t b) {
-    return std::tie(c[a].shared_bytes, c[a].block, c[a].key) < std::tie(c[b].shared_bytes, c[b].block, c[b].key);
+    return std::tie(c[a].launches, c[a].shared_bytes, c[a].block, c[a].key) <
+           std::tie(c[b].launches, c[b].shared_bytes, c[b].block, c[b].key);
   };
   for (std::size_t i = 0; i < c.size(); ++i) {
-    const double tol = 2.0 * std::max({c[i].noise, c[fastest].noise, 0.005});
+    const double tol = 2.0 * std::max({c[i].noise, c[fastest].noise, 0.0025});
     if (c[i].median_ms <= c[fastest].median_ms * (1.0 + tol) && cheaper(i, winner)) winner = i;
   }
   return winner;

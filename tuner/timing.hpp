@@ -42,13 +42,14 @@ struct Candidate {
   std::size_t shared_bytes = 0;
   int block = 0;
   std::string key;             ///< HistogramConfig::key(), the last resort
+  int launches = 1;            ///< operations per call (Config::launches): fewer is cheaper, before anything else
 };
 
 /// The documented winner rule. The fastest median wins, unless others are within the measured noise of it
-/// (median <= best * (1 + 2 * max(noise of the two, 0.5 %))): among those near-ties the cheapest wins, by fewer
-/// shared-memory bytes, then a smaller block, then the smaller key. So two runs on one GPU pick the same winner even
-/// when the timing order of near-equal variants flips. Returns the index of the winner; `candidates` must not be
-/// empty.
+/// (median <= best * (1 + 2 * max(noise of the two, 0.25 %))): among those near-ties the cheapest wins, by fewer
+/// operations per call (one launch over a memset + launch), then fewer shared-memory bytes, then a smaller block,
+/// then the smaller key. So two runs on one GPU pick the same winner even when the timing order of near-equal
+/// variants flips. Returns the index of the winner; `candidates` must not be empty.
 std::size_t pick_winner(const std::vector<Candidate>& candidates);
 
 }  // namespace autotune

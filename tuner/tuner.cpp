@@ -426,7 +426,7 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
       report.throttled_samples += drop_throttled(times[k]);
       const SampleStats st = summarize(times[k]);
       const Config& c = configs[order[k]];
-      candidates.push_back({st.median, st.noise, c.shared_bytes(problem), c.block(), c.key()});
+      candidates.push_back({st.median, st.noise, c.shared_bytes(problem), c.block(), c.key(), c.launches()});
     }
     const std::size_t w = pick_winner(candidates);
     Measurement best = *results[order[w]];

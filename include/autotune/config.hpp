@@ -41,6 +41,9 @@ enum class Merge {
   atomic,      ///< the output is zeroed (cudaMemsetAsync) and every block adds into it with atomics: two operations
   last_block,  ///< blocks add into a workspace histogram (one per stream, zero between calls); the last block to
                ///< finish moves it into the output and zeroes it: one launch, no zeroing launch
+  self_zero,   ///< one launch, no zeroing launch, no end-of-kernel ticket: the first block to start zeroes the
+               ///< output while the others count; every block waits for that before it adds its totals (a flag
+               ///< in a per-stream workspace that the launch leaves zero). Shared or per-warp copies only.
 };
 
 std::string_view to_string(Privatization p);
@@ -72,6 +75,12 @@ struct HistogramConfig {
   ///   N > 0: like 0 but at most N blocks; 1 is the small-n single-block path (no atomics outside the block).
   /// Whatever the value, the host never lets a block see 2^31 samples, so per-block 32-bit counters stay exact.
   int grid_blocks = kResidentGrid;
+  /// Blocks per thread-block cluster (sm_90+): 1 = no cluster; 2, 4, 8 or 16 (16 is a non-portable size). The blocks
+  /// of a cluster sum their shared histograms through distributed shared memory, each block one slice of the bins,
+  /// so one cluster adds each bin once. The grid is a whole number of clusters; when it is exactly one cluster (or
+  /// one block), the cluster's sums are stored straight into the output: no atomics, no zeroing, no workspace.
+  /// Written "cluster=N" in the key only when N > 1 (keys written before clusters existed stay canonical).
+  int cluster = 1;
 
   bool operator==(const HistogramConfig&) const = default;
 
@@ -90,7 +99,8 @@ struct HistogramConfig {
   /// Blocks to launch for n samples when `resident_blocks` blocks fit on the device at once (grid_blocks above).
   /// The host's launch dimension, computed here so that the tuner, the runtime and the tests agree.
   unsigned grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const;
-  /// Dynamic shared memory the kernel needs for this problem, in bytes.
+  /// Dynamic shared memory the kernel needs for this problem, in bytes (with clusters: one more row of bins, the
+  /// block's totals that its peers read).
   std::size_t shared_bytes(const HistogramProblem& problem) const;
   /// Why this configuration is not well formed for `problem` (independent of any device), or empty.
   std::string invalid_reason(const HistogramProblem& problem) const;

@@ -69,6 +69,8 @@ class Config {
   int block() const;
   /// Dynamic shared memory for `problem` (of the same family), in bytes: a cost in the tuner's tie-break.
   std::size_t shared_bytes(const Problem& problem) const;
+  /// Operations one call puts on the stream (a memset or a second kernel count): the first cost in the tie-break.
+  int launches() const;
 
   /// Inverse of key() for a family; nullopt when the text is not a configuration of it.
   static std::optional<Config> parse(Family family, std::string_view key);

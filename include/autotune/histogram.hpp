@@ -6,7 +6,7 @@
 //
 // Thread-safety: handles may be constructed from several threads at once. One handle may be called from several
 // host threads at once, on any streams, and calls may be captured into CUDA graphs. A configuration that merges in
-// the last block needs a workspace that no concurrent launch shares: the handle allocates 8 at construction and
+// one launch (the last block, or self_zero) needs a workspace that no concurrent launch shares: the handle allocates 8 at construction and
 // each stream claims one on its first call (lock-free) and keeps it, so after resolution a call is one kernel
 // launch (for Merge::atomic, a memset and a launch) with no lock and no allocation. Only a stream that finds all
 // of them taken allocates another 8 (allocation on a new stream, under a mutex, once). The null stream is the

@@ -60,7 +60,7 @@ TEST_SUITE("timing") {
   TEST_CASE("tie-break: the fastest wins unless a cheaper variant is within the noise") {
     std::vector<Candidate> c{
         {1.000, 0.001, 32768, 512, "b"},  // fastest, but needs 32 KiB of shared memory
-        {1.004, 0.001, 1024, 256, "a"},   // 0.4 % slower: inside 2 * 0.5 %, and cheaper
+        {1.004, 0.001, 1024, 256, "a"},   // 0.4 % slower: inside 2 * 0.25 %, and cheaper
         {1.200, 0.001, 0, 128, "c"},      // cheapest, but clearly slower
     };
     CHECK(pick_winner(c) == 1);
@@ -72,6 +72,12 @@ TEST_SUITE("timing") {
     // Equal cost: the block, then the key decide.
     std::vector<Candidate> e{{1.0, 0.0, 0, 256, "y"}, {1.0, 0.0, 0, 256, "x"}};
     CHECK(e[pick_winner(e)].key == "x");
+    // One launch is cheaper than a memset + launch, before shared memory counts; 0.6 % is no tie at low noise.
+    std::vector<Candidate> f{{1.000, 0.001, 0, 256, "memset+kernel", 2}, {1.004, 0.001, 32768, 512, "one", 1},
+                             {1.006, 0.001, 0, 128, "slower", 1}};
+    CHECK(f[pick_winner(f)].key == "one");
+    f[0].noise = 0.004;  // noisier: 0.6 % is inside 2 * 0.4 %, and "slower" is the cheapest one-launch variant
+    CHECK(f[pick_winner(f)].key == "slower");
     CHECK_THROWS(pick_winner({}));
   }
 }
