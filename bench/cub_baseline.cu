@@ -22,6 +22,7 @@ cudaError_t with_type(const CubProblem& p, F&& f) {
     case CubSample::i32: return f(static_cast<const int*>(nullptr), static_cast<long long>(p.lower), static_cast<long long>(p.upper));
     case CubSample::u32: return f(static_cast<const unsigned*>(nullptr), static_cast<long long>(p.lower), static_cast<long long>(p.upper));
     case CubSample::f32: return f(static_cast<const float*>(nullptr), static_cast<float>(p.lower), static_cast<float>(p.upper));
+    case CubSample::f64: return f(static_cast<const double*>(nullptr), p.lower, p.upper);
   }
   return cudaErrorInvalidValue;
 }

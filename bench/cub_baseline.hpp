@@ -12,7 +12,7 @@
 namespace autotune::bench {
 
 /// Sample types, numbered as autotune::SampleType (this header stays free of C++20 for nvcc's C++17).
-enum class CubSample { u8 = 0, u16 = 1, i32 = 2, u32 = 3, f32 = 4 };
+enum class CubSample { u8 = 0, u16 = 1, i32 = 2, u32 = 3, f32 = 4, f64 = 5 };
 
 struct CubProblem {
   CubSample type;

@@ -143,7 +143,8 @@ int main(int argc, char** argv) try {
     const auto compiled = jit::compile(kernel_source(p, r.winner->config), "winner.cu", dev.arch());
     if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
     HistogramKernel kernel(p, *r.winner->config.histogram(), dev, compiled.cubin);
-    static_assert(static_cast<int>(SampleType::f32) == static_cast<int>(bench::CubSample::f32));
+    static_assert(static_cast<int>(SampleType::f32) == static_cast<int>(bench::CubSample::f32) &&
+                  static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64));
     bench::CubHistogram cub({static_cast<bench::CubSample>(p.type), p.bins, p.lower, p.upper}, p.n);
 
     const SampleStats t_ours =

@@ -52,7 +52,7 @@ po::options_description problem_options(const char* title) {
   d.add_options()
       ("kernel", po::value<std::string>()->value_name("FAMILY"), "kernel family: histogram (default) or reduce")
       ("type", po::value<std::string>()->value_name("T"),
-       "element type: u8, u16, i32, u32, f32 (histogram); i32, u32, i64, u64, f32, f64 (reduce)")
+       "element type: u8, u16, i32, u32, f32, f64 (histogram); i32, u32, i64, u64, f32, f64 (reduce)")
       ("op", po::value<std::string>()->value_name("OP"), "reduce: sum, min or max")
       ("acc", po::value<std::string>()->value_name("T"),
        "reduce: accumulator type (default: i64 for i32 sums, u64 for u32 sums, else the input type)")
@@ -61,7 +61,7 @@ po::options_description problem_options(const char* title) {
       ("bins", po::value<std::string>()->value_name("N"), "histogram: number of bins (>= 1)")
       ("lower", po::value<std::string>()->value_name("X"), "lowest sample counted (default 0)")
       ("upper", po::value<std::string>()->value_name("X"),
-       "samples >= upper are not counted (default: 256 for u8, 65536 for u16, lower + bins for i32/u32, 1 for f32)")
+       "samples >= upper are not counted (default: 256 for u8, 65536 for u16, lower + bins for i32/u32, 1 for f32/f64)")
       ("n", po::value<std::string>()->value_name("SIZE"), "elements per call, e.g. 1000, 64K, 64M, 1G")
       ("dist", po::value<std::string>()->value_name("D"),
        "input distribution: uniform (default), constant, narrow, runs, image (histogram); uniform, constant, "
@@ -289,7 +289,7 @@ HistogramProblem make_histogram_problem(const po::variables_map& vm) {
   HistogramProblem p;
   if (vm.count("type")) {
     const auto type = parse_sample_type(str("type"));
-    if (!type) throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32)", str("type")));
+    if (!type) throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32, f64)", str("type")));
     p.type = *type;
   }
   if (vm.count("bins")) {

@@ -4,7 +4,8 @@
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
 //   sample_t, out_t       sample type; output counter type (unsigned int or unsigned long long)
 //   kBins                 number of bins
-//   kIsFloat              floats use kLowerF / kUpperF / kScaleF, integers kLowerI / kUpperI
+//   kIsFloat              f32 uses kLowerF / kUpperF / kScaleF, f64 kLowerD / kUpperD / kScaleD (binned in double),
+//                         integers kLowerI / kUpperI
 //   kBlock                threads per block (the host launches exactly this many)
 //   kVecBytes             bytes per load: a power of two in sizeof(sample_t) .. 16 (4 or 8 load 4 or 8 u8 samples);
 //                         the pointer's unaligned head is done one sample at a time
@@ -31,7 +32,8 @@
 //
 // Semantics (CUB's HistogramEven): a sample s counts iff lower <= s < upper; NaN never counts.
 //   integer bin = (s - lower) * bins / (upper - lower), exact in 64-bit (constants fold: u8/256 bins is bin = s)
-//   float bin   = min(bins - 1, (int)((s - lower) * scale)), scale = float(bins / (upper - lower))
+//   float bin   = min(bins - 1, (int)((s - lower) * scale)), scale = float(bins / (upper - lower)); f64 the same in
+//                 double, scale = bins / (upper - lower)
 //
 // Any grid is correct: the host sizes it (HistogramConfig::grid_for: a persistent grid of at most the resident
 // blocks, each looping over tiles; one tile per block to cover n; or a single block) and guarantees that a block
@@ -80,7 +82,12 @@ union Vec {
 
 // Bin of one sample, or -1 when it is out of range (or NaN).
 __device__ __forceinline__ int bin_of(sample_t s) {
-  if constexpr (kIsFloat) {
+  if constexpr (kIsFloat && sizeof(sample_t) == 8) {  // f64: binned in double
+    const double d = static_cast<double>(s);
+    if (!(d >= kLowerD && d < kUpperD)) return -1;  // written so that NaN fails the test
+    const int b = static_cast<int>((d - kLowerD) * kScaleD);
+    return b < kBins ? b : kBins - 1;
+  } else if constexpr (kIsFloat) {
     const float f = static_cast<float>(s);
     if (!(f >= kLowerF && f < kUpperF)) return -1;  // written so that NaN fails the test
     const int b = static_cast<int>((f - kLowerF) * kScaleF);

@@ -21,20 +21,26 @@ std::string_view cuda_type(SampleType t) {
     case SampleType::i32: return "int";
     case SampleType::u32: return "unsigned int";
     case SampleType::f32: return "float";
+    case SampleType::f64: return "double";
   }
   throw UsageError("unknown sample type");
 }
 
 // Hexadecimal float literal: exact, so host and device agree on every bit of the constants.
 std::string float_literal(float f) { return fmt::format("{:a}f", f); }
+std::string double_literal(double d) { return fmt::format("{:a}", d); }
 
 }  // namespace
 
 std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config) {
   problem.validate();
   const bool fp = is_float(problem.type);
-  // For floats the scale is rounded to float once, here; the CPU reference uses the same rounded value.
-  const float scale = static_cast<float>(problem.bins / (problem.upper - problem.lower));
+  // f32: the scale is rounded to float once, here; the CPU reference uses the same rounded value. f64 samples are
+  // binned in double (constants kLowerD, kUpperD, kScaleD).
+  const bool f64 = problem.type == SampleType::f64;
+  const bool f32 = fp && !f64;
+  const double scale_d = problem.bins / (problem.upper - problem.lower);
+  const float scale = static_cast<float>(scale_d);
   if (const std::string why = config.invalid_reason(problem); !why.empty())
     throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
   std::string pre = fmt::format(
@@ -49,6 +55,9 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "constexpr float kLowerF = {};\n"
       "constexpr float kUpperF = {};\n"
       "constexpr float kScaleF = {};\n"
+      "constexpr double kLowerD = {};\n"
+      "constexpr double kUpperD = {};\n"
+      "constexpr double kScaleD = {};\n"
       "constexpr int kBlock = {};\n"
       "constexpr int kVecBytes = {};\n"
       "constexpr int kLoads = {};\n"
@@ -69,8 +78,10 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       config.key(), cuda_type(problem.type),
       problem.counter_bits == 64 ? "unsigned long long" : "unsigned int", problem.bins, fp,
       fp ? 0LL : static_cast<long long>(problem.lower), fp ? 0LL : static_cast<long long>(problem.upper),
-      float_literal(fp ? static_cast<float>(problem.lower) : 0.0f),
-      float_literal(fp ? static_cast<float>(problem.upper) : 0.0f), float_literal(fp ? scale : 0.0f), config.block,
+      float_literal(f32 ? static_cast<float>(problem.lower) : 0.0f),
+      float_literal(f32 ? static_cast<float>(problem.upper) : 0.0f), float_literal(f32 ? scale : 0.0f),
+      double_literal(f64 ? problem.lower : 0.0), double_literal(f64 ? problem.upper : 0.0),
+      double_literal(f64 ? scale_d : 0.0), config.block,
       config.load_bytes(problem), config.loads, static_cast<int>(config.privatization), config.replicas,
       config.counter_bits == 16, static_cast<int>(config.aggregation),
       config.partitioning == Partitioning::interleaved, static_cast<int>(config.merge), config.cluster,

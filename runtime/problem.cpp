@@ -25,6 +25,7 @@ constexpr TypeInfo kTypes[] = {
     {SampleType::i32, "i32", 4, -2147483648.0, 2147483647.0},
     {SampleType::u32, "u32", 4, 0.0, 4294967295.0},
     {SampleType::f32, "f32", 4, -std::numeric_limits<float>::max(), std::numeric_limits<float>::max()},
+    {SampleType::f64, "f64", 8, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()},
 };
 
 const TypeInfo& info(SampleType t) {
@@ -37,7 +38,7 @@ const TypeInfo& info(SampleType t) {
 
 std::string_view to_string(SampleType t) { return info(t).name; }
 std::size_t size_of(SampleType t) { return info(t).size; }
-bool is_float(SampleType t) { return t == SampleType::f32; }
+bool is_float(SampleType t) { return t == SampleType::f32 || t == SampleType::f64; }
 
 std::optional<SampleType> parse_sample_type(std::string_view text) {
   for (const auto& i : kTypes)

@@ -27,7 +27,7 @@ check 2 "unknown flag" tune --bogus
 check 2 "--n abc" tune --n abc
 check 2 "negative bins" tune --type u16 --bins -5 --n 1M
 check 2 "lower >= upper" tune --type f32 --bins 10 --lower 2 --upper 1 --n 1M
-check 2 "unknown type" tune --type f64 --bins 10 --n 1M
+check 2 "unknown type" tune --type f16 --bins 10 --n 1M
 check 0 "best --help" best --help
 check 2 "best without a device model" best --n 1M
 check 2 "show --json --csv" show --json --csv

@@ -68,10 +68,11 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
 template <class T>
 void count(const HistogramProblem& p, const T* s, std::uint64_t n, std::vector<std::uint64_t>& h) {
   if constexpr (std::is_floating_point_v<T>) {
-    const float lo = static_cast<float>(p.lower), hi = static_cast<float>(p.upper);
-    const float scale = static_cast<float>(p.bins / (p.upper - p.lower));
+    // f32 in float with the scale rounded to float once; f64 in double (the kernel's rule, kernel_source.cpp).
+    const T lo = static_cast<T>(p.lower), hi = static_cast<T>(p.upper);
+    const T scale = static_cast<T>(p.bins / (p.upper - p.lower));
     for (std::uint64_t i = 0; i < n; ++i) {
-      const float f = s[i];
+      const T f = s[i];
       if (std::isnan(f) || f < lo || f >= hi) continue;
       int b = static_cast<int>((f - lo) * scale);
       if (b >= p.bins) b = p.bins - 1;
@@ -97,6 +98,7 @@ decltype(auto) dispatch(SampleType t, F&& f) {
     case SampleType::i32: return f(std::int32_t{});
     case SampleType::u32: return f(std::uint32_t{});
     case SampleType::f32: return f(float{});
+    case SampleType::f64: return f(double{});
   }
   throw UsageError("unknown sample type");
 }

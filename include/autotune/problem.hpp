@@ -11,7 +11,7 @@
 namespace autotune {
 
 /// Element type of histogram samples.
-enum class SampleType { u8, u16, i32, u32, f32 };
+enum class SampleType { u8, u16, i32, u32, f32, f64 };
 
 std::string_view to_string(SampleType t);
 std::optional<SampleType> parse_sample_type(std::string_view text);
@@ -23,7 +23,8 @@ const std::vector<SampleType>& all_sample_types();
 /// An even-binned histogram with CUB's HistogramEven semantics:
 /// a sample s counts only if lower <= s < upper (NaN never counts); its bin is
 ///   integers: (s - lower) * bins / (upper - lower), computed exactly in 64-bit integers;
-///   floats:   (int)((s - lower) * (bins / (upper - lower))) in float, clamped to bins - 1.
+///   floats:   (int)((s - lower) * (bins / (upper - lower))) in float for f32 (in double for f64), clamped to
+///             bins - 1.
 /// Counters (counter_bits = 32 or 64) are overwritten, not accumulated, by each call. 32-bit counters wrap past
 /// 2^32 - 1 samples in one bin: use 64-bit counters for inputs that large.
 struct HistogramProblem {

@@ -125,7 +125,7 @@ TEST_SUITE("cli") {
     refuses({"tune", "--bins", "-5", "--n", "1M"}, "--bins");
     refuses({"tune", "--bins", "abc", "--n", "1M"}, "not an integer");
     refuses({"tune", "--n", "abc"}, "--n");
-    refuses({"tune", "--type", "f64", "--bins", "10", "--n", "1M"}, "unknown sample type 'f64'");
+    refuses({"tune", "--type", "f16", "--bins", "10", "--n", "1M"}, "unknown sample type 'f16'");
     refuses({"tune", "--type", "f32", "--bins", "10", "--lower", "1", "--upper", "1", "--n", "1M"}, "less than upper");
     refuses({"tune", "--type", "f32", "--bins", "10", "--lower", "2", "--upper", "1", "--n", "1M"}, "less than upper");
     refuses({"tune", "--kernel", "sort", "--n", "1M"}, "unknown kernel family 'sort'");
@@ -158,7 +158,7 @@ TEST_SUITE("cli") {
     refuses({"best", "--n", "1M", "--device", "-2"}, "--device");
     refuses({"best", "--n", "1M", "--device-model", ""}, "--device-model: the model key is empty");
     refuses({"best", "--n", "1M", "--device", "0", "--counters", "16"}, "--counters: '16' is not 32 or 64");
-    refuses({"best", "--n", "1M", "--device", "0", "--type", "f64"}, "unknown sample type 'f64'");
+    refuses({"best", "--n", "1M", "--device", "0", "--type", "f16"}, "unknown sample type 'f16'");
     refuses({"best", "--n", "1M", "--device", "0", "--all"}, "best");
     refuses({"best", "--n", "1M", "--device", "0", "stray"}, "best");
     refuses({"tune", "--counters", "48", "--n", "1M"}, "--counters");
@@ -293,6 +293,12 @@ TEST_SUITE("cli") {
     CHECK(by_device.problem.histogram()->counter_bits == 32);
     CHECK(std::get<TuneCommand>(parse({"tune", "--n", "1M", "--counters", "64"}).command)
               .problems.at(0).histogram()->counter_bits == 64);
+    CHECK(std::get<TuneCommand>(parse({"tune", "--type", "f64", "--bins", "100", "--lower", "-1e6", "--upper", "1e6",
+                                       "--n", "1M"})
+                                    .command)
+              .problems.at(0)
+              .histogram()
+              ->type == SampleType::f64);
 
     const auto cmp = std::get<CompareCommand>(parse({"compare", "--problem", "f32", "--csv"}).command);
     CHECK(cmp.problem == "f32");

@@ -121,6 +121,14 @@ TEST_SUITE("nvrtc") {
     p.type = SampleType::u16, p.bins = 65536, p.lower = 0, p.upper = 65536, p.counter_bits = 64;
     CHECK(compile_space(p, "sm_90") == "");
   }
+  TEST_CASE("every f64 variant compiles for sm_90") {
+    HistogramProblem p;
+    p.type = SampleType::f64, p.bins = 1000, p.lower = -1000, p.upper = 1000;
+    CHECK(compile_space(p, "sm_90") == "");
+    const std::string src = kernel_source(p, HistogramConfig{});
+    CHECK(src.find("typedef double sample_t;") != std::string::npos);
+    CHECK(src.find("constexpr double kScaleD = 0x1p-1;") != std::string::npos);  // 1000 bins / 2000
+  }
   TEST_CASE("every u32 variant with 1M bins (global atomics only) compiles for sm_90") {
     HistogramProblem p;
     p.type = SampleType::u32, p.bins = 1 << 20, p.lower = 0, p.upper = 1 << 20;

@@ -7,12 +7,14 @@ using namespace autotune;
 
 TEST_SUITE("problem") {
   TEST_CASE("sample types round-trip through their names") {
-    CHECK(all_sample_types().size() == 5);
+    CHECK(all_sample_types().size() == 6);
     for (SampleType t : all_sample_types()) CHECK(parse_sample_type(to_string(t)) == t);
     CHECK(size_of(SampleType::u8) == 1);
     CHECK(size_of(SampleType::u16) == 2);
     CHECK(size_of(SampleType::f32) == 4);
-    CHECK_FALSE(parse_sample_type("f64").has_value());
+    CHECK(parse_sample_type("f64") == SampleType::f64);
+    CHECK(size_of(SampleType::f64) == 8);
+    CHECK_FALSE(parse_sample_type("f16").has_value());
     CHECK_FALSE(parse_sample_type("").has_value());
   }
 

@@ -66,6 +66,15 @@ TEST_SUITE("reference") {
     CHECK(h == std::vector<std::uint64_t>{1, 1, 2, 1});
   }
 
+  TEST_CASE("f64 samples are binned in double, not through float") {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    // 10 bins over [0, 1). 0.39999999999 is bin 3 (3.9999999999); through float it would be 0.4f, bin 4.
+    const std::vector<double> s{0.0, -0.0, 1e-300, 0.1, 0.39999999999, 0.95, std::nextafter(1.0, 0.0),
+                                1.0, -1e-300, nan, inf, -inf};
+    const auto h = reference_histogram(make(SampleType::f64, 10, 0, 1), s.data(), s.size());
+    CHECK(h == std::vector<std::uint64_t>{3, 1, 0, 1, 0, 0, 0, 0, 0, 2});
+  }
+
   TEST_CASE("generated samples stay inside the range and follow their distribution") {
     for (SampleType t : all_sample_types()) {
       CAPTURE(to_string(t));

@@ -31,12 +31,17 @@ inline std::vector<unsigned char> adversarial_samples(const HistogramProblem& p,
       case SampleType::i32: { auto t = static_cast<std::int32_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
       case SampleType::u32: { auto t = static_cast<std::uint32_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
       case SampleType::f32: { auto t = static_cast<float>(v); std::memcpy(&bytes[i * size], &t, size); break; }
+      case SampleType::f64: std::memcpy(&bytes[i * size], &v, size); break;
     }
   };
   if (p.type == SampleType::f32) {
     const float below_upper = std::nextafter(static_cast<float>(p.upper), static_cast<float>(p.lower));
     put(0, p.lower), put(2, p.upper), put(5, below_upper), put(8, std::numeric_limits<float>::quiet_NaN()),
         put(11, -std::numeric_limits<float>::infinity());
+  } else if (p.type == SampleType::f64) {
+    put(0, p.lower), put(2, p.upper), put(5, std::nextafter(p.upper, p.lower)),
+        put(8, std::numeric_limits<double>::quiet_NaN()), put(11, -std::numeric_limits<double>::infinity()),
+        put(14, std::nextafter(p.lower, p.upper)), put(17, std::nextafter(p.lower, -1e300));
   } else {
     put(0, p.lower), put(2, p.upper - 1);
     if (p.upper <= 4294967295.0) put(5, p.upper);  // first value past the range, if representable

@@ -120,6 +120,9 @@ TEST_SUITE("gpu_histogram") {
   TEST_CASE("f32, 1024 bins over [-1, 1) with NaN, infinities and boundaries: every variant exact") {
     check_every_variant(make(SampleType::f32, 1024, -1, 1));
   }
+  TEST_CASE("f64, 1000 bins over [-1000, 1000) with NaN, infinities and boundaries: every variant exact") {
+    check_every_variant(make(SampleType::f64, 1000, -1000, 1000));
+  }
   TEST_CASE("i32, 100 bins over [-50, 50): every variant exact") {
     check_every_variant(make(SampleType::i32, 100, -50, 50));
   }
