@@ -21,6 +21,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/tuner.hpp"
 #include "bench/cub_baseline.hpp"
+#include "bench/read_roof.hpp"
 #include "runtime/cuda.hpp"
 #include "runtime/histogram_kernel.hpp"
 #include "runtime/jit.hpp"
@@ -80,15 +81,8 @@ int main(int argc, char** argv) try {
   cuda::DeviceBuffer flush(2 * dev.l2_bytes);
   cuda::DeviceBuffer sink(16);
 
-  // The roof: read-only streaming over 512 MiB (well past the L2).
-  const std::size_t roof_bytes = 512ull << 20;
-  cuda::DeviceBuffer roof_buf(roof_bytes);
-  AUTOTUNE_CUDA(cudaMemset(roof_buf.get(), 1, roof_bytes));
-  const SampleStats roof = time_calls(
-      [&](cudaStream_t s) { bench::launch_read_roof(roof_buf.get(), roof_bytes, sink.as<unsigned>(), s); }, flush,
-      samples, stream.get());
-  const double roof_gbps = roof_bytes / (roof.median * 1e-3) / 1e9;
-  roof_buf = cuda::DeviceBuffer();
+  const bench::ReadRoof roof = bench::measure_bench_roof(flush, samples, stream.get());
+  const double roof_gbps = roof.gbps;
   // The floor under small inputs: one empty launch, and a 16-byte memset followed by one (Merge::atomic's shape).
   const SampleStats empty = time_calls([&](cudaStream_t s) { bench::launch_empty(s); }, flush, samples, stream.get());
   const SampleStats memset_empty = time_calls(

@@ -27,6 +27,7 @@
 #include "autotune/reduction.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/cub_reduce.hpp"
+#include "bench/read_roof.hpp"
 #include "runtime/cuda.hpp"
 #include "runtime/jit.hpp"
 #include "runtime/reduce_kernel.hpp"
@@ -136,20 +137,9 @@ int main(int argc, char** argv) try {
   AUTOTUNE_CUDA(cudaSetDevice(0));
   cuda::Stream stream;
   cuda::DeviceBuffer flush(2 * dev.l2_bytes);
-  cuda::DeviceBuffer sink(16);
 
-  // The roof: read-only streaming over 512 MiB (well past the L2), as histogram_bench measures it.
-  const std::size_t roof_bytes = 512ull << 20;
-  double roof_gbps = 0, roof_spread = 0;
-  {
-    cuda::DeviceBuffer roof_buf(roof_bytes);
-    AUTOTUNE_CUDA(cudaMemset(roof_buf.get(), 1, roof_bytes));
-    const SampleStats roof = time_calls(
-        [&](cudaStream_t s) { bench::launch_read_roof(roof_buf.get(), roof_bytes, sink.as<unsigned>(), s); }, flush,
-        o.samples, stream.get());
-    roof_gbps = roof_bytes / (roof.median * 1e-3) / 1e9;
-    roof_spread = roof.spread;
-  }
+  const bench::ReadRoof roof = bench::measure_bench_roof(flush, o.samples, stream.get());
+  const double roof_gbps = roof.gbps, roof_spread = roof.spread;
 
   std::string header = fmt::format(
       "# Reduction benchmark: {} ({} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}\n\n"

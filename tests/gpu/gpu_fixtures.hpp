@@ -1,17 +1,61 @@
 // Helpers shared by the GPU suite: device buffers filled from host vectors, and adversarial inputs.
 #pragma once
 
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <thread>
 #include <vector>
 
+#include "autotune/device.hpp"
 #include "autotune/problem.hpp"
 #include "runtime/cuda.hpp"
+#include "runtime/jit.hpp"
 #include "tuner/reference.hpp"
 
 namespace autotune::testing {
+
+/// One configuration of a family and its cubin for the device under test.
+template <class C>
+struct CompiledVariant {
+  C config;
+  std::vector<char> cubin;
+};
+
+/// Compiles the configurations of `space` that the device can run (`violation(c)` empty) for `dev`, on all cores,
+/// failing the test on any compile error; `pruned` counts the ones the device's limits left out.
+template <class P, class C, class Violation>
+std::vector<CompiledVariant<C>> compile_runnable(const P& problem, const std::vector<C>& space, const DeviceInfo& dev,
+                                                 Violation&& violation, int& pruned) {
+  std::vector<C> configs;
+  pruned = 0;
+  for (const auto& c : space) {
+    if (violation(c).empty()) configs.push_back(c);
+    else ++pruned;
+  }
+  std::vector<jit::CompileResult> results(configs.size());
+  std::atomic<std::size_t> next{0};
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next++) < configs.size();)
+          results[i] = jit::compile(kernel_source(problem, configs[i]), "variant.cu", dev.arch());
+      });
+  }
+  std::vector<CompiledVariant<C>> out;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    INFO(configs[i].key(), "\n", results[i].log);
+    REQUIRE(results[i].ok);
+    out.push_back({configs[i], std::move(results[i].cubin)});
+  }
+  return out;
+}
 
 /// In-range samples from the problem's distribution, interleaved with random bit patterns (out-of-range values,
 /// NaN, infinities and denormals for floats) and the boundary values lower, upper and the value just below upper.

@@ -4,8 +4,6 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
-#include <atomic>
-#include <thread>
 
 #include "gpu_fixtures.hpp"
 #include "runtime/histogram_kernel.hpp"
@@ -23,39 +21,6 @@ HistogramProblem make(SampleType t, int bins, double lo, double hi, int counter_
   return p;
 }
 
-struct Variant {
-  HistogramConfig config;
-  std::vector<char> cubin;
-};
-
-// Compiles the runnable part of the space (at every n: the single-block and the cover-n variants both) in
-// parallel, failing the test on any compile error.
-std::vector<Variant> compile_runnable(const HistogramProblem& p, const DeviceInfo& dev, int& pruned) {
-  std::vector<HistogramConfig> configs;
-  pruned = 0;
-  for (const auto& c : histogram_space_any_n(p)) {
-    if (histogram_constraint_violation(p, c, dev).empty()) configs.push_back(c);
-    else ++pruned;
-  }
-  std::vector<jit::CompileResult> results(configs.size());
-  std::atomic<std::size_t> next{0};
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < configs.size();)
-          results[i] = jit::compile(kernel_source(p, configs[i]), "v.cu", dev.arch());
-      });
-  }
-  std::vector<Variant> out;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    INFO(configs[i].key(), "\n", results[i].log);
-    REQUIRE(results[i].ok);
-    out.push_back({configs[i], std::move(results[i].cubin)});
-  }
-  return out;
-}
-
 struct Input {
   std::string name;
   HistogramProblem problem;
@@ -68,7 +33,9 @@ void check_every_variant(const HistogramProblem& base, std::uint64_t big_constan
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   int pruned = 0;
-  const auto variants = compile_runnable(base, dev, pruned);
+  const auto variants = compile_runnable(
+      base, histogram_space_any_n(base), dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); },
+      pruned);
   MESSAGE(fmt::format("{}: {} variants on {} ({} pruned by device limits)", base.shape_key(), variants.size(),
                       dev.name, pruned));
   CHECK(!variants.empty());

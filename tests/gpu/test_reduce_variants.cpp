@@ -5,12 +5,10 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <thread>
 
 #include "gpu_fixtures.hpp"
 #include "runtime/jit.hpp"
@@ -27,38 +25,6 @@ ReduceProblem make(ReduceOp op, ValueType t, std::optional<ValueType> acc = std:
   ReduceProblem p;
   p.op = op, p.type = t, p.accumulator = acc, p.deterministic = deterministic;
   return p;
-}
-
-struct Variant {
-  ReduceConfig config;
-  std::vector<char> cubin;
-};
-
-// Compiles the part of the space this device can run, in parallel, failing the test on any compile error.
-std::vector<Variant> compile_runnable(const ReduceProblem& p, const DeviceInfo& dev, int& pruned) {
-  std::vector<ReduceConfig> configs;
-  pruned = 0;
-  for (const auto& c : reduce_space(p)) {
-    if (reduce_constraint_violation(p, c, dev).empty()) configs.push_back(c);
-    else ++pruned;
-  }
-  std::vector<jit::CompileResult> results(configs.size());
-  std::atomic<std::size_t> next{0};
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < configs.size();)
-          results[i] = jit::compile(kernel_source(p, configs[i]), "reduce.cu", dev.arch());
-      });
-  }
-  std::vector<Variant> out;
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    INFO(configs[i].key(), "\n", results[i].log);
-    REQUIRE(results[i].ok);
-    out.push_back({configs[i], std::move(results[i].cubin)});
-  }
-  return out;
 }
 
 template <class T>
@@ -154,7 +120,9 @@ void check_every_variant(const ReduceProblem& problem) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   int pruned = 0;
-  const auto variants = compile_runnable(problem, dev, pruned);
+  const auto variants = compile_runnable(
+      problem, reduce_space(problem), dev,
+      [&](const ReduceConfig& c) { return reduce_constraint_violation(problem, c, dev); }, pruned);
   MESSAGE(fmt::format("{}: {} variants on {} ({} pruned by device limits)", problem.shape_key(), variants.size(),
                       dev.name, pruned));
   CHECK(!variants.empty());
