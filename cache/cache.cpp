@@ -117,6 +117,19 @@ bool closer(std::uint64_t a, std::uint64_t b, std::uint64_t q) {
   return xhi * ylo < yhi * xlo;  // xhi/xlo < yhi/ylo; each factor is at most 2^64, so no overflow in practice
 }
 
+// The runs a lookup may serve to `code`: each identity field is compared only when set. "IS" rather than "=" keeps
+// the comparison false for runs that do not know a field (NULL, as runs of schema 1): unknown code is not served
+// as if it were the current one. Cache::mark_stale (which only `tune` calls) marks the same runs stale.
+constexpr const char* kFreshFor =
+    " AND (:hash = '' OR r.template_hash IS :hash) AND (:nvrtc = 0 OR r.nvrtc_version IS :nvrtc)"
+    " AND (:driver = 0 OR r.driver_version IS :driver) ";
+
+void bind_code(SQLite::Statement& q, const CodeIdentity& code) {
+  q.bind(":hash", code.template_hash);
+  q.bind(":nvrtc", code.nvrtc_version);
+  q.bind(":driver", code.driver_version);
+}
+
 }  // namespace
 
 std::string_view to_string(MeasurementStatus s) { return kStatusNames[static_cast<int>(s)]; }
@@ -517,25 +530,30 @@ std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
   });
 }
 
-std::optional<Winner> Cache::find_winner(const std::string& model_key, const Problem& problem) const {
+std::optional<Winner> Cache::find_winner(const std::string& model_key, const Problem& problem,
+                                        const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
-    SQLite::Statement q(self.db, std::string(kWinnerSelect) + "AND r.stale = 0 AND d.model_key = ? AND p.key = ?");
-    q.bind(1, model_key);
-    q.bind(2, problem.key());
+    SQLite::Statement q(self.db, std::string(kWinnerSelect) + "AND r.stale = 0 AND d.model_key = :model AND p.key = :key" +
+                                     kFreshFor);
+    q.bind(":model", model_key);
+    q.bind(":key", problem.key());
+    bind_code(q, code);
     if (!q.executeStep()) return std::nullopt;
     return self.read_winner(q);
   });
 }
 
-std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, const Problem& problem) const {
+std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, const Problem& problem,
+                                                const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
     // A shape has a handful of tuned sizes at most, so choosing in C++ is cheap and needs no SQL math functions.
-    SQLite::Statement q(self.db,
-                        std::string(kWinnerSelect) + "AND r.stale = 0 AND d.model_key = ? AND p.shape_key = ?");
-    q.bind(1, model_key);
-    q.bind(2, problem.shape_key());
+    SQLite::Statement q(self.db, std::string(kWinnerSelect) +
+                                     "AND r.stale = 0 AND d.model_key = :model AND p.shape_key = :shape" + kFreshFor);
+    q.bind(":model", model_key);
+    q.bind(":shape", problem.shape_key());
+    bind_code(q, code);
     std::optional<Winner> best;
     while (q.executeStep()) {
       Winner w = self.read_winner(q);
@@ -549,14 +567,16 @@ std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, c
 }
 
 std::optional<Winner> Cache::find_similar_winner(const std::string& model_key, const std::string& arch, int sm_count,
-                                                 const Problem& problem) const {
+                                                 const Problem& problem, const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner of a similar GPU", [&]() -> std::optional<Winner> {
     SQLite::Statement q(self.db, std::string(kWinnerSelect) +
-                                     "AND r.stale = 0 AND d.model_key <> ? AND d.arch = ? AND p.shape_key = ?");
-    q.bind(1, model_key);
-    q.bind(2, arch);
-    q.bind(3, problem.shape_key());
+                                     "AND r.stale = 0 AND d.model_key <> :model AND d.arch = :arch"
+                                     " AND p.shape_key = :shape" + kFreshFor);
+    q.bind(":model", model_key);
+    q.bind(":arch", arch);
+    q.bind(":shape", problem.shape_key());
+    bind_code(q, code);
     // Closest model first (SM count, then memory, then key), then within it the exact size, then the nearest.
     auto model_rank = [&](const Winner& w) {
       return std::make_tuple(std::abs(w.sm_count - sm_count), ~w.memory_bytes, w.model_key);
@@ -573,6 +593,22 @@ std::optional<Winner> Cache::find_similar_winner(const std::string& model_key, c
       if (closer(n, best_n, problem.n()) || (!closer(best_n, n, problem.n()) && n > best_n)) best = std::move(w);
     }
     return best;
+  });
+}
+
+std::size_t Cache::count_unserved_winners(const std::string& model_key, const Problem& problem,
+                                         const CodeIdentity& code) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "count winners of other code", [&] {
+    SQLite::Statement q(self.db,
+        "SELECT count(*) FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
+        " JOIN problems p ON p.id = w.problem_id WHERE d.model_key = :model AND p.shape_key = :shape"
+        " AND NOT (r.stale = 0" + std::string(kFreshFor) + ")");
+    q.bind(":model", model_key);
+    q.bind(":shape", problem.shape_key());
+    bind_code(q, code);
+    q.executeStep();
+    return static_cast<std::size_t>(q.getColumn(0).getInt64());
   });
 }
 

@@ -38,6 +38,9 @@ std::int64_t to_i64(std::uint64_t v, const std::string& path, const char* what);
 /// quick_check and some errors span lines: keep messages on one line.
 std::string one_line(std::string text);
 
+/// Opens an existing cache file for reading without writing anything, side files included (read_only.cpp).
+SQLite::Database open_file_read_only(const std::string& path);
+
 /// Runs f, turning SQLite's exceptions into CacheError that names the file and the operation.
 template <class F>
 auto guarded(const std::string& path, std::string_view action, F&& f) -> decltype(f()) {

@@ -560,24 +560,10 @@ ImportStats Cache::import_json(std::istream& in, const std::string& source) {
 }
 
 ImportStats Cache::merge(const std::string& other_path) {
-  // Never create the other file: a typo must not leave an empty database behind.
-  std::error_code ec;
-  if (!std::filesystem::exists(other_path, ec))
-    throw CacheError(fmt::format("cache file '{}' does not exist", other_path));
-  Impl other(other_path, guarded(other_path, "be opened", [&] {
-    return SQLite::Database(other_path, SQLite::OPEN_READONLY, 5000);
-  }));
-  other.check_readable();
-  // A copy in memory can be upgraded to this build's schema without touching the file.
-  Impl copy(other_path, guarded(other_path, "be copied", [&] {
-    SQLite::Database mem(kMemory, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    {
-      SQLite::Backup backup(mem, other.db);
-      backup.executeStep();  // all pages, in one read transaction of the other file
-    }
-    return mem;
-  }));
-  if (copy.user_version() < kSchemaVersion) copy.upgrade();
+  // The other file is read as every reader reads (cache/read_only.cpp): never created, migrated or given side
+  // files; an older schema is upgraded in a copy in memory.
+  Cache other = read_only_snapshot(other_path);
+  Impl& copy = *other.impl_;
   const Json doc = guarded(other_path, "be read", [&] { return export_document(copy.db); });
   Impl& self = *impl_;
   const std::string source = fmt::format("cache file '{}'", other_path);
@@ -587,31 +573,6 @@ ImportStats Cache::merge(const std::string& other_path) {
     tx.commit();
     return stats;
   });
-}
-
-}  // namespace autotune
-
-namespace autotune {
-
-// The same copy as merge() makes of the other file; kept separate so merge() stays as reviewed.
-Cache Cache::read_only_snapshot(const std::string& path) {
-  using namespace cache_detail;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw CacheError(fmt::format("cache file '{}' does not exist", path));
-  Impl file(path, guarded(path, "be opened", [&] { return SQLite::Database(path, SQLite::OPEN_READONLY, 5000); }));
-  file.check_readable();
-  auto copy = std::make_unique<Impl>(path, guarded(path, "be copied", [&] {
-    SQLite::Database mem(kMemory, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    {
-      SQLite::Backup backup(mem, file.db);
-      backup.executeStep();  // all pages, in one read transaction of the file
-    }
-    return mem;
-  }));
-  if (copy->user_version() < kSchemaVersion) copy->upgrade();
-  Cache snapshot(kMemory);
-  snapshot.impl_ = std::move(copy);  // messages keep naming the file
-  return snapshot;
 }
 
 }  // namespace autotune

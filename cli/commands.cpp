@@ -58,12 +58,12 @@ int run_devices(const DevicesCommand& cmd, std::ostream& out) {
   return 0;
 }
 
-// The read-only commands never create, migrate or write the file (Cache::read_only_snapshot); a missing file reads
-// as an empty cache.
+// The read-only commands never create, migrate or write the file, nor leave side files (Cache::open_read_only); a
+// missing file reads as an empty cache.
 Cache open_for_reading(const std::string& path) {
   std::error_code ec;
   if (path == ":memory:" || !std::filesystem::exists(path, ec)) return Cache(":memory:");
-  return Cache::read_only_snapshot(path);
+  return Cache::open_read_only(path);
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -335,8 +335,8 @@ int run_show(const ShowCommand& cmd, const std::string& cache_path, std::ostream
   return 0;
 }
 
-// The runtime API's lookup (include/autotune/resolution.hpp, the same function) on a snapshot: runs measured with
-// other code are marked stale in the copy only.
+// The runtime API's lookup (include/autotune/resolution.hpp, the same function), read-only: runs measured with
+// other code are skipped, not marked.
 int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream& out) {
   LookupTarget target = LookupTarget::from_model_key(cmd.device_model);
   std::string device_name;
@@ -351,7 +351,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   const ConfigSource source = lookup.source;
   const std::optional<Winner>& w = lookup.winner;
   const Config& config = lookup.config;
-  const std::size_t marked = lookup.stale_marked;
+  const std::size_t marked = lookup.stale_skipped;
   if (w && source != ConfigSource::similar_device) device_name = w->device_name;
   std::optional<double> roof = cache.device_roof(model_key);
 
@@ -443,7 +443,7 @@ std::string describe(const ImportStats& s) {
 // The document goes to a temporary file renamed over FILE at the end: an export that fails half-way never
 // replaces an earlier good one.
 int run_export(const ExportCommand& cmd, const std::string& cache_path, std::ostream& out) {
-  const Cache cache(cache_path);
+  const Cache cache = Cache::open_read_only(cache_path);  // never created, migrated or written by an export
   if (cmd.output == "-") {
     cache.export_json(out);
     return 0;

@@ -8,9 +8,10 @@
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
 
-#if AUTOTUNE_HAVE_XXHASH
+// XXH3 from xxhash.h alone (XXH_INLINE_ALL: no library to link), so every build, portable or not, computes the
+// same hash: a template hash is stored in cache files and compared by every reader.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
-#endif
 
 namespace autotune::embedded {
 extern const std::string_view histogram_template;
@@ -19,39 +20,11 @@ extern const std::string_view reduce_template;
 
 namespace autotune {
 
-namespace {
-
-// 64-bit FNV-1a (http://www.isthe.com/chongo/tech/comp/fnv/): the fallback when CMake found no libxxhash (or, for
-// AUTOTUNE_PORTABLE, no static libxxhash.a to put into the single binary). It is a fine identity hash for a
-// few kilobytes of source, only slower, which does not matter here. Its values differ from XXH3's, so runs recorded
-// by a build with the other algorithm look stale: that errs on the safe side (re-tune), never serves a wrong cubin.
-[[maybe_unused]] std::uint64_t fnv1a_64(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-}  // namespace
-
 std::string template_hash(std::string_view source) {
-#if AUTOTUNE_HAVE_XXHASH
-  const std::uint64_t h = XXH3_64bits(source.data(), source.size());
-#else
-  const std::uint64_t h = fnv1a_64(source);
-#endif
-  return fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", static_cast<std::uint64_t>(XXH3_64bits(source.data(), source.size())));
 }
 
-std::string_view template_hash_algorithm() {
-#if AUTOTUNE_HAVE_XXHASH
-  return "xxh3_64";
-#else
-  return "fnv1a_64";
-#endif
-}
+std::string_view template_hash_algorithm() { return "xxh3_64"; }
 
 std::string_view family_template(std::string_view family) {
   if (family == "histogram") return embedded::histogram_template;

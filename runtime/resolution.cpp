@@ -43,7 +43,7 @@ LookupTarget LookupTarget::from_model_key(const std::string& model_key) {
   return t;
 }
 
-Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& problem) {
+Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem) {
   LookupTarget t = target;
   if (t.arch.empty() || t.sm_count == 0) {
     const LookupTarget parsed = LookupTarget::from_model_key(t.model_key);
@@ -51,8 +51,10 @@ Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& pr
     if (t.sm_count == 0) t.sm_count = parsed.sm_count;
   }
   Lookup l;
-  // Staleness of the whole model first (the problem's family template, NVRTC, driver): never serve such a run.
-  l.stale_marked = cache.mark_stale(current_identity(to_string(problem.family()), t.driver_version), t.model_key);
+  // Results measured with other code (the problem's family template, NVRTC, driver) are never served. They are
+  // skipped in the queries, not marked: a lookup never writes (only `autotune tune` marks, `autotune gc` deletes).
+  const CodeIdentity here = current_identity(to_string(problem.family()), t.driver_version);
+  l.stale_skipped = cache.count_unserved_winners(t.model_key, problem, here);
   // The problem's distribution is a hint: a winner measured on it first, then one measured on the tuner's default
   // input ("uniform"), which every `autotune tune` of the problem records.
   std::vector<Problem> candidates{problem};
@@ -65,12 +67,12 @@ Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& pr
   };
   auto join = [](std::string a, const std::string& b) { return b.empty() ? a : a.empty() ? b : a + "; " + b; };
   for (const Problem& p : candidates) {
-    if ((l.winner = cache.find_winner(t.model_key, p))) {
+    if ((l.winner = cache.find_winner(t.model_key, p, here))) {
       l.source = ConfigSource::exact;
       l.distance = note_distribution(p);
       break;
     }
-    if ((l.winner = cache.find_nearest_winner(t.model_key, p))) {
+    if ((l.winner = cache.find_nearest_winner(t.model_key, p, here))) {
       l.source = ConfigSource::nearest_size;
       l.distance = join(fmt::format("tuned for n={}", l.winner->problem.n()), note_distribution(p));
       break;
@@ -79,11 +81,11 @@ Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& pr
   if (!l.winner && !t.arch.empty()) {
     // Another model's runs are checked against this build's kernel template only: their NVRTC and driver are
     // those of other machines, and a cubin for the same architecture loads here whatever NVRTC built it.
-    CodeIdentity template_only = current_identity(to_string(problem.family()), 0);
+    CodeIdentity template_only = here;
     template_only.nvrtc_version = 0;
-    l.stale_marked += cache.mark_stale(template_only, {});
+    template_only.driver_version = 0;
     for (const Problem& p : candidates) {
-      if ((l.winner = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, p))) {
+      if ((l.winner = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, p, template_only))) {
         l.source = ConfigSource::similar_device;
         l.distance = join(fmt::format("tuned on {} ({} SMs){}", l.winner->device_name, l.winner->sm_count,
                                       l.winner->problem.n() == problem.n()

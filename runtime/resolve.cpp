@@ -27,19 +27,21 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
   std::string note;
   Lookup lookup;
   lookup.config = Config::fallback(problem);
-  if (r.cache_path == ":memory:" || std::filesystem::exists(r.cache_path)) {
-    Cache cache(r.cache_path);
-    LookupTarget target{r.model_key, d.arch(), d.sm_count, d.driver_version};
+  std::error_code ec;
+  if (r.cache_path != ":memory:" && std::filesystem::exists(r.cache_path, ec)) {
+    // Read-only: a lookup never writes the cache, leaves no side file and works from a read-only directory. A cache
+    // that cannot be read is reported in the message and the built-in default runs.
     try {
+      const Cache cache = Cache::open_read_only(r.cache_path);
+      LookupTarget target{r.model_key, d.arch(), d.sm_count, d.driver_version};
       lookup = lookup_config(cache, target, problem);
     } catch (const CacheError& e) {
-      // A read-only cache cannot be marked stale: serve nothing from it rather than a result that may be stale.
       note = fmt::format(" (cache not used: {})", e.what());
     }
   }
-  if (lookup.stale_marked)
-    note += fmt::format(" ({} run{} measured with other code marked stale)", lookup.stale_marked,
-                        lookup.stale_marked == 1 ? "" : "s");
+  if (lookup.stale_skipped)
+    note += fmt::format(" ({} result{} measured with other code not used; `autotune tune` re-tunes)",
+                        lookup.stale_skipped, lookup.stale_skipped == 1 ? "" : "s");
   r.source = lookup.source;
   r.config = lookup.config;
   if (lookup.winner) {

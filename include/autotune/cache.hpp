@@ -155,17 +155,26 @@ class Cache {
   /// Measurements of one run, in insertion order.
   std::vector<Measurement> measurements(std::int64_t run_id) const;
 
-  /// Fresh winner for exactly this problem on this device model (a stale one is never returned).
-  std::optional<Winner> find_winner(const std::string& model_key, const Problem& problem) const;
+  /// Fresh winner for exactly this problem on this device model (a stale one is never returned). With `code`, only
+  /// a winner whose run was measured with that code: its template hash, NVRTC and driver version, each compared only
+  /// when set (not empty / not 0). This is how a lookup skips results of other code without writing the file.
+  std::optional<Winner> find_winner(const std::string& model_key, const Problem& problem,
+                                    const CodeIdentity& code = {}) const;
   /// Fresh winner for the same problem shape (Problem::shape_key: everything but n) on this model whose n is
   /// closest to problem.n() (by |log n ratio|; a tie goes to the larger n); nullopt if the shape has no fresh
-  /// winner on this model.
-  std::optional<Winner> find_nearest_winner(const std::string& model_key, const Problem& problem) const;
+  /// winner on this model. `code` as for find_winner.
+  std::optional<Winner> find_nearest_winner(const std::string& model_key, const Problem& problem,
+                                            const CodeIdentity& code = {}) const;
   /// Fresh winner for exactly this problem, else for the nearest tuned size of its shape, on another GPU model of
   /// the same architecture (`arch`, e.g. "sm_90") than `model_key`: the model whose SM count is closest to
   /// `sm_count` (then the larger memory, then the model key, for a fixed order). nullopt when none has one.
+  /// `code` as for find_winner.
   std::optional<Winner> find_similar_winner(const std::string& model_key, const std::string& arch, int sm_count,
-                                            const Problem& problem) const;
+                                            const Problem& problem, const CodeIdentity& code = {}) const;
+  /// How many winners of the problem's shape on this model are not served to `code`: stale, or measured with other
+  /// code (the fields of `code` that are set differ). Read-only; for the lookup's report.
+  std::size_t count_unserved_winners(const std::string& model_key, const Problem& problem,
+                                     const CodeIdentity& code) const;
   /// Every fresh winner, ordered by device name then problem key; with include_stale, the stale ones too
   /// (Winner::stale says which), for `autotune show --all`.
   std::vector<Winner> winners(bool include_stale = false) const;
@@ -174,10 +183,15 @@ class Cache {
   /// Added for `autotune compare`.
   std::vector<DeviceComparisonRow> device_comparison() const;
 
-  /// Read-only open for tools that must never modify a cache (`autotune best`, `show`, `compare`, `report`): the
-  /// file is copied into memory in one read transaction, like merge() does, and an older schema is upgraded in the
-  /// copy only. The file is never created, migrated or written; writes to the returned Cache change only the copy.
-  /// CacheError naming the file when it does not exist, is not an autotune cache, is corrupt or is newer.
+  /// Opens an existing cache for reading only: what every lookup (the runtime handles, `autotune best`) and every
+  /// read-only command uses. The file is never created, migrated, switched to WAL or written, and no side file
+  /// (-wal, -shm, -journal) is left beside it, so it works on a read-only file system, a file of mode 0444 and a
+  /// directory the reader cannot write (cache/read_only.cpp says how). A file of an older schema is read through
+  /// an upgraded copy in memory. Writes through the returned Cache throw CacheError. CacheError naming the file
+  /// when it does not exist, is not a regular file, is not an autotune cache, is corrupt or is newer.
+  static Cache open_read_only(const std::string& path);
+  /// A private, writable copy in memory of a cache file, read as open_read_only reads it (an older schema is
+  /// upgraded in the copy only); writes change only the copy. Used by merge() and by tests.
   static Cache read_only_snapshot(const std::string& path);
 
   /// Records what reference implementation `name` (e.g. "cub") takes for `problem` on the device's model,

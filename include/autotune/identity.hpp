@@ -20,12 +20,12 @@ struct CodeIdentity {
   bool operator==(const CodeIdentity&) const = default;
 };
 
-/// A stable 64-bit hash of a kernel template's text as 16 lowercase hex digits (XXH3-64 with seed 0; a build
-/// without libxxhash uses 64-bit FNV-1a instead, see runtime/identity.cpp). The same text gives the same hash on
-/// every machine and in every later version, because the hash is stored in cache files.
+/// A stable 64-bit hash of a kernel template's text as 16 lowercase hex digits (XXH3-64 with seed 0, in every build).
+/// The same text gives the same hash on every machine and in every later version, because the hash is stored in
+/// cache files.
 std::string template_hash(std::string_view source);
 
-/// Name of the algorithm template_hash() uses in this build: "xxh3_64" or "fnv1a_64".
+/// Name of the algorithm template_hash() uses: "xxh3_64".
 std::string_view template_hash_algorithm();
 
 /// The embedded kernel template of a family ("histogram": kernel_templates/histogram.cu, "reduce":

@@ -9,7 +9,8 @@
 // The problem's input distribution is a hint: in steps 1 to 3 a winner measured on that distribution comes first,
 // then a histogram's robust winner across distributions (dist=robust, `autotune tune --dists`), then one measured
 // on the default ("uniform"); Lookup::distance says so ("measured on dist=uniform, not runs").
-// Runs measured with another kernel template, NVRTC or driver are marked stale first and never served.
+// Runs measured with another kernel template, NVRTC or driver are never served (skipped, not marked: a lookup
+// never writes the cache).
 #pragma once
 
 #include <cstdint>
@@ -47,7 +48,7 @@ struct Lookup {
   ConfigSource source = ConfigSource::fallback;
   Config config;                 ///< what to run
   std::optional<Winner> winner;  ///< the measured entry it comes from (none for fallback)
-  std::size_t stale_marked = 0;  ///< runs newly marked stale by this lookup (code changed since they ran)
+  std::size_t stale_skipped = 0;  ///< winners of the problem's shape on this model not served: stale or other code
   /// "how far from measured data", one phrase: "" (exact), "tuned for n=16777216", "tuned on NVIDIA H100 ...".
   std::string distance;
 };
@@ -64,8 +65,8 @@ struct Resolution {
   std::string message;            ///< one line saying all of the above, for logs
 };
 
-/// Looks `problem` up in `cache` for `target` in the order above. Marks stale runs in `cache` (use a
-/// Cache::read_only_snapshot to leave a file untouched). Throws CacheError when the cache cannot be read.
-Lookup lookup_config(Cache& cache, const LookupTarget& target, const Problem& problem);
+/// Looks `problem` up in `cache` for `target` in the order above. Only reads: open the file with
+/// Cache::open_read_only. Throws CacheError when the cache cannot be read.
+Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem);
 
 }  // namespace autotune

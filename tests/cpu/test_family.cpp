@@ -196,7 +196,10 @@ TEST_SUITE("family") {
       tune(old, h100(), u8, config(512, 4), {}, run_info("00000000000000aa", nvrtc_version(), 0));
       const Lookup l = lookup_config(old, target_of(h200), u8);
       CHECK(l.source == ConfigSource::fallback);
-      CHECK(l.stale_marked == 1);
+      const Lookup same = lookup_config(old, target_of(h100()), u8);
+      CHECK(same.source == ConfigSource::fallback);
+      CHECK(same.stale_skipped == 1);
+      CHECK(old.winners().size() == 1);  // skipped, not marked: the lookups wrote nothing
     }
   }
 
