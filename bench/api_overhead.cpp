@@ -32,9 +32,9 @@
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/histogram.hpp"
-#include "runtime/cuda.hpp"
-#include "runtime/jit.hpp"
-#include "tuner/reference.hpp"
+#include "core/cuda.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/histogram/reference.hpp"
 
 using namespace autotune;
 

@@ -18,14 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/tuner.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/read_roof.hpp"
-#include "runtime/cuda.hpp"
-#include "runtime/histogram_kernel.hpp"
-#include "runtime/jit.hpp"
-#include "tuner/reference.hpp"
+#include "core/cuda.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/histogram/reference.hpp"
 #include "tuner/harness.hpp"
 
 using namespace autotune;
@@ -114,7 +115,7 @@ int main(int argc, char** argv) try {
     TuneOptions o;
     o.samples = 5;
     o.warmup = 1;
-    const TuneReport r = tune_histogram(p, cache, o);
+    const TuneReport r = tune(Problem(p), cache, o);
     if (!r.winner) {
       std::printf("| %s | %s | %llu | no correct variant | | | | | | |\n", c.group.c_str(), p.distribution.c_str(),
                   static_cast<unsigned long long>(p.n));
@@ -136,7 +137,7 @@ int main(int argc, char** argv) try {
     cuda::DeviceBuffer ours(static_cast<std::size_t>(p.bins) * 4), theirs(static_cast<std::size_t>(p.bins) * 4);
     const auto compiled = jit::compile(kernel_source(p, r.winner->config), "winner.cu", dev.arch());
     if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
-    HistogramKernel kernel(p, *r.winner->config.histogram(), dev, compiled.cubin);
+    HistogramKernel kernel(p, *r.winner->config.as<HistogramConfig>(), dev, compiled.cubin);
     static_assert(static_cast<int>(SampleType::f32) == static_cast<int>(bench::CubSample::f32) &&
                   static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64));
     bench::CubHistogram cub({static_cast<bench::CubSample>(p.type), p.bins, p.lower, p.upper}, p.n);

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "bench/cub_baseline.hpp"
-#include "runtime/cuda.hpp"
+#include "core/cuda.hpp"
 #include "tuner/harness.hpp"
 
 namespace autotune::bench {

@@ -24,15 +24,15 @@
 #include <thread>
 #include <vector>
 
-#include "autotune/reduction.hpp"
+#include "autotune/reduce_problem.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/cub_reduce.hpp"
 #include "bench/read_roof.hpp"
-#include "runtime/cuda.hpp"
-#include "runtime/jit.hpp"
-#include "runtime/reduce_kernel.hpp"
-#include "tuner/reduce_reference.hpp"
-#include "tuner/reduce_space.hpp"
+#include "core/cuda.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/reduce/launcher.hpp"
+#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduce/space.hpp"
 #include "tuner/harness.hpp"
 
 using namespace autotune;

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "autotune/histogram_problem.hpp"
+#include "autotune/reduce_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/tuner.hpp"

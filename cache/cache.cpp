@@ -98,14 +98,24 @@ constexpr std::string_view kStatusNames[] = {"ok", "compile_error", "invalid_con
                                              "wrong_result"};
 
 // Everything a user could need to see in `winners`; read_winner() relies on this column order. Callers append
-// their conditions after the WHERE.
+// their conditions after the WHERE: winner_select() adds the families this process knows (rows of a family of a
+// newer autotune, or of an application's own family not registered here, are not ours to serve).
 constexpr const char* kWinnerSelect =
     "SELECT d.model_key, d.name, w.arch, p.sample_type, p.bins, p.lower, p.upper, p.n, p.distribution,"
     "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, p.counter_bits, r.stale, r.stale_reason,"
     "       p.family, p.key, d.sm_count, d.memory_bytes"
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
-    "  JOIN problems p ON p.id = w.problem_id"
-    " WHERE p.family IN ('histogram', 'reduce') ";  // families of a newer autotune are not ours to serve
+    "  JOIN problems p ON p.id = w.problem_id";
+
+std::string winner_select() {
+  std::string names;
+  for (const KernelFamily* f : families()) {
+    std::string quoted(f->name());
+    for (std::size_t at = 0; (at = quoted.find('\'', at)) != std::string::npos; at += 2) quoted.insert(at, 1, '\'');
+    names += fmt::format("{}'{}'", names.empty() ? "" : ", ", quoted);
+  }
+  return fmt::format("{} WHERE p.family IN ({}) ", kWinnerSelect, names);
+}
 
 // Is tuned size a strictly closer to the query q than tuned size b, measured as |log(x + 1) - log(q + 1)|?
 // Compared exactly as ratios max/min by cross-multiplying in 128 bits, so that true ties are seen as ties.
@@ -204,7 +214,7 @@ std::int64_t Cache::Impl::upsert_device(const DeviceInfo& device) {
   return id.getColumn(0).getInt64();
 }
 
-Config Cache::Impl::parse_config(Family family, const std::string& text, std::string_view where) const {
+Config Cache::Impl::parse_config(std::string_view family, const std::string& text, std::string_view where) const {
   auto c = Config::parse(family, text);
   if (!c) fail(fmt::format("holds an unreadable configuration '{}' in {}", text, where));
   return *c;
@@ -212,31 +222,22 @@ Config Cache::Impl::parse_config(Family family, const std::string& text, std::st
 
 // Inserts the problem's row if new; returns its id. Call inside a transaction.
 std::int64_t Cache::Impl::upsert_problem(const Problem& problem) {
-  const std::string family(to_string(problem.family()));
+  const std::string family(problem.family_name());
   const std::string key = problem.key();
+  const ProblemColumns c = problem.family().columns(problem);
   SQLite::Statement prob(db,
       "INSERT INTO problems (key, shape_key, family, sample_type, bins, lower, upper, n, distribution, op,"
       " counter_bits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING");
   prob.bind(1, key);
   prob.bind(2, problem.shape_key());
   prob.bind(3, family);
-  if (const HistogramProblem* h = problem.histogram()) {
-    prob.bind(4, std::string(to_string(h->type)));
-    prob.bind(5, h->bins);
-    prob.bind(6, h->lower);
-    prob.bind(7, h->upper);
-    prob.bind(10);  // op: NULL
-    prob.bind(11, h->counter_bits);
-  } else {
-    // Reductions: sample_type is the input type, counter_bits the accumulator's width; the key says the rest.
-    const ReduceProblem& r = *problem.reduce();
-    prob.bind(4, std::string(to_string(r.type)));
-    prob.bind(5, 0);
-    prob.bind(6, 0.0);
-    prob.bind(7, 0.0);
-    prob.bind(10, std::string(to_string(r.op)));
-    prob.bind(11, static_cast<int>(8 * size_of(r.accumulator_type())));
-  }
+  prob.bind(4, c.sample_type);
+  prob.bind(5, c.bins);
+  prob.bind(6, c.lower);
+  prob.bind(7, c.upper);
+  if (c.op) prob.bind(10, *c.op);
+  else prob.bind(10);  // NULL
+  prob.bind(11, c.counter_bits);
   prob.bind(8, to_i64(problem.n(), path, "problem size"));
   prob.bind(9, problem.distribution());
   prob.exec();
@@ -253,28 +254,18 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   w.model_key = q.getColumn(0).getString();
   w.device_name = q.getColumn(1).getString();
   w.arch = q.getColumn(2).getString();
-  const Family family = *parse_family(q.getColumn(18).getString());  // kWinnerSelect selects known families only
-  if (family == Family::histogram) {
-    // Histograms are read from the columns, which every schema version has written the same way.
-    HistogramProblem p;
-    const std::string type = q.getColumn(3).getString();
-    const auto t = parse_sample_type(type);
-    if (!t) self.fail(fmt::format("holds an unknown sample type '{}' in table problems", type));
-    p.type = *t;
-    p.bins = q.getColumn(4).getInt();
-    p.lower = q.getColumn(5).getDouble();
-    p.upper = q.getColumn(6).getDouble();
-    p.n = static_cast<std::uint64_t>(q.getColumn(7).getInt64());
-    p.distribution = q.getColumn(8).getString();
-    p.counter_bits = q.getColumn(15).getInt();
-    w.problem = p;
-  } else {
-    // A reduction's key is its source of truth (schema.sql).
-    const std::string key = q.getColumn(19).getString();
-    const auto p = Problem::parse(key);
-    if (!p) self.fail(fmt::format("holds an unreadable reduction problem '{}' in table problems", key));
-    w.problem = *p;
-  }
+  // winner_select() selects registered families only. The family reads its problem from the key or the columns.
+  const std::string family = q.getColumn(18).getString();
+  const std::string key = q.getColumn(19).getString();
+  ProblemColumns columns;
+  columns.sample_type = q.getColumn(3).getString();
+  columns.bins = q.getColumn(4).getInt();
+  columns.lower = q.getColumn(5).getDouble();
+  columns.upper = q.getColumn(6).getDouble();
+  columns.counter_bits = q.getColumn(15).getInt();
+  auto p = family_named(family).problem_from_row(key, columns);
+  if (!p) self.fail(fmt::format("holds an unreadable {} problem '{}' in table problems", family, key));
+  w.problem = p->with_n(static_cast<std::uint64_t>(q.getColumn(7).getInt64())).with_distribution(q.getColumn(8).getString());
   w.config = parse_config(family, q.getColumn(9).getString(), "table winners");
   w.sm_count = q.getColumn(20).getInt();
   w.memory_bytes = static_cast<std::uint64_t>(q.getColumn(21).getInt64());
@@ -351,8 +342,8 @@ std::int64_t Cache::begin_run(const DeviceInfo& device, const Problem& problem, 
     settings = j.dump();  // canonical: keys sorted, no spaces, so equal settings compare equal as text
   }
   CodeIdentity code = info.code;
-  const std::string family(to_string(problem.family()));
-  if (code.template_hash.empty()) code.template_hash = template_hash(family_template(family));
+  const std::string family(problem.family_name());
+  if (code.template_hash.empty()) code.template_hash = current_identity(family, 0).template_hash;
   if (code.nvrtc_version == 0) code.nvrtc_version = device.nvrtc_version;
   if (code.driver_version == 0) code.driver_version = device.driver_version;
 
@@ -502,9 +493,9 @@ std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
     SQLite::Statement run(self.db, "SELECT p.family FROM runs r JOIN problems p ON p.id = r.problem_id WHERE r.id = ?");
     run.bind(1, run_id);
     if (!run.executeStep()) self.fail(fmt::format("has no tuning run with id {}", run_id));
-    const std::string family_name = run.getColumn(0).getString();
-    const auto family = parse_family(family_name);
-    if (!family) self.fail(fmt::format("run {} is of the kernel family '{}', unknown to this build", run_id, family_name));
+    const std::string family = run.getColumn(0).getString();
+    if (!find_family(family))
+      self.fail(fmt::format("run {} is of the kernel family '{}', unknown to this build", run_id, family));
     SQLite::Statement q(self.db,
         "SELECT id, config, status, log, median_ms, spread, samples, gbps, roof_pct FROM measurements"
         " WHERE run_id = ? ORDER BY id");
@@ -513,7 +504,7 @@ std::vector<Measurement> Cache::measurements(std::int64_t run_id) const {
     while (q.executeStep()) {
       const auto where = fmt::format("measurement {}", q.getColumn(0).getInt64());
       Measurement m;
-      m.config = self.parse_config(*family, q.getColumn(1).getString(), where);
+      m.config = self.parse_config(family, q.getColumn(1).getString(), where);
       const std::string status = q.getColumn(2).getString();
       const auto s = parse_measurement_status(status);
       if (!s) self.fail(fmt::format("holds an unknown status '{}' in {}", status, where));
@@ -534,7 +525,7 @@ std::optional<Winner> Cache::find_winner(const std::string& model_key, const Pro
                                         const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
-    SQLite::Statement q(self.db, std::string(kWinnerSelect) + "AND r.stale = 0 AND d.model_key = :model AND p.key = :key" +
+    SQLite::Statement q(self.db, winner_select() + "AND r.stale = 0 AND d.model_key = :model AND p.key = :key" +
                                      kFreshFor);
     q.bind(":model", model_key);
     q.bind(":key", problem.key());
@@ -549,7 +540,7 @@ std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, c
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
     // A shape has a handful of tuned sizes at most, so choosing in C++ is cheap and needs no SQL math functions.
-    SQLite::Statement q(self.db, std::string(kWinnerSelect) +
+    SQLite::Statement q(self.db, winner_select() +
                                      "AND r.stale = 0 AND d.model_key = :model AND p.shape_key = :shape" + kFreshFor);
     q.bind(":model", model_key);
     q.bind(":shape", problem.shape_key());
@@ -570,7 +561,7 @@ std::optional<Winner> Cache::find_similar_winner(const std::string& model_key, c
                                                  const Problem& problem, const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner of a similar GPU", [&]() -> std::optional<Winner> {
-    SQLite::Statement q(self.db, std::string(kWinnerSelect) +
+    SQLite::Statement q(self.db, winner_select() +
                                      "AND r.stale = 0 AND d.model_key <> :model AND d.arch = :arch"
                                      " AND p.shape_key = :shape" + kFreshFor);
     q.bind(":model", model_key);
@@ -616,7 +607,7 @@ std::vector<Winner> Cache::winners(bool include_stale) const {
   const Impl& self = *impl_;
   return guarded(self.path, "list winners", [&] {
     // model_key last only makes the order total when two models share a name.
-    SQLite::Statement q(self.db, std::string(kWinnerSelect) + (include_stale ? "" : "AND r.stale = 0 ") +
+    SQLite::Statement q(self.db, winner_select() + (include_stale ? "" : "AND r.stale = 0 ") +
                                      "ORDER BY d.name, p.key, d.model_key");
     std::vector<Winner> out;
     while (q.executeStep()) out.push_back(self.read_winner(q));
@@ -636,9 +627,9 @@ std::vector<DeviceComparisonRow> Cache::device_comparison() const {
       r.problem = q.getColumn(0).getString();
       r.device = q.getColumn(1).getString();
       r.arch = q.getColumn(2).getString();
-      const auto family = parse_family(r.problem.substr(0, r.problem.find('/')));
-      if (!family) continue;  // a family of a newer autotune
-      r.config = self.parse_config(*family, q.getColumn(3).getString(), "view device_comparison");
+      const std::string family = r.problem.substr(0, r.problem.find('/'));
+      if (!find_family(family)) continue;  // a family of a newer autotune, or not registered in this process
+      r.config = self.parse_config(family, q.getColumn(3).getString(), "view device_comparison");
       r.median_ms = q.getColumn(4).getDouble();
       r.gbps = q.getColumn(5).getDouble();
       if (!q.getColumn(6).isNull()) r.roof_pct = q.getColumn(6).getDouble();

@@ -13,11 +13,9 @@
 
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
+#include "core/family.hpp"
+#include "embedded.hpp"
 
-namespace autotune::embedded {
-extern const std::string_view cache_schema;
-extern const std::string_view histogram_template;
-}  // namespace autotune::embedded
 
 namespace autotune::cache_detail {
 
@@ -83,7 +81,7 @@ struct Cache::Impl {
   /// Inserts the problem row if new; returns its id (cache.cpp). Call inside a transaction.
   std::int64_t upsert_problem(const Problem& problem);
   /// Config::parse, or CacheError naming the file and `where`.
-  Config parse_config(Family family, const std::string& text, std::string_view where) const;
+  Config parse_config(std::string_view family, const std::string& text, std::string_view where) const;
   /// One row of the winners query in cache.cpp.
   Winner read_winner(SQLite::Statement& q) const;
 };

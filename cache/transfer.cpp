@@ -20,7 +20,8 @@
 #include <vector>
 
 #include "autotune/error.hpp"
-#include "autotune/family.hpp"
+#include "autotune/problem.hpp"
+#include "core/family.hpp"
 #include "cache/cache_impl.hpp"
 
 namespace autotune {
@@ -295,31 +296,34 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const Fields f(problems[i], fmt::format("problems[{}]", i), source);
     const std::string key = f.text("key"), family = f.text("family");
-    if (family == "histogram") {  // this build knows the family: the key must say what the columns say
-      HistogramProblem p;
-      const auto type = parse_sample_type(f.text("sample_type"));
-      if (!type) f.fail("sample_type", fmt::format("'{}' is not a sample type", f.text("sample_type")));
-      p.type = *type;
-      p.bins = static_cast<int>(f.integer("bins"));
-      p.lower = f.number("lower");
-      p.upper = f.number("upper");
+    if (const KernelFamily* known = find_family(family)) {
+      // This build knows the family: the problem it reads from the row must print the row's key, and the columns
+      // must be the ones it would write.
+      ProblemColumns columns;
+      columns.sample_type = f.text("sample_type");
+      columns.bins = static_cast<int>(f.integer("bins"));
+      columns.lower = f.number("lower");
+      columns.upper = f.number("upper");
+      columns.op = f.opt_text("op");
+      columns.counter_bits = static_cast<int>(f.integer("counter_bits"));
       const std::int64_t n = f.integer("n");
       if (n < 0) f.fail("n", "is negative");
-      p.n = static_cast<std::uint64_t>(n);
-      p.distribution = f.text("distribution");
-      p.counter_bits = static_cast<int>(f.integer("counter_bits"));
+      std::optional<Problem> p = known->problem_from_row(key, columns);
+      if (!p) f.fail("key", fmt::format("'{}' is not a valid {} problem", key, family));
+      p = p->with_n(static_cast<std::uint64_t>(n)).with_distribution(f.text("distribution"));
       try {
-        p.validate();
+        p->validate();
       } catch (const UsageError& e) {
         f.fail("key", fmt::format("'{}' is not a valid problem ({})", key, e.what()));
       }
-      if (p.key() != key || p.shape_key() != f.text("shape_key"))
-        f.fail("key", fmt::format("'{}' does not match the problem's columns ('{}')", key, p.key()));
-    } else if (family == "reduce") {  // the key is the reduction's source of truth (schema.sql)
-      const auto p = Problem::parse(key);
-      if (!p || p->family() != Family::reduce) f.fail("key", fmt::format("'{}' is not a valid reduction problem", key));
+      if (p->key() != key) f.fail("key", fmt::format("'{}' does not match the problem's columns ('{}')", key, p->key()));
       if (p->shape_key() != f.text("shape_key"))
         f.fail("shape_key", fmt::format("'{}' does not match the problem's key ('{}')", f.text("shape_key"), key));
+      const ProblemColumns expected = known->columns(*p);
+      if (expected.sample_type != columns.sample_type || expected.bins != columns.bins ||
+          expected.lower != columns.lower || expected.upper != columns.upper || expected.op != columns.op ||
+          expected.counter_bits != columns.counter_bits)
+        f.fail("key", fmt::format("'{}' does not match the problem's columns", key));
     }
     SQLite::Statement q(db,
         "INSERT INTO problems (key, shape_key, family, op, sample_type, bins, lower, upper, n, distribution,"
@@ -352,7 +356,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     std::int64_t device_id, problem_id, run_id;
     const Json* winner;
     std::string where;
-    std::optional<Family> family;  ///< of the run's problem; nullopt for a family this build does not know
+    std::string family;  ///< of the run's problem; empty for a family this build does not know
   };
   std::vector<WinnerCandidate> candidates;
   const Json& runs = top.array("runs");
@@ -363,13 +367,13 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     const auto problem_id = id_of(db, "SELECT id FROM problems WHERE key = ?", f.text("problem"));
     if (!problem_id) f.fail("problem", fmt::format("'{}' is not in the document's problems", f.text("problem")));
     // Configurations are checked against their problem's family when this build knows it.
-    std::optional<Family> family;
+    std::string family;
     {
       SQLite::Statement fam(db, "SELECT family FROM problems WHERE id = ?");
       fam.bind(1, *problem_id);
-      if (fam.executeStep()) family = parse_family(fam.getColumn(0).getString());
+      if (fam.executeStep() && find_family(fam.getColumn(0).getString())) family = fam.getColumn(0).getString();
     }
-    auto known_config = [&](const std::string& text) { return !family || Config::parse(*family, text).has_value(); };
+    auto known_config = [&](const std::string& text) { return family.empty() || Config::parse(family, text).has_value(); };
     const auto started_at = f.text("started_at"), tool_version = f.text("tool_version"), strategy = f.text("strategy");
     const auto finished_at = f.opt_text("finished_at");
     const Json& stale_value = f.get("stale");
@@ -456,7 +460,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     const Fields w(*c.winner, c.where, source);
     const std::string config = w.text("config"), tuned_at = w.text("tuned_at");
     const double median_ms = w.number("median_ms");
-    if (c.family && !Config::parse(*c.family, config))
+    if (!c.family.empty() && !Config::parse(c.family, config))
       w.fail("config", fmt::format("'{}' is not a configuration", config));
     std::vector<char> cubin;
     if (const auto text = w.opt_text("cubin")) {

@@ -21,7 +21,6 @@
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
-#include "autotune/histogram.hpp"
 #include "autotune/identity.hpp"
 #include "autotune/resolution.hpp"
 #include "autotune/tuner.hpp"
@@ -30,6 +29,7 @@
 #include "cli/progress.hpp"
 #include "tuner/robust.hpp"
 #include "cli/report.hpp"
+#include "core/family.hpp"
 
 extern char** environ;
 
@@ -132,11 +132,11 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
     fmt::print(out, "autotune {}: tuning {} problem{} on GPU {} ({}, {}) into {}\n", version(), cmd.problems.size(),
                cmd.problems.size() == 1 ? "" : "s", device.ordinal, device.name, device.arch(), cache_path);
   // Results of this model measured with another template, NVRTC or driver no longer describe this machine.
-  std::set<Family> families;
-  for (const Problem& p : cmd.problems) families.insert(p.family());
+  std::set<std::string, std::less<>> tuned_families;
+  for (const Problem& p : cmd.problems) tuned_families.insert(std::string(p.family_name()));
   std::size_t marked = 0;
-  for (Family f : families)
-    marked += cache.mark_stale(current_identity(to_string(f), device.driver_version), device.model_key());
+  for (const std::string& f : tuned_families)
+    marked += cache.mark_stale(current_identity(f, device.driver_version), device.model_key());
   if (marked)
     fmt::print(out, "marked {} earlier run{} of this GPU model stale: the kernel template, NVRTC or driver changed "
                     "(`autotune show --all` lists them, `autotune gc` deletes them)\n",
@@ -219,7 +219,7 @@ int tune_isolated(const TuneCommand& cmd, int device, const std::string& cache_p
   return failures ? 1 : 0;
 }
 
-// --dists: the robust winner of each histogram problem across the distributions just tuned on `device`.
+// --dists: the robust winner of each problem whose family keeps one, across the distributions just tuned on `device`.
 int record_robust(const TuneCommand& cmd, int device, const std::string& cache_path, std::ostream& out,
                   std::ostream& err) {
   if (cmd.dists.empty()) return 0;
@@ -227,7 +227,7 @@ int record_robust(const TuneCommand& cmd, int device, const std::string& cache_p
   Cache cache(cache_path);
   int failures = 0;
   for (const Problem& p : cmd.problems) {
-    if (!p.histogram()) continue;
+    if (!p.family().robust_across_distributions()) continue;
     try {
       const RobustRecord r = record_robust_winner(cache, d, p, cmd.dists);
       std::string per;
@@ -244,13 +244,13 @@ int record_robust(const TuneCommand& cmd, int device, const std::string& cache_p
   return failures ? 1 : 0;
 }
 
-// The problems as tuned: with --dists, each histogram problem once per distribution.
+// The problems as tuned: with --dists, each problem whose family keeps robust winners once per distribution.
 TuneCommand expand_distributions(const TuneCommand& cmd) {
   TuneCommand t = cmd;
   if (cmd.dists.empty()) return t;
   t.problems.clear();
   for (const Problem& p : cmd.problems) {
-    if (!p.histogram()) t.problems.push_back(p);
+    if (!p.family().robust_across_distributions()) t.problems.push_back(p);
     else
       for (const std::string& d : cmd.dists) t.problems.push_back(p.with_distribution(d));
   }

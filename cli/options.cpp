@@ -9,6 +9,8 @@
 
 #include "autotune/error.hpp"
 #include "autotune/tuner.hpp"
+#include "cli/problem_options.hpp"
+#include "core/family.hpp"
 
 namespace po = boost::program_options;
 
@@ -18,7 +20,7 @@ namespace {
 
 constexpr const char* kSubcommands =
     "Subcommands:\n"
-    "  tune      tune histogram and reduction problems on a GPU and record the results in the cache\n"
+    "  tune      tune problems of every kernel family on a GPU and record the results in the cache\n"
     "  devices   list the CUDA devices of this machine with their cache fingerprint\n"
     "  show      print the winners recorded in the cache, per device and problem\n"
     "  best      answer one lookup as the C++ API would: exact, nearest tuned size or built-in default\n"
@@ -32,8 +34,8 @@ constexpr const char* kSubcommands =
     "  help      print this help, or `autotune help SUBCOMMAND`\n"
     "  version   print the version\n";
 
-std::string usage_of(const std::string& name, const po::options_description& desc, const char* synopsis,
-                     const char* examples) {
+std::string usage_of(const std::string& name, const po::options_description& desc, const std::string& synopsis,
+                     const std::string& examples) {
   std::ostringstream out;
   out << "Usage: autotune " << name << " " << synopsis << "\n\n" << desc << "\nExamples:\n" << examples;
   return out.str();
@@ -44,29 +46,6 @@ po::options_description common_options() {
   d.add_options()("cache", po::value<std::string>()->value_name("FILE"),
                   "SQLite cache file (default: $AUTOTUNE_CACHE, else $XDG_CACHE_HOME/autotune/autotune.db, else "
                   "~/.cache/autotune/autotune.db)")("help,h", "print this subcommand's help");
-  return d;
-}
-
-po::options_description problem_options(const char* title) {
-  po::options_description d(title);
-  d.add_options()
-      ("kernel", po::value<std::string>()->value_name("FAMILY"), "kernel family: histogram (default) or reduce")
-      ("type", po::value<std::string>()->value_name("T"),
-       "element type: u8, u16, i32, u32, f32, f64 (histogram); i32, u32, i64, u64, f32, f64 (reduce)")
-      ("op", po::value<std::string>()->value_name("OP"), "reduce: sum, min or max")
-      ("acc", po::value<std::string>()->value_name("T"),
-       "reduce: accumulator type (default: i64 for i32 sums, u64 for u32 sums, else the input type)")
-      ("mode", po::value<std::string>()->value_name("M"),
-       "reduce: deterministic (default: the same bits every run) or fast (float sums may use atomics)")
-      ("bins", po::value<std::string>()->value_name("N"), "histogram: number of bins (>= 1)")
-      ("lower", po::value<std::string>()->value_name("X"), "lowest sample counted (default 0)")
-      ("upper", po::value<std::string>()->value_name("X"),
-       "samples >= upper are not counted (default: 256 for u8, 65536 for u16, lower + bins for i32/u32, 1 for f32/f64)")
-      ("n", po::value<std::string>()->value_name("SIZE"), "elements per call, e.g. 1000, 64K, 64M, 1G")
-      ("dist", po::value<std::string>()->value_name("D"),
-       "input distribution: uniform (default), constant, narrow, runs, image (histogram); uniform, constant, "
-       "sorted (reduce)")
-      ("counters", po::value<std::string>()->value_name("BITS"), "output counter width: 32 (default) or 64");
   return d;
 }
 
@@ -136,7 +115,20 @@ po::variables_map parse(const std::string& sub, const std::vector<std::string>& 
   return vm;
 }
 
-Problem make_problem(const po::variables_map& vm);
+
+// --dists names distributions of every family that keeps robust winners among the problems; the others are tuned
+// on their own distribution.
+void check_dists(const TuneCommand& t) {
+  for (const Problem& p : t.problems) {
+    const KernelFamily& f = p.family();
+    if (t.dists.empty() || !f.robust_across_distributions()) continue;
+    const auto known = f.distributions();
+    for (const std::string& d : t.dists)
+      if (std::find(known.begin(), known.end(), d) == known.end())
+        throw UsageError(fmt::format("--dists: unknown distribution '{}' ({} knows: {})", d, f.name(),
+                                     fmt::join(known, ", ")));
+  }
+}
 
 TuneCommand make_tune(const po::variables_map& vm) {
   TuneCommand t;
@@ -192,21 +184,15 @@ TuneCommand make_tune(const po::variables_map& vm) {
   if (vm.count("dists")) {
     if (vm.count("dist")) throw UsageError("--dist and --dists exclude each other: choose one");
     std::stringstream in(str("dists"));
-    for (std::string d; std::getline(in, d, ',');) {
-      const auto& known = histogram_distributions();
-      if (std::find(known.begin(), known.end(), d) == known.end())
-        throw UsageError(fmt::format("--dists: unknown distribution '{}' (known: {})", d, fmt::join(known, ", ")));
+    for (std::string d; std::getline(in, d, ',');)
       if (std::find(t.dists.begin(), t.dists.end(), d) == t.dists.end()) t.dists.push_back(d);
-    }
     if (t.dists.size() < 2) throw UsageError("--dists: name at least two distributions, e.g. uniform,runs");
   }
   t.isolate = vm.count("no-isolate") == 0;
   t.worker = vm.count("worker") > 0;
   if (vm.count("inject-fault")) t.inject_fault = str("inject-fault");
 
-  const bool any_problem_flag = vm.count("kernel") || vm.count("type") || vm.count("bins") || vm.count("lower") ||
-                                vm.count("upper") || vm.count("n") || vm.count("dist") || vm.count("counters") ||
-                                vm.count("op") || vm.count("acc") || vm.count("mode");
+  const bool any_problem_flag = any_problem_option(vm);
   if (vm.count("problem-key")) {  // a worker's problem, as its parent spelled it
     if (any_problem_flag || vm.count("dists")) throw UsageError("--problem-key excludes the problem flags");
     const auto p = Problem::parse(str("problem-key"));
@@ -217,9 +203,10 @@ TuneCommand make_tune(const po::variables_map& vm) {
   if (!any_problem_flag) {
     t.problems = default_problems();
     t.default_set = true;
-    return t;
+  } else {
+    t.problems = {make_problem(vm)};
   }
-  t.problems = {make_problem(vm)};
+  check_dists(t);
   return t;
 }
 
@@ -230,110 +217,32 @@ OutputFormat make_format(const po::variables_map& vm) {
   return OutputFormat::table;
 }
 
-std::uint64_t make_size(const po::variables_map& vm) {
-  if (!vm.count("n")) throw UsageError("--n is required when a problem is named (e.g. --n 64M)");
-  try {
-    return parse_size(vm["n"].as<std::string>());
-  } catch (const UsageError& e) {
-    throw UsageError(fmt::format("--n: {}", e.what()));
-  }
+}  // namespace
+
+namespace {
+std::string family_list() {
+  std::string out;
+  for (const KernelFamily* f : families()) out += fmt::format("  {:<10}{}\n", f->name(), f->summary());
+  return out;
 }
-
-// A reduction from --kernel reduce --op/--type/--acc/--mode/--n/--dist.
-ReduceProblem make_reduce_problem(const po::variables_map& vm) {
-  auto str = [&](const char* k) { return vm.count(k) ? vm[k].as<std::string>() : std::string(); };
-  for (const char* flag : {"bins", "lower", "upper", "counters"})
-    if (vm.count(flag)) throw UsageError(fmt::format("--{} applies to histograms, not to --kernel reduce", flag));
-  ReduceProblem p;
-  if (!vm.count("op")) throw UsageError("--op is required for --kernel reduce (sum, min or max)");
-  const auto op = parse_reduce_op(str("op"));
-  if (!op) throw UsageError(fmt::format("--op: unknown operation '{}' (known: sum, min, max)", str("op")));
-  p.op = *op;
-  auto value_type = [&](const char* flag) {
-    const auto t = parse_value_type(str(flag));
-    if (!t)
-      throw UsageError(fmt::format("--{}: unknown type '{}' (known: i32, u32, i64, u64, f32, f64)", flag, str(flag)));
-    return *t;
-  };
-  if (!vm.count("type")) throw UsageError("--type is required for --kernel reduce (i32, u32, i64, u64, f32, f64)");
-  p.type = value_type("type");
-  if (vm.count("acc")) p.accumulator = value_type("acc");
-  if (vm.count("mode")) {
-    const std::string m = str("mode");
-    if (m != "deterministic" && m != "fast")
-      throw UsageError(fmt::format("--mode: '{}' is not deterministic or fast", m));
-    p.deterministic = m == "deterministic";
-  }
-  p.n = make_size(vm);
-  if (vm.count("dist")) p.distribution = str("dist");
-  p.validate();
-  return p;
-}
-
-HistogramProblem make_histogram_problem(const po::variables_map& vm);
-
-// A problem from the problem flags (tune and best): --kernel selects the family.
-Problem make_problem(const po::variables_map& vm) {
-  const std::string kernel = vm.count("kernel") ? vm["kernel"].as<std::string>() : "histogram";
-  const auto family = parse_family(kernel);
-  if (!family) throw UsageError(fmt::format("--kernel: unknown kernel family '{}' (known: histogram, reduce)", kernel));
-  if (*family == Family::reduce) return make_reduce_problem(vm);
-  return make_histogram_problem(vm);
-}
-
-// A histogram problem from --type/--bins/--lower/--upper/--n/--dist/--counters.
-HistogramProblem make_histogram_problem(const po::variables_map& vm) {
-  auto str = [&](const char* k) { return vm.count(k) ? vm[k].as<std::string>() : std::string(); };
-  for (const char* flag : {"op", "acc", "mode"})
-    if (vm.count(flag)) throw UsageError(fmt::format("--{} applies to --kernel reduce, not to histograms", flag));
-  HistogramProblem p;
-  if (vm.count("type")) {
-    const auto type = parse_sample_type(str("type"));
-    if (!type) throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32, f64)", str("type")));
-    p.type = *type;
-  }
-  if (vm.count("bins")) {
-    const long long b = to_integer("bins", str("bins"));
-    if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
-    p.bins = static_cast<int>(b);
-  } else if (p.type != SampleType::u8) {
-    throw UsageError("--bins is required for sample types other than u8");
-  }
-  p.lower = vm.count("lower") ? to_double("lower", str("lower")) : 0.0;
-  if (vm.count("upper")) p.upper = to_double("upper", str("upper"));
-  else if (is_float(p.type)) p.upper = 1.0;
-  else if (p.type == SampleType::u8) p.upper = 256.0;    // the whole type: bins split it evenly
-  else if (p.type == SampleType::u16) p.upper = 65536.0;
-  else p.upper = p.lower + p.bins;                       // 32-bit types: one value per bin
-  p.n = make_size(vm);
-  if (vm.count("dist")) p.distribution = str("dist");
-  if (vm.count("counters")) {
-    const std::string c = str("counters");
-    if (c != "32" && c != "64") throw UsageError(fmt::format("--counters: '{}' is not 32 or 64", c));
-    p.counter_bits = c == "32" ? 32 : 64;
-  }
-  p.validate();
-  return p;
-}
-
 }  // namespace
 
 std::string general_help() {
   return fmt::format(
       "autotune {}: picks the fastest CUDA kernel variant for each GPU\n\n"
       "Usage: autotune SUBCOMMAND [OPTIONS]\n\n{}\n"
+      "Kernel families (--kernel):\n{}\n"
       "Every subcommand takes --cache FILE and --help.\n\n"
       "Examples:\n"
       "  autotune devices\n"
       "  autotune tune                     # the default problems on GPU 0\n"
-      "  autotune tune --kernel histogram --type u8 --bins 256 --n 64M\n"
+      "{}"
       "  autotune show --cache ./results.db --device H100 --json\n"
-      "  autotune best --type u8 --bins 256 --n 64M --device 0\n"
       "  autotune compare --cache fleet.db\n"
       "  autotune bench                    # the tuned winners against CUB on GPU 0\n"
       "  autotune report --output report.html\n"
       "  autotune merge node17.db --cache fleet.db\n",
-      version(), kSubcommands);
+      version(), kSubcommands, family_list(), problem_examples("tune"));
 }
 
 CommandLine parse_command_line(const std::vector<std::string>& args) {
@@ -360,21 +269,17 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   po::options_description desc = common_options();
   po::options_description hidden;                  // positional arguments: parsed, but named in the synopsis
   po::positional_options_description positionals;  // empty: a stray word is an error, not ignored
-  const char* synopsis = "[OPTIONS]";
-  const char* examples = "";
+  std::string synopsis = "[OPTIONS]";
+  std::string examples;
   if (sub == "tune") {
     desc.add(tune_options());
     hidden.add(tune_hidden_options());
-    synopsis = "[PROBLEM] [--device I | --devices all|LIST] [--strategy S [--budget K] [--budget-s SECONDS]]\n\n"
-               "PROBLEM: --kernel histogram --type T --bins N --n SIZE [--lower X --upper X] [--dist D]\n"
-               "     or: --kernel reduce --op sum|min|max --type T --n SIZE [--acc T] [--mode deterministic|fast]\n"
+    synopsis = "[PROBLEM] [--device I | --devices all|LIST] [--strategy S [--budget K] [--budget-s SECONDS]]\n\n" +
+               problem_synopsis() +
                "Without a problem, the default set is tuned. An interrupted run resumes when run again.";
-    examples =
-        "  autotune tune                                   # the default problems on GPU 0\n"
-        "  autotune tune --kernel histogram --type u8 --bins 256 --n 64M\n"
-        "  autotune tune --type f32 --bins 1024 --lower 0 --upper 1 --n 16M --device 1 --cache fleet.db\n"
-        "  autotune tune --kernel reduce --op sum --type f32 --n 16M --strategy halving\n"
-        "  autotune tune --devices all                     # every GPU model of this machine, in parallel\n";
+    examples = "  autotune tune                                   # the default problems on GPU 0\n" +
+               problem_examples("tune") +
+               "  autotune tune --devices all                     # every GPU model of this machine, in parallel\n";
   } else if (sub == "devices") {
     desc.add(format_options());
     synopsis = "[--json | --csv]";
@@ -404,11 +309,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
         "PROBLEM as for `autotune tune`. Answers as the C++ API would: the exact problem on the model, else the\n"
         "nearest tuned size on the model, else the same problem on the closest GPU model of the same architecture,\n"
         "else the built-in default; prints which. Only reads the cache (stale winners are never answered).";
-    examples =
-        "  autotune best --type u8 --bins 256 --n 64M --device 0\n"
-        "  autotune best --kernel reduce --op max --type f64 --n 1M --device 0 --json\n"
-        "  autotune best --type f32 --bins 1024 --n 10M --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' "
-        "--cache fleet.db --json\n";
+    examples = problem_examples("best --device 0") +
+               "  autotune best ... --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --cache fleet.db --json\n";
   } else if (sub == "compare") {
     po::options_description cmp("Compare options");
     cmp.add_options()("problem", po::value<std::string>()->value_name("SUBSTRING"),
@@ -426,13 +328,10 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     desc.add(bench).add(format_options());
     synopsis = "[PROBLEM] [--device I] [--samples K] [--json | --csv]\n\n"
                "For each problem: the configuration the C++ API resolves from the cache (exact, nearest size, similar\n"
-               "GPU or built-in default) and CUB (cub::DeviceHistogram::HistogramEven, cub::DeviceReduce), both\n"
-               "checked against the CPU reference, timed with the tuner's harness (L2 flushed before every call),\n"
-               "with the read roof measured in the same run. CUB's times are recorded in the cache for `report`.";
-    examples =
-        "  autotune bench                                  # the default problems, after `autotune tune`\n"
-        "  autotune bench --type u8 --bins 256 --n 512M --samples 30\n"
-        "  autotune bench --kernel reduce --op sum --type f32 --n 256M --json\n";
+               "GPU or built-in default) and the family's CUB baseline, both checked against the CPU reference,\n"
+               "timed with the tuner's harness (L2 flushed before every call), with the read roof measured in the same run. CUB's times are recorded in the cache for `report`.";
+    examples = "  autotune bench                                  # the default problems, after `autotune tune`\n" +
+               problem_examples("bench");
   } else if (sub == "report") {
     po::options_description rep("Report options");
     rep.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
@@ -527,9 +426,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       if (k < 1 || k > 10000) throw UsageError(fmt::format("--samples: {} is outside 1..10000", k));
       c.samples = static_cast<int>(k);
     }
-    const bool any_problem_flag = vm.count("kernel") || vm.count("type") || vm.count("bins") || vm.count("lower") ||
-                                  vm.count("upper") || vm.count("n") || vm.count("dist") || vm.count("counters") ||
-                                  vm.count("op") || vm.count("acc") || vm.count("mode");
+    const bool any_problem_flag = any_problem_option(vm);
     if (any_problem_flag) c.problems = {make_problem(vm)};
     else c.problems = default_problems();
     cl.command = c;

@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "autotune/family.hpp"
+#include "autotune/problem.hpp"
 #include "cli/format.hpp"
 
 namespace autotune::cli {

@@ -9,6 +9,8 @@
 #include <set>
 #include <vector>
 
+#include "core/family.hpp"
+
 namespace autotune::cli {
 
 namespace {
@@ -37,19 +39,10 @@ struct Cellvalue {
   bool winner = false;
 };
 
-// A configuration's place in the heat map: block size x loads per thread, within its algorithm (histograms: the
-// privatization and its replicas; reductions: the block reduction and the finish).
-struct Axes {
-  int block = 0;
-  int loads = 0;
-  std::string algorithm;
-};
-Axes axes_of(const Config& c) {
-  if (const HistogramConfig* h = c.histogram())
-    return {h->block, h->loads, fmt::format("{}/R={}", to_string(h->privatization), h->replicas)};
-  const ReduceConfig& r = *c.reduce();
-  return {r.block, r.loads, fmt::format("{}/{}", to_string(r.block_reduce), to_string(r.finish))};
-}
+// A configuration's place in the heat map: block size x loads per thread, within its algorithm (its family says
+// what that is, e.g. a histogram's privatization and replicas).
+using Axes = KernelFamily::ReportAxes;
+Axes axes_of(const Config& c) { return c.family().report_axes(c); }
 
 std::string heat_map(const Winner& w, const std::vector<Measurement>& ms) {
   std::map<std::pair<int, int>, Cellvalue> cells;  // (block, loads)
@@ -168,8 +161,8 @@ std::string render_report(const Cache& cache, const std::string& title_source) {
     h += "<p class=\"empty\">This cache holds no winners yet: nothing was tuned (run <code>autotune tune</code>).</p>\n";
     return h + "</body>\n</html>\n";
   }
-  h += "<p class=\"note\">Heat maps: GB/s of the winning run's correct variants of the winner's algorithm (a "
-       "histogram's privatization and replica count, a reduction's block reduction and finish) over block size and "
+  h += "<p class=\"note\">Heat maps: GB/s of the winning run's correct variants of the winner's algorithm (as "
+       "its kernel family defines it, e.g. a privatization and its replica count) over block size and "
        "loads per thread; each cell is the best over the other parameters. Bars: the winner against the "
        "device's measured read roof and CUB, as <code>autotune bench</code> last measured it on that device.</p>\n"
        "<ul>\n";
@@ -195,7 +188,7 @@ std::string render_report(const Cache& cache, const std::string& title_source) {
       bars.push_back({"winner", w->gbps, fmt::format("{:.1f} GB/s", w->gbps), "#21918c"});
       if (roof) bars.push_back({"read roof", *roof, fmt::format("{:.1f} GB/s", *roof), "#888888"});
       else bars.push_back({"read roof", std::nullopt, "not measured for this device", ""});
-      const char* cub_name = w->problem.histogram() ? "CUB HistogramEven" : "CUB DeviceReduce";
+      const std::string cub_name(w->problem.family().baseline_name());
       if (const auto cub = cache.baseline(w->model_key, w->problem, "cub"))
         bars.push_back({cub_name, cub->gbps,
                         fmt::format("{:.1f} GB/s (winner {:.2f}x; `autotune bench`, {})", cub->gbps,

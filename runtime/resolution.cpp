@@ -6,13 +6,9 @@
 #include <vector>
 
 #include "autotune/identity.hpp"
+#include "core/family.hpp"
 
 namespace autotune {
-
-namespace {
-// What `autotune tune` measures on unless told otherwise (HistogramProblem / ReduceProblem defaults).
-constexpr const char* kDefaultDistribution = "uniform";
-}  // namespace
 
 std::string_view to_string(ConfigSource s) {
   switch (s) {
@@ -53,12 +49,12 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
   Lookup l;
   // Results measured with other code (the problem's family template, NVRTC, driver) are never served. They are
   // skipped in the queries, not marked: a lookup never writes (only `autotune tune` marks, `autotune gc` deletes).
-  const CodeIdentity here = current_identity(to_string(problem.family()), t.driver_version);
+  const CodeIdentity here = current_identity(problem.family_name(), t.driver_version);
   l.stale_skipped = cache.count_unserved_winners(t.model_key, problem, here);
   // The problem's distribution is a hint: a winner measured on it first, then one measured on the tuner's default
   // input ("uniform"), which every `autotune tune` of the problem records.
   std::vector<Problem> candidates{problem};
-  if (problem.histogram() && problem.distribution() != kRobustDistribution)
+  if (problem.family().robust_across_distributions() && problem.distribution() != kRobustDistribution)
     candidates.push_back(problem.with_distribution(kRobustDistribution));
   if (problem.distribution() != kDefaultDistribution) candidates.push_back(problem.with_distribution(kDefaultDistribution));
   auto note_distribution = [&](const Problem& used) {

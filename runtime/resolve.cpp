@@ -6,7 +6,7 @@
 
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
-#include "runtime/jit.hpp"
+#include "core/jit.hpp"
 
 namespace autotune {
 
@@ -50,7 +50,7 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
     if (lookup.winner->arch == d.arch()) out.cubin = lookup.winner->cubin;
   }
   if (out.cubin.empty()) {
-    jit::CompileResult c = jit::compile(kernel_source(problem, r.config), std::string(to_string(problem.family())) + ".cu",
+    jit::CompileResult c = jit::compile(kernel_source(problem, r.config), std::string(problem.family_name()) + ".cu",
                                         d.arch());
     if (!c.ok) throw Error(fmt::format("NVRTC failed to compile {} for {}:\n{}", r.config.key(), d.arch(), c.log));
     out.cubin = std::move(c.cubin);

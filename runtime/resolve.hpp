@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "autotune/device.hpp"
-#include "autotune/family.hpp"
+#include "autotune/problem.hpp"
 #include "autotune/resolution.hpp"
 
 namespace autotune {
@@ -28,7 +28,7 @@ void with_device(int ordinal, F&& load);
 
 }  // namespace autotune
 
-#include "runtime/cuda.hpp"
+#include "core/cuda.hpp"
 
 namespace autotune {
 

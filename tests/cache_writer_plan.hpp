@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 
 namespace autotune::test::writer_plan {

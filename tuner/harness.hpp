@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "runtime/cuda.hpp"
+#include "core/cuda.hpp"
 #include "tuner/timing.hpp"
 
 namespace autotune {

@@ -11,7 +11,8 @@
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
 #include "autotune/tuner.hpp"
-#include "runtime/jit.hpp"
+#include "core/family.hpp"
+#include "core/jit.hpp"
 
 namespace autotune {
 
@@ -58,7 +59,8 @@ std::optional<RobustChoice> pick_robust(const std::vector<std::vector<double>>& 
 
 RobustRecord record_robust_winner(Cache& cache, const DeviceInfo& device, const Problem& base,
                                   const std::vector<std::string>& distributions) {
-  if (!base.histogram()) throw UsageError("a robust winner across distributions is for histograms");
+  if (!base.family().robust_across_distributions())
+    throw UsageError(fmt::format("the {} family keeps no robust winner across distributions", base.family_name()));
   if (distributions.size() < 2)
     throw UsageError("a robust winner needs at least two distributions (e.g. uniform,constant,runs)");
   RobustRecord out;
@@ -95,7 +97,7 @@ RobustRecord record_robust_winner(Cache& cache, const DeviceInfo& device, const 
   RunInfo info;
   info.strategy = "robust";
   info.tool_version = version();
-  info.code = current_identity("histogram", device.driver_version);
+  info.code = current_identity(base.family_name(), device.driver_version);
   info.settings_json = nlohmann::json{{"distributions", distributions}, {"criterion", "least worst-case slowdown"}}.dump();
   out.run_id = cache.begin_run(device, out.problem, info);
   const double bytes = static_cast<double>(base.bytes());

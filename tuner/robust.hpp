@@ -1,4 +1,4 @@
-// The robust winner across input distributions (issue #5): one configuration for a histogram whose input is not
+// The robust winner across input distributions: one configuration for a problem whose input is not
 // known in advance. Plain numbers, unit-tested on the CPU.
 #pragma once
 
@@ -41,7 +41,7 @@ struct RobustRecord {
 /// picks the robust winner with pick_robust over the configurations measured correct on all of them, and records
 /// it as a finished run (strategy "robust") of base with distribution kRobustDistribution: one measurement per such
 /// configuration, whose time is its slowest over the distributions, and the winner with a cubin compiled by NVRTC
-/// for the device. Throws UsageError for fewer than two distributions or a non-histogram problem, Error when a
+/// for the device. Throws UsageError for fewer than two distributions or a family without robust winners (KernelFamily::robust_across_distributions), Error when a
 /// distribution has no fresh winner or no configuration is correct on all.
 RobustRecord record_robust_winner(Cache& cache, const DeviceInfo& device, const Problem& base,
                                   const std::vector<std::string>& distributions);

@@ -41,7 +41,7 @@ struct Candidate {
   double noise = 0.0;          ///< SampleStats::noise
   std::size_t shared_bytes = 0;
   int block = 0;
-  std::string key;             ///< HistogramConfig::key(), the last resort
+  std::string key;             ///< Config::key(), the last resort
   int launches = 1;            ///< operations per call (Config::launches): fewer is cheaper, before anything else
 };
 

@@ -13,14 +13,13 @@
 
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
-#include "runtime/cuda.hpp"
-#include "runtime/jit.hpp"
+#include "core/cuda.hpp"
+#include "core/jit.hpp"
 #include "tuner/timing.hpp"
-#include "tuner/workload.hpp"
+#include "core/family.hpp"
+#include "core/workload.hpp"
+#include "embedded.hpp"
 
-namespace autotune::embedded {
-extern const std::string_view roof_kernel;
-}
 
 namespace autotune {
 
@@ -52,33 +51,10 @@ double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int sample
   return static_cast<double>(bytes) / (summarize(ms).median * 1e-3) / 1e9;
 }
 
-std::vector<HistogramProblem> default_histogram_problems() {
-  // The seed chapter's problem (an 8-bit image histogram) at a size well past the L2, and a float histogram with
-  // more bins than CUB privatizes in shared memory.
-  HistogramProblem u8;
-  u8.type = SampleType::u8;
-  u8.bins = 256;
-  u8.lower = 0;
-  u8.upper = 256;
-  u8.n = 64ull << 20;
-  HistogramProblem f32;
-  f32.type = SampleType::f32;
-  f32.bins = 1024;
-  f32.lower = 0;
-  f32.upper = 1;
-  f32.n = 16ull << 20;
-  return {u8, f32};
-}
-
 std::vector<Problem> default_problems() {
   std::vector<Problem> out;
-  for (const HistogramProblem& p : default_histogram_problems()) out.push_back(p);
-  // The reduction everybody writes first: a float sum, large enough to stream from memory.
-  ReduceProblem sum;
-  sum.op = ReduceOp::sum;
-  sum.type = ValueType::f32;
-  sum.n = 64ull << 20;
-  out.push_back(sum);
+  for (const KernelFamily* f : families())
+    for (Problem& p : f->default_problems()) out.push_back(std::move(p));
   return out;
 }
 
@@ -99,7 +75,7 @@ class CompilePool {
     std::vector<std::promise<jit::CompileResult>> promises(configs.size());
     for (std::size_t i = 0; i < configs.size(); ++i) results_[i] = promises[i].get_future();
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const std::string stem(to_string(problem.family()));
+    const std::string stem(problem.family_name());
     auto work = [this, problem, &configs, &wanted, arch, cache_dir, stem,
                  ps = std::make_shared<decltype(promises)>(std::move(promises))]() {
       for (std::size_t i; (i = next_++) < configs.size();) {
@@ -218,7 +194,7 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
   RunInfo info;
   info.strategy = options.strategy;
   info.tool_version = version();
-  info.code = current_identity(to_string(problem.family()), device.driver_version);
+  info.code = current_identity(problem.family_name(), device.driver_version);
   info.settings_json = fmt::format(
       R"({{"budget":{},"budget_s":{},"finalists":{},"flush_l2":{},"min_samples":{},"samples":{},"seed":{},)"
       R"("target_noise":{},"warmup":{}}})",
@@ -234,7 +210,7 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
   }
 
   // Inputs and the CPU reference first: a device without enough memory fails here, before anything is recorded.
-  const std::unique_ptr<Workload> workload = make_workload(problem, device, options.seed);
+  const std::unique_ptr<Workload> workload = problem.family().make_workload(problem, device, options.seed);
   const std::vector<Config> configs = workload->space();
   const Config fallback = Config::fallback(problem);
   std::vector<std::string> violations(configs.size());

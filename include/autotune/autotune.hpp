@@ -3,13 +3,12 @@
 #pragma once
 
 #include "autotune/cache.hpp"
-#include "autotune/config.hpp"
+#include "autotune/histogram_problem.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
-#include "autotune/family.hpp"
-#include "autotune/histogram.hpp"
 #include "autotune/problem.hpp"
+#include "autotune/histogram.hpp"
 #include "autotune/reduce.hpp"
-#include "autotune/reduction.hpp"
+#include "autotune/reduce_problem.hpp"
 #include "autotune/resolution.hpp"
 #include "autotune/tuner.hpp"

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "autotune/device.hpp"
-#include "autotune/family.hpp"
+#include "autotune/problem.hpp"
 #include "autotune/identity.hpp"
 
 namespace autotune {

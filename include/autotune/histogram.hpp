@@ -21,8 +21,7 @@
 #include <memory>
 #include <string>
 
-#include "autotune/config.hpp"
-#include "autotune/problem.hpp"
+#include "autotune/histogram_problem.hpp"
 #include "autotune/resolution.hpp"
 
 struct CUstream_st;

@@ -12,10 +12,10 @@
 namespace autotune {
 
 struct CodeIdentity {
-  std::string template_hash;  ///< template_hash() of the kernel template source; empty = unknown
+  std::string template_hash;  ///< template_hash() of the family's code (current_identity); empty = unknown
   int nvrtc_version = 0;      ///< nvrtc_version(): major * 1000 + minor * 10; 0 = unknown
   int driver_version = 0;     ///< cudaDriverGetVersion(), e.g. 13000; 0 = unknown
-  std::string family = "histogram";  ///< the kernel family whose template template_hash identifies
+  std::string family;          ///< the kernel family whose code template_hash identifies
 
   bool operator==(const CodeIdentity&) const = default;
 };
@@ -28,15 +28,10 @@ std::string template_hash(std::string_view source);
 /// Name of the algorithm template_hash() uses: "xxh3_64".
 std::string_view template_hash_algorithm();
 
-/// The embedded kernel template of a family ("histogram": kernel_templates/histogram.cu, "reduce":
-/// kernel_templates/reduce.cu). Throws UsageError for an unknown family.
-std::string_view family_template(std::string_view family);
-
-/// The identity of this build for a family: the hash of its embedded kernel template, this process's NVRTC
-/// version, and `driver_version` (DeviceInfo::driver_version of the GPU in question; pass 0 when there is no GPU,
-/// which means "unknown" and is not compared).
+/// The identity of this build for a family: the hash of its code (the embedded kernel template and the source
+/// that generates its preamble: KernelFamily::code_text), this process's NVRTC version, and `driver_version`
+/// (DeviceInfo::driver_version of the GPU in question; pass 0 when there is no GPU, which means "unknown" and is
+/// not compared). UsageError for a family that is not registered.
 CodeIdentity current_identity(std::string_view family, int driver_version);
-/// The histogram family's identity (current_identity("histogram", driver_version)).
-CodeIdentity current_identity(int driver_version);
 
 }  // namespace autotune

@@ -18,7 +18,7 @@
 #include <string>
 #include <type_traits>
 
-#include "autotune/reduction.hpp"
+#include "autotune/reduce_problem.hpp"
 #include "autotune/resolution.hpp"
 
 struct CUstream_st;

@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "autotune/cache.hpp"
-#include "autotune/family.hpp"
+#include "autotune/problem.hpp"
 
 namespace autotune {
 

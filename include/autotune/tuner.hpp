@@ -11,7 +11,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
-#include "autotune/family.hpp"
+#include "autotune/problem.hpp"
 
 namespace autotune {
 
@@ -85,10 +85,6 @@ struct TuneReport {
 /// winner is then chosen by pick_winner() (near-ties inside the noise go to the cheapest configuration), so two runs
 /// on one GPU choose the same winner.
 TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options = {});
-/// tune() for a histogram (kept for callers of the first API).
-inline TuneReport tune_histogram(const HistogramProblem& problem, Cache& cache, const TuneOptions& options = {}) {
-  return tune(Problem(problem), cache, options);
-}
 
 /// Strategies TuneOptions::strategy accepts, in a fixed order.
 const std::vector<std::string>& tune_strategies();
@@ -96,9 +92,8 @@ const std::vector<std::string>& tune_strategies();
 /// Measures the read roof of the current device in GB/s: median of `samples` 16-byte streaming reads of `bytes`.
 double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int samples);
 
-/// The histogram problems of the default set.
-std::vector<HistogramProblem> default_histogram_problems();
-/// The problems `autotune tune` runs when none is named: default_histogram_problems() and a float sum.
+/// The problems `autotune tune` runs when none is named: every registered family's default problems
+/// (KernelFamily::default_problems).
 std::vector<Problem> default_problems();
 
 /// Library version, e.g. "0.1.0".

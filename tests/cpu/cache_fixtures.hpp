@@ -20,6 +20,7 @@
 
 #include <unistd.h>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 

@@ -9,10 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
-#include "tuner/space.hpp"
+#include "kernel_templates/histogram/space.hpp"
 
 namespace autotune::test {
 

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "autotune/family.hpp"
-#include "runtime/jit.hpp"
+#include "autotune/problem.hpp"
+#include "core/jit.hpp"
 
 namespace autotune::test {
 

@@ -16,14 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
+#include "embedded.hpp"
 
-namespace autotune::embedded {
-extern const std::string_view histogram_template;
-}
 
 using namespace autotune;
 using namespace autotune::test;
@@ -434,7 +433,7 @@ TEST_CASE("an unknown run id is a CacheError") {
   CHECK_THROWS_AS(c.measurements(12345), CacheError);
   CHECK(c.winners().empty());
   // The failed calls left the cache usable.
-  const auto run = tune(c, h100(), problem(M), *m.config.histogram());
+  const auto run = tune(c, h100(), problem(M), *m.config.as<HistogramConfig>());
   CHECK(c.measurements(run).size() == 1);
 }
 
@@ -480,12 +479,14 @@ TEST_CASE("begin_run records the code identity, the canonical settings and the t
                   " WHERE id = " + std::to_string(given)) ==
         std::vector<std::string>{
             R"(t:0123456789abcdef | i:12080 | i:12090 | t:{"flush_l2":true,"samples":15,"warmup":2} | i:0 | NULL)"});
-  // Fields left empty come from the device and from this build's embedded template.
-  const std::string hash = template_hash(embedded::histogram_template);
+  // Fields left empty come from the device and from this build's code of the family: its embedded template and the
+  // source of its preamble generator (KernelFamily::code_text).
+  const std::string hash =
+      template_hash(std::string(embedded::histogram_template) + std::string(embedded::histogram_source_cpp));
   CHECK(rows(raw, "SELECT template_hash, nvrtc_version, driver_version, settings FROM runs WHERE id = " +
                       std::to_string(defaulted)) ==
         std::vector<std::string>{"t:" + hash + " | i:12040 | i:12040 | NULL"});
-  CHECK(hash == current_identity(dev.driver_version).template_hash);
+  CHECK(hash == current_identity("histogram", dev.driver_version).template_hash);
   auto templates = rows(raw, "SELECT family, hash FROM templates");
   std::vector<std::string> expected{"t:histogram | t:0123456789abcdef", "t:histogram | t:" + hash};
   std::sort(templates.begin(), templates.end());
@@ -575,14 +576,14 @@ TEST_CASE("a changed template, NVRTC or driver marks the model's runs stale; sta
   const auto h_run = tune(c, h, p1, config(256, 4), {'c'}, run_info("00000000000000aa", 12040, 12040));
   tune(c, h, p64, config(512, 8), {}, run_info("00000000000000aa", 12040, 12040));
   const auto a_run = tune(c, a, p1, config(128, 2), {}, run_info("00000000000000aa", 12040, 12040));
-  const CodeIdentity same{"00000000000000aa", 12040, 12040};
+  const CodeIdentity same{"00000000000000aa", 12040, 12040, "histogram"};
 
   CHECK(c.mark_stale(same) == 0);
   CHECK(c.mark_stale(CodeIdentity{}) == 0);  // nothing known about the current code: nothing compared
 
   SUBCASE("a new template, for one model") {
-    CHECK(c.mark_stale({"00000000000000bb", 12040, 12040}, h.model_key()) == 2);
-    CHECK(c.mark_stale({"00000000000000bb", 12040, 12040}, h.model_key()) == 0);  // only newly marked ones count
+    CHECK(c.mark_stale({"00000000000000bb", 12040, 12040, "histogram"}, h.model_key()) == 2);
+    CHECK(c.mark_stale({"00000000000000bb", 12040, 12040, "histogram"}, h.model_key()) == 0);  // only newly marked ones count
     CHECK_FALSE(c.find_winner(h.model_key(), p1));
     CHECK_FALSE(c.find_nearest_winner(h.model_key(), problem(2 * M)));
     REQUIRE(c.find_winner(a.model_key(), p1));  // the other model is untouched
@@ -643,7 +644,7 @@ TEST_CASE("gc deletes stale runs with their measurements and winners, and what n
     c.add_measurement(cut, ok_measurement(config(256, 4), 1));
     // Fresh: p1 again with the new template; its winner replaces the old one.
     fresh_run = tune(c, h, problem(M), config(512, 4), {'y'}, run_info("00000000000000bb"));
-    CHECK(c.mark_stale({"00000000000000bb", 0, 0}) == 2);
+    CHECK(c.mark_stale({"00000000000000bb", 0, 0, "histogram"}) == 2);
     CHECK(c.winners(true).size() == 1);  // the fresh run's winner replaced the stale one
   }
   const std::string before = dump_everything(file.str());
@@ -669,7 +670,7 @@ TEST_CASE("gc deletes stale runs with their measurements and winners, and what n
 
   SUBCASE("a stale winner goes with its run") {
     Cache c(file.str());
-    CHECK(c.mark_stale({"00000000000000cc", 0, 0}) == 1);
+    CHECK(c.mark_stale({"00000000000000cc", 0, 0, "histogram"}) == 1);
     CHECK(c.gc() == 1 + 1 + 1 + 1 + 1);  // winner, measurement, run, problem, template
     CHECK(c.winners(true).empty());
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
@@ -116,11 +117,11 @@ TEST_CASE("the golden schema-1 file opens with the current code and keeps every 
   }
   const auto f32 = c.find_winner(kH100, winners[2].problem);
   REQUIRE(f32);
-  REQUIRE(f32->problem.histogram());
-  CHECK(f32->problem.histogram()->type == SampleType::f32);
-  CHECK(f32->problem.histogram()->lower == 0.0);
-  CHECK(f32->problem.histogram()->upper == 1.0);
-  CHECK(f32->problem.histogram()->bins == 1024);
+  REQUIRE(f32->problem.as<HistogramProblem>());
+  CHECK(f32->problem.as<HistogramProblem>()->type == SampleType::f32);
+  CHECK(f32->problem.as<HistogramProblem>()->lower == 0.0);
+  CHECK(f32->problem.as<HistogramProblem>()->upper == 1.0);
+  CHECK(f32->problem.as<HistogramProblem>()->bins == 1024);
 
   // Every status of run 1, with its log, in the order measured.
   const auto ms = c.measurements(1);
@@ -232,7 +233,7 @@ TEST_CASE("runs from schema 1 do not know their code, so the first mark_stale ma
   TempPath file;
   copy_golden_v1(file.path);
   Cache c(file.str());
-  const CodeIdentity now = current_identity(0);  // no driver known: only the template and NVRTC are compared
+  const CodeIdentity now = current_identity("histogram", 0);  // no driver known: only the template and NVRTC are compared
   CHECK(c.mark_stale(now, kH100) == 2);
   CHECK(c.winners().size() == 2);
   CHECK(c.mark_stale(now) == 3);
@@ -294,7 +295,7 @@ TEST_CASE("the golden schema-2 file opens with the current code, keeps its rows 
     REQUIRE(c.device_roof(h200));
     CHECK(*c.device_roof(h200) == 4117.0);
     // A stale check still knows the run's code: only a changed template is reported.
-    CodeIdentity other{"0123456789abcdef", 13000, 13000};
+    CodeIdentity other{"0123456789abcdef", 13000, 13000, "histogram"};
     CHECK(c.mark_stale(other, h200) == 1);
     CHECK(c.winners(true).at(0).stale_reason == "template 1f2e3d4c5b6a7988 -> 0123456789abcdef");
     // The new table works on the migrated file.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
@@ -72,7 +73,7 @@ void fill(Cache& c) {
   c.add_measurement(cut, ok_measurement(config(256, 8), 0.002));
 
   tune(c, h, problem(M), config(128, 4), {'s'}, run_info("00000000000000a0"), 0.002);
-  REQUIRE(c.mark_stale({"00000000000000aa", 0, 0}, h.model_key()) == 1);
+  REQUIRE(c.mark_stale({"00000000000000aa", 0, 0, "histogram"}, h.model_key()) == 1);
 }
 
 std::string export_text(const Cache& c) {
@@ -143,7 +144,7 @@ TEST_CASE("export -> import into an empty cache gives identical contents, querie
   CHECK(f32->problem == f32_problem());
   const auto wide = b.find_winner(h100().model_key(), wide_counters());
   REQUIRE(wide);
-  CHECK(wide->problem.histogram()->counter_bits == 64);
+  CHECK(wide->problem.as<HistogramProblem>()->counter_bits == 64);
 }
 
 TEST_CASE("importing the same document twice changes nothing the second time") {
@@ -223,7 +224,7 @@ TEST_CASE("an imported winner of the same model and problem: fresh beats stale, 
     CHECK(winner_config() == config(256, 4));
   }
   SUBCASE("a fresh winner replaces a stale one, however old") {
-    REQUIRE(c.mark_stale({"00000000000000bb", 0, 0}) == 1);
+    REQUIRE(c.mark_stale({"00000000000000bb", 0, 0, "histogram"}) == 1);
     CHECK(import_text(c, incoming("2000-01-01T00:00:00.000Z", 0.9, false)).winners == 1);
     CHECK(winner_config() == config(1024, 2));
     CHECK_FALSE(c.winners(true).at(0).stale);
@@ -258,7 +259,7 @@ TEST_CASE("a copy taken mid-run gains the rest of the run; staleness is sticky")
   CHECK(import_text(d, finished) == ImportStats{0, 0, 0, 1, 1, 1});
   CHECK(dump_contents(dst.str()) == dump_contents(src.str()));
 
-  REQUIRE(s.mark_stale({"00000000000000ff", 0, 0}) == 1);
+  REQUIRE(s.mark_stale({"00000000000000ff", 0, 0, "histogram"}) == 1);
   CHECK(import_text(d, export_text(s)) == ImportStats{0, 0, 0, 1, 0, 0});
   CHECK(dump_contents(dst.str()) == dump_contents(src.str()));
   CHECK(import_text(d, finished) == ImportStats{});  // the fresh copy does not make it fresh again

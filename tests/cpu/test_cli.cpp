@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "autotune/histogram_problem.hpp"
+#include "autotune/reduce_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/tuner.hpp"
@@ -32,7 +34,7 @@ void fixture_cache(const std::string& path) {
   Cache c(path);
   tune(c, h100(), problem(M), config(256, 4), {'\0', 'h'}, run_info("00000000000000aa"));
   tune(c, a100(), problem(M), config(512, 8), {}, run_info("00000000000000a0"));
-  REQUIRE(c.mark_stale({"00000000000000aa", 0, 0}) == 1);
+  REQUIRE(c.mark_stale({"00000000000000aa", 0, 0, "histogram"}) == 1);
 }
 }  // namespace
 
@@ -77,8 +79,8 @@ TEST_SUITE("cli") {
     CHECK_FALSE(t.worker);
     CHECK_FALSE(t.default_set);
     REQUIRE(t.problems.size() == 1);
-    REQUIRE(t.problems[0].histogram());
-    const auto& p = *t.problems[0].histogram();
+    REQUIRE(t.problems[0].as<HistogramProblem>());
+    const auto& p = *t.problems[0].as<HistogramProblem>();
     CHECK(p.type == SampleType::u8);
     CHECK(p.bins == 256);
     CHECK(p.lower == 0.0);
@@ -91,7 +93,7 @@ TEST_SUITE("cli") {
     auto range = [](std::vector<std::string> extra) {
       std::vector<std::string> args{"tune", "--n", "1000"};
       args.insert(args.end(), extra.begin(), extra.end());
-      const auto p = *std::get<TuneCommand>(parse_command_line(args).command).problems.at(0).histogram();
+      const auto p = *std::get<TuneCommand>(parse_command_line(args).command).problems.at(0).as<HistogramProblem>();
       return std::pair{p.lower, p.upper};
     };
     CHECK(range({"--type", "u8", "--bins", "16"}) == std::pair{0.0, 256.0});
@@ -175,12 +177,12 @@ TEST_SUITE("cli") {
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--n", "1M"}, "--type is required");
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "u8", "--n", "1M"}, "--type: unknown type 'u8'");
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--bins", "4", "--n", "1M"},
-            "--bins applies to histograms");
+            "--bins is an option of --kernel histogram, not of --kernel reduce");
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--mode", "quick", "--n", "1M"},
             "--mode: 'quick'");
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32"}, "--n is required");
     refuses({"tune", "--kernel", "reduce", "--op", "max", "--type", "f32", "--acc", "f64", "--n", "1M"}, "acc");
-    refuses({"tune", "--type", "u8", "--op", "sum", "--n", "1M"}, "--op applies to --kernel reduce");
+    refuses({"tune", "--type", "u8", "--op", "sum", "--n", "1M"}, "--op is an option of --kernel reduce, not of --kernel histogram");
     refuses({"tune", "--strategy", "genetic"}, "unknown strategy 'genetic'");
     refuses({"tune", "--budget", "10"}, "--strategy random only");
     refuses({"tune", "--strategy", "random", "--budget", "0"}, "--budget");
@@ -203,8 +205,8 @@ TEST_SUITE("cli") {
         parse({"bench", "--kernel", "reduce", "--op", "min", "--type", "f64", "--n", "256M", "--samples", "7", "--json"})
             .command);
     REQUIRE(b.problems.size() == 1);
-    REQUIRE(b.problems[0].reduce());
-    CHECK(b.problems[0].reduce()->op == ReduceOp::min);
+    REQUIRE(b.problems[0].as<ReduceProblem>());
+    CHECK(b.problems[0].as<ReduceProblem>()->op == ReduceOp::min);
     CHECK(b.problems[0].n() == 256ull << 20);
     CHECK(b.samples == 7);
     CHECK(b.format == OutputFormat::json);
@@ -216,7 +218,7 @@ TEST_SUITE("cli") {
                            "random", "--budget", "12", "--budget-s", "2.5", "--devices", "1,0,1", "--no-isolate"});
     const auto& t = std::get<TuneCommand>(cl.command);
     REQUIRE(t.problems.size() == 1);
-    const ReduceProblem* r = t.problems[0].reduce();
+    const ReduceProblem* r = t.problems[0].as<ReduceProblem>();
     REQUIRE(r);
     CHECK(r->op == ReduceOp::sum);
     CHECK(r->type == ValueType::i32);
@@ -239,7 +241,7 @@ TEST_SUITE("cli") {
     const auto fast = std::get<TuneCommand>(
         parse({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--mode", "fast", "--acc", "f64", "--n",
                "64K", "--dist", "sorted"}).command);
-    const ReduceProblem* f = fast.problems.at(0).reduce();
+    const ReduceProblem* f = fast.problems.at(0).as<ReduceProblem>();
     REQUIRE(f);
     CHECK_FALSE(f->deterministic);
     CHECK(f->accumulator_type() == ValueType::f64);
@@ -255,8 +257,8 @@ TEST_SUITE("cli") {
 
     const auto best = std::get<BestCommand>(
         parse({"best", "--kernel", "reduce", "--op", "max", "--type", "f64", "--n", "1M", "--device", "0"}).command);
-    REQUIRE(best.problem.reduce());
-    CHECK(best.problem.reduce()->op == ReduceOp::max);
+    REQUIRE(best.problem.as<ReduceProblem>());
+    CHECK(best.problem.as<ReduceProblem>()->op == ReduceOp::max);
   }
 
   TEST_CASE("show, devices, best, compare and report parse into their commands") {
@@ -278,26 +280,26 @@ TEST_SUITE("cli") {
     CHECK(cl.cache_path == "fleet.db");
     CHECK(best.device_model == "NVIDIA H200|sm_90|132SM|143771MiB");
     CHECK(best.format == OutputFormat::json);
-    REQUIRE(best.problem.histogram());
-    CHECK(best.problem.histogram()->type == SampleType::f32);
-    CHECK(best.problem.histogram()->bins == 1024);
-    CHECK(best.problem.histogram()->lower == -1.0);
-    CHECK(best.problem.histogram()->upper == 1.0);
+    REQUIRE(best.problem.as<HistogramProblem>());
+    CHECK(best.problem.as<HistogramProblem>()->type == SampleType::f32);
+    CHECK(best.problem.as<HistogramProblem>()->bins == 1024);
+    CHECK(best.problem.as<HistogramProblem>()->lower == -1.0);
+    CHECK(best.problem.as<HistogramProblem>()->upper == 1.0);
     CHECK(best.problem.n() == 16ull * 1024 * 1024);
     CHECK(best.problem.distribution() == "runs");
-    CHECK(best.problem.histogram()->counter_bits == 64);
+    CHECK(best.problem.as<HistogramProblem>()->counter_bits == 64);
     const auto by_device = std::get<BestCommand>(parse({"best", "--n", "1000", "--device", "1"}).command);
     CHECK(by_device.device == 1);
     CHECK(by_device.device_model.empty());
-    CHECK(by_device.problem.histogram()->type == SampleType::u8);
-    CHECK(by_device.problem.histogram()->counter_bits == 32);
+    CHECK(by_device.problem.as<HistogramProblem>()->type == SampleType::u8);
+    CHECK(by_device.problem.as<HistogramProblem>()->counter_bits == 32);
     CHECK(std::get<TuneCommand>(parse({"tune", "--n", "1M", "--counters", "64"}).command)
-              .problems.at(0).histogram()->counter_bits == 64);
+              .problems.at(0).as<HistogramProblem>()->counter_bits == 64);
     CHECK(std::get<TuneCommand>(parse({"tune", "--type", "f64", "--bins", "100", "--lower", "-1e6", "--upper", "1e6",
                                        "--n", "1M"})
                                     .command)
               .problems.at(0)
-              .histogram()
+              .as<HistogramProblem>()
               ->type == SampleType::f64);
 
     const auto cmp = std::get<CompareCommand>(parse({"compare", "--problem", "f32", "--csv"}).command);

@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"

@@ -3,8 +3,8 @@
 #include <set>
 #include <string>
 
-#include "autotune/config.hpp"
-#include "tuner/space.hpp"
+#include "autotune/histogram_problem.hpp"
+#include "kernel_templates/histogram/space.hpp"
 
 using namespace autotune;
 

@@ -4,14 +4,16 @@
 
 #include <sstream>
 
+#include "autotune/histogram_problem.hpp"
+#include "autotune/reduce_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
-#include "autotune/family.hpp"
+#include "autotune/problem.hpp"
 #include "autotune/identity.hpp"
 #include "autotune/resolution.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
-#include "tuner/reduce_reference.hpp"
+#include "kernel_templates/reduce/reference.hpp"
 #include "tuner/robust.hpp"
 
 using namespace autotune;
@@ -42,15 +44,15 @@ DeviceInfo h100_pcie() {
 }
 
 // A run recorded with this build's code for `family`, so that the lookup's staleness check keeps it.
-RunInfo current_run(Family family) {
-  RunInfo info = run_info(current_identity(to_string(family), 0).template_hash, nvrtc_version(), 0);
-  info.code.family = std::string(to_string(family));
+RunInfo current_run(std::string_view family) {
+  RunInfo info = run_info(current_identity(family, 0).template_hash, nvrtc_version(), 0);
+  info.code.family = std::string(family);
   return info;
 }
 
 template <class P, class C>
 std::int64_t record(Cache& cache, const DeviceInfo& d, const P& p, const C& c, double ms = 0.25) {
-  const RunInfo info = current_run(Problem(p).family());
+  const RunInfo info = current_run(Problem(p).family_name());
   const auto run = cache.begin_run(d, p, info);
   Measurement m;
   m.config = c;
@@ -70,28 +72,28 @@ TEST_SUITE("family") {
   TEST_CASE("problem keys parse back to the problem they name, for both families") {
     const auto h = Problem::parse("histogram/f32/bins=1024/range=[-1,1)/n=5/dist=runs/counters=64");
     REQUIRE(h);
-    REQUIRE(h->histogram());
-    CHECK(h->histogram()->type == SampleType::f32);
-    CHECK(h->histogram()->bins == 1024);
-    CHECK(h->histogram()->lower == -1.0);
-    CHECK(h->histogram()->upper == 1.0);
+    REQUIRE(h->as<HistogramProblem>());
+    CHECK(h->as<HistogramProblem>()->type == SampleType::f32);
+    CHECK(h->as<HistogramProblem>()->bins == 1024);
+    CHECK(h->as<HistogramProblem>()->lower == -1.0);
+    CHECK(h->as<HistogramProblem>()->upper == 1.0);
     CHECK(h->n() == 5);
-    CHECK(h->histogram()->distribution == "runs");
-    CHECK(h->histogram()->counter_bits == 64);
+    CHECK(h->as<HistogramProblem>()->distribution == "runs");
+    CHECK(h->as<HistogramProblem>()->counter_bits == 64);
 
     const auto r = Problem::parse("reduce/sum/i32/acc=i64/n=1000/dist=uniform");
     REQUIRE(r);
-    REQUIRE(r->reduce());
-    CHECK(r->family() == Family::reduce);
-    CHECK(r->reduce()->op == ReduceOp::sum);
-    CHECK(r->reduce()->type == ValueType::i32);
-    CHECK(r->reduce()->accumulator_type() == ValueType::i64);
+    REQUIRE(r->as<ReduceProblem>());
+    CHECK(r->family_name() == "reduce");
+    CHECK(r->as<ReduceProblem>()->op == ReduceOp::sum);
+    CHECK(r->as<ReduceProblem>()->type == ValueType::i32);
+    CHECK(r->as<ReduceProblem>()->accumulator_type() == ValueType::i64);
     CHECK(r->n() == 1000);
     CHECK(*r == Problem(i32_sum(1000)));  // the default accumulator of an i32 sum is i64
 
     const auto fast = Problem::parse("reduce/sum/f32/acc=f32/n=16/dist=uniform/mode=fast");
     REQUIRE(fast);
-    CHECK_FALSE(fast->reduce()->deterministic);
+    CHECK_FALSE(fast->as<ReduceProblem>()->deterministic);
     CHECK(fast->with_n(32).key() == "reduce/sum/f32/acc=f32/n=32/dist=uniform/mode=fast");
   }
 
@@ -111,12 +113,12 @@ TEST_SUITE("family") {
 
   TEST_CASE("configurations parse within their family only") {
     const std::string hk = HistogramConfig{}.key(), rk = ReduceConfig{}.key();
-    REQUIRE(Config::parse(Family::histogram, hk));
-    REQUIRE(Config::parse(Family::reduce, rk));
-    CHECK_FALSE(Config::parse(Family::reduce, hk));
-    CHECK_FALSE(Config::parse(Family::histogram, rk));
-    CHECK(Config::parse(Family::reduce, rk)->reduce()->block == 256);
-    CHECK(Config::fallback(Problem(i32_sum(10))).family() == Family::reduce);
+    REQUIRE(Config::parse("histogram", hk));
+    REQUIRE(Config::parse("reduce", rk));
+    CHECK_FALSE(Config::parse("reduce", hk));
+    CHECK_FALSE(Config::parse("histogram", rk));
+    CHECK(Config::parse("reduce", rk)->as<ReduceConfig>()->block == 256);
+    CHECK(Config::fallback(Problem(i32_sum(10))).family_name() == "reduce");
     CHECK_THROWS_AS(kernel_source(Problem(i32_sum(10)), Config(HistogramConfig{})), UsageError);
   }
 
@@ -213,7 +215,7 @@ TEST_SUITE("family") {
       run = record(cache, h100(), sum, reduce_config(512));
       const auto w = cache.find_winner(h100().model_key(), sum);
       REQUIRE(w);
-      REQUIRE(w->problem.reduce());
+      REQUIRE(w->problem.as<ReduceProblem>());
       CHECK(w->problem == Problem(sum));
       CHECK(w->config == Config(reduce_config(512)));
       REQUIRE(cache.measurements(run).size() == 1);
@@ -327,7 +329,7 @@ TEST_SUITE("family") {
     auto run_on = [&](const char* dist, std::vector<std::pair<HistogramConfig, double>> ms) {
       HistogramProblem p = u8;
       p.distribution = dist;
-      const auto run = cache.begin_run(h100(), p, current_run(Family::histogram));
+      const auto run = cache.begin_run(h100(), p, current_run("histogram"));
       Measurement best;
       for (const auto& [c, t] : ms) {
         Measurement m;
@@ -378,6 +380,6 @@ TEST_SUITE("family") {
     for (std::size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), "reduce/sum/bogus");
     std::istringstream in(text);
     Cache other(":memory:");
-    CHECK_THROWS_WITH_AS(other.import_json(in, "doc"), doctest::Contains("not a valid reduction problem"), CacheError);
+    CHECK_THROWS_WITH_AS(other.import_json(in, "doc"), doctest::Contains("not a valid reduce problem"), CacheError);
   }
 }

@@ -34,16 +34,19 @@ TEST_SUITE("identity") {
     CHECK(template_hash(std::string("a\0b", 3)) != template_hash(std::string("a\0c", 3)));  // binary-safe
   }
 
-  TEST_CASE("current_identity hashes the histogram template this build embeds, with this NVRTC") {
-    std::ifstream in(std::filesystem::path(AUTOTUNE_SOURCE_DIR) / "kernel_templates" / "histogram.cu",
-                     std::ios::binary);
-    REQUIRE(in);
-    const std::string file{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    const CodeIdentity id = current_identity(12345);
-    CHECK(id.template_hash == template_hash(file));
+  TEST_CASE("current_identity hashes the family's template and preamble generator as in the source tree") {
+    auto read = [](const char* name) {
+      std::ifstream in(std::filesystem::path(AUTOTUNE_SOURCE_DIR) / "kernel_templates" / "histogram" / name,
+                       std::ios::binary);
+      REQUIRE(in);
+      return std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    };
+    const CodeIdentity id = current_identity("histogram", 12345);
+    CHECK(id.template_hash == template_hash(read("histogram.cu") + read("source.cpp")));
+    CHECK(id.family == "histogram");
     CHECK(id.driver_version == 12345);
     CHECK(id.nvrtc_version == nvrtc_version());
     CHECK(id.nvrtc_version >= 12000);  // the CPU suite links NVRTC: its version is known without a GPU
-    CHECK(current_identity(0).driver_version == 0);
+    CHECK(current_identity("histogram", 0).driver_version == 0);
   }
 }

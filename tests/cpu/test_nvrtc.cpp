@@ -13,17 +13,15 @@
 #include <thread>
 #include <vector>
 
-#include "autotune/config.hpp"
+#include "autotune/histogram_problem.hpp"
 #include "autotune/error.hpp"
-#include "runtime/jit.hpp"
+#include "core/jit.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
-#include "tuner/space.hpp"
+#include "kernel_templates/histogram/space.hpp"
+#include "embedded.hpp"
 
 using namespace autotune;
 
-namespace autotune::embedded {
-extern const std::string_view roof_kernel;
-}
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "autotune/error.hpp"
-#include "autotune/reduction.hpp"
-#include "runtime/jit.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "core/jit.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
-#include "tuner/reduce_space.hpp"
+#include "kernel_templates/reduce/space.hpp"
 
 using namespace autotune;
 

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "autotune/error.hpp"
+#include "autotune/histogram_problem.hpp"
 #include "autotune/problem.hpp"
 
 using namespace autotune;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <set>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"

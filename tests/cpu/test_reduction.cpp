@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "autotune/error.hpp"
-#include "autotune/reduction.hpp"
-#include "runtime/reduce_kernel.hpp"
-#include "tuner/reduce_reference.hpp"
-#include "tuner/reduce_space.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "kernel_templates/reduce/launcher.hpp"
+#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduce/space.hpp"
 
 using namespace autotune;
 

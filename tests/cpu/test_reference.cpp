@@ -7,7 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "tuner/reference.hpp"
+#include "kernel_templates/histogram/reference.hpp"
+#include "autotune/histogram_problem.hpp"
 
 using namespace autotune;
 

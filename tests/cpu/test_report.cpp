@@ -15,6 +15,7 @@
 #include "cli/options.hpp"
 #include "cli/report.hpp"
 #include "tests/cpu/cli_fixtures.hpp"
+#include "autotune/histogram_problem.hpp"
 
 using namespace autotune;
 using namespace autotune::cli;
@@ -77,7 +78,7 @@ TEST_SUITE("report") {
     // The H100's u8 heat map: per (block, loads) the best GB/s of the winner's family (shared, R=32).
     std::map<std::pair<int, int>, double> cells;
     for (const Measurement& m : fleet.h100_u8.ok)
-      if (const HistogramConfig& h = *m.config.histogram(); h.privatization == Privatization::shared && h.replicas == 32) {
+      if (const HistogramConfig& h = *m.config.as<HistogramConfig>(); h.privatization == Privatization::shared && h.replicas == 32) {
         double& c = cells[{h.block, h.loads}];
         c = std::max(c, m.gbps);
       }

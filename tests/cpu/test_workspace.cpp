@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/workspace.hpp"
+#include "core/workspace.hpp"
 
 using namespace autotune;
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "autotune/device.hpp"
-#include "autotune/problem.hpp"
-#include "runtime/cuda.hpp"
-#include "runtime/jit.hpp"
-#include "tuner/reference.hpp"
+#include "autotune/histogram_problem.hpp"
+#include "core/cuda.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/histogram/reference.hpp"
 
 namespace autotune::testing {
 

@@ -6,9 +6,10 @@
 
 
 #include "gpu_fixtures.hpp"
-#include "runtime/histogram_kernel.hpp"
-#include "runtime/jit.hpp"
-#include "tuner/space.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/histogram/space.hpp"
+#include "autotune/histogram_problem.hpp"
 
 using namespace autotune;
 using namespace autotune::testing;

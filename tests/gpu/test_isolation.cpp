@@ -12,11 +12,13 @@
 #include <memory>
 #include <string>
 
+#include "autotune/histogram_problem.hpp"
+#include "autotune/reduce_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/tuner.hpp"
-#include "tuner/reduce_space.hpp"
-#include "tuner/space.hpp"
+#include "kernel_templates/reduce/space.hpp"
+#include "kernel_templates/histogram/space.hpp"
 
 using namespace autotune;
 namespace fs = std::filesystem;

@@ -16,8 +16,8 @@
 #include "autotune/error.hpp"
 #include "autotune/reduce.hpp"
 #include "autotune/tuner.hpp"
-#include "runtime/cuda.hpp"
-#include "tuner/reduce_reference.hpp"
+#include "core/cuda.hpp"
+#include "kernel_templates/reduce/reference.hpp"
 
 using namespace autotune;
 

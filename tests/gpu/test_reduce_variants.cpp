@@ -11,10 +11,11 @@
 #include <limits>
 
 #include "gpu_fixtures.hpp"
-#include "runtime/jit.hpp"
-#include "runtime/reduce_kernel.hpp"
-#include "tuner/reduce_reference.hpp"
-#include "tuner/reduce_space.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/reduce/launcher.hpp"
+#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduce/space.hpp"
+#include "autotune/reduce_problem.hpp"
 
 using namespace autotune;
 using namespace autotune::testing;

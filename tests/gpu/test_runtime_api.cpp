@@ -19,8 +19,8 @@
 #include "autotune/histogram.hpp"
 #include "autotune/tuner.hpp"
 #include "gpu_fixtures.hpp"
-#include "runtime/jit.hpp"
-#include "runtime/workspace.hpp"
+#include "core/jit.hpp"
+#include "core/workspace.hpp"
 
 using namespace autotune;
 using namespace autotune::testing;
@@ -171,7 +171,7 @@ TEST_SUITE("gpu_api") {
       Cache cache(path);
       TuneOptions o;
       o.samples = 3;
-      r = tune_histogram(p, cache, o);
+      r = tune(Problem(p), cache, o);
     }
     REQUIRE(r.winner.has_value());
 
@@ -216,7 +216,7 @@ TEST_SUITE("gpu_api") {
       Cache cache(path);
       TuneOptions o;
       o.samples = 2;
-      REQUIRE(tune_histogram(p, cache, o).winner.has_value());
+      REQUIRE(tune(Problem(p), cache, o).winner.has_value());
     }
     CHECK(Histogram(p, Histogram::Options{0, path}).resolution().source == ConfigSource::exact);
     {

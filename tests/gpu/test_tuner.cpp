@@ -5,14 +5,41 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
 #include "autotune/tuner.hpp"
-#include "tuner/space.hpp"
+#include "autotune/resolution.hpp"
+#include "kernel_templates/histogram/space.hpp"
+#include "tests/families/fill/fill.hpp"
 
 using namespace autotune;
 
 TEST_SUITE("gpu_tuner") {
+  TEST_CASE("a family defined only in the tests is tuned, recorded and served through the registry alone") {
+    test::register_fill_family();
+    Cache cache(":memory:");
+    const test::FillProblem p{0xC0FFEEu, 3u << 20, "uniform"};
+    TuneOptions o;
+    o.samples = 5;
+    const TuneReport r = tune(Problem(p), cache, o);
+    REQUIRE(r.measurements.size() == 6);
+    for (const auto& m : r.measurements) {
+      INFO(m.config.key(), " ", to_string(m.status), " ", m.log);
+      CHECK(m.status == MeasurementStatus::ok);  // each variant wrote every word (the tuner checked it)
+    }
+    REQUIRE(r.winner);
+    const DeviceInfo d = query_device(0);
+    const auto w = cache.find_winner(d.model_key(), p);
+    REQUIRE(w);
+    CHECK(w->config == r.winner->config);
+    CHECK_FALSE(w->cubin.empty());
+    const Lookup l = lookup_config(cache, LookupTarget{d.model_key(), d.arch(), d.sm_count, d.driver_version},
+                                   test::FillProblem{0xC0FFEEu, 5u << 20, "uniform"});
+    CHECK(l.source == ConfigSource::nearest_size);
+    CHECK(l.config == r.winner->config);
+  }
+
   TEST_CASE("tuning records every variant and a winner that is the fastest correct one") {
     Cache cache(":memory:");
     HistogramProblem p;
@@ -25,7 +52,7 @@ TEST_SUITE("gpu_tuner") {
       CHECK(done == callbacks);
       CHECK(total == histogram_space(HistogramProblem{}).size());
     };
-    const TuneReport r = tune_histogram(p, cache, o);
+    const TuneReport r = tune(Problem(p), cache, o);
     CHECK(callbacks == histogram_space(p).size());
     REQUIRE(r.measurements.size() == histogram_space(p).size());
     REQUIRE(r.winner.has_value());
@@ -71,11 +98,11 @@ TEST_SUITE("gpu_tuner") {
     p.type = SampleType::f32, p.bins = 65536, p.lower = 0, p.upper = 1, p.n = 4 << 20;
     TuneOptions o;
     o.samples = 3;
-    const TuneReport r = tune_histogram(p, cache, o);
+    const TuneReport r = tune(Problem(p), cache, o);
     for (const auto& m : r.measurements) {
       INFO(m.config.key(), " ", m.log);
       CHECK(m.status == MeasurementStatus::ok);  // the space for 65536 bins holds only what fits 227 KiB
-      CHECK((m.config.histogram()->privatization == Privatization::global || m.config.histogram()->counter_bits == 16));
+      CHECK((m.config.as<HistogramConfig>()->privatization == Privatization::global || m.config.as<HistogramConfig>()->counter_bits == 16));
     }
     REQUIRE(r.winner.has_value());
     MESSAGE(fmt::format("f32/65536 winner: {} {:.1f} GB/s", r.winner->config.key(), r.winner->gbps));
@@ -87,8 +114,8 @@ TEST_SUITE("gpu_tuner") {
     p.n = 16ull << 20;
     TuneOptions o;
     o.compile_cache_dir = (std::filesystem::temp_directory_path() / ("autotune_cubins_" + std::to_string(::getpid()))).string();
-    const TuneReport first = tune_histogram(p, cache, o);
-    const TuneReport second = tune_histogram(p, cache, o);
+    const TuneReport first = tune(Problem(p), cache, o);
+    const TuneReport second = tune(Problem(p), cache, o);
     REQUIRE(first.winner.has_value());
     REQUIRE(second.winner.has_value());
     CHECK(first.run_id != second.run_id);  // the first run finished: the second is a new run, not a resume
@@ -111,13 +138,13 @@ TEST_SUITE("gpu_tuner") {
     o.on_measurement = [](std::size_t done, std::size_t, const Measurement&) {
       if (done == 20) throw Interrupt{};  // as if Ctrl-C arrived after the 20th variant
     };
-    CHECK_THROWS_AS(tune_histogram(p, cache, o), Interrupt);
+    CHECK_THROWS_AS(tune(Problem(p), cache, o), Interrupt);
     const DeviceInfo dev = query_device(0);
-    const auto run = cache.resumable_run(dev.model_key(), p, current_identity(dev.driver_version), "exhaustive");
+    const auto run = cache.resumable_run(dev.model_key(), p, current_identity("histogram", dev.driver_version), "exhaustive");
     REQUIRE(run.has_value());
     CHECK(cache.measurements(*run).size() == 20);
     o.on_measurement = nullptr;
-    const TuneReport r = tune_histogram(p, cache, o);
+    const TuneReport r = tune(Problem(p), cache, o);
     CHECK(r.run_id == *run);
     CHECK(r.resumed == 20);
     CHECK(cache.measurements(*run).size() == histogram_space(p).size());
@@ -131,6 +158,6 @@ TEST_SUITE("gpu_tuner") {
     o.device = 99;
     HistogramProblem p;
     p.n = 1000;
-    CHECK_THROWS_WITH_AS(tune_histogram(p, cache, o), doctest::Contains("device 99 does not exist"), UsageError);
+    CHECK_THROWS_WITH_AS(tune(Problem(p), cache, o), doctest::Contains("device 99 does not exist"), UsageError);
   }
 }

@@ -1,0 +1,36 @@
+// CUB's call per family (bench/baselines.hpp), from the nvcc-compiled wrappers bench/cub_baseline.cu and
+// bench/cub_reduce.cu.
+#include "bench/baselines.hpp"
+
+#include <stdexcept>
+
+#include "autotune/histogram_problem.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "bench/cub_baseline.hpp"
+#include "bench/cub_reduce.hpp"
+
+namespace autotune::bench {
+
+std::optional<BaselineCall> cub_baseline(const Problem& problem, const void* input, void* output) {
+  if (const auto* p = problem.as<HistogramProblem>()) {
+    if (p->counter_bits != 32) return std::nullopt;  // CUB's counters are the sample count type: 32 bits here
+    auto cub = std::make_shared<CubHistogram>(CubProblem{static_cast<CubSample>(p->type), p->bins, p->lower, p->upper},
+                                              p->n);
+    auto* counts = static_cast<unsigned*>(output);
+    return BaselineCall{"cub", [cub, input, counts](cudaStream_t s) { cub->run(input, counts, s); }, cub};
+  }
+  if (const auto* p = problem.as<ReduceProblem>()) {
+    // CUB accumulates as autotune's defaults do for the types it covers (bench/cub_reduce.hpp).
+    if (p->accumulator_type() != ReduceProblem{p->op, p->type, std::nullopt, p->n}.accumulator_type())
+      return std::nullopt;
+    try {
+      auto cub = std::make_shared<CubReduce>(static_cast<CubValue>(p->type), static_cast<CubOp>(p->op), p->n);
+      return BaselineCall{"cub", [cub, input, output](cudaStream_t s) { cub->run(input, output, s); }, cub};
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;  // a type the CUB baseline does not instantiate
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace autotune::bench

@@ -1,0 +1,106 @@
+#include "core/cuda.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace autotune::cuda {
+
+std::string describe(cudaError_t code) {
+  return fmt::format("{}: {}", cudaGetErrorName(code), cudaGetErrorString(code));
+}
+
+void throw_error(cudaError_t code, const char* expr, const char* file, int line) {
+  // A sticky error (illegal address and the like) poisons the context: say so, the caller cannot continue.
+  throw CudaError(static_cast<int>(code), fmt::format("{} failed: {} ({}:{})", expr, describe(code), file, line));
+}
+
+namespace {
+
+// Destructors must not throw: report and carry on.
+void log_release_failure(cudaError_t code, const char* what) noexcept {
+  if (code != cudaSuccess && code != cudaErrorCudartUnloading)
+    std::fprintf(stderr, "autotune: %s failed: %s\n", what, cudaGetErrorString(code));
+}
+
+}  // namespace
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes == 0) return;
+  const cudaError_t e = cudaMalloc(&ptr_, bytes);
+  if (e == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // not sticky; clear it
+    throw CudaError(static_cast<int>(e), fmt::format("not enough device memory for {} bytes ({:.1f} MiB)", bytes,
+                                                     bytes / 1048576.0));
+  }
+  if (e != cudaSuccess) throw_error(e, "cudaMalloc", __FILE__, __LINE__);
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) log_release_failure(cudaFree(ptr_), "cudaFree");
+}
+
+Event::Event() { AUTOTUNE_CUDA(cudaEventCreate(&ev_)); }
+Event::~Event() {
+  if (ev_) log_release_failure(cudaEventDestroy(ev_), "cudaEventDestroy");
+}
+float Event::elapsed_since(const Event& start) const {
+  float ms = 0;
+  AUTOTUNE_CUDA(cudaEventElapsedTime(&ms, start.ev_, ev_));
+  return ms;
+}
+
+Stream::Stream() { AUTOTUNE_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+Stream::~Stream() {
+  if (s_) log_release_failure(cudaStreamDestroy(s_), "cudaStreamDestroy");
+}
+
+Module::Module(const std::vector<char>& image, const char* kernel_name) {
+  AUTOTUNE_CUDA(cudaLibraryLoadData(&lib_, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  const cudaError_t e = cudaLibraryGetKernel(&kernel_, lib_, kernel_name);
+  if (e != cudaSuccess) {
+    log_release_failure(cudaLibraryUnload(lib_), "cudaLibraryUnload");
+    lib_ = nullptr;
+    throw_error(e, "cudaLibraryGetKernel", __FILE__, __LINE__);
+  }
+}
+
+Module::~Module() {
+  if (lib_) log_release_failure(cudaLibraryUnload(lib_), "cudaLibraryUnload");
+}
+
+int Module::blocks_per_sm(int block, std::size_t shared_bytes) const {
+  int blocks = 0;
+  AUTOTUNE_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(kernel_), block,
+                                                              shared_bytes));
+  return blocks;
+}
+
+void Module::allow_non_portable_clusters() const {
+  AUTOTUNE_CUDA(
+      cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
+int Module::active_clusters(int cluster, int block, std::size_t shared_bytes) const {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(cluster));
+  config.blockDim = dim3(static_cast<unsigned>(block));
+  config.dynamicSmemBytes = shared_bytes;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  AUTOTUNE_CUDA(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel_), &config));
+  return clusters;
+}
+
+void Module::set_max_dynamic_shared(std::size_t shared_bytes) const {
+  AUTOTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+}
+
+}  // namespace autotune::cuda

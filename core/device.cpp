@@ -1,0 +1,87 @@
+#include "autotune/device.hpp"
+
+#include <fmt/format.h>
+#include <dlfcn.h>
+#include <nvrtc.h>
+
+#include "core/cuda.hpp"
+
+namespace autotune {
+
+std::string DeviceInfo::arch() const { return fmt::format("sm_{}{}", cc_major, cc_minor); }
+
+std::string DeviceInfo::model_key() const {
+  return fmt::format("{}|sm_{}{}|{}SM|{}MiB", name, cc_major, cc_minor, sm_count, memory_bytes >> 20);
+}
+
+namespace {
+
+// Distinguishes "no driver installed" from "driver too old", which cudart reports with the same error code.
+bool driver_library_present() {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (h) dlclose(h);
+  return h != nullptr;
+}
+
+}  // namespace
+
+int device_count() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaErrorInsufficientDriver && !driver_library_present())
+    throw NoDeviceError("no CUDA device: no NVIDIA driver is installed (libcuda.so.1 was not found)");
+  if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || e == cudaErrorInitializationError ||
+      e == cudaErrorCallRequiresNewerDriver || e == cudaErrorSystemDriverMismatch ||
+      e == cudaErrorCompatNotSupportedOnDevice) {
+    throw NoDeviceError(fmt::format("no CUDA device: {} (is an NVIDIA GPU and its driver present?)", cuda::describe(e)));
+  }
+  if (e != cudaSuccess) throw NoDeviceError(fmt::format("no CUDA device: {}", cuda::describe(e)));
+  if (count == 0) throw NoDeviceError("no CUDA device: the driver reports 0 devices");
+  return count;
+}
+
+int nvrtc_version() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return 0;
+  return major * 1000 + minor * 10;
+}
+
+DeviceInfo query_device(int ordinal) {
+  const int count = device_count();
+  if (ordinal < 0 || ordinal >= count)
+    throw UsageError(fmt::format("device {} does not exist (this machine has {} CUDA device{}: 0..{})", ordinal, count,
+                                 count == 1 ? "" : "s", count - 1));
+  cudaDeviceProp p{};
+  AUTOTUNE_CUDA(cudaGetDeviceProperties(&p, ordinal));
+  DeviceInfo d;
+  d.ordinal = ordinal;
+  d.name = p.name;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.sm_count = p.multiProcessorCount;
+  d.memory_bytes = p.totalGlobalMem;
+  d.l2_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
+  d.shared_per_block_optin = static_cast<int>(p.sharedMemPerBlockOptin);
+  d.max_threads_per_block = p.maxThreadsPerBlock;
+  // clockRate / memoryClockRate left cudaDeviceProp in CUDA 13: read them as attributes.
+  AUTOTUNE_CUDA(cudaDeviceGetAttribute(&d.clock_khz, cudaDevAttrClockRate, ordinal));
+  AUTOTUNE_CUDA(cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, ordinal));
+  AUTOTUNE_CUDA(cudaDriverGetVersion(&d.driver_version));
+  d.nvrtc_version = nvrtc_version();
+  std::string uuid = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    uuid += fmt::format("{:02x}", static_cast<unsigned char>(p.uuid.bytes[i]));
+    if (i == 3 || i == 5 || i == 7 || i == 9) uuid += '-';
+  }
+  d.uuid = uuid;
+  return d;
+}
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<DeviceInfo> all;
+  const int count = device_count();
+  for (int i = 0; i < count; ++i) all.push_back(query_device(i));
+  return all;
+}
+
+}  // namespace autotune

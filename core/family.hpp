@@ -1,0 +1,124 @@
+// A kernel family as a plug-in: everything the family-independent code (tuner, cache, lookup, CLI, report) needs
+// from one family, behind one interface, and the registry that lists the families.
+//
+// A family lives in one folder, kernel_templates/<name>/: its problem and configuration types, its template, its
+// search space, CPU reference, launcher and tuner workload, and a KernelFamily implementation that ties them
+// together. kernel_templates/registry.cpp is the one place that names the built-in families; tests add their own
+// with register_family(). Nothing outside a family's folder and the registry names a family.
+//
+// Thread-safety: families are immutable once registered; every member is callable from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotune/device.hpp"
+#include "autotune/problem.hpp"
+#include "core/workload.hpp"
+
+namespace autotune {
+
+/// One problem parameter as the CLI offers it: `--NAME VALUE`. Every family's problems also take --n and --dist,
+/// which the CLI handles for all of them.
+struct ProblemParameter {
+  std::string name;        ///< "bins": the option --bins
+  std::string value_name;  ///< "N", shown in the help
+  std::string help;        ///< one line
+};
+
+/// The problem options given on a command line: option name -> text as typed. Always holds "n" (the size text, as
+/// typed) and "dist" when given.
+using ProblemOptions = std::map<std::string, std::string, std::less<>>;
+
+/// The columns of the cache's problems table that a family fills (cache/schema.sql); the key is the source of
+/// truth, these spell it out for people who query the file with SQL.
+struct ProblemColumns {
+  std::string sample_type;  ///< the input element type, e.g. "u8"
+  int bins = 0;             ///< 0 when the family has no bins
+  double lower = 0.0;
+  double upper = 0.0;
+  std::optional<std::string> op;  ///< e.g. a reduction's "sum"
+  int counter_bits = 32;          ///< the width of the output values
+};
+
+class KernelFamily {
+ public:
+  virtual ~KernelFamily() = default;
+
+  /// "histogram": the first part of its problem keys, the value of `--kernel` and of the cache's family column.
+  virtual std::string_view name() const = 0;
+  /// One line for help texts.
+  virtual std::string_view summary() const = 0;
+
+  // --- vocabulary ------------------------------------------------------------------------------------------------
+  /// A problem from its canonical key, or nullopt. Problem::parse checks that it prints back to the same key.
+  virtual std::optional<Problem> parse_problem(std::string_view key) const = 0;
+  /// A problem read from the cache: by default parse_problem(key); a family whose older keys were not canonical
+  /// reads the columns instead.
+  virtual std::optional<Problem> problem_from_row(std::string_view key, const ProblemColumns& columns) const;
+  /// What the cache stores beside the key.
+  virtual ProblemColumns columns(const Problem& problem) const = 0;
+  virtual std::optional<Config> parse_config(std::string_view key) const = 0;
+  /// The safe configuration used when nothing was tuned: valid for every problem of the family on every GPU.
+  virtual Config fallback(const Problem& problem) const = 0;
+  /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.
+  virtual int launches(const Config& config) const = 0;
+  /// Dynamic shared memory of a variant for a problem, in bytes.
+  virtual std::size_t shared_bytes(const Problem& problem, const Config& config) const = 0;
+  /// A configuration's place in the report's heat map: block size x loads in flight, within its algorithm.
+  struct ReportAxes {
+    int block = 0;
+    int loads = 0;
+    std::string algorithm;  ///< e.g. "shared/R=32"
+  };
+  virtual ReportAxes report_axes(const Config& config) const = 0;
+  /// The reference implementation `autotune bench` and the report compare with, e.g. "CUB HistogramEven".
+  virtual std::string_view baseline_name() const = 0;
+
+  // --- code -------------------------------------------------------------------------------------------------------
+  /// The complete CUDA source of one variant (UsageError when the configuration is not valid for the problem).
+  virtual std::string kernel_source(const Problem& problem, const Config& config) const = 0;
+  /// Everything that decides what a configuration's code is (the template and what generates its preamble): its
+  /// hash is the family's code identity, stored with every run (core/identity.cpp).
+  virtual std::string code_text() const = 0;
+
+  // --- tuning -----------------------------------------------------------------------------------------------------
+  /// The input distributions the family can generate (the first is the default, "uniform").
+  virtual std::vector<std::string> distributions() const = 0;
+  /// Whether `autotune tune --dists` records a robust winner across distributions (dist=robust) for it.
+  virtual bool robust_across_distributions() const { return false; }
+  /// The problems of the family in `autotune tune`'s default set.
+  virtual std::vector<Problem> default_problems() const = 0;
+  /// The problem made ready on the current GPU for the tuner: its input, CPU answer and space (core/workload.hpp).
+  virtual std::unique_ptr<Workload> make_workload(const Problem& problem, const DeviceInfo& device,
+                                                  std::uint64_t seed) const = 0;
+
+  // --- command line -----------------------------------------------------------------------------------------------
+  /// The problem options besides --n and --dist, in the order the help lists them.
+  virtual std::vector<ProblemParameter> problem_parameters() const = 0;
+  /// A problem from the options given (only this family's options, "n" and "dist"); UsageError names the option.
+  virtual Problem make_problem(const ProblemOptions& options) const = 0;
+  /// An example command line's problem options for the help, e.g. "--type u8 --bins 256 --n 64M".
+  virtual std::string example_options() const = 0;
+};
+
+/// The registered families, built-in ones first (kernel_templates/registry.cpp), in registration order.
+std::vector<const KernelFamily*> families();
+/// The family named `name`, or nullptr.
+const KernelFamily* find_family(std::string_view name);
+/// The family named `name`; UsageError listing the known ones when there is none.
+const KernelFamily& family_named(std::string_view name);
+/// Adds a family (a test's, or an application's own). UsageError when its name is taken. Not thread-safe against
+/// concurrent lookups: register before other threads use the library.
+void register_family(std::unique_ptr<KernelFamily> family);
+
+/// The built-in families, defined in kernel_templates/registry.cpp: the one list of them.
+std::vector<std::unique_ptr<KernelFamily>> built_in_families();
+
+}  // namespace autotune

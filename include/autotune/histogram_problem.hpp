@@ -1,0 +1,177 @@
+// The histogram family's vocabulary: the problem (what to count) and the configuration (one variant of the kernel).
+// A problem plus a device selects a winner.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace autotune {
+
+/// Element type of histogram samples.
+enum class SampleType { u8, u16, i32, u32, f32, f64 };
+
+std::string_view to_string(SampleType t);
+std::optional<SampleType> parse_sample_type(std::string_view text);
+std::size_t size_of(SampleType t);
+bool is_float(SampleType t);
+/// All sample types, in a fixed order (for help texts and tests).
+const std::vector<SampleType>& all_sample_types();
+
+/// An even-binned histogram with CUB's HistogramEven semantics:
+/// a sample s counts only if lower <= s < upper (NaN never counts); its bin is
+///   integers: (s - lower) * bins / (upper - lower), computed exactly in 64-bit integers;
+///   floats:   (int)((s - lower) * (bins / (upper - lower))) in float for f32 (in double for f64), clamped to
+///             bins - 1.
+/// Counters (counter_bits = 32 or 64) are overwritten, not accumulated, by each call. 32-bit counters wrap past
+/// 2^32 - 1 samples in one bin: use 64-bit counters for inputs that large.
+struct HistogramProblem {
+  static constexpr std::string_view kFamily = "histogram";
+
+  SampleType type = SampleType::u8;
+  int bins = 256;
+  double lower = 0.0;
+  double upper = 256.0;
+  std::uint64_t n = 0;                  ///< number of samples the problem is tuned for
+  std::string distribution = "uniform"; ///< input distribution the tuner measures on
+  int counter_bits = 32;                ///< width of the output counters: 32 or 64
+
+  bool operator==(const HistogramProblem&) const = default;
+
+  /// The problem with the range every caller gets when it names none (the CLI and the API alike): the whole type
+  /// for u8 and u16, [lower, 1) for floats, and one value per bin, [lower, lower + bins), for 32-bit
+  /// integers. n stays 0.
+  static HistogramProblem with_defaults(SampleType type, int bins, double lower = 0.0);
+
+  /// Throws UsageError when the problem is not well formed (bins < 1, lower >= upper, a range not representable
+  /// in the sample type, non-integral bounds for integer types, unknown distribution).
+  void validate() const;
+
+  /// Canonical text, stable across versions, used as a key in the cache and in messages:
+  /// "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform" ("/counters=64" is appended for 64-bit counters).
+  std::string key() const;
+  /// The same without n: every size of one histogram shares this (used for "nearest tuned size" lookups).
+  std::string shape_key() const;
+
+  /// Input bytes read by one run.
+  std::uint64_t bytes() const { return n * size_of(type); }
+};
+
+/// Input distributions the tuner can generate.
+const std::vector<std::string>& histogram_distributions();
+
+
+/// Where a block accumulates its counts.
+enum class Privatization {
+  global,  ///< atomicAdd straight into the output histogram (the seed's first kernel; any number of bins)
+  shared,  ///< a shared-memory histogram per block, `replicas` lane-interleaved copies, merged at the end
+  warp,    ///< one shared-memory copy per warp
+};
+
+/// How a thread's loads are laid out inside a tile of grid * block * loads vectors.
+enum class Partitioning {
+  interleaved,  ///< load k of thread t is tile_base + k * threads + t: coalesced across the warp
+  contiguous,   ///< thread t owns loads [t * loads, (t + 1) * loads) of the tile: runs stay in one thread
+};
+
+/// How equal bins are merged before they reach a counter.
+enum class Aggregation {
+  none,
+  run,   ///< a run of equal bins seen by one thread is counted in a register, one atomic per run
+  warp,  ///< lanes of a warp with equal bins are merged with __match_any_sync, one atomic per group
+};
+
+/// How the per-block histograms reach the output.
+enum class Merge {
+  atomic,      ///< the output is zeroed (cudaMemsetAsync) and every block adds into it with atomics: two operations
+  last_block,  ///< blocks add into a workspace histogram (one per stream, zero between calls); the last block to
+               ///< finish moves it into the output and zeroes it: one launch, no zeroing launch
+  self_zero,   ///< one launch, no zeroing launch, no end-of-kernel ticket: the first block to start zeroes the
+               ///< output while the others count; every block waits for that before it adds its totals (a flag
+               ///< in a per-stream workspace that the launch leaves zero). Shared or per-warp copies only.
+};
+
+std::string_view to_string(Privatization p);
+std::string_view to_string(Partitioning p);
+std::string_view to_string(Aggregation a);
+std::string_view to_string(Merge m);
+
+struct HistogramConfig {
+  static constexpr std::string_view kFamily = "histogram";
+
+  /// grid_blocks values with a meaning of their own (a positive value is a cap on the number of blocks).
+  static constexpr int kResidentGrid = 0;  ///< cover n with at most the blocks resident at once (one wave)
+  static constexpr int kCoverGrid = -1;    ///< cover n: one tile per block, as many waves as that takes
+
+  Privatization privatization = Privatization::shared;
+  int replicas = 1;       ///< lane-interleaved shared copies (shared only): power of two in 1..32
+  int counter_bits = 32;  ///< shared counter width: 32, or 16 (two per word, wraps carried exactly into the output)
+  int block = 256;        ///< threads per block: a multiple of 32 in 32..1024 (the space uses 64..1024)
+  /// Bytes per load: 0 = one sample per load, else a power of two from the sample size up to 16 (4 and 8 load
+  /// 4 or 8 u8 samples at a time; a width equal to the sample size compiles to the same kernel as 0).
+  int vec_bytes = 16;
+  int loads = 2;          ///< loads in flight per thread per tile (the coarsening factor): 1..16
+  Aggregation aggregation = Aggregation::none;
+  Partitioning partitioning = Partitioning::interleaved;
+  Merge merge = Merge::atomic;
+  /// Grid size, written "grid=N" in the key:
+  ///    0 (kResidentGrid): enough blocks to cover n, at most the blocks that are resident at once; each block
+  ///      then loops over tiles (a persistent grid: the block's shared setup and merge are paid once per wave);
+  ///   -1 (kCoverGrid): enough blocks to cover n with one tile each (block * loads * load_bytes bytes), beyond the
+  ///      resident blocks if n needs it, capped only at the largest grid CUDA launches (2^31 - 1 blocks);
+  ///   N > 0: like 0 but at most N blocks; 1 is the small-n single-block path (no atomics outside the block).
+  /// Whatever the value, the host never lets a block see 2^31 samples, so per-block 32-bit counters stay exact.
+  int grid_blocks = kResidentGrid;
+  /// Blocks per thread-block cluster (sm_90+): 1 = no cluster; 2, 4, 8 or 16 (16 is a non-portable size). The blocks
+  /// of a cluster sum their shared histograms through distributed shared memory, each block one slice of the bins,
+  /// so one cluster adds each bin once. The grid is a whole number of clusters; when it is exactly one cluster (or
+  /// one block), the cluster's sums are stored straight into the output: no atomics, no zeroing, no workspace.
+  /// Written "cluster=N" in the key only when N > 1 (keys written before clusters existed stay canonical).
+  int cluster = 1;
+
+  bool operator==(const HistogramConfig&) const = default;
+
+  /// Canonical text, e.g.
+  /// "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0".
+  /// Stable: it is stored in the cache (every key ever written parses back to the same configuration).
+  std::string key() const;
+  /// Inverse of key(). Also reads the first schema's keys ("priv=shared,block=256,ipt=4,agg=0,part=interleaved":
+  /// one sample per load, ipt loads). nullopt for anything else.
+  static std::optional<HistogramConfig> parse(std::string_view key);
+
+  /// Bytes per load for `problem`'s sample type (vec_bytes, or the sample size when vec_bytes is 0).
+  int load_bytes(const HistogramProblem& problem) const;
+  /// Samples one block counts per tile: block * loads * samples per load.
+  std::uint64_t tile_samples(const HistogramProblem& problem) const;
+  /// Blocks to launch for n samples when `resident_blocks` blocks fit on the device at once (grid_blocks above).
+  /// The host's launch dimension, computed here so that the tuner, the runtime and the tests agree.
+  unsigned grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const;
+  /// Dynamic shared memory the kernel needs for this problem, in bytes (with clusters: one more row of bins, the
+  /// block's totals that its peers read).
+  std::size_t shared_bytes(const HistogramProblem& problem) const;
+  /// Why this configuration is not well formed for `problem` (independent of any device), or empty.
+  std::string invalid_reason(const HistogramProblem& problem) const;
+
+  /// The safe configuration used when nothing was tuned: valid for every problem and every GPU of sm_70 or newer.
+  static HistogramConfig fallback(const HistogramProblem& problem);
+};
+
+/// Name of the kernel entry point in every histogram variant.
+inline constexpr const char* kHistogramKernelName = "autotune_histogram";
+
+/// Complete CUDA source of one variant: a generated preamble of compile-time constants followed by the
+/// embedded template kernel_templates/histogram/histogram.cu. The preamble is the only place parameters enter the kernel.
+std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config);
+
+}  // namespace autotune
+
+template <>
+struct std::hash<autotune::HistogramConfig> {
+  std::size_t operator()(const autotune::HistogramConfig& c) const noexcept {
+    return std::hash<std::string>{}(c.key());
+  }
+};

@@ -1,0 +1,201 @@
+#include "autotune/histogram_problem.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "core/key_text.hpp"
+
+namespace autotune {
+
+std::string_view to_string(Privatization p) {
+  switch (p) {
+    case Privatization::global: return "global";
+    case Privatization::shared: return "shared";
+    case Privatization::warp: return "warp";
+  }
+  return "?";
+}
+std::string_view to_string(Partitioning p) { return p == Partitioning::interleaved ? "interleaved" : "contiguous"; }
+std::string_view to_string(Aggregation a) {
+  switch (a) {
+    case Aggregation::none: return "none";
+    case Aggregation::run: return "run";
+    case Aggregation::warp: return "warp";
+  }
+  return "?";
+}
+std::string_view to_string(Merge m) {
+  switch (m) {
+    case Merge::atomic: return "atomic";
+    case Merge::last_block: return "last_block";
+    case Merge::self_zero: return "self_zero";
+  }
+  return "?";
+}
+
+std::string HistogramConfig::key() const {
+  std::string k = fmt::format("priv={},R={},cbits={},block={},vec={},loads={},agg={},part={},merge={},grid={}",
+                              to_string(privatization), replicas, counter_bits, block, vec_bytes, loads,
+                              to_string(aggregation), to_string(partitioning), to_string(merge), grid_blocks);
+  if (cluster != 1) k += fmt::format(",cluster={}", cluster);
+  return k;
+}
+
+namespace {
+
+using key_text::Fields;
+using key_text::split;
+using key_text::to_enum;
+using key_text::to_int;
+
+constexpr Privatization kPrivs[] = {Privatization::global, Privatization::shared, Privatization::warp};
+constexpr Partitioning kParts[] = {Partitioning::interleaved, Partitioning::contiguous};
+constexpr Aggregation kAggs[] = {Aggregation::none, Aggregation::run, Aggregation::warp};
+constexpr Merge kMerges[] = {Merge::atomic, Merge::last_block, Merge::self_zero};
+
+// Schema 1 keys: "priv=shared,block=256,ipt=4,agg=0,part=interleaved" (scalar loads, ipt of them per tile).
+std::optional<HistogramConfig> parse_v1(const Fields& f) {
+  if (f.size() != 5 || !f.count("priv") || !f.count("block") || !f.count("ipt") || !f.count("agg") || !f.count("part"))
+    return std::nullopt;
+  HistogramConfig c;
+  const auto priv = to_enum(f.at("priv"), kPrivs);
+  const auto part = to_enum(f.at("part"), kParts);
+  const auto block = to_int(f.at("block")), ipt = to_int(f.at("ipt"));
+  if (!priv || *priv == Privatization::warp || !part || !block || !ipt) return std::nullopt;
+  if (f.at("agg") != "0" && f.at("agg") != "1") return std::nullopt;
+  c.privatization = *priv;
+  c.partitioning = *part;
+  c.block = *block;
+  c.loads = *ipt;
+  c.vec_bytes = 0;
+  c.replicas = 1;
+  c.counter_bits = 32;
+  c.aggregation = f.at("agg") == "1" ? Aggregation::run : Aggregation::none;
+  c.merge = Merge::atomic;
+  return c;
+}
+
+}  // namespace
+
+std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
+  const auto fields = split(key);
+  if (!fields) return std::nullopt;
+  const Fields& f = *fields;
+  if (f.count("ipt")) return parse_v1(f);
+  const char* names[] = {"priv", "R", "cbits", "block", "vec", "loads", "agg", "part", "merge", "grid"};
+  // "cluster" is optional (absent: 1), every other field is required.
+  if (f.size() != std::size(names) + (f.count("cluster") ? 1 : 0)) return std::nullopt;
+  for (const char* n : names)
+    if (!f.count(n)) return std::nullopt;
+  std::optional<int> cluster = 1;
+  if (f.count("cluster")) cluster = to_int(f.at("cluster"));
+  if (!cluster || *cluster < 1) return std::nullopt;
+  HistogramConfig c;
+  const auto priv = to_enum(f.at("priv"), kPrivs);
+  const auto agg = to_enum(f.at("agg"), kAggs);
+  const auto part = to_enum(f.at("part"), kParts);
+  const auto merge = to_enum(f.at("merge"), kMerges);
+  const auto r = to_int(f.at("R")), cbits = to_int(f.at("cbits")), block = to_int(f.at("block")),
+             vec = to_int(f.at("vec")), loads = to_int(f.at("loads")), grid = to_int(f.at("grid"));
+  if (!priv || !agg || !part || !merge || !r || !cbits || !block || !vec || !loads || !grid) return std::nullopt;
+  c.privatization = *priv;
+  c.aggregation = *agg;
+  c.partitioning = *part;
+  c.merge = *merge;
+  c.replicas = *r;
+  c.counter_bits = *cbits;
+  c.block = *block;
+  c.vec_bytes = *vec;
+  c.loads = *loads;
+  c.grid_blocks = *grid;
+  c.cluster = *cluster;
+  if (*r < 1 || *cbits < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < kCoverGrid) return std::nullopt;
+  return c;
+}
+
+int HistogramConfig::load_bytes(const HistogramProblem& problem) const {
+  return vec_bytes == 0 ? static_cast<int>(size_of(problem.type)) : vec_bytes;
+}
+
+std::uint64_t HistogramConfig::tile_samples(const HistogramProblem& problem) const {
+  return static_cast<std::uint64_t>(block) * static_cast<std::uint64_t>(loads) *
+         static_cast<std::uint64_t>(load_bytes(problem) / static_cast<int>(size_of(problem.type)));
+}
+
+unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const {
+  // gridDim.x's limit: a cover-n grid is capped here, which at one tile of at least 32 samples per block is only
+  // reached past 2^36 samples; from there on blocks loop over tiles as in a resident grid.
+  constexpr std::uint64_t kMaxGridX = 0x7FFFFFFF;
+  const std::uint64_t tile = tile_samples(problem);
+  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n
+  if (grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(grid_blocks));
+  // With clusters the grid is a whole number of them: the resident cap is rounded down (to one cluster at least),
+  // everything else up (the extra blocks of the last cluster find no tile and add zeros).
+  const std::uint64_t c = static_cast<std::uint64_t>(std::max(1, cluster));
+  const std::uint64_t resident = std::max<std::uint64_t>(c, resident_blocks / c * c);
+  grid = std::min<std::uint64_t>(grid, grid_blocks == kCoverGrid ? kMaxGridX / c * c : resident);
+  // No block may see 2^31 samples, so that its 32-bit shared counters (and their per-bin sums) stay exact. This
+  // overrides every cap: extra blocks only run in later waves (the single-block path splits past 2^31 samples).
+  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
+  return static_cast<unsigned>((grid + c - 1) / c * c);
+}
+
+std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const {
+  if (privatization == Privatization::global) return 0;
+  const std::size_t per_word = counter_bits == 16 ? 2 : 1;
+  const std::size_t words_per_copy = (static_cast<std::size_t>(problem.bins) + per_word - 1) / per_word;
+  const std::size_t copies = privatization == Privatization::shared ? replicas : static_cast<std::size_t>(block / 32);
+  const std::size_t totals = cluster > 1 ? static_cast<std::size_t>(problem.bins) : 0;
+  return (words_per_copy * copies + totals) * sizeof(unsigned);
+}
+
+std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) const {
+  auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (block < 32 || block > 1024 || block % 32 != 0) return fmt::format("block {} is not a multiple of 32 in 32..1024", block);
+  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
+  const int lb = load_bytes(problem);
+  if (!pow2(lb) || lb > 16 || lb < static_cast<int>(size_of(problem.type)))
+    return fmt::format("{}-byte loads do not fit {} samples", lb, to_string(problem.type));
+  if (!pow2(replicas) || replicas > 32) return fmt::format("replicas {} is not a power of two in 1..32", replicas);
+  if (replicas != 1 && privatization != Privatization::shared) return "replicas apply to shared privatization only";
+  if (counter_bits != 32 && counter_bits != 16) return fmt::format("counter width {} is not 16 or 32", counter_bits);
+  if (counter_bits == 16 && privatization == Privatization::global) return "16-bit counters exist only in shared memory";
+  if (grid_blocks < kCoverGrid)
+    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or a positive cap", grid_blocks);
+  if (privatization == Privatization::warp && (block / 32 & (block / 32 - 1)) != 0)
+    return "per-warp copies need a power-of-two number of warps";
+  if (merge == Merge::self_zero && privatization == Privatization::global)
+    return "self_zero merging needs a shared histogram (global atomics would add into the output before it is zeroed)";
+  if (merge == Merge::self_zero && counter_bits == 16)
+    return "self_zero merging does not take 16-bit counters (their wraps spill into the output mid-run)";
+  if (cluster != 1) {
+    if (cluster != 2 && cluster != 4 && cluster != 8 && cluster != 16)
+      return fmt::format("cluster {} is not 1, 2, 4, 8 or 16 blocks", cluster);
+    if (privatization == Privatization::global) return "clusters share shared-memory histograms: not with global atomics";
+    if (counter_bits == 16) return "clusters sum 32-bit counters: not with 16-bit counters";
+    if (grid_blocks > 0 && grid_blocks % cluster != 0)
+      return fmt::format("grid cap {} is not a whole number of {}-block clusters", grid_blocks, cluster);
+  }
+  return {};
+}
+
+HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {
+  // 48 KiB is the shared memory every block gets without opting in, on every architecture we target: above it
+  // only global atomics are safe. One-sample loads work for any pointer alignment the API accepts.
+  HistogramConfig c;
+  c.privatization = problem.bins * sizeof(unsigned) <= 48 * 1024 ? Privatization::shared : Privatization::global;
+  c.replicas = 1;
+  c.counter_bits = 32;
+  c.block = 256;
+  c.vec_bytes = 0;
+  c.loads = 4;
+  c.aggregation = Aggregation::none;
+  c.partitioning = Partitioning::interleaved;
+  c.merge = Merge::atomic;
+  return c;
+}
+
+}  // namespace autotune

@@ -1,0 +1,13 @@
+# The histogram family: its sources and its template (included by autotune_family(histogram) in CMakeLists.txt).
+list(APPEND AUTOTUNE_FAMILY_SOURCES
+  kernel_templates/histogram/problem.cpp
+  kernel_templates/histogram/config.cpp
+  kernel_templates/histogram/source.cpp
+  kernel_templates/histogram/space.cpp
+  kernel_templates/histogram/reference.cpp
+  kernel_templates/histogram/launcher.cpp
+  kernel_templates/histogram/workload.cpp
+  kernel_templates/histogram/handle.cpp
+  kernel_templates/histogram/family.cpp)
+list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_template=${CMAKE_CURRENT_LIST_DIR}/histogram.cu")
+list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_source_cpp=${CMAKE_CURRENT_LIST_DIR}/source.cpp")

@@ -1,0 +1,182 @@
+// The histogram family as the family-independent code sees it (core/family.hpp): keys, cache columns, command-line
+// options, the default problems and the tuner workload, each delegated to this folder's files.
+#include "kernel_templates/histogram/family.hpp"
+
+#include <fmt/format.h>
+
+#include "autotune/error.hpp"
+#include "autotune/histogram_problem.hpp"
+#include "core/key_text.hpp"
+#include "core/option_text.hpp"
+#include "kernel_templates/histogram/workload.hpp"
+#include "embedded.hpp"
+
+
+namespace autotune {
+
+namespace {
+
+const HistogramProblem& histogram_of(const Problem& p) {
+  const auto* h = p.as<HistogramProblem>();
+  if (!h) throw UsageError(fmt::format("'{}' is not a histogram problem", p.key()));
+  return *h;
+}
+
+const HistogramConfig& config_of(const Config& c) {
+  const auto* h = c.as<HistogramConfig>();
+  if (!h) throw UsageError(fmt::format("'{}' is not a histogram configuration", c.key()));
+  return *h;
+}
+
+class HistogramFamily final : public KernelFamily {
+ public:
+  std::string_view name() const override { return HistogramProblem::kFamily; }
+  std::string_view summary() const override {
+    return "even-binned histograms of u8, u16, i32, u32, f32 or f64 samples (CUB's HistogramEven)";
+  }
+
+  // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64]"
+  std::optional<Problem> parse_problem(std::string_view key) const override {
+    using namespace key_text;
+    const auto parts = problem_parts(key);
+    if (parts.size() < 6 || parts[0] != name()) return std::nullopt;
+    HistogramProblem p;
+    const auto type = parse_sample_type(parts[1]);
+    if (!type) return std::nullopt;
+    p.type = *type;
+    auto named = named_parts(parts, 2);
+    if (!named) return std::nullopt;
+    const auto bins = take(*named, "bins"), range = take(*named, "range"), n = take(*named, "n");
+    const auto dist = take(*named, "dist"), counters = take(*named, "counters");
+    if (!bins || !range || !n || !dist || !named->empty()) return std::nullopt;
+    const auto b = to_u64(*bins);
+    const auto nn = to_u64(*n);
+    if (!b || !nn || *b > (1u << 24) || range->size() < 5 || range->front() != '[' || range->back() != ')')
+      return std::nullopt;
+    const auto comma = range->find(',');
+    if (comma == std::string::npos) return std::nullopt;
+    const auto lo = to_double(range->substr(1, comma - 1));
+    const auto hi = to_double(range->substr(comma + 1, range->size() - comma - 2));
+    if (!lo || !hi) return std::nullopt;
+    p.bins = static_cast<int>(*b);
+    p.lower = *lo;
+    p.upper = *hi;
+    p.n = *nn;
+    p.distribution = *dist;
+    if (counters) {
+      if (*counters != "64") return std::nullopt;
+      p.counter_bits = 64;
+    }
+    return Problem(p);
+  }
+
+  // Histograms are read from the columns, which every schema version has written the same way (keys of schema 1
+  // spelled some ranges differently).
+  std::optional<Problem> problem_from_row(std::string_view, const ProblemColumns& c) const override {
+    HistogramProblem p;
+    const auto t = parse_sample_type(c.sample_type);
+    if (!t) return std::nullopt;
+    p.type = *t;
+    p.bins = c.bins;
+    p.lower = c.lower;
+    p.upper = c.upper;
+    p.counter_bits = c.counter_bits;
+    return Problem(p);  // n and the distribution come from their own columns (the cache sets them)
+  }
+
+  ProblemColumns columns(const Problem& problem) const override {
+    const HistogramProblem& h = histogram_of(problem);
+    return {std::string(to_string(h.type)), h.bins, h.lower, h.upper, std::nullopt, h.counter_bits};
+  }
+
+  std::optional<Config> parse_config(std::string_view key) const override {
+    if (auto c = HistogramConfig::parse(key)) return Config(*c);
+    return std::nullopt;
+  }
+  Config fallback(const Problem& problem) const override { return HistogramConfig::fallback(histogram_of(problem)); }
+  int launches(const Config& c) const override {
+    return config_of(c).merge == Merge::atomic ? 2 : 1;  // memset + kernel, or one kernel
+  }
+  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
+    return config_of(c).shared_bytes(histogram_of(p));
+  }
+  ReportAxes report_axes(const Config& config) const override {
+    const HistogramConfig& h = config_of(config);
+    return {h.block, h.loads, fmt::format("{}/R={}", to_string(h.privatization), h.replicas)};
+  }
+  std::string_view baseline_name() const override { return "CUB HistogramEven"; }
+
+  std::string kernel_source(const Problem& p, const Config& c) const override {
+    return autotune::kernel_source(histogram_of(p), config_of(c));
+  }
+  // The template and the preamble generator: a change to either changes what a configuration compiles to.
+  std::string code_text() const override {
+    return std::string(embedded::histogram_template) + std::string(embedded::histogram_source_cpp);
+  }
+
+  std::vector<std::string> distributions() const override { return histogram_distributions(); }
+  bool robust_across_distributions() const override { return true; }
+  std::vector<Problem> default_problems() const override {
+    // The seed chapter's problem (an 8-bit image histogram) at a size well past the L2, and a float histogram with
+    // more bins than CUB privatizes in shared memory.
+    HistogramProblem u8 = HistogramProblem::with_defaults(SampleType::u8, 256);
+    u8.n = 64ull << 20;
+    HistogramProblem f32 = HistogramProblem::with_defaults(SampleType::f32, 1024);
+    f32.n = 16ull << 20;
+    return {u8, f32};
+  }
+  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
+    return make_histogram_workload(histogram_of(p), d, seed);
+  }
+
+  std::vector<ProblemParameter> problem_parameters() const override {
+    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64"},
+            {"bins", "N", "number of bins, 1..16777216 (required unless --type u8: 256)"},
+            {"lower", "X", "lowest value counted (default 0)"},
+            {"upper", "X", "bound above the highest value counted (default: the whole type for u8/u16, 1 for "
+                           "floats, lower + bins for 32-bit integers)"},
+            {"counters", "BITS", "output counter width: 32 (default) or 64"}};
+  }
+
+  Problem make_problem(const ProblemOptions& o) const override {
+    using option_text::to_double;
+    using option_text::to_integer;
+    auto given = [&](const char* k) { return o.count(k) != 0; };
+    auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
+    SampleType type = SampleType::u8;
+    if (given("type")) {
+      const auto t = parse_sample_type(str("type"));
+      if (!t)
+        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32, f64)",
+                                     str("type")));
+      type = *t;
+    }
+    int bins = 256;
+    if (given("bins")) {
+      const long long b = to_integer("bins", str("bins"));
+      if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
+      bins = static_cast<int>(b);
+    } else if (type != SampleType::u8) {
+      throw UsageError("--bins is required for sample types other than u8");
+    }
+    const double lower = given("lower") ? to_double("lower", str("lower")) : 0.0;
+    HistogramProblem p = HistogramProblem::with_defaults(type, bins, lower);
+    if (given("upper")) p.upper = to_double("upper", str("upper"));
+    p.n = parse_size(str("n"));
+    if (given("dist")) p.distribution = str("dist");
+    if (given("counters")) {
+      const std::string c = str("counters");
+      if (c != "32" && c != "64") throw UsageError(fmt::format("--counters: '{}' is not 32 or 64", c));
+      p.counter_bits = c == "32" ? 32 : 64;
+    }
+    p.validate();
+    return p;
+  }
+  std::string example_options() const override { return "--type u8 --bins 256 --n 64M"; }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelFamily> make_histogram_family() { return std::make_unique<HistogramFamily>(); }
+
+}  // namespace autotune

@@ -1,0 +1,62 @@
+#include "autotune/histogram.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <optional>
+
+#include "autotune/error.hpp"
+#include "core/cuda.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
+#include "runtime/resolve.hpp"
+
+namespace autotune {
+
+struct Histogram::Impl {
+  HistogramProblem problem;
+  Resolution resolution;
+  std::optional<HistogramKernel> kernel;
+};
+
+Histogram::Histogram(const HistogramProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
+  problem.validate();
+  impl_->problem = problem;
+  Resolved r = resolve(problem, options.device, options.cache_path);
+  impl_->resolution = std::move(r.resolution);
+  // Loaded on the handle's device without changing the thread's current device for good.
+  with_device(r.ordinal, [&] { impl_->kernel.emplace(problem, *impl_->resolution.config.as<HistogramConfig>(), r.device, r.cubin); });
+}
+
+Histogram::~Histogram() = default;
+Histogram::Histogram(Histogram&&) noexcept = default;
+Histogram& Histogram::operator=(Histogram&&) noexcept = default;
+
+namespace {
+
+void check_call(const HistogramProblem& p, const void* samples, std::uint64_t n, const void* counts, int bits) {
+  if (counts == nullptr) throw UsageError("autotune::Histogram: the counts pointer is null");
+  if (samples == nullptr && n > 0) throw UsageError("autotune::Histogram: the samples pointer is null");
+  if (bits != p.counter_bits)
+    throw UsageError(fmt::format("autotune::Histogram: {}-bit counters passed to a problem with {}-bit counters", bits,
+                                 p.counter_bits));
+  if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
+    throw UsageError(fmt::format("autotune::Histogram: the samples pointer is not aligned to {} bytes", size_of(p.type)));
+}
+
+}  // namespace
+
+void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned int* d_counts, cudaStream_t stream) const {
+  check_call(impl_->problem, d_samples, n, d_counts, 32);
+  impl_->kernel->run(d_samples, n, d_counts, stream);
+}
+
+void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned long long* d_counts,
+                           cudaStream_t stream) const {
+  check_call(impl_->problem, d_samples, n, d_counts, 64);
+  impl_->kernel->run(d_samples, n, d_counts, stream);
+}
+
+const HistogramProblem& Histogram::problem() const { return impl_->problem; }
+const Resolution& Histogram::resolution() const { return impl_->resolution; }
+
+}  // namespace autotune

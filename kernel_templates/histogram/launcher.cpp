@@ -1,0 +1,63 @@
+#include "kernel_templates/histogram/launcher.hpp"
+
+#include <fmt/format.h>
+
+namespace autotune {
+
+HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
+                                 const DeviceInfo& device, const std::vector<char>& cubin)
+    : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
+  if (const std::string why = config.invalid_reason(problem); !why.empty()) throw UsageError(why);
+  if (config.block > device.max_threads_per_block)
+    throw UsageError(fmt::format("block of {} threads exceeds the device limit of {}", config.block,
+                                 device.max_threads_per_block));
+  if (shared_bytes_ > static_cast<std::size_t>(device.shared_per_block_optin))
+    throw UsageError(fmt::format("{} bytes of shared memory exceed the device limit of {} per block", shared_bytes_,
+                                 device.shared_per_block_optin));
+  module_ = cuda::Module(cubin, kHistogramKernelName);
+  if (shared_bytes_ > 48 * 1024) module_.set_max_dynamic_shared(shared_bytes_);
+  blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
+  if (blocks_per_sm_ < 1)
+    throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
+                                 device.name));
+  resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  if (config.cluster > 1) {
+    if (device.cc_major < 9)
+      throw UsageError(fmt::format("configuration {} needs thread-block clusters (sm_90 or newer); {} is sm_{}{}",
+                                   config.key(), device.name, device.cc_major, device.cc_minor));
+    if (config.cluster > 8) module_.allow_non_portable_clusters();
+    const int clusters = module_.active_clusters(config.cluster, config.block, shared_bytes_);
+    if (clusters < 1)
+      throw UsageError(fmt::format("configuration {} cannot run on {}: no cluster of {} blocks fits", config.key(),
+                                   device.name, config.cluster));
+    resident_blocks_ = static_cast<unsigned>(clusters) * static_cast<unsigned>(config.cluster);
+  }
+  if (config.merge != Merge::atomic) {
+    // The kernel's layout: control words in the first 256 bytes (last-block ticket; self-zero ticket and flag),
+    // then, for last_block, the histogram. Every launch leaves all of it zero.
+    const std::size_t histogram =
+        config.merge == Merge::last_block ? static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8) : 0;
+    workspaces_ = std::make_unique<WorkspacePool>(256 + histogram);
+  }
+}
+
+unsigned HistogramKernel::grid_for(std::uint64_t n) const { return config_.grid_for(problem_, n, resident_blocks_); }
+
+void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const {
+  void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
+  void* args[] = {&samples, &n, &counts, &workspace};
+  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(grid_for(n)),
+                                 dim3(config_.block), args, shared_bytes_, stream));
+}
+
+void HistogramKernel::run(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const {
+  if (config_.merge != Merge::atomic) {
+    launch(samples, n, counts, stream);  // with n = 0 a single block (or cluster) writes the zeros
+    return;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(problem_.bins) * (problem_.counter_bits / 8);
+  AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, bytes, stream));
+  if (n > 0) launch(samples, n, counts, stream);
+}
+
+}  // namespace autotune

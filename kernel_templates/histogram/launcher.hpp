@@ -1,0 +1,61 @@
+// One loaded histogram variant and the one way to launch it. Shared by the tuner, the runtime API, the benchmark
+// and the tests, so that what is measured is exactly what applications run.
+//
+// Thread-safety: run() may be called from several host threads at once, on any streams. A configuration that merges
+// in the last block (Merge::last_block) needs a workspace (ticket + histogram) that is zero when a launch starts and
+// that no concurrent launch shares: each stream gets its own from a WorkspacePool (runtime/workspace.hpp), claimed
+// on the stream's first call. After that a call is one kernel launch (Merge::atomic: a memset and a launch) with no
+// lock and no allocation; only a stream that finds the first kWorkspaceSlots workspaces taken allocates more.
+// A launch captured into a CUDA graph keeps the workspace of the stream it was captured on: launches of that graph
+// must not overlap other calls on that stream or other graphs captured on it (CUDA orders the launches of one
+// executable graph). Construction and destruction are not concurrent with calls on the same object.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "autotune/histogram_problem.hpp"
+#include "autotune/device.hpp"
+#include "core/cuda.hpp"
+#include "core/workspace.hpp"
+
+namespace autotune {
+
+class HistogramKernel {
+ public:
+  /// Workspaces allocated at construction for a last-block configuration (one per stream; more on demand).
+  static constexpr std::size_t kWorkspaceSlots = WorkspacePool::kSlotsPerBlock;
+
+  /// Loads `cubin` (compiled from kernel_source(problem, config)) on the current device, whose properties are
+  /// `device`. Throws CudaError if it does not load, UsageError if the configuration exceeds the device's limits.
+  HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config, const DeviceInfo& device,
+                  const std::vector<char>& cubin);
+
+  /// Blocks launched for n samples: HistogramConfig::grid_for with this device's resident blocks.
+  unsigned grid_for(std::uint64_t n) const;
+  /// Counts n samples into `counts` (bins counters of problem.counter_bits), overwriting them; asynchronous on
+  /// `stream`. Merge::atomic: cudaMemsetAsync + kernel; Merge::last_block and self_zero: one kernel.
+  void run(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const;
+
+  const HistogramConfig& config() const { return config_; }
+  int blocks_per_sm() const { return blocks_per_sm_; }
+  /// Bytes of one stream's workspace (0 for Merge::atomic, which needs none).
+  std::size_t workspace_bytes() const { return workspaces_ ? workspaces_->slot_bytes() : 0; }
+
+ private:
+  void launch(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const;
+
+  HistogramProblem problem_;
+  HistogramConfig config_;
+  cuda::Module module_;
+  std::size_t shared_bytes_ = 0;
+  int blocks_per_sm_ = 0;
+  unsigned resident_blocks_ = 0;
+  // Merge::last_block and self_zero: per-stream workspaces (control words; last_block: a histogram), zero between
+  // launches.
+  // Behind a pointer: the pool is not movable, the kernel is; acquire() is thread-safe, hence usable from run().
+  std::unique_ptr<WorkspacePool> workspaces_;
+};
+
+}  // namespace autotune

@@ -1,0 +1,111 @@
+#include "autotune/histogram_problem.hpp"
+#include "autotune/problem.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "autotune/error.hpp"
+
+namespace autotune {
+
+namespace {
+
+struct TypeInfo {
+  SampleType type;
+  std::string_view name;
+  std::size_t size;
+  double min, max;  // representable range (for integer types)
+};
+
+constexpr TypeInfo kTypes[] = {
+    {SampleType::u8, "u8", 1, 0.0, 255.0},
+    {SampleType::u16, "u16", 2, 0.0, 65535.0},
+    {SampleType::i32, "i32", 4, -2147483648.0, 2147483647.0},
+    {SampleType::u32, "u32", 4, 0.0, 4294967295.0},
+    {SampleType::f32, "f32", 4, -std::numeric_limits<float>::max(), std::numeric_limits<float>::max()},
+    {SampleType::f64, "f64", 8, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()},
+};
+
+const TypeInfo& info(SampleType t) {
+  for (const auto& i : kTypes)
+    if (i.type == t) return i;
+  throw UsageError("unknown sample type");
+}
+
+}  // namespace
+
+std::string_view to_string(SampleType t) { return info(t).name; }
+std::size_t size_of(SampleType t) { return info(t).size; }
+bool is_float(SampleType t) { return t == SampleType::f32 || t == SampleType::f64; }
+
+std::optional<SampleType> parse_sample_type(std::string_view text) {
+  for (const auto& i : kTypes)
+    if (i.name == text) return i.type;
+  return std::nullopt;
+}
+
+const std::vector<SampleType>& all_sample_types() {
+  static const std::vector<SampleType> all = [] {
+    std::vector<SampleType> v;
+    for (const auto& i : kTypes) v.push_back(i.type);
+    return v;
+  }();
+  return all;
+}
+
+const std::vector<std::string>& histogram_distributions() {
+  // Described in tuner/reference.hpp (generate_samples).
+  static const std::vector<std::string> d{"uniform", "constant", "narrow", "runs", "image"};
+  return d;
+}
+
+void HistogramProblem::validate() const {
+  if (bins < 1) throw UsageError(fmt::format("bins must be at least 1 (got {})", bins));
+  if (bins > (1 << 24)) throw UsageError(fmt::format("bins must be at most 16777216 (got {})", bins));
+  if (counter_bits != 32 && counter_bits != 64)
+    throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
+  if (!std::isfinite(lower) || !std::isfinite(upper))
+    throw UsageError("the histogram range [lower, upper) must be finite");
+  if (!(lower < upper))
+    throw UsageError(fmt::format("lower ({}) must be less than upper ({})", lower, upper));
+  const auto& ti = info(type);
+  if (!is_float(type)) {
+    if (lower != std::floor(lower) || upper != std::floor(upper))
+      throw UsageError(fmt::format("the range of {} samples must have integer bounds (got [{}, {}))", ti.name, lower, upper));
+    // upper is exclusive, so it may be one past the largest value (u8: [0, 256)).
+    if (lower < ti.min || upper > ti.max + 1.0)
+      throw UsageError(fmt::format("range [{}, {}) does not fit {} samples", lower, upper, ti.name));
+  }
+  if (distribution != kRobustDistribution &&
+      std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
+          histogram_distributions().end())
+    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution,
+                                 fmt::join(histogram_distributions(), ", ")));
+}
+
+std::string HistogramProblem::shape_key() const {
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}{}", to_string(type), bins, lower, upper, distribution,
+                     counter_bits == 64 ? "/counters=64" : "");
+}
+
+std::string HistogramProblem::key() const {
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}{}", to_string(type), bins, lower, upper, n,
+                     distribution, counter_bits == 64 ? "/counters=64" : "");
+}
+
+HistogramProblem HistogramProblem::with_defaults(SampleType type, int bins, double lower) {
+  HistogramProblem p;
+  p.type = type;
+  p.bins = bins;
+  p.lower = lower;
+  if (is_float(type)) p.upper = 1.0;
+  else if (type == SampleType::u8) p.upper = 256.0;    // the whole type: bins split it evenly
+  else if (type == SampleType::u16) p.upper = 65536.0;
+  else p.upper = lower + bins;                       // 32-bit types: one value per bin
+  return p;
+}
+
+}  // namespace autotune

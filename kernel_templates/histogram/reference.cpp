@@ -1,0 +1,151 @@
+#include "kernel_templates/histogram/reference.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "autotune/error.hpp"
+#include "tuner/splitmix.hpp"
+
+namespace autotune {
+
+namespace {
+
+
+template <class T>
+void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out) {
+  SplitMix64 rng{seed};
+  auto draw = [&]() -> T {
+    if constexpr (std::is_floating_point_v<T>) {
+      T v = static_cast<T>(p.lower + rng.unit() * (p.upper - p.lower));
+      return v < static_cast<T>(p.upper) ? v : static_cast<T>(p.lower);
+    } else {
+      const auto lo = static_cast<long long>(p.lower);
+      const auto width = static_cast<std::uint64_t>(static_cast<long long>(p.upper) - lo);
+      return static_cast<T>(lo + static_cast<long long>(rng.next() % width));
+    }
+  };
+  if (p.distribution == "uniform") {
+    for (std::uint64_t i = 0; i < n; ++i) out[i] = draw();
+  } else if (p.distribution == "constant") {
+    const T v = draw();
+    for (std::uint64_t i = 0; i < n; ++i) out[i] = v;
+  } else if (p.distribution == "narrow") {
+    // 16 bins' worth of the range around the middle: a hot band.
+    const double width = (p.upper - p.lower) * std::min(1.0, 16.0 / p.bins);
+    const double lo = p.lower + (p.upper - p.lower) / 2 - width / 2;
+    HistogramProblem band = p;
+    band.lower = std::is_floating_point_v<T> ? lo : std::floor(lo);
+    band.upper = std::is_floating_point_v<T> ? lo + width : std::max(band.lower + 1, std::floor(lo + width));
+    band.distribution = "uniform";
+    fill<T>(band, n, seed, out);
+  } else if (p.distribution == "image") {
+    // Rows of 4096 samples: two gradients and a ring, plus noise of about 2 % of the range.
+    constexpr std::uint64_t kWidth = 4096;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const double x = static_cast<double>(i % kWidth) / kWidth, y = static_cast<double>(i / kWidth % kWidth) / kWidth;
+      const double r = std::hypot(x - 0.5, y - 0.5);
+      double v = 0.35 * x + 0.25 * y + 0.3 * (r < 0.3 ? 1.0 - r / 0.3 : 0.0) + 0.02 * rng.unit();
+      v = std::min(std::max(v, 0.0), 0.999999);
+      T t = static_cast<T>(p.lower + v * (p.upper - p.lower));
+      if constexpr (std::is_floating_point_v<T>) t = t < static_cast<T>(p.upper) ? t : static_cast<T>(p.lower);
+      out[i] = t;
+    }
+  } else if (p.distribution == "runs") {
+    constexpr std::uint64_t kRun = 1000;
+    T v{};
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (i % kRun == 0) v = draw();
+      out[i] = v;
+    }
+  } else {
+    throw UsageError(fmt::format("unknown distribution '{}'", p.distribution));
+  }
+}
+
+template <class T>
+void count(const HistogramProblem& p, const T* s, std::uint64_t n, std::vector<std::uint64_t>& h) {
+  if constexpr (std::is_floating_point_v<T>) {
+    // f32 in float with the scale rounded to float once; f64 in double (the kernel's rule, kernel_source.cpp).
+    const T lo = static_cast<T>(p.lower), hi = static_cast<T>(p.upper);
+    const T scale = static_cast<T>(p.bins / (p.upper - p.lower));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const T f = s[i];
+      if (std::isnan(f) || f < lo || f >= hi) continue;
+      int b = static_cast<int>((f - lo) * scale);
+      if (b >= p.bins) b = p.bins - 1;
+      ++h[static_cast<std::size_t>(b)];
+    }
+  } else {
+    const auto lo = static_cast<long long>(p.lower), hi = static_cast<long long>(p.upper);
+    const auto width = static_cast<unsigned __int128>(hi - lo);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const auto v = static_cast<long long>(s[i]);
+      if (v < lo || v >= hi) continue;
+      const auto b = static_cast<unsigned __int128>(v - lo) * static_cast<unsigned>(p.bins) / width;
+      ++h[static_cast<std::size_t>(b)];
+    }
+  }
+}
+
+template <class F>
+decltype(auto) dispatch(SampleType t, F&& f) {
+  switch (t) {
+    case SampleType::u8: return f(std::uint8_t{});
+    case SampleType::u16: return f(std::uint16_t{});
+    case SampleType::i32: return f(std::int32_t{});
+    case SampleType::u32: return f(std::uint32_t{});
+    case SampleType::f32: return f(float{});
+    case SampleType::f64: return f(double{});
+  }
+  throw UsageError("unknown sample type");
+}
+
+}  // namespace
+
+std::vector<unsigned char> generate_samples(const HistogramProblem& problem, std::uint64_t n, std::uint64_t seed) {
+  std::vector<unsigned char> bytes(n * size_of(problem.type));
+  dispatch(problem.type, [&](auto tag) {
+    using T = decltype(tag);
+    fill<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
+  });
+  return bytes;
+}
+
+std::vector<std::uint64_t> reference_histogram(const HistogramProblem& problem, const void* samples, std::uint64_t n) {
+  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.bins), 0);
+  dispatch(problem.type, [&](auto tag) {
+    using T = decltype(tag);
+    count<T>(problem, static_cast<const T*>(samples), n, h);
+  });
+  return h;
+}
+
+std::vector<std::uint64_t> widen_counts(const HistogramProblem& problem, const void* raw) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.bins));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = problem.counter_bits == 64 ? static_cast<const std::uint64_t*>(raw)[i]
+                                        : static_cast<const std::uint32_t*>(raw)[i];
+  return out;
+}
+
+std::vector<std::uint64_t> counts_as_written(const HistogramProblem& problem, std::vector<std::uint64_t> counts) {
+  if (problem.counter_bits == 32)
+    for (auto& c : counts) c &= 0xFFFFFFFFull;
+  return counts;
+}
+
+std::string compare_histograms(const std::vector<std::uint64_t>& expected, const std::vector<std::uint64_t>& got) {
+  if (expected.size() != got.size())
+    return fmt::format("expected {} bins, got {}", expected.size(), got.size());
+  std::size_t wrong = 0, first = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (expected[i] != got[i] && wrong++ == 0) first = i;
+  if (wrong == 0) return {};
+  return fmt::format("{} of {} bins differ; first: bin {} expected {} got {}", wrong, expected.size(), first,
+                     expected[first], got[first]);
+}
+
+}  // namespace autotune

@@ -1,0 +1,32 @@
+// The histogram search space: every configuration the tuner considers for a problem, and the device limits that
+// prune it before anything is compiled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "autotune/histogram_problem.hpp"
+#include "autotune/device.hpp"
+
+namespace autotune {
+
+/// The space for `problem`, in a fixed order, every configuration well formed (invalid_reason() empty). It is a
+/// union of families rather than one Cartesian product, so that it stays a few hundred variants (442 for u8 with
+/// 256 bins, 422 for f32 with 1024):
+///   the seed chapter's kernels (one-sample loads: global atomics and one shared histogram, coarsened, with and
+///   without run aggregation, interleaved and contiguous); vectorized global atomics; shared histograms with
+///   R lane-interleaved copies; per-warp copies; 16-bit shared counters for bins that do not fit otherwise;
+///   4- and 8-byte loads; blocks of 64 and 128 threads; and, by problem.n, either grids that cover n with one
+///   tile per block (above 4M samples) or a single-block path for small inputs (up to 4M).
+/// Configurations whose shared memory cannot fit any current GPU (227 KiB) are left out.
+std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem);
+
+/// Every configuration histogram_space() returns for `problem` at some n (its small-n and its large-n space, in
+/// that order, without duplicates): what a test must compile and run to cover the space for every size.
+std::vector<HistogramConfig> histogram_space_any_n(const HistogramProblem& problem);
+
+/// Why `config` cannot run for `problem` on `device`, or an empty string when it can.
+std::string histogram_constraint_violation(const HistogramProblem& problem, const HistogramConfig& config,
+                                           const DeviceInfo& device);
+
+}  // namespace autotune

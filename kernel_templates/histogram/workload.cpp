@@ -1,0 +1,82 @@
+// The histogram family's tuner workload (core/workload.hpp): samples generated on the CPU, their exact counts, and
+// variants bound to a device copy of them.
+#include "kernel_templates/histogram/workload.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "autotune/error.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
+#include "kernel_templates/histogram/reference.hpp"
+#include "kernel_templates/histogram/space.hpp"
+
+namespace autotune {
+
+namespace {
+
+// --- histograms ---------------------------------------------------------------------------------------------------
+
+class HistogramWorkload final : public Workload {
+ public:
+  HistogramWorkload(const HistogramProblem& problem, const DeviceInfo& device, std::uint64_t seed)
+      : problem_(problem), device_(device) {
+    const std::vector<unsigned char> host = generate_samples(problem, problem.n, seed);
+    expected_ = counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
+    samples_ = upload(host);
+    counts_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8));
+  }
+
+  std::vector<Config> space() const override {
+    const auto configs = histogram_space(problem_);
+    return {configs.begin(), configs.end()};
+  }
+  std::string violation(const Config& c) const override {
+    return histogram_constraint_violation(problem_, *c.as<HistogramConfig>(), device_);
+  }
+
+  class Variant final : public LoadedVariant {
+   public:
+    Variant(const HistogramWorkload& w, const HistogramConfig& c, const std::vector<char>& cubin, bool poison)
+        : w_(w), kernel_(w.problem_, c, w.device_, cubin), input_(poison ? poison_address() : w.samples_.get()) {}
+    void run(cudaStream_t stream) const override { kernel_.run(input_, w_.problem_.n, w_.counts_.get(), stream); }
+    std::string check(cudaStream_t stream) const override {
+      return w_.check_call([this](cudaStream_t s) { run(s); }, stream);
+    }
+
+   private:
+    const HistogramWorkload& w_;
+    HistogramKernel kernel_;
+    const void* input_;
+  };
+
+  std::unique_ptr<LoadedVariant> load(const Config& c, const std::vector<char>& cubin, bool poison) const override {
+    return std::make_unique<Variant>(*this, *c.as<HistogramConfig>(), cubin, poison);
+  }
+
+  const void* input() const override { return samples_.get(); }
+  void* output() const override { return counts_.get(); }
+  std::string check_call(const std::function<void(cudaStream_t)>& call, cudaStream_t stream) const override {
+    std::vector<unsigned char> got(counts_.bytes());
+    AUTOTUNE_CUDA(cudaMemsetAsync(counts_.get(), 0xAB, got.size(), stream));  // every variant must overwrite
+    call(stream);
+    AUTOTUNE_CUDA(cudaMemcpyAsync(got.data(), counts_.get(), got.size(), cudaMemcpyDeviceToHost, stream));
+    AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+    return compare_histograms(expected_, widen_counts(problem_, got.data()));
+  }
+
+ private:
+  HistogramProblem problem_;
+  DeviceInfo device_;
+  std::vector<std::uint64_t> expected_;
+  cuda::DeviceBuffer samples_, counts_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_histogram_workload(const HistogramProblem& problem, const DeviceInfo& device,
+                                                  std::uint64_t seed) {
+  return std::make_unique<HistogramWorkload>(problem, device, seed);
+}
+
+}  // namespace autotune

@@ -1,0 +1,134 @@
+// The reduction configuration: names, keys (parse and print), validity and the fallback.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "autotune/error.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "core/key_text.hpp"
+
+namespace autotune {
+
+namespace {
+
+constexpr BlockReduce kBlockReduces[] = {BlockReduce::atomic, BlockReduce::shared_tree, BlockReduce::warp_shuffle,
+                                         BlockReduce::warp_reduce};
+constexpr Finish kFinishes[] = {Finish::atomic, Finish::last_block, Finish::two_pass};
+
+using key_text::to_enum;
+using key_text::to_int;
+
+}  // namespace
+
+// --- the configuration -----------------------------------------------------------------------------------------------
+
+std::string_view to_string(BlockReduce b) {
+  switch (b) {
+    case BlockReduce::atomic: return "atomic";
+    case BlockReduce::shared_tree: return "shared_tree";
+    case BlockReduce::warp_shuffle: return "warp_shuffle";
+    case BlockReduce::warp_reduce: return "warp_reduce";
+  }
+  return "?";
+}
+
+std::string_view to_string(Finish f) {
+  switch (f) {
+    case Finish::atomic: return "atomic";
+    case Finish::last_block: return "last_block";
+    case Finish::two_pass: return "two_pass";
+  }
+  return "?";
+}
+
+std::string ReduceConfig::key() const {
+  return fmt::format("red={},block={},vec={},loads={},acc={},finish={},grid={}", to_string(block_reduce), block,
+                     vec_bytes, loads, accumulators, to_string(finish), grid_blocks);
+}
+
+std::optional<ReduceConfig> ReduceConfig::parse(std::string_view key) {
+  const auto fields = key_text::split(key);
+  if (!fields) return std::nullopt;
+  const key_text::Fields& f = *fields;
+  const char* names[] = {"red", "block", "vec", "loads", "acc", "finish", "grid"};
+  if (f.size() != std::size(names)) return std::nullopt;
+  for (const char* n : names)
+    if (!f.count(n)) return std::nullopt;
+  const auto red = to_enum(f.at("red"), kBlockReduces);
+  const auto finish = to_enum(f.at("finish"), kFinishes);
+  const auto block = to_int(f.at("block")), vec = to_int(f.at("vec")), loads = to_int(f.at("loads")),
+             acc = to_int(f.at("acc")), grid = to_int(f.at("grid"));
+  if (!red || !finish || !block || !vec || !loads || !acc || !grid) return std::nullopt;
+  if (*block < 1 || *vec < 0 || *loads < 1 || *acc < 1 || *grid < -1) return std::nullopt;
+  ReduceConfig c;
+  c.block_reduce = *red;
+  c.block = *block;
+  c.vec_bytes = *vec;
+  c.loads = *loads;
+  c.accumulators = *acc;
+  c.finish = *finish;
+  c.grid_blocks = *grid;
+  return c;
+}
+
+int ReduceConfig::elems_per_load(const ReduceProblem& problem) const {
+  return vec_bytes == 0 ? 1 : vec_bytes / static_cast<int>(size_of(problem.type));
+}
+
+std::size_t ReduceConfig::shared_bytes(const ReduceProblem& problem) const {
+  const std::size_t acc = size_of(problem.accumulator_type());
+  switch (block_reduce) {
+    case BlockReduce::atomic: return 0;
+    case BlockReduce::shared_tree: return static_cast<std::size_t>(block) * acc;  // one slot per thread
+    case BlockReduce::warp_shuffle:
+    case BlockReduce::warp_reduce: return static_cast<std::size_t>(block / 32) * acc;  // one slot per warp
+  }
+  return 0;
+}
+
+std::string ReduceConfig::invalid_reason(const ReduceProblem& problem) const {
+  const ReduceProblem p = problem.normalized();
+  const ValueType acc = *p.accumulator;
+  if (block < 64 || block > 1024 || block % 32 != 0)
+    return fmt::format("block {} is not a multiple of 32 in 64..1024", block);
+  if (vec_bytes != 0 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
+    return fmt::format("vector width {} is not 0 (one element), 4, 8 or 16 bytes", vec_bytes);
+  if (vec_bytes != 0 && static_cast<std::size_t>(vec_bytes) < size_of(p.type))
+    return fmt::format("{}-byte loads are narrower than {} elements", vec_bytes, to_string(p.type));
+  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
+  if (accumulators != 1 && accumulators != 2 && accumulators != 4)
+    return fmt::format("accumulators {} is not 1, 2 or 4", accumulators);
+  if (grid_blocks < -1 || grid_blocks > 1)
+    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or 1 (one block)", grid_blocks);
+  if (block_reduce == BlockReduce::warp_reduce && (is_float(acc) || size_of(acc) != 4))
+    return fmt::format("warp_reduce (__reduce_*_sync) exists for 32-bit integers only, not a {} accumulator",
+                       to_string(acc));
+  if (block_reduce == BlockReduce::atomic && finish != Finish::atomic)
+    return "per-thread atomics (red=atomic) combine straight into the output: they need finish=atomic";
+  // One block writes its result directly, whatever the finish: one spelling keeps one key per kernel.
+  if (grid_blocks == 1 && finish != Finish::last_block)
+    return "the single-block path (grid=1) writes its result directly and is spelled finish=last_block";
+  if (p.deterministic && p.op == ReduceOp::sum && is_float(acc) &&
+      (finish == Finish::atomic || block_reduce == BlockReduce::atomic))
+    return "float atomics add in no fixed order: a deterministic float sum cannot finish with atomics (mode=fast can)";
+  return {};
+}
+
+ReduceConfig ReduceConfig::fallback(const ReduceProblem&) {
+  // Warp shuffles and the last-block finish exist for every type on sm_70 and are deterministic; 16-byte loads work
+  // for any pointer aligned to its element (the kernel reads the unaligned head one element at a time); 64 bytes
+  // of shared memory and 256 threads fit every GPU. This is ReduceConfig's default, spelled out.
+  ReduceConfig c;
+  c.block_reduce = BlockReduce::warp_shuffle;
+  c.block = 256;
+  c.vec_bytes = 16;
+  c.loads = 2;
+  c.accumulators = 1;
+  c.finish = Finish::last_block;
+  c.grid_blocks = 0;
+  return c;
+}
+
+}  // namespace autotune

@@ -1,0 +1,158 @@
+// The reduction family as the family-independent code sees it (core/family.hpp): keys, cache columns,
+// command-line options, the default problem and the tuner workload, each delegated to this folder's files.
+#include "kernel_templates/reduce/family.hpp"
+
+#include <fmt/format.h>
+
+#include "autotune/error.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "core/key_text.hpp"
+#include "kernel_templates/reduce/workload.hpp"
+#include "embedded.hpp"
+
+
+namespace autotune {
+
+namespace {
+
+const ReduceProblem& reduce_of(const Problem& p) {
+  const auto* r = p.as<ReduceProblem>();
+  if (!r) throw UsageError(fmt::format("'{}' is not a reduction problem", p.key()));
+  return *r;
+}
+
+const ReduceConfig& config_of(const Config& c) {
+  const auto* r = c.as<ReduceConfig>();
+  if (!r) throw UsageError(fmt::format("'{}' is not a reduction configuration", c.key()));
+  return *r;
+}
+
+class ReduceFamily final : public KernelFamily {
+ public:
+  std::string_view name() const override { return ReduceProblem::kFamily; }
+  std::string_view summary() const override {
+    return "sum, min or max of i32, u32, i64, u64, f32 or f64 values (CUB's DeviceReduce)";
+  }
+
+  // "reduce/sum/i32/acc=i64/n=1048576/dist=uniform[/mode=fast]": the key is the reduction's source of truth.
+  std::optional<Problem> parse_problem(std::string_view key) const override {
+    using namespace key_text;
+    const auto parts = problem_parts(key);
+    if (parts.size() < 6 || parts[0] != name()) return std::nullopt;
+    ReduceProblem p;
+    const auto op = parse_reduce_op(parts[1]);
+    const auto type = parse_value_type(parts[2]);
+    if (!op || !type) return std::nullopt;
+    p.op = *op;
+    p.type = *type;
+    auto named = named_parts(parts, 3);
+    if (!named) return std::nullopt;
+    for (const auto& [field, value] : *named) {
+      if (field == "acc") {
+        const auto acc = parse_value_type(value);
+        if (!acc) return std::nullopt;
+        p.accumulator = *acc;
+      } else if (field == "n") {
+        const auto n = to_u64(value);
+        if (!n) return std::nullopt;
+        p.n = *n;
+      } else if (field == "dist") {
+        p.distribution = value;
+      } else if (field == "mode") {
+        if (value != "fast" && value != "deterministic") return std::nullopt;
+        p.deterministic = value == "deterministic";
+      } else {
+        return std::nullopt;
+      }
+    }
+    return Problem(p);
+  }
+
+  // sample_type is the input type, counter_bits the accumulator's width; the key says the rest.
+  ProblemColumns columns(const Problem& problem) const override {
+    const ReduceProblem& r = reduce_of(problem);
+    return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)),
+            static_cast<int>(8 * size_of(r.accumulator_type()))};
+  }
+
+  std::optional<Config> parse_config(std::string_view key) const override {
+    if (auto c = ReduceConfig::parse(key)) return Config(*c);
+    return std::nullopt;
+  }
+  Config fallback(const Problem& problem) const override { return ReduceConfig::fallback(reduce_of(problem)); }
+  int launches(const Config& c) const override {
+    return config_of(c).finish == Finish::last_block ? 1 : 2;  // atomic: memset + kernel; two_pass: two kernels
+  }
+  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
+    return config_of(c).shared_bytes(reduce_of(p));
+  }
+  ReportAxes report_axes(const Config& config) const override {
+    const ReduceConfig& r = config_of(config);
+    return {r.block, r.loads, fmt::format("{}/{}", to_string(r.block_reduce), to_string(r.finish))};
+  }
+  std::string_view baseline_name() const override { return "CUB DeviceReduce"; }
+
+  std::string kernel_source(const Problem& p, const Config& c) const override {
+    return autotune::kernel_source(reduce_of(p), config_of(c));
+  }
+  // The template and the preamble generator: a change to either changes what a configuration compiles to.
+  std::string code_text() const override {
+    return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp);
+  }
+
+  std::vector<std::string> distributions() const override { return reduce_distributions(); }
+  std::vector<Problem> default_problems() const override {
+    // The reduction everybody writes first: a float sum, large enough to stream from memory.
+    ReduceProblem sum;
+    sum.op = ReduceOp::sum;
+    sum.type = ValueType::f32;
+    sum.n = 64ull << 20;
+    return {sum};
+  }
+  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
+    return make_reduce_workload(reduce_of(p), d, seed);
+  }
+
+  std::vector<ProblemParameter> problem_parameters() const override {
+    return {{"op", "OP", "operation: sum, min or max (required)"},
+            {"type", "T", "element type: i32, u32, i64, u64, f32, f64 (required)"},
+            {"acc", "T", "accumulator type of a sum (default: i64 for i32, u64 for u32, else the element type)"},
+            {"mode", "MODE", "deterministic (default) or fast (float sums may finish with atomics)"}};
+  }
+
+  Problem make_problem(const ProblemOptions& o) const override {
+    auto given = [&](const char* k) { return o.count(k) != 0; };
+    auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
+    ReduceProblem p;
+    if (!given("op")) throw UsageError("--op is required for --kernel reduce (sum, min or max)");
+    const auto op = parse_reduce_op(str("op"));
+    if (!op) throw UsageError(fmt::format("--op: unknown operation '{}' (known: sum, min, max)", str("op")));
+    p.op = *op;
+    auto value_type = [&](const char* flag) {
+      const auto t = parse_value_type(str(flag));
+      if (!t)
+        throw UsageError(fmt::format("--{}: unknown type '{}' (known: i32, u32, i64, u64, f32, f64)", flag, str(flag)));
+      return *t;
+    };
+    if (!given("type")) throw UsageError("--type is required for --kernel reduce (i32, u32, i64, u64, f32, f64)");
+    p.type = value_type("type");
+    if (given("acc")) p.accumulator = value_type("acc");
+    if (given("mode")) {
+      const std::string m = str("mode");
+      if (m != "deterministic" && m != "fast")
+        throw UsageError(fmt::format("--mode: '{}' is not deterministic or fast", m));
+      p.deterministic = m == "deterministic";
+    }
+    p.n = parse_size(str("n"));
+    if (given("dist")) p.distribution = str("dist");
+    p.validate();
+    return p;
+  }
+  std::string example_options() const override { return "--op sum --type f32 --n 256M"; }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelFamily> make_reduce_family() { return std::make_unique<ReduceFamily>(); }
+
+}  // namespace autotune

@@ -1,0 +1,60 @@
+#include "autotune/reduce.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "autotune/error.hpp"
+#include "core/cuda.hpp"
+#include "kernel_templates/reduce/launcher.hpp"
+#include "runtime/resolve.hpp"
+
+namespace autotune {
+
+struct Reduce::Impl {
+  ReduceProblem problem;
+  Resolution resolution;
+  std::optional<ReduceKernel> kernel;
+};
+
+Reduce::Reduce(const ReduceProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
+  problem.validate();
+  impl_->problem = problem.normalized();
+  Resolved r = resolve(impl_->problem, options.device, options.cache_path);
+  impl_->resolution = std::move(r.resolution);
+  with_device(r.ordinal,
+              [&] { impl_->kernel.emplace(impl_->problem, *impl_->resolution.config.as<ReduceConfig>(), r.device, r.cubin); });
+}
+
+Reduce::~Reduce() = default;
+Reduce::Reduce(Reduce&&) noexcept = default;
+Reduce& Reduce::operator=(Reduce&&) noexcept = default;
+
+void Reduce::check_output(ValueType t) const {
+  const ValueType acc = impl_->problem.accumulator_type();
+  if (t != acc)
+    throw UsageError(fmt::format("autotune::Reduce: a {} output passed to {}, whose result is {}", to_string(t),
+                                 impl_->problem.key(), to_string(acc)));
+}
+
+void Reduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {
+  const ReduceProblem& p = impl_->problem;
+  if (d_out == nullptr) throw UsageError("autotune::Reduce: the output pointer is null");
+  if (d_in == nullptr && n > 0) throw UsageError("autotune::Reduce: the input pointer is null");
+  if (reinterpret_cast<std::uintptr_t>(d_in) % size_of(p.type) != 0)
+    throw UsageError(fmt::format("autotune::Reduce: the input pointer is not aligned to {} bytes", size_of(p.type)));
+  if (reinterpret_cast<std::uintptr_t>(d_out) % size_of(p.accumulator_type()) != 0)
+    throw UsageError(fmt::format("autotune::Reduce: the output pointer is not aligned to {} bytes",
+                                 size_of(p.accumulator_type())));
+  impl_->kernel->run(d_in, n, d_out, stream);
+}
+
+void Reduce::copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
+  AUTOTUNE_CUDA(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
+  AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+}
+
+const ReduceProblem& Reduce::problem() const { return impl_->problem; }
+const Resolution& Reduce::resolution() const { return impl_->resolution; }
+
+}  // namespace autotune

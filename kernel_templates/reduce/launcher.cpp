@@ -1,0 +1,115 @@
+#include "kernel_templates/reduce/launcher.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace autotune {
+
+namespace {
+
+// kernel_templates/reduce.cu's workspace layout.
+constexpr std::size_t kIdentityOffset = 8;
+constexpr std::size_t kPartialsOffset = 256;
+// The kernel's one static shared variable (the last-block flag), with room for its alignment.
+constexpr std::size_t kStaticShared = 16;
+
+}  // namespace
+
+std::string reduce_device_violation(const ReduceProblem& problem, const ReduceConfig& config,
+                                    const DeviceInfo& device) {
+  if (config.block > device.max_threads_per_block)
+    return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
+                       device.max_threads_per_block);
+  const std::size_t shared = config.shared_bytes(problem) + kStaticShared;
+  if (shared > static_cast<std::size_t>(device.shared_per_block_optin))
+    return fmt::format("{} bytes of shared memory exceed the device's {} per block", shared,
+                       device.shared_per_block_optin);
+  if (config.block_reduce == BlockReduce::warp_reduce && device.cc_major < 8)
+    return fmt::format("warp_reduce (__reduce_*_sync) needs sm_80 or newer; the device is {}", device.arch());
+  return {};
+}
+
+ReduceLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const ReduceConfig& config, std::uint64_t n,
+                                    unsigned resident_grid) {
+  ReduceLaunchPlan plan;
+  if (config.grid_blocks == 1) {
+    plan.grid = 1;
+  } else {
+    const std::uint64_t per_block =
+        static_cast<std::uint64_t>(config.block) * config.loads * config.elems_per_load(problem);
+    const std::uint64_t cover = std::max<std::uint64_t>(1, (n + per_block - 1) / per_block);
+    const unsigned cap = config.grid_blocks == 0 ? std::max(1u, resident_grid) : kReduceMaxCoverGrid;
+    plan.grid = static_cast<unsigned>(std::min<std::uint64_t>(cover, cap));
+  }
+  // One block writes its result itself (kernel_templates/reduce.cu), unless every thread adds with atomics.
+  const bool direct = plan.grid == 1 && config.block_reduce != BlockReduce::atomic;
+  if (config.finish == Finish::atomic && !direct) {
+    plan.preset = true;
+    if (n == 0) plan.grid = 0;  // the identity is the answer
+  }
+  plan.finish_launch = config.finish == Finish::two_pass && plan.grid > 1;
+  return plan;
+}
+
+ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& config, const DeviceInfo& device,
+                           const std::vector<char>& cubin)
+    : problem_(problem.normalized()), config_(config) {
+  problem.validate();
+  if (const std::string why = config.invalid_reason(problem); !why.empty())
+    throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem_.key(), why));
+  if (const std::string why = reduce_device_violation(problem, config, device); !why.empty())
+    throw UsageError(fmt::format("configuration {} cannot run on {}: {}", config.key(), device.name, why));
+  shared_bytes_ = config.shared_bytes(problem_);
+  acc_bytes_ = size_of(problem_.accumulator_type());
+  module_ = cuda::Module(cubin, kReduceKernelName);
+  if (config.finish == Finish::two_pass) finish_module_ = cuda::Module(cubin, kReduceFinishKernelName);
+  blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
+  if (blocks_per_sm_ < 1)
+    throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
+                                 device.name));
+  resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  const unsigned max_grid = config.grid_blocks == 1 ? 1u : config.grid_blocks == 0 ? resident_grid_ : kMaxCoverGrid;
+
+  // Zero ticket; the identity for the atomic finish's preset (little-endian: the low bytes of the 64-bit pattern
+  // are the 32-bit one).
+  // One workspace per stream (runtime/workspace.hpp), so that concurrent calls on several streams never share a
+  // ticket or partials; each starts as this prefix followed by zeros.
+  std::vector<unsigned char> prefix(kIdentityOffset + acc_bytes_, 0);
+  const std::uint64_t identity = problem_.identity_bits();
+  std::memcpy(prefix.data() + kIdentityOffset, &identity, acc_bytes_);
+  workspaces_ = std::make_unique<WorkspacePool>(kPartialsOffset + static_cast<std::size_t>(max_grid) * acc_bytes_,
+                                                std::move(prefix));
+}
+
+unsigned ReduceKernel::grid_for(std::uint64_t n) const {
+  return std::max(1u, plan_reduce_launch(problem_, config_, n, resident_grid_).grid);
+}
+
+void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const {
+  const ReduceLaunchPlan plan = plan_reduce_launch(problem_, config_, n, resident_grid_);
+  void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
+  if (plan.preset) {
+    if (problem_.identity_bits() == 0) {
+      AUTOTUNE_CUDA(cudaMemsetAsync(out, 0, acc_bytes_, stream));
+    } else {  // min/max identities are no byte pattern: copy them from the workspace
+      AUTOTUNE_CUDA(cudaMemcpyAsync(out, static_cast<unsigned char*>(workspace) + kIdentityOffset, acc_bytes_,
+                                    cudaMemcpyDeviceToDevice, stream));
+    }
+  }
+  if (plan.grid == 0) return;
+  unsigned long long count = n;
+  void* args[] = {&in, &count, &out, &workspace};
+  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(plan.grid),
+                                 dim3(config_.block), args, shared_bytes_, stream));
+  if (plan.finish_launch) {
+    unsigned partials = plan.grid;
+    void* finish_args[] = {&out, &workspace, &partials};
+    AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(finish_module_.kernel()), dim3(1),
+                                   dim3(config_.block), finish_args, shared_bytes_, stream));
+  }
+}
+
+}  // namespace autotune

@@ -1,0 +1,79 @@
+// Test inputs for reductions and the CPU reference every reduction variant is checked against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "autotune/reduce_problem.hpp"
+
+namespace autotune {
+
+/// Calls f with a value of the C++ type of `t` (int32_t, uint32_t, int64_t, uint64_t, float, double).
+template <class F>
+decltype(auto) with_value_type(ValueType t, F&& f) {
+  switch (t) {
+    case ValueType::i32: return f(std::int32_t{});
+    case ValueType::u32: return f(std::uint32_t{});
+    case ValueType::i64: return f(std::int64_t{});
+    case ValueType::u64: return f(std::uint64_t{});
+    case ValueType::f32: return f(float{});
+    case ValueType::f64: return f(double{});
+  }
+  return f(float{});  // unreachable: every ValueType is listed
+}
+
+/// n values of problem.type following problem.distribution, reproducible from `seed`, as raw bytes:
+///   uniform:  integer sums: i32 and i64 in [-2^30, 2^30), u32 over its whole range, u64 in [0, 2^31), so the
+///             default accumulator cannot overflow for n up to 2^32; integer min/max: any value of the type;
+///             floats: [-1, 1).
+///   constant: one value drawn as above, repeated; for floats a multiple of 1/8 (k/8, 1 <= |k| <= 7), so that every
+///             partial sum a kernel forms below 2^21 (f32) is exact whatever its order.
+///   sorted:   the uniform values in ascending order.
+/// Throws UsageError for an unknown distribution.
+std::vector<unsigned char> generate_values(const ReduceProblem& problem, std::uint64_t n, std::uint64_t seed);
+
+/// What the reduction of some input must give, computed by reference_reduce.
+struct ReduceExpected {
+  /// Integer accumulators, and float min/max: the bits of the exact result in the accumulator type, zero-extended
+  /// (a NaN min/max is the canonical quiet NaN of reduction.hpp).
+  std::uint64_t bits = 0;
+  /// Float accumulators: the result. min/max: exact. Sums: the compensated (Neumaier, long double) sum of the finite
+  /// elements, or the IEEE special that the non-finite ones force (NaN, +inf, -inf).
+  long double value = 0;
+  /// Float sums: the sum of |x| over the finite elements, the scale of the tolerance.
+  long double abs_sum = 0;
+};
+
+/// The reduction of `n` values of problem.type at `data`, by the semantics of reduction.hpp (integer sums modulo
+/// the accumulator's width, NaN-propagating min/max, identities for n = 0). Plain sequential C++, written
+/// independently of the kernel template.
+ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, std::uint64_t n);
+
+/// The error compare_reduce allows a float sum of n elements whose absolute values add up to abs_sum:
+///   gamma_k * abs_sum, gamma_k = k u / (1 - k u), k = ceil(log2 n) + 32,
+/// u the accumulator's unit roundoff (2^-24 for f32, 2^-53 for f64). gamma_k * sum|x| bounds the error of any
+/// summation tree of height k (Higham, Accuracy and Stability of Numerical Algorithms, 4.2); a pairwise tree of n
+/// values has height ceil(log2 n). The kernels also add sequential chains per thread (up to n / threads long), whose
+/// worst-case bound would grow linearly; on the generated inputs their rounding errors are random in sign and grow
+/// like sqrt(chain) u, far below the 32 extra levels allowed here (and constant inputs sum exactly). An
+/// order-independent exact check needs exactly summable inputs (small integers as floats), as the GPU suite does.
+/// With `chain` > 0, the bound of a variant whose additions form a sequential chain of that length in an order the
+/// hardware picks (per-thread atomics into one float: rounding errors then accumulate along the whole chain, and the
+/// statistical argument above does not hold): gamma_k with k = chain + ceil(log2 n) + 32, which bounds any order.
+long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long double abs_sum, std::uint64_t chain = 0);
+
+/// The longest sequential chain of float additions of `config` for n elements on `grid` blocks when that chain is
+/// not in a fixed order: the number of threads that add into the output with atomics (BlockReduce::atomic), else 0
+/// (every other variant adds in a fixed tree with short per-thread chains: reduce_sum_tolerance's default rule).
+std::uint64_t unordered_chain(const ReduceConfig& config, std::uint64_t n, std::uint64_t grid);
+
+/// Empty when `got` (the raw accumulator-type bytes the kernel wrote) is correct for n elements, else one line
+/// saying what was expected and what came back. Integers: exact. Float min/max: equal values (-0.0 equals +0.0);
+/// an expected NaN must be the canonical NaN. Float sums: an expected NaN must be a NaN, an infinity that infinity;
+/// otherwise within reduce_sum_tolerance of the reference, and an infinity is accepted only where the finite sum
+/// could overflow the accumulator (sum|x| near its largest value).
+std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& expected, const void* got,
+                           std::uint64_t n, std::uint64_t chain = 0);
+
+}  // namespace autotune

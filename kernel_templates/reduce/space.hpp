@@ -1,0 +1,29 @@
+// The reduction search space: every configuration the tuner considers for a problem, and the device limits that
+// prune it before anything is compiled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "autotune/device.hpp"
+#include "autotune/reduce_problem.hpp"
+
+namespace autotune {
+
+/// The space for `problem`, in a fixed order, every configuration well formed (invalid_reason() empty), no
+/// duplicates. A union of families rather than one Cartesian product (which would be 1600+ variants), so that it
+/// stays near 60-150 variants:
+///   the seed chapter's kernels (one element per load: per-thread atomics, a shared-memory tree, warp shuffles with
+///   one atomic per block); warp shuffles with 16-byte loads over block x loads x accumulators (the main family);
+///   narrower loads; four accumulators; the finishes (atomic, two passes, last block) on resident and cover-n grids;
+///   __reduce_*_sync for 32-bit integer accumulators; 64-thread blocks; and, unless problem.n is above 1M elements,
+///   the single-block path. Atomic finishes of float sums appear only in fast mode (invalid_reason refuses them
+///   otherwise). ReduceConfig::fallback(problem) is always in it.
+std::vector<ReduceConfig> reduce_space(const ReduceProblem& problem);
+
+/// Why `config` cannot run for `problem` on `device`, or an empty string when it can: invalid_reason(), then the
+/// device's threads per block, shared memory per block and compute capability (warp_reduce needs sm_80).
+std::string reduce_constraint_violation(const ReduceProblem& problem, const ReduceConfig& config,
+                                        const DeviceInfo& device);
+
+}  // namespace autotune
