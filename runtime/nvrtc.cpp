@@ -86,7 +86,8 @@ const Api& require() {
       "NVRTC is needed to compile a kernel but could not be loaded (tried: {}). A winner whose cubin is in the cache "
       "for this GPU's architecture needs no NVRTC; to compile, install the CUDA toolkit's NVRTC (libnvrtc.so.13, "
       "or the nvidia-cuda-nvrtc wheel) or put the directory holding libnvrtc.so on LD_LIBRARY_PATH{}",
-      l.tried, std::getenv("AUTOTUNE_NVRTC_LIBRARY") ? " (AUTOTUNE_NVRTC_LIBRARY is set and replaces the search)" : ""));
+      l.tried,
+      std::getenv("AUTOTUNE_NVRTC_LIBRARY") ? " (AUTOTUNE_NVRTC_LIBRARY is set and replaces the search)" : ""));
 }
 
 }  // namespace autotune::nvrtc

@@ -5,7 +5,9 @@ set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: linkage_check.sh BINARY..."; exit 2; }
 fail=0
 for bin in "$@"; do
-  needed=$(readelf -d "$bin" | grep '(NEEDED)') || { echo "FAIL: $bin: no dynamic section (readelf failed?)"; fail=1; continue; }
+  if ! needed=$(readelf -d "$bin" | grep '(NEEDED)'); then
+    echo "FAIL: $bin: no NEEDED entries (not a dynamic executable, or readelf failed)"; fail=1; continue
+  fi
   if grep -E 'libnvrtc|libcuda\.so' <<<"$needed"; then
     echo "FAIL: $bin links NVRTC or the driver"; fail=1
   else
