@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 #include <dlfcn.h>
-#include <nvrtc.h>
 
 #include "core/cuda.hpp"
+#include "core/nvrtc.hpp"
 
 namespace autotune {
 
@@ -41,8 +41,10 @@ int device_count() {
 }
 
 int nvrtc_version() {
+  // Loads NVRTC if it can but never requires it: a handle served a cubin from the cache runs without it.
+  const nvrtc::Api* api = nvrtc::find();
   int major = 0, minor = 0;
-  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return 0;
+  if (!api || api->version(&major, &minor) != NVRTC_SUCCESS) return 0;
   return major * 1000 + minor * 10;
 }
 

@@ -1,7 +1,6 @@
 #include "core/jit.hpp"
 
 #include <fmt/format.h>
-#include <nvrtc.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -15,18 +14,20 @@
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
+#include "core/nvrtc.hpp"
 
 namespace autotune::jit {
 
 namespace {
 
 struct ProgramDeleter {
-  void operator()(nvrtcProgram p) const noexcept { nvrtcDestroyProgram(&p); }
+  const nvrtc::Api* api;
+  void operator()(nvrtcProgram p) const noexcept { api->destroy_program(&p); }
 };
 using Program = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
 
-void check(nvrtcResult r, const char* what) {
-  if (r != NVRTC_SUCCESS) throw Error(fmt::format("NVRTC: {} failed: {}", what, nvrtcGetErrorString(r)));
+void check(const nvrtc::Api& api, nvrtcResult r, const char* what) {
+  if (r != NVRTC_SUCCESS) throw Error(fmt::format("NVRTC: {} failed: {}", what, api.error_string(r)));
 }
 
 }  // namespace
@@ -41,30 +42,31 @@ CompileResult compile(const std::string& source, const std::string& name, const 
   result.arch = arch;
   result.options = options_for(arch);
 
+  const nvrtc::Api& api = nvrtc::require();  // throws, saying how to get NVRTC, when it cannot be loaded
   nvrtcProgram raw = nullptr;
-  check(nvrtcCreateProgram(&raw, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
-  Program program(raw);
+  check(api, api.create_program(&raw, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
+  Program program(raw, ProgramDeleter{&api});
 
   std::vector<const char*> argv;
   for (const auto& o : result.options) argv.push_back(o.c_str());
-  const nvrtcResult compiled = nvrtcCompileProgram(program.get(), static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult compiled = api.compile_program(program.get(), static_cast<int>(argv.size()), argv.data());
 
   std::size_t log_size = 0;
-  check(nvrtcGetProgramLogSize(program.get(), &log_size), "nvrtcGetProgramLogSize");
+  check(api, api.program_log_size(program.get(), &log_size), "nvrtcGetProgramLogSize");
   if (log_size > 1) {
     result.log.resize(log_size);
-    check(nvrtcGetProgramLog(program.get(), result.log.data()), "nvrtcGetProgramLog");
+    check(api, api.program_log(program.get(), result.log.data()), "nvrtcGetProgramLog");
     result.log.resize(log_size - 1);  // drop the terminating NUL
   }
   if (compiled == NVRTC_ERROR_COMPILATION) return result;  // ok == false, the log says why
   if (compiled == NVRTC_ERROR_INVALID_OPTION)  // e.g. an architecture this NVRTC does not know
     return result.log.empty() ? (result.log = fmt::format("NVRTC rejected the options for {}", arch), result) : result;
-  check(compiled, "nvrtcCompileProgram");
+  check(api, compiled, "nvrtcCompileProgram");
 
   std::size_t size = 0;
-  check(nvrtcGetCUBINSize(program.get(), &size), "nvrtcGetCUBINSize");
+  check(api, api.cubin_size(program.get(), &size), "nvrtcGetCUBINSize");
   result.cubin.resize(size);
-  check(nvrtcGetCUBIN(program.get(), result.cubin.data()), "nvrtcGetCUBIN");
+  check(api, api.cubin(program.get(), result.cubin.data()), "nvrtcGetCUBIN");
   result.ok = size > 0;
   if (!result.ok) result.log += "\nNVRTC produced an empty cubin";
   return result;

@@ -1,7 +1,7 @@
 // NVRTC as one typed stage: CUDA source in, cubin or compile log out, as a value.
 //
 // A compile error is an expected outcome of tuning (a variant may exceed what the compiler accepts), so compile()
-// returns it as data instead of throwing; only a broken NVRTC installation throws.
+// returns it as data instead of throwing; only an NVRTC that cannot be loaded (core/nvrtc.hpp) or is broken throws.
 // Thread-safety: compile() may be called from several threads at once; each call owns its nvrtcProgram.
 #pragma once
 

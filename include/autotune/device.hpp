@@ -40,7 +40,8 @@ DeviceInfo query_device(int ordinal);
 /// All devices; throws NoDeviceError when there are none.
 std::vector<DeviceInfo> list_devices();
 
-/// NVRTC version as major * 1000 + minor * 10 (works without a GPU).
+/// NVRTC version as major * 1000 + minor * 10 (works without a GPU); 0 when NVRTC cannot be loaded, which is no
+/// error: NVRTC is loaded at run time and needed only to compile (core/nvrtc.hpp).
 int nvrtc_version();
 
 }  // namespace autotune

@@ -3,7 +3,7 @@
 //
 // Thread-safety: run() may be called from several host threads at once, on any streams. A configuration that merges
 // in the last block (Merge::last_block) needs a workspace (ticket + histogram) that is zero when a launch starts and
-// that no concurrent launch shares: each stream gets its own from a WorkspacePool (runtime/workspace.hpp), claimed
+// that no concurrent launch shares: each stream gets its own from a WorkspacePool (core/workspace.hpp), claimed
 // on the stream's first call. After that a call is one kernel launch (Merge::atomic: a memset and a launch) with no
 // lock and no allocation; only a stream that finds the first kWorkspaceSlots workspaces taken allocates more.
 // A launch captured into a CUDA graph keeps the workspace of the stream it was captured on: launches of that graph

@@ -57,7 +57,7 @@ const std::vector<SampleType>& all_sample_types() {
 }
 
 const std::vector<std::string>& histogram_distributions() {
-  // Described in tuner/reference.hpp (generate_samples).
+  // Described in kernel_templates/histogram/reference.hpp (generate_samples).
   static const std::vector<std::string> d{"uniform", "constant", "narrow", "runs", "image"};
   return d;
 }

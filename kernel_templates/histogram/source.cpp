@@ -1,4 +1,4 @@
-// Generates the preamble of compile-time constants that turns kernel_templates/histogram.cu into one variant.
+// Generates the preamble of compile-time constants that turns kernel_templates/histogram/histogram.cu into one variant.
 #include <fmt/format.h>
 
 #include <string_view>

@@ -10,7 +10,7 @@ namespace autotune {
 
 namespace {
 
-// kernel_templates/reduce.cu's workspace layout.
+// kernel_templates/reduce/reduce.cu's workspace layout.
 constexpr std::size_t kIdentityOffset = 8;
 constexpr std::size_t kPartialsOffset = 256;
 // The kernel's one static shared variable (the last-block flag), with room for its alignment.
@@ -44,7 +44,7 @@ ReduceLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const ReduceCo
     const unsigned cap = config.grid_blocks == 0 ? std::max(1u, resident_grid) : kReduceMaxCoverGrid;
     plan.grid = static_cast<unsigned>(std::min<std::uint64_t>(cover, cap));
   }
-  // One block writes its result itself (kernel_templates/reduce.cu), unless every thread adds with atomics.
+  // One block writes its result itself (kernel_templates/reduce/reduce.cu), unless every thread adds with atomics.
   const bool direct = plan.grid == 1 && config.block_reduce != BlockReduce::atomic;
   if (config.finish == Finish::atomic && !direct) {
     plan.preset = true;
@@ -75,7 +75,7 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
 
   // Zero ticket; the identity for the atomic finish's preset (little-endian: the low bytes of the 64-bit pattern
   // are the 32-bit one).
-  // One workspace per stream (runtime/workspace.hpp), so that concurrent calls on several streams never share a
+  // One workspace per stream (core/workspace.hpp), so that concurrent calls on several streams never share a
   // ticket or partials; each starts as this prefix followed by zeros.
   std::vector<unsigned char> prefix(kIdentityOffset + acc_bytes_, 0);
   const std::uint64_t identity = problem_.identity_bits();

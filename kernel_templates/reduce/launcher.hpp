@@ -3,7 +3,7 @@
 //
 // Thread-safety: run() may be called from several host threads on several streams at once. The workspace a launch
 // uses (ticket + partials, the identity for the atomic finish's preset) is the calling stream's own, from a
-// WorkspacePool (runtime/workspace.hpp): claimed lock-free on the stream's first call, then reused, so a call takes no
+// WorkspacePool (core/workspace.hpp): claimed lock-free on the stream's first call, then reused, so a call takes no
 // lock and allocates nothing. A launch captured into a CUDA graph keeps the workspace of the stream it was captured
 // on, as for HistogramKernel.
 #pragma once
@@ -74,7 +74,7 @@ class ReduceKernel {
   int blocks_per_sm_ = 0;
   unsigned resident_grid_ = 0;
   // Per stream: ticket (zero between launches) at 0, the identity at 8 (the atomic finish's preset), partials from
-  // 256: the layout of kernel_templates/reduce.cu. Sized for the largest grid the plan can choose.
+  // 256: the layout of kernel_templates/reduce/reduce.cu. Sized for the largest grid the plan can choose.
   std::unique_ptr<WorkspacePool> workspaces_;
 };
 

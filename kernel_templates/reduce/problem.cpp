@@ -55,7 +55,7 @@ std::optional<ReduceOp> parse_reduce_op(std::string_view text) {
 // --- the problem -----------------------------------------------------------------------------------------------------
 
 const std::vector<std::string>& reduce_distributions() {
-  // Described in tuner/reduce_reference.hpp (generate_values).
+  // Described in kernel_templates/reduce/reference.hpp (generate_values).
   static const std::vector<std::string> d{"uniform", "constant", "sorted"};
   return d;
 }

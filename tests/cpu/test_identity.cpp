@@ -1,4 +1,4 @@
-// Code identity (runtime/identity.cpp): the template hash stored with every run, and this build's identity.
+// Code identity (core/identity.cpp): the template hash stored with every run, and this build's identity.
 #include <doctest/doctest.h>
 
 #include <filesystem>

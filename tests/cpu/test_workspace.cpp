@@ -1,4 +1,4 @@
-// The lock-free slot table under the per-stream workspace pool (runtime/workspace.hpp), without a GPU: keys stand
+// The lock-free slot table under the per-stream workspace pool (core/workspace.hpp), without a GPU: keys stand
 // for streams, the bases are host addresses. The pool itself (device memory, stream keys) is tested in the GPU
 // suite (tests/gpu/test_runtime_api.cpp).
 #include <doctest/doctest.h>
