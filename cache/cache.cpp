@@ -23,6 +23,8 @@
 
 #include "autotune/error.hpp"
 #include "cache/cache_impl.hpp"
+#include "core/integrity.hpp"
+#include "core/jit.hpp"
 
 namespace autotune {
 
@@ -82,6 +84,13 @@ std::int64_t to_i64(std::uint64_t v, const std::string& path, const char* what) 
   return static_cast<std::int64_t>(v);
 }
 
+void bind_blob(SQLite::Statement& q, int index, const void* data, std::size_t size, const std::string& path) {
+  // SQLite takes a blob's size as an int; refuse rather than truncate (SQLITE_MAX_LENGTH is 1e9 by default anyway).
+  if (size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw CacheError(fmt::format("cache file '{}': a blob of {} bytes is too large to store", path, size));
+  q.bind(index, data, static_cast<int>(size));
+}
+
 std::string one_line(std::string text) {
   constexpr std::string_view banner = "*** in database main ***\n";
   if (text.starts_with(banner)) text.erase(0, banner.size());
@@ -103,7 +112,8 @@ constexpr std::string_view kStatusNames[] = {"ok", "compile_error", "invalid_con
 constexpr const char* kWinnerSelect =
     "SELECT d.model_key, d.name, w.arch, p.sample_type, p.bins, p.lower, p.upper, p.n, p.distribution,"
     "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, p.counter_bits, r.stale, r.stale_reason,"
-    "       p.family, p.key, d.sm_count, d.memory_bytes"
+    "       p.family, p.key, d.sm_count, d.memory_bytes, w.cubin_sha256, w.source_sha256, w.nvrtc_options,"
+    "       w.nvrtc_version"
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
     "  JOIN problems p ON p.id = w.problem_id";
 
@@ -116,6 +126,12 @@ std::string winner_select() {
   }
   return fmt::format("{} WHERE p.family IN ({}) ", kWinnerSelect, names);
 }
+
+// A winner row autotune wrote is one of its run's 'ok' measurements with the same median (finish_run makes it so,
+// import checks it). A row that is not was written by something else: lookups do not serve it.
+constexpr const char* kBacked =
+    " AND EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = w.run_id AND m.config = w.config"
+    " AND m.status = 'ok' AND m.median_ms = w.median_ms) ";
 
 // Is tuned size a strictly closer to the query q than tuned size b, measured as |log(x + 1) - log(q + 1)|?
 // Compared exactly as ratios max/min by cross-multiplying in 128 bits, so that true ties are seen as ties.
@@ -278,6 +294,10 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   if (bytes) w.cubin.assign(bytes, bytes + cubin.getBytes());
   w.stale = q.getColumn(16).getInt() != 0;
   w.stale_reason = q.getColumn(17).getString();  // NULL reads as ""
+  w.cubin_sha256 = q.getColumn(22).getString();
+  w.source_sha256 = q.getColumn(23).getString();
+  w.nvrtc_options = q.getColumn(24).getString();
+  w.nvrtc_version = q.getColumn(25).getInt();
   return w;
 }
 
@@ -291,9 +311,12 @@ Cache::Cache(const std::string& path) {
       throw CacheError(fmt::format("cannot create the directory '{}' for cache file '{}' ({})", parent.string(), path,
                                    ec.message()));
   }
-  // 5 s of busy waiting covers another process that is writing a measurement, finishing a run or importing.
+  // A writer that finds the file locked waits (SQLite's busy handler: sleeps of 1 ms growing to 100 ms) for up to
+  // kBusyTimeoutMs in all, then fails with "database is locked". Other writers hold the lock for one measurement,
+  // one finished run or one chunk of an import (cache/transfer.cpp), so the wait is normally milliseconds; the
+  // bound covers many tuners and imports sharing one file on a loaded machine.
   impl_ = std::make_unique<Impl>(path, guarded(path, "be opened", [&] {
-    return SQLite::Database(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, 5000);
+    return SQLite::Database(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
   }));
   Impl& self = *impl_;
   guarded(path, "enable foreign keys", [&] { self.db.exec("PRAGMA foreign_keys = ON"); });
@@ -390,6 +413,30 @@ std::int64_t Cache::begin_run(const DeviceInfo& device, const Problem& problem, 
   });
 }
 
+void Cache::Impl::put_measurement(std::int64_t run_id, const Measurement& m, double roof_gbps) {
+  std::optional<double> roof_pct;
+  if (m.roof_pct > 0) roof_pct = m.roof_pct;
+  else if (roof_gbps > 0 && m.status == MeasurementStatus::ok)
+    roof_pct = 100.0 * m.gbps / roof_gbps;
+
+  SQLite::Statement ins(db,
+      "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, config) DO UPDATE SET status = excluded.status,"
+      " log = excluded.log, median_ms = excluded.median_ms, spread = excluded.spread, samples = excluded.samples,"
+      " gbps = excluded.gbps, roof_pct = excluded.roof_pct");
+  ins.bind(1, run_id);
+  ins.bind(2, m.config.key());
+  ins.bind(3, std::string(to_string(m.status)));
+  ins.bind(4, m.log);
+  ins.bind(5, m.median_ms);
+  ins.bind(6, m.spread);
+  ins.bind(7, m.samples);
+  ins.bind(8, m.gbps);
+  if (roof_pct) ins.bind(9, *roof_pct);
+  else ins.bind(9);
+  ins.exec();
+}
+
 void Cache::add_measurement(std::int64_t run_id, const Measurement& m) {
   Impl& self = *impl_;
   guarded(self.path, "record a measurement", [&] {
@@ -403,41 +450,43 @@ void Cache::add_measurement(std::int64_t run_id, const Measurement& m) {
     // Readers rely on a finished run's measurements being complete and final ("never half a run").
     if (run.getColumn(0).getInt() != 0)
       self.fail(fmt::format("has tuning run {} already finished: its measurements are final", run_id));
-    std::optional<double> roof_pct;
-    if (m.roof_pct > 0) roof_pct = m.roof_pct;
-    else if (!run.getColumn(1).isNull() && run.getColumn(1).getDouble() > 0 && m.status == MeasurementStatus::ok)
-      roof_pct = 100.0 * m.gbps / run.getColumn(1).getDouble();
-
-    SQLite::Statement ins(self.db,
-        "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, config) DO UPDATE SET status = excluded.status,"
-        " log = excluded.log, median_ms = excluded.median_ms, spread = excluded.spread, samples = excluded.samples,"
-        " gbps = excluded.gbps, roof_pct = excluded.roof_pct");
-    ins.bind(1, run_id);
-    ins.bind(2, m.config.key());
-    ins.bind(3, std::string(to_string(m.status)));
-    ins.bind(4, m.log);
-    ins.bind(5, m.median_ms);
-    ins.bind(6, m.spread);
-    ins.bind(7, m.samples);
-    ins.bind(8, m.gbps);
-    if (roof_pct) ins.bind(9, *roof_pct);
-    else ins.bind(9);
-    ins.exec();
+    self.put_measurement(run_id, m, run.getColumn(1).isNull() ? 0.0 : run.getColumn(1).getDouble());
     tx.commit();
   });
 }
 
-void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::vector<char>& cubin) {
+void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::vector<char>& cubin,
+                       const CubinOrigin& origin) {
   Impl& self = *impl_;
+  // A winner is one of its run's ok measurements (schema.sql): checked here before anything is written.
+  if (best.status != MeasurementStatus::ok || !std::isfinite(best.median_ms) || best.median_ms <= 0 ||
+      !std::isfinite(best.gbps) || best.gbps < 0)
+    throw UsageError(fmt::format("the winner of run {} must be an ok measurement with a positive time (got {}, {} ms)",
+                                 run_id, to_string(best.status), best.median_ms));
+  if (!cubin.empty() && !integrity::is_elf(cubin))
+    throw UsageError(fmt::format("the cubin of run {}'s winner is not an ELF image", run_id));
   guarded(self.path, "record the end of a run", [&] {
     SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement run(self.db,
-        "SELECT r.device_id, r.problem_id, d.arch FROM runs r JOIN devices d ON d.id = r.device_id WHERE r.id = ?");
+        "SELECT r.device_id, r.problem_id, d.arch, d.roof_gbps, p.key, r.finished_at IS NOT NULL"
+        " FROM runs r JOIN devices d ON d.id = r.device_id JOIN problems p ON p.id = r.problem_id WHERE r.id = ?");
     run.bind(1, run_id);
     if (!run.executeStep()) self.fail(fmt::format("has no tuning run with id {}", run_id));
     const std::int64_t device_id = run.getColumn(0).getInt64(), problem_id = run.getColumn(1).getInt64();
     const std::string arch = run.getColumn(2).getString();
+    const double roof = run.getColumn(3).isNull() ? 0.0 : run.getColumn(3).getDouble();
+    const auto problem = Problem::parse(run.getColumn(4).getString());
+    if (run.getColumn(5).getInt() != 0)
+      self.fail(fmt::format("has tuning run {} already finished: its winner is final", run_id));
+    SQLite::Statement measured(self.db,
+        "SELECT 1 FROM measurements WHERE run_id = ? AND config = ? AND status = 'ok'");
+    measured.bind(1, run_id);
+    measured.bind(2, best.config.key());
+    if (!measured.executeStep())
+      throw UsageError(fmt::format("the winner {} of run {} is not one of the run's ok measurements",
+                                   best.config.key(), run_id));
+    // The tuner re-measures its finalists: the winner's row takes the final timing, so winner and row agree.
+    self.put_measurement(run_id, best, roof);
     const std::string now = utc_now();
 
     SQLite::Statement fin(self.db, "UPDATE runs SET finished_at = ? WHERE id = ?");
@@ -446,10 +495,12 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
     fin.exec();
 
     SQLite::Statement win(self.db,
-        "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device_id, problem_id) DO UPDATE SET"
-        " run_id = excluded.run_id, config = excluded.config, median_ms = excluded.median_ms,"
-        " gbps = excluded.gbps, arch = excluded.arch, cubin = excluded.cubin, tuned_at = excluded.tuned_at");
+        "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at,"
+        " cubin_sha256, source_sha256, nvrtc_options, nvrtc_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (device_id, problem_id) DO UPDATE SET run_id = excluded.run_id, config = excluded.config,"
+        " median_ms = excluded.median_ms, gbps = excluded.gbps, arch = excluded.arch, cubin = excluded.cubin,"
+        " tuned_at = excluded.tuned_at, cubin_sha256 = excluded.cubin_sha256, source_sha256 = excluded.source_sha256,"
+        " nvrtc_options = excluded.nvrtc_options, nvrtc_version = excluded.nvrtc_version");
     win.bind(1, device_id);
     win.bind(2, problem_id);
     win.bind(3, run_id);
@@ -457,11 +508,21 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
     win.bind(5, best.median_ms);
     win.bind(6, best.gbps);
     win.bind(7, arch);
-    if (cubin.empty())
-      win.bind(8);  // NULL: no cubin
-    else
-      win.bind(8, cubin.data(), static_cast<int>(cubin.size()));
     win.bind(9, now);
+    if (cubin.empty()) {
+      for (int i : {8, 10, 11, 12, 13}) win.bind(i);  // NULL: no cubin, nothing to vouch for
+    } else {
+      bind_blob(win, 8, cubin.data(), cubin.size(), self.path);
+      win.bind(10, integrity::sha256_hex(cubin));
+      std::string source = origin.source_sha256;
+      if (source.empty() && problem) source = integrity::sha256_hex(kernel_source(*problem, best.config));
+      if (source.empty()) win.bind(11);
+      else win.bind(11, source);
+      const std::vector<std::string> options = origin.nvrtc_options.empty() ? jit::options_for(arch)
+                                                                            : origin.nvrtc_options;
+      win.bind(12, nlohmann::json(options).dump());
+      win.bind(13, origin.nvrtc_version != 0 ? origin.nvrtc_version : nvrtc_version());
+    }
     win.exec();
     tx.commit();
   });
@@ -526,7 +587,7 @@ std::optional<Winner> Cache::find_winner(const std::string& model_key, const Pro
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
     SQLite::Statement q(self.db, winner_select() + "AND r.stale = 0 AND d.model_key = :model AND p.key = :key" +
-                                     kFreshFor);
+                                     kFreshFor + kBacked);
     q.bind(":model", model_key);
     q.bind(":key", problem.key());
     bind_code(q, code);
@@ -541,7 +602,8 @@ std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, c
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
     // A shape has a handful of tuned sizes at most, so choosing in C++ is cheap and needs no SQL math functions.
     SQLite::Statement q(self.db, winner_select() +
-                                     "AND r.stale = 0 AND d.model_key = :model AND p.shape_key = :shape" + kFreshFor);
+                                     "AND r.stale = 0 AND d.model_key = :model AND p.shape_key = :shape" + kFreshFor +
+                                     kBacked);
     q.bind(":model", model_key);
     q.bind(":shape", problem.shape_key());
     bind_code(q, code);
@@ -563,7 +625,7 @@ std::optional<Winner> Cache::find_similar_winner(const std::string& model_key, c
   return guarded(self.path, "look up a winner of a similar GPU", [&]() -> std::optional<Winner> {
     SQLite::Statement q(self.db, winner_select() +
                                      "AND r.stale = 0 AND d.model_key <> :model AND d.arch = :arch"
-                                     " AND p.shape_key = :shape" + kFreshFor);
+                                     " AND p.shape_key = :shape" + kFreshFor + kBacked);
     q.bind(":model", model_key);
     q.bind(":arch", arch);
     q.bind(":shape", problem.shape_key());
@@ -612,6 +674,20 @@ std::vector<Winner> Cache::winners(bool include_stale) const {
     std::vector<Winner> out;
     while (q.executeStep()) out.push_back(self.read_winner(q));
     return out;
+  });
+}
+
+std::size_t Cache::count_unbacked_winners(const std::string& model_key, const Problem& problem) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "count winners without their measurement", [&] {
+    SQLite::Statement q(self.db,
+        "SELECT count(*) FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
+        " JOIN problems p ON p.id = w.problem_id WHERE d.model_key = :model AND p.shape_key = :shape"
+        " AND r.stale = 0 AND NOT (1 = 1" + std::string(kBacked) + ")");
+    q.bind(":model", model_key);
+    q.bind(":shape", problem.shape_key());
+    q.executeStep();
+    return static_cast<std::size_t>(q.getColumn(0).getInt64());
   });
 }
 

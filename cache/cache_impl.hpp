@@ -19,8 +19,10 @@
 
 namespace autotune::cache_detail {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 inline constexpr const char* kMemory = ":memory:";
+/// How long a writer waits for the write lock in all before failing (Cache's constructor says how): 60 s.
+inline constexpr int kBusyTimeoutMs = 60'000;
 /// Tables every autotune cache has had since schema 1; check_readable refuses a file that lacks one.
 inline constexpr const char* kV1Tables[] = {"devices", "problems", "runs", "measurements", "winners"};
 
@@ -32,6 +34,9 @@ std::optional<std::int64_t> parse_utc_ms(std::string_view text);
 
 /// SQLite integers are signed 64-bit; refuse rather than store a wrapped value.
 std::int64_t to_i64(std::uint64_t v, const std::string& path, const char* what);
+
+/// Binds a blob, refusing sizes SQLite's int cannot hold (CacheError naming `path`).
+void bind_blob(SQLite::Statement& q, int index, const void* data, std::size_t size, const std::string& path);
 
 /// quick_check and some errors span lines: keep messages on one line.
 std::string one_line(std::string text);
@@ -80,6 +85,8 @@ struct Cache::Impl {
   std::int64_t upsert_device(const DeviceInfo& device);
   /// Inserts the problem row if new; returns its id (cache.cpp). Call inside a transaction.
   std::int64_t upsert_problem(const Problem& problem);
+  /// Inserts or replaces (same run and configuration) a measurement row; roof_gbps 0 = unknown. In a transaction.
+  void put_measurement(std::int64_t run_id, const Measurement& m, double roof_gbps);
   /// Config::parse, or CacheError naming the file and `where`.
   Config parse_config(std::string_view family, const std::string& text, std::string_view where) const;
   /// One row of the winners query in cache.cpp.

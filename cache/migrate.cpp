@@ -124,11 +124,22 @@ void v2_to_v3(SQLite::Database& db) {
       "  PRIMARY KEY (device_id, problem_id, name));");
 }
 
+// Schema 3 -> 4: what a winner's cubin is and what produced it (SHA-256 of the cubin and of its source, the NVRTC
+// options and version). Existing cubins get no hash: nothing says they are what the tuner stored, so the runtime
+// compiles from source until the next `autotune tune` records a hashed cubin.
+void v3_to_v4(SQLite::Database& db) {
+  db.exec(
+      "ALTER TABLE winners ADD COLUMN cubin_sha256 TEXT NULL;"
+      "ALTER TABLE winners ADD COLUMN source_sha256 TEXT NULL;"
+      "ALTER TABLE winners ADD COLUMN nvrtc_options TEXT NULL;"
+      "ALTER TABLE winners ADD COLUMN nvrtc_version INTEGER NULL;");
+}
+
 struct Step {
   int from;  ///< upgrades a file of this version to version from + 1
   void (*apply)(SQLite::Database&);
 };
-constexpr Step kSteps[] = {{1, v1_to_v2}, {2, v2_to_v3}};
+constexpr Step kSteps[] = {{1, v1_to_v2}, {2, v2_to_v3}, {3, v3_to_v4}};
 static_assert(std::size(kSteps) == kSchemaVersion - 1, "one migration step per schema version after the first");
 
 }  // namespace

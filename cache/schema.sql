@@ -1,4 +1,4 @@
--- autotune cache, schema version 3 (stored as PRAGMA user_version = 3).
+-- autotune cache, schema version 4 (stored as PRAGMA user_version = 4).
 --
 -- Executed once, in one transaction, when autotune creates a new cache file. A file of an older version is upgraded
 -- in place by the ordered steps of cache/migrate.cpp instead, which must produce the same tables, columns and
@@ -110,19 +110,29 @@ CREATE TABLE measurements (
 CREATE UNIQUE INDEX measurements_natural_key ON measurements (run_id, config);
 
 -- The best configuration per device model and problem, written when a run finishes (a newer run replaces it; an
--- import keeps a fresh winner over a stale one, then the newer one, then the faster one). cubin is the compiled
--- winner for arch, so applications can load it without invoking NVRTC; it may be NULL. A winner has no staleness
--- of its own: it is stale when its run is.
+-- import keeps a fresh winner over a stale one, then the newer one, then the faster one). A winner is always one of
+-- its run's 'ok' measurements (same config and median_ms). cubin is the compiled winner for arch (the device's
+-- arch), an ELF image, so applications can load it without invoking NVRTC; it may be NULL. A winner has no
+-- staleness of its own: it is stale when its run is.
+-- Schema 4 records what the cubin is and what produced it: cubin_sha256 (SHA-256 of the cubin, 64 hex digits),
+-- source_sha256 (SHA-256 of the kernel source that was compiled: kernel_source(problem, config)), nvrtc_options
+-- (the NVRTC options, as a JSON array of strings) and nvrtc_version. The runtime loads a cubin only when its
+-- SHA-256 equals cubin_sha256 and source_sha256 is the hash of the source it would compile itself; otherwise it
+-- compiles that source with NVRTC. Cubins stored before schema 4 have no hash (NULL) and are never loaded.
 CREATE TABLE winners (
-  device_id  INTEGER NOT NULL REFERENCES devices (id),
-  problem_id INTEGER NOT NULL REFERENCES problems (id),
-  run_id     INTEGER NOT NULL REFERENCES runs (id),
-  config     TEXT NOT NULL,
-  median_ms  REAL NOT NULL,
-  gbps       REAL NOT NULL,
-  arch       TEXT NOT NULL,
-  cubin      BLOB,
-  tuned_at   TEXT NOT NULL,
+  device_id     INTEGER NOT NULL REFERENCES devices (id),
+  problem_id    INTEGER NOT NULL REFERENCES problems (id),
+  run_id        INTEGER NOT NULL REFERENCES runs (id),
+  config        TEXT NOT NULL,
+  median_ms     REAL NOT NULL,
+  gbps          REAL NOT NULL,
+  arch          TEXT NOT NULL,
+  cubin         BLOB,
+  tuned_at      TEXT NOT NULL,
+  cubin_sha256  TEXT NULL,      -- schema 4
+  source_sha256 TEXT NULL,      -- schema 4
+  nvrtc_options TEXT NULL,      -- schema 4
+  nvrtc_version INTEGER NULL,   -- schema 4
   PRIMARY KEY (device_id, problem_id)
 );
 

@@ -23,66 +23,13 @@
 #include "autotune/problem.hpp"
 #include "core/family.hpp"
 #include "cache/cache_impl.hpp"
+#include "cache/document.hpp"
 
 namespace autotune {
 
 using namespace cache_detail;
 
 namespace {
-
-// ordered_json keeps the keys in the order written, so the document reads in a natural order (format first).
-using Json = nlohmann::ordered_json;
-
-constexpr const char* kFormat = "autotune-cache";
-constexpr int kFormatVersion = 1;
-
-// Base64 (RFC 4648, with padding) for cubins. Hand-written: it is 40 lines, nlohmann::json writes binary values as
-// arrays of numbers (four times larger), and the Debian base64 libraries (libb64, cppcodec) are one more dependency
-// to link statically for AUTOTUNE_PORTABLE for no gain.
-constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string base64_encode(const char* data, std::size_t size) {
-  std::string out;
-  out.reserve((size + 2) / 3 * 4);
-  for (std::size_t i = 0; i < size; i += 3) {
-    const auto byte = [&](std::size_t k) { return k < size ? static_cast<unsigned char>(data[k]) : 0u; };
-    const unsigned v = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
-    out += kBase64[v >> 18 & 63];
-    out += kBase64[v >> 12 & 63];
-    out += i + 1 < size ? kBase64[v >> 6 & 63] : '=';
-    out += i + 2 < size ? kBase64[v & 63] : '=';
-  }
-  return out;
-}
-
-std::optional<std::vector<char>> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::vector<char> out;
-  out.reserve(text.size() / 4 * 3);
-  for (std::size_t i = 0; i < text.size(); i += 4) {
-    const bool last = i + 4 == text.size();
-    const int pad = last ? (text[i + 3] == '=') + (text[i + 2] == '=') : 0;
-    if (pad == 1 && text[i + 2] == '=') return std::nullopt;  // "x=y=" is not padding
-    unsigned v = 0;
-    for (int k = 0; k < 4 - pad; ++k) {
-      const int d = value(text[i + k]);
-      if (d < 0) return std::nullopt;
-      v |= static_cast<unsigned>(d) << (18 - 6 * k);
-    }
-    out.push_back(static_cast<char>(v >> 16 & 0xff));
-    if (pad < 2) out.push_back(static_cast<char>(v >> 8 & 0xff));
-    if (pad < 1) out.push_back(static_cast<char>(v & 0xff));
-  }
-  return out;
-}
 
 // One column as a JSON value: NULL -> null, numbers as numbers, text as text, a blob in base64.
 Json value_of(const SQLite::Column& c) {
@@ -133,16 +80,19 @@ Json export_document(SQLite::Database& db) {
   SQLite::Statement measurements(db,
       "SELECT config, status, log, median_ms, spread, samples, gbps, roof_pct FROM measurements"
       " WHERE run_id = ? ORDER BY id");
-  SQLite::Statement winner(db, "SELECT config, median_ms, gbps, arch, cubin, tuned_at FROM winners WHERE run_id = ?");
+  SQLite::Statement winner(db,
+      "SELECT config, median_ms, gbps, arch, cubin, tuned_at, cubin_sha256, source_sha256, nvrtc_options,"
+      " nvrtc_version FROM winners WHERE run_id = ?");
   Json out_runs = Json::array();
   for (Json run : rows_of(runs)) {
     const std::int64_t id = run["id"].get<std::int64_t>();
     run.erase("id");
     run["stale"] = run["stale"].get<std::int64_t>() != 0;
-    // Settings are a JSON object in the file; embed them as one (a hand-edited value that is not JSON stays text).
+    // Settings are a JSON object in the file; embed them as one. A hand-edited value that is not a JSON object,
+    // or is nested too deep to handle safely, stays text (which import refuses, naming it).
     if (run["settings"].is_string()) {
-      Json parsed = Json::parse(run["settings"].get<std::string>(), nullptr, false);
-      if (!parsed.is_discarded()) run["settings"] = std::move(parsed);
+      auto parsed = parse_bounded(run["settings"].get<std::string>(), kMaxDepth - 4);
+      if (parsed && parsed->is_object()) run["settings"] = std::move(*parsed);
     }
     measurements.reset();
     measurements.bind(1, id);
@@ -162,59 +112,6 @@ Json export_document(SQLite::Database& db) {
   doc["baselines"] = rows_of(baselines);
   return doc;
 }
-
-// Typed access to one object of a document, with errors that say where: "runs[3].measurements[0].status".
-class Fields {
- public:
-  Fields(const Json& j, std::string where, const std::string& source)
-      : j_(j), where_(std::move(where)), source_(source) {
-    if (!j_.is_object()) fail("", "is not an object");
-  }
-  [[noreturn]] void fail(std::string_view key, std::string_view what) const {
-    throw CacheError(fmt::format("cannot import {}: {}{}{} {}", source_, where_, key.empty() ? "" : ".", key, what));
-  }
-  const Json& get(const char* key) const {
-    const auto it = j_.find(key);
-    if (it == j_.end()) fail(key, "is missing");
-    return *it;
-  }
-  std::string text(const char* key) const {
-    const Json& v = get(key);
-    if (!v.is_string()) fail(key, "is not a string");
-    return v.get<std::string>();
-  }
-  std::optional<std::string> opt_text(const char* key) const {
-    return get(key).is_null() ? std::nullopt : std::optional(text(key));
-  }
-  std::int64_t integer(const char* key) const {
-    const Json& v = get(key);
-    if (!v.is_number_integer()) fail(key, "is not an integer");
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX)) fail(key, "is too large");
-    return v.get<std::int64_t>();
-  }
-  std::optional<std::int64_t> opt_integer(const char* key) const {
-    return get(key).is_null() ? std::nullopt : std::optional(integer(key));
-  }
-  double number(const char* key) const {
-    const Json& v = get(key);
-    if (!v.is_number()) fail(key, "is not a number");
-    return v.get<double>();
-  }
-  std::optional<double> opt_number(const char* key) const {
-    return get(key).is_null() ? std::nullopt : std::optional(number(key));
-  }
-  const Json& array(const char* key) const {
-    const Json& v = get(key);
-    if (!v.is_array()) fail(key, "is not an array");
-    return v;
-  }
-  const std::string& where() const { return where_; }
-
- private:
-  const Json& j_;
-  std::string where_;
-  const std::string& source_;
-};
 
 void bind_opt(SQLite::Statement& q, int i, const std::optional<std::string>& v) {
   if (v) q.bind(i, *v);
@@ -236,30 +133,44 @@ std::optional<std::int64_t> id_of(SQLite::Database& db, const char* sql, const s
   return q.getColumn(0).getInt64();
 }
 
-// Adds one document to `db`; the caller holds the transaction. `source` names the document in errors.
-ImportStats import_document(SQLite::Database& db, const Json& doc, const std::string& source) {
+// Writes in chunks: a transaction is committed and a new one begun after about kChunkRows rows, always between
+// two runs, so a run and its measurements are committed together (a reader never sees half a run) and other
+// writers (tuners, other imports) get the write lock between chunks instead of waiting for the whole import.
+class Chunks {
+ public:
+  static constexpr std::size_t kChunkRows = 2000;
+  explicit Chunks(SQLite::Database& db) : db_(db) { begin(); }
+  void add(std::size_t rows) { rows_ += rows; }
+  /// Commits if the chunk is full (call only where a chunk may end).
+  void boundary() {
+    if (rows_ < kChunkRows) return;
+    commit();
+    begin();
+  }
+  void commit() {
+    tx_->commit();
+    tx_.reset();
+    rows_ = 0;
+  }
+
+ private:
+  void begin() { tx_.emplace(db_, SQLite::TransactionBehavior::IMMEDIATE); }
+  SQLite::Database& db_;
+  std::optional<SQLite::Transaction> tx_;
+  std::size_t rows_ = 0;
+};
+
+// Adds one document, which validate_document accepted, to `db` in chunks. `source` names the document in errors.
+ImportStats import_document(SQLite::Database& db, const Json& doc, const std::string& source,
+                            const ImportOptions& options) {
   ImportStats stats;
+  Chunks chunks(db);
   const Fields top(doc, "document", source);
-  if (top.text("format") != kFormat)
-    top.fail("format", fmt::format("is '{}', not '{}': not an autotune export", top.text("format"), kFormat));
-  if (const auto v = top.integer("format_version"); v > kFormatVersion || v < 1)
-    top.fail("format_version", fmt::format("is {}: written by a newer autotune (this build reads up to {})", v,
-                                           kFormatVersion));
 
   const Json& devices = top.array("devices");
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const Fields f(devices[i], fmt::format("devices[{}]", i), source);
-    DeviceInfo d;
-    d.name = f.text("name");
-    d.cc_major = static_cast<int>(f.integer("cc_major"));
-    d.cc_minor = static_cast<int>(f.integer("cc_minor"));
-    d.sm_count = static_cast<int>(f.integer("sm_count"));
-    d.memory_bytes = static_cast<std::uint64_t>(f.integer("memory_bytes"));
     const std::string model_key = f.text("model_key");
-    if (model_key != d.model_key()) f.fail("model_key", fmt::format("'{}' does not match the device's columns ('{}')",
-                                                                    model_key, d.model_key()));
-    if (f.text("arch") != d.arch())
-      f.fail("arch", fmt::format("'{}' does not match the compute capability", f.text("arch")));
     const auto roof = f.opt_number("roof_gbps");
     SQLite::Statement q(db,
         "INSERT INTO devices (model_key, name, arch, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes,"
@@ -267,19 +178,13 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
         " nvrtc_version, uuid, roof_gbps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (model_key) DO NOTHING");
     q.bind(1, model_key);
-    q.bind(2, d.name);
-    q.bind(3, d.arch());
-    q.bind(4, d.cc_major);
-    q.bind(5, d.cc_minor);
-    q.bind(6, d.sm_count);
-    q.bind(7, f.integer("memory_bytes"));
-    q.bind(8, f.integer("l2_bytes"));
-    q.bind(9, f.integer("shared_per_block_optin"));
-    q.bind(10, f.integer("max_threads_per_block"));
-    q.bind(11, f.integer("clock_khz"));
-    q.bind(12, f.integer("memory_clock_khz"));
-    q.bind(13, f.integer("driver_version"));
-    q.bind(14, f.integer("nvrtc_version"));
+    q.bind(2, f.text("name"));
+    q.bind(3, f.text("arch"));
+    int k = 4;
+    for (const char* column : {"cc_major", "cc_minor", "sm_count", "memory_bytes", "l2_bytes", "shared_per_block_optin",
+                               "max_threads_per_block", "clock_khz", "memory_clock_khz", "driver_version",
+                               "nvrtc_version"})
+      q.bind(k++, f.integer(column));
     q.bind(15, f.text("uuid"));
     bind_opt(q, 16, roof);
     stats.devices += q.exec();
@@ -295,42 +200,12 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
   const Json& problems = top.array("problems");
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const Fields f(problems[i], fmt::format("problems[{}]", i), source);
-    const std::string key = f.text("key"), family = f.text("family");
-    if (const KernelFamily* known = find_family(family)) {
-      // This build knows the family: the problem it reads from the row must print the row's key, and the columns
-      // must be the ones it would write.
-      ProblemColumns columns;
-      columns.sample_type = f.text("sample_type");
-      columns.bins = static_cast<int>(f.integer("bins"));
-      columns.lower = f.number("lower");
-      columns.upper = f.number("upper");
-      columns.op = f.opt_text("op");
-      columns.counter_bits = static_cast<int>(f.integer("counter_bits"));
-      const std::int64_t n = f.integer("n");
-      if (n < 0) f.fail("n", "is negative");
-      std::optional<Problem> p = known->problem_from_row(key, columns);
-      if (!p) f.fail("key", fmt::format("'{}' is not a valid {} problem", key, family));
-      p = p->with_n(static_cast<std::uint64_t>(n)).with_distribution(f.text("distribution"));
-      try {
-        p->validate();
-      } catch (const UsageError& e) {
-        f.fail("key", fmt::format("'{}' is not a valid problem ({})", key, e.what()));
-      }
-      if (p->key() != key) f.fail("key", fmt::format("'{}' does not match the problem's columns ('{}')", key, p->key()));
-      if (p->shape_key() != f.text("shape_key"))
-        f.fail("shape_key", fmt::format("'{}' does not match the problem's key ('{}')", f.text("shape_key"), key));
-      const ProblemColumns expected = known->columns(*p);
-      if (expected.sample_type != columns.sample_type || expected.bins != columns.bins ||
-          expected.lower != columns.lower || expected.upper != columns.upper || expected.op != columns.op ||
-          expected.counter_bits != columns.counter_bits)
-        f.fail("key", fmt::format("'{}' does not match the problem's columns", key));
-    }
     SQLite::Statement q(db,
         "INSERT INTO problems (key, shape_key, family, op, sample_type, bins, lower, upper, n, distribution,"
         " counter_bits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING");
-    q.bind(1, key);
+    q.bind(1, f.text("key"));
     q.bind(2, f.text("shape_key"));
-    q.bind(3, family);
+    q.bind(3, f.text("family"));
     bind_opt(q, 4, f.opt_text("op"));
     q.bind(5, f.text("sample_type"));
     q.bind(6, f.integer("bins"));
@@ -351,42 +226,35 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     q.bind(3, f.text("first_seen"));
     stats.templates += q.exec();
   }
+  chunks.add(devices.size() + problems.size() + templates.size());
 
   struct WinnerCandidate {
     std::int64_t device_id, problem_id, run_id;
     const Json* winner;
     std::string where;
-    std::string family;  ///< of the run's problem; empty for a family this build does not know
   };
   std::vector<WinnerCandidate> candidates;
+  SQLite::Statement find(db,
+      "SELECT id, stale, finished_at IS NULL FROM runs WHERE device_id = ? AND problem_id = ? AND started_at = ?"
+      " AND tool_version = ? AND strategy = ?");
+  SQLite::Statement insert_measurement(db,
+      "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, config) DO NOTHING");
   const Json& runs = top.array("runs");
   for (std::size_t i = 0; i < runs.size(); ++i) {
+    chunks.boundary();
     const Fields f(runs[i], fmt::format("runs[{}]", i), source);
     const auto device_id = id_of(db, "SELECT id FROM devices WHERE model_key = ?", f.text("device"));
     if (!device_id) f.fail("device", fmt::format("'{}' is not in the document's devices", f.text("device")));
     const auto problem_id = id_of(db, "SELECT id FROM problems WHERE key = ?", f.text("problem"));
     if (!problem_id) f.fail("problem", fmt::format("'{}' is not in the document's problems", f.text("problem")));
-    // Configurations are checked against their problem's family when this build knows it.
-    std::string family;
-    {
-      SQLite::Statement fam(db, "SELECT family FROM problems WHERE id = ?");
-      fam.bind(1, *problem_id);
-      if (fam.executeStep() && find_family(fam.getColumn(0).getString())) family = fam.getColumn(0).getString();
-    }
-    auto known_config = [&](const std::string& text) { return family.empty() || Config::parse(family, text).has_value(); };
     const auto started_at = f.text("started_at"), tool_version = f.text("tool_version"), strategy = f.text("strategy");
     const auto finished_at = f.opt_text("finished_at");
-    const Json& stale_value = f.get("stale");
-    if (!stale_value.is_boolean()) f.fail("stale", "is not true or false");
-    const bool stale = stale_value.get<bool>();
+    const bool stale = f.get("stale").get<bool>();
     std::optional<std::string> settings;
     if (const Json& s = f.get("settings"); s.is_object()) settings = nlohmann::json(s).dump();  // canonical
-    else if (s.is_string()) settings = s.get<std::string>();
-    else if (!s.is_null()) f.fail("settings", "is neither an object nor null");
 
-    SQLite::Statement find(db,
-        "SELECT id, stale, finished_at IS NULL FROM runs WHERE device_id = ? AND problem_id = ? AND started_at = ?"
-        " AND tool_version = ? AND strategy = ?");
+    find.reset();
     find.bind(1, *device_id);
     find.bind(2, *problem_id);
     find.bind(3, started_at);
@@ -395,20 +263,23 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     std::int64_t run_id = 0;
     if (find.executeStep()) {
       run_id = find.getColumn(0).getInt64();
+      const bool ours_stale = find.getColumn(1).getInt() != 0, ours_unfinished = find.getColumn(2).getInt() != 0;
+      find.reset();
       // Staleness is sticky (a run stale anywhere is stale), and a copy taken mid-run learns that it finished.
-      if (stale && find.getColumn(1).getInt() == 0) {
+      if (stale && !ours_stale) {
         SQLite::Statement u(db, "UPDATE runs SET stale = 1, stale_reason = ? WHERE id = ?");
         bind_opt(u, 1, f.opt_text("stale_reason"));
         u.bind(2, run_id);
         stats.runs += u.exec();
       }
-      if (finished_at && find.getColumn(2).getInt() != 0) {
+      if (finished_at && ours_unfinished) {
         SQLite::Statement u(db, "UPDATE runs SET finished_at = ? WHERE id = ?");
         u.bind(1, *finished_at);
         u.bind(2, run_id);
         stats.runs += u.exec();
       }
     } else {
+      find.reset();
       SQLite::Statement ins(db,
           "INSERT INTO runs (device_id, problem_id, started_at, finished_at, strategy, tool_version, template_hash,"
           " nvrtc_version, driver_version, settings, stale, stale_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -432,16 +303,12 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     const Json& measurements = f.array("measurements");
     for (std::size_t k = 0; k < measurements.size(); ++k) {
       const Fields m(measurements[k], fmt::format("{}.measurements[{}]", f.where(), k), source);
-      const std::string config = m.text("config"), status = m.text("status");
-      if (!known_config(config)) m.fail("config", fmt::format("'{}' is not a configuration", config));
-      if (!parse_measurement_status(status)) m.fail("status", fmt::format("'{}' is not a status", status));
-      SQLite::Statement q(db,
-          "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
-          " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, config) DO NOTHING");
+      SQLite::Statement& q = insert_measurement;
+      q.reset();
       q.bind(1, run_id);
-      q.bind(2, config);
-      q.bind(3, status);
-      q.bind(4, m.text("log"));
+      q.bind(2, m.text("config"));
+      q.bind(3, m.text("status"));
+      q.bind(4, m.text("log", kMaxLog));
       q.bind(5, m.number("median_ms"));
       q.bind(6, m.number("spread"));
       q.bind(7, m.integer("samples"));
@@ -449,25 +316,18 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       bind_opt(q, 9, m.opt_number("roof_pct"));
       stats.measurements += q.exec();
     }
-    if (const Json& w = f.get("winner"); !w.is_null()) {
-      if (!finished_at) f.fail("winner", "belongs to a run that did not finish");
-      candidates.push_back({*device_id, *problem_id, run_id, &w, f.where() + ".winner", family});
-    }
+    chunks.add(1 + measurements.size());
+    if (const Json& w = f.get("winner"); !w.is_null())
+      candidates.push_back({*device_id, *problem_id, run_id, &w, f.where() + ".winner"});
   }
 
   // Winners last, once every run's staleness is settled.
   for (const WinnerCandidate& c : candidates) {
+    chunks.boundary();
     const Fields w(*c.winner, c.where, source);
     const std::string config = w.text("config"), tuned_at = w.text("tuned_at");
     const double median_ms = w.number("median_ms");
-    if (!c.family.empty() && !Config::parse(c.family, config))
-      w.fail("config", fmt::format("'{}' is not a configuration", config));
-    std::vector<char> cubin;
-    if (const auto text = w.opt_text("cubin")) {
-      const auto bytes = base64_decode(*text);
-      if (!bytes) w.fail("cubin", "is not base64");
-      cubin = *bytes;
-    }
+    chunks.add(1);
     SQLite::Statement ours(db,
         "SELECT w.run_id, w.tuned_at, w.median_ms, r.stale, (SELECT stale FROM runs WHERE id = ?)"
         " FROM winners w JOIN runs r ON r.id = w.run_id WHERE w.device_id = ? AND w.problem_id = ?");
@@ -485,11 +345,21 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       else take = median_ms < ours_ms;
       if (!take) continue;
     }
+    // A cubin is imported only with the SHA-256 recorded when it was built (validated against it) and when wanted;
+    // without one nothing vouches for it, so the winner comes without it and applications compile from source.
+    std::vector<char> cubin;
+    if (const auto text = w.opt_text("cubin", (kMaxCubin + 2) / 3 * 4)) {
+      if (options.cubins && w.has("cubin_sha256")) cubin = *base64_decode(*text);
+      else ++stats.cubins_dropped;
+    }
+    auto provenance = [&](const char* key) { return cubin.empty() || !w.has(key) ? std::nullopt : w.opt_text(key); };
     SQLite::Statement q(db,
-        "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (device_id, problem_id) DO UPDATE SET"
-        " run_id = excluded.run_id, config = excluded.config, median_ms = excluded.median_ms,"
-        " gbps = excluded.gbps, arch = excluded.arch, cubin = excluded.cubin, tuned_at = excluded.tuned_at");
+        "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at,"
+        " cubin_sha256, source_sha256, nvrtc_options, nvrtc_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (device_id, problem_id) DO UPDATE SET run_id = excluded.run_id, config = excluded.config,"
+        " median_ms = excluded.median_ms, gbps = excluded.gbps, arch = excluded.arch, cubin = excluded.cubin,"
+        " tuned_at = excluded.tuned_at, cubin_sha256 = excluded.cubin_sha256, source_sha256 = excluded.source_sha256,"
+        " nvrtc_options = excluded.nvrtc_options, nvrtc_version = excluded.nvrtc_version");
     q.bind(1, c.device_id);
     q.bind(2, c.problem_id);
     q.bind(3, c.run_id);
@@ -498,8 +368,12 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     q.bind(6, w.number("gbps"));
     q.bind(7, w.text("arch"));
     if (cubin.empty()) q.bind(8);
-    else q.bind(8, cubin.data(), static_cast<int>(cubin.size()));
+    else bind_blob(q, 8, cubin.data(), cubin.size(), source);
     q.bind(9, tuned_at);
+    bind_opt(q, 10, provenance("cubin_sha256"));
+    bind_opt(q, 11, provenance("source_sha256"));
+    bind_opt(q, 12, provenance("nvrtc_options"));
+    bind_opt(q, 13, cubin.empty() || !w.has("nvrtc_version") ? std::nullopt : w.opt_integer("nvrtc_version"));
     stats.winners += q.exec();
   }
 
@@ -507,13 +381,12 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
   if (const auto it = doc.find("baselines"); it != doc.end() && !it->is_null()) {
     const Json& baselines = top.array("baselines");
     for (std::size_t i = 0; i < baselines.size(); ++i) {
+      chunks.boundary();
       const Fields f(baselines[i], fmt::format("baselines[{}]", i), source);
       const auto device_id = id_of(db, "SELECT id FROM devices WHERE model_key = ?", f.text("device"));
       if (!device_id) f.fail("device", fmt::format("'{}' is not in the document's devices", f.text("device")));
       const auto problem_id = id_of(db, "SELECT id FROM problems WHERE key = ?", f.text("problem"));
       if (!problem_id) f.fail("problem", fmt::format("'{}' is not in the document's problems", f.text("problem")));
-      const double ms = f.number("median_ms"), gbps = f.number("gbps");
-      if (!(ms > 0) || !(gbps > 0)) f.fail("median_ms", "and gbps must be positive");
       SQLite::Statement q(db,
           "INSERT INTO baselines (device_id, problem_id, name, median_ms, gbps, measured_at) VALUES (?, ?, ?, ?, ?, ?)"
           " ON CONFLICT (device_id, problem_id, name) DO UPDATE SET median_ms = excluded.median_ms,"
@@ -521,12 +394,14 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       q.bind(1, *device_id);
       q.bind(2, *problem_id);
       q.bind(3, f.text("name"));
-      q.bind(4, ms);
-      q.bind(5, gbps);
+      q.bind(4, f.number("median_ms"));
+      q.bind(5, f.number("gbps"));
       q.bind(6, f.text("measured_at"));
       stats.baselines += q.exec();
+      chunks.add(1);
     }
   }
+  chunks.commit();
   return stats;
 }
 
@@ -546,37 +421,27 @@ void Cache::export_json(std::ostream& out) const {
   if (!out) throw CacheError(fmt::format("cache file '{}': the export could not be written", self.path));
 }
 
-ImportStats Cache::import_json(std::istream& in, const std::string& source) {
-  Json doc;
-  try {
-    doc = Json::parse(in);
-  } catch (const Json::exception& e) {
-    throw CacheError(fmt::format("cannot import '{}': not a JSON document ({})", source, e.what()));
-  }
-  Impl& self = *impl_;
+ImportStats Cache::import_json(std::istream& in, const std::string& source, const ImportOptions& options) {
   const std::string label = fmt::format("'{}'", source);
-  return guarded(self.path, fmt::format("import {}", label), [&] {
-    SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
-    const ImportStats stats = import_document(self.db, doc, label);
-    tx.commit();
-    return stats;
-  });
+  // Everything is read and checked before the first write: a refused document changes nothing.
+  const Json doc = read_document(in, label, options.max_document_bytes);
+  validate_document(doc, label);
+  Impl& self = *impl_;
+  return guarded(self.path, fmt::format("import {}", label),
+                 [&] { return import_document(self.db, doc, label, options); });
 }
 
-ImportStats Cache::merge(const std::string& other_path) {
+ImportStats Cache::merge(const std::string& other_path, const ImportOptions& options) {
   // The other file is read as every reader reads (cache/read_only.cpp): never created, migrated or given side
-  // files; an older schema is upgraded in a copy in memory.
+  // files; an older schema is upgraded in a copy in memory. Its rows are checked as an imported document's are.
   Cache other = read_only_snapshot(other_path);
   Impl& copy = *other.impl_;
   const Json doc = guarded(other_path, "be read", [&] { return export_document(copy.db); });
-  Impl& self = *impl_;
   const std::string source = fmt::format("cache file '{}'", other_path);
-  return guarded(self.path, fmt::format("merge {}", source), [&] {
-    SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
-    const ImportStats stats = import_document(self.db, doc, source);
-    tx.commit();
-    return stats;
-  });
+  validate_document(doc, source);
+  Impl& self = *impl_;
+  return guarded(self.path, fmt::format("merge {}", source),
+                 [&] { return import_document(self.db, doc, source, options); });
 }
 
 }  // namespace autotune

@@ -472,6 +472,32 @@ int run_export(const ExportCommand& cmd, const std::string& cache_path, std::ost
   return 0;
 }
 
+// A cache file this command created is removed again when the command fails: a refused import or merge into a new
+// path leaves nothing behind (the document is validated before the first write, so an existing file is unchanged).
+class CreatedFileGuard {
+ public:
+  explicit CreatedFileGuard(std::string path) : path_(std::move(path)) {
+    std::error_code ec;
+    created_ = path_ != ":memory:" && !std::filesystem::exists(path_, ec);
+  }
+  ~CreatedFileGuard() {
+    if (!created_ || keep) return;
+    std::error_code ec;
+    for (const char* side : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + side, ec);
+  }
+  bool keep = false;
+
+ private:
+  std::string path_;
+  bool created_ = false;
+};
+
+std::string dropped(const ImportStats& s) {
+  return s.cubins_dropped ? fmt::format(" ({} cubin{} left out: applications compile from source)", s.cubins_dropped,
+                                        s.cubins_dropped == 1 ? "" : "s")
+                          : std::string();
+}
+
 int run_import(const ImportCommand& cmd, const std::string& cache_path, std::ostream& out) {
   // The input is opened first, so that a missing file changes nothing (not even creates the cache).
   std::ifstream file;
@@ -481,18 +507,22 @@ int run_import(const ImportCommand& cmd, const std::string& cache_path, std::ost
   }
   const bool stdin_input = cmd.file == "-";
   const std::string source = stdin_input ? "standard input" : cmd.file;
+  CreatedFileGuard guard(cache_path);
   Cache cache(cache_path);
-  const ImportStats s = cache.import_json(stdin_input ? std::cin : file, source);
-  fmt::print(out, "imported {} into {}: {}\n", source, cache_path, describe(s));
+  const ImportStats s = cache.import_json(stdin_input ? std::cin : file, source, ImportOptions{!cmd.no_cubins});
+  guard.keep = true;
+  fmt::print(out, "imported {} into {}: {}{}\n", source, cache_path, describe(s), dropped(s));
   return 0;
 }
 
 int run_merge(const MergeCommand& cmd, const std::string& cache_path, std::ostream& out) {
   std::error_code ec;
   if (!std::filesystem::exists(cmd.file, ec)) throw CacheError(fmt::format("cache file '{}' does not exist", cmd.file));
+  CreatedFileGuard guard(cache_path);
   Cache cache(cache_path);
-  const ImportStats s = cache.merge(cmd.file);
-  fmt::print(out, "merged {} into {}: {}\n", cmd.file, cache_path, describe(s));
+  const ImportStats s = cache.merge(cmd.file, ImportOptions{!cmd.no_cubins});
+  guard.keep = true;
+  fmt::print(out, "merged {} into {}: {}{}\n", cmd.file, cache_path, describe(s), dropped(s));
   return 0;
 }
 

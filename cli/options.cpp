@@ -354,8 +354,14 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   } else if (sub == "import" || sub == "merge") {
     hidden.add_options()("file", po::value<std::string>());
     positionals.add("file", 1);
-    synopsis = sub == "import" ? "FILE [--cache FILE]\n\nFILE is an `autotune export` document; - reads standard input."
-                               : "FILE [--cache FILE]\n\nFILE is another autotune cache file; it is only read.";
+    po::options_description imp("Options");
+    imp.add_options()("no-cubins", "leave the compiled kernels (cubins) out: only configurations and timings are "
+                                   "added, and applications compile the configurations from source with NVRTC; for "
+                                   "results from machines whose binaries you do not trust");
+    desc.add(imp);
+    synopsis = sub == "import" ? "FILE [--no-cubins] [--cache FILE]\n\nFILE is an `autotune export` document; - reads "
+                                 "standard input."
+                               : "FILE [--no-cubins] [--cache FILE]\n\nFILE is another autotune cache file; it is only read.";
     examples = sub == "import" ? "  autotune import node17.json --cache fleet.db\n"
                                  "  ssh node17 autotune export | autotune import -\n"
                                : "  autotune merge node17.db --cache fleet.db\n"
@@ -441,8 +447,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     if (!vm.count("file"))
       throw UsageError(fmt::format("autotune {}: FILE is required (see `autotune {} --help`)", sub, sub));
     const std::string file = text("file", "FILE");
-    if (sub == "import") cl.command = ImportCommand{file};
-    else cl.command = MergeCommand{file};
+    const bool no_cubins = vm.count("no-cubins") > 0;
+    if (sub == "import") cl.command = ImportCommand{file, no_cubins};
+    else cl.command = MergeCommand{file, no_cubins};
   } else {
     cl.command = GcCommand{};
   }

@@ -68,9 +68,11 @@ struct ExportCommand {
 };
 struct ImportCommand {
   std::string file;  ///< an `autotune export` document; "-" is standard input
+  bool no_cubins = false;  ///< --no-cubins: results only; applications compile from source
 };
 struct MergeCommand {
   std::string file;  ///< another cache file, only read
+  bool no_cubins = false;  ///< --no-cubins
 };
 struct GcCommand {};
 

@@ -3,17 +3,19 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <random>
+#include <string_view>
 
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
+#include "core/integrity.hpp"
 #include "core/nvrtc.hpp"
 
 namespace autotune::jit {
@@ -74,51 +76,69 @@ CompileResult compile(const std::string& source, const std::string& name, const 
 
 namespace {
 
-bool looks_like_cubin(const std::vector<char>& image) {
-  return image.size() > 4 && std::memcmp(image.data(), "\x7f" "ELF", 4) == 0;
+// A compile-cache file is this line, then the cubin: "autotune-cubin 1 <SHA-256 of the cubin>\n". A file is used only
+// when the hash of what follows the line matches and it is an ELF image, so a file planted in (or damaged in) the
+// directory under the right name is a miss: compiled again and replaced, never loaded.
+constexpr std::string_view kFileMagic = "autotune-cubin 1 ";
+
+std::optional<std::vector<char>> read_verified(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.eof() && !in.good()) return std::nullopt;
+  const std::size_t header = kFileMagic.size() + 64 + 1;
+  if (bytes.size() <= header || std::string_view(bytes.data(), kFileMagic.size()) != kFileMagic ||
+      bytes[header - 1] != '\n')
+    return std::nullopt;
+  const std::string_view stated(bytes.data() + kFileMagic.size(), 64);
+  const char* image = bytes.data() + header;
+  const std::size_t size = bytes.size() - header;
+  if (!integrity::is_elf(image, size) || integrity::sha256_hex(image, size) != stated) return std::nullopt;
+  return std::vector<char>(image, image + size);
 }
 
 }  // namespace
 
-CompileResult compile_cached(const std::string& source, const std::string& name, const std::string& arch,
-                             const std::string& dir) {
-  if (dir.empty()) return compile(source, name, arch);
+std::string compile_cache_file(const std::string& source, const std::string& arch, const std::string& dir) {
   std::string identity = source;
   for (const auto& o : options_for(arch)) identity += '\0' + o;
   identity += '\0' + std::to_string(nvrtc_version());
-  namespace fs = std::filesystem;
-  const fs::path file = fs::path(dir) / (template_hash(identity) + "-" + arch + ".cubin");
+  return (std::filesystem::path(dir) / (template_hash(identity) + "-" + arch + ".cubin")).string();
+}
 
-  std::error_code ec;
-  if (fs::is_regular_file(file, ec)) {
-    std::ifstream in(file, std::ios::binary);
-    std::vector<char> image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.good() || in.eof()) {
-      if (looks_like_cubin(image)) {
-        CompileResult r;
-        r.ok = true;
-        r.cubin = std::move(image);
-        r.arch = arch;
-        r.options = options_for(arch);
-        r.from_cache = true;
-        return r;
-      }
-    }
+CompileResult compile_cached(const std::string& source, const std::string& name, const std::string& arch,
+                             const std::string& dir) {
+  if (dir.empty()) return compile(source, name, arch);
+  namespace fs = std::filesystem;
+  const fs::path file = compile_cache_file(source, arch, dir);
+  if (auto image = read_verified(file)) {
+    CompileResult r;
+    r.ok = true;
+    r.cubin = std::move(*image);
+    r.arch = arch;
+    r.options = options_for(arch);
+    r.from_cache = true;
+    return r;
   }
   CompileResult r = compile(source, name, arch);
   if (!r.ok) return r;
   // Best effort: a cache that cannot be written only costs a compile next time.
+  std::error_code ec;
   fs::create_directories(dir, ec);
   const fs::path tmp = file.string() + ".tmp" + std::to_string(std::random_device{}());
   {
     std::ofstream out(tmp, std::ios::binary);
+    const std::string header = std::string(kFileMagic) + integrity::sha256_hex(r.cubin) + "\n";
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
     if (!out) {
+      out.close();
       fs::remove(tmp, ec);
       return r;
     }
   }
-  fs::rename(tmp, file, ec);
+  fs::rename(tmp, file, ec);  // replaces a damaged or planted file of the same name
   if (ec) fs::remove(tmp, ec);
   return r;
 }

@@ -26,11 +26,16 @@ CompileResult compile(const std::string& source, const std::string& name, const 
 std::vector<std::string> options_for(const std::string& arch);
 
 /// compile() behind an on-disk cache in `dir`: one file per cubin, named by a hash of the source, the options, the
-/// architecture and the NVRTC version, so a re-tune compiles nothing and any change compiles afresh. Files are
-/// written atomically (temporary file + rename), so concurrent tuners share a directory safely; an unreadable or
-/// damaged file is compiled again and replaced. An empty `dir` disables the cache. Compile errors are not cached.
+/// architecture and the NVRTC version, so a re-tune compiles nothing and any change compiles afresh. A file holds
+/// the SHA-256 of its cubin in a first line ("autotune-cubin 1 <hex>"); a file is trusted by that hash, never by
+/// its name: one whose cubin does not match it (damaged, planted, or written by an older autotune) is a miss,
+/// compiled again and replaced. Files are written atomically (temporary file + rename), so concurrent tuners share
+/// a directory safely. An empty `dir` disables the cache. Compile errors are not cached.
 CompileResult compile_cached(const std::string& source, const std::string& name, const std::string& arch,
                              const std::string& dir);
+
+/// The file compile_cached uses for `source` compiled for `arch` in `dir`.
+std::string compile_cache_file(const std::string& source, const std::string& arch, const std::string& dir);
 
 /// $AUTOTUNE_CUBIN_CACHE if set, else "cubins" beside Cache::default_path(); empty when neither can be found.
 std::string default_compile_cache_dir();

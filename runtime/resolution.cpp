@@ -7,6 +7,7 @@
 
 #include "autotune/identity.hpp"
 #include "core/family.hpp"
+#include "core/integrity.hpp"
 
 namespace autotune {
 
@@ -51,6 +52,7 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
   // skipped in the queries, not marked: a lookup never writes (only `autotune tune` marks, `autotune gc` deletes).
   const CodeIdentity here = current_identity(problem.family_name(), t.driver_version);
   l.stale_skipped = cache.count_unserved_winners(t.model_key, problem, here);
+  l.unbacked_skipped = cache.count_unbacked_winners(t.model_key, problem);
   // The problem's distribution is a hint: a winner measured on it first, then one measured on the tuner's default
   // input ("uniform"), which every `autotune tune` of the problem records.
   std::vector<Problem> candidates{problem};
@@ -94,6 +96,17 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
   }
   l.config = l.winner ? l.winner->config : Config::fallback(problem);
   return l;
+}
+
+std::string cubin_unusable(const Winner& w, const std::string& arch, const std::string& source) {
+  if (w.cubin.empty()) return "no cubin stored";
+  if (w.arch != arch) return fmt::format("the stored cubin is for {}, not {}", w.arch, arch);
+  if (!integrity::is_elf(w.cubin)) return "the stored cubin is not an ELF image";
+  if (w.cubin_sha256.empty()) return "the stored cubin has no recorded SHA-256";
+  if (integrity::sha256_hex(w.cubin) != w.cubin_sha256) return "the stored cubin does not match its recorded SHA-256";
+  if (w.source_sha256 != integrity::sha256_hex(source))
+    return "the stored cubin was compiled from another source than this build's";
+  return {};
 }
 
 }  // namespace autotune

@@ -44,14 +44,21 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
                         lookup.stale_skipped, lookup.stale_skipped == 1 ? "" : "s");
   r.source = lookup.source;
   r.config = lookup.config;
+  if (lookup.unbacked_skipped)
+    note += fmt::format(" ({} result{} not among {} run's measurements not used)", lookup.unbacked_skipped,
+                        lookup.unbacked_skipped == 1 ? "" : "s", lookup.unbacked_skipped == 1 ? "its" : "their");
+  const std::string source = kernel_source(problem, r.config);
   if (lookup.winner) {
     r.tuned_n = lookup.winner->problem.n();
     r.tuned_model_key = lookup.winner->model_key;
-    if (lookup.winner->arch == d.arch()) out.cubin = lookup.winner->cubin;
+    // A stored cubin runs on this GPU only when it is verifiably what this build would compile (SHA-256 of the
+    // cubin and of its source); anything else is compiled from source, and the message says why.
+    const std::string unusable = cubin_unusable(*lookup.winner, d.arch(), source);
+    if (unusable.empty()) out.cubin = lookup.winner->cubin;
+    else if (!lookup.winner->cubin.empty()) note += fmt::format(" ({}: compiled from source)", unusable);
   }
   if (out.cubin.empty()) {
-    jit::CompileResult c = jit::compile(kernel_source(problem, r.config), std::string(problem.family_name()) + ".cu",
-                                        d.arch());
+    jit::CompileResult c = jit::compile(source, std::string(problem.family_name()) + ".cu", d.arch());
     if (!c.ok) throw Error(fmt::format("NVRTC failed to compile {} for {}:\n{}", r.config.key(), d.arch(), c.log));
     out.cubin = std::move(c.cubin);
     r.compiled = true;

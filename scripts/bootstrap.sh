@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 build_dir="${BUILD_DIR:-build}"
 
 packages=(cmake g++ make libboost-program-options-dev libsqlite3-dev libsqlitecpp-dev doctest-dev libfmt-dev
-          nlohmann-json3-dev libxxhash-dev)
+          nlohmann-json3-dev libxxhash-dev nettle-dev)
 cmake_args=()
 for a in "$@"; do
   if [ "$a" = "--test" ]; then packages+=(chromium python3); else cmake_args+=("$a"); fi

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,6 +70,7 @@ inline Measurement measurement(int writer, int run, int i) {
 inline std::vector<char> cubin(int writer, int run) {
   std::vector<char> b(64 + run);
   for (std::size_t k = 0; k < b.size(); ++k) b[k] = static_cast<char>(k % 3 == 0 ? 0 : writer * 16 + run);
+  std::copy_n("\x7f" "ELF", 4, b.begin());  // the cache stores ELF images only
   return b;
 }
 

@@ -68,6 +68,8 @@ esac
 check 1 "merge of a missing file" merge "$dir/missing.db" --cache "$dir/c.db"
 [ ! -e "$dir/c.db" ] || { echo "FAIL: a missing input created the cache"; fail=1; }
 check 1 "import of a file that is not an export" import "$0" --cache "$dir/c.db"
+[ ! -e "$dir/c.db" ] || { echo "FAIL: a refused import left a cache file"; fail=1; }
+check 0 "gc, which creates an empty cache" gc --cache "$dir/c.db"
 check 0 "export of an empty cache" export --cache "$dir/c.db" --output "$dir/c.json"
 check 0 "import of that export" import "$dir/c.json" --cache "$dir/d.db"
 check 0 "gc" gc --cache "$dir/d.db"

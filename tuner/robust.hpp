@@ -41,7 +41,8 @@ struct RobustRecord {
 /// picks the robust winner with pick_robust over the configurations measured correct on all of them, and records
 /// it as a finished run (strategy "robust") of base with distribution kRobustDistribution: one measurement per such
 /// configuration, whose time is its slowest over the distributions, and the winner with a cubin compiled by NVRTC
-/// for the device. Throws UsageError for fewer than two distributions or a family without robust winners (KernelFamily::robust_across_distributions), Error when a
+/// for the device. Throws UsageError for fewer than two distributions or a family without robust winners
+/// (KernelFamily::robust_across_distributions), Error when a
 /// distribution has no fresh winner or no configuration is correct on all.
 RobustRecord record_robust_winner(Cache& cache, const DeviceInfo& device, const Problem& base,
                                   const std::vector<std::string>& distributions);

@@ -1,11 +1,12 @@
 // The cache: an SQLite file holding devices, problems, tuning runs, every measurement and the winners.
 //
-// Schema version 3 (PRAGMA user_version = 3); the tables and views are documented in cache/schema.sql, the DDL of
+// Schema version 4 (PRAGMA user_version = 4); the tables and views are documented in cache/schema.sql, the DDL of
 // new files (embedded at build time). Older files are upgraded when opened (cache/migrate.cpp). Users may read the
 // file with the sqlite3 shell.
 //
 // Thread-safety: one Cache object per thread. Several processes may open the same file at once, tuners writing and
-// applications reading (WAL mode, a busy timeout, every write in a transaction): a reader never sees half a run,
+// applications reading (WAL mode, every write in a transaction; a writer waits for the lock with backoff for up to
+// 60 s in all before failing with "database is locked"): a reader never sees half a run,
 // because a run's winner appears in the same transaction that finishes it, after all its measurements.
 //
 // Staleness: every run records its CodeIdentity. mark_stale() flags the runs whose identity differs from the
@@ -67,6 +68,29 @@ struct Winner {
   int sm_count = 0;            ///< of the model (for the similar-device lookup)
   std::uint64_t memory_bytes = 0;
   std::string stale_reason;    ///< why, e.g. "template 1f2e3d4c5b6a7988 -> 0a1b2c3d4e5f6071; driver 12040 -> 13000"
+  // What the cubin is and what produced it (schema 4; empty / 0 when not recorded, as for older cubins).
+  std::string cubin_sha256;    ///< SHA-256 of `cubin`, 64 hex digits, as recorded when the run finished
+  std::string source_sha256;   ///< SHA-256 of the kernel source compiled into `cubin`
+  std::string nvrtc_options;   ///< the NVRTC options, a JSON array of strings
+  int nvrtc_version = 0;       ///< of the NVRTC that compiled it
+};
+
+/// What produced a winner's cubin (Cache::finish_run). Fields left empty / 0 are filled with what this build
+/// compiles for the run: the SHA-256 of kernel_source(problem, config), jit options for the device's arch and the
+/// NVRTC version of this process.
+struct CubinOrigin {
+  std::string source_sha256;
+  std::vector<std::string> nvrtc_options;
+  int nvrtc_version = 0;
+};
+
+/// How import_json and merge treat what they add.
+struct ImportOptions {
+  /// false: winners are imported without their cubins (applications compile the recorded configuration from
+  /// source with NVRTC), for results from a machine whose binaries are not trusted (`autotune import --no-cubins`).
+  bool cubins = true;
+  /// A longer document is refused after reading one byte more than this, before it is parsed whole (import_json).
+  std::uint64_t max_document_bytes = std::uint64_t(1) << 30;  // 1 GiB
 };
 
 struct RunInfo {
@@ -89,6 +113,9 @@ struct ImportStats {
   std::size_t measurements = 0;
   std::size_t winners = 0;
   std::size_t baselines = 0;
+  /// Cubins of imported winners that were left out (not counted in total()): ImportOptions::cubins was false, or
+  /// the cubin had no recorded SHA-256 (written before schema 4), so nothing vouches for it.
+  std::size_t cubins_dropped = 0;
 
   std::size_t total() const { return devices + problems + templates + runs + measurements + winners + baselines; }
   bool operator==(const ImportStats&) const = default;
@@ -144,8 +171,11 @@ class Cache {
   /// adding to it throws CacheError.
   void add_measurement(std::int64_t run_id, const Measurement& m);
   /// Marks the run finished and stores the winner (replacing an earlier winner for the same model and problem),
-  /// in one transaction.
-  void finish_run(std::int64_t run_id, const Measurement& best, const std::vector<char>& cubin);
+  /// in one transaction, with the SHA-256 of `cubin` and its origin (schema 4). The winner must be one of the
+  /// run's 'ok' measurements (same configuration and median time) and a non-empty cubin must be an ELF image:
+  /// UsageError otherwise, and nothing is written.
+  void finish_run(std::int64_t run_id, const Measurement& best, const std::vector<char>& cubin,
+                  const CubinOrigin& origin = {});
 
   /// The newest unfinished run of this problem on this model measured with exactly `code` and `strategy`, if any
   /// and not stale: an interrupted `tune` resumes it, skipping the configurations it already measured.
@@ -155,7 +185,8 @@ class Cache {
   /// Measurements of one run, in insertion order.
   std::vector<Measurement> measurements(std::int64_t run_id) const;
 
-  /// Fresh winner for exactly this problem on this device model (a stale one is never returned). With `code`, only
+  /// Fresh winner for exactly this problem on this device model (a stale one is never returned, nor one that is not
+  /// one of its run's 'ok' measurements with the same median time: such a row was not written by autotune). With `code`, only
   /// a winner whose run was measured with that code: its template hash, NVRTC and driver version, each compared only
   /// when set (not empty / not 0). This is how a lookup skips results of other code without writing the file.
   std::optional<Winner> find_winner(const std::string& model_key, const Problem& problem,
@@ -178,6 +209,9 @@ class Cache {
   /// Every fresh winner, ordered by device name then problem key; with include_stale, the stale ones too
   /// (Winner::stale says which), for `autotune show --all`.
   std::vector<Winner> winners(bool include_stale = false) const;
+  /// How many fresh winners of the problem's shape on this model are not served because they are not one of their
+  /// run's 'ok' measurements with the same median (a row autotune did not write). Read-only; for the lookup's report.
+  std::size_t count_unbacked_winners(const std::string& model_key, const Problem& problem) const;
 
   /// Read-only: the rows of the device_comparison view, in its order (problem key, fastest device first).
   /// Added for `autotune compare`.
@@ -226,19 +260,27 @@ class Cache {
   /// exported: rows refer to each other by natural keys, and the output is ordered by them, so two files with the
   /// same contents export the same text.
   void export_json(std::ostream& out) const;
-  /// Adds the contents of an export_json document, in one transaction (a bad document changes nothing; CacheError
-  /// names `source`). Rows are matched by natural key: a device by model_key, a problem by key, a template by
+  /// Adds the contents of an export_json document (a bad document changes nothing; CacheError names `source`). Rows are matched by natural key: a device by model_key, a problem by key, a template by
   /// (family, hash), a run by (device, problem, started_at, tool_version, strategy), a measurement by (run, config).
   /// Existing rows are kept (a run becomes stale if either copy is, and gains a missing finished_at or missing
   /// measurements). For a winner of the same model and problem: a fresh one beats a stale one, then the later
   /// tuned_at wins, then the lower median time; a full tie keeps the existing one. Importing the same document
   /// twice changes nothing the second time.
-  ImportStats import_json(std::istream& in, const std::string& source = "input");
-  /// Merges another cache file into this one with the rules of import_json, in one transaction. The other file is
+  ///
+  /// A document is untrusted input, validated completely before anything is written (cache/document.cpp): at most
+  /// ImportOptions::max_document_bytes (1 GiB) read, nesting at most 64 deep, bounded counts and string lengths, every row keeping
+  /// the invariants of cache/schema.sql (finite non-negative numbers, parseable keys and configurations, timestamps
+  /// not in the future, winners among their run's ok measurements, cubins that are ELF images matching their stated
+  /// SHA-256 for the device's arch). The first offending item is named in a one-line CacheError. Rows are written in
+  /// chunks of a few hundred runs, each its own transaction (a run with its measurements in one), so that other
+  /// writers are not locked out for the whole import; importing again completes an import that failed midway.
+  ImportStats import_json(std::istream& in, const std::string& source = "input", const ImportOptions& options = {});
+  /// Merges another cache file into this one with the rules of import_json. The other file is
   /// opened read-only and copied into memory (where an older schema is upgraded): it is never modified (SQLite may
   /// leave its -wal and -shm side files next to a WAL-mode file, as any reader does). CacheError naming it when it
   /// does not exist, is not an autotune cache, is corrupt or is newer.
-  ImportStats merge(const std::string& other_path);
+  /// The other file's rows are validated as an imported document's are.
+  ImportStats merge(const std::string& other_path, const ImportOptions& options = {});
 
  private:
   struct Impl;

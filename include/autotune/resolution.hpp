@@ -49,6 +49,9 @@ struct Lookup {
   Config config;                 ///< what to run
   std::optional<Winner> winner;  ///< the measured entry it comes from (none for fallback)
   std::size_t stale_skipped = 0;  ///< winners of the problem's shape on this model not served: stale or other code
+  /// Winners of the problem's shape on this model not served because they are not one of their run's ok
+  /// measurements (rows autotune did not write).
+  std::size_t unbacked_skipped = 0;
   /// "how far from measured data", one phrase: "" (exact), "tuned for n=16777216", "tuned on NVIDIA H100 ...".
   std::string distance;
 };
@@ -68,5 +71,11 @@ struct Resolution {
 /// Looks `problem` up in `cache` for `target` in the order above. Only reads: open the file with
 /// Cache::open_read_only. Throws CacheError when the cache cannot be read.
 Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem);
+
+/// Why a winner's stored cubin must not be loaded to run `source` (the kernel source this build compiles for the
+/// winner's configuration) on a GPU of `arch`, or "" when it may: the cubin must be for `arch`, be an ELF image,
+/// hash (SHA-256) to the value recorded with it when its run finished, and have been compiled from a source whose
+/// SHA-256 is that of `source`. A cubin that fails any of these is compiled afresh from `source`.
+std::string cubin_unusable(const Winner& winner, const std::string& arch, const std::string& source);
 
 }  // namespace autotune

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <random>
 #include <regex>
@@ -165,6 +166,13 @@ inline std::int64_t tune(Cache& cache, const DeviceInfo& d, const HistogramProbl
 
 constexpr std::uint64_t M = 1024 * 1024;
 
+/// A made-up cubin: the ELF magic (which the cache requires of a cubin) followed by `tail`.
+inline std::vector<char> elf(std::initializer_list<char> tail = {}) {
+  std::vector<char> b{'\x7f', 'E', 'L', 'F'};
+  b.insert(b.end(), tail.begin(), tail.end());
+  return b;
+}
+
 /// One column as text that tells types apart (a double prints with every digit it needs to round-trip).
 inline std::string cell(const SQLite::Column& c) {
   switch (c.getType()) {
@@ -227,7 +235,8 @@ inline std::string dump_contents(const std::string& path) {
       " m.spread, m.samples, m.gbps, m.roof_pct FROM measurements m JOIN runs r ON r.id = m.run_id"
       " JOIN devices d ON d.id = r.device_id JOIN problems p ON p.id = r.problem_id"
       " ORDER BY d.model_key, p.key, r.started_at, r.tool_version, r.strategy, m.config",
-      "SELECT d.model_key, p.key, r.started_at, w.config, w.median_ms, w.gbps, w.arch, w.cubin, w.tuned_at"
+      "SELECT d.model_key, p.key, r.started_at, w.config, w.median_ms, w.gbps, w.arch, w.cubin, w.tuned_at,"
+      " w.cubin_sha256, w.source_sha256, w.nvrtc_options, w.nvrtc_version"
       " FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
       " JOIN problems p ON p.id = w.problem_id ORDER BY d.model_key, p.key",
       "SELECT * FROM best",

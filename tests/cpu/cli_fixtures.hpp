@@ -92,7 +92,7 @@ inline FixtureRun record_run(Cache& cache, const DeviceInfo& d, const HistogramP
   REQUIRE_MESSAGE(have_winner, "no configuration with R=" << replicas << " block=" << block << " loads=" << loads);
   Measurement best = ok_measurement(r.winner, base_ms);
   best.gbps = gbps_of(p, base_ms);
-  cache.finish_run(run, best, {'c', 'u', 'b', 'i', 'n'});
+  cache.finish_run(run, best, elf({'c', 'u', 'b', 'i', 'n'}));
   return r;
 }
 

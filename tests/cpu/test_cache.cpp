@@ -30,7 +30,7 @@ using namespace autotune::test;
 TEST_SUITE("cache") {
 
 TEST_CASE("a new cache has schema version 3 with the documented tables, indexes and views") {
-  CHECK(Cache::schema_version() == 3);
+  CHECK(Cache::schema_version() == 4);
   {
     Cache mem(":memory:");
     CHECK(mem.path() == ":memory:");
@@ -39,7 +39,7 @@ TEST_CASE("a new cache has schema version 3 with the documented tables, indexes 
   TempPath file;
   { Cache c(file.str()); }
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 3);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 4);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
   auto columns = [&](const char* object) {
     SQLite::Statement q(raw, "SELECT group_concat(name, ',') FROM pragma_table_info(?)");
@@ -69,7 +69,8 @@ TEST_CASE("a new cache has schema version 3 with the documented tables, indexes 
         "id,device_id,problem_id,started_at,finished_at,strategy,tool_version,template_hash,nvrtc_version,"
         "driver_version,settings,stale,stale_reason");
   CHECK(columns("measurements") == "id,run_id,config,status,log,median_ms,spread,samples,gbps,roof_pct");
-  CHECK(columns("winners") == "device_id,problem_id,run_id,config,median_ms,gbps,arch,cubin,tuned_at");
+  CHECK(columns("winners") == "device_id,problem_id,run_id,config,median_ms,gbps,arch,cubin,tuned_at,cubin_sha256,"
+                              "source_sha256,nvrtc_options,nvrtc_version");
   CHECK(columns("templates") == "id,family,hash,first_seen");
   CHECK(columns("baselines") == "device_id,problem_id,name,median_ms,gbps,measured_at");
   CHECK(columns("best") == "device,arch,problem,config,gbps,median_ms,tuned_at");
@@ -231,9 +232,11 @@ TEST_CASE("a damaged database is rejected with a CacheError, not a crash") {
     const DeviceInfo dev = h100();
     std::vector<char> cubin(96 * 1024);
     for (std::size_t i = 0; i < cubin.size(); ++i) cubin[i] = static_cast<char>(i * 7 % 251);
+    std::copy_n("\x7f" "ELF", 4, cubin.begin());
     for (int k = 0; k < 4; ++k) {
       const auto run = c.begin_run(dev, problem((k + 1) * M), RunInfo{});
       for (int i = 0; i < 100; ++i) c.add_measurement(run, ok_measurement(config(32 * (i % 32 + 1), i + 1), 0.5));
+      c.add_measurement(run, ok_measurement(config(256, 4), 0.5));  // a winner is one of its run's measurements
       c.finish_run(run, ok_measurement(config(256, 4), 0.5), cubin);
     }
   }
@@ -331,14 +334,14 @@ TEST_CASE("missing parent directories are created, and a reopened file keeps its
   {
     Cache c(path.string());
     CHECK(c.path() == path.string());
-    tune(c, h100(), p, config(256, 8), {'c', '\0', 'b'});
+    tune(c, h100(), p, config(256, 8), elf({'c', '\0', 'b'}));
   }
   CHECK(fs::is_regular_file(path));
   Cache again(path.string());
   const auto w = again.find_winner(h100().model_key(), p);
   REQUIRE(w);
   CHECK(w->config == config(256, 8));
-  CHECK(w->cubin == std::vector<char>{'c', '\0', 'b'});
+  CHECK(w->cubin == elf({'c', '\0', 'b'}));
 }
 
 TEST_CASE("repeated runs update one device row, keep one problem row, and fill the best view") {
@@ -447,13 +450,14 @@ TEST_CASE("a row with an unreadable configuration is a CacheError naming the fil
   }
   {
     SQLite::Database raw(file.str(), SQLite::OPEN_READWRITE);
-    raw.exec("UPDATE winners SET config = 'priv=bogus'; UPDATE measurements SET config = 'block=-1'");
+    // Both rows, so that the winner is still its run's measurement (lookups serve only such winners).
+    raw.exec("UPDATE winners SET config = 'priv=bogus'; UPDATE measurements SET config = 'priv=bogus'");
   }
   Cache c(file.str());
   CHECK_THROWS_WITH_AS(c.find_winner(h100().model_key(), p), doctest::Contains(file.str().c_str()), CacheError);
   CHECK_THROWS_WITH_AS(c.find_nearest_winner(h100().model_key(), p), doctest::Contains("priv=bogus"), CacheError);
   CHECK_THROWS_AS(c.winners(), CacheError);
-  CHECK_THROWS_WITH_AS(c.measurements(run), doctest::Contains("block=-1"), CacheError);
+  CHECK_THROWS_WITH_AS(c.measurements(run), doctest::Contains("priv=bogus"), CacheError);
 }
 
 TEST_CASE("begin_run records the code identity, the canonical settings and the template") {
@@ -573,7 +577,7 @@ TEST_CASE("a changed template, NVRTC or driver marks the model's runs stale; sta
   Cache c(file.str());
   const DeviceInfo h = h100(), a = a100();
   const auto p1 = problem(M), p64 = problem(64 * M);
-  const auto h_run = tune(c, h, p1, config(256, 4), {'c'}, run_info("00000000000000aa", 12040, 12040));
+  const auto h_run = tune(c, h, p1, config(256, 4), elf({'c'}), run_info("00000000000000aa", 12040, 12040));
   tune(c, h, p64, config(512, 8), {}, run_info("00000000000000aa", 12040, 12040));
   const auto a_run = tune(c, a, p1, config(128, 2), {}, run_info("00000000000000aa", 12040, 12040));
   const CodeIdentity same{"00000000000000aa", 12040, 12040, "histogram"};
@@ -639,11 +643,11 @@ TEST_CASE("gc deletes stale runs with their measurements and winners, and what n
     // Stale: a run of p1 (winner, 3 measurements) and an interrupted run of p2 (1 measurement), old template.
     const auto old = c.begin_run(h, problem(M), run_info("00000000000000aa"));
     for (int ipt : {1, 2, 4}) c.add_measurement(old, ok_measurement(config(256, ipt), ipt));
-    c.finish_run(old, ok_measurement(config(256, 1), 1), {'x'});
+    c.finish_run(old, ok_measurement(config(256, 1), 1), elf({'x'}));
     const auto cut = c.begin_run(h, problem(2 * M), run_info("00000000000000aa"));
     c.add_measurement(cut, ok_measurement(config(256, 4), 1));
     // Fresh: p1 again with the new template; its winner replaces the old one.
-    fresh_run = tune(c, h, problem(M), config(512, 4), {'y'}, run_info("00000000000000bb"));
+    fresh_run = tune(c, h, problem(M), config(512, 4), elf({'y'}), run_info("00000000000000bb"));
     CHECK(c.mark_stale({"00000000000000bb", 0, 0, "histogram"}) == 2);
     CHECK(c.winners(true).size() == 1);  // the fresh run's winner replaced the stale one
   }

@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -168,6 +171,74 @@ TEST_CASE("writer processes and a reader share one file: nothing is lost and no 
   CHECK(shared->cubin == plan::cubin(w, plan::kRuns));
   CHECK(reader.winners().size() == std::size_t(plan::kWriters * plan::kRuns + 1));
   CHECK(most_winners <= std::size_t(plan::kWriters * plan::kRuns + 1));
+}
+
+TEST_CASE("eight writers wait out a writer that holds the lock longer than 5 s, while readers read") {
+  TempPath file;
+  { Cache create(file.str()); }
+  constexpr int kWriters = 8;
+  std::optional<Writers> writers;
+  {
+    // Another writer (a long import) holds the write lock for 6 s: longer than the 5 s autotune used to wait.
+    SQLite::Database holder(file.str(), SQLite::OPEN_READWRITE, 1000);
+    holder.exec("BEGIN IMMEDIATE");
+    writers.emplace(file.str(), kWriters);
+    const auto held = std::chrono::steady_clock::now();
+    Cache reader(file.str());
+    int reads = 0;
+    while (std::chrono::steady_clock::now() - held < std::chrono::seconds(6)) {
+      reads += reader.winners().empty();  // readers are never blocked by a writer (WAL)
+      ::usleep(50'000);
+    }
+    CHECK(reads > 0);
+    holder.exec("COMMIT");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  while (writers->poll()) {
+    REQUIRE_MESSAGE(std::chrono::steady_clock::now() - start < std::chrono::seconds(60), "the writers hang");
+    ::usleep(20'000);
+  }
+  CHECK(writers->exit_codes() == std::vector<int>(kWriters, 0));
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("SELECT count(*) FROM runs WHERE finished_at IS NOT NULL").getInt() ==
+        kWriters * (plan::kRuns + 1));
+  CHECK(raw.execAndGet("SELECT count(*) FROM measurements").getInt() ==
+        kWriters * (plan::kRuns + 1) * plan::kMeasurements);
+}
+
+TEST_CASE("an import commits in chunks: a writer gets the lock while a long import runs") {
+  // A document of 3000 runs (one measurement each) imports in several chunks; a tuner-like writer started at the
+  // same time finishes its run before the import ends, instead of waiting for all of it.
+  TempPath target;
+  Cache s(":memory:");
+  {
+    for (int r = 0; r < 3000; ++r) {
+      const auto run = s.begin_run(plan::device(), plan::problem(100 + r, 0), plan::run_info(100 + r));
+      s.add_measurement(run, plan::measurement(100 + r, 0, 0));
+      s.finish_run(run, plan::measurement(100 + r, 0, 0), {});
+    }
+  }
+  std::ostringstream doc;
+  s.export_json(doc);
+  { Cache create(target.str()); }
+  Cache importer(target.str());
+  std::atomic<bool> import_done{false};
+  std::atomic<bool> writer_done_first{false};
+  std::thread writer([&] {
+    Cache w(target.str());
+    const auto run = w.begin_run(plan::device(), plan::problem(0, 0), plan::run_info(0));
+    w.add_measurement(run, plan::measurement(0, 0, 0));
+    w.finish_run(run, plan::measurement(0, 0, 0), {});
+    writer_done_first = !import_done.load();
+  });
+  std::istringstream in(doc.str());
+  const ImportStats stats = importer.import_json(in, "doc");
+  import_done = true;
+  writer.join();
+  CHECK(stats.runs == 3000);
+  SQLite::Database raw(target.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("SELECT count(*) FROM runs").getInt() == 3001);
+  MESSAGE("the writer finished before the import: " << writer_done_first.load());
 }
 
 }  // TEST_SUITE("cache_concurrency")

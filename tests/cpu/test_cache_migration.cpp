@@ -259,7 +259,7 @@ TEST_CASE("a failed migration leaves the file as it was") {
   const std::string before = read_bytes(file.path);
   const std::string err = open_error(file.str());
   CHECK(contains(err, "'" + file.str() + "'"));
-  CHECK(contains(err, "cannot be migrated from schema 1 to 3"));
+  CHECK(contains(err, "cannot be migrated from schema 1 to 4"));
   CHECK(contains(err, "templates"));
   CHECK(read_bytes(file.path) == before);
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
@@ -268,7 +268,7 @@ TEST_CASE("a failed migration leaves the file as it was") {
 
 }  // TEST_SUITE("cache_migration")
 
-// The golden file of schema 2 (tests/data/cache_v2.db, see tests/data/README.md): migrated to schema 3, every row
+// The golden file of schema 2 (tests/data/cache_v2.db, see tests/data/README.md): migrated to schema 4, every row
 // kept, the new baselines table usable, and the same structure as a new file.
 TEST_SUITE("cache_migration") {
 TEST_CASE("the golden schema-2 file opens with the current code, keeps its rows and gains the baselines table") {
@@ -302,7 +302,7 @@ TEST_CASE("the golden schema-2 file opens with the current code, keeps its rows 
     CHECK_FALSE(c.baseline(h200, winners[0].problem, "cub"));
   }
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 3);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 4);
   { Cache c(fresh.str()); }
   CHECK(structure(file.str()) == structure(fresh.str()));
   CHECK(read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v2.db") == golden);  // the golden file is never touched

@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/chrono.h>
+
 #include <algorithm>
+#include <ctime>
 #include <random>
 #include <sstream>
 #include <string>
@@ -40,7 +43,7 @@ HistogramProblem wide_counters() {
 }
 
 // Two models (one with a measured roof), four problems (an f32 one and one with 64-bit counters), five finished
-// runs with winners (cubins with zero bytes, one without), every failure status with awkward logs, an interrupted
+// runs with winners (made-up cubins with zero bytes, one without), every failure status with awkward logs, an interrupted
 // run, a stale run and recorded settings. Counts: 2 devices, 4 problems, 2 templates, 6 runs, 13 measurements,
 // 5 winners.
 void fill(Cache& c) {
@@ -58,21 +61,21 @@ void fill(Cache& c) {
         failed_measurement(config(1024, 32, true, true), MeasurementStatus::launch_error, "cudaErrorIllegalAddress"),
         failed_measurement(config(128, 8, true, false, true), MeasurementStatus::wrong_result, "bin 7: 12 != 13")})
     c.add_measurement(r1, m);
-  c.finish_run(r1, best, {'\0', 'a', '\xff'});
+  c.finish_run(r1, best, elf({'\0', 'a', '\xff'}));
 
   const auto r2 = c.begin_run(a, problem(64 * M), run_info("00000000000000aa"));
   c.add_measurement(r2, ok_measurement(config(256, 4), 0.05));
   c.add_measurement(r2, ok_measurement(config(512, 8), 0.04));
-  c.finish_run(r2, ok_measurement(config(512, 8), 0.04), {'\0'});
+  c.finish_run(r2, ok_measurement(config(512, 8), 0.04), elf({'\0'}));
 
-  tune(c, h, f32_problem(), config(256, 8), {'a', 'b'}, run_info("00000000000000aa"), 0.01);
+  tune(c, h, f32_problem(), config(256, 8), elf({'a', 'b'}), run_info("00000000000000aa"), 0.01);
   tune(c, h, wide_counters(), config(256, 2), {}, run_info("00000000000000aa"), 0.04);
 
   const auto cut = c.begin_run(a, problem(M), run_info("00000000000000aa"));  // interrupted
   c.add_measurement(cut, ok_measurement(config(256, 4), 0.003));
   c.add_measurement(cut, ok_measurement(config(256, 8), 0.002));
 
-  tune(c, h, problem(M), config(128, 4), {'s'}, run_info("00000000000000a0"), 0.002);
+  tune(c, h, problem(M), config(128, 4), elf({'s'}), run_info("00000000000000a0"), 0.002);
   REQUIRE(c.mark_stale({"00000000000000aa", 0, 0, "histogram"}, h.model_key()) == 1);
 }
 
@@ -180,8 +183,8 @@ TEST_CASE("the export is portable JSON: a format version, natural keys instead o
     if (const Json& w = run["winner"]; !w.is_null())
       cubins.push_back(w["cubin"].is_null() ? "null" : w["cubin"].get<std::string>());
   std::sort(cubins.begin(), cubins.end());
-  // 00 61 ff, 00, 61 62, 73 and no cubin, written out by hand.
-  CHECK(cubins == std::vector<std::string>{"AA==", "AGH/", "YWI=", "cw==", "null"});
+  // The ELF magic 7f 45 4c 46 followed by 00, by 00 61 ff, by 61 62, by 73, and no cubin, written out by hand.
+  CHECK(cubins == std::vector<std::string>{"f0VMRgA=", "f0VMRgBh/w==", "f0VMRmFi", "f0VMRnM=", "null"});
   const Json& first = doc["runs"][0];
   CHECK(first["device"] == a100().model_key());
   CHECK(first["problem"] == problem(M).key());
@@ -198,16 +201,22 @@ TEST_CASE("the export is portable JSON: a format version, natural keys instead o
 TEST_CASE("an imported winner of the same model and problem: fresh beats stale, then newer, then faster") {
   Cache c(":memory:");
   const DeviceInfo h = h100();
-  tune(c, h, problem(M), config(256, 4), {'o'}, run_info("00000000000000aa"), 0.5);
+  tune(c, h, problem(M), config(256, 4), elf({'o'}), run_info("00000000000000aa"), 0.5);
   const Json base = Json::parse(export_text(c));
   const std::string ours_at = base["runs"][0]["winner"]["tuned_at"];
-  // Another run of the same model and problem, with a winner whose time, speed and staleness the cases choose.
+  // Later than ours but not in the future beyond the hour of clock skew import allows.
+  const std::string newer = fmt::format("{:%Y-%m-%dT%H:%M:%S}.000Z",
+                                        fmt::gmtime(std::time(nullptr) + 30 * 60));
+  // Another run of the same model and problem, with a winner whose time, speed and staleness the cases choose (a
+  // winner is always one of its run's ok measurements).
   auto incoming = [&](const std::string& tuned_at, double ms, bool stale) {
     Json doc = base;
     Json& run = doc["runs"][0];
-    run["started_at"] = "2030-01-01T00:00:00.000Z";
-    run["finished_at"] = "2030-01-01T00:10:00.000Z";
+    run["started_at"] = "2020-01-01T00:00:00.000Z";
+    run["finished_at"] = "2020-01-01T00:10:00.000Z";
     run["stale"] = stale;
+    run["measurements"][0]["config"] = config(1024, 2).key();
+    run["measurements"][0]["median_ms"] = ms;
     run["winner"]["tuned_at"] = tuned_at;
     run["winner"]["median_ms"] = ms;
     run["winner"]["config"] = config(1024, 2).key();
@@ -216,11 +225,11 @@ TEST_CASE("an imported winner of the same model and problem: fresh beats stale, 
   auto winner_config = [&] { return c.winners(true).at(0).config; };
 
   SUBCASE("a fresh, newer winner replaces ours") {
-    CHECK(import_text(c, incoming("2999-01-01T00:00:00.000Z", 0.9, false)).winners == 1);
+    CHECK(import_text(c, incoming(newer, 0.9, false)).winners == 1);
     CHECK(winner_config() == config(1024, 2));
   }
   SUBCASE("a stale winner never replaces a fresh one, however new") {
-    CHECK(import_text(c, incoming("2999-01-01T00:00:00.000Z", 0.1, true)).winners == 0);
+    CHECK(import_text(c, incoming(newer, 0.1, true)).winners == 0);
     CHECK(winner_config() == config(256, 4));
   }
   SUBCASE("a fresh winner replaces a stale one, however old") {
@@ -253,7 +262,7 @@ TEST_CASE("a copy taken mid-run gains the rest of the run; staleness is sticky")
   CHECK(d.winners(true).empty());
 
   s.add_measurement(run, ok_measurement(config(512, 8), 0.2));
-  s.finish_run(run, ok_measurement(config(512, 8), 0.2), {'w'});
+  s.finish_run(run, ok_measurement(config(512, 8), 0.2), elf({'w'}));
   const std::string finished = export_text(s);
   // The run is the same run (natural key): it learns that it finished, gains a measurement and its winner.
   CHECK(import_text(d, finished) == ImportStats{0, 0, 0, 1, 1, 1});
@@ -343,7 +352,7 @@ TEST_CASE("merge adds another cache file, which it never modifies; merging again
   {
     Cache m(mine.str());
     tune(m, h100(), problem(4 * M), config(256, 4));
-    tune(m, a100(), problem(64 * M), config(1024, 8), {'n'}, run_info("00000000000000aa"), 0.01);
+    tune(m, a100(), problem(64 * M), config(1024, 8), elf({'n'}), run_info("00000000000000aa"), 0.01);
   }
   fs::copy_file(mine.path, expected.path);
   {
@@ -375,9 +384,14 @@ TEST_CASE("merging a schema-1 file upgrades a copy in memory and leaves the file
   const std::string before = read_bytes(old_file.path);
   {
     Cache c(merged.str());
-    CHECK(c.merge(old_file.str()) == ImportStats{2, 3, 0, 5, 16, 4});
+    // Its three cubins have no recorded SHA-256 (schema 1 had none): nothing vouches for them, so they stay out.
+    CHECK(c.merge(old_file.str()) == ImportStats{2, 3, 0, 5, 16, 4, 0, 3});
   }
   CHECK(read_bytes(old_file.path) == before);
+  {
+    SQLite::Database raw(migrated.str(), SQLite::OPEN_READWRITE);
+    CHECK(raw.exec("UPDATE winners SET cubin = NULL WHERE cubin IS NOT NULL") == 3);
+  }
   CHECK(dump_contents(merged.str()) == dump_contents(migrated.str()));
 }
 

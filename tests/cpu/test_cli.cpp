@@ -32,7 +32,7 @@ int run_line(std::vector<std::string> args, std::string& out) {
 void fixture_cache(const std::string& path) {
   using namespace autotune::test;
   Cache c(path);
-  tune(c, h100(), problem(M), config(256, 4), {'\0', 'h'}, run_info("00000000000000aa"));
+  tune(c, h100(), problem(M), config(256, 4), elf({'\0', 'h'}), run_info("00000000000000aa"));
   tune(c, a100(), problem(M), config(512, 8), {}, run_info("00000000000000a0"));
   REQUIRE(c.mark_stale({"00000000000000aa", 0, 0, "histogram"}) == 1);
 }
