@@ -494,13 +494,7 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
     fin.bind(2, run_id);
     fin.exec();
 
-    SQLite::Statement win(self.db,
-        "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at,"
-        " cubin_sha256, source_sha256, nvrtc_options, nvrtc_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (device_id, problem_id) DO UPDATE SET run_id = excluded.run_id, config = excluded.config,"
-        " median_ms = excluded.median_ms, gbps = excluded.gbps, arch = excluded.arch, cubin = excluded.cubin,"
-        " tuned_at = excluded.tuned_at, cubin_sha256 = excluded.cubin_sha256, source_sha256 = excluded.source_sha256,"
-        " nvrtc_options = excluded.nvrtc_options, nvrtc_version = excluded.nvrtc_version");
+    SQLite::Statement win(self.db, kUpsertWinner);
     win.bind(1, device_id);
     win.bind(2, problem_id);
     win.bind(3, run_id);

@@ -26,6 +26,15 @@ inline constexpr int kBusyTimeoutMs = 60'000;
 /// Tables every autotune cache has had since schema 1; check_readable refuses a file that lacks one.
 inline constexpr const char* kV1Tables[] = {"devices", "problems", "runs", "measurements", "winners"};
 
+/// Stores a winner (finish_run, import): one row per device model and problem, bound in this column order.
+inline constexpr const char* kUpsertWinner =
+    "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at,"
+    " cubin_sha256, source_sha256, nvrtc_options, nvrtc_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (device_id, problem_id) DO UPDATE SET run_id = excluded.run_id, config = excluded.config,"
+    " median_ms = excluded.median_ms, gbps = excluded.gbps, arch = excluded.arch, cubin = excluded.cubin,"
+    " tuned_at = excluded.tuned_at, cubin_sha256 = excluded.cubin_sha256, source_sha256 = excluded.source_sha256,"
+    " nvrtc_options = excluded.nvrtc_options, nvrtc_version = excluded.nvrtc_version";
+
 /// Now, as stored: "2026-11-29T16:20:00.123Z".
 std::string utc_now();
 /// Milliseconds since the epoch <-> that form. parse also reads schema 1's "2026-11-29T16:20:00Z".

@@ -353,13 +353,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       else ++stats.cubins_dropped;
     }
     auto provenance = [&](const char* key) { return cubin.empty() || !w.has(key) ? std::nullopt : w.opt_text(key); };
-    SQLite::Statement q(db,
-        "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at,"
-        " cubin_sha256, source_sha256, nvrtc_options, nvrtc_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (device_id, problem_id) DO UPDATE SET run_id = excluded.run_id, config = excluded.config,"
-        " median_ms = excluded.median_ms, gbps = excluded.gbps, arch = excluded.arch, cubin = excluded.cubin,"
-        " tuned_at = excluded.tuned_at, cubin_sha256 = excluded.cubin_sha256, source_sha256 = excluded.source_sha256,"
-        " nvrtc_options = excluded.nvrtc_options, nvrtc_version = excluded.nvrtc_version");
+    SQLite::Statement q(db, kUpsertWinner);
     q.bind(1, c.device_id);
     q.bind(2, c.problem_id);
     q.bind(3, c.run_id);

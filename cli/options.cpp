@@ -11,6 +11,7 @@
 #include "autotune/tuner.hpp"
 #include "cli/problem_options.hpp"
 #include "core/family.hpp"
+#include "core/option_text.hpp"
 
 namespace po = boost::program_options;
 
@@ -82,25 +83,8 @@ po::options_description tune_hidden_options() {
   return d;
 }
 
-long long to_integer(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t pos = 0;
-    const long long v = std::stoll(text, &pos);
-    if (pos == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(fmt::format("--{}: '{}' is not an integer", flag, text));
-}
-
-double to_double(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t pos = 0;
-    const double v = std::stod(text, &pos);
-    if (pos == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(fmt::format("--{}: '{}' is not a number", flag, text));
-}
+using option_text::to_double;
+using option_text::to_integer;
 
 // Parses `args` against `desc`, refusing unknown flags and stray positional words (beyond `positionals`).
 po::variables_map parse(const std::string& sub, const std::vector<std::string>& args,

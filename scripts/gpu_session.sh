@@ -37,6 +37,18 @@ step() { echo; echo "### $*"; }
     step "example_histogram"; AUTOTUNE_CACHE="$cache" "$bin/example_histogram" || rc=1
     step "example_reduce"; AUTOTUNE_CACHE="$cache" "$bin/example_reduce" || rc=1
     step "example_histogram, no cache"; AUTOTUNE_CACHE="$out/none.db" "$bin/example_histogram" || rc=1
+    # A shipped cache: a 0444 copy in a directory of its own, NVRTC made unloadable; the cubins come from the cache.
+    step "example_histogram from a read-only cache, without NVRTC"
+    ship="$out/ship"; mkdir -p "$ship"; cp "$cache" "$ship/app.db"; chmod 0444 "$ship/app.db"
+    before=$(sha256sum "$ship/app.db")
+    AUTOTUNE_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13 AUTOTUNE_CACHE="$ship/app.db" "$bin/example_histogram" || rc=1
+    [ "$before" = "$(sha256sum "$ship/app.db")" ] && [ "$(ls "$ship")" = "app.db" ] \
+      && echo "read-only cache unchanged, no side files" || { echo "the lookup changed the cache"; rc=1; }
+    step "off the tuned points: bins and sizes nobody tuned, against CUB"
+    for p in "--type u8 --bins 128 --upper 128 --n 512M" "--type f32 --bins 4096 --n 64M" "--type u8 --bins 256 --n 16M" \
+             "--kernel reduce --op max --type f32 --n 256M"; do
+      "$bin/autotune" bench $p --cache "$cache" || rc=1
+    done
   fi
   echo; echo "gpu_session: exit $rc"
 } 2>&1 | tee "$out/session.log"
