@@ -16,6 +16,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "autotune/cache.hpp"
@@ -27,6 +28,7 @@
 #include "autotune/tuner.hpp"
 #include "cli/bench.hpp"
 #include "cli/format.hpp"
+#include "cli/output_file.hpp"
 #include "cli/progress.hpp"
 #include "tuner/robust.hpp"
 #include "cli/report.hpp"
@@ -403,30 +405,12 @@ int run_compare(const CompareCommand& cmd, const std::string& cache_path, std::o
   return 0;
 }
 
-// Written to a temporary file renamed over FILE at the end, like export: a failed report never replaces a good one.
+// Written as cli/output_file.hpp says: a regular file is replaced atomically (a failed report never replaces a good
+// one), a FIFO or a device is written through, never replaced.
 int run_report(const ReportCommand& cmd, const std::string& cache_path, std::ostream& out) {
   const Cache cache = open_for_reading(cache_path);
-  const std::string html = render_report(cache, cache_path);
-  const std::string tmp = fmt::format("{}.tmp-{}", cmd.output, ::getpid());
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
-    file << html;
-    file.close();
-    if (!file) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, cmd.output, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw Error(fmt::format("cannot write '{}' ({})", cmd.output, ec.message()));
-  }
-  fmt::print(out, "wrote the report of {} to {}\n", cache_path, cmd.output);
+  if (write_output_file(cmd.output, render_report(cache, cache_path)) == Written::replaced)
+    fmt::print(out, "wrote the report of {} to {}\n", cache_path, cmd.output);
   return 0;
 }
 
@@ -440,35 +424,19 @@ std::string describe(const ImportStats& s) {
                      n(s.winners, "winner"), s.baselines ? ", " + n(s.baselines, "baseline") : std::string());
 }
 
-// The document goes to a temporary file renamed over FILE at the end: an export that fails half-way never
-// replaces an earlier good one.
+// The document is written as cli/output_file.hpp says: an export that fails half-way never replaces an earlier good
+// one, and a FIFO or a device (/dev/null) is written through, never replaced.
 int run_export(const ExportCommand& cmd, const std::string& cache_path, std::ostream& out) {
   const Cache cache = Cache::open_read_only(cache_path);  // never created, migrated or written by an export
   if (cmd.output == "-") {
     cache.export_json(out);
     return 0;
   }
-  const std::string tmp = fmt::format("{}.tmp-{}", cmd.output, ::getpid());
-  struct RemoveOnFailure {
-    const std::string& path;
-    bool keep = false;
-    ~RemoveOnFailure() {
-      std::error_code ec;
-      if (!keep) std::filesystem::remove(path, ec);
-    }
-  } guard{tmp};
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
-    cache.export_json(file);
-    file.close();
-    if (!file) throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, cmd.output, ec);
-  if (ec) throw Error(fmt::format("cannot write '{}' ({})", cmd.output, ec.message()));
-  guard.keep = true;
-  fmt::print(out, "exported {} to {}\n", cache_path, cmd.output);
+  std::ostringstream document;
+  cache.export_json(document);
+  // Written through to a stream (a FIFO, /dev/stdout), the document is all its reader gets: no message after it.
+  if (write_output_file(cmd.output, document.str()) == Written::replaced)
+    fmt::print(out, "exported {} to {}\n", cache_path, cmd.output);
   return 0;
 }
 
