@@ -130,6 +130,35 @@ class ReduceWorkload final : public Workload {
 
 }  // namespace
 
+DeviceMemoryNeed device_memory_need(const Problem& problem, std::uint64_t extra_bytes) {
+  DeviceMemoryNeed need;
+  need.input = problem.bytes();
+  // HistogramWorkload: bins counters; ReduceWorkload: one 16-byte result.
+  if (const HistogramProblem* h = problem.histogram())
+    need.output = static_cast<std::uint64_t>(h->bins) * static_cast<std::uint64_t>(h->counter_bits / 8);
+  else need.output = 16;
+  need.extra = extra_bytes;
+  return need;
+}
+
+namespace {
+std::string human_bytes(std::uint64_t bytes) {
+  if (bytes >= (1ull << 30)) return fmt::format("{:.1f} GiB", bytes / 1073741824.0);
+  if (bytes >= (1ull << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  return fmt::format("{:.1f} KiB", bytes / 1024.0);
+}
+}  // namespace
+
+std::string device_memory_shortfall(const Problem& problem, int device, const DeviceMemoryNeed& need,
+                                    std::uint64_t free_bytes, std::uint64_t total_bytes) {
+  if (need.total() <= free_bytes) return {};
+  return fmt::format("not enough GPU memory to tune {}: it needs {} (input {}, output {}, L2 flush and read-roof "
+                     "buffers {}, margin {}) but GPU {} has {} free of {}; tune a smaller --n",
+                     problem.key(), human_bytes(need.total()), human_bytes(need.input), human_bytes(need.output),
+                     human_bytes(need.extra), human_bytes(need.margin), device, human_bytes(free_bytes),
+                     human_bytes(total_bytes));
+}
+
 std::unique_ptr<Workload> make_workload(const Problem& problem, const DeviceInfo& device, std::uint64_t seed) {
   if (const HistogramProblem* h = problem.histogram()) return std::make_unique<HistogramWorkload>(*h, device, seed);
   return std::make_unique<ReduceWorkload>(*problem.reduce(), device, seed);
