@@ -159,7 +159,12 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
         const std::string line = fmt::format("{} {}\n", what, c.key());
         (void)!::write(fd, line.data(), line.size());  // one write of a short line: never interleaved
       };
-      o.on_variant_start = [tell](const Config& c) { tell("start", c); };
+      o.on_variant_start = [tell, hang = cmd.inject_hang](const Config& c) {
+        tell("start", c);
+        // Testing aid: stop here as a worker whose kernel never ends would (its watchdog ends it).
+        if (c.key() == hang)
+          for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+      };
       o.on_variant_end = [tell](const Config& c) { tell("done", c); };
     }
     progress.start();
@@ -197,6 +202,7 @@ WorkerResult run_worker(const TuneCommand& cmd, const Problem& problem, int devi
   if (cmd.budget_s > 0) args.insert(args.end(), {"--budget-s", fmt::format("{}", cmd.budget_s)});
   if (!cmd.flush_l2) args.push_back("--no-flush");
   if (!cmd.inject_fault.empty()) args.insert(args.end(), {"--inject-fault", cmd.inject_fault});
+  if (!cmd.inject_hang.empty()) args.insert(args.end(), {"--inject-hang", cmd.inject_hang});
   for (const std::string& key : timed_out) args.insert(args.end(), {"--timed-out", key});
   std::fflush(stdout);
   std::string why;

@@ -103,7 +103,7 @@ po::options_description tune_options() {
 po::options_description tune_hidden_options() {
   po::options_description d;
   d.add_options()("worker", "")("inject-fault", po::value<std::string>())("problem-key", po::value<std::string>())
-      ("timed-out", po::value<std::vector<std::string>>()->composing())("progress-fd", po::value<std::string>());
+      ("timed-out", po::value<std::vector<std::string>>()->composing())("inject-hang", po::value<std::string>())("progress-fd", po::value<std::string>());
   return d;
 }
 
@@ -224,6 +224,7 @@ TuneCommand make_tune(const po::variables_map& vm) {
     t.progress_fd = static_cast<int>(fd);
   }
   if (vm.count("inject-fault")) t.inject_fault = str("inject-fault");
+  if (vm.count("inject-hang")) t.inject_hang = str("inject-hang");
 
   const bool any_problem_flag = vm.count("kernel") || vm.count("type") || vm.count("bins") || vm.count("lower") ||
                                 vm.count("upper") || vm.count("n") || vm.count("dist") || vm.count("counters") ||

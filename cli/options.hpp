@@ -32,6 +32,7 @@ struct TuneCommand {
   bool isolate = true;                   ///< run each problem in a worker process (--no-isolate: in this process)
   bool worker = false;                   ///< (hidden) this process is a worker: --worker
   std::string inject_fault;              ///< (hidden, testing) --inject-fault CONFIG_KEY
+  std::string inject_hang;  ///< (hidden, testing) --inject-hang CONFIG_KEY: a worker stops there, as on a hung kernel
   /// --variant-timeout SECONDS: a worker whose variant runs this long without finishing is ended and the variant
   /// recorded as launch_error ("timed out after N s"); 0 = never (cli/watchdog.hpp).
   double variant_timeout_s = 10.0;
