@@ -4,11 +4,11 @@
 #include <fmt/ostream.h>
 
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +16,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "autotune/cache.hpp"
@@ -26,12 +27,13 @@
 #include "autotune/tuner.hpp"
 #include "cli/bench.hpp"
 #include "cli/format.hpp"
+#include "cli/output_file.hpp"
 #include "cli/progress.hpp"
+#include "cli/watchdog.hpp"
 #include "tuner/robust.hpp"
 #include "cli/report.hpp"
 #include "core/family.hpp"
 
-extern char** environ;
 
 namespace autotune::cli {
 
@@ -149,6 +151,22 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
     if (!cmd.worker) fmt::print(out, "\n== {}\n", p.key());
     TuneOptions o = options_of(cmd, device_ordinal);
     o.stop_on_fault = cmd.worker;
+    for (const std::string& key : cmd.timed_out)
+      o.timed_out[key] = fmt::format("timed out after {} s: it ran that long without finishing, so the worker "
+                                     "process running it was ended (--variant-timeout)", cmd.variant_timeout_s);
+    if (cmd.progress_fd >= 0) {  // the parent's watchdog reads these lines (cli/watchdog.hpp)
+      auto tell = [fd = cmd.progress_fd](const char* what, const Config& c) {
+        const std::string line = fmt::format("{} {}\n", what, c.key());
+        (void)!::write(fd, line.data(), line.size());  // one write of a short line: never interleaved
+      };
+      o.on_variant_start = [tell, hang = cmd.inject_hang](const Config& c) {
+        tell("start", c);
+        // Testing aid: stop here as a worker whose kernel never ends would (its watchdog ends it).
+        if (c.key() == hang)
+          for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+      };
+      o.on_variant_end = [tell](const Config& c) { tell("done", c); };
+    }
     progress.start();
     o.on_measurement = [&](std::size_t done, std::size_t total, const Measurement& m) {
       progress.update(done, total, m);
@@ -172,42 +190,50 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
   return 0;
 }
 
-// Runs `autotune tune --worker` for one problem on one device and waits; -1 when it could not be started.
-int run_worker(const TuneCommand& cmd, const Problem& problem, int device, const std::string& cache_path,
-               std::ostream& err) {
+// Runs `autotune tune --worker` for one problem on one device under the watchdog (cli/watchdog.hpp) and waits.
+WorkerResult run_worker(const TuneCommand& cmd, const Problem& problem, int device, const std::string& cache_path,
+                        const std::vector<std::string>& timed_out, std::ostream& err) {
   std::vector<std::string> args{"autotune", "tune", "--worker", "--problem-key", problem.key(),
                                 "--device", std::to_string(device), "--cache", cache_path,
-                                "--samples", std::to_string(cmd.samples), "--strategy", cmd.strategy};
+                                "--samples", std::to_string(cmd.samples), "--strategy", cmd.strategy,
+                                "--progress-fd", std::to_string(kProgressFd),
+                                "--variant-timeout", fmt::format("{}", cmd.variant_timeout_s)};
   if (cmd.budget > 0) args.insert(args.end(), {"--budget", std::to_string(cmd.budget)});
   if (cmd.budget_s > 0) args.insert(args.end(), {"--budget-s", fmt::format("{}", cmd.budget_s)});
   if (!cmd.flush_l2) args.push_back("--no-flush");
   if (!cmd.inject_fault.empty()) args.insert(args.end(), {"--inject-fault", cmd.inject_fault});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  if (!cmd.inject_hang.empty()) args.insert(args.end(), {"--inject-hang", cmd.inject_hang});
+  for (const std::string& key : timed_out) args.insert(args.end(), {"--timed-out", key});
   std::fflush(stdout);
-  pid_t pid = 0;
+  std::string why;
   // The same binary, freshly loaded: a new process gets a new CUDA context whatever the last one suffered.
-  if (const int rc = ::posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ); rc != 0) {
-    fmt::print(err, "autotune: cannot start a worker process ({})\n", std::strerror(rc));
-    return -1;
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  const auto limit = std::chrono::milliseconds(static_cast<long long>(cmd.variant_timeout_s * 1000.0));
+  WorkerResult r = run_watched("/proc/self/exe", args, limit, why);
+  if (!why.empty()) fmt::print(err, "autotune: {}\n", why);
+  return r;
 }
 
-// Tunes every problem on one device through worker processes, restarting a worker whose context was lost.
+// Tunes every problem on one device through worker processes, restarting a worker whose context was lost or whose
+// variant hung (ended by the watchdog; the next worker records that variant as failed and goes on).
 int tune_isolated(const TuneCommand& cmd, int device, const std::string& cache_path, std::ostream& out,
                   std::ostream& err) {
   int failures = 0;
   for (const Problem& p : cmd.problems) {
     fmt::print(out, "\n== {} (GPU {})\n", p.key(), device);
     out.flush();
+    std::vector<std::string> timed_out;
     for (int restarts = 0;; ++restarts) {
-      const int rc = run_worker(cmd, p, device, cache_path, err);
+      const WorkerResult r = run_worker(cmd, p, device, cache_path, timed_out, err);
+      if (r.timed_out) {
+        fmt::print(err, "autotune: {}: variant {} ran {} s without finishing: its worker was ended; a new worker "
+                        "records it as launch_error and resumes the run\n", p.key(), r.in_flight, cmd.variant_timeout_s);
+        timed_out.push_back(r.in_flight);
+        if (restarts < kMaxRestarts) continue;
+        fmt::print(err, "autotune: {}: gave up after {} restarts\n", p.key(), restarts);
+        ++failures;
+        break;
+      }
+      const int rc = r.exit_code;
       if (rc == kContextLostExit && restarts < kMaxRestarts) continue;
       if (rc == 128 + SIGINT || rc == 128 + SIGTERM) return rc;  // the user stopped it: so do we
       if (rc != 0) ++failures;
@@ -403,30 +429,12 @@ int run_compare(const CompareCommand& cmd, const std::string& cache_path, std::o
   return 0;
 }
 
-// Written to a temporary file renamed over FILE at the end, like export: a failed report never replaces a good one.
+// Written as cli/output_file.hpp says: a regular file is replaced atomically (a failed report never replaces a good
+// one), a FIFO or a device is written through, never replaced.
 int run_report(const ReportCommand& cmd, const std::string& cache_path, std::ostream& out) {
   const Cache cache = open_for_reading(cache_path);
-  const std::string html = render_report(cache, cache_path);
-  const std::string tmp = fmt::format("{}.tmp-{}", cmd.output, ::getpid());
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
-    file << html;
-    file.close();
-    if (!file) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, cmd.output, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw Error(fmt::format("cannot write '{}' ({})", cmd.output, ec.message()));
-  }
-  fmt::print(out, "wrote the report of {} to {}\n", cache_path, cmd.output);
+  if (write_output_file(cmd.output, render_report(cache, cache_path)) == Written::replaced)
+    fmt::print(out, "wrote the report of {} to {}\n", cache_path, cmd.output);
   return 0;
 }
 
@@ -440,35 +448,19 @@ std::string describe(const ImportStats& s) {
                      n(s.winners, "winner"), s.baselines ? ", " + n(s.baselines, "baseline") : std::string());
 }
 
-// The document goes to a temporary file renamed over FILE at the end: an export that fails half-way never
-// replaces an earlier good one.
+// The document is written as cli/output_file.hpp says: an export that fails half-way never replaces an earlier good
+// one, and a FIFO or a device (/dev/null) is written through, never replaced.
 int run_export(const ExportCommand& cmd, const std::string& cache_path, std::ostream& out) {
   const Cache cache = Cache::open_read_only(cache_path);  // never created, migrated or written by an export
   if (cmd.output == "-") {
     cache.export_json(out);
     return 0;
   }
-  const std::string tmp = fmt::format("{}.tmp-{}", cmd.output, ::getpid());
-  struct RemoveOnFailure {
-    const std::string& path;
-    bool keep = false;
-    ~RemoveOnFailure() {
-      std::error_code ec;
-      if (!keep) std::filesystem::remove(path, ec);
-    }
-  } guard{tmp};
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
-    cache.export_json(file);
-    file.close();
-    if (!file) throw Error(fmt::format("cannot write '{}' ({})", tmp, std::strerror(errno)));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, cmd.output, ec);
-  if (ec) throw Error(fmt::format("cannot write '{}' ({})", cmd.output, ec.message()));
-  guard.keep = true;
-  fmt::print(out, "exported {} to {}\n", cache_path, cmd.output);
+  std::ostringstream document;
+  cache.export_json(document);
+  // Written through to a stream (a FIFO, /dev/stdout), the document is all its reader gets: no message after it.
+  if (write_output_file(cmd.output, document.str()) == Written::replaced)
+    fmt::print(out, "exported {} to {}\n", cache_path, cmd.output);
   return 0;
 }
 

@@ -15,6 +15,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Names come from caches made elsewhere (imported, merged) and need not be UTF-8: an invalid byte becomes U+FFFD
+// instead of failing the whole listing (nlohmann's default throws type_error 316).
+std::string dump(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
+
 Json to_json(const Cell& c) {
   switch (c.kind) {
     case Cell::Kind::text: return c.value;
@@ -121,7 +125,7 @@ std::string render(const Listing& l, OutputFormat format) {
     case OutputFormat::json: {
       Json a = Json::array();
       for (const auto& row : l.rows) a.push_back(row_object(l, row));
-      return a.dump(2) + "\n";
+      return dump(a);
     }
     case OutputFormat::csv: return csv(l, l.rows.size());
     case OutputFormat::table: break;
@@ -141,7 +145,7 @@ std::string render_record(const Listing& l, OutputFormat format) {
   const std::vector<Cell> empty;
   const auto& row = l.rows.empty() ? empty : l.rows.front();
   switch (format) {
-    case OutputFormat::json: return row_object(l, row).dump(2) + "\n";
+    case OutputFormat::json: return dump(row_object(l, row));
     case OutputFormat::csv: return csv(l, 1);
     case OutputFormat::table: break;
   }
@@ -150,6 +154,44 @@ std::string render_record(const Listing& l, OutputFormat format) {
   std::string out;
   for (std::size_t c = 0; c < l.columns.size(); ++c)
     out += fmt::format("{:<{}}  {}\n", l.columns[c].header + ":", width + 1, c < row.size() ? row[c].text : "");
+  return out;
+}
+
+std::string printable_line(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);  // says nothing
+  std::string out;
+  out.reserve(text.size());
+  auto hex = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c == '\n') out += "\\n";
+      else if (c == '\t') out += "\\t";
+      else if (c == '\r') out += "\\r";
+      else if (c < 0x20 || c == 0x7f) hex(c);
+      else out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A well-formed UTF-8 sequence (no overlong form, no surrogate, at most U+10FFFF) is kept, except the C1
+    // controls U+0080..U+009F, which some terminals obey like ESC; any other byte is shown as \xNN.
+    const std::size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    bool ok = len > 0 && c <= 0xf4 && i + len <= text.size();
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (ok) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
+        ok = false;
+      if (c == 0xc2 && c1 < 0xa0) ok = false;  // C1 control
+    }
+    if (!ok) {
+      hex(c);
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, len));
+    i += len;
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace autotune::cli {
@@ -51,6 +52,11 @@ std::string render(const Listing& listing, OutputFormat format);
 /// The first row of a one-row listing as one record: "header: value" lines for the table, one JSON object, a CSV
 /// header and one row.
 std::string render_record(const Listing& listing, OutputFormat format);
+
+/// `text` as one line that is safe to print on a terminal: newlines, tabs and other control characters (ESC, DEL,
+/// the C1 controls) and bytes that are not UTF-8 are shown escaped (\n, \t, \r, \x1b); printable UTF-8 is kept.
+/// Trailing line ends are dropped. For error messages, which quote input (file contents, names, flags) that may come from anyone.
+std::string printable_line(std::string_view text);
 
 /// One CSV field, quoted when RFC 4180 requires it.
 std::string csv_field(const std::string& value);

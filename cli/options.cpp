@@ -73,13 +73,17 @@ po::options_description tune_options() {
       ("budget-s", po::value<std::string>()->value_name("SECONDS"), "random: stop drawing after this long")
       ("no-flush", "time with a warm L2 (default: flush the L2 before every timed run)")
       ("no-isolate", "measure in this process (default: a worker process per problem, restarted after a variant "
-                     "faults, so a fault cannot end the run)");
+                     "faults, so a fault cannot end the run)")
+      ("variant-timeout", po::value<std::string>()->value_name("SECONDS"),
+       "end a worker whose variant runs this long without finishing (a hung kernel), record the variant as "
+       "launch_error and resume with a new worker; e.g. 10 (default), 30s, 0 (never); needs worker processes");
   return d;
 }
 
 po::options_description tune_hidden_options() {
   po::options_description d;
-  d.add_options()("worker", "")("inject-fault", po::value<std::string>())("problem-key", po::value<std::string>());
+  d.add_options()("worker", "")("inject-fault", po::value<std::string>())("problem-key", po::value<std::string>())
+      ("timed-out", po::value<std::vector<std::string>>()->composing())("inject-hang", po::value<std::string>())("progress-fd", po::value<std::string>());
   return d;
 }
 
@@ -174,7 +178,25 @@ TuneCommand make_tune(const po::variables_map& vm) {
   }
   t.isolate = vm.count("no-isolate") == 0;
   t.worker = vm.count("worker") > 0;
+  if (vm.count("variant-timeout")) {
+    std::string text = str("variant-timeout");
+    if (!text.empty() && text.back() == 's') text.pop_back();
+    const double s = text.empty() || text.find_first_not_of("0123456789.") != std::string::npos
+                         ? -1.0 : to_double("variant-timeout", text);
+    if (!(s >= 0 && s <= 86400))
+      throw UsageError(fmt::format("--variant-timeout: '{}' is not a number of seconds in 0..86400 (e.g. 10, 30s; 0 "
+                                   "= never)", str("variant-timeout")));
+    if (!t.isolate && s > 0) throw UsageError("--variant-timeout needs worker processes: drop --no-isolate");
+    t.variant_timeout_s = s;
+  }
+  if (vm.count("timed-out")) t.timed_out = vm["timed-out"].as<std::vector<std::string>>();
+  if (vm.count("progress-fd")) {
+    const long long fd = to_integer("progress-fd", str("progress-fd"));
+    if (fd < 0 || fd > 1023) throw UsageError(fmt::format("--progress-fd: {} is not a file descriptor", fd));
+    t.progress_fd = static_cast<int>(fd);
+  }
   if (vm.count("inject-fault")) t.inject_fault = str("inject-fault");
+  if (vm.count("inject-hang")) t.inject_hang = str("inject-hang");
 
   const bool any_problem_flag = any_problem_option(vm);
   if (vm.count("problem-key")) {  // a worker's problem, as its parent spelled it

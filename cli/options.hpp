@@ -32,6 +32,12 @@ struct TuneCommand {
   bool isolate = true;                   ///< run each problem in a worker process (--no-isolate: in this process)
   bool worker = false;                   ///< (hidden) this process is a worker: --worker
   std::string inject_fault;              ///< (hidden, testing) --inject-fault CONFIG_KEY
+  std::string inject_hang;  ///< (hidden, testing) --inject-hang CONFIG_KEY: a worker stops there, as on a hung kernel
+  /// --variant-timeout SECONDS: a worker whose variant runs this long without finishing is ended and the variant
+  /// recorded as launch_error ("timed out after N s"); 0 = never (cli/watchdog.hpp).
+  double variant_timeout_s = 10.0;
+  std::vector<std::string> timed_out;  ///< (hidden, worker) --timed-out CONFIG_KEY: hung an earlier worker
+  int progress_fd = -1;                ///< (hidden, worker) --progress-fd N: where "start/done KEY" lines go
   /// --dists D1,D2,...: each histogram problem is tuned on every one of these distributions (per-distribution
   /// winners), then its robust winner across them is recorded as dist=robust (tuner/robust.hpp).
   std::vector<std::string> dists;

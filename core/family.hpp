@@ -95,6 +95,9 @@ class KernelFamily {
   virtual bool robust_across_distributions() const { return false; }
   /// The problems of the family in `autotune tune`'s default set.
   virtual std::vector<Problem> default_problems() const = 0;
+  /// Device memory one call's output takes (the tuner checks that input, output and its buffers fit before it
+  /// allocates anything).
+  virtual std::uint64_t output_bytes(const Problem& problem) const = 0;
   /// The problem made ready on the current GPU for the tuner: its input, CPU answer and space (core/workload.hpp).
   virtual std::unique_ptr<Workload> make_workload(const Problem& problem, const DeviceInfo& device,
                                                   std::uint64_t seed) const = 0;

@@ -82,24 +82,45 @@ std::string kernel_source(const Problem& problem, const Config& config) {
 
 std::uint64_t parse_size(std::string_view text) {
   const std::string s(text);
-  if (s.empty()) throw UsageError("empty size");
-  std::size_t pos = 0;
-  double value = 0;
-  try {
-    value = std::stod(s, &pos);
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("'{}' is not a size (examples: 1000, 64K, 64M, 1G)", s));
+  const std::string bad = fmt::format("'{}' is not a size (digits, an optional decimal fraction and an optional K, M or "
+                                      "G suffix, e.g. 1000, 64K, 1.5M, 1G)", s);
+  if (s.empty()) throw UsageError("empty size (e.g. 1000, 64K, 64M, 1G)");
+  // Only what the documentation shows: DIGITS[.DIGITS][K|M|G]. No sign, space, hex, exponent, inf or nan, which
+  // std::stod would accept.
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  const std::size_t whole_digits = digits();
+  std::size_t fraction_digits = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    fraction_digits = digits();
+    if (fraction_digits == 0) throw UsageError(bad);
   }
-  std::string suffix = s.substr(pos);
-  double scale = 1;
-  if (suffix == "" ) scale = 1;
-  else if (suffix == "K" || suffix == "k") scale = 1024.0;
-  else if (suffix == "M" || suffix == "m") scale = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "g") scale = 1024.0 * 1024 * 1024;
-  else throw UsageError(fmt::format("'{}' is not a size (examples: 1000, 64K, 64M, 1G)", s));
-  const double total = value * scale;
-  if (!(total >= 0) || total > 9.0e18 || total != std::floor(total))
-    throw UsageError(fmt::format("'{}' is not a whole non-negative number of elements", s));
+  if (whole_digits == 0) throw UsageError(bad);
+  const std::string number = s.substr(0, i), suffix = s.substr(i);
+  unsigned shift = 0;
+  if (suffix.empty()) shift = 0;
+  else if (suffix == "K" || suffix == "k") shift = 10;
+  else if (suffix == "M" || suffix == "m") shift = 20;
+  else if (suffix == "G" || suffix == "g") shift = 30;
+  else throw UsageError(bad);
+  constexpr std::uint64_t kMax = 9'000'000'000'000'000'000ull;  // far beyond any memory, and below 2^63
+  if (fraction_digits == 0) {  // exact: no rounding through a double
+    std::uint64_t v = 0;
+    for (char c : number) {
+      if (v > (kMax - static_cast<unsigned>(c - '0')) / 10) throw UsageError(fmt::format("'{}' is too large", s));
+      v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (v > (kMax >> shift)) throw UsageError(fmt::format("'{}' is too large", s));
+    return v << shift;
+  }
+  const double total = std::stod(number) * static_cast<double>(std::uint64_t{1} << shift);
+  if (!(total <= 9.0e18)) throw UsageError(fmt::format("'{}' is too large", s));
+  if (total != std::floor(total)) throw UsageError(fmt::format("'{}' is not a whole number of elements", s));
   return static_cast<std::uint64_t>(total);
 }
 

@@ -55,4 +55,18 @@ class Workload {
   virtual std::string check_call(const std::function<void(cudaStream_t)>& call, cudaStream_t stream) const = 0;
 };
 
+/// Device memory the tuner holds at once for `problem` (checked with cudaMemGetInfo before anything is allocated,
+/// so that a large n fails with a clear message instead of a CUDA out-of-memory error half-way): the input, the
+/// output, `extra_bytes` (the L2 flush buffer and the read roof's buffer) and a margin for what the CUDA context
+/// allocates by itself (loaded modules, per-launch workspaces).
+struct DeviceMemoryNeed {
+  std::uint64_t input = 0, output = 0, extra = 0, margin = 64ull << 20;
+  std::uint64_t total() const { return input + output + extra + margin; }
+};
+DeviceMemoryNeed device_memory_need(const Problem& problem, std::uint64_t extra_bytes);
+/// Empty when `need` fits in `free_bytes` of GPU `device`, else the message of the error: what is needed, what is
+/// free, and what to do.
+std::string device_memory_shortfall(const Problem& problem, int device, const DeviceMemoryNeed& need,
+                                    std::uint64_t free_bytes, std::uint64_t total_bytes);
+
 }  // namespace autotune

@@ -37,6 +37,24 @@ check 0 "bench --help" bench --help
 check 2 "bench with a bad --samples" bench --samples -3
 check 2 "reduce without --op" tune --kernel reduce --type f32 --n 1M
 check 2 "unknown strategy" tune --strategy annealing
+# Sizes are digits with an optional fraction and K/M/G: nothing else that strtod would read.
+check 2 "--n 0x10" tune --n 0x10
+check 2 "--n ' 5'" tune --n " 5"
+check 2 "--n 1e3" tune --n 1e3
+check 2 "--n inf" tune --n inf
+# Float ranges that cannot be binned.
+check 2 "f32 range [0, 1e-46)" tune --type f32 --bins 10 --lower 0 --upper 1e-46 --n 1M
+check 2 "f64 range [-1.7e308, 1.7e308)" tune --type f64 --bins 10 --lower=-1.7e308 --upper 1.7e308 --n 1M
+check 2 "f32 range beyond FLT_MAX" tune --type f32 --bins 10 --lower 0 --upper 1e39 --n 1M
+check 2 "f64 range [0, 1e-320)" tune --type f64 --bins 10 --lower 0 --upper 1e-320 --n 1M
+# A message quoting hostile input is one line, its control characters escaped (no raw ESC reaches the terminal).
+msg=$("$bin" tune --dist "$(printf 'zipf\033[2J\nsecond line')" --n 1M 2>&1 >/dev/null)
+if [ "$(printf '%s\n' "$msg" | wc -l)" = 1 ] && ! printf '%s' "$msg" | grep -q "$(printf '\033')" \
+   && printf '%s' "$msg" | grep -qF 'zipf\x1b[2J\nsecond line'; then
+  echo "ok: escaped message: $msg"
+else
+  echo "FAIL: the message is not one escaped line: $msg"; fail=1
+fi
 # Without a GPU, `devices` and `tune` fail clearly with exit 1 and say "no CUDA device".
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   check 1 "devices without a GPU" devices
@@ -73,5 +91,35 @@ check 0 "gc, which creates an empty cache" gc --cache "$dir/c.db"
 check 0 "export of an empty cache" export --cache "$dir/c.db" --output "$dir/c.json"
 check 0 "import of that export" import "$dir/c.json" --cache "$dir/d.db"
 check 0 "gc" gc --cache "$dir/d.db"
+# Output paths: a FIFO, a device and a link are never replaced by a regular file; nothing .tmp- is left behind.
+mkfifo "$dir/fifo"
+timeout 20 cat "$dir/fifo" >"$dir/from-fifo" & reader=$!
+check 0 "export -o FIFO" export --cache "$dir/d.db" -o "$dir/fifo"
+wait $reader
+[ -p "$dir/fifo" ] || { echo "FAIL: export -o replaced the FIFO"; fail=1; }
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/from-fifo" 2>/dev/null \
+  || { echo "FAIL: the FIFO's reader did not get the export"; fail=1; }
+check 0 "export -o /dev/null" export --cache "$dir/d.db" -o /dev/null
+[ -c /dev/null ] || { echo "FAIL: export -o /dev/null replaced /dev/null"; fail=1; }
+check 0 "report --output /dev/null" report --cache "$dir/d.db" --output /dev/null
+[ -c /dev/null ] || { echo "FAIL: report --output /dev/null replaced /dev/null"; fail=1; }
+"$bin" export --cache "$dir/d.db" -o /dev/fd/1 | python3 -c 'import json,sys; json.load(sys.stdin)' \
+  && echo "ok: export -o /dev/fd/1 into a pipe" || { echo "FAIL: export -o /dev/fd/1 into a pipe"; fail=1; }
+if [ "$(id -u)" != 0 ]; then  # as root the old code replaced /dev/stdout itself: only checked where it cannot
+  "$bin" export --cache "$dir/d.db" -o /dev/stdout | python3 -c 'import json,sys; json.load(sys.stdin)' \
+    && echo "ok: export -o /dev/stdout" || { echo "FAIL: export -o /dev/stdout"; fail=1; }
+fi
+mkdir "$dir/real"; echo old >"$dir/real/target.json"; ln -s "$dir/real/target.json" "$dir/link.json"
+check 0 "export -o a link to a file" export --cache "$dir/d.db" -o "$dir/link.json"
+[ -L "$dir/link.json" ] || { echo "FAIL: export -o replaced the link"; fail=1; }
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/real/target.json" 2>/dev/null \
+  || { echo "FAIL: the link's target was not written"; fail=1; }
+ln -s "$dir/nowhere/x.json" "$dir/dangling.json"
+check 1 "export -o a dangling link" export --cache "$dir/d.db" -o "$dir/dangling.json"
+[ -L "$dir/dangling.json" ] && [ ! -e "$dir/nowhere" ] || { echo "FAIL: a dangling link was followed or replaced"; fail=1; }
+check 1 "export -o a directory" export --cache "$dir/d.db" -o "$dir/real"
+check 1 "report --output in a missing directory" report --cache "$dir/d.db" --output "$dir/missing/r.html"
+leftover=$(find "$dir" -name '*.tmp-*')
+[ -z "$leftover" ] || { echo "FAIL: temporary files left behind: $leftover"; fail=1; }
 rm -rf "$dir"
 exit $fail

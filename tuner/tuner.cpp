@@ -210,6 +210,18 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
   }
 
   // Inputs and the CPU reference first: a device without enough memory fails here, before anything is recorded.
+  // The buffers sized below (flush, roof) are allocated while the workload lives: all of it must fit at once.
+  const std::uint64_t flush_bytes = options.flush_l2 ? 2ull * device.l2_bytes : 0;
+  const std::uint64_t roof_bytes = std::max<std::uint64_t>(256ull << 20, 4ull * device.l2_bytes);
+  {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    AUTOTUNE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (const std::string why = device_memory_shortfall(problem, options.device,
+                                                        device_memory_need(problem, flush_bytes + roof_bytes),
+                                                        free_bytes, total_bytes);
+        !why.empty())
+      throw Error(why);
+  }
   const std::unique_ptr<Workload> workload = problem.family().make_workload(problem, device, options.seed);
   const std::vector<Config> configs = workload->space();
   const Config fallback = Config::fallback(problem);
@@ -228,9 +240,9 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
   CompilePool pool(problem, configs, wanted, device.arch(), options.compile_threads, cubin_dir);
 
   cuda::Stream stream;
-  cuda::DeviceBuffer flush(options.flush_l2 ? 2 * device.l2_bytes : 0);
+  cuda::DeviceBuffer flush(static_cast<std::size_t>(flush_bytes));
   // The roof over 4x the L2 (at least 256 MiB), so it streams from memory, not from the cache.
-  report.roof_gbps = measure_read_roof(device, std::max<std::size_t>(256u << 20, 4 * device.l2_bytes), 10);
+  report.roof_gbps = measure_read_roof(device, static_cast<std::size_t>(roof_bytes), 10);
   cache.set_device_roof(device, report.roof_gbps);
   report.run_id = resumed_run ? *resumed_run : cache.begin_run(device, problem, info);
 
@@ -299,6 +311,10 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
     } else if (!context_lost.empty()) {
       m.status = MeasurementStatus::launch_error;
       m.log = context_lost;
+    } else if (const auto hung = options.timed_out.find(configs[i].key());
+               hung != options.timed_out.end() && previous == done.end()) {
+      m.status = MeasurementStatus::launch_error;  // it hung an earlier worker of this run: never run again
+      m.log = hung->second;
     } else if (!(compiled = pool.get(i)).ok) {
       m.status = MeasurementStatus::compile_error;
       m.log = compiled.log;
@@ -311,6 +327,7 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
     } else {
       (compiled.from_cache ? report.compile_cache_hits : report.compiled) += 1;
       try {
+        if (options.on_variant_start) options.on_variant_start(configs[i]);
         const auto variant = workload->load(configs[i], compiled.cubin, options.inject_fault == configs[i].key());
         if (auto diff = variant->check(stream.get()); !diff.empty()) {
           m.status = MeasurementStatus::wrong_result;
@@ -330,6 +347,7 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
     }
     if (from_previous) results[i] = m;
     else record(i, m);
+    if (options.on_variant_end) options.on_variant_end(configs[i]);
     report_progress(m);
   }
 
@@ -352,7 +370,15 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
     for (std::size_t i : order) {
       if (full[i]) continue;  // resumed with a full measurement already
       Measurement m = *results[i];
+      if (const auto hung = options.timed_out.find(configs[i].key()); hung != options.timed_out.end()) {
+        m.status = MeasurementStatus::launch_error;  // its second round hung an earlier worker
+        m.log = hung->second;
+        cubins[i].clear();
+        record(i, m);
+        continue;
+      }
       try {
+        if (options.on_variant_start) options.on_variant_start(configs[i]);
         const auto variant = workload->load(configs[i], cubins[i], false);
         set_times(m, sample_variant(*variant, flush, stream, options.warmup, rule));
         ++report.fully_measured;
@@ -362,6 +388,7 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
         cubins[i].clear();
       }
       record(i, m);
+      if (options.on_variant_end) options.on_variant_end(configs[i]);
       if (!context_lost.empty()) break;
     }
   }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,13 @@ struct TuneOptions {
   std::string inject_fault;
   /// Called after each variant is measured (or rejected), from the calling thread.
   std::function<void(std::size_t done, std::size_t total, const Measurement&)> on_measurement;
+  /// Called before a variant is loaded and run on the GPU, and after its outcome is recorded (also in successive
+  /// halving's second round; not in the interleaved final re-measurement). A worker tells its parent's watchdog
+  /// (cli/watchdog.hpp), which ends a worker whose variant stays in flight too long.
+  std::function<void(const Config&)> on_variant_start, on_variant_end;
+  /// Configurations (by key) that hung in an earlier worker of this run and were ended by its watchdog: recorded as
+  /// launch_error with the given log instead of being run again.
+  std::map<std::string, std::string> timed_out;
 };
 
 /// Thrown by tune() with TuneOptions::stop_on_fault when a variant faulted: the CUDA context of this process is

@@ -125,6 +125,10 @@ class HistogramFamily final : public KernelFamily {
     f32.n = 16ull << 20;
     return {u8, f32};
   }
+  std::uint64_t output_bytes(const Problem& p) const override {
+    const HistogramProblem& h = histogram_of(p);
+    return static_cast<std::uint64_t>(h.bins) * static_cast<std::uint64_t>(h.counter_bits / 8);
+  }
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
     return make_histogram_workload(histogram_of(p), d, seed);
   }

@@ -72,7 +72,29 @@ void HistogramProblem::validate() const {
   if (!(lower < upper))
     throw UsageError(fmt::format("lower ({}) must be less than upper ({})", lower, upper));
   const auto& ti = info(type);
-  if (!is_float(type)) {
+  if (is_float(type)) {
+    // Binning computes (s - lower) * (bins / (upper - lower)) in the sample type, with the bounds (f32: also the
+    // scale) rounded to it (runtime/kernel_source.cpp, tuner/reference.cpp): each of these must be finite and the
+    // range must stay non-empty after rounding, or every sample would land in no bin, or in an undefined one.
+    const double width = upper - lower, scale = bins / width;
+    if (!std::isfinite(width))
+      throw UsageError(fmt::format("the range [{}, {}) is too wide: upper - lower overflows", lower, upper));
+    if (!std::isfinite(scale) || !(scale > 0))
+      throw UsageError(fmt::format("the range [{}, {}) is too narrow for {} bins: bins / (upper - lower) is not a "
+                                   "finite number", lower, upper, bins));
+    if (type == SampleType::f32) {
+      const float lo = static_cast<float>(lower), hi = static_cast<float>(upper);
+      if (!std::isfinite(lo) || !std::isfinite(hi))
+        throw UsageError(fmt::format("the range [{}, {}) does not fit f32 samples (|bounds| <= {})", lower, upper,
+                                     std::numeric_limits<float>::max()));
+      if (!(lo < hi))
+        throw UsageError(fmt::format("the range [{}, {}) is empty in f32: both bounds round to {}", lower, upper, lo));
+      const float scale_f = static_cast<float>(scale);
+      if (!std::isfinite(hi - lo) || !std::isfinite(scale_f) || !(scale_f > 0))
+        throw UsageError(fmt::format("the range [{}, {}) with {} bins cannot be binned in f32 arithmetic (upper - "
+                                     "lower or bins / (upper - lower) is not a finite float)", lower, upper, bins));
+    }
+  } else {
     if (lower != std::floor(lower) || upper != std::floor(upper))
       throw UsageError(fmt::format("the range of {} samples must have integer bounds (got [{}, {}))", ti.name, lower, upper));
     // upper is exclusive, so it may be one past the largest value (u8: [0, 256)).

@@ -109,6 +109,7 @@ class ReduceFamily final : public KernelFamily {
     sum.n = 64ull << 20;
     return {sum};
   }
+  std::uint64_t output_bytes(const Problem&) const override { return 16; }  // one result, up to 16 bytes
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
     return make_reduce_workload(reduce_of(p), d, seed);
   }

@@ -33,6 +33,47 @@ TEST_SUITE("problem") {
     CHECK_THROWS_AS(parse_size(""), UsageError);
   }
 
+  TEST_CASE("sizes are digits, an optional decimal fraction and an optional suffix: nothing std::stod also reads") {
+    CHECK(parse_size("2.25M") == 2359296);  // 2.25 * 1048576
+    CHECK(parse_size("007") == 7);
+    CHECK(parse_size("8796093022208K") == 9007199254740992ull);  // 2^43 K = 2^53, exact
+    CHECK(parse_size("9000000000000000000") == 9000000000000000000ull);  // not rounded through a double
+    for (const char* bad : {"0x10", " 5", "5 ", "\t5", "+5", "1e3", "1E3", "inf", "nan", "5.", ".5", "1.5.2", "1KB",
+                            "1 K", "K", "0x1p4", "1,000", "99999999999999999999", "9000000000000000001", "-0",
+                            "9999999999G", "9.5G0"}) {
+      CAPTURE(bad);
+      CHECK_THROWS_AS(parse_size(bad), UsageError);
+    }
+  }
+
+  TEST_CASE("float ranges that cannot be binned are refused, with the reason") {
+    auto refusal = [](SampleType type, double lower, double upper, int bins = 16) {
+      HistogramProblem q;
+      q.type = type, q.bins = bins, q.lower = lower, q.upper = upper;
+      try {
+        q.validate();
+      } catch (const UsageError& e) {
+        return std::string(e.what());
+      }
+      return std::string("accepted");
+    };
+    auto says = [](const std::string& message, const char* part) {
+      CAPTURE(message);
+      CHECK(message.find(part) != std::string::npos);
+    };
+    says(refusal(SampleType::f32, 0, 1e-46), "empty in f32");            // 1e-46 rounds to 0 in float
+    says(refusal(SampleType::f32, 0, 1e39), "does not fit f32");          // beyond FLT_MAX (3.4e38)
+    says(refusal(SampleType::f32, -3e38, 3e38), "f32 arithmetic");        // 6e38 overflows a float
+    says(refusal(SampleType::f64, -1.7e308, 1.7e308), "too wide");        // 3.4e308 overflows a double
+    says(refusal(SampleType::f64, 0, 1e-320), "too narrow");              // 16 / 1e-320 overflows a double
+    says(refusal(SampleType::f32, 0, 1e-37, 1 << 24), "f32 arithmetic");  // 2^24 / 1e-37 = 1.7e44 > FLT_MAX
+    // Narrow or wide, but representable: still accepted.
+    CHECK(refusal(SampleType::f64, 0, 1e-46) == "accepted");
+    CHECK(refusal(SampleType::f32, -1e38, 1e38) == "accepted");
+    CHECK(refusal(SampleType::f64, -1e307, 1e307) == "accepted");
+    CHECK(refusal(SampleType::f32, 0, 1e-30) == "accepted");
+  }
+
   TEST_CASE("validation refuses malformed problems") {
     HistogramProblem p;  // u8, 256 bins, [0, 256)
     CHECK_NOTHROW(p.validate());

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -101,6 +102,43 @@ TEST_SUITE("gpu_tuner") {
     }
     CHECK(faulted == 1);
     CHECK(ok == static_cast<int>(space.size()) - 1);
+  }
+
+  TEST_CASE("a variant that hangs is ended by the watchdog, recorded as timed out, and the run goes on") {
+    REQUIRE_MESSAGE(fs::exists(cli_binary()), cli_binary().string());
+    HistogramProblem p;
+    p.n = 1ull << 20;
+    const auto space = histogram_space(p);
+    REQUIRE(space.size() > 10);
+    const HistogramConfig planted = space[space.size() / 3];
+    TempFile db("hang.db");
+    // The worker stops when it starts the planted variant (after telling the parent), as on a kernel that never ends.
+    const auto t0 = std::chrono::steady_clock::now();
+    const Ran r = run_cli(fmt::format("tune --type u8 --bins 256 --n 1M --samples 3 --cache '{}' --inject-hang '{}' "
+                                      "--variant-timeout 2s", db.path.string(), planted.key()));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO(r.output);
+    CHECK(r.code == 0);
+    CHECK(r.output.find("ran 2 s without finishing") != std::string::npos);
+    CHECK(seconds < 300);
+
+    Cache cache(db.path.string());
+    const auto w = cache.find_winner(query_device(0).model_key(), p);
+    REQUIRE(w);
+    CHECK_FALSE(w->config == Config(planted));
+    const auto ms = cache.measurements(w->run_id);
+    CHECK(ms.size() == space.size());  // one run, every variant recorded once
+    int timed_out = 0;
+    for (const Measurement& m : ms)
+      if (m.config == Config(planted)) {
+        CHECK(m.status == MeasurementStatus::launch_error);
+        CHECK(m.log.find("timed out after 2 s") != std::string::npos);
+        ++timed_out;
+      } else {
+        CAPTURE(m.config.key());
+        CHECK(m.status == MeasurementStatus::ok);
+      }
+    CHECK(timed_out == 1);
   }
 
   TEST_CASE("random and halving measure fewer variants fully and still record a correct winner") {

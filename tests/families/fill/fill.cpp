@@ -141,6 +141,7 @@ class FillFamily final : public KernelFamily {
 
   std::vector<std::string> distributions() const override { return {"uniform"}; }
   std::vector<Problem> default_problems() const override { return {}; }  // not in `autotune tune`'s default set
+  std::uint64_t output_bytes(const Problem& p) const override { return fill_of(p).n * 4; }
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t) const override {
     return std::make_unique<FillWorkload>(fill_of(p), d);
   }
