@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "autotune/error.hpp"
@@ -165,178 +166,200 @@ std::vector<std::size_t> initial_selection(const std::vector<Config>& configs, c
   return shuffled;
 }
 
-}  // namespace
+// One call of tune(), phase by phase: prepare (checks, resume, workload, compile pool, roof, run), measure the
+// selected variants, halving's second round, then the interleaved final and the tie-break.
+class TuneRun {
+ public:
+  TuneRun(const Problem& problem, Cache& cache, const TuneOptions& options)
+      : problem_(problem), cache_(cache), o_(options), t0_(std::chrono::steady_clock::now()) {
+    check_arguments();
+    report_.problem = problem;
+    report_.strategy = o_.strategy;
+    report_.device = query_device(o_.device);
+    AUTOTUNE_CUDA(cudaSetDevice(o_.device));
+    rule_.max_samples = std::max(1, o_.samples);
+    rule_.min_samples = std::min(o_.min_samples, rule_.max_samples);
+    rule_.target_noise = o_.target_noise;
+    rule_.max_ms = o_.max_ms_per_variant;
+    short_rule_.min_samples = short_rule_.max_samples = std::min(3, rule_.max_samples);
+    halving_ = o_.strategy == "halving";
+  }
 
-TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options) {
-  problem.validate();
-  if (problem.distribution() == kRobustDistribution)
-    throw UsageError(fmt::format("dist={} is not an input: tune the distributions it combines with --dists "
-                                 "(e.g. --dists uniform,constant,runs)", kRobustDistribution));
-  if (std::find(tune_strategies().begin(), tune_strategies().end(), options.strategy) == tune_strategies().end())
-    throw UsageError(fmt::format("unknown strategy '{}' (known: exhaustive, random, halving)", options.strategy));
-  const auto t0 = std::chrono::steady_clock::now();
-  auto seconds_since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  TuneReport report;
-  report.problem = problem;
-  report.strategy = options.strategy;
-  report.device = query_device(options.device);
-  const DeviceInfo& device = report.device;
-  AUTOTUNE_CUDA(cudaSetDevice(options.device));
-  StoppingRule rule;
-  rule.max_samples = std::max(1, options.samples);
-  rule.min_samples = std::min(options.min_samples, rule.max_samples);
-  rule.target_noise = options.target_noise;
-  rule.max_ms = options.max_ms_per_variant;
-  StoppingRule short_rule;  // successive halving's first round
-  short_rule.min_samples = short_rule.max_samples = std::min(3, rule.max_samples);
+  TuneReport run() {
+    resume();
+    prepare();
+    record_unselected();
+    for (std::size_t i : selected_) measure_selected(i);
+    if (halving_ && context_lost_.empty()) second_round();
+    for (std::size_t i = 0; i < configs_.size(); ++i)
+      if (results_[i]) {
+        report_.measurements.push_back(*results_[i]);
+        if (results_[i]->status == MeasurementStatus::ok && configs_[i] == fallback_) report_.fallback = *results_[i];
+      }
+    final_round();
+    report_.seconds = seconds_since_start();
+    return std::move(report_);
+  }
+
+ private:
+  void check_arguments() const {
+    problem_.validate();
+    if (problem_.distribution() == kRobustDistribution)
+      throw UsageError(fmt::format("dist={} is not an input: tune the distributions it combines with --dists "
+                                   "(e.g. --dists uniform,constant,runs)", kRobustDistribution));
+    if (std::find(tune_strategies().begin(), tune_strategies().end(), o_.strategy) == tune_strategies().end())
+      throw UsageError(fmt::format("unknown strategy '{}' (known: exhaustive, random, halving)", o_.strategy));
+  }
+
+  double seconds_since_start() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
 
   // Resume: what an interrupted run of the same problem, model, code and strategy measured is not measured again.
-  RunInfo info;
-  info.strategy = options.strategy;
-  info.tool_version = version();
-  info.code = current_identity(problem.family_name(), device.driver_version);
-  info.settings_json = fmt::format(
-      R"({{"budget":{},"budget_s":{},"finalists":{},"flush_l2":{},"min_samples":{},"samples":{},"seed":{},)"
-      R"("target_noise":{},"warmup":{}}})",
-      options.budget, options.budget_s, options.finalists, options.flush_l2, rule.min_samples, rule.max_samples,
-      options.seed, options.target_noise, options.warmup);
-  std::map<std::string, Measurement> done;
-  std::optional<std::int64_t> resumed_run;
-  if (options.resume) {
-    cache.mark_stale(info.code, device.model_key());
-    resumed_run = cache.resumable_run(device.model_key(), problem, info.code, info.strategy);
-    if (resumed_run)
-      for (const Measurement& m : cache.measurements(*resumed_run)) done.emplace(m.config.key(), m);
+  void resume() {
+    const DeviceInfo& device = report_.device;
+    info_.strategy = o_.strategy;
+    info_.tool_version = version();
+    info_.code = current_identity(problem_.family_name(), device.driver_version);
+    info_.settings_json = fmt::format(
+        R"({{"budget":{},"budget_s":{},"finalists":{},"flush_l2":{},"min_samples":{},"samples":{},"seed":{},)"
+        R"("target_noise":{},"warmup":{}}})",
+        o_.budget, o_.budget_s, o_.finalists, o_.flush_l2, rule_.min_samples, rule_.max_samples, o_.seed,
+        o_.target_noise, o_.warmup);
+    if (!o_.resume) return;
+    cache_.mark_stale(info_.code, device.model_key());
+    resumed_run_ = cache_.resumable_run(device.model_key(), problem_, info_.code, info_.strategy);
+    if (resumed_run_)
+      for (const Measurement& m : cache_.measurements(*resumed_run_)) done_.emplace(m.config.key(), m);
   }
 
   // Inputs and the CPU reference first: a device without enough memory fails here, before anything is recorded.
   // The buffers sized below (flush, roof) are allocated while the workload lives: all of it must fit at once.
-  const std::uint64_t flush_bytes = options.flush_l2 ? 2ull * device.l2_bytes : 0;
-  const std::uint64_t roof_bytes = std::max<std::uint64_t>(256ull << 20, 4ull * device.l2_bytes);
-  {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    AUTOTUNE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (const std::string why = device_memory_shortfall(problem, options.device,
-                                                        device_memory_need(problem, flush_bytes + roof_bytes),
-                                                        free_bytes, total_bytes);
-        !why.empty())
-      throw Error(why);
+  void prepare() {
+    const DeviceInfo& device = report_.device;
+    const std::uint64_t flush_bytes = o_.flush_l2 ? 2ull * device.l2_bytes : 0;
+    const std::uint64_t roof_bytes = std::max<std::uint64_t>(256ull << 20, 4ull * device.l2_bytes);
+    {
+      std::size_t free_bytes = 0, total_bytes = 0;
+      AUTOTUNE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+      if (const std::string why = device_memory_shortfall(problem_, o_.device,
+                                                          device_memory_need(problem_, flush_bytes + roof_bytes),
+                                                          free_bytes, total_bytes);
+          !why.empty())
+        throw Error(why);
+    }
+    workload_ = problem_.family().make_workload(problem_, device, o_.seed);
+    configs_ = workload_->space();
+    fallback_ = Config::fallback(problem_);
+    violations_.resize(configs_.size());
+    std::vector<bool> runnable(configs_.size());
+    for (std::size_t i = 0; i < configs_.size(); ++i) {
+      violations_[i] = workload_->violation(configs_[i]);
+      runnable[i] = violations_[i].empty();
+    }
+    selected_ = initial_selection(configs_, runnable, fallback_, o_);
+    wanted_.assign(configs_.size(), false);
+    for (std::size_t i : selected_) wanted_[i] = true;  // resumed ok variants are compiled again (cached) for the final
+    const std::string cubin_dir = !o_.compile_cache                 ? std::string()
+                                  : o_.compile_cache_dir.empty() ? jit::default_compile_cache_dir()
+                                                                 : o_.compile_cache_dir;
+    pool_ = std::make_unique<CompilePool>(problem_, configs_, wanted_, device.arch(), o_.compile_threads, cubin_dir);
+    stream_.emplace();
+    flush_ = cuda::DeviceBuffer(static_cast<std::size_t>(flush_bytes));
+    // The roof over 4x the L2 (at least 256 MiB), so it streams from memory, not from the cache.
+    report_.roof_gbps = measure_read_roof(device, static_cast<std::size_t>(roof_bytes), 10);
+    cache_.set_device_roof(device, report_.roof_gbps);
+    report_.run_id = resumed_run_ ? *resumed_run_ : cache_.begin_run(device, problem_, info_);
+    cubins_.resize(configs_.size());
+    results_.resize(configs_.size());
+    full_.assign(configs_.size(), false);
   }
-  const std::unique_ptr<Workload> workload = problem.family().make_workload(problem, device, options.seed);
-  const std::vector<Config> configs = workload->space();
-  const Config fallback = Config::fallback(problem);
-  std::vector<std::string> violations(configs.size());
-  std::vector<bool> runnable(configs.size());
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    violations[i] = workload->violation(configs[i]);
-    runnable[i] = violations[i].empty();
-  }
-  const std::vector<std::size_t> selected = initial_selection(configs, runnable, fallback, options);
-  std::vector<bool> wanted(configs.size());
-  for (std::size_t i : selected) wanted[i] = true;  // resumed ok variants are compiled again (cached) for the final
-  const std::string cubin_dir =
-      !options.compile_cache ? std::string() : options.compile_cache_dir.empty() ? jit::default_compile_cache_dir()
-                                                                               : options.compile_cache_dir;
-  CompilePool pool(problem, configs, wanted, device.arch(), options.compile_threads, cubin_dir);
 
-  cuda::Stream stream;
-  cuda::DeviceBuffer flush(static_cast<std::size_t>(flush_bytes));
-  // The roof over 4x the L2 (at least 256 MiB), so it streams from memory, not from the cache.
-  report.roof_gbps = measure_read_roof(device, static_cast<std::size_t>(roof_bytes), 10);
-  cache.set_device_roof(device, report.roof_gbps);
-  report.run_id = resumed_run ? *resumed_run : cache.begin_run(device, problem, info);
-
-  auto gbps_of = [&](double ms) { return ms > 0 ? static_cast<double>(problem.bytes()) / (ms * 1e-3) / 1e9 : 0.0; };
-  auto set_times = [&](Measurement& m, std::vector<double> times) {
-    report.throttled_samples += drop_throttled(times);
+  void set_times(Measurement& m, std::vector<double> times) {
+    report_.throttled_samples += drop_throttled(times);
     const SampleStats st = summarize(times);
     m.median_ms = st.median;
     m.spread = st.spread;
     m.samples = st.count;
-    m.gbps = gbps_of(st.median);
-    m.roof_pct = 100.0 * m.gbps / report.roof_gbps;
-  };
-  std::vector<std::vector<char>> cubins(configs.size());  // of the correct variants, for later rounds
-  std::vector<std::optional<Measurement>> results(configs.size());
-  std::string context_lost;  // set once a variant faults: nothing after it can run in this process
-  auto record = [&](std::size_t i, const Measurement& m) {
-    cache.add_measurement(report.run_id, m);  // each on its own: an interrupted run keeps what it measured
-    results[i] = m;
-  };
+    m.gbps = st.median > 0 ? static_cast<double>(problem_.bytes()) / (st.median * 1e-3) / 1e9 : 0.0;
+    m.roof_pct = 100.0 * m.gbps / report_.roof_gbps;
+  }
+
+  void record(std::size_t i, const Measurement& m) {
+    cache_.add_measurement(report_.run_id, m);  // each on its own: an interrupted run keeps what it measured
+    results_[i] = m;
+  }
+
   // A CudaError from a variant: recorded; a fault ends this process's use of the GPU.
-  auto on_cuda_error = [&](std::size_t i, Measurement& m, const CudaError& e) {
+  void on_cuda_error(std::size_t i, Measurement& m, const CudaError& e) {
     m.status = MeasurementStatus::launch_error;
     m.log = e.what();
     if (!is_sticky(e.code())) return;
-    context_lost = fmt::format("not run: the CUDA context was lost when {} faulted", configs[i].key());
-    if (options.stop_on_fault) {
+    context_lost_ = fmt::format("not run: the CUDA context was lost when {} faulted", configs_[i].key());
+    if (o_.stop_on_fault) {
       record(i, m);
-      throw ContextLostError(fmt::format("{} faulted ({}); the CUDA context of this process is lost", configs[i].key(),
-                                         e.what()));
+      throw ContextLostError(fmt::format("{} faulted ({}); the CUDA context of this process is lost",
+                                         configs_[i].key(), e.what()));
     }
-  };
-
-  std::size_t progress = 0;
-  const std::size_t total = selected.size();  // configurations that can run on this device and were chosen
-  auto report_progress = [&](const Measurement& m) {
-    if (options.on_measurement) options.on_measurement(++progress, total, m);
-  };
-  for (std::size_t i = 0; i < configs.size(); ++i) {
-    if (wanted[i]) continue;
-    if (!violations[i].empty()) {  // recorded so that `show` explains why a configuration never ran
-      Measurement m;
-      m.config = configs[i];
-      m.status = MeasurementStatus::invalid_config;
-      m.log = violations[i];
-      if (!done.count(configs[i].key())) record(i, m);
-      results[i] = m;
-    }
-    // Configurations a random strategy did not draw are simply not part of this run.
   }
 
-  const bool halving = options.strategy == "halving";
-  // Which variants were sampled under the full stopping rule (halving's first round is not): only they compete in the
-  // final. A resumed measurement counts as full when it has more samples than the short round takes.
-  std::vector<bool> full(configs.size(), false);
-  for (std::size_t i : selected) {
+  void report_progress(const Measurement& m) {
+    if (o_.on_measurement) o_.on_measurement(++progress_, selected_.size(), m);
+  }
+
+  // Recorded so that `show` explains why a configuration never ran. Configurations a random strategy did not draw
+  // are simply not part of this run.
+  void record_unselected() {
+    for (std::size_t i = 0; i < configs_.size(); ++i) {
+      if (wanted_[i] || violations_[i].empty()) continue;
+      Measurement m;
+      m.config = configs_[i];
+      m.status = MeasurementStatus::invalid_config;
+      m.log = violations_[i];
+      if (!done_.count(configs_[i].key())) record(i, m);
+      results_[i] = m;
+    }
+  }
+
+  // The first measurement of a selected variant (the short one under halving): checked against the CPU, then timed.
+  void measure_selected(std::size_t i) {
+    const Config& config = configs_[i];
     Measurement m;
-    m.config = configs[i];
+    m.config = config;
     jit::CompileResult compiled;
-    const auto previous = done.find(configs[i].key());
+    const auto previous = done_.find(config.key());
     bool from_previous = false;
-    const bool over_budget = options.strategy == "random" && options.budget_s > 0 &&
-                             seconds_since_start() > options.budget_s && !(configs[i] == fallback);
-    if (over_budget) {
-      continue;  // not measured: the time budget is spent
-    } else if (!context_lost.empty()) {
+    if (o_.strategy == "random" && o_.budget_s > 0 && seconds_since_start() > o_.budget_s && !(config == fallback_))
+      return;  // not measured: the time budget is spent
+    if (!context_lost_.empty()) {
       m.status = MeasurementStatus::launch_error;
-      m.log = context_lost;
-    } else if (const auto hung = options.timed_out.find(configs[i].key());
-               hung != options.timed_out.end() && previous == done.end()) {
+      m.log = context_lost_;
+    } else if (const auto hung = o_.timed_out.find(config.key()); hung != o_.timed_out.end() && previous == done_.end()) {
       m.status = MeasurementStatus::launch_error;  // it hung an earlier worker of this run: never run again
       m.log = hung->second;
-    } else if (!(compiled = pool.get(i)).ok) {
+    } else if (!(compiled = pool_->get(i)).ok) {
       m.status = MeasurementStatus::compile_error;
       m.log = compiled.log;
-    } else if (previous != done.end()) {
+    } else if (previous != done_.end()) {
       m = previous->second;
       from_previous = true;
-      full[i] = !halving || m.samples > short_rule.max_samples;
-      ++report.resumed;
-      if (m.status == MeasurementStatus::ok) cubins[i] = std::move(compiled.cubin);
+      // A resumed measurement counts as full when it has more samples than the short round takes.
+      full_[i] = !halving_ || m.samples > short_rule_.max_samples;
+      ++report_.resumed;
+      if (m.status == MeasurementStatus::ok) cubins_[i] = std::move(compiled.cubin);
     } else {
-      (compiled.from_cache ? report.compile_cache_hits : report.compiled) += 1;
+      (compiled.from_cache ? report_.compile_cache_hits : report_.compiled) += 1;
       try {
-        if (options.on_variant_start) options.on_variant_start(configs[i]);
-        const auto variant = workload->load(configs[i], compiled.cubin, options.inject_fault == configs[i].key());
-        if (auto diff = variant->check(stream.get()); !diff.empty()) {
+        if (o_.on_variant_start) o_.on_variant_start(config);
+        const auto variant = workload_->load(config, compiled.cubin, o_.inject_fault == config.key());
+        if (auto diff = variant->check(stream_->get()); !diff.empty()) {
           m.status = MeasurementStatus::wrong_result;
           m.log = diff;
         } else {
-          set_times(m, sample_variant(*variant, flush, stream, options.warmup, halving ? short_rule : rule));
+          set_times(m, sample_variant(*variant, flush_, *stream_, o_.warmup, halving_ ? short_rule_ : rule_));
           // With --samples at most the short round's, halving's first round already is the full measurement.
-          if (!halving || rule.max_samples <= short_rule.max_samples) ++report.fully_measured, full[i] = true;
-          cubins[i] = std::move(compiled.cubin);
+          if (!halving_ || rule_.max_samples <= short_rule_.max_samples) ++report_.fully_measured, full_[i] = true;
+          cubins_[i] = std::move(compiled.cubin);
         }
       } catch (const UsageError& e) {
         m.status = MeasurementStatus::invalid_config;
@@ -345,100 +368,121 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
         on_cuda_error(i, m, e);
       }
     }
-    if (from_previous) results[i] = m;
+    if (from_previous) results_[i] = m;
     else record(i, m);
-    if (options.on_variant_end) options.on_variant_end(configs[i]);
+    if (o_.on_variant_end) o_.on_variant_end(config);
     report_progress(m);
   }
 
   // The measured correct variants, fastest first.
-  auto ranked = [&] {
+  std::vector<std::size_t> ranked() const {
     std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      if (results[i] && results[i]->status == MeasurementStatus::ok && !cubins[i].empty()) order.push_back(i);
+    for (std::size_t i = 0; i < configs_.size(); ++i)
+      if (results_[i] && results_[i]->status == MeasurementStatus::ok && !cubins_[i].empty()) order.push_back(i);
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return results[a]->median_ms < results[b]->median_ms; });
+                     [&](std::size_t a, std::size_t b) { return results_[a]->median_ms < results_[b]->median_ms; });
     return order;
-  };
+  }
 
   // Successive halving: the fastest quarter of the short measurements is measured again under the full rule.
-  if (halving && context_lost.empty()) {
+  void second_round() {
     std::vector<std::size_t> order = ranked();
     const std::size_t keep =
-        std::min(order.size(), std::max<std::size_t>(2 * std::max(1, options.finalists), (order.size() + 3) / 4));
+        std::min(order.size(), std::max<std::size_t>(2 * std::max(1, o_.finalists), (order.size() + 3) / 4));
     order.resize(keep);
     for (std::size_t i : order) {
-      if (full[i]) continue;  // resumed with a full measurement already
-      Measurement m = *results[i];
-      if (const auto hung = options.timed_out.find(configs[i].key()); hung != options.timed_out.end()) {
+      if (full_[i]) continue;  // resumed with a full measurement already
+      Measurement m = *results_[i];
+      if (const auto hung = o_.timed_out.find(configs_[i].key()); hung != o_.timed_out.end()) {
         m.status = MeasurementStatus::launch_error;  // its second round hung an earlier worker
         m.log = hung->second;
-        cubins[i].clear();
+        cubins_[i].clear();
         record(i, m);
         continue;
       }
       try {
-        if (options.on_variant_start) options.on_variant_start(configs[i]);
-        const auto variant = workload->load(configs[i], cubins[i], false);
-        set_times(m, sample_variant(*variant, flush, stream, options.warmup, rule));
-        ++report.fully_measured;
-        full[i] = true;
+        if (o_.on_variant_start) o_.on_variant_start(configs_[i]);
+        const auto variant = workload_->load(configs_[i], cubins_[i], false);
+        set_times(m, sample_variant(*variant, flush_, *stream_, o_.warmup, rule_));
+        ++report_.fully_measured;
+        full_[i] = true;
       } catch (const CudaError& e) {
         on_cuda_error(i, m, e);
-        cubins[i].clear();
+        cubins_[i].clear();
       }
       record(i, m);
-      if (options.on_variant_end) options.on_variant_end(configs[i]);
-      if (!context_lost.empty()) break;
+      if (o_.on_variant_end) o_.on_variant_end(configs_[i]);
+      if (!context_lost_.empty()) break;
     }
   }
-
-  for (std::size_t i = 0; i < configs.size(); ++i)
-    if (results[i]) {
-      report.measurements.push_back(*results[i]);
-      if (results[i]->status == MeasurementStatus::ok && configs[i] == fallback) report.fallback = *results[i];
-    }
 
   // Finalists: the fastest few, re-measured in interleaved rounds so that drift hits them alike; then the tie-break.
-  std::vector<std::size_t> order = ranked();
-  if (halving) {  // only fully measured variants compete
-    order.erase(std::remove_if(order.begin(), order.end(), [&](std::size_t i) { return !full[i]; }), order.end());
-  }
   // The `finalists` fastest, and every other variant within 1 % of the fastest (up to three times as many): a near
   // tie that a single measurement ranked fifth still reaches the tie-break, so that which of the near-equal variants
   // wins does not depend on the first round's noise (two runs on one GPU then pick the same winner).
-  {
-    const std::size_t base = static_cast<std::size_t>(std::max(1, options.finalists));
+  void final_round() {
+    std::vector<std::size_t> order = ranked();
+    if (halving_)  // only fully measured variants compete
+      order.erase(std::remove_if(order.begin(), order.end(), [&](std::size_t i) { return !full_[i]; }), order.end());
+    const std::size_t base = static_cast<std::size_t>(std::max(1, o_.finalists));
     std::size_t keep = std::min(order.size(), base);
     while (keep < order.size() && keep < 3 * base &&
-           results[order[keep]]->median_ms <= 1.01 * results[order.front()]->median_ms)
+           results_[order[keep]]->median_ms <= 1.01 * results_[order.front()]->median_ms)
       ++keep;
     order.resize(keep);
-  }
-  if (!order.empty() && context_lost.empty()) {
+    if (order.empty() || !context_lost_.empty()) return;
     std::vector<std::unique_ptr<LoadedVariant>> variants;
-    for (std::size_t i : order) variants.push_back(workload->load(configs[i], cubins[i], false));
+    for (std::size_t i : order) variants.push_back(workload_->load(configs_[i], cubins_[i], false));
     std::vector<std::vector<double>> times(order.size());
     StoppingRule one;
     one.min_samples = one.max_samples = 1;
-    for (int round = 0; round < std::max(1, options.final_rounds); ++round)
+    for (int round = 0; round < std::max(1, o_.final_rounds); ++round)
       for (std::size_t k = 0; k < order.size(); ++k)
-        times[k].push_back(sample_variant(*variants[k], flush, stream, round == 0 ? 1 : 0, one).front());
+        times[k].push_back(sample_variant(*variants[k], flush_, *stream_, round == 0 ? 1 : 0, one).front());
     std::vector<Candidate> candidates;
     for (std::size_t k = 0; k < order.size(); ++k) {
-      report.throttled_samples += drop_throttled(times[k]);
+      report_.throttled_samples += drop_throttled(times[k]);
       const SampleStats st = summarize(times[k]);
-      const Config& c = configs[order[k]];
-      candidates.push_back({st.median, st.noise, c.shared_bytes(problem), c.block(), c.key(), c.launches()});
+      const Config& c = configs_[order[k]];
+      candidates.push_back({st.median, st.noise, c.shared_bytes(problem_), c.block(), c.key(), c.launches()});
     }
     const std::size_t w = pick_winner(candidates);
-    Measurement best = *results[order[w]];
+    Measurement best = *results_[order[w]];
     set_times(best, times[w]);
-    report.winner = best;
-    cache.finish_run(report.run_id, best, cubins[order[w]]);
+    report_.winner = best;
+    cache_.finish_run(report_.run_id, best, cubins_[order[w]]);
   }
-  report.seconds = seconds_since_start();
-  return report;
+
+  const Problem problem_;
+  Cache& cache_;
+  const TuneOptions& o_;
+  const std::chrono::steady_clock::time_point t0_;
+  TuneReport report_;
+  StoppingRule rule_, short_rule_;  // the full rule; successive halving's first round
+  bool halving_ = false;
+  RunInfo info_;
+  std::map<std::string, Measurement> done_;  // measured by the resumed run
+  std::optional<std::int64_t> resumed_run_;
+  std::unique_ptr<Workload> workload_;
+  std::vector<Config> configs_;
+  Config fallback_;
+  std::vector<std::string> violations_;
+  std::vector<std::size_t> selected_;
+  std::vector<bool> wanted_;
+  std::unique_ptr<CompilePool> pool_;
+  std::optional<cuda::Stream> stream_;  // made in prepare(), on the device the run measures
+  cuda::DeviceBuffer flush_;
+  std::vector<std::vector<char>> cubins_;                 // of the correct variants, for later rounds
+  std::vector<std::optional<Measurement>> results_;
+  std::vector<bool> full_;  // sampled under the full stopping rule (halving's first round is not): the final's field
+  std::string context_lost_;  // set once a variant faults: nothing after it can run in this process
+  std::size_t progress_ = 0;
+};
+
+}  // namespace
+
+TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options) {
+  return TuneRun(problem, cache, options).run();
 }
 
 }  // namespace autotune
