@@ -643,6 +643,21 @@ std::optional<Winner> Cache::find_similar_winner(const std::string& model_key, c
   });
 }
 
+std::vector<Winner> Cache::family_winners(const std::string& model_key, std::string_view family,
+                                          const CodeIdentity& code) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "look up the winners of a family", [&] {
+    SQLite::Statement q(self.db, winner_select() + "AND r.stale = 0 AND d.model_key = :model AND p.family = :family" +
+                                     kFreshFor + kBacked);
+    q.bind(":model", model_key);
+    q.bind(":family", std::string(family));
+    bind_code(q, code);
+    std::vector<Winner> out;
+    while (q.executeStep()) out.push_back(self.read_winner(q));
+    return out;
+  });
+}
+
 std::size_t Cache::count_unserved_winners(const std::string& model_key, const Problem& problem,
                                          const CodeIdentity& code) const {
   const Impl& self = *impl_;

@@ -368,7 +368,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   std::string device_name;
   if (cmd.device_model.empty()) {
     const DeviceInfo d = query_device(cmd.device);  // NoDeviceError without a GPU: exit 1
-    target = LookupTarget{d.model_key(), d.arch(), d.sm_count, d.driver_version};
+    target = LookupTarget{d.model_key(), d.arch(), d.sm_count, d.driver_version, d};
     device_name = d.name;
   }
   const std::string& model_key = target.model_key;
@@ -389,6 +389,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   Cell src = text_cell(std::string(to_string(source)));
   if (source == ConfigSource::fallback) src.text = "fallback: built-in default (nothing tuned applies)";
   else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same problem, " + lookup.distance;
+  else if (source == ConfigSource::similar_problem) src.text = "similar_problem: " + lookup.distance;
   else if (source == ConfigSource::similar_device) src.text = "similar_device: " + lookup.distance;
   else if (!lookup.distance.empty()) src.text = "exact: " + lookup.distance;
   l.rows.push_back({src, text_cell(cmd.problem.key()), text_cell(model_key),

@@ -67,6 +67,12 @@ class KernelFamily {
   virtual std::optional<Config> parse_config(std::string_view key) const = 0;
   /// The safe configuration used when nothing was tuned: valid for every problem of the family on every GPU.
   virtual Config fallback(const Problem& problem) const = 0;
+  /// How far a tuned problem's shape is from a wanted one, for the lookup's similar-problem step: nullopt when the
+  /// tuned problem's winner says nothing about the wanted one (another sample type, operator, ...), else a
+  /// non-negative distance (0 = the same shape; 1 = bins 2x apart for a histogram).
+  virtual std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const = 0;
+  /// Why `config` cannot run `problem` (its own rules, and the device's limits when `device` is given), or empty.
+  virtual std::string violation(const Problem& problem, const Config& config, const DeviceInfo* device) const = 0;
   /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.
   virtual int launches(const Config& config) const = 0;
   /// Dynamic shared memory of a variant for a problem, in bytes.

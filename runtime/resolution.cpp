@@ -15,6 +15,7 @@ std::string_view to_string(ConfigSource s) {
   switch (s) {
     case ConfigSource::exact: return "exact";
     case ConfigSource::nearest_size: return "nearest_size";
+    case ConfigSource::similar_problem: return "similar_problem";
     case ConfigSource::similar_device: return "similar_device";
     case ConfigSource::fallback: return "fallback";
   }
@@ -76,6 +77,30 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
       break;
     }
   }
+  if (!l.winner) {
+    // The closest shape of the family tuned on this model, whose winner this problem can run.
+    const KernelFamily& family = problem.family();
+    std::optional<double> best_distance;
+    for (Winner& w : cache.family_winners(t.model_key, problem.family_name(), here)) {
+      const auto d = family.shape_distance(problem, w.problem);
+      if (!d) continue;
+      const DeviceInfo* device = t.device ? &*t.device : nullptr;
+      if (!family.violation(problem, w.config, device).empty()) continue;
+      // Closer shape first; at equal shape distance, the nearer n (by ratio).
+      auto n_ratio = [&](const Winner& x) {
+        const double a = static_cast<double>(x.problem.n()) + 1, b = static_cast<double>(problem.n()) + 1;
+        return a > b ? a / b : b / a;
+      };
+      if (!best_distance || *d < *best_distance || (*d == *best_distance && n_ratio(w) < n_ratio(*l.winner))) {
+        best_distance = d;
+        l.winner = std::move(w);
+      }
+    }
+    if (l.winner) {
+      l.source = ConfigSource::similar_problem;
+      l.distance = fmt::format("tuned for {}", l.winner->problem.key());
+    }
+  }
   if (!l.winner && !t.arch.empty()) {
     // Another model's runs are checked against this build's kernel template only: their NVRTC and driver are
     // those of other machines, and a cubin for the same architecture loads here whatever NVRTC built it.
@@ -83,7 +108,10 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
     template_only.nvrtc_version = 0;
     template_only.driver_version = 0;
     for (const Problem& p : candidates) {
-      if ((l.winner = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, p, template_only))) {
+      l.winner = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, p, template_only);
+      if (l.winner && t.device && !problem.family().violation(problem, l.winner->config, &*t.device).empty())
+        l.winner.reset();  // tuned on a GPU with other limits: this one cannot run it
+      if (l.winner) {
         l.source = ConfigSource::similar_device;
         l.distance = join(fmt::format("tuned on {} ({} SMs){}", l.winner->device_name, l.winner->sm_count,
                                       l.winner->problem.n() == problem.n()

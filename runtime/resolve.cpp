@@ -33,7 +33,7 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
     // that cannot be read is reported in the message and the built-in default runs.
     try {
       const Cache cache = Cache::open_read_only(r.cache_path);
-      LookupTarget target{r.model_key, d.arch(), d.sm_count, d.driver_version};
+      LookupTarget target{r.model_key, d.arch(), d.sm_count, d.driver_version, d};
       lookup = lookup_config(cache, target, problem);
     } catch (const CacheError& e) {
       note = fmt::format(" (cache not used: {})", e.what());
@@ -71,10 +71,13 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
                               r.cache_path);
       break;
     case ConfigSource::nearest_size:
+    case ConfigSource::similar_problem:
     case ConfigSource::similar_device:
       r.message = fmt::format("autotune: {} on {}: configuration {} {} ({}) from {}", problem.key(), d.name,
                               r.config.key(), lookup.distance,
-                              r.source == ConfigSource::nearest_size ? "nearest tuned size" : "similar GPU model",
+                              r.source == ConfigSource::nearest_size      ? "nearest tuned size"
+                              : r.source == ConfigSource::similar_problem ? "similar tuned problem"
+                                                                          : "similar GPU model",
                               r.cache_path);
       break;
     case ConfigSource::fallback:

@@ -202,6 +202,10 @@ class Cache {
   /// `code` as for find_winner.
   std::optional<Winner> find_similar_winner(const std::string& model_key, const std::string& arch, int sm_count,
                                             const Problem& problem, const CodeIdentity& code = {}) const;
+  /// Every fresh winner of the family `family` on this model whose run was measured with `code` (as for find_winner),
+  /// for the lookup's similar-problem step. Read-only.
+  std::vector<Winner> family_winners(const std::string& model_key, std::string_view family,
+                                     const CodeIdentity& code = {}) const;
   /// How many winners of the problem's shape on this model are not served to `code`: stale, or measured with other
   /// code (the fields of `code` that are set differ). Read-only; for the lookup's report.
   std::size_t count_unserved_winners(const std::string& model_key, const Problem& problem,

@@ -3,10 +3,13 @@
 //
 //   1. exact:          the problem, tuned on this GPU model
 //   2. nearest_size:   the same problem shape (everything but n) at the nearest tuned n, on this GPU model
-//   3. similar_device: the same problem (else its nearest tuned size) on another GPU model of the same architecture,
+//   3. similar_problem: the closest tuned shape of the same family on this GPU model (KernelFamily::shape_distance:
+//                      e.g. the same sample type with the nearest bins count, in log scale; then the nearest n),
+//                      whose winner is valid for this problem (and, when the device is known, fits it)
+//   4. similar_device: the same problem (else its nearest tuned size) on another GPU model of the same architecture,
 //                      the one with the closest SM count
-//   4. fallback:       the family's built-in default configuration
-// The problem's input distribution is a hint: in steps 1 to 3 a winner measured on that distribution comes first,
+//   5. fallback:       the family's built-in default configuration
+// The problem's input distribution is a hint: in steps 1, 2 and 4 a winner measured on that distribution comes first,
 // then a histogram's robust winner across distributions (dist=robust, `autotune tune --dists`), then one measured
 // on the default ("uniform"); Lookup::distance says so ("measured on dist=uniform, not runs").
 // Runs measured with another kernel template, NVRTC or driver are never served (skipped, not marked: a lookup
@@ -19,6 +22,7 @@
 #include <string_view>
 
 #include "autotune/cache.hpp"
+#include "autotune/device.hpp"
 #include "autotune/problem.hpp"
 
 namespace autotune {
@@ -27,6 +31,7 @@ namespace autotune {
 enum class ConfigSource {
   exact,           ///< tuned for exactly this problem on this GPU model
   nearest_size,    ///< tuned for the same problem at another n on this GPU model
+  similar_problem, ///< tuned for the closest shape of the same family on this GPU model (e.g. other bins)
   similar_device,  ///< tuned on another GPU model of the same architecture
   fallback,        ///< nothing tuned applies: the built-in safe default
 };
@@ -39,6 +44,9 @@ struct LookupTarget {
   std::string arch;       ///< "sm_90"; empty = taken from model_key
   int sm_count = 0;       ///< 0 = taken from model_key
   int driver_version = 0;
+  /// The device itself, when known (a handle, `best --device I`): a configuration from another problem or GPU is
+  /// then served only if it fits this device's limits (threads, shared memory, clusters).
+  std::optional<DeviceInfo> device;
 
   /// From a model key "NAME|sm_XY|NSM|MiB" (what `autotune devices` prints); arch and SMs are read from it.
   static LookupTarget from_model_key(const std::string& model_key);

@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "core/key_text.hpp"
 #include "core/option_text.hpp"
+#include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/workload.hpp"
 #include "embedded.hpp"
 
@@ -87,6 +90,22 @@ class HistogramFamily final : public KernelFamily {
   ProblemColumns columns(const Problem& problem) const override {
     const HistogramProblem& h = histogram_of(problem);
     return {std::string(to_string(h.type)), h.bins, h.lower, h.upper, std::nullopt, h.counter_bits};
+  }
+
+  // The same sample type, counter width and input distribution; the distance is |log2 of the bins ratio|, plus
+  // how much the range widths differ relative to the bins for integer types (one value per bin vs many).
+  std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
+    const HistogramProblem& a = histogram_of(wanted);
+    const HistogramProblem& b = histogram_of(tuned);
+    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
+    return std::abs(std::log2(static_cast<double>(a.bins) / b.bins)) +
+           (is_float(a.type) ? 0.0
+                             : std::abs(std::log2(((a.upper - a.lower) / a.bins) / ((b.upper - b.lower) / b.bins))));
+  }
+  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
+    const HistogramProblem& h = histogram_of(p);
+    const HistogramConfig& hc = config_of(c);
+    return device ? histogram_constraint_violation(h, hc, *device) : hc.invalid_reason(h);
   }
 
   std::optional<Config> parse_config(std::string_view key) const override {

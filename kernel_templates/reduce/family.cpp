@@ -7,6 +7,7 @@
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "core/key_text.hpp"
+#include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/reduce/workload.hpp"
 #include "embedded.hpp"
 
@@ -73,6 +74,21 @@ class ReduceFamily final : public KernelFamily {
     const ReduceProblem& r = reduce_of(problem);
     return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)),
             static_cast<int>(8 * size_of(r.accumulator_type()))};
+  }
+
+  // The same element type, mode and distribution: another operator's winner (sum for max, say) reads the input the
+  // same way. Distance: 1 for another operator, 1 more for another accumulator width (the configuration's
+  // validity for this problem is checked apart, by violation()).
+  std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
+    const ReduceProblem& a = reduce_of(wanted);
+    const ReduceProblem& b = reduce_of(tuned);
+    if (a.type != b.type || a.deterministic != b.deterministic || a.distribution != b.distribution) return std::nullopt;
+    return (a.op == b.op ? 0.0 : 1.0) + (a.accumulator_type() == b.accumulator_type() ? 0.0 : 1.0);
+  }
+  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
+    const ReduceProblem& r = reduce_of(p);
+    const ReduceConfig& rc = config_of(c);
+    return device ? reduce_constraint_violation(r, rc, *device) : rc.invalid_reason(r);
   }
 
   std::optional<Config> parse_config(std::string_view key) const override {

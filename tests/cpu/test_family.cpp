@@ -205,6 +205,56 @@ TEST_SUITE("family") {
     }
   }
 
+  TEST_CASE("the similar-problem step: the nearest tuned shape of the family on this model, if its winner is valid") {
+    Cache cache(":memory:");
+    record(cache, h100(), problem(64 * M, 256), config(512, 4));
+    record(cache, h100(), problem(64 * M, 1024), config(256, 2));
+    HistogramProblem f32 = HistogramProblem::with_defaults(SampleType::f32, 1024);
+    f32.n = 16 * M;
+    HistogramConfig wide = config(1024, 2);
+    wide.replicas = 32;  // 32 copies of 1024 bins: 128 KiB of shared memory
+    record(cache, h100(), f32, wide);
+    LookupTarget with_device = target_of(h100());
+    with_device.device = h100();
+
+    SUBCASE("exact and nearest size come first") {
+      CHECK(lookup_config(cache, with_device, problem(64 * M, 256)).source == ConfigSource::exact);
+      CHECK(lookup_config(cache, with_device, problem(4 * M, 1024)).source == ConfigSource::nearest_size);
+    }
+    SUBCASE("other bins: the closest count in log scale (128 is one doubling from 256, three from 1024)") {
+      HistogramProblem u8_128 = problem(512 * M, 128);
+      u8_128.upper = 128;
+      const Lookup l = lookup_config(cache, with_device, u8_128);
+      CHECK(l.source == ConfigSource::similar_problem);
+      CHECK(l.config == Config(config(512, 4)));
+      CHECK(l.distance == "tuned for " + problem(64 * M, 256).key());
+      const Lookup l600 = lookup_config(cache, with_device, problem(64 * M, 600));  // log2(600/256) > log2(1024/600)
+      CHECK(l600.source == ConfigSource::similar_problem);
+      CHECK(l600.config == Config(config(256, 2)));
+    }
+    SUBCASE("another sample type is never similar") {
+      HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 256);
+      u16.n = 64 * M;
+      CHECK(lookup_config(cache, with_device, u16).source == ConfigSource::fallback);
+    }
+    SUBCASE("a winner this problem cannot run on this device is not adopted") {
+      HistogramProblem big = f32;
+      big.bins = 4096;  // 32 copies of 4096 bins: 512 KiB, more than the H100's 227 KiB per block
+      CHECK(lookup_config(cache, with_device, big).source == ConfigSource::fallback);
+      HistogramProblem fits = f32;
+      fits.bins = 512;
+      CHECK(lookup_config(cache, with_device, fits).source == ConfigSource::similar_problem);
+    }
+    SUBCASE("a reduction adopts another operator's winner of the same element type") {
+      record(cache, h100(), i32_sum(64 * M), reduce_config(512));
+      ReduceProblem max = i32_sum(64 * M);
+      max.op = ReduceOp::max;
+      const Lookup l = lookup_config(cache, with_device, max);
+      CHECK(l.source == ConfigSource::similar_problem);
+      CHECK(l.config == Config(reduce_config(512)));
+    }
+  }
+
   TEST_CASE("reductions live in the cache beside histograms") {
     TempPath file(".db");
     const ReduceProblem sum = i32_sum(1 * M);

@@ -120,6 +120,12 @@ class FillFamily final : public KernelFamily {
     return Problem(FillProblem{static_cast<std::uint32_t>(*v), *nn, *dist});
   }
   ProblemColumns columns(const Problem&) const override { return {"u32", 0, 0.0, 0.0, std::nullopt, 32}; }
+  std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
+    return fill_of(wanted).value == fill_of(tuned).value ? 0.0 : 1.0;  // any value is written the same way
+  }
+  std::string violation(const Problem&, const Config& c, const DeviceInfo* device) const override {
+    return device && config_of(c).block > device->max_threads_per_block ? "block too large" : "";
+  }
   std::optional<Config> parse_config(std::string_view key) const override {
     const auto fields = key_text::split(key);
     if (!fields || fields->size() != 2 || !fields->count("block") || !fields->count("items")) return std::nullopt;
