@@ -49,6 +49,18 @@ WorkerResult run_watched(const std::string& exe, const std::vector<std::string>&
     err = fmt::format("cannot create the worker's progress pipe ({})", std::strerror(errno));
     return result;
   }
+  // A spawn action dup2(3, 3) clears O_CLOEXEC only in newer C libraries (glibc 2.29 on, as POSIX.1-2024 asks):
+  // when the write end already is fd 3, move it out of the way so that the child's dup2 is a real one everywhere.
+  if (fds[1] == kProgressFd) {
+    const int moved = ::fcntl(fds[1], F_DUPFD_CLOEXEC, kProgressFd + 1);
+    ::close(fds[1]);
+    fds[1] = moved;
+    if (moved < 0) {
+      ::close(fds[0]);
+      err = fmt::format("cannot create the worker's progress pipe ({})", std::strerror(errno));
+      return result;
+    }
+  }
   std::vector<std::string> args = argv;
   std::vector<char*> cargv;
   for (std::string& a : args) cargv.push_back(a.data());

@@ -113,7 +113,9 @@ TEST_CASE("writer processes and a reader share one file: nothing is lost and no 
     if (rounds % 8 == 0) {  // an export is one snapshot too
       std::ostringstream out;
       reader.export_json(out);
-      for (const auto& run : nlohmann::json::parse(out.str())["runs"])
+      // Named: a range-for over parse(...)["runs"] would iterate a member of a temporary already destroyed.
+      const nlohmann::json exported = nlohmann::json::parse(out.str());
+      for (const auto& run : exported["runs"])
         half_exported += !run["finished_at"].is_null() && run["measurements"].size() != plan::kMeasurements;
     }
   }

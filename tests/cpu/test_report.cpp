@@ -90,8 +90,9 @@ TEST_SUITE("report") {
     const std::string section = page.substr(h100_u8, h100_u8_end - h100_u8);
     for (const auto& [key, gbps] : cells) {
       const bool winner = key.first == fleet.h100_u8.winner.block && key.second == fleet.h100_u8.winner.loads;
-      CAPTURE(key.first);
-      CAPTURE(key.second);
+      const auto block = key.first, loads = key.second;  // clang 14 cannot capture a structured binding
+      CAPTURE(block);
+      CAPTURE(loads);
       CHECK(section.find(fmt::format("block {}, loads {}: {:.1f} GB/s{}", key.first, key.second, gbps,
                                      winner ? " (winner)" : "")) != std::string::npos);
     }
