@@ -5,6 +5,7 @@
 
 #include <boost/program_options.hpp>
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "autotune/error.hpp"
@@ -261,6 +262,245 @@ std::string general_help() {
       version(), kSubcommands, family_list(), problem_examples("tune"));
 }
 
+namespace {
+
+// A subcommand: what it accepts and says in its help, and the command its options make.
+struct Spec {
+  po::options_description desc = common_options();
+  po::options_description hidden;                  // positional arguments: parsed, but named in the synopsis
+  po::positional_options_description positionals;  // empty: a stray word is an error, not ignored
+  std::string synopsis = "[OPTIONS]";
+  std::string examples;
+};
+// A non-empty option value, or UsageError naming what is empty.
+using Text = std::function<std::string(const char* flag, const char* what)>;
+
+void describe_tune(const std::string&, Spec& s) {
+  s.desc.add(tune_options());
+  s.hidden.add(tune_hidden_options());
+  s.synopsis = "[PROBLEM] [--device I | --devices all|LIST] [--strategy S [--budget K] [--budget-s SECONDS]]\n\n" +
+               problem_synopsis() +
+               "Without a problem, the default set is tuned. An interrupted run resumes when run again.";
+  s.examples = "  autotune tune                                   # the default problems on GPU 0\n" +
+               problem_examples("tune") +
+               "  autotune tune --devices all                     # every GPU model of this machine, in parallel\n";
+}
+
+Command make_tune(const std::string&, const po::variables_map& vm, const Text&) {
+  return make_tune(vm);
+}
+
+void describe_devices(const std::string&, Spec& s) {
+  s.desc.add(format_options());
+  s.synopsis = "[--json | --csv]";
+  s.examples = "  autotune devices\n  autotune devices --json\n";
+}
+
+Command make_devices(const std::string&, const po::variables_map& vm, const Text&) {
+  return DevicesCommand{make_format(vm)};
+}
+
+void describe_show(const std::string&, Spec& s) {
+  po::options_description show("Show options");
+  show.add_options()
+      ("all", "also list stale winners (their template, NVRTC or driver changed), marked as such")
+      ("device", po::value<std::string>()->value_name("SUBSTRING"),
+       "only devices whose name or model key contains SUBSTRING")
+      ("problem", po::value<std::string>()->value_name("SUBSTRING"),
+       "only problems whose key contains SUBSTRING, e.g. u8/bins=256");
+  s.desc.add(show).add(format_options());
+  s.synopsis = "[--all] [--device SUBSTRING] [--problem SUBSTRING] [--json | --csv]";
+  s.examples =
+      "  autotune show\n  autotune show --cache fleet.db --device H100\n"
+      "  autotune show --problem f32/bins=1024 --csv > winners.csv\n  autotune show --all --json\n";
+}
+
+Command make_show(const std::string&, const po::variables_map& vm, const Text& text) {
+  ShowCommand c;
+  c.all = vm.count("all") > 0;
+  if (vm.count("device")) c.device = text("device", "--device: the substring");
+  if (vm.count("problem")) c.problem = text("problem", "--problem: the substring");
+  c.format = make_format(vm);
+  return c;
+}
+
+void describe_best(const std::string&, Spec& s) {
+  po::options_description best = problem_options("Problem");
+  best.add_options()
+      ("device-model", po::value<std::string>()->value_name("KEY"),
+       "the GPU model to answer for, as its model key (`autotune show --json` and `devices` print them); no GPU needed")
+      ("device", po::value<std::string>()->value_name("ORDINAL"), "the model of this machine's CUDA device I");
+  s.desc.add(best).add(format_options());
+  s.synopsis =
+      "PROBLEM (--device-model KEY | --device I)\n\n"
+      "PROBLEM as for `autotune tune`. Answers as the C++ API would: the exact problem on the model, else the\n"
+      "nearest tuned size on the model, else the same problem on the closest GPU model of the same architecture,\n"
+      "else the built-in default; prints which. Only reads the cache (stale winners are never answered).";
+  s.examples = problem_examples("best --device 0") +
+             "  autotune best ... --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --cache fleet.db --json\n";
+}
+
+Command make_best(const std::string&, const po::variables_map& vm, const Text& text) {
+  BestCommand c;
+  c.format = make_format(vm);
+  const bool model = vm.count("device-model") > 0, device = vm.count("device") > 0;
+  if (model && device) throw UsageError("--device-model and --device exclude each other: choose one");
+  if (!model && !device)
+    throw UsageError("autotune best: name the GPU model with --device-model KEY or --device I");
+  if (model) c.device_model = text("device-model", "--device-model: the model key");
+  if (device) {
+    const long long d = to_integer("device", vm["device"].as<std::string>());
+    if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
+    c.device = static_cast<int>(d);
+  }
+  c.problem = make_problem(vm);
+  return c;
+}
+
+void describe_compare(const std::string&, Spec& s) {
+  po::options_description cmp("Compare options");
+  cmp.add_options()("problem", po::value<std::string>()->value_name("SUBSTRING"),
+                    "only problems whose key contains SUBSTRING");
+  s.desc.add(cmp).add(format_options());
+  s.synopsis = "[--problem SUBSTRING] [--json | --csv]\n\n"
+             "Per problem, each device's winner, GB/s, % of its roof, time relative to the fastest device, and\n"
+             "whether its configuration is the fastest device's.";
+  s.examples = "  autotune compare --cache fleet.db\n  autotune compare --problem u8/bins=256 --csv\n";
+}
+
+Command make_compare(const std::string&, const po::variables_map& vm, const Text& text) {
+  CompareCommand c;
+  if (vm.count("problem")) c.problem = text("problem", "--problem: the substring");
+  c.format = make_format(vm);
+  return c;
+}
+
+void describe_bench(const std::string&, Spec& s) {
+  po::options_description bench = problem_options("Problem (default: the default set of `autotune tune`)");
+  bench.add_options()
+      ("device", po::value<std::string>()->value_name("ORDINAL"), "CUDA device (default 0)")
+      ("samples", po::value<std::string>()->value_name("K"), "timed calls of each contender (default 20)");
+  s.desc.add(bench).add(format_options());
+  s.synopsis = "[PROBLEM] [--device I] [--samples K] [--json | --csv]\n\n"
+             "For each problem: the configuration the C++ API resolves from the cache (exact, nearest size, similar\n"
+             "GPU or built-in default) and the family's CUB baseline, both checked against the CPU reference,\n"
+             "timed with the tuner's harness (L2 flushed before every call), with the read roof measured in the same run. CUB's times are recorded in the cache for `report`.";
+  s.examples = "  autotune bench                                  # the default problems, after `autotune tune`\n" +
+             problem_examples("bench");
+}
+
+Command make_bench(const std::string&, const po::variables_map& vm, const Text&) {
+  BenchCommand c;
+  c.format = make_format(vm);
+  if (vm.count("device")) {
+    const long long d = to_integer("device", vm["device"].as<std::string>());
+    if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
+    c.device = static_cast<int>(d);
+  }
+  if (vm.count("samples")) {
+    const long long k = to_integer("samples", vm["samples"].as<std::string>());
+    if (k < 1 || k > 10000) throw UsageError(fmt::format("--samples: {} is outside 1..10000", k));
+    c.samples = static_cast<int>(k);
+  }
+  const bool any_problem_flag = any_problem_option(vm);
+  if (any_problem_flag) c.problems = {make_problem(vm)};
+  else c.problems = default_problems();
+  return c;
+}
+
+void describe_report(const std::string&, Spec& s) {
+  po::options_description rep("Report options");
+  rep.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
+                    "the HTML file to write (required)");
+  s.desc.add(rep);
+  s.synopsis = "--output FILE.html\n\n"
+             "One self-contained HTML file (inline CSS and SVG, no scripts, no network): per problem, a heat map of\n"
+             "GB/s over block size x loads per thread, the winner against the device's read roof, and the\n"
+             "devices side by side.";
+  s.examples = "  autotune report --output report.html\n  autotune report --cache fleet.db -o fleet.html\n";
+}
+
+Command make_report(const std::string&, const po::variables_map& vm, const Text& text) {
+  if (!vm.count("output")) throw UsageError("autotune report: --output FILE is required");
+  return ReportCommand{text("output", "--output: the file name")};
+}
+
+void describe_export(const std::string&, Spec& s) {
+  po::options_description exp("Export options");
+  exp.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
+                    "write the document to FILE instead of standard output (- is standard output)");
+  s.desc.add(exp);
+  s.synopsis = "[--output FILE]";
+  s.examples =
+      "  autotune export --output node17.json      # on each machine of a fleet\n"
+      "  autotune export --cache fleet.db > fleet.json\n";
+}
+
+Command make_export(const std::string&, const po::variables_map& vm, const Text& text) {
+  ExportCommand e;
+  if (vm.count("output")) e.output = text("output", "--output: the file name");
+  return e;
+}
+
+void describe_import_merge(const std::string& sub, Spec& s) {
+  s.hidden.add_options()("file", po::value<std::string>());
+  s.positionals.add("file", 1);
+  po::options_description imp("Options");
+  imp.add_options()("no-cubins", "leave the compiled kernels (cubins) out: only configurations and timings are "
+                                 "added, and applications compile the configurations from source with NVRTC; for "
+                                 "results from machines whose binaries you do not trust");
+  s.desc.add(imp);
+  s.synopsis = sub == "import" ? "FILE [--no-cubins] [--cache FILE]\n\nFILE is an `autotune export` document; - reads "
+                               "standard input."
+                             : "FILE [--no-cubins] [--cache FILE]\n\nFILE is another autotune cache file; it is only read.";
+  s.examples = sub == "import" ? "  autotune import node17.json --cache fleet.db\n"
+                               "  ssh node17 autotune export | autotune import -\n"
+                             : "  autotune merge node17.db --cache fleet.db\n"
+                               "  for f in nodes/*.db; do autotune merge \"$f\" --cache fleet.db; done\n";
+}
+
+Command make_import_merge(const std::string& sub, const po::variables_map& vm, const Text& text) {
+  if (!vm.count("file"))
+    throw UsageError(fmt::format("autotune {}: FILE is required (see `autotune {} --help`)", sub, sub));
+  const std::string file = text("file", "FILE");
+  const bool no_cubins = vm.count("no-cubins") > 0;
+  if (sub == "import") return ImportCommand{file, no_cubins};
+  else return MergeCommand{file, no_cubins};
+}
+
+void describe_gc(const std::string&, Spec& s) {
+  s.examples = "  autotune gc\n  autotune gc --cache fleet.db\n";
+}
+
+Command make_gc(const std::string&, const po::variables_map&, const Text&) {
+  return GcCommand{};
+}
+
+struct Subcommand {
+  const char* name;
+  void (*describe)(const std::string&, Spec&);
+  Command (*make)(const std::string&, const po::variables_map&, const Text&);
+};
+
+const std::vector<Subcommand>& subcommands() {
+  static const std::vector<Subcommand> table{
+      {"tune", describe_tune, make_tune},
+      {"devices", describe_devices, make_devices},
+      {"show", describe_show, make_show},
+      {"best", describe_best, make_best},
+      {"compare", describe_compare, make_compare},
+      {"bench", describe_bench, make_bench},
+      {"report", describe_report, make_report},
+      {"export", describe_export, make_export},
+      {"import", describe_import_merge, make_import_merge},
+      {"merge", describe_import_merge, make_import_merge},
+      {"gc", describe_gc, make_gc},
+  };
+  return table;
+}
+
+}  // namespace
+
 CommandLine parse_command_line(const std::vector<std::string>& args) {
   CommandLine cl;
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
@@ -281,194 +521,28 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
     std::vector<std::string> again{rest[0], "--help"};
     return parse_command_line(again);
   }
-
-  po::options_description desc = common_options();
-  po::options_description hidden;                  // positional arguments: parsed, but named in the synopsis
-  po::positional_options_description positionals;  // empty: a stray word is an error, not ignored
-  std::string synopsis = "[OPTIONS]";
-  std::string examples;
-  if (sub == "tune") {
-    desc.add(tune_options());
-    hidden.add(tune_hidden_options());
-    synopsis = "[PROBLEM] [--device I | --devices all|LIST] [--strategy S [--budget K] [--budget-s SECONDS]]\n\n" +
-               problem_synopsis() +
-               "Without a problem, the default set is tuned. An interrupted run resumes when run again.";
-    examples = "  autotune tune                                   # the default problems on GPU 0\n" +
-               problem_examples("tune") +
-               "  autotune tune --devices all                     # every GPU model of this machine, in parallel\n";
-  } else if (sub == "devices") {
-    desc.add(format_options());
-    synopsis = "[--json | --csv]";
-    examples = "  autotune devices\n  autotune devices --json\n";
-  } else if (sub == "show") {
-    po::options_description show("Show options");
-    show.add_options()
-        ("all", "also list stale winners (their template, NVRTC or driver changed), marked as such")
-        ("device", po::value<std::string>()->value_name("SUBSTRING"),
-         "only devices whose name or model key contains SUBSTRING")
-        ("problem", po::value<std::string>()->value_name("SUBSTRING"),
-         "only problems whose key contains SUBSTRING, e.g. u8/bins=256");
-    desc.add(show).add(format_options());
-    synopsis = "[--all] [--device SUBSTRING] [--problem SUBSTRING] [--json | --csv]";
-    examples =
-        "  autotune show\n  autotune show --cache fleet.db --device H100\n"
-        "  autotune show --problem f32/bins=1024 --csv > winners.csv\n  autotune show --all --json\n";
-  } else if (sub == "best") {
-    po::options_description best = problem_options("Problem");
-    best.add_options()
-        ("device-model", po::value<std::string>()->value_name("KEY"),
-         "the GPU model to answer for, as its model key (`autotune show --json` and `devices` print them); no GPU needed")
-        ("device", po::value<std::string>()->value_name("ORDINAL"), "the model of this machine's CUDA device I");
-    desc.add(best).add(format_options());
-    synopsis =
-        "PROBLEM (--device-model KEY | --device I)\n\n"
-        "PROBLEM as for `autotune tune`. Answers as the C++ API would: the exact problem on the model, else the\n"
-        "nearest tuned size on the model, else the same problem on the closest GPU model of the same architecture,\n"
-        "else the built-in default; prints which. Only reads the cache (stale winners are never answered).";
-    examples = problem_examples("best --device 0") +
-               "  autotune best ... --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --cache fleet.db --json\n";
-  } else if (sub == "compare") {
-    po::options_description cmp("Compare options");
-    cmp.add_options()("problem", po::value<std::string>()->value_name("SUBSTRING"),
-                      "only problems whose key contains SUBSTRING");
-    desc.add(cmp).add(format_options());
-    synopsis = "[--problem SUBSTRING] [--json | --csv]\n\n"
-               "Per problem, each device's winner, GB/s, % of its roof, time relative to the fastest device, and\n"
-               "whether its configuration is the fastest device's.";
-    examples = "  autotune compare --cache fleet.db\n  autotune compare --problem u8/bins=256 --csv\n";
-  } else if (sub == "bench") {
-    po::options_description bench = problem_options("Problem (default: the default set of `autotune tune`)");
-    bench.add_options()
-        ("device", po::value<std::string>()->value_name("ORDINAL"), "CUDA device (default 0)")
-        ("samples", po::value<std::string>()->value_name("K"), "timed calls of each contender (default 20)");
-    desc.add(bench).add(format_options());
-    synopsis = "[PROBLEM] [--device I] [--samples K] [--json | --csv]\n\n"
-               "For each problem: the configuration the C++ API resolves from the cache (exact, nearest size, similar\n"
-               "GPU or built-in default) and the family's CUB baseline, both checked against the CPU reference,\n"
-               "timed with the tuner's harness (L2 flushed before every call), with the read roof measured in the same run. CUB's times are recorded in the cache for `report`.";
-    examples = "  autotune bench                                  # the default problems, after `autotune tune`\n" +
-               problem_examples("bench");
-  } else if (sub == "report") {
-    po::options_description rep("Report options");
-    rep.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
-                      "the HTML file to write (required)");
-    desc.add(rep);
-    synopsis = "--output FILE.html\n\n"
-               "One self-contained HTML file (inline CSS and SVG, no scripts, no network): per problem, a heat map of\n"
-               "GB/s over block size x loads per thread, the winner against the device's read roof, and the\n"
-               "devices side by side.";
-    examples = "  autotune report --output report.html\n  autotune report --cache fleet.db -o fleet.html\n";
-  } else if (sub == "export") {
-    po::options_description exp("Export options");
-    exp.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
-                      "write the document to FILE instead of standard output (- is standard output)");
-    desc.add(exp);
-    synopsis = "[--output FILE]";
-    examples =
-        "  autotune export --output node17.json      # on each machine of a fleet\n"
-        "  autotune export --cache fleet.db > fleet.json\n";
-  } else if (sub == "import" || sub == "merge") {
-    hidden.add_options()("file", po::value<std::string>());
-    positionals.add("file", 1);
-    po::options_description imp("Options");
-    imp.add_options()("no-cubins", "leave the compiled kernels (cubins) out: only configurations and timings are "
-                                   "added, and applications compile the configurations from source with NVRTC; for "
-                                   "results from machines whose binaries you do not trust");
-    desc.add(imp);
-    synopsis = sub == "import" ? "FILE [--no-cubins] [--cache FILE]\n\nFILE is an `autotune export` document; - reads "
-                                 "standard input."
-                               : "FILE [--no-cubins] [--cache FILE]\n\nFILE is another autotune cache file; it is only read.";
-    examples = sub == "import" ? "  autotune import node17.json --cache fleet.db\n"
-                                 "  ssh node17 autotune export | autotune import -\n"
-                               : "  autotune merge node17.db --cache fleet.db\n"
-                                 "  for f in nodes/*.db; do autotune merge \"$f\" --cache fleet.db; done\n";
-  } else if (sub == "gc") {
-    examples = "  autotune gc\n  autotune gc --cache fleet.db\n";
-  } else {
-    throw UsageError(fmt::format("unknown subcommand '{}' (see `autotune --help`)", sub));
-  }
-
+  const auto& table = subcommands();
+  const auto it = std::find_if(table.begin(), table.end(), [&](const Subcommand& c) { return sub == c.name; });
+  if (it == table.end()) throw UsageError(fmt::format("unknown subcommand '{}' (see `autotune --help`)", sub));
+  Spec spec;
+  it->describe(sub, spec);
   po::options_description accepted;
-  accepted.add(desc).add(hidden);
-  const po::variables_map vm = parse(sub, rest, accepted, positionals);
+  accepted.add(spec.desc).add(spec.hidden);
+  const po::variables_map vm = parse(sub, rest, accepted, spec.positionals);
   if (vm.count("help")) {
-    cl.command = HelpCommand{usage_of(sub, desc, synopsis, examples)};
+    cl.command = HelpCommand{usage_of(sub, spec.desc, spec.synopsis, spec.examples)};
     return cl;
   }
   if (vm.count("cache")) {
     cl.cache_path = vm["cache"].as<std::string>();
     if (cl.cache_path.empty()) throw UsageError("--cache: the file name is empty");
   }
-  auto text = [&](const char* flag, const char* what) {
+  const Text text = [&](const char* flag, const char* what) {
     const std::string v = vm[flag].as<std::string>();
     if (v.empty()) throw UsageError(fmt::format("autotune {}: {} is empty", sub, what));
     return v;
   };
-  if (sub == "tune") {
-    cl.command = make_tune(vm);
-  } else if (sub == "devices") {
-    cl.command = DevicesCommand{make_format(vm)};
-  } else if (sub == "show") {
-    ShowCommand c;
-    c.all = vm.count("all") > 0;
-    if (vm.count("device")) c.device = text("device", "--device: the substring");
-    if (vm.count("problem")) c.problem = text("problem", "--problem: the substring");
-    c.format = make_format(vm);
-    cl.command = c;
-  } else if (sub == "best") {
-    BestCommand c;
-    c.format = make_format(vm);
-    const bool model = vm.count("device-model") > 0, device = vm.count("device") > 0;
-    if (model && device) throw UsageError("--device-model and --device exclude each other: choose one");
-    if (!model && !device)
-      throw UsageError("autotune best: name the GPU model with --device-model KEY or --device I");
-    if (model) c.device_model = text("device-model", "--device-model: the model key");
-    if (device) {
-      const long long d = to_integer("device", vm["device"].as<std::string>());
-      if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
-      c.device = static_cast<int>(d);
-    }
-    c.problem = make_problem(vm);
-    cl.command = c;
-  } else if (sub == "compare") {
-    CompareCommand c;
-    if (vm.count("problem")) c.problem = text("problem", "--problem: the substring");
-    c.format = make_format(vm);
-    cl.command = c;
-  } else if (sub == "bench") {
-    BenchCommand c;
-    c.format = make_format(vm);
-    if (vm.count("device")) {
-      const long long d = to_integer("device", vm["device"].as<std::string>());
-      if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
-      c.device = static_cast<int>(d);
-    }
-    if (vm.count("samples")) {
-      const long long k = to_integer("samples", vm["samples"].as<std::string>());
-      if (k < 1 || k > 10000) throw UsageError(fmt::format("--samples: {} is outside 1..10000", k));
-      c.samples = static_cast<int>(k);
-    }
-    const bool any_problem_flag = any_problem_option(vm);
-    if (any_problem_flag) c.problems = {make_problem(vm)};
-    else c.problems = default_problems();
-    cl.command = c;
-  } else if (sub == "report") {
-    if (!vm.count("output")) throw UsageError("autotune report: --output FILE is required");
-    cl.command = ReportCommand{text("output", "--output: the file name")};
-  } else if (sub == "export") {
-    ExportCommand e;
-    if (vm.count("output")) e.output = text("output", "--output: the file name");
-    cl.command = e;
-  } else if (sub == "import" || sub == "merge") {
-    if (!vm.count("file"))
-      throw UsageError(fmt::format("autotune {}: FILE is required (see `autotune {} --help`)", sub, sub));
-    const std::string file = text("file", "FILE");
-    const bool no_cubins = vm.count("no-cubins") > 0;
-    if (sub == "import") cl.command = ImportCommand{file, no_cubins};
-    else cl.command = MergeCommand{file, no_cubins};
-  } else {
-    cl.command = GcCommand{};
-  }
+  cl.command = it->make(sub, vm, text);
   return cl;
 }
 
