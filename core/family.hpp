@@ -113,6 +113,9 @@ class KernelFamily {
   virtual std::vector<ProblemParameter> problem_parameters() const = 0;
   /// A problem from the options given (only this family's options, "n" and "dist"); UsageError names the option.
   virtual Problem make_problem(const ProblemOptions& options) const = 0;
+  /// The options that name this problem on the command line, besides --kernel, --n and --dist, spelled so that
+  /// make_problem reads them back to the same problem (e.g. "--type f32 --bins 1000 --lower 0 --upper 1").
+  virtual std::string command_options(const Problem& problem) const = 0;
   /// An example command line's problem options for the help, e.g. "--type u8 --bins 256 --n 64M".
   virtual std::string example_options() const = 0;
 };

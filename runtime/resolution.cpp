@@ -22,6 +22,38 @@ std::string_view to_string(ConfigSource s) {
   return "?";
 }
 
+std::string_view to_string(Requirement r) {
+  switch (r) {
+    case Requirement::any: return "any";
+    case Requirement::tuned: return "tuned";
+    case Requirement::exact: return "exact";
+  }
+  return "?";
+}
+
+std::optional<Requirement> parse_requirement(std::string_view text) {
+  for (Requirement r : {Requirement::any, Requirement::tuned, Requirement::exact})
+    if (to_string(r) == text) return r;
+  return std::nullopt;
+}
+
+bool meets(ConfigSource source, Requirement required) {
+  switch (required) {
+    case Requirement::any: return true;
+    case Requirement::tuned: return source != ConfigSource::fallback;
+    case Requirement::exact: return source == ConfigSource::exact;
+  }
+  return false;
+}
+
+std::string tune_command(const Problem& problem, const std::string& cache_path) {
+  const std::string options = problem.family().command_options(problem);
+  std::string dist;
+  if (problem.distribution() != kDefaultDistribution) dist = " --dist " + problem.distribution();
+  return fmt::format("autotune tune --kernel {}{}{} --n {}{} --cache {}", problem.family_name(),
+                     options.empty() ? "" : " ", options, problem.n(), dist, cache_path);
+}
+
 LookupTarget LookupTarget::from_model_key(const std::string& model_key) {
   LookupTarget t;
   t.model_key = model_key;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "autotune/cache.hpp"
@@ -10,8 +11,18 @@
 
 namespace autotune {
 
-Resolved resolve(const Problem& problem, int device, const std::string& cache_path) {
+Requirement effective_requirement(std::optional<Requirement> given) {
+  if (given) return *given;
+  const char* env = std::getenv("AUTOTUNE_REQUIRE");
+  if (env == nullptr || *env == '\0') return Requirement::any;
+  const auto r = parse_requirement(env);
+  if (!r) throw UsageError(fmt::format("AUTOTUNE_REQUIRE='{}' is not any, tuned or exact", env));
+  return *r;
+}
+
+Resolved resolve(const Problem& problem, int device, const std::string& cache_path, std::optional<Requirement> require) {
   problem.validate();
+  const Requirement required = effective_requirement(require);
   Resolved out;
   out.ordinal = device;
   if (out.ordinal < 0) {
@@ -44,6 +55,13 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
                         lookup.stale_skipped, lookup.stale_skipped == 1 ? "" : "s");
   r.source = lookup.source;
   r.config = lookup.config;
+  // Strict mode: refuse before anything is compiled or loaded, and say what would satisfy it.
+  if (!meets(r.source, required))
+    throw NotTunedError(fmt::format(
+        "autotune: {} on {}: {} tuned data required, but the cache {} gives {}{}{}; tune it with: {}", problem.key(),
+        d.name, to_string(required), r.cache_path,
+        r.source == ConfigSource::fallback ? "nothing (the built-in default)" : std::string(to_string(r.source)),
+        lookup.distance.empty() ? "" : " (" + lookup.distance + ")", note, tune_command(problem, r.cache_path)));
   if (lookup.unbacked_skipped)
     note += fmt::format(" ({} result{} not among {} run's measurements not used)", lookup.unbacked_skipped,
                         lookup.unbacked_skipped == 1 ? "" : "s", lookup.unbacked_skipped == 1 ? "its" : "their");

@@ -2,6 +2,7 @@
 // shared order of include/autotune/resolution.hpp), and produce the cubin to load (from the cache, or NVRTC).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,15 @@ struct Resolved {
   std::vector<char> cubin;
 };
 
-/// `device` -1 = the calling thread's current device; `cache_path` empty = Cache::default_path(). A missing cache
-/// file is a miss, not an error; an unreadable one is a CacheError.
-Resolved resolve(const Problem& problem, int device, const std::string& cache_path);
+/// `device` -1 = the calling thread's current device; `cache_path` empty = Cache::default_path(). A missing or
+/// unreadable cache file is a miss (said in the message), not an error. `require` (else $AUTOTUNE_REQUIRE, else
+/// any): NotTunedError, naming the `autotune tune` command to run, when the lookup's source does not meet it.
+Resolved resolve(const Problem& problem, int device, const std::string& cache_path,
+                 std::optional<Requirement> require = std::nullopt);
+
+/// The requirement in force: `given`, else $AUTOTUNE_REQUIRE (UsageError for a value other than any, tuned,
+/// exact), else Requirement::any.
+Requirement effective_requirement(std::optional<Requirement> given);
 
 /// Runs `load` with `ordinal` as the current device, restoring the caller's current device afterwards.
 template <class F>

@@ -37,6 +37,13 @@ class CudaError : public Error {
   int code_;
 };
 
+/// A handle was asked for tuned data (Options::require or $AUTOTUNE_REQUIRE) and the cache has none that qualifies.
+/// The message says what the lookup found and the `autotune tune` command that would tune the problem.
+class NotTunedError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// The SQLite cache could not be opened, read or written. The message names the file.
 class CacheError : public Error {
  public:

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -45,6 +46,10 @@ class Reduce {
   struct Options {
     int device = -1;         ///< CUDA ordinal; -1 = the calling thread's current device
     std::string cache_path;  ///< empty = Cache::default_path()
+    /// What the lookup must find (include/autotune/resolution.hpp): unset = $AUTOTUNE_REQUIRE, else any. With
+    /// tuned or exact, construction throws NotTunedError (with the `autotune tune` command to run) instead of
+    /// running the built-in default.
+    std::optional<Requirement> require;
   };
 
   /// Resolves the configuration and loads the kernel. Throws UsageError for an invalid problem, NoDeviceError

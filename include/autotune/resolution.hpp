@@ -37,6 +37,22 @@ enum class ConfigSource {
 };
 std::string_view to_string(ConfigSource s);
 
+/// What an application demands of the lookup before a handle runs anything (Options::require of the handles, else
+/// the environment variable AUTOTUNE_REQUIRE=any|tuned|exact, else any):
+enum class Requirement {
+  any,    ///< whatever the lookup finds, the built-in default included
+  tuned,  ///< measured data on this GPU model or a similar one (exact, nearest_size, similar_problem, similar_device)
+  exact,  ///< this exact problem, tuned on this GPU model
+};
+std::string_view to_string(Requirement r);
+std::optional<Requirement> parse_requirement(std::string_view text);
+/// Whether a configuration of `source` meets `required`.
+bool meets(ConfigSource source, Requirement required);
+/// The `autotune tune` command that tunes `problem` into `cache_path` (the family's own options: its
+/// KernelFamily::command_options), e.g. "autotune tune --kernel histogram --type f32 --bins 1000 --lower 0
+/// --upper 1 --n 67108864 --cache /path/cache.db".
+std::string tune_command(const Problem& problem, const std::string& cache_path);
+
 /// The GPU a lookup answers for. Only model_key is needed; arch and sm_count enable the similar-device step
 /// and driver_version the staleness check of the driver (0 = unknown, not compared).
 struct LookupTarget {

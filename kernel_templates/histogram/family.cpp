@@ -195,6 +195,11 @@ class HistogramFamily final : public KernelFamily {
     p.validate();
     return p;
   }
+  std::string command_options(const Problem& p) const override {
+    const HistogramProblem& h = histogram_of(p);
+    return fmt::format("--type {} --bins {} --lower {} --upper {}{}", to_string(h.type), h.bins, h.lower, h.upper,
+                       h.counter_bits == 64 ? " --counters 64" : "");
+  }
   std::string example_options() const override { return "--type u8 --bins 256 --n 64M"; }
 };
 

@@ -21,7 +21,7 @@ struct Histogram::Impl {
 Histogram::Histogram(const HistogramProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
   problem.validate();
   impl_->problem = problem;
-  Resolved r = resolve(problem, options.device, options.cache_path);
+  Resolved r = resolve(problem, options.device, options.cache_path, options.require);
   impl_->resolution = std::move(r.resolution);
   // Loaded on the handle's device without changing the thread's current device for good.
   with_device(r.ordinal, [&] { impl_->kernel.emplace(problem, *impl_->resolution.config.as<HistogramConfig>(), r.device, r.cubin); });

@@ -165,6 +165,11 @@ class ReduceFamily final : public KernelFamily {
     p.validate();
     return p;
   }
+  std::string command_options(const Problem& p) const override {
+    const ReduceProblem& r = reduce_of(p);
+    return fmt::format("--op {} --type {} --acc {}{}", to_string(r.op), to_string(r.type),
+                       to_string(r.accumulator_type()), r.deterministic ? "" : " --mode fast");
+  }
   std::string example_options() const override { return "--op sum --type f32 --n 256M"; }
 };
 

@@ -20,7 +20,7 @@ struct Reduce::Impl {
 Reduce::Reduce(const ReduceProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
   problem.validate();
   impl_->problem = problem.normalized();
-  Resolved r = resolve(impl_->problem, options.device, options.cache_path);
+  Resolved r = resolve(impl_->problem, options.device, options.cache_path, options.require);
   impl_->resolution = std::move(r.resolution);
   with_device(r.ordinal,
               [&] { impl_->kernel.emplace(impl_->problem, *impl_->resolution.config.as<ReduceConfig>(), r.device, r.cubin); });

@@ -2,6 +2,7 @@
 // and reductions in the cache next to histograms. CPU only: devices are made-up DeviceInfo values.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <sstream>
 
 #include "autotune/histogram_problem.hpp"
@@ -12,6 +13,8 @@
 #include "autotune/problem.hpp"
 #include "autotune/identity.hpp"
 #include "autotune/resolution.hpp"
+#include "cli/options.hpp"
+#include "runtime/resolve.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 #include "kernel_templates/reduce/reference.hpp"
 #include "tuner/robust.hpp"
@@ -252,6 +255,60 @@ TEST_SUITE("family") {
       const Lookup l = lookup_config(cache, with_device, max);
       CHECK(l.source == ConfigSource::similar_problem);
       CHECK(l.config == Config(reduce_config(512)));
+    }
+  }
+
+  TEST_CASE("strict mode: which sources meet which requirement, and the requirement from the environment") {
+    CHECK(meets(ConfigSource::fallback, Requirement::any));
+    CHECK_FALSE(meets(ConfigSource::fallback, Requirement::tuned));
+    CHECK_FALSE(meets(ConfigSource::fallback, Requirement::exact));
+    for (ConfigSource s : {ConfigSource::nearest_size, ConfigSource::similar_problem, ConfigSource::similar_device}) {
+      CHECK(meets(s, Requirement::tuned));
+      CHECK_FALSE(meets(s, Requirement::exact));
+    }
+    CHECK(meets(ConfigSource::exact, Requirement::exact));
+    ::unsetenv("AUTOTUNE_REQUIRE");
+    CHECK(effective_requirement(std::nullopt) == Requirement::any);
+    ::setenv("AUTOTUNE_REQUIRE", "exact", 1);
+    CHECK(effective_requirement(std::nullopt) == Requirement::exact);
+    CHECK(effective_requirement(Requirement::tuned) == Requirement::tuned);  // the handle's option wins
+    ::setenv("AUTOTUNE_REQUIRE", "always", 1);
+    CHECK_THROWS_WITH_AS(effective_requirement(std::nullopt), doctest::Contains("AUTOTUNE_REQUIRE='always'"),
+                         UsageError);
+    ::unsetenv("AUTOTUNE_REQUIRE");
+  }
+
+  TEST_CASE("the tune command a strict handle prints names the same problem when the CLI reads it") {
+    HistogramProblem f32 = HistogramProblem::with_defaults(SampleType::f32, 1000);
+    f32.n = 64 * M;
+    HistogramProblem wide = problem(5 * M, 37);
+    wide.lower = 3;
+    wide.upper = 200;
+    wide.counter_bits = 64;
+    wide.distribution = "runs";
+    HistogramProblem i32 = HistogramProblem::with_defaults(SampleType::i32, 100, -50);
+    i32.n = 1000;
+    ReduceProblem fast;
+    fast.op = ReduceOp::sum;
+    fast.type = ValueType::f32;
+    fast.deterministic = false;
+    fast.n = 12345;
+    ReduceProblem max = i32_sum(7);
+    max.op = ReduceOp::max;
+    for (const Problem& p : {Problem(f32), Problem(wide), Problem(i32), Problem(i32_sum(3 * M)), Problem(fast),
+                             Problem(max)}) {
+      const std::string command = tune_command(p, "/tmp/x.db");
+      CAPTURE(command);
+      std::vector<std::string> args;
+      std::istringstream words(command);
+      for (std::string w; words >> w;) args.push_back(w);
+      REQUIRE(args.size() > 2);
+      CHECK(args[0] == "autotune");
+      const auto parsed = cli::parse_command_line({args.begin() + 1, args.end()});
+      const auto& t = std::get<cli::TuneCommand>(parsed.command);
+      REQUIRE(t.problems.size() == 1);
+      CHECK(t.problems[0].key() == p.key());
+      CHECK(parsed.cache_path == "/tmp/x.db");
     }
   }
 

@@ -231,6 +231,29 @@ TEST_SUITE("gpu_api") {
     std::filesystem::remove(path);
   }
 
+  TEST_CASE("strict mode: require=exact refuses an untuned size with the tune command; require=tuned takes it") {
+    const std::string path = temp_cache();
+    HistogramProblem p;
+    p.n = 1 << 20;
+    {
+      Cache cache(path);
+      TuneOptions o;
+      o.samples = 2;
+      REQUIRE(tune(Problem(p), cache, o).winner.has_value());
+    }
+    HistogramProblem other = p;
+    other.n = 3 << 20;
+    const std::string command =
+        "autotune tune --kernel histogram --type u8 --bins 256 --lower 0 --upper 256 --n 3145728 --cache " + path;
+    CHECK_THROWS_WITH_AS(Histogram(other, Histogram::Options{0, path, Requirement::exact}),
+                         doctest::Contains(command.c_str()), NotTunedError);
+    Histogram h(other, Histogram::Options{0, path, Requirement::tuned});
+    CHECK(h.resolution().source == ConfigSource::nearest_size);
+    check_handle(h, other.n);
+    CHECK_THROWS_AS(Histogram(p, Histogram::Options{0, path + ".missing", Requirement::tuned}), NotTunedError);
+    std::filesystem::remove(path);
+  }
+
   TEST_CASE("null pointers are refused with a clear error") {
     HistogramProblem p;
     p.n = 10;

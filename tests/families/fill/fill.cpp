@@ -167,6 +167,9 @@ class FillFamily final : public KernelFamily {
     p.validate();
     return p;
   }
+  std::string command_options(const Problem& p) const override {
+    return fmt::format("--value {}", fill_of(p).value);
+  }
   std::string example_options() const override { return "--value 7 --n 1M"; }
 };
 
