@@ -44,6 +44,12 @@ step() { echo; echo "### $*"; }
     AUTOTUNE_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13 AUTOTUNE_CACHE="$ship/app.db" "$bin/example_histogram" || rc=1
     [ "$before" = "$(sha256sum "$ship/app.db")" ] && [ "$(ls "$ship")" = "app.db" ] \
       && echo "read-only cache unchanged, no side files" || { echo "the lookup changed the cache"; rc=1; }
+    step "strict mode: AUTOTUNE_REQUIRE=exact on a problem the cache does not hold must fail with the tune command"
+    if AUTOTUNE_REQUIRE=exact AUTOTUNE_CACHE="$out/none.db" "$bin/example_histogram"; then
+      echo "strict mode ran the built-in default"; rc=1
+    else
+      echo "strict mode refused, as it should"
+    fi
     step "off the tuned points: bins and sizes nobody tuned, against CUB"
     for p in "--type u8 --bins 128 --upper 128 --n 512M" "--type f32 --bins 4096 --n 64M" "--type u8 --bins 256 --n 16M" \
              "--kernel reduce --op max --type f32 --n 256M"; do

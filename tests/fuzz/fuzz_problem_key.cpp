@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "autotune/family.hpp"
+#include "autotune/problem.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view key(reinterpret_cast<const char*>(data), size);
