@@ -10,17 +10,19 @@
 //   kVecBytes             bytes per load: a power of two in sizeof(sample_t) .. 16 (4 or 8 load 4 or 8 u8 samples);
 //                         the pointer's unaligned head is done one sample at a time
 //   kLoads                vector loads in flight per thread per tile (all issued before the first count)
-//   kPriv                 0: atomics straight into `out`; 1: shared histogram, kReplicas lane-interleaved copies
-//                         (bin b of copy r at word b * kReplicas + r, copy = lane % kReplicas: with 32 copies
-//                         every lane of a warp owns its bank, whatever the data); 2: one shared copy per warp
+//   kPriv                 Privatization::global: atomics straight into `out`; shared: a shared histogram,
+//                         kReplicas lane-interleaved copies (bin b of copy r at word b * kReplicas + r,
+//                         copy = lane % kReplicas: with 32 copies every lane of a warp owns its bank, whatever the
+//                         data); warp: one shared copy per warp
 //   kCounter16            shared counters are 16-bit, two per word; a wrap is carried exactly into `out`
-//   kAggregation          0: none; 1: a run of equal bins in a register, one atomic per run;
-//                         2: lanes of a warp with equal bins are merged (__match_any_sync), one atomic per group
-//   kInterleaved          vector k of thread t in a tile is base + k * threads + t (else base + t * kLoads + k)
-//   kMerge                0 (atomic): blocks add into `out`, which the host zeroed beforehand.
-//                         1 (last_block): blocks add into a histogram in the workspace (kept zero between launches);
+//   kAggregation          Aggregation::none; run: a run of equal bins in a register, one atomic per run;
+//                         warp: lanes of a warp with equal bins are merged (__match_any_sync), one atomic per group
+//   kPartitioning         Partitioning::interleaved: vector k of thread t in a tile is base + k * threads + t;
+//                         contiguous: base + t * kLoads + k
+//   kMerge                Merge::atomic: blocks add into `out`, which the host zeroed beforehand.
+//                         last_block: blocks add into a histogram in the workspace (kept zero between launches);
 //                         the last block to finish moves it into `out` and zeroes it (atomicExch): one launch.
-//                         2 (self_zero): the first block to start (a wrapping ticket) zeroes `out` with its first
+//                         self_zero: the first block to start (a wrapping ticket) zeroes `out` with its first
 //                         warp while every other warp counts; blocks add into `out` once a flag says it is zero,
 //                         and the flag counts itself back to zero: one launch, nothing serial at the end.
 //   kCluster              blocks per thread-block cluster (1: none; also the macro AT_CLUSTER). The blocks of a
@@ -45,13 +47,25 @@ static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1
 static_assert(at::kVecBytes >= sizeof(at::sample_t) && at::kVecBytes <= 16 && (at::kVecBytes & (at::kVecBytes - 1)) == 0,
               "vector width must be a power of two from the sample size to 16 bytes");
 static_assert(at::kBins >= 1, "at least one bin");
-static_assert(at::kPriv >= 0 && at::kPriv <= 2, "privatization is 0, 1 or 2");
+static_assert(at::kPriv == at::Privatization::global || at::kPriv == at::Privatization::shared ||
+                  at::kPriv == at::Privatization::warp,
+              "privatization is global, shared or warp");
 static_assert(at::kReplicas >= 1 && at::kReplicas <= 32 && (at::kReplicas & (at::kReplicas - 1)) == 0,
               "replicas must be a power of two in 1..32");
-static_assert(!(at::kCounter16 && at::kPriv == 0), "16-bit counters exist only in shared memory");
-static_assert(at::kMerge >= 0 && at::kMerge <= 2, "merge is 0 (atomic), 1 (last block) or 2 (self zero)");
-static_assert(at::kMerge != 2 || (at::kPriv != 0 && !at::kCounter16), "self_zero needs 32-bit shared counters");
-static_assert(at::kCluster == 1 || ((at::kCluster & (at::kCluster - 1)) == 0 && at::kCluster <= 16 && at::kPriv != 0 &&
+static_assert(at::kAggregation == at::Aggregation::none || at::kAggregation == at::Aggregation::run ||
+                  at::kAggregation == at::Aggregation::warp,
+              "aggregation is none, run or warp");
+static_assert(at::kPartitioning == at::Partitioning::interleaved || at::kPartitioning == at::Partitioning::contiguous,
+              "partitioning is interleaved or contiguous");
+static_assert(!(at::kCounter16 && at::kPriv == at::Privatization::global),
+              "16-bit counters exist only in shared memory");
+static_assert(at::kMerge == at::Merge::atomic || at::kMerge == at::Merge::last_block ||
+                  at::kMerge == at::Merge::self_zero,
+              "merge is atomic, last_block or self_zero");
+static_assert(at::kMerge != at::Merge::self_zero || (at::kPriv != at::Privatization::global && !at::kCounter16),
+              "self_zero needs 32-bit shared counters");
+static_assert(at::kCluster == 1 || ((at::kCluster & (at::kCluster - 1)) == 0 && at::kCluster <= 16 &&
+                                    at::kPriv != at::Privatization::global &&
                                     !at::kCounter16),
               "clusters of 2..16 blocks sum 32-bit shared counters");
 
@@ -61,12 +75,13 @@ typedef unsigned long long u64;
 
 constexpr int kElemsPerVec = kVecBytes / static_cast<int>(sizeof(sample_t));
 constexpr int kWarps = kBlock / 32;
-constexpr int kCopies = kPriv == 1 ? kReplicas : (kPriv == 2 ? kWarps : 1);
+constexpr int kCopies = kPriv == Privatization::shared ? kReplicas : (kPriv == Privatization::warp ? kWarps : 1);
 constexpr int kPerWord = kCounter16 ? 2 : 1;
 constexpr int kSlots = (kBins + kPerWord - 1) / kPerWord;  // words per copy
-constexpr int kSharedWords = kPriv == 0 ? 0 : kSlots * kCopies;  // the copies; with clusters kBins totals follow
-constexpr bool kLastBlock = kMerge == 1;
-constexpr bool kSelfZero = kMerge == 2;
+constexpr int kSharedWords = kPriv == Privatization::global ? 0 : kSlots * kCopies;  // the copies; with clusters kBins totals follow
+constexpr bool kLastBlock = kMerge == Merge::last_block;
+constexpr bool kSelfZero = kMerge == Merge::self_zero;
+constexpr bool kInterleaved = kPartitioning == Partitioning::interleaved;
 
 template <int B> struct Raw;
 template <> struct Raw<1> { typedef unsigned char type; };
@@ -127,18 +142,18 @@ struct Counter {
 
   // Word of bin b (or of its pair, for 16-bit counters) in this thread's copy.
   __device__ __forceinline__ unsigned* word(int b) const {
-    if constexpr (kPriv == 1) return smem + (b / kPerWord) * kReplicas;
+    if constexpr (kPriv == Privatization::shared) return smem + (b / kPerWord) * kReplicas;
     else return smem + b / kPerWord;
   }
   __device__ __forceinline__ void add_n(int b, unsigned n) {
-    if constexpr (kPriv == 0) global_add(out, b, static_cast<out_t>(n));
+    if constexpr (kPriv == Privatization::global) global_add(out, b, static_cast<out_t>(n));
     else if constexpr (kCounter16) add16(word(b), b, n, out);
     else atomicAdd(word(b), n);
   }
   // One sample's bin (or -1) outside warp-converged code: run aggregation still applies, warp aggregation not.
   __device__ __forceinline__ void add(int b) {
     if (b < 0) return;
-    if constexpr (kAggregation == 1) {
+    if constexpr (kAggregation == Aggregation::run) {
       if (b == run_bin && run_len < 0xFFFFu) {
         ++run_len;
         return;
@@ -152,7 +167,7 @@ struct Counter {
   }
   // The same for code that every lane of the warp executes together (full tiles).
   __device__ __forceinline__ void add_converged(int b) {
-    if constexpr (kAggregation == 2) {
+    if constexpr (kAggregation == Aggregation::warp) {
       const unsigned peers = __match_any_sync(0xFFFFFFFFu, b);
       if (b >= 0 && (threadIdx.x & 31) == __ffs(peers) - 1) add_n(b, __popc(peers));
     } else {
@@ -160,7 +175,7 @@ struct Counter {
     }
   }
   __device__ __forceinline__ void flush() {
-    if (kAggregation == 1 && run_len != 0) add_n(run_bin, run_len);
+    if (kAggregation == Aggregation::run && run_len != 0) add_n(run_bin, run_len);
     run_len = 0;
   }
 };
@@ -171,8 +186,9 @@ __device__ __forceinline__ unsigned block_total(const unsigned* smem, int b) {
   unsigned total = 0;
 #pragma unroll 4
   for (int k = 0; k < kCopies; ++k) {
-    const unsigned w = kPriv == 1 ? smem[(b / kPerWord) * kReplicas + ((k + b / kPerWord) & (kReplicas - 1))]
-                                  : smem[k * kSlots + b / kPerWord];
+    const unsigned w = kPriv == Privatization::shared
+                           ? smem[(b / kPerWord) * kReplicas + ((k + b / kPerWord) & (kReplicas - 1))]
+                           : smem[k * kSlots + b / kPerWord];
     total += kCounter16 ? ((b & 1) ? w >> 16 : w & 0xFFFFu) : w;
   }
   return total;
@@ -219,10 +235,10 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   const bool one_unit = gridDim.x == static_cast<unsigned>(kCluster);
   Counter counter;
   counter.out = acc;
-  if constexpr (kPriv != 0) {
+  if constexpr (kPriv != Privatization::global) {
     for (int i = threadIdx.x; i < kSharedWords; i += kBlock) smem[i] = 0;
     __syncthreads();
-    counter.smem = kPriv == 1 ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
+    counter.smem = kPriv == Privatization::shared ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
   }
   bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only)
   if constexpr (kSelfZero) {
@@ -284,7 +300,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   }
   counter.flush();
 
-  if constexpr (kPriv != 0) {
+  if constexpr (kPriv != Privatization::global) {
     __syncthreads();
     if (kCluster == 1 && one_unit) {  // the small-n path: the only block's histogram is the answer
       for (int b = threadIdx.x; b < kBins; b += kBlock) {

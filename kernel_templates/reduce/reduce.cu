@@ -5,7 +5,7 @@
 //   in_t, acc_t           element type; result type written at `out`
 //   work_t                the type the arithmetic is done in: acc_t, or its unsigned twin for integer sums (unsigned
 //                         addition wraps by definition, signed overflow is undefined; the bits are the same)
-//   kOp                   0 sum, 1 min, 2 max
+//   kOp                   ReduceOp::sum, min or max
 //   kIsFloat              the accumulator is float or double
 //   kIdentityBits         bits of the identity (the result for n = 0); the host presets `out` to the same bits
 //   kNaNBits              the canonical NaN that min/max return when any element is NaN
@@ -15,17 +15,18 @@
 //   kLoads                vector loads in flight per thread per tile (all issued before the first is used)
 //   kAccumulators         independent per-thread accumulators (element e of load k goes to (k * elems + e) % count):
 //                         breaks the dependency chain of one register, combined in a fixed order at the end
-//   kBlockReduce          0: every thread combines its value into `out` with one atomic (the seed's naive kernel);
-//                         1: shared-memory tree; 2: __shfl_down_sync in warps, then warp 0 over the warps' results;
-//                         3: __reduce_{add,min,max}_sync (sm_80+, 32-bit integers), then warp 0 likewise
-//   kFinish               0: one atomic per block into `out` (preset to the identity by the host);
-//                         1: partials in the workspace, the last block to retire (atomic ticket) combines them in
-//                            a fixed order and resets the ticket: one launch that cleans up after itself;
-//                         2: partials in the workspace, autotune_reduce_finish (one block) combines them
+//   kBlockReduce          BlockReduce::atomic: every thread combines its value into `out` with one atomic (the
+//                         seed's naive kernel); shared_tree: shared-memory tree; warp_shuffle: __shfl_down_sync in
+//                         warps, then warp 0 over the warps' results; warp_reduce: __reduce_{add,min,max}_sync
+//                         (sm_80+, 32-bit integers), then warp 0 likewise
+//   kFinish               Finish::atomic: one atomic per block into `out` (preset to the identity by the host);
+//                         last_block: partials in the workspace, the last block to retire (atomic ticket) combines
+//                            them in a fixed order and resets the ticket: one launch that cleans up after itself;
+//                         two_pass: partials in the workspace, autotune_reduce_finish (one block) combines them
 //   kSingleBlock          the host launches one block (the small-n path): no partials, no ticket
 //
 // Whatever the finish, a launch of one block writes its result directly (no preset, no second launch): the host
-// knows this and skips them. Except with kBlockReduce == 0, the order of every operation is fixed by the grid, so a
+// knows this and skips them. Except with BlockReduce::atomic, the order of every operation is fixed by the grid, so a
 // fixed grid gives the same bits on every call.
 //
 // Semantics: integer sums wrap modulo 2^bits of acc_t; float sums follow IEEE addition (NaN and infinities
@@ -45,13 +46,20 @@ static_assert(at::kVecBytes >= sizeof(at::in_t) && at::kVecBytes <= 16 && at::kV
               (at::kVecBytes & (at::kVecBytes - 1)) == 0, "vector width must be a power of two from the element size to 16 bytes");
 static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulators == 4, "1, 2 or 4 accumulators");
 static_assert(sizeof(at::work_t) == sizeof(at::acc_t), "work_t is acc_t or its unsigned twin");
-static_assert(at::kOp >= 0 && at::kOp <= 2, "op is sum, min or max");
-static_assert(at::kBlockReduce >= 0 && at::kBlockReduce <= 3, "block reduction is 0..3");
-static_assert(at::kFinish >= 0 && at::kFinish <= 2, "finish is 0..2");
-static_assert(at::kBlockReduce != 3 || (!at::kIsFloat && sizeof(at::work_t) == 4),
+static_assert(at::kOp == at::ReduceOp::sum || at::kOp == at::ReduceOp::min || at::kOp == at::ReduceOp::max,
+              "op is sum, min or max");
+static_assert(at::kBlockReduce == at::BlockReduce::atomic || at::kBlockReduce == at::BlockReduce::shared_tree ||
+                  at::kBlockReduce == at::BlockReduce::warp_shuffle || at::kBlockReduce == at::BlockReduce::warp_reduce,
+              "block reduction is atomic, shared_tree, warp_shuffle or warp_reduce");
+static_assert(at::kFinish == at::Finish::atomic || at::kFinish == at::Finish::last_block ||
+                  at::kFinish == at::Finish::two_pass,
+              "finish is atomic, last_block or two_pass");
+static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || (!at::kIsFloat && sizeof(at::work_t) == 4),
               "warp_reduce (__reduce_*_sync) exists for 32-bit integers only");
-static_assert(at::kBlockReduce != 3 || AT_HAVE_REDUX, "warp_reduce (__reduce_*_sync) needs sm_80 or newer");
-static_assert(at::kBlockReduce != 0 || at::kFinish == 0, "per-thread atomics need the atomic finish");
+static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || AT_HAVE_REDUX,
+              "warp_reduce (__reduce_*_sync) needs sm_80 or newer");
+static_assert(at::kBlockReduce != at::BlockReduce::atomic || at::kFinish == at::Finish::atomic,
+              "per-thread atomics need the atomic finish");
 
 namespace at {
 
@@ -114,21 +122,21 @@ __device__ __forceinline__ bool negative_bit(T v) {
 // result does not depend on the order of the operands.
 template <class T>
 __device__ __forceinline__ T combine(T a, T b) {
-  if constexpr (kOp == 0) {
+  if constexpr (kOp == ReduceOp::sum) {
     return a + b;
   } else if constexpr (kIsFloat) {
     const bool tie = b == a && negative_bit(a) != negative_bit(b);  // +0.0 against -0.0
-    if constexpr (kOp == 1) return (b < a || b != b || (tie && negative_bit(b))) ? b : a;
+    if constexpr (kOp == ReduceOp::min) return (b < a || b != b || (tie && negative_bit(b))) ? b : a;
     else return (b > a || b != b || (tie && negative_bit(a))) ? b : a;
   } else {
-    if constexpr (kOp == 1) return b < a ? b : a;
+    if constexpr (kOp == ReduceOp::min) return b < a ? b : a;
     else return b > a ? b : a;
   }
 }
 
 // The value written at `out`: min/max turn any NaN into the canonical one.
 __device__ __forceinline__ work_t finalize(work_t v) {
-  if constexpr (kIsFloat && kOp != 0) return v != v ? Bits<work_t>::from(static_cast<bits_t>(kNaNBits)) : v;
+  if constexpr (kIsFloat && kOp != ReduceOp::sum) return v != v ? Bits<work_t>::from(static_cast<bits_t>(kNaNBits)) : v;
   else return v;
 }
 
@@ -137,11 +145,11 @@ __device__ __forceinline__ void store(acc_t* out, work_t v) { *reinterpret_cast<
 // Combines v into *out with atomics (the atomic finish and the per-thread-atomics block reduction).
 template <class T>
 __device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
-  if constexpr (kOp == 0) {
+  if constexpr (kOp == ReduceOp::sum) {
     if constexpr (kIsFloat) atomicAdd(out, v);  // float (sm_20+), double (sm_60+)
     else atomicAdd(reinterpret_cast<T*>(out), v);  // unsigned int / unsigned long long: wraps like the sum
   } else if constexpr (!kIsFloat) {
-    if constexpr (kOp == 1) atomicMin(out, v);  // int, unsigned, long long, unsigned long long: all sm_35+
+    if constexpr (kOp == ReduceOp::min) atomicMin(out, v);  // int, unsigned, long long, unsigned long long: all sm_35+
     else atomicMax(out, v);
   } else {
     // Float min/max: compare-and-swap with the same combine() as everywhere else (NaN and signed zeros included).
@@ -163,9 +171,9 @@ __device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
 template <class T>
 __device__ __forceinline__ T warp_fold(T v) {
 #if AT_HAVE_REDUX
-  if constexpr (kBlockReduce == 3) {
-    if constexpr (kOp == 0) return __reduce_add_sync(0xFFFFFFFFu, v);
-    else if constexpr (kOp == 1) return __reduce_min_sync(0xFFFFFFFFu, v);
+  if constexpr (kBlockReduce == BlockReduce::warp_reduce) {
+    if constexpr (kOp == ReduceOp::sum) return __reduce_add_sync(0xFFFFFFFFu, v);
+    else if constexpr (kOp == ReduceOp::min) return __reduce_min_sync(0xFFFFFFFFu, v);
     else return __reduce_max_sync(0xFFFFFFFFu, v);
   } else
 #endif
@@ -181,7 +189,7 @@ __device__ __forceinline__ T warp_fold(T v) {
 template <class T>
 __device__ __forceinline__ T block_reduce(T v, T* smem) {
   const int t = threadIdx.x;
-  if constexpr (kBlockReduce == 1) {
+  if constexpr (kBlockReduce == BlockReduce::shared_tree) {
     smem[t] = v;
     __syncthreads();
 #pragma unroll
@@ -264,7 +272,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
 #pragma unroll
   for (int a = 1; a < kAccumulators; ++a) value = combine(value, acc[a]);
 
-  if constexpr (kBlockReduce == 0) {
+  if constexpr (kBlockReduce == BlockReduce::atomic) {
     // The seed's naive kernel: one atomic per thread. A thread that saw nothing has nothing to add.
     if (Bits<work_t>::to(value) != static_cast<bits_t>(kIdentityBits)) atomic_combine(out, value);
     return;
@@ -274,12 +282,12 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       if (threadIdx.x == 0) store(out, value);
       return;
     }
-    if constexpr (kFinish == 0) {
+    if constexpr (kFinish == Finish::atomic) {
       if (threadIdx.x == 0) atomic_combine(out, value);
       return;
     } else {
       work_t* partials = reinterpret_cast<work_t*>(workspace + kPartialsOffset);
-      if constexpr (kFinish == 2) {
+      if constexpr (kFinish == Finish::two_pass) {
         if (threadIdx.x == 0) partials[blockIdx.x] = value;  // autotune_reduce_finish takes it from here
         return;
       } else {
