@@ -113,7 +113,8 @@ class HistogramFamily final : public KernelFamily {
   std::string code_text() const override {
     // The template and everything that writes its preamble.
     return std::string(embedded::histogram_template) + std::string(embedded::histogram_source_cpp) +
-           std::string(embedded::histogram_enums_hpp) + std::string(embedded::preamble_hpp);
+           std::string(embedded::histogram_enums_hpp) + std::string(embedded::histogram_workspace_layout_hpp) +
+           std::string(embedded::preamble_hpp);
   }
 
   std::vector<std::string> distributions() const override { return histogram_distributions(); }

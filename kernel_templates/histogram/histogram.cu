@@ -219,6 +219,10 @@ __device__ __forceinline__ const unsigned* peer_shared(unsigned* local, int) { r
 }  // namespace at
 #endif
 static_assert(AT_CLUSTER == at::kCluster, "the preamble's cluster macro and constant agree");
+static_assert(at::kTicketWord < at::kHistogramWord && at::kStartTicketWord < at::kHistogramWord &&
+                  at::kZeroFlagWord < at::kHistogramWord &&
+                  at::kHistogramWord * sizeof(unsigned) % sizeof(at::out_t) == 0,
+              "the workspace's control words precede its histogram, which is aligned to its counters");
 
 extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
 autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
@@ -227,10 +231,10 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   extern __shared__ unsigned smem[];  // kSharedWords words: the host passes HistogramConfig::shared_bytes()
   const int lane = threadIdx.x & 31;
 
-  // Workspace: word 0 is the last-block ticket, word 1 the self-zero start ticket, word 2 its "out is zero" flag;
-  // the last-block histogram starts at byte 256. All are zero between launches.
-  unsigned* ticket = workspace;
-  out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + 64) : out;  // where every count goes
+  // Workspace (the preamble's layout, from kernel_templates/histogram/workspace_layout.hpp): the last-block ticket,
+  // the self-zero start ticket and its "out is zero" flag, the last-block histogram. All zero between launches.
+  unsigned* ticket = workspace + kTicketWord;
+  out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + kHistogramWord) : out;  // where every count goes
   // The whole grid is one block or one cluster: it stores its sums into `out` (no atomics, no workspace).
   const bool one_unit = gridDim.x == static_cast<unsigned>(kCluster);
   Counter counter;
@@ -246,7 +250,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
     // first block to start zeroes `out`, publishes that, and only then counts. The other warps count meanwhile.
     if (!one_unit && threadIdx.x < 32) {
       unsigned first = 0;
-      if (lane == 0) first = atomicInc(workspace + 1, gridDim.x - 1) == 0;
+      if (lane == 0) first = atomicInc(workspace + kStartTicketWord, gridDim.x - 1) == 0;
       first = __shfl_sync(0xFFFFFFFFu, first, 0);
       zeroed_out = first != 0;
       if (first) {
@@ -254,7 +258,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
         __threadfence();
         __syncwarp();
         // The other gridDim.x - 1 blocks each take one back after they have seen it: it ends at zero.
-        if (lane == 0) atomicAdd(workspace + 2, gridDim.x - 1);
+        if (lane == 0) atomicAdd(workspace + kZeroFlagWord, gridDim.x - 1);
       }
     }
   }
@@ -316,7 +320,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
       // first block itself must not wait: the others may already have taken back every count it lent. Its own
       // warp 0 zeroed `out` before this __syncthreads, which orders that before its other warps' additions.
       if (threadIdx.x == 0 && !one_unit && !zeroed_out) {
-        while (*static_cast<volatile unsigned*>(workspace + 2) == 0) {
+        while (*static_cast<volatile unsigned*>(workspace + kZeroFlagWord) == 0) {
         }
         __threadfence();
       }
@@ -348,7 +352,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
     if constexpr (kSelfZero) {
       // Every block but the first gives back the count it was lent; the last one leaves the flag zero. No return
       // value is awaited (a reduction, not a ticket).
-      if (threadIdx.x == 0 && !zeroed_out) atomicSub(workspace + 2, 1u);
+      if (threadIdx.x == 0 && !zeroed_out) atomicSub(workspace + kZeroFlagWord, 1u);
     }
   }
   if constexpr (kLastBlock) {

@@ -7,6 +7,7 @@
 #include "autotune/error.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram/enums.hpp"
+#include "kernel_templates/histogram/workspace_layout.hpp"
 #include "kernel_templates/preamble.hpp"
 
 namespace autotune {
@@ -73,6 +74,7 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "constexpr bool kCounter16 = {};\n"
       "{}{}{}"
       "constexpr int kCluster = {};\n"
+      "{}"
       "}}  // namespace at\n"
       "#define AT_CLUSTER {}\n"
       "#line 1 \"histogram.cu\"\n",
@@ -90,7 +92,8 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       config.load_bytes(problem), config.loads, enum_constant("Privatization", "kPriv", config.privatization),
       config.replicas, config.counter_bits == 16, enum_constant("Aggregation", "kAggregation", config.aggregation),
       enum_constant("Partitioning", "kPartitioning", config.partitioning),
-      enum_constant("Merge", "kMerge", config.merge), config.cluster, config.cluster);
+      enum_constant("Merge", "kMerge", config.merge), config.cluster,
+      histogram_detail::HistogramWorkspace::preamble(), config.cluster);
   pre += embedded::histogram_template;
   return pre;
 }

@@ -99,7 +99,8 @@ class ReduceFamily final : public KernelFamily {
   std::string code_text() const override {
     // The template and everything that writes its preamble.
     return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp) +
-           std::string(embedded::reduce_enums_hpp) + std::string(embedded::preamble_hpp);
+           std::string(embedded::reduce_enums_hpp) + std::string(embedded::reduce_workspace_layout_hpp) +
+           std::string(embedded::preamble_hpp);
   }
 
   std::vector<std::string> distributions() const override { return reduce_distributions(); }

@@ -60,6 +60,13 @@ static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || AT_HAVE_REDUX,
               "warp_reduce (__reduce_*_sync) needs sm_80 or newer");
 static_assert(at::kBlockReduce != at::BlockReduce::atomic || at::kFinish == at::Finish::atomic,
               "per-thread atomics need the atomic finish");
+// The workspace (the preamble's layout, from kernel_templates/reduce/workspace_layout.hpp): the ticket (zero between
+// launches), the identity (the host's preset for the atomic finish copies it from there), the per-block partials.
+static_assert(at::kTicketOffset % sizeof(unsigned) == 0 &&
+                  at::kTicketOffset + sizeof(unsigned) <= at::kIdentityOffset &&
+                  at::kIdentityOffset + sizeof(at::acc_t) <= at::kPartialsOffset &&
+                  at::kPartialsOffset % sizeof(at::work_t) == 0,
+              "the workspace holds the ticket, then the identity, then aligned partials");
 
 namespace at {
 
@@ -68,9 +75,6 @@ typedef unsigned long long u64;
 constexpr int kElems = kVecBytes / static_cast<int>(sizeof(in_t));
 constexpr int kWarps = kBlock / 32;
 constexpr int kPow2 = kBlock <= 64 ? 64 : kBlock <= 128 ? 128 : kBlock <= 256 ? 256 : kBlock <= 512 ? 512 : 1024;
-// Workspace layout (bytes): the ticket at 0 (zero between launches), the identity at 8 (the host's preset for the
-// atomic finish copies it from there), the per-block partials from 256.
-constexpr int kPartialsOffset = 256;
 
 template <int B> struct Raw;
 template <> struct Raw<4> { typedef unsigned int type; };
@@ -291,7 +295,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
         if (threadIdx.x == 0) partials[blockIdx.x] = value;  // autotune_reduce_finish takes it from here
         return;
       } else {
-        unsigned* ticket = reinterpret_cast<unsigned*>(workspace);
+        unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
         __shared__ bool last;
         if (threadIdx.x == 0) {
           partials[blockIdx.x] = value;

@@ -7,6 +7,7 @@
 #include "kernel_templates/preamble.hpp"
 #include "kernel_templates/reduce/enums.hpp"
 #include "kernel_templates/reduce/value_types.hpp"
+#include "kernel_templates/reduce/workspace_layout.hpp"
 
 namespace autotune {
 
@@ -51,6 +52,7 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       "constexpr int kAccumulators = {};\n"
       "{}{}"
       "constexpr bool kSingleBlock = {};\n"
+      "{}"
       "}}  // namespace at\n"
       "#line 1 \"reduce.cu\"\n",
       p.shape_key(), config.key(), enums, in.cuda, acc.cuda, integer_sum ? acc.cuda_unsigned : acc.cuda,
@@ -58,7 +60,8 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       config.block,
       config.elems_per_load(p) * static_cast<int>(in.size), config.loads, config.accumulators,
       enum_constant("BlockReduce", "kBlockReduce", config.block_reduce),
-      enum_constant("Finish", "kFinish", config.finish), config.grid_blocks == 1);
+      enum_constant("Finish", "kFinish", config.finish), config.grid_blocks == 1,
+      reduce_detail::ReduceWorkspace::preamble());
   pre += embedded::reduce_template;
   return pre;
 }

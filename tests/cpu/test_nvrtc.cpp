@@ -151,6 +151,9 @@ TEST_SUITE("nvrtc") {
     CHECK(src.find("enum class Privatization { global = 0, shared = 1, warp = 2 };") != std::string::npos);
     CHECK(src.find("constexpr Privatization kPriv = Privatization::shared;") != std::string::npos);
     CHECK(src.find("constexpr Partitioning kPartitioning = Partitioning::interleaved;") != std::string::npos);
+    // The workspace layout, from the one definition the launcher sizes the workspace with.
+    CHECK(src.find("constexpr int kHistogramWord = 64;") != std::string::npos);
+    CHECK(src.find("constexpr int kTicketWord = 0;") != std::string::npos);
     CHECK(src.find("constexpr int kCluster = 1;") != std::string::npos);
     CHECK(src.find("#define AT_CLUSTER 1\n") != std::string::npos);
     CHECK(src.find("typedef unsigned int out_t;") != std::string::npos);

@@ -98,6 +98,9 @@ TEST_SUITE("nvrtc_reduce") {
     CHECK(src.find("constexpr BlockReduce kBlockReduce = BlockReduce::shared_tree;") != std::string::npos);
     CHECK(src.find("constexpr Finish kFinish = Finish::two_pass;") != std::string::npos);
     CHECK(src.find("constexpr bool kSingleBlock = false;") != std::string::npos);
+    // The workspace layout, from the one definition the launcher sizes the workspace with.
+    CHECK(src.find("constexpr int kPartialsOffset = 256;") != std::string::npos);
+    CHECK(src.find("constexpr int kTicketOffset = 0;") != std::string::npos);
     // One element per load: the element's own size. min of f32: +inf is the identity, 0x7fc00000 the NaN.
     c = ReduceConfig{};
     c.vec_bytes = 0;
