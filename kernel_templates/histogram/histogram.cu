@@ -1,5 +1,8 @@
 // Histogram kernel template, compiled with NVRTC once per variant.
 //
+// Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
+// Raw, split_unaligned, tile_index, last_block_to_finish).
+//
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
 //   sample_t, out_t       sample type; output counter type (unsigned int or unsigned long long)
@@ -71,8 +74,6 @@ static_assert(at::kCluster == 1 || ((at::kCluster & (at::kCluster - 1)) == 0 && 
 
 namespace at {
 
-typedef unsigned long long u64;
-
 constexpr int kElemsPerVec = kVecBytes / static_cast<int>(sizeof(sample_t));
 constexpr int kWarps = kBlock / 32;
 constexpr int kCopies = kPriv == Privatization::shared ? kReplicas : (kPriv == Privatization::warp ? kWarps : 1);
@@ -83,13 +84,7 @@ constexpr bool kLastBlock = kMerge == Merge::last_block;
 constexpr bool kSelfZero = kMerge == Merge::self_zero;
 constexpr bool kInterleaved = kPartitioning == Partitioning::interleaved;
 
-template <int B> struct Raw;
-template <> struct Raw<1> { typedef unsigned char type; };
-template <> struct Raw<2> { typedef unsigned short type; };
-template <> struct Raw<4> { typedef unsigned int type; };
-template <> struct Raw<8> { typedef uint2 type; };
-template <> struct Raw<16> { typedef uint4 type; };
-typedef typename Raw<kVecBytes>::type raw_t;
+typedef typename Raw<kVecBytes>::type raw_t;  // Raw: common.cuh
 union Vec {
   raw_t raw;
   sample_t s[kElemsPerVec];
@@ -266,16 +261,13 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
 
-  // Split [0, n) into a scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail.
-  const unsigned misalign = static_cast<unsigned>(reinterpret_cast<unsigned long long>(in) % kVecBytes);
-  u64 head = misalign ? (kVecBytes - misalign) / sizeof(sample_t) : 0;
-  if (head > n) head = n;
-  const u64 nvec = (n - head) / kElemsPerVec;
-  const u64 tail_begin = head + nvec * kElemsPerVec;
-  if (tid < head) counter.add(bin_of(in[tid]));
-  if (tid < n - tail_begin) counter.add(bin_of(in[tail_begin + tid]));
+  // A scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail (common.cuh).
+  const Split split = split_unaligned<kVecBytes>(in, n);
+  const u64 nvec = split.nvec;
+  if (tid < split.head) counter.add(bin_of(in[tid]));
+  if (tid < n - split.tail_begin) counter.add(bin_of(in[split.tail_begin + tid]));
 
-  const raw_t* vin = reinterpret_cast<const raw_t*>(in + head);
+  const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
   const u64 tile = threads * kLoads;
   u64 base = 0;
   // Full tiles: every thread of the grid runs the same iterations, so warps stay converged and no bounds checks.
@@ -283,7 +275,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
     Vec v[kLoads];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k)
-      v[k].raw = vin[kInterleaved ? base + static_cast<u64>(k) * threads + tid : base + tid * kLoads + k];
+      v[k].raw = vin[tile_index<kInterleaved, kLoads>(base, k, threads, tid)];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k)
 #pragma unroll
@@ -293,7 +285,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   if (base < nvec) {
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
-      const u64 i = kInterleaved ? base + static_cast<u64>(k) * threads + tid : base + tid * kLoads + k;
+      const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid);
       if (i < nvec) {
         Vec v;
         v.raw = vin[i];
@@ -358,11 +350,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   if constexpr (kLastBlock) {
     __threadfence();  // this block's additions are visible device-wide before its ticket
     __syncthreads();
-    __shared__ bool last;
-    if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!last_block_to_finish(ticket)) return;
     // Move the finished histogram out and leave zeros for the next launch, in one atomic per bin.
     for (int b = threadIdx.x; b < kBins; b += kBlock) out[b] = atomicExch(acc + b, static_cast<out_t>(0));
     if (threadIdx.x == 0) *ticket = 0;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <string_view>
+#include <utility>
 
 #include "autotune/histogram_problem.hpp"
 #include "autotune/error.hpp"
@@ -76,8 +77,7 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "constexpr int kCluster = {};\n"
       "{}"
       "}}  // namespace at\n"
-      "#define AT_CLUSTER {}\n"
-      "#line 1 \"histogram.cu\"\n",
+      "#define AT_CLUSTER {}\n",
       // Neither n nor the input distribution enters the code: every size and distribution of one histogram shares
       // its compiled variants (the on-disk compile cache is keyed by this text).
       fmt::format("{} samples, {} bins over [{}, {}), {}-bit counters", to_string(problem.type), problem.bins,
@@ -94,8 +94,7 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       enum_constant("Partitioning", "kPartitioning", config.partitioning),
       enum_constant("Merge", "kMerge", config.merge), config.cluster,
       histogram_detail::HistogramWorkspace::preamble(), config.cluster);
-  pre += embedded::histogram_template;
-  return pre;
+  return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template);
 }
 
 }  // namespace autotune

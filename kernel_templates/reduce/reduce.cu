@@ -1,5 +1,8 @@
 // Reduction kernel template, compiled with NVRTC once per variant.
 //
+// Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
+// Raw, split_unaligned, tile_index, last_block_to_finish).
+//
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a ReduceProblem and a ReduceConfig (the one source of truth):
 //   in_t, acc_t           element type; result type written at `out`
@@ -70,16 +73,11 @@ static_assert(at::kTicketOffset % sizeof(unsigned) == 0 &&
 
 namespace at {
 
-typedef unsigned long long u64;
-
 constexpr int kElems = kVecBytes / static_cast<int>(sizeof(in_t));
 constexpr int kWarps = kBlock / 32;
 constexpr int kPow2 = kBlock <= 64 ? 64 : kBlock <= 128 ? 128 : kBlock <= 256 ? 256 : kBlock <= 512 ? 512 : 1024;
 
-template <int B> struct Raw;
-template <> struct Raw<4> { typedef unsigned int type; };
-template <> struct Raw<8> { typedef uint2 type; };
-template <> struct Raw<16> { typedef uint4 type; };
+// A load of B bytes as its Raw type (common.cuh), or, when it is one element of S = B bytes, as the element itself.
 template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
 template <> struct LoadType<4, 4> { typedef in_t type; };  // one element per load: load it as itself
 template <> struct LoadType<8, 8> { typedef in_t type; };
@@ -236,23 +234,20 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
 #pragma unroll
   for (int a = 0; a < kAccumulators; ++a) acc[a] = identity();
 
-  // Split [0, n) into a scalar head up to the first kVecBytes-aligned element, whole vectors, and a scalar tail.
-  const unsigned misalign = static_cast<unsigned>(reinterpret_cast<u64>(in) % kVecBytes);
-  u64 head = misalign ? (kVecBytes - misalign) / sizeof(in_t) : 0;
-  if (head > n) head = n;
-  const u64 nvec = (n - head) / kElems;
-  const u64 tail_begin = head + nvec * kElems;
-  if (tid < head) acc[0] = combine(acc[0], lift(in[tid]));
-  if (tid < n - tail_begin) acc[0] = combine(acc[0], lift(in[tail_begin + tid]));
+  // A scalar head up to the first kVecBytes-aligned element, whole vectors, and a scalar tail (common.cuh).
+  const Split split = split_unaligned<kVecBytes>(in, n);
+  const u64 nvec = split.nvec;
+  if (tid < split.head) acc[0] = combine(acc[0], lift(in[tid]));
+  if (tid < n - split.tail_begin) acc[0] = combine(acc[0], lift(in[split.tail_begin + tid]));
 
   // Interleaved tiles: load k of thread t is base + k * threads + t, so each load instruction of a warp is coalesced.
-  const raw_t* vin = reinterpret_cast<const raw_t*>(in + head);
+  const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
   const u64 tile = threads * kLoads;
   u64 base = 0;
   for (; base + tile <= nvec; base += tile) {  // full tiles: no bounds checks, every load issued before any use
     Vec v[kLoads];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k].raw = vin[base + static_cast<u64>(k) * threads + tid];
+    for (int k = 0; k < kLoads; ++k) v[k].raw = vin[tile_index<true, kLoads>(base, k, threads, tid)];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k)
 #pragma unroll
@@ -262,7 +257,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   if (base < nvec) {  // the last, partial tile
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
-      const u64 i = base + static_cast<u64>(k) * threads + tid;
+      const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
       if (i < nvec) {
         Vec v;
         v.raw = vin[i];
@@ -296,15 +291,11 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
         return;
       } else {
         unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
-        __shared__ bool last;
         if (threadIdx.x == 0) {
           partials[blockIdx.x] = value;
           __threadfence();  // the partial is visible device-wide before the ticket says so
-          last = atomicAdd(ticket, 1u) == gridDim.x - 1;
         }
-        __syncthreads();
-        if (!last) return;
-        __threadfence();
+        if (!last_block_to_finish(ticket)) return;
         value = fold_partials(partials, gridDim.x, smem);
         if (threadIdx.x == 0) {
           store(out, value);

@@ -1,6 +1,8 @@
 // Generates the preamble of compile-time constants that turns kernel_templates/reduce/reduce.cu into one variant.
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "embedded.hpp"
@@ -53,8 +55,7 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       "{}{}"
       "constexpr bool kSingleBlock = {};\n"
       "{}"
-      "}}  // namespace at\n"
-      "#line 1 \"reduce.cu\"\n",
+      "}}  // namespace at\n",
       p.shape_key(), config.key(), enums, in.cuda, acc.cuda, integer_sum ? acc.cuda_unsigned : acc.cuda,
       enum_constant("ReduceOp", "kOp", p.op), acc.is_float, p.identity_bits(), acc.is_float ? nan_bits : 0ull,
       config.block,
@@ -62,8 +63,7 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       enum_constant("BlockReduce", "kBlockReduce", config.block_reduce),
       enum_constant("Finish", "kFinish", config.finish), config.grid_blocks == 1,
       reduce_detail::ReduceWorkspace::preamble());
-  pre += embedded::reduce_template;
-  return pre;
+  return preamble::variant_source(std::move(pre), "reduce.cu", embedded::reduce_template);
 }
 
 }  // namespace autotune

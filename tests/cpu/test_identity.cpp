@@ -44,7 +44,7 @@ TEST_SUITE("identity") {
     const CodeIdentity id = current_identity("histogram", 12345);
     CHECK(id.template_hash == template_hash(read("histogram/histogram.cu") + read("histogram/source.cpp") +
                                             read("histogram/enums.hpp") + read("histogram/workspace_layout.hpp") +
-                                            read("preamble.hpp")));
+                                            read("preamble.hpp") + read("common.cuh")));
     CHECK(id.family == "histogram");
     CHECK(id.driver_version == 12345);
     CHECK(id.nvrtc_version == nvrtc_version());

@@ -154,6 +154,11 @@ TEST_SUITE("nvrtc") {
     // The workspace layout, from the one definition the launcher sizes the workspace with.
     CHECK(src.find("constexpr int kHistogramWord = 64;") != std::string::npos);
     CHECK(src.find("constexpr int kTicketWord = 0;") != std::string::npos);
+    // The shared device code comes after the preamble and before the template, each named for NVRTC's errors.
+    const auto common = src.find("#line 1 \"common.cuh\"\n"), tmpl = src.find("#line 1 \"histogram.cu\"\n");
+    CHECK(src.find("}  // namespace at\n") < common);
+    CHECK(common < tmpl);
+    CHECK(tmpl != std::string::npos);
     CHECK(src.find("constexpr int kCluster = 1;") != std::string::npos);
     CHECK(src.find("#define AT_CLUSTER 1\n") != std::string::npos);
     CHECK(src.find("typedef unsigned int out_t;") != std::string::npos);
