@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/key_text.hpp"
+#include "kernel_templates/histogram/enums.hpp"
 
 namespace autotune {
 
@@ -51,10 +52,10 @@ using key_text::split;
 using key_text::to_enum;
 using key_text::to_int;
 
-constexpr Privatization kPrivs[] = {Privatization::global, Privatization::shared, Privatization::warp};
-constexpr Partitioning kParts[] = {Partitioning::interleaved, Partitioning::contiguous};
-constexpr Aggregation kAggs[] = {Aggregation::none, Aggregation::run, Aggregation::warp};
-constexpr Merge kMerges[] = {Merge::atomic, Merge::last_block, Merge::self_zero};
+constexpr auto& kPrivs = histogram_detail::kPrivatizations;
+constexpr auto& kParts = histogram_detail::kPartitionings;
+constexpr auto& kAggs = histogram_detail::kAggregations;
+constexpr auto& kMerges = histogram_detail::kMerges;
 
 // Schema 1 keys: "priv=shared,block=256,ipt=4,agg=0,part=interleaved" (scalar loads, ipt of them per tile).
 std::optional<HistogramConfig> parse_v1(const Fields& f) {

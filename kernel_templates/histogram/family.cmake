@@ -11,3 +11,5 @@ list(APPEND AUTOTUNE_FAMILY_SOURCES
   kernel_templates/histogram/family.cpp)
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_template=${CMAKE_CURRENT_LIST_DIR}/histogram.cu")
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_source_cpp=${CMAKE_CURRENT_LIST_DIR}/source.cpp")
+list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_enums_hpp=${CMAKE_CURRENT_LIST_DIR}/enums.hpp")
+list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_workspace_layout_hpp=${CMAKE_CURRENT_LIST_DIR}/workspace_layout.hpp")

@@ -1,5 +1,8 @@
 // Histogram kernel template, compiled with NVRTC once per variant.
 //
+// Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
+// Raw, split_unaligned, tile_index, last_block_to_finish).
+//
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
 //   sample_t, out_t       sample type; output counter type (unsigned int or unsigned long long)
@@ -10,17 +13,19 @@
 //   kVecBytes             bytes per load: a power of two in sizeof(sample_t) .. 16 (4 or 8 load 4 or 8 u8 samples);
 //                         the pointer's unaligned head is done one sample at a time
 //   kLoads                vector loads in flight per thread per tile (all issued before the first count)
-//   kPriv                 0: atomics straight into `out`; 1: shared histogram, kReplicas lane-interleaved copies
-//                         (bin b of copy r at word b * kReplicas + r, copy = lane % kReplicas: with 32 copies
-//                         every lane of a warp owns its bank, whatever the data); 2: one shared copy per warp
+//   kPriv                 Privatization::global: atomics straight into `out`; shared: a shared histogram,
+//                         kReplicas lane-interleaved copies (bin b of copy r at word b * kReplicas + r,
+//                         copy = lane % kReplicas: with 32 copies every lane of a warp owns its bank, whatever the
+//                         data); warp: one shared copy per warp
 //   kCounter16            shared counters are 16-bit, two per word; a wrap is carried exactly into `out`
-//   kAggregation          0: none; 1: a run of equal bins in a register, one atomic per run;
-//                         2: lanes of a warp with equal bins are merged (__match_any_sync), one atomic per group
-//   kInterleaved          vector k of thread t in a tile is base + k * threads + t (else base + t * kLoads + k)
-//   kMerge                0 (atomic): blocks add into `out`, which the host zeroed beforehand.
-//                         1 (last_block): blocks add into a histogram in the workspace (kept zero between launches);
+//   kAggregation          Aggregation::none; run: a run of equal bins in a register, one atomic per run;
+//                         warp: lanes of a warp with equal bins are merged (__match_any_sync), one atomic per group
+//   kPartitioning         Partitioning::interleaved: vector k of thread t in a tile is base + k * threads + t;
+//                         contiguous: base + t * kLoads + k
+//   kMerge                Merge::atomic: blocks add into `out`, which the host zeroed beforehand.
+//                         last_block: blocks add into a histogram in the workspace (kept zero between launches);
 //                         the last block to finish moves it into `out` and zeroes it (atomicExch): one launch.
-//                         2 (self_zero): the first block to start (a wrapping ticket) zeroes `out` with its first
+//                         self_zero: the first block to start (a wrapping ticket) zeroes `out` with its first
 //                         warp while every other warp counts; blocks add into `out` once a flag says it is zero,
 //                         and the flag counts itself back to zero: one launch, nothing serial at the end.
 //   kCluster              blocks per thread-block cluster (1: none; also the macro AT_CLUSTER). The blocks of a
@@ -45,36 +50,41 @@ static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1
 static_assert(at::kVecBytes >= sizeof(at::sample_t) && at::kVecBytes <= 16 && (at::kVecBytes & (at::kVecBytes - 1)) == 0,
               "vector width must be a power of two from the sample size to 16 bytes");
 static_assert(at::kBins >= 1, "at least one bin");
-static_assert(at::kPriv >= 0 && at::kPriv <= 2, "privatization is 0, 1 or 2");
+static_assert(at::kPriv == at::Privatization::global || at::kPriv == at::Privatization::shared ||
+                  at::kPriv == at::Privatization::warp,
+              "privatization is global, shared or warp");
 static_assert(at::kReplicas >= 1 && at::kReplicas <= 32 && (at::kReplicas & (at::kReplicas - 1)) == 0,
               "replicas must be a power of two in 1..32");
-static_assert(!(at::kCounter16 && at::kPriv == 0), "16-bit counters exist only in shared memory");
-static_assert(at::kMerge >= 0 && at::kMerge <= 2, "merge is 0 (atomic), 1 (last block) or 2 (self zero)");
-static_assert(at::kMerge != 2 || (at::kPriv != 0 && !at::kCounter16), "self_zero needs 32-bit shared counters");
-static_assert(at::kCluster == 1 || ((at::kCluster & (at::kCluster - 1)) == 0 && at::kCluster <= 16 && at::kPriv != 0 &&
+static_assert(at::kAggregation == at::Aggregation::none || at::kAggregation == at::Aggregation::run ||
+                  at::kAggregation == at::Aggregation::warp,
+              "aggregation is none, run or warp");
+static_assert(at::kPartitioning == at::Partitioning::interleaved || at::kPartitioning == at::Partitioning::contiguous,
+              "partitioning is interleaved or contiguous");
+static_assert(!(at::kCounter16 && at::kPriv == at::Privatization::global),
+              "16-bit counters exist only in shared memory");
+static_assert(at::kMerge == at::Merge::atomic || at::kMerge == at::Merge::last_block ||
+                  at::kMerge == at::Merge::self_zero,
+              "merge is atomic, last_block or self_zero");
+static_assert(at::kMerge != at::Merge::self_zero || (at::kPriv != at::Privatization::global && !at::kCounter16),
+              "self_zero needs 32-bit shared counters");
+static_assert(at::kCluster == 1 || ((at::kCluster & (at::kCluster - 1)) == 0 && at::kCluster <= 16 &&
+                                    at::kPriv != at::Privatization::global &&
                                     !at::kCounter16),
               "clusters of 2..16 blocks sum 32-bit shared counters");
 
 namespace at {
 
-typedef unsigned long long u64;
-
 constexpr int kElemsPerVec = kVecBytes / static_cast<int>(sizeof(sample_t));
 constexpr int kWarps = kBlock / 32;
-constexpr int kCopies = kPriv == 1 ? kReplicas : (kPriv == 2 ? kWarps : 1);
+constexpr int kCopies = kPriv == Privatization::shared ? kReplicas : (kPriv == Privatization::warp ? kWarps : 1);
 constexpr int kPerWord = kCounter16 ? 2 : 1;
 constexpr int kSlots = (kBins + kPerWord - 1) / kPerWord;  // words per copy
-constexpr int kSharedWords = kPriv == 0 ? 0 : kSlots * kCopies;  // the copies; with clusters kBins totals follow
-constexpr bool kLastBlock = kMerge == 1;
-constexpr bool kSelfZero = kMerge == 2;
+constexpr int kSharedWords = kPriv == Privatization::global ? 0 : kSlots * kCopies;  // the copies; with clusters kBins totals follow
+constexpr bool kLastBlock = kMerge == Merge::last_block;
+constexpr bool kSelfZero = kMerge == Merge::self_zero;
+constexpr bool kInterleaved = kPartitioning == Partitioning::interleaved;
 
-template <int B> struct Raw;
-template <> struct Raw<1> { typedef unsigned char type; };
-template <> struct Raw<2> { typedef unsigned short type; };
-template <> struct Raw<4> { typedef unsigned int type; };
-template <> struct Raw<8> { typedef uint2 type; };
-template <> struct Raw<16> { typedef uint4 type; };
-typedef typename Raw<kVecBytes>::type raw_t;
+typedef typename Raw<kVecBytes>::type raw_t;  // Raw: common.cuh
 union Vec {
   raw_t raw;
   sample_t s[kElemsPerVec];
@@ -127,18 +137,18 @@ struct Counter {
 
   // Word of bin b (or of its pair, for 16-bit counters) in this thread's copy.
   __device__ __forceinline__ unsigned* word(int b) const {
-    if constexpr (kPriv == 1) return smem + (b / kPerWord) * kReplicas;
+    if constexpr (kPriv == Privatization::shared) return smem + (b / kPerWord) * kReplicas;
     else return smem + b / kPerWord;
   }
   __device__ __forceinline__ void add_n(int b, unsigned n) {
-    if constexpr (kPriv == 0) global_add(out, b, static_cast<out_t>(n));
+    if constexpr (kPriv == Privatization::global) global_add(out, b, static_cast<out_t>(n));
     else if constexpr (kCounter16) add16(word(b), b, n, out);
     else atomicAdd(word(b), n);
   }
   // One sample's bin (or -1) outside warp-converged code: run aggregation still applies, warp aggregation not.
   __device__ __forceinline__ void add(int b) {
     if (b < 0) return;
-    if constexpr (kAggregation == 1) {
+    if constexpr (kAggregation == Aggregation::run) {
       if (b == run_bin && run_len < 0xFFFFu) {
         ++run_len;
         return;
@@ -152,7 +162,7 @@ struct Counter {
   }
   // The same for code that every lane of the warp executes together (full tiles).
   __device__ __forceinline__ void add_converged(int b) {
-    if constexpr (kAggregation == 2) {
+    if constexpr (kAggregation == Aggregation::warp) {
       const unsigned peers = __match_any_sync(0xFFFFFFFFu, b);
       if (b >= 0 && (threadIdx.x & 31) == __ffs(peers) - 1) add_n(b, __popc(peers));
     } else {
@@ -160,7 +170,7 @@ struct Counter {
     }
   }
   __device__ __forceinline__ void flush() {
-    if (kAggregation == 1 && run_len != 0) add_n(run_bin, run_len);
+    if (kAggregation == Aggregation::run && run_len != 0) add_n(run_bin, run_len);
     run_len = 0;
   }
 };
@@ -171,8 +181,9 @@ __device__ __forceinline__ unsigned block_total(const unsigned* smem, int b) {
   unsigned total = 0;
 #pragma unroll 4
   for (int k = 0; k < kCopies; ++k) {
-    const unsigned w = kPriv == 1 ? smem[(b / kPerWord) * kReplicas + ((k + b / kPerWord) & (kReplicas - 1))]
-                                  : smem[k * kSlots + b / kPerWord];
+    const unsigned w = kPriv == Privatization::shared
+                           ? smem[(b / kPerWord) * kReplicas + ((k + b / kPerWord) & (kReplicas - 1))]
+                           : smem[k * kSlots + b / kPerWord];
     total += kCounter16 ? ((b & 1) ? w >> 16 : w & 0xFFFFu) : w;
   }
   return total;
@@ -203,6 +214,10 @@ __device__ __forceinline__ const unsigned* peer_shared(unsigned* local, int) { r
 }  // namespace at
 #endif
 static_assert(AT_CLUSTER == at::kCluster, "the preamble's cluster macro and constant agree");
+static_assert(at::kTicketWord < at::kHistogramWord && at::kStartTicketWord < at::kHistogramWord &&
+                  at::kZeroFlagWord < at::kHistogramWord &&
+                  at::kHistogramWord * sizeof(unsigned) % sizeof(at::out_t) == 0,
+              "the workspace's control words precede its histogram, which is aligned to its counters");
 
 extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
 autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
@@ -211,18 +226,18 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   extern __shared__ unsigned smem[];  // kSharedWords words: the host passes HistogramConfig::shared_bytes()
   const int lane = threadIdx.x & 31;
 
-  // Workspace: word 0 is the last-block ticket, word 1 the self-zero start ticket, word 2 its "out is zero" flag;
-  // the last-block histogram starts at byte 256. All are zero between launches.
-  unsigned* ticket = workspace;
-  out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + 64) : out;  // where every count goes
+  // Workspace (the preamble's layout, from kernel_templates/histogram/workspace_layout.hpp): the last-block ticket,
+  // the self-zero start ticket and its "out is zero" flag, the last-block histogram. All zero between launches.
+  unsigned* ticket = workspace + kTicketWord;
+  out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + kHistogramWord) : out;  // where every count goes
   // The whole grid is one block or one cluster: it stores its sums into `out` (no atomics, no workspace).
   const bool one_unit = gridDim.x == static_cast<unsigned>(kCluster);
   Counter counter;
   counter.out = acc;
-  if constexpr (kPriv != 0) {
+  if constexpr (kPriv != Privatization::global) {
     for (int i = threadIdx.x; i < kSharedWords; i += kBlock) smem[i] = 0;
     __syncthreads();
-    counter.smem = kPriv == 1 ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
+    counter.smem = kPriv == Privatization::shared ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
   }
   bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only)
   if constexpr (kSelfZero) {
@@ -230,7 +245,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
     // first block to start zeroes `out`, publishes that, and only then counts. The other warps count meanwhile.
     if (!one_unit && threadIdx.x < 32) {
       unsigned first = 0;
-      if (lane == 0) first = atomicInc(workspace + 1, gridDim.x - 1) == 0;
+      if (lane == 0) first = atomicInc(workspace + kStartTicketWord, gridDim.x - 1) == 0;
       first = __shfl_sync(0xFFFFFFFFu, first, 0);
       zeroed_out = first != 0;
       if (first) {
@@ -238,7 +253,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
         __threadfence();
         __syncwarp();
         // The other gridDim.x - 1 blocks each take one back after they have seen it: it ends at zero.
-        if (lane == 0) atomicAdd(workspace + 2, gridDim.x - 1);
+        if (lane == 0) atomicAdd(workspace + kZeroFlagWord, gridDim.x - 1);
       }
     }
   }
@@ -246,16 +261,13 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
 
-  // Split [0, n) into a scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail.
-  const unsigned misalign = static_cast<unsigned>(reinterpret_cast<unsigned long long>(in) % kVecBytes);
-  u64 head = misalign ? (kVecBytes - misalign) / sizeof(sample_t) : 0;
-  if (head > n) head = n;
-  const u64 nvec = (n - head) / kElemsPerVec;
-  const u64 tail_begin = head + nvec * kElemsPerVec;
-  if (tid < head) counter.add(bin_of(in[tid]));
-  if (tid < n - tail_begin) counter.add(bin_of(in[tail_begin + tid]));
+  // A scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail (common.cuh).
+  const Split split = split_unaligned<kVecBytes>(in, n);
+  const u64 nvec = split.nvec;
+  if (tid < split.head) counter.add(bin_of(in[tid]));
+  if (tid < n - split.tail_begin) counter.add(bin_of(in[split.tail_begin + tid]));
 
-  const raw_t* vin = reinterpret_cast<const raw_t*>(in + head);
+  const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
   const u64 tile = threads * kLoads;
   u64 base = 0;
   // Full tiles: every thread of the grid runs the same iterations, so warps stay converged and no bounds checks.
@@ -263,7 +275,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
     Vec v[kLoads];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k)
-      v[k].raw = vin[kInterleaved ? base + static_cast<u64>(k) * threads + tid : base + tid * kLoads + k];
+      v[k].raw = vin[tile_index<kInterleaved, kLoads>(base, k, threads, tid)];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k)
 #pragma unroll
@@ -273,7 +285,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   if (base < nvec) {
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
-      const u64 i = kInterleaved ? base + static_cast<u64>(k) * threads + tid : base + tid * kLoads + k;
+      const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid);
       if (i < nvec) {
         Vec v;
         v.raw = vin[i];
@@ -284,7 +296,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   }
   counter.flush();
 
-  if constexpr (kPriv != 0) {
+  if constexpr (kPriv != Privatization::global) {
     __syncthreads();
     if (kCluster == 1 && one_unit) {  // the small-n path: the only block's histogram is the answer
       for (int b = threadIdx.x; b < kBins; b += kBlock) {
@@ -300,7 +312,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
       // first block itself must not wait: the others may already have taken back every count it lent. Its own
       // warp 0 zeroed `out` before this __syncthreads, which orders that before its other warps' additions.
       if (threadIdx.x == 0 && !one_unit && !zeroed_out) {
-        while (*static_cast<volatile unsigned*>(workspace + 2) == 0) {
+        while (*static_cast<volatile unsigned*>(workspace + kZeroFlagWord) == 0) {
         }
         __threadfence();
       }
@@ -332,17 +344,13 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
     if constexpr (kSelfZero) {
       // Every block but the first gives back the count it was lent; the last one leaves the flag zero. No return
       // value is awaited (a reduction, not a ticket).
-      if (threadIdx.x == 0 && !zeroed_out) atomicSub(workspace + 2, 1u);
+      if (threadIdx.x == 0 && !zeroed_out) atomicSub(workspace + kZeroFlagWord, 1u);
     }
   }
   if constexpr (kLastBlock) {
     __threadfence();  // this block's additions are visible device-wide before its ticket
     __syncthreads();
-    __shared__ bool last;
-    if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!last_block_to_finish(ticket)) return;
     // Move the finished histogram out and leave zeros for the next launch, in one atomic per bin.
     for (int b = threadIdx.x; b < kBins; b += kBlock) out[b] = atomicExch(acc + b, static_cast<out_t>(0));
     if (threadIdx.x == 0) *ticket = 0;

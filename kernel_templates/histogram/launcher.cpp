@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "kernel_templates/histogram/workspace_layout.hpp"
+
 namespace autotune {
 
 HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
@@ -32,13 +34,10 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
                                    device.name, config.cluster));
     resident_blocks_ = static_cast<unsigned>(clusters) * static_cast<unsigned>(config.cluster);
   }
-  if (config.merge != Merge::atomic) {
-    // The kernel's layout: control words in the first 256 bytes (last-block ticket; self-zero ticket and flag),
-    // then, for last_block, the histogram. Every launch leaves all of it zero.
-    const std::size_t histogram =
-        config.merge == Merge::last_block ? static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8) : 0;
-    workspaces_ = std::make_unique<WorkspacePool>(256 + histogram);
-  }
+  // Control words (last-block ticket; self-zero ticket and flag), then, for last_block, the histogram: the layout
+  // of workspace_layout.hpp, which the kernel reads from its preamble. Every launch leaves all of it zero.
+  if (const std::size_t bytes = histogram_detail::HistogramWorkspace::bytes(problem, config); bytes != 0)
+    workspaces_ = std::make_unique<WorkspacePool>(bytes);
 }
 
 unsigned HistogramKernel::grid_for(std::uint64_t n) const { return config_.grid_for(problem_, n, resident_blocks_); }

@@ -8,14 +8,14 @@
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "core/key_text.hpp"
+#include "kernel_templates/reduce/enums.hpp"
 
 namespace autotune {
 
 namespace {
 
-constexpr BlockReduce kBlockReduces[] = {BlockReduce::atomic, BlockReduce::shared_tree, BlockReduce::warp_shuffle,
-                                         BlockReduce::warp_reduce};
-constexpr Finish kFinishes[] = {Finish::atomic, Finish::last_block, Finish::two_pass};
+using reduce_detail::kBlockReduces;
+using reduce_detail::kFinishes;
 
 using key_text::to_enum;
 using key_text::to_int;

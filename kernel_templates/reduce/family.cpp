@@ -113,7 +113,10 @@ class ReduceFamily final : public KernelFamily {
   }
   // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
-    return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp);
+    // The template and everything that writes its preamble.
+    return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp) +
+           std::string(embedded::reduce_enums_hpp) + std::string(embedded::reduce_workspace_layout_hpp) +
+           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }
 
   std::vector<std::string> distributions() const override { return reduce_distributions(); }

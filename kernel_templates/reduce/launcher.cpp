@@ -6,13 +6,14 @@
 
 #include <algorithm>
 
+#include "kernel_templates/reduce/workspace_layout.hpp"
+
 namespace autotune {
 
 namespace {
 
-// kernel_templates/reduce/reduce.cu's workspace layout.
-constexpr std::size_t kIdentityOffset = 8;
-constexpr std::size_t kPartialsOffset = 256;
+// The workspace layout, shared with reduce.cu through its preamble.
+using Workspace = reduce_detail::ReduceWorkspace;
 // The kernel's one static shared variable (the last-block flag), with room for its alignment.
 constexpr std::size_t kStaticShared = 16;
 
@@ -77,11 +78,10 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
   // are the 32-bit one).
   // One workspace per stream (core/workspace.hpp), so that concurrent calls on several streams never share a
   // ticket or partials; each starts as this prefix followed by zeros.
-  std::vector<unsigned char> prefix(kIdentityOffset + acc_bytes_, 0);
+  std::vector<unsigned char> prefix(Workspace::kIdentityOffset + acc_bytes_, 0);
   const std::uint64_t identity = problem_.identity_bits();
-  std::memcpy(prefix.data() + kIdentityOffset, &identity, acc_bytes_);
-  workspaces_ = std::make_unique<WorkspacePool>(kPartialsOffset + static_cast<std::size_t>(max_grid) * acc_bytes_,
-                                                std::move(prefix));
+  std::memcpy(prefix.data() + Workspace::kIdentityOffset, &identity, acc_bytes_);
+  workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid, acc_bytes_), std::move(prefix));
 }
 
 unsigned ReduceKernel::grid_for(std::uint64_t n) const {
@@ -95,7 +95,7 @@ void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t 
     if (problem_.identity_bits() == 0) {
       AUTOTUNE_CUDA(cudaMemsetAsync(out, 0, acc_bytes_, stream));
     } else {  // min/max identities are no byte pattern: copy them from the workspace
-      AUTOTUNE_CUDA(cudaMemcpyAsync(out, static_cast<unsigned char*>(workspace) + kIdentityOffset, acc_bytes_,
+      AUTOTUNE_CUDA(cudaMemcpyAsync(out, static_cast<unsigned char*>(workspace) + Workspace::kIdentityOffset, acc_bytes_,
                                     cudaMemcpyDeviceToDevice, stream));
     }
   }

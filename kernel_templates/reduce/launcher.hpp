@@ -73,8 +73,9 @@ class ReduceKernel {
   std::size_t acc_bytes_ = 0;
   int blocks_per_sm_ = 0;
   unsigned resident_grid_ = 0;
-  // Per stream: ticket (zero between launches) at 0, the identity at 8 (the atomic finish's preset), partials from
-  // 256: the layout of kernel_templates/reduce/reduce.cu. Sized for the largest grid the plan can choose.
+  // Per stream: ticket (zero between launches), the identity (the atomic finish's preset), partials: the layout of
+  // kernel_templates/reduce/workspace_layout.hpp, which reduce.cu reads from its preamble. Sized for the largest grid
+  // the plan can choose.
   std::unique_ptr<WorkspacePool> workspaces_;
 };
 

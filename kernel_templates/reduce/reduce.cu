@@ -1,11 +1,14 @@
 // Reduction kernel template, compiled with NVRTC once per variant.
 //
+// Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
+// Raw, split_unaligned, tile_index, last_block_to_finish).
+//
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a ReduceProblem and a ReduceConfig (the one source of truth):
 //   in_t, acc_t           element type; result type written at `out`
 //   work_t                the type the arithmetic is done in: acc_t, or its unsigned twin for integer sums (unsigned
 //                         addition wraps by definition, signed overflow is undefined; the bits are the same)
-//   kOp                   0 sum, 1 min, 2 max
+//   kOp                   ReduceOp::sum, min or max
 //   kIsFloat              the accumulator is float or double
 //   kIdentityBits         bits of the identity (the result for n = 0); the host presets `out` to the same bits
 //   kNaNBits              the canonical NaN that min/max return when any element is NaN
@@ -15,17 +18,18 @@
 //   kLoads                vector loads in flight per thread per tile (all issued before the first is used)
 //   kAccumulators         independent per-thread accumulators (element e of load k goes to (k * elems + e) % count):
 //                         breaks the dependency chain of one register, combined in a fixed order at the end
-//   kBlockReduce          0: every thread combines its value into `out` with one atomic (the seed's naive kernel);
-//                         1: shared-memory tree; 2: __shfl_down_sync in warps, then warp 0 over the warps' results;
-//                         3: __reduce_{add,min,max}_sync (sm_80+, 32-bit integers), then warp 0 likewise
-//   kFinish               0: one atomic per block into `out` (preset to the identity by the host);
-//                         1: partials in the workspace, the last block to retire (atomic ticket) combines them in
-//                            a fixed order and resets the ticket: one launch that cleans up after itself;
-//                         2: partials in the workspace, autotune_reduce_finish (one block) combines them
+//   kBlockReduce          BlockReduce::atomic: every thread combines its value into `out` with one atomic (the
+//                         seed's naive kernel); shared_tree: shared-memory tree; warp_shuffle: __shfl_down_sync in
+//                         warps, then warp 0 over the warps' results; warp_reduce: __reduce_{add,min,max}_sync
+//                         (sm_80+, 32-bit integers), then warp 0 likewise
+//   kFinish               Finish::atomic: one atomic per block into `out` (preset to the identity by the host);
+//                         last_block: partials in the workspace, the last block to retire (atomic ticket) combines
+//                            them in a fixed order and resets the ticket: one launch that cleans up after itself;
+//                         two_pass: partials in the workspace, autotune_reduce_finish (one block) combines them
 //   kSingleBlock          the host launches one block (the small-n path): no partials, no ticket
 //
 // Whatever the finish, a launch of one block writes its result directly (no preset, no second launch): the host
-// knows this and skips them. Except with kBlockReduce == 0, the order of every operation is fixed by the grid, so a
+// knows this and skips them. Except with BlockReduce::atomic, the order of every operation is fixed by the grid, so a
 // fixed grid gives the same bits on every call.
 //
 // Semantics: integer sums wrap modulo 2^bits of acc_t; float sums follow IEEE addition (NaN and infinities
@@ -45,29 +49,35 @@ static_assert(at::kVecBytes >= sizeof(at::in_t) && at::kVecBytes <= 16 && at::kV
               (at::kVecBytes & (at::kVecBytes - 1)) == 0, "vector width must be a power of two from the element size to 16 bytes");
 static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulators == 4, "1, 2 or 4 accumulators");
 static_assert(sizeof(at::work_t) == sizeof(at::acc_t), "work_t is acc_t or its unsigned twin");
-static_assert(at::kOp >= 0 && at::kOp <= 2, "op is sum, min or max");
-static_assert(at::kBlockReduce >= 0 && at::kBlockReduce <= 3, "block reduction is 0..3");
-static_assert(at::kFinish >= 0 && at::kFinish <= 2, "finish is 0..2");
-static_assert(at::kBlockReduce != 3 || (!at::kIsFloat && sizeof(at::work_t) == 4),
+static_assert(at::kOp == at::ReduceOp::sum || at::kOp == at::ReduceOp::min || at::kOp == at::ReduceOp::max,
+              "op is sum, min or max");
+static_assert(at::kBlockReduce == at::BlockReduce::atomic || at::kBlockReduce == at::BlockReduce::shared_tree ||
+                  at::kBlockReduce == at::BlockReduce::warp_shuffle || at::kBlockReduce == at::BlockReduce::warp_reduce,
+              "block reduction is atomic, shared_tree, warp_shuffle or warp_reduce");
+static_assert(at::kFinish == at::Finish::atomic || at::kFinish == at::Finish::last_block ||
+                  at::kFinish == at::Finish::two_pass,
+              "finish is atomic, last_block or two_pass");
+static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || (!at::kIsFloat && sizeof(at::work_t) == 4),
               "warp_reduce (__reduce_*_sync) exists for 32-bit integers only");
-static_assert(at::kBlockReduce != 3 || AT_HAVE_REDUX, "warp_reduce (__reduce_*_sync) needs sm_80 or newer");
-static_assert(at::kBlockReduce != 0 || at::kFinish == 0, "per-thread atomics need the atomic finish");
+static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || AT_HAVE_REDUX,
+              "warp_reduce (__reduce_*_sync) needs sm_80 or newer");
+static_assert(at::kBlockReduce != at::BlockReduce::atomic || at::kFinish == at::Finish::atomic,
+              "per-thread atomics need the atomic finish");
+// The workspace (the preamble's layout, from kernel_templates/reduce/workspace_layout.hpp): the ticket (zero between
+// launches), the identity (the host's preset for the atomic finish copies it from there), the per-block partials.
+static_assert(at::kTicketOffset % sizeof(unsigned) == 0 &&
+                  at::kTicketOffset + sizeof(unsigned) <= at::kIdentityOffset &&
+                  at::kIdentityOffset + sizeof(at::acc_t) <= at::kPartialsOffset &&
+                  at::kPartialsOffset % sizeof(at::work_t) == 0,
+              "the workspace holds the ticket, then the identity, then aligned partials");
 
 namespace at {
-
-typedef unsigned long long u64;
 
 constexpr int kElems = kVecBytes / static_cast<int>(sizeof(in_t));
 constexpr int kWarps = kBlock / 32;
 constexpr int kPow2 = kBlock <= 64 ? 64 : kBlock <= 128 ? 128 : kBlock <= 256 ? 256 : kBlock <= 512 ? 512 : 1024;
-// Workspace layout (bytes): the ticket at 0 (zero between launches), the identity at 8 (the host's preset for the
-// atomic finish copies it from there), the per-block partials from 256.
-constexpr int kPartialsOffset = 256;
 
-template <int B> struct Raw;
-template <> struct Raw<4> { typedef unsigned int type; };
-template <> struct Raw<8> { typedef uint2 type; };
-template <> struct Raw<16> { typedef uint4 type; };
+// A load of B bytes as its Raw type (common.cuh), or, when it is one element of S = B bytes, as the element itself.
 template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
 template <> struct LoadType<4, 4> { typedef in_t type; };  // one element per load: load it as itself
 template <> struct LoadType<8, 8> { typedef in_t type; };
@@ -114,21 +124,21 @@ __device__ __forceinline__ bool negative_bit(T v) {
 // result does not depend on the order of the operands.
 template <class T>
 __device__ __forceinline__ T combine(T a, T b) {
-  if constexpr (kOp == 0) {
+  if constexpr (kOp == ReduceOp::sum) {
     return a + b;
   } else if constexpr (kIsFloat) {
     const bool tie = b == a && negative_bit(a) != negative_bit(b);  // +0.0 against -0.0
-    if constexpr (kOp == 1) return (b < a || b != b || (tie && negative_bit(b))) ? b : a;
+    if constexpr (kOp == ReduceOp::min) return (b < a || b != b || (tie && negative_bit(b))) ? b : a;
     else return (b > a || b != b || (tie && negative_bit(a))) ? b : a;
   } else {
-    if constexpr (kOp == 1) return b < a ? b : a;
+    if constexpr (kOp == ReduceOp::min) return b < a ? b : a;
     else return b > a ? b : a;
   }
 }
 
 // The value written at `out`: min/max turn any NaN into the canonical one.
 __device__ __forceinline__ work_t finalize(work_t v) {
-  if constexpr (kIsFloat && kOp != 0) return v != v ? Bits<work_t>::from(static_cast<bits_t>(kNaNBits)) : v;
+  if constexpr (kIsFloat && kOp != ReduceOp::sum) return v != v ? Bits<work_t>::from(static_cast<bits_t>(kNaNBits)) : v;
   else return v;
 }
 
@@ -137,11 +147,11 @@ __device__ __forceinline__ void store(acc_t* out, work_t v) { *reinterpret_cast<
 // Combines v into *out with atomics (the atomic finish and the per-thread-atomics block reduction).
 template <class T>
 __device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
-  if constexpr (kOp == 0) {
+  if constexpr (kOp == ReduceOp::sum) {
     if constexpr (kIsFloat) atomicAdd(out, v);  // float (sm_20+), double (sm_60+)
     else atomicAdd(reinterpret_cast<T*>(out), v);  // unsigned int / unsigned long long: wraps like the sum
   } else if constexpr (!kIsFloat) {
-    if constexpr (kOp == 1) atomicMin(out, v);  // int, unsigned, long long, unsigned long long: all sm_35+
+    if constexpr (kOp == ReduceOp::min) atomicMin(out, v);  // int, unsigned, long long, unsigned long long: all sm_35+
     else atomicMax(out, v);
   } else {
     // Float min/max: compare-and-swap with the same combine() as everywhere else (NaN and signed zeros included).
@@ -163,9 +173,9 @@ __device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
 template <class T>
 __device__ __forceinline__ T warp_fold(T v) {
 #if AT_HAVE_REDUX
-  if constexpr (kBlockReduce == 3) {
-    if constexpr (kOp == 0) return __reduce_add_sync(0xFFFFFFFFu, v);
-    else if constexpr (kOp == 1) return __reduce_min_sync(0xFFFFFFFFu, v);
+  if constexpr (kBlockReduce == BlockReduce::warp_reduce) {
+    if constexpr (kOp == ReduceOp::sum) return __reduce_add_sync(0xFFFFFFFFu, v);
+    else if constexpr (kOp == ReduceOp::min) return __reduce_min_sync(0xFFFFFFFFu, v);
     else return __reduce_max_sync(0xFFFFFFFFu, v);
   } else
 #endif
@@ -181,7 +191,7 @@ __device__ __forceinline__ T warp_fold(T v) {
 template <class T>
 __device__ __forceinline__ T block_reduce(T v, T* smem) {
   const int t = threadIdx.x;
-  if constexpr (kBlockReduce == 1) {
+  if constexpr (kBlockReduce == BlockReduce::shared_tree) {
     smem[t] = v;
     __syncthreads();
 #pragma unroll
@@ -224,23 +234,20 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
 #pragma unroll
   for (int a = 0; a < kAccumulators; ++a) acc[a] = identity();
 
-  // Split [0, n) into a scalar head up to the first kVecBytes-aligned element, whole vectors, and a scalar tail.
-  const unsigned misalign = static_cast<unsigned>(reinterpret_cast<u64>(in) % kVecBytes);
-  u64 head = misalign ? (kVecBytes - misalign) / sizeof(in_t) : 0;
-  if (head > n) head = n;
-  const u64 nvec = (n - head) / kElems;
-  const u64 tail_begin = head + nvec * kElems;
-  if (tid < head) acc[0] = combine(acc[0], lift(in[tid]));
-  if (tid < n - tail_begin) acc[0] = combine(acc[0], lift(in[tail_begin + tid]));
+  // A scalar head up to the first kVecBytes-aligned element, whole vectors, and a scalar tail (common.cuh).
+  const Split split = split_unaligned<kVecBytes>(in, n);
+  const u64 nvec = split.nvec;
+  if (tid < split.head) acc[0] = combine(acc[0], lift(in[tid]));
+  if (tid < n - split.tail_begin) acc[0] = combine(acc[0], lift(in[split.tail_begin + tid]));
 
   // Interleaved tiles: load k of thread t is base + k * threads + t, so each load instruction of a warp is coalesced.
-  const raw_t* vin = reinterpret_cast<const raw_t*>(in + head);
+  const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
   const u64 tile = threads * kLoads;
   u64 base = 0;
   for (; base + tile <= nvec; base += tile) {  // full tiles: no bounds checks, every load issued before any use
     Vec v[kLoads];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k].raw = vin[base + static_cast<u64>(k) * threads + tid];
+    for (int k = 0; k < kLoads; ++k) v[k].raw = vin[tile_index<true, kLoads>(base, k, threads, tid)];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k)
 #pragma unroll
@@ -250,7 +257,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   if (base < nvec) {  // the last, partial tile
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
-      const u64 i = base + static_cast<u64>(k) * threads + tid;
+      const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
       if (i < nvec) {
         Vec v;
         v.raw = vin[i];
@@ -264,7 +271,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
 #pragma unroll
   for (int a = 1; a < kAccumulators; ++a) value = combine(value, acc[a]);
 
-  if constexpr (kBlockReduce == 0) {
+  if constexpr (kBlockReduce == BlockReduce::atomic) {
     // The seed's naive kernel: one atomic per thread. A thread that saw nothing has nothing to add.
     if (Bits<work_t>::to(value) != static_cast<bits_t>(kIdentityBits)) atomic_combine(out, value);
     return;
@@ -274,25 +281,21 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       if (threadIdx.x == 0) store(out, value);
       return;
     }
-    if constexpr (kFinish == 0) {
+    if constexpr (kFinish == Finish::atomic) {
       if (threadIdx.x == 0) atomic_combine(out, value);
       return;
     } else {
       work_t* partials = reinterpret_cast<work_t*>(workspace + kPartialsOffset);
-      if constexpr (kFinish == 2) {
+      if constexpr (kFinish == Finish::two_pass) {
         if (threadIdx.x == 0) partials[blockIdx.x] = value;  // autotune_reduce_finish takes it from here
         return;
       } else {
-        unsigned* ticket = reinterpret_cast<unsigned*>(workspace);
-        __shared__ bool last;
+        unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
         if (threadIdx.x == 0) {
           partials[blockIdx.x] = value;
           __threadfence();  // the partial is visible device-wide before the ticket says so
-          last = atomicAdd(ticket, 1u) == gridDim.x - 1;
         }
-        __syncthreads();
-        if (!last) return;
-        __threadfence();
+        if (!last_block_to_finish(ticket)) return;
         value = fold_partials(partials, gridDim.x, smem);
         if (threadIdx.x == 0) {
           store(out, value);

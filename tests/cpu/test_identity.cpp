@@ -36,13 +36,15 @@ TEST_SUITE("identity") {
 
   TEST_CASE("current_identity hashes the family's template and preamble generator as in the source tree") {
     auto read = [](const char* name) {
-      std::ifstream in(std::filesystem::path(AUTOTUNE_SOURCE_DIR) / "kernel_templates" / "histogram" / name,
+      std::ifstream in(std::filesystem::path(AUTOTUNE_SOURCE_DIR) / "kernel_templates" / name,
                        std::ios::binary);
       REQUIRE(in);
       return std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     };
     const CodeIdentity id = current_identity("histogram", 12345);
-    CHECK(id.template_hash == template_hash(read("histogram.cu") + read("source.cpp")));
+    CHECK(id.template_hash == template_hash(read("histogram/histogram.cu") + read("histogram/source.cpp") +
+                                            read("histogram/enums.hpp") + read("histogram/workspace_layout.hpp") +
+                                            read("preamble.hpp") + read("common.cuh")));
     CHECK(id.family == "histogram");
     CHECK(id.driver_version == 12345);
     CHECK(id.nvrtc_version == nvrtc_version());

@@ -144,8 +144,21 @@ TEST_SUITE("nvrtc") {
     CHECK(src.find("constexpr int kBlock = 512;") != std::string::npos);
     CHECK(src.find("constexpr int kLoads = 4;") != std::string::npos);
     CHECK(src.find("constexpr int kReplicas = 8;") != std::string::npos);
-    CHECK(src.find("constexpr int kAggregation = 2;") != std::string::npos);
-    CHECK(src.find("constexpr int kMerge = 1;") != std::string::npos);
+    CHECK(src.find("constexpr Aggregation kAggregation = Aggregation::warp;") != std::string::npos);
+    CHECK(src.find("constexpr Merge kMerge = Merge::last_block;") != std::string::npos);
+    // The enums cross by name, with the host's values: the integer mapping exists only in the host's enum.
+    CHECK(src.find("enum class Merge { atomic = 0, last_block = 1, self_zero = 2 };") != std::string::npos);
+    CHECK(src.find("enum class Privatization { global = 0, shared = 1, warp = 2 };") != std::string::npos);
+    CHECK(src.find("constexpr Privatization kPriv = Privatization::shared;") != std::string::npos);
+    CHECK(src.find("constexpr Partitioning kPartitioning = Partitioning::interleaved;") != std::string::npos);
+    // The workspace layout, from the one definition the launcher sizes the workspace with.
+    CHECK(src.find("constexpr int kHistogramWord = 64;") != std::string::npos);
+    CHECK(src.find("constexpr int kTicketWord = 0;") != std::string::npos);
+    // The shared device code comes after the preamble and before the template, each named for NVRTC's errors.
+    const auto common = src.find("#line 1 \"common.cuh\"\n"), tmpl = src.find("#line 1 \"histogram.cu\"\n");
+    CHECK(src.find("}  // namespace at\n") < common);
+    CHECK(common < tmpl);
+    CHECK(tmpl != std::string::npos);
     CHECK(src.find("constexpr int kCluster = 1;") != std::string::npos);
     CHECK(src.find("#define AT_CLUSTER 1\n") != std::string::npos);
     CHECK(src.find("typedef unsigned int out_t;") != std::string::npos);
@@ -166,7 +179,7 @@ TEST_SUITE("nvrtc") {
     c.cluster = 8, c.merge = Merge::self_zero, c.grid_blocks = 8;
     const std::string src = kernel_source(u8_256(), c);
     CHECK(src.find("constexpr int kCluster = 8;") != std::string::npos);
-    CHECK(src.find("constexpr int kMerge = 2;") != std::string::npos);
+    CHECK(src.find("constexpr Merge kMerge = Merge::self_zero;") != std::string::npos);
     CHECK(src.find("#define AT_CLUSTER 8\n") != std::string::npos);
     // Clusters need sm_90: for sm_80 NVRTC refuses the variant (the tuner never asks it to).
     CHECK(jit::compile(src, "cluster.cu", "sm_90").ok);

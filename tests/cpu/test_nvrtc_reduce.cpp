@@ -89,14 +89,18 @@ TEST_SUITE("nvrtc_reduce") {
     CHECK(src.find("typedef int in_t;") != std::string::npos);
     CHECK(src.find("typedef long long acc_t;") != std::string::npos);
     CHECK(src.find("typedef unsigned long long work_t;") != std::string::npos);  // integer sums wrap unsigned
-    CHECK(src.find("constexpr int kOp = 0;") != std::string::npos);
+    CHECK(src.find("constexpr ReduceOp kOp = ReduceOp::sum;") != std::string::npos);
+    CHECK(src.find("enum class Finish { atomic = 0, last_block = 1, two_pass = 2 };") != std::string::npos);
     CHECK(src.find("constexpr int kBlock = 512;") != std::string::npos);
     CHECK(src.find("constexpr int kVecBytes = 8;") != std::string::npos);
     CHECK(src.find("constexpr int kLoads = 4;") != std::string::npos);
     CHECK(src.find("constexpr int kAccumulators = 2;") != std::string::npos);
-    CHECK(src.find("constexpr int kBlockReduce = 1;") != std::string::npos);
-    CHECK(src.find("constexpr int kFinish = 2;") != std::string::npos);
+    CHECK(src.find("constexpr BlockReduce kBlockReduce = BlockReduce::shared_tree;") != std::string::npos);
+    CHECK(src.find("constexpr Finish kFinish = Finish::two_pass;") != std::string::npos);
     CHECK(src.find("constexpr bool kSingleBlock = false;") != std::string::npos);
+    // The workspace layout, from the one definition the launcher sizes the workspace with.
+    CHECK(src.find("constexpr int kPartialsOffset = 256;") != std::string::npos);
+    CHECK(src.find("constexpr int kTicketOffset = 0;") != std::string::npos);
     // One element per load: the element's own size. min of f32: +inf is the identity, 0x7fc00000 the NaN.
     c = ReduceConfig{};
     c.vec_bytes = 0;
@@ -133,8 +137,8 @@ TEST_SUITE("nvrtc_reduce") {
       return jit::compile(src, "bad.cu", arch);
     };
     const ReduceProblem f32 = make(ReduceOp::sum, ValueType::f32);
-    auto r = compile_edited(f32, ReduceConfig{}, "constexpr int kBlockReduce = 2;", "constexpr int kBlockReduce = 3;",
-                            "sm_90");
+    auto r = compile_edited(f32, ReduceConfig{}, "kBlockReduce = BlockReduce::warp_shuffle;",
+                            "kBlockReduce = BlockReduce::warp_reduce;", "sm_90");
     CHECK_FALSE(r.ok);
     CHECK(r.log.find("32-bit integers only") != std::string::npos);
     r = compile_edited(f32, ReduceConfig{}, "constexpr int kBlock = 256;", "constexpr int kBlock = 48;", "sm_90");

@@ -1,0 +1,63 @@
+// Device code shared by the kernel templates (histogram/histogram.cu, reduce/reduce.cu). kernel_source() puts it
+// between a variant's preamble and its template, behind a #line directive, so NVRTC names this file and its lines in
+// errors. It uses nothing of the preamble: only what the two templates do the same way down to the instruction is
+// here (how they read an unaligned input, how a block learns it is the last to finish); what differs between them
+// for speed (the tile loops, with converged counting or independent accumulators; the reduction's LoadType) stays in
+// the templates.
+
+namespace at {
+
+typedef unsigned long long u64;
+
+// The unsigned type of one B-byte load.
+template <int B> struct Raw;
+template <> struct Raw<1> { typedef unsigned char type; };
+template <> struct Raw<2> { typedef unsigned short type; };
+template <> struct Raw<4> { typedef unsigned int type; };
+template <> struct Raw<8> { typedef uint2 type; };
+template <> struct Raw<16> { typedef uint4 type; };
+
+// [0, n) of a pointer aligned to its element T but perhaps not to VecBytes: a scalar head up to the first
+// VecBytes-aligned element, nvec whole vectors from there, and a scalar tail from tail_begin. The templates read the
+// head and the tail one element per thread (element i by thread i), the vectors in tiles.
+struct Split {
+  u64 head;
+  u64 nvec;
+  u64 tail_begin;
+};
+template <int VecBytes, class T>
+__device__ __forceinline__ Split split_unaligned(const T* in, u64 n) {
+  constexpr int kPerVec = VecBytes / static_cast<int>(sizeof(T));
+  const unsigned misalign = static_cast<unsigned>(reinterpret_cast<u64>(in) % VecBytes);
+  u64 head = misalign ? (VecBytes - misalign) / sizeof(T) : 0;
+  if (head > n) head = n;
+  Split s;
+  s.head = head;
+  s.nvec = (n - head) / kPerVec;
+  s.tail_begin = head + s.nvec * kPerVec;
+  return s;
+}
+
+// Vector k of thread tid (of `threads` in the grid) in the tile of threads * Loads vectors that starts at `base`:
+// interleaved, base + k * threads + tid (each load instruction of a warp is coalesced); else contiguous,
+// base + tid * Loads + k (a thread's loads are neighbours: runs of equal values stay in one thread).
+template <bool Interleaved, int Loads>
+__device__ __forceinline__ u64 tile_index(u64 base, int k, u64 threads, u64 tid) {
+  return Interleaved ? base + static_cast<u64>(k) * threads + tid : base + tid * Loads + k;
+}
+
+// The last-block ticket: whether this block is the last of the grid to finish. Every thread of the block calls it,
+// once, after what the last block will read has been made visible device-wide (a __threadfence by each thread that
+// wrote it). Thread 0 takes a ticket; in the block that takes the last one, every thread gets true after a fence
+// that orders its later reads after the other blocks' writes. That block sets *ticket back to zero when it is done,
+// so a launch leaves the ticket as it found it. Uses one static shared bool.
+__device__ __forceinline__ bool last_block_to_finish(unsigned* ticket) {
+  __shared__ bool last;
+  if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return false;
+  __threadfence();
+  return true;
+}
+
+}  // namespace at

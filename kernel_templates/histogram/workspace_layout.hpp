@@ -1,0 +1,52 @@
+// The histogram kernel's workspace, defined once: HistogramKernel (launcher.cpp) sizes each stream's workspace from
+// it, and kernel_source() (source.cpp) emits its constants into the preamble, where histogram.cu reads them.
+// Internal to the histogram family.
+//
+// A workspace is zero when a launch starts and the launch leaves it zero (core/workspace.hpp gives each stream its
+// own). It holds 32-bit control words, then, for Merge::last_block, the histogram that blocks add into.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "autotune/histogram_problem.hpp"
+
+namespace autotune::histogram_detail {
+
+struct HistogramWorkspace {
+  // Control words (32-bit, indices into the workspace as unsigned*).
+  static constexpr int kTicketWord = 0;       ///< Merge::last_block: blocks that have finished (the last resets it)
+  static constexpr int kStartTicketWord = 1;  ///< Merge::self_zero: blocks that have started (atomicInc wraps to 0)
+  static constexpr int kZeroFlagWord = 2;     ///< Merge::self_zero: counts lent out once `out` is zero, given back
+  /// Merge::last_block's histogram (bins counters of the output's width): from byte 256, so that the control words
+  /// and the histogram never share a 256-byte segment.
+  static constexpr int kHistogramWord = 64;
+
+  static_assert(kTicketWord != kStartTicketWord && kStartTicketWord != kZeroFlagWord && kTicketWord != kZeroFlagWord,
+                "each control word has its own place");
+  static_assert(kTicketWord < kHistogramWord && kStartTicketWord < kHistogramWord && kZeroFlagWord < kHistogramWord,
+                "the control words come before the histogram");
+  static_assert(kHistogramWord * 4 % 8 == 0, "64-bit counters of the histogram are aligned");
+
+  /// Bytes of one stream's workspace; 0 for Merge::atomic, which takes none.
+  static std::size_t bytes(const HistogramProblem& problem, const HistogramConfig& config) {
+    if (config.merge == Merge::atomic) return 0;
+    const std::size_t histogram =
+        config.merge == Merge::last_block ? static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8) : 0;
+    return static_cast<std::size_t>(kHistogramWord) * sizeof(unsigned) + histogram;
+  }
+
+  /// The layout as the template sees it (in namespace at).
+  static std::string preamble() {
+    return fmt::format(
+        "constexpr int kTicketWord = {};\n"
+        "constexpr int kStartTicketWord = {};\n"
+        "constexpr int kZeroFlagWord = {};\n"
+        "constexpr int kHistogramWord = {};\n",
+        kTicketWord, kStartTicketWord, kZeroFlagWord, kHistogramWord);
+  }
+};
+
+}  // namespace autotune::histogram_detail

@@ -1,0 +1,46 @@
+// What the families' preamble generators (kernel_templates/*/source.cpp) share: a host enum crosses into a kernel
+// template as an enum of the same name, enumerators and values, written from the host enum's own values and
+// to_string(). The template compares by name (`kMerge == Merge::last_block`); the integer mapping exists only on
+// the host. And a variant's source is put together in one way: preamble, shared device code, template.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "embedded.hpp"
+
+namespace autotune::preamble {
+
+/// "enum class Merge { atomic = 0, last_block = 1, self_zero = 2 };\n" from every value of the host enum (`values`,
+/// the same list its key parser uses) and its to_string().
+template <class E, std::size_t N>
+std::string enum_definition(std::string_view name, const E (&values)[N]) {
+  std::string text = fmt::format("enum class {} {{", name);
+  for (std::size_t i = 0; i < N; ++i)
+    text += fmt::format("{} {} = {}", i == 0 ? "" : ",", to_string(values[i]), static_cast<int>(values[i]));
+  return text + " };\n";
+}
+
+/// "constexpr Merge kMerge = Merge::last_block;\n"
+template <class E>
+std::string enum_constant(std::string_view type, std::string_view name, E value) {
+  return fmt::format("constexpr {} {} = {}::{};\n", type, name, type, to_string(value));
+}
+
+/// The complete source of a variant: `preamble`, the device code every template shares (kernel_templates/common.cuh),
+/// then the template. One self-contained text, so that what is compiled is what the compile cache hashes and what
+/// a person can save and compile; #line directives make NVRTC name the part (common.cuh, histogram.cu) and its own
+/// line numbers in errors.
+inline std::string variant_source(std::string preamble, std::string_view template_name,
+                                  std::string_view template_text) {
+  preamble += "#line 1 \"common.cuh\"\n";
+  preamble += embedded::common_cuh;
+  preamble += fmt::format("#line 1 \"{}\"\n", template_name);
+  preamble += template_text;
+  return preamble;
+}
+
+}  // namespace autotune::preamble
