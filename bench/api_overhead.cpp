@@ -33,6 +33,7 @@
 #include "autotune/error.hpp"
 #include "autotune/histogram.hpp"
 #include "core/cuda.hpp"
+#include "kernel_templates/histogram/workspace_layout.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 
@@ -231,7 +232,7 @@ int main(int argc, char** argv) try {
     if (shared > 48 * 1024) module.set_max_dynamic_shared(shared);
     const unsigned grid = config.grid_for(p, n, static_cast<unsigned>(module.blocks_per_sm(config.block, shared) *
                                                                      dev.sm_count));
-    cuda::DeviceBuffer workspace(256 + static_cast<std::size_t>(p.bins) * sizeof(unsigned));
+    cuda::DeviceBuffer workspace(histogram_detail::HistogramWorkspace::bytes(p, config));  // as the kernel lays it out
     AUTOTUNE_CUDA(cudaMemset(workspace.get(), 0, workspace.bytes()));
     const void* samples = in.get();
     void* out = counts.get();
