@@ -22,6 +22,11 @@ bool is_float(SampleType t);
 /// All sample types, in a fixed order (for help texts and tests).
 const std::vector<SampleType>& all_sample_types();
 
+/// The upper bound of the range a histogram gets when it names none, the same for the CLI and the API: the whole
+/// type for u8 and u16 (256, 65536), 1 for floats ([lower, 1)), and one value per bin for 32-bit integers
+/// (lower + bins).
+double default_upper(SampleType type, int bins, double lower);
+
 /// An even-binned histogram with CUB's HistogramEven semantics:
 /// a sample s counts only if lower <= s < upper (NaN never counts); its bin is
 ///   integers: (s - lower) * bins / (upper - lower), computed exactly in 64-bit integers;
@@ -29,13 +34,19 @@ const std::vector<SampleType>& all_sample_types();
 ///             bins - 1.
 /// Counters (counter_bits = 32 or 64) are overwritten, not accumulated, by each call. 32-bit counters wrap past
 /// 2^32 - 1 samples in one bin: use 64-bit counters for inputs that large.
+///
+/// The range defaults by sample type, as `autotune tune` defaults it: `upper` is initialized from the members
+/// before it (default_upper(type, bins, lower)), so `HistogramProblem{.type = SampleType::f32, .bins = 1000,
+/// .n = n}` is the problem `autotune tune --type f32 --bins 1000 --n N` tunes, [0, 1). The default is taken when
+/// the object is made: a problem whose type or bins are assigned afterwards keeps the upper bound it was made
+/// with (256), so assign `upper` too, or make it with a designated initializer or with_defaults().
 struct HistogramProblem {
   static constexpr std::string_view kFamily = "histogram";
 
   SampleType type = SampleType::u8;
   int bins = 256;
   double lower = 0.0;
-  double upper = 256.0;
+  double upper = default_upper(type, bins, lower);  ///< must follow type, bins and lower: it is computed from them
   std::uint64_t n = 0;                  ///< number of samples the problem is tuned for
   std::string distribution = "uniform"; ///< input distribution the tuner measures on
   int counter_bits = 32;                ///< width of the output counters: 32 or 64

@@ -118,16 +118,15 @@ std::string HistogramProblem::key() const {
                      distribution, counter_bits == 64 ? "/counters=64" : "");
 }
 
+double default_upper(SampleType type, int bins, double lower) {
+  if (is_float(type)) return 1.0;
+  if (type == SampleType::u8) return 256.0;  // the whole type: bins split it evenly
+  if (type == SampleType::u16) return 65536.0;
+  return lower + bins;  // 32-bit types: one value per bin
+}
+
 HistogramProblem HistogramProblem::with_defaults(SampleType type, int bins, double lower) {
-  HistogramProblem p;
-  p.type = type;
-  p.bins = bins;
-  p.lower = lower;
-  if (is_float(type)) p.upper = 1.0;
-  else if (type == SampleType::u8) p.upper = 256.0;    // the whole type: bins split it evenly
-  else if (type == SampleType::u16) p.upper = 65536.0;
-  else p.upper = lower + bins;                       // 32-bit types: one value per bin
-  return p;
+  return HistogramProblem{.type = type, .bins = bins, .lower = lower};  // upper: default_upper()
 }
 
 }  // namespace autotune

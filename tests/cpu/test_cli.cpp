@@ -103,6 +103,37 @@ TEST_SUITE("cli") {
     CHECK(range({"--type", "f32", "--bins", "16", "--lower", "-2", "--upper", "2"}) == std::pair{-2.0, 2.0});
   }
 
+  TEST_CASE("the API's histogram problem without a range is the one `autotune tune` tunes, for every sample type") {
+    // An application that names no range must look up what the tool tuned: the same key, or it silently runs the
+    // built-in default.
+    for (const SampleType t : all_sample_types()) {
+      const std::string type(to_string(t));
+      INFO(type);
+      const auto cli = std::get<TuneCommand>(
+          parse({"tune", "--kernel", "histogram", "--type", type, "--bins", "1000", "--n", "64M"}).command);
+      REQUIRE(cli.problems.size() == 1);
+      const HistogramProblem api{.type = t, .bins = 1000, .n = 64ull << 20};
+      CHECK(cli.problems[0].key() == Problem(api).key());
+      CHECK(cli.problems[0] == Problem(api));
+      // With a lower bound too (32-bit integers count one value per bin from it).
+      if (t == SampleType::u8 || t == SampleType::u16 || t == SampleType::u32) continue;  // -8 is not a u8/u16/u32
+      const auto shifted = std::get<TuneCommand>(
+          parse({"tune", "--kernel", "histogram", "--type", type, "--bins", "1000", "--lower", "-8", "--n", "64M"})
+              .command);
+      const HistogramProblem api_shifted{.type = t, .bins = 1000, .lower = -8, .n = 64ull << 20};
+      CHECK(shifted.problems.at(0).key() == Problem(api_shifted).key());
+    }
+    // The ranges themselves, as the README documents them for the tool: floats [0, 1), 32-bit integers one value
+    // per bin, u8 and u16 the whole type.
+    CHECK(HistogramProblem{.type = SampleType::f32, .bins = 1000}.upper == 1.0);
+    CHECK(HistogramProblem{.type = SampleType::f64, .bins = 10}.upper == 1.0);
+    CHECK(HistogramProblem{.type = SampleType::i32, .bins = 100, .lower = -50}.upper == 50.0);
+    CHECK(HistogramProblem{.type = SampleType::u16, .bins = 16}.upper == 65536.0);
+    // Keys of existing caches do not change: the default problem is still u8 over [0, 256).
+    CHECK(HistogramProblem{}.key() == "histogram/u8/bins=256/range=[0,256)/n=0/dist=uniform");
+    CHECK(HistogramProblem{.n = 5}.key() == "histogram/u8/bins=256/range=[0,256)/n=5/dist=uniform");
+  }
+
   TEST_CASE("tune with no problem flags takes the default set") {
     const auto cl = parse({"tune"});
     const auto& t = std::get<TuneCommand>(cl.command);

@@ -75,11 +75,17 @@ TEST_SUITE("gpu_api") {
     check_reduce<long long>(near, bigger.n, 0, 4);
 
     ReduceProblem other = p;
-    other.op = ReduceOp::max;
-    const Reduce fallback(other, Reduce::Options{0, path});
+    other.op = ReduceOp::max;  // another operator on the same element type: the tuned sum's winner is adopted
+    const Reduce similar(other, Reduce::Options{0, path});
+    CHECK(similar.resolution().source == ConfigSource::similar_problem);
+    CHECK(similar.resolution().compiled);  // the sum's cubin is another source: compiled for the max
+    check_reduce<int>(similar, 12345, 3, 5);
+
+    ReduceProblem f64 = other;
+    f64.type = ValueType::f64;  // nothing of its element type tuned
+    const Reduce fallback(f64, Reduce::Options{0, path});
     CHECK(fallback.resolution().source == ConfigSource::fallback);
     CHECK(fallback.resolution().compiled);
-    check_reduce<int>(fallback, 12345, 3, 5);
     std::filesystem::remove(path);
   }
 

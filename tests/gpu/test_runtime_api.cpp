@@ -190,10 +190,16 @@ TEST_SUITE("gpu_api") {
     check_handle(near, bigger.n);
 
     HistogramProblem other = p;
-    other.bins = 512;
-    Histogram fb(other, Histogram::Options{0, path});
+    other.bins = 512;  // another shape of the same sample type: the tuned u8/256 winner is adopted
+    Histogram similar(other, Histogram::Options{0, path});
+    CHECK(similar.resolution().source == ConfigSource::similar_problem);
+    CHECK(similar.resolution().config == near.resolution().config);
+    check_handle(similar, 1000);
+
+    HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 256);  // nothing of its type tuned
+    u16.n = p.n;
+    Histogram fb(u16, Histogram::Options{0, path});
     CHECK(fb.resolution().source == ConfigSource::fallback);
-    check_handle(fb, 1000);
     std::filesystem::remove(path);
   }
 
