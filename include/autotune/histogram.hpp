@@ -1,8 +1,9 @@
 // The runtime API for histograms: ask for the tuned launcher of a problem on a GPU, then call it.
 //
-//   autotune::HistogramProblem p{.type = autotune::SampleType::u8, .bins = 256, .lower = 0, .upper = 256, .n = n};
+//   autotune::HistogramProblem p{.type = autotune::SampleType::u8, .bins = 256, .n = n};   // range [0, 256)
 //   autotune::Histogram histogram(p);                 // looks the winner up in the cache, loads it once
-//   histogram(d_samples, n, d_counts, stream);        // zeroes d_counts, then one kernel launch
+//   histogram(d_samples, n, d_counts, stream);        // const std::uint8_t*, std::uint32_t*: zeroes d_counts, then
+//                                                     // one kernel launch
 //
 // Thread-safety: handles may be constructed from several threads at once. One handle may be called from several
 // host threads at once, on any streams, and calls may be captured into CUDA graphs. A configuration that merges in
@@ -19,8 +20,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <concepts>
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
+#include <type_traits>
 
 #include "autotune/histogram_problem.hpp"
 #include "autotune/resolution.hpp"
@@ -29,6 +34,28 @@ struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;  // the same declaration as CUDA's driver_types.h
 
 namespace autotune {
+
+/// The C++ types of histogram samples: std::uint8_t, std::uint16_t, std::int32_t, std::uint32_t, float, double.
+template <class T>
+concept HistogramSample = std::same_as<T, std::uint8_t> || std::same_as<T, std::uint16_t> ||
+                          std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t> || std::same_as<T, float> ||
+                          std::same_as<T, double>;
+/// The C++ types of histogram counters: unsigned 32-bit (std::uint32_t) or 64-bit (std::uint64_t, unsigned long
+/// long) integers.
+template <class T>
+concept HistogramCounter = std::same_as<T, unsigned int> || std::same_as<T, unsigned long> ||
+                           std::same_as<T, unsigned long long>;
+
+/// The SampleType of a C++ sample type (std::uint8_t -> u8, float -> f32, ...).
+template <HistogramSample T>
+constexpr SampleType sample_type_of() {
+  if constexpr (std::same_as<T, std::uint8_t>) return SampleType::u8;
+  else if constexpr (std::same_as<T, std::uint16_t>) return SampleType::u16;
+  else if constexpr (std::same_as<T, std::int32_t>) return SampleType::i32;
+  else if constexpr (std::same_as<T, std::uint32_t>) return SampleType::u32;
+  else if constexpr (std::same_as<T, float>) return SampleType::f32;
+  else return SampleType::f64;
+}
 
 class Histogram {
  public:
@@ -49,17 +76,40 @@ class Histogram {
   Histogram(Histogram&&) noexcept;
   Histogram& operator=(Histogram&&) noexcept;
 
-  /// Counts `n` samples at `d_samples` (device memory of problem().type, aligned to the sample size) into
-  /// `d_counts` (problem().bins counters in device memory), overwriting them. Asynchronous on `stream`.
-  /// Throws UsageError for null pointers or a counter width that disagrees with problem().counter_bits.
+  /// Counts `n` samples at `d_samples` (device memory, aligned to the sample size) into `d_counts` (problem().bins
+  /// counters in device memory), overwriting them. Asynchronous on `stream`. Throws UsageError for null pointers,
+  /// a sample type other than problem().type (e.g. const float* for a u8 problem) or a counter width other than
+  /// problem().counter_bits (std::uint32_t for 32, std::uint64_t for 64).
+  template <HistogramSample Sample, HistogramCounter Counter>
+  void operator()(const Sample* d_samples, std::uint64_t n, Counter* d_counts, cudaStream_t stream = nullptr) const {
+    count(d_samples, sample_type_of<Sample>(), n, d_counts, 8 * sizeof(Counter), std::nullopt, stream);
+  }
+  /// The same with spans of device memory: n = d_samples.size(); d_counts must hold at least problem().bins
+  /// counters (UsageError otherwise).
+  template <class Sample, std::size_t SampleExtent, HistogramCounter Counter, std::size_t CountExtent>
+    requires HistogramSample<std::remove_const_t<Sample>>
+  void operator()(std::span<Sample, SampleExtent> d_samples, std::span<Counter, CountExtent> d_counts,
+                  cudaStream_t stream = nullptr) const {
+    count(d_samples.data(), sample_type_of<std::remove_const_t<Sample>>(), d_samples.size(), d_counts.data(),
+          8 * sizeof(Counter), d_counts.size(), stream);
+  }
+  /// Untyped samples: `d_samples` must hold problem().type values (not checked).
   void operator()(const void* d_samples, std::uint64_t n, unsigned int* d_counts, cudaStream_t stream = nullptr) const;
   void operator()(const void* d_samples, std::uint64_t n, unsigned long long* d_counts,
                   cudaStream_t stream = nullptr) const;
+  /// Untyped samples into std::uint64_t counters (unsigned long on Linux).
+  template <HistogramCounter Counter>
+    requires(!std::same_as<Counter, unsigned int> && !std::same_as<Counter, unsigned long long>)
+  void operator()(const void* d_samples, std::uint64_t n, Counter* d_counts, cudaStream_t stream = nullptr) const {
+    count(d_samples, std::nullopt, n, d_counts, 8 * sizeof(Counter), std::nullopt, stream);
+  }
 
   const HistogramProblem& problem() const;
   const Resolution& resolution() const;
 
  private:
+  void count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, void* d_counts,
+             int counter_bits, std::optional<std::uint64_t> counts_size, cudaStream_t stream) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

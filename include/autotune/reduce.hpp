@@ -2,7 +2,8 @@
 //
 //   autotune::ReduceProblem p{.op = autotune::ReduceOp::sum, .type = autotune::ValueType::f32, .n = n};
 //   autotune::Reduce sum(p);                      // looks the winner up in the cache, loads it once
-//   sum(d_values, n, d_result, stream);           // d_result: one float in device memory; one launch (or two)
+//   sum(d_values, n, d_result, stream);           // const float*, float*: one float in device memory; one launch
+//                                                 // (or two)
 //   float host = sum.result(d_values, n, d_result, stream);   // the same, then copied back (synchronizes)
 //
 // The lookup order (exact, nearest tuned size, similar GPU model, built-in default) is include/autotune/resolution.hpp;
@@ -15,7 +16,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -41,6 +44,12 @@ constexpr ValueType value_type_of() {
   }
 }
 
+/// The C++ types of reduction values: 32- and 64-bit signed and unsigned integers, float, double.
+template <class T>
+concept ReduceValue = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                      (std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8) &&
+                       !std::is_same_v<T, wchar_t> && !std::is_same_v<T, char32_t>);
+
 class Reduce {
  public:
   struct Options {
@@ -60,16 +69,43 @@ class Reduce {
   Reduce(Reduce&&) noexcept;
   Reduce& operator=(Reduce&&) noexcept;
 
-  /// Reduces `n` elements at `d_in` (device memory of problem().type, aligned to the element size) into one value
-  /// of the accumulator type at `d_out` (device memory), overwriting it. Asynchronous on `stream`. Throws
-  /// UsageError for null pointers or an output type that is not problem().accumulator_type().
-  template <class Acc>
+  /// Reduces `n` elements at `d_in` (device memory, aligned to the element size) into one value of the accumulator
+  /// type at `d_out` (device memory), overwriting it. Asynchronous on `stream`. Throws UsageError for null
+  /// pointers, an input type other than problem().type (e.g. const double* for an f32 problem) or an output type
+  /// other than problem().accumulator_type() (e.g. std::int32_t* for an i32 sum, which accumulates in i64).
+  template <ReduceValue In, ReduceValue Acc>
+  void operator()(const In* d_in, std::uint64_t n, Acc* d_out, cudaStream_t stream = nullptr) const {
+    check_input(value_type_of<In>());
+    check_output(value_type_of<Acc>());
+    run(d_in, n, d_out, stream);
+  }
+  /// The same with a span of device memory (n = d_in.size()).
+  template <class In, std::size_t Extent, ReduceValue Acc>
+    requires ReduceValue<std::remove_const_t<In>>
+  void operator()(std::span<In, Extent> d_in, Acc* d_out, cudaStream_t stream = nullptr) const {
+    (*this)(static_cast<const std::remove_const_t<In>*>(d_in.data()), d_in.size(), d_out, stream);
+  }
+  /// The same, then copies the result to the host and waits for `stream`.
+  template <ReduceValue In, ReduceValue Acc>
+  Acc result(const In* d_in, std::uint64_t n, Acc* d_out, cudaStream_t stream = nullptr) const {
+    (*this)(d_in, n, d_out, stream);
+    Acc host{};
+    copy_to_host(&host, d_out, sizeof(Acc), stream);
+    return host;
+  }
+  template <class In, std::size_t Extent, ReduceValue Acc>
+    requires ReduceValue<std::remove_const_t<In>>
+  Acc result(std::span<In, Extent> d_in, Acc* d_out, cudaStream_t stream = nullptr) const {
+    return result(static_cast<const std::remove_const_t<In>*>(d_in.data()), d_in.size(), d_out, stream);
+  }
+  /// Untyped input: `d_in` must hold problem().type values (not checked); the output type is checked.
+  template <ReduceValue Acc>
   void operator()(const void* d_in, std::uint64_t n, Acc* d_out, cudaStream_t stream = nullptr) const {
     check_output(value_type_of<Acc>());
     run(d_in, n, d_out, stream);
   }
   /// The same, then copies the result to the host and waits for `stream`.
-  template <class Acc>
+  template <ReduceValue Acc>
   Acc result(const void* d_in, std::uint64_t n, Acc* d_out, cudaStream_t stream = nullptr) const {
     (*this)(d_in, n, d_out, stream);
     Acc host{};
@@ -83,6 +119,7 @@ class Reduce {
   const Resolution& resolution() const;
 
  private:
+  void check_input(ValueType t) const;
   void check_output(ValueType t) const;
   static void copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream);
   struct Impl;

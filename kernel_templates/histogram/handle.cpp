@@ -7,6 +7,7 @@
 
 #include "autotune/error.hpp"
 #include "core/cuda.hpp"
+#include "kernel_templates/histogram/handle.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "runtime/resolve.hpp"
 
@@ -31,29 +32,37 @@ Histogram::~Histogram() = default;
 Histogram::Histogram(Histogram&&) noexcept = default;
 Histogram& Histogram::operator=(Histogram&&) noexcept = default;
 
-namespace {
-
-void check_call(const HistogramProblem& p, const void* samples, std::uint64_t n, const void* counts, int bits) {
+void check_histogram_call(const HistogramProblem& p, const void* samples, std::optional<SampleType> sample_type,
+                          std::uint64_t n, const void* counts, int counter_bits,
+                          std::optional<std::uint64_t> counts_size) {
+  if (sample_type && *sample_type != p.type)
+    throw UsageError(fmt::format("autotune::Histogram: {} samples passed to a handle of {} samples ({})",
+                                 to_string(*sample_type), to_string(p.type), p.key()));
+  if (counter_bits != p.counter_bits)
+    throw UsageError(fmt::format("autotune::Histogram: {}-bit counters passed to a problem with {}-bit counters",
+                                 counter_bits, p.counter_bits));
+  if (counts_size && *counts_size < static_cast<std::uint64_t>(p.bins))
+    throw UsageError(fmt::format("autotune::Histogram: a span of {} counters passed to a problem of {} bins",
+                                 *counts_size, p.bins));
   if (counts == nullptr) throw UsageError("autotune::Histogram: the counts pointer is null");
   if (samples == nullptr && n > 0) throw UsageError("autotune::Histogram: the samples pointer is null");
-  if (bits != p.counter_bits)
-    throw UsageError(fmt::format("autotune::Histogram: {}-bit counters passed to a problem with {}-bit counters", bits,
-                                 p.counter_bits));
   if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
     throw UsageError(fmt::format("autotune::Histogram: the samples pointer is not aligned to {} bytes", size_of(p.type)));
 }
 
-}  // namespace
+void Histogram::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, void* d_counts,
+                      int counter_bits, std::optional<std::uint64_t> counts_size, cudaStream_t stream) const {
+  check_histogram_call(impl_->problem, d_samples, sample_type, n, d_counts, counter_bits, counts_size);
+  impl_->kernel->run(d_samples, n, d_counts, stream);
+}
 
 void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned int* d_counts, cudaStream_t stream) const {
-  check_call(impl_->problem, d_samples, n, d_counts, 32);
-  impl_->kernel->run(d_samples, n, d_counts, stream);
+  count(d_samples, std::nullopt, n, d_counts, 32, std::nullopt, stream);
 }
 
 void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned long long* d_counts,
                            cudaStream_t stream) const {
-  check_call(impl_->problem, d_samples, n, d_counts, 64);
-  impl_->kernel->run(d_samples, n, d_counts, stream);
+  count(d_samples, std::nullopt, n, d_counts, 64, std::nullopt, stream);
 }
 
 const HistogramProblem& Histogram::problem() const { return impl_->problem; }

@@ -6,6 +6,7 @@
 
 #include "autotune/error.hpp"
 #include "core/cuda.hpp"
+#include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "runtime/resolve.hpp"
 
@@ -30,12 +31,18 @@ Reduce::~Reduce() = default;
 Reduce::Reduce(Reduce&&) noexcept = default;
 Reduce& Reduce::operator=(Reduce&&) noexcept = default;
 
-void Reduce::check_output(ValueType t) const {
-  const ValueType acc = impl_->problem.accumulator_type();
-  if (t != acc)
-    throw UsageError(fmt::format("autotune::Reduce: a {} output passed to {}, whose result is {}", to_string(t),
-                                 impl_->problem.key(), to_string(acc)));
+void check_reduce_types(const ReduceProblem& p, std::optional<ValueType> input, std::optional<ValueType> output) {
+  if (input && *input != p.type)
+    throw UsageError(fmt::format("autotune::Reduce: {} input passed to {}, whose input is {}", to_string(*input),
+                                 p.key(), to_string(p.type)));
+  const ValueType acc = p.accumulator_type();
+  if (output && *output != acc)
+    throw UsageError(fmt::format("autotune::Reduce: a {} output passed to {}, whose result is {}", to_string(*output),
+                                 p.key(), to_string(acc)));
 }
+
+void Reduce::check_input(ValueType t) const { check_reduce_types(impl_->problem, t, std::nullopt); }
+void Reduce::check_output(ValueType t) const { check_reduce_types(impl_->problem, std::nullopt, t); }
 
 void Reduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {
   const ReduceProblem& p = impl_->problem;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -166,6 +167,19 @@ TEST_SUITE("gpu_api") {
     CHECK(std::isnan(r.result(in.get(), p.n, static_cast<float*>(out.get()))));
 
     CHECK_THROWS_WITH_AS(r(in.get(), p.n, static_cast<double*>(out.get())), doctest::Contains("f64 output"), UsageError);
+    // Typed calls: the input's type is checked too; spans give n.
+    const auto* values = static_cast<const float*>(in.get());
+    auto* result = static_cast<float*>(out.get());
+    CHECK(std::isnan(r.result(values, p.n, result)));
+    CHECK(r.result(std::span(values, 1000), result) == -40.0f);  // before the NaN at 1234
+    r(std::span(values, 1000), result);
+    float host_result = 0;
+    AUTOTUNE_CUDA(cudaMemcpy(&host_result, result, sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(host_result == -40.0f);
+    CHECK_THROWS_WITH_AS(r(reinterpret_cast<const double*>(values), p.n / 2, result),
+                         doctest::Contains("f64 input passed to reduce/min/f32"), UsageError);
+    CHECK_THROWS_WITH_AS(r.result(reinterpret_cast<const std::int32_t*>(values), p.n, result),
+                         doctest::Contains("i32 input"), UsageError);
     CHECK_THROWS_WITH_AS(r(nullptr, p.n, static_cast<float*>(out.get())), doctest::Contains("input pointer is null"),
                          UsageError);
     CHECK_THROWS_WITH_AS(r(in.get(), p.n, static_cast<float*>(nullptr)), doctest::Contains("output pointer is null"),

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <span>
 #include <thread>
 
 #include "autotune/cache.hpp"
@@ -413,6 +414,48 @@ TEST_SUITE("gpu_api") {
       CHECK(compare_histograms(expected, download(p, counts)) == "");
     }
     std::filesystem::remove(path);
+  }
+
+  TEST_CASE("typed calls: pointers and spans of the problem's sample and counter types; others are refused") {
+    // u8 samples into std::uint32_t counters, by pointer and by span.
+    const HistogramProblem u8{.n = 100003};
+    const Histogram h(u8, Histogram::Options{0, temp_cache()});
+    const auto host = adversarial_samples(u8, u8.n, 21);
+    DeviceSamples in(host, 1, 0);
+    const auto* samples = static_cast<const std::uint8_t*>(in.ptr);
+    cuda::DeviceBuffer counts = counter_buffer(u8);
+    const auto expected = expected_counts(u8, host, u8.n);
+    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    h(samples, u8.n, counts.as<std::uint32_t>());
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    CHECK(compare_histograms(expected, download(u8, counts)) == "");
+    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    h(std::span(samples, u8.n), std::span(counts.as<std::uint32_t>(), 256));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    CHECK(compare_histograms(expected, download(u8, counts)) == "");
+    CHECK_THROWS_WITH_AS(h(std::span(samples, u8.n), std::span(counts.as<std::uint32_t>(), 255)),
+                         doctest::Contains("255 counters"), UsageError);
+    CHECK_THROWS_WITH_AS(h(reinterpret_cast<const float*>(samples), u8.n / 4, counts.as<std::uint32_t>()),
+                         doctest::Contains("f32 samples passed to a handle of u8 samples"), UsageError);
+    CHECK_THROWS_WITH_AS(h(samples, u8.n, counts.as<std::uint64_t>()), doctest::Contains("64-bit counters"), UsageError);
+
+    // f32 samples into std::uint64_t counters (unsigned long on Linux), by span of const data.
+    const HistogramProblem f32{.type = SampleType::f32, .bins = 300, .lower = -2, .upper = 2, .n = 70001,
+                               .counter_bits = 64};
+    const Histogram hf(f32, Histogram::Options{0, temp_cache()});
+    const auto fhost = adversarial_samples(f32, f32.n, 22);
+    DeviceSamples fin(fhost, 4, 0);
+    cuda::DeviceBuffer fcounts = counter_buffer(f32);
+    const std::span<const float> fsamples(static_cast<const float*>(fin.ptr), f32.n);
+    hf(fsamples, std::span(fcounts.as<std::uint64_t>(), 300));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    CHECK(compare_histograms(expected_counts(f32, fhost, f32.n), download(f32, fcounts)) == "");
+    AUTOTUNE_CUDA(cudaMemset(fcounts.get(), 0xAB, fcounts.bytes()));
+    hf(fin.ptr, f32.n, fcounts.as<std::uint64_t>());  // untyped samples, std::uint64_t counters
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    CHECK(compare_histograms(expected_counts(f32, fhost, f32.n), download(f32, fcounts)) == "");
+    CHECK_THROWS_WITH_AS(hf(reinterpret_cast<const double*>(fsamples.data()), 10, fcounts.as<std::uint64_t>()),
+                         doctest::Contains("f64 samples passed to a handle of f32 samples"), UsageError);
   }
 
   TEST_CASE("workspace pool: one zeroed slot per stream, kept; the legacy and per-thread default streams") {
