@@ -11,8 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -53,7 +55,37 @@ std::vector<Json> rows_of(SQLite::Statement& q) {
   return rows;
 }
 
-Json export_document(SQLite::Database& db) {
+// The document, or with a non-empty filter the matching runs and baselines with the rows they refer to (an
+// unfiltered export also lists devices, problems and templates that no run uses).
+// Leaves in `doc` the runs and baselines `filter` matches, and the devices, problems and templates they name.
+void keep_matching(Json& doc, const ExportFilter& filter) {
+  std::set<std::string> devices, problems, templates;
+  auto keep = [&](Json& list, bool is_run) {
+    Json kept = Json::array();
+    for (Json& row : list) {
+      const std::string device = row["device"].get<std::string>(), problem = row["problem"].get<std::string>();
+      if (!filter.matches(problem, device)) continue;
+      devices.insert(device);
+      problems.insert(problem);
+      if (is_run && row["template_hash"].is_string()) templates.insert(row["template_hash"].get<std::string>());
+      kept.push_back(std::move(row));
+    }
+    list = std::move(kept);
+  };
+  keep(doc["runs"], true);
+  keep(doc["baselines"], false);
+  auto only = [](Json& list, const char* field, const std::set<std::string>& names) {
+    Json kept = Json::array();
+    for (Json& row : list)
+      if (row[field].is_string() && names.count(row[field].get<std::string>())) kept.push_back(std::move(row));
+    list = std::move(kept);
+  };
+  only(doc["devices"], "model_key", devices);
+  only(doc["problems"], "key", problems);
+  only(doc["templates"], "hash", templates);
+}
+
+Json export_document(SQLite::Database& db, const ExportFilter& filter = {}) {
   Json doc = Json::object();
   doc["format"] = kFormat;
   doc["format_version"] = kFormatVersion;
@@ -110,6 +142,7 @@ Json export_document(SQLite::Database& db) {
       " JOIN devices d ON d.id = b.device_id JOIN problems p ON p.id = b.problem_id"
       " ORDER BY d.model_key, p.key, b.name");
   doc["baselines"] = rows_of(baselines);
+  if (!filter.empty()) keep_matching(doc, filter);
   return doc;
 }
 
@@ -401,18 +434,33 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
 
 }  // namespace
 
-void Cache::export_json(std::ostream& out) const {
+bool ExportFilter::matches(std::string_view problem_key, std::string_view model_key) const {
+  const bool problem_ok = problems.empty() || std::any_of(problems.begin(), problems.end(), [&](const std::string& p) {
+                            return problem_key.find(p) != std::string_view::npos;
+                          });
+  const bool model_ok = device_models.empty() || std::find(device_models.begin(), device_models.end(), model_key) !=
+                                                     device_models.end();
+  return problem_ok && model_ok;
+}
+
+ExportStats Cache::export_json(std::ostream& out, const ExportFilter& filter) const {
   Impl& self = *impl_;
   const Json doc = guarded(self.path, "export", [&] {
     // One read transaction: the document is a consistent snapshot even while tuners write.
     SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::DEFERRED);
-    Json d = export_document(self.db);
+    Json d = export_document(self.db, filter);
     tx.commit();
     return d;
   });
+  ExportStats stats;
+  for (const Json& run : doc["runs"]) {
+    ++stats.runs;
+    if (!run["winner"].is_null()) ++stats.winners;
+  }
   // A log with bytes that are not UTF-8 is exported with U+FFFD in their place: JSON text must be Unicode.
   out << doc.dump(1, ' ', false, Json::error_handler_t::replace) << '\n';
   if (!out) throw CacheError(fmt::format("cache file '{}': the export could not be written", self.path));
+  return stats;
 }
 
 ImportStats Cache::import_json(std::istream& in, const std::string& source, const ImportOptions& options) {

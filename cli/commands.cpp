@@ -453,12 +453,26 @@ std::string describe(const ImportStats& s) {
 // one, and a FIFO or a device (/dev/null) is written through, never replaced.
 int run_export(const ExportCommand& cmd, const std::string& cache_path, std::ostream& out) {
   const Cache cache = Cache::open_read_only(cache_path);  // never created, migrated or written by an export
+  // A filter that matches nothing is a mistake (a mistyped problem or model), not a file to ship.
+  auto check = [&](const ExportStats& s) {
+    if (cmd.filter.empty() || s.runs > 0) return;
+    std::string flags;
+    for (const auto& p : cmd.filter.problems) flags += fmt::format(" --problem '{}'", p);
+    for (const auto& m : cmd.filter.device_models) flags += fmt::format(" --device-model '{}'", m);
+    throw UsageError(fmt::format("autotune export: no run in {} matches{}", cache_path, flags));
+  };
   if (cmd.output == "-") {
-    cache.export_json(out);
+    if (cmd.filter.empty()) {
+      cache.export_json(out);
+      return 0;
+    }
+    std::ostringstream document;  // written only when something matched
+    check(cache.export_json(document, cmd.filter));
+    out << document.str();
     return 0;
   }
   std::ostringstream document;
-  cache.export_json(document);
+  check(cache.export_json(document, cmd.filter));
   // Written through to a stream (a FIFO, /dev/stdout), the document is all its reader gets: no message after it.
   if (write_output_file(cmd.output, document.str()) == Written::replaced)
     fmt::print(out, "exported {} to {}\n", cache_path, cmd.output);

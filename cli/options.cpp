@@ -428,17 +428,34 @@ Command make_report(const std::string&, const po::variables_map& vm, const Text&
 void describe_export(const std::string&, Spec& s) {
   po::options_description exp("Export options");
   exp.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
-                    "write the document to FILE instead of standard output (- is standard output)");
+                    "write the document to FILE instead of standard output (- is standard output)")
+      ("problem", po::value<std::vector<std::string>>()->value_name("SUBSTRING")->composing(),
+       "only runs of problems whose key contains SUBSTRING (repeat for several)")
+      ("device-model", po::value<std::vector<std::string>>()->value_name("KEY")->composing(),
+       "only runs on this GPU model, its model key as `autotune devices` prints it (repeat for several)");
   s.desc.add(exp);
-  s.synopsis = "[--output FILE]";
+  s.synopsis = "[--output FILE] [--problem SUBSTRING]... [--device-model KEY]...\n\n"
+               "With --problem or --device-model, only the matching runs and the devices, problems and kernel\n"
+               "templates they refer to: the file an application ships (import it into the cache it opens).";
   s.examples =
       "  autotune export --output node17.json      # on each machine of a fleet\n"
-      "  autotune export --cache fleet.db > fleet.json\n";
+      "  autotune export --cache fleet.db > fleet.json\n"
+      "  autotune export --cache fleet.db --problem histogram/u8/bins=256/ --problem reduce/sum/f32/ \\\n"
+      "      --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --output app.json\n";
 }
 
 Command make_export(const std::string&, const po::variables_map& vm, const Text& text) {
   ExportCommand e;
   if (vm.count("output")) e.output = text("output", "--output: the file name");
+  // --problem is repeatable rather than a comma list: problem keys contain commas (range=[0,256)).
+  auto list = [&](const char* flag, std::vector<std::string>& into) {
+    if (!vm.count(flag)) return;
+    into = vm[flag].as<std::vector<std::string>>();
+    for (const std::string& v : into)
+      if (v.empty()) throw UsageError(fmt::format("autotune export: --{} is empty", flag));
+  };
+  list("problem", e.filter.problems);
+  list("device-model", e.filter.device_models);
   return e;
 }
 

@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "autotune/cache.hpp"
 #include "autotune/problem.hpp"
 #include "cli/format.hpp"
 
@@ -71,6 +72,7 @@ struct ReportCommand {
 };
 struct ExportCommand {
   std::string output = "-";  ///< --output FILE; "-" is standard output
+  ExportFilter filter;       ///< --problem SUBSTRING (repeatable), --device-model KEY (repeatable)
 };
 struct ImportCommand {
   std::string file;  ///< an `autotune export` document; "-" is standard input

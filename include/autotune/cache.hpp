@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/device.hpp"
@@ -119,6 +120,26 @@ struct ImportStats {
 
   std::size_t total() const { return devices + problems + templates + runs + measurements + winners + baselines; }
   bool operator==(const ImportStats&) const = default;
+};
+
+/// Which runs Cache::export_json writes: every one (an empty filter), or those of the problems and GPU models an
+/// application uses, with the devices, problems, templates and baselines they refer to.
+struct ExportFilter {
+  /// Substrings of problem keys: a run is exported when its problem's key contains one of them (empty = every problem).
+  std::vector<std::string> problems;
+  /// Device model keys (DeviceInfo::model_key, as `autotune devices` prints them), matched exactly (empty = every
+  /// model).
+  std::vector<std::string> device_models;
+
+  bool empty() const { return problems.empty() && device_models.empty(); }
+  /// Whether a run of `problem_key` on `model_key` is exported.
+  bool matches(std::string_view problem_key, std::string_view model_key) const;
+};
+
+/// What an export wrote.
+struct ExportStats {
+  std::size_t runs = 0;
+  std::size_t winners = 0;
 };
 
 /// One row of the cache's device_comparison view (cache/schema.sql): a problem's fresh winner on one device model.
@@ -262,8 +283,9 @@ class Cache {
   /// Writes the whole cache as a portable JSON document (format "autotune-cache", format_version 1): devices,
   /// problems, templates, and every run with its measurements and its winner (cubin in base64). Ids are not
   /// exported: rows refer to each other by natural keys, and the output is ordered by them, so two files with the
-  /// same contents export the same text.
-  void export_json(std::ostream& out) const;
+  /// same contents export the same text. With a non-empty filter, only the matching runs (and baselines) and the
+  /// devices, problems and templates they refer to: a file to ship with an application.
+  ExportStats export_json(std::ostream& out, const ExportFilter& filter = {}) const;
   /// Adds the contents of an export_json document (a bad document changes nothing; CacheError names `source`). Rows are matched by natural key: a device by model_key, a problem by key, a template by
   /// (family, hash), a run by (device, problem, started_at, tool_version, strategy), a measurement by (run, config).
   /// Existing rows are kept (a run becomes stale if either copy is, and gains a missing finished_at or missing

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <random>
 #include <sstream>
 #include <string>
@@ -457,6 +458,72 @@ TEST_CASE("merging a missing, foreign, corrupt or newer file is an error naming 
   CHECK(fs::exists(other.path) == exists);
   if (exists) CHECK(read_bytes(other.path) == other_before);
   CHECK(dump_everything(mine.str()) == mine_before);
+}
+
+TEST_CASE("a filtered export ships only the problems and GPU models asked for; the file then opens read-only") {
+  TempPath from, to;
+  Cache a(from.str());
+  fill(a);
+  const auto winner_of = [&](const Cache& c, const DeviceInfo& d, const HistogramProblem& p) {
+    const auto w = c.find_winner(d.model_key(), p);
+    return w ? describe(*w) : std::string("none");
+  };
+
+  // One problem (by a substring of its key) on one model: one run, its winner and the rows it refers to.
+  ExportFilter f32_on_h100{{"histogram/f32/"}, {h100().model_key()}};
+  std::ostringstream doc;
+  const ExportStats exported = a.export_json(doc, f32_on_h100);
+  CHECK(exported.runs == 1);
+  CHECK(exported.winners == 1);
+  {
+    Cache b(to.str());
+    CHECK(import_text(b, doc.str()) == ImportStats{1, 1, 1, 1, 1, 1});
+    const std::vector<Winner> all = b.winners(true);
+    REQUIRE(all.size() == 1);
+    CHECK(all[0].problem == Problem(f32_problem()));
+    CHECK(all[0].model_key == h100().model_key());
+    CHECK(winner_of(b, h100(), f32_problem()) == winner_of(a, h100(), f32_problem()));
+    CHECK(winner_of(b, a100(), problem(64 * M)) == "none");  // in the source cache, not asked for
+    CHECK(winner_of(b, h100(), problem(64 * M)) == "none");
+  }
+
+  // The shipped file, made read-only (0444), answers lookups and stays as it was: lookups never write.
+  std::filesystem::permissions(to.path, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                            std::filesystem::perms::others_read);
+  const std::string before = read_bytes(to.path);
+  {
+    const Cache shipped = Cache::open_read_only(to.str());
+    CHECK(winner_of(shipped, h100(), f32_problem()) == winner_of(a, h100(), f32_problem()));
+    HistogramProblem bigger = f32_problem();
+    bigger.n *= 4;
+    const auto near = shipped.find_nearest_winner(h100().model_key(), bigger);
+    REQUIRE(near.has_value());
+    CHECK(near->problem == Problem(f32_problem()));
+  }
+  CHECK(read_bytes(to.path) == before);
+  for (const char* side : {"-wal", "-shm", "-journal"}) CHECK_FALSE(std::filesystem::exists(to.str() + side));
+
+  // Several substrings, either may match; a model the runs were not measured on exports nothing.
+  std::ostringstream two;
+  CHECK(a.export_json(two, ExportFilter{{"/n=67108864/", "/counters=64"}, {a100().model_key()}}).winners == 1);
+  const Json two_doc = Json::parse(two.str());
+  REQUIRE(two_doc["runs"].size() == 1);
+  CHECK(two_doc["runs"][0]["device"] == a100().model_key());
+  CHECK(two_doc["devices"].size() == 1);
+  CHECK(two_doc["problems"].size() == 1);
+  std::ostringstream counters;
+  CHECK(a.export_json(counters, ExportFilter{{"/counters=64"}, {}}).runs == 1);  // on the H100 only
+  std::ostringstream none;
+  CHECK(a.export_json(none, ExportFilter{{"histogram/f32/"}, {a100().model_key()}}).runs == 0);
+  const Json none_doc = Json::parse(none.str());
+  CHECK(none_doc["devices"].empty());
+  CHECK(none_doc["problems"].empty());
+  CHECK(none_doc["templates"].empty());
+
+  // No filter: the whole cache, as before.
+  std::ostringstream whole;
+  CHECK(a.export_json(whole, ExportFilter{}).runs == 6);
+  CHECK(whole.str() == export_text(a));
 }
 
 }  // TEST_SUITE("cache_transfer")

@@ -413,6 +413,34 @@ TEST_SUITE("cli") {
     CHECK(out.find("NVIDIA A100") == std::string::npos);
   }
 
+  TEST_CASE("export --problem / --device-model writes what an application ships; a filter matching nothing fails") {
+    using autotune::test::TempPath;
+    const std::string h100 = autotune::test::h100().model_key(), a100 = autotune::test::a100().model_key();
+    const auto e = std::get<ExportCommand>(
+        parse({"export", "--problem", "u8/bins=256/", "--problem", "range=[0,256)", "--device-model", h100}).command);
+    CHECK(e.filter.problems == std::vector<std::string>{"u8/bins=256/", "range=[0,256)"});
+    CHECK(e.filter.device_models == std::vector<std::string>{h100});
+    CHECK(std::get<ExportCommand>(parse({"export"}).command).filter.empty());
+
+    TempPath source, json, none;
+    fixture_cache(source.str());  // an H100 and an A100 run of one problem
+    std::string out;
+    REQUIRE(run_line({"export", "--cache", source.str(), "--problem", "u8/bins=256/", "--device-model", h100,
+                      "--output", json.str()}, out) == 0);
+    const auto doc = nlohmann::json::parse(autotune::test::read_bytes(json.path));
+    REQUIRE(doc["runs"].size() == 1);
+    CHECK(doc["runs"][0]["device"] == h100);
+    REQUIRE(doc["devices"].size() == 1);
+    CHECK(doc["devices"][0]["model_key"] == h100);
+    REQUIRE(run_line({"export", "--cache", source.str(), "--device-model", a100}, out) == 0);  // to stdout
+    CHECK(nlohmann::json::parse(out)["runs"].size() == 1);
+
+    CHECK_THROWS_WITH_AS(run_line({"export", "--cache", source.str(), "--problem", "f32/", "--output", none.str()}, out),
+                         doctest::Contains("no run in"), UsageError);
+    CHECK_FALSE(std::filesystem::exists(none.path));  // nothing written, no temporary file left
+    CHECK_THROWS_AS(run_line({"export", "--cache", source.str(), "--device-model", "H100"}, out), UsageError);  // exact keys
+  }
+
   TEST_CASE("import or merge of a missing file fails clearly and creates nothing") {
     autotune::test::TempPath cache, missing;
     std::string out;
