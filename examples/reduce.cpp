@@ -3,7 +3,8 @@
 //   autotune tune --kernel reduce --op sum --type f32 --n 64M      # once per GPU (the default set includes it)
 //   ./example_reduce                                               # any number of times
 //
-// Without a tuned entry a handle falls back to a safe default and says so in resolution().message.
+// Without a tuned entry a handle falls back to a safe default and says so in resolution().message; with
+// AUTOTUNE_REQUIRE=exact (or tuned) in the environment it refuses instead, and the error names the command to run.
 #include <autotune/autotune.hpp>
 
 #include <cuda_runtime_api.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <vector>
 
 int main() try {
@@ -22,10 +24,9 @@ int main() try {
     v = static_cast<float>(x >> 8) / 8388608.0f - 1.0f;
   }
 
-  autotune::ReduceProblem problem;  // deterministic by default: the same bits on every call on this GPU
-  problem.op = autotune::ReduceOp::sum;
-  problem.type = autotune::ValueType::f32;
-  problem.n = n;
+  // Deterministic by default: the same bits on every call on this GPU. Options::require is left unset, so
+  // AUTOTUNE_REQUIRE decides whether the built-in default is acceptable.
+  autotune::ReduceProblem problem{.op = autotune::ReduceOp::sum, .type = autotune::ValueType::f32, .n = n};
   autotune::Reduce sum(problem);
   std::printf("%s\n", sum.resolution().message.c_str());
   problem.op = autotune::ReduceOp::max;
@@ -42,8 +43,9 @@ int main() try {
   auto* d_values = static_cast<float*>(values_memory);
   auto* d_result = static_cast<float*>(result_memory);
   cudaMemcpy(d_values, values.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  // Typed: float in, float out, both checked against the problems (a double* would be refused).
   const float gpu_sum = sum.result(d_values, n, d_result);  // one launch, then the value copied back
-  const float gpu_max = max.result(d_values, n, d_result + 1);
+  const float gpu_max = max.result(std::span<const float>(d_values, n), d_result + 1);
   cudaFree(d_values);
   cudaFree(d_result);
 
@@ -59,6 +61,9 @@ int main() try {
   std::printf("sum of %llu floats = %.4f (CPU in double: %.4f), max = %.7f: both match\n",
               static_cast<unsigned long long>(n), gpu_sum, cpu_sum, gpu_max);
   return 0;
+} catch (const autotune::NotTunedError& e) {  // AUTOTUNE_REQUIRE=exact or tuned, and the cache has no such entry
+  std::fprintf(stderr, "example: %s\n", e.what());
+  return 2;
 } catch (const autotune::Error& e) {
   std::fprintf(stderr, "example: %s\n", e.what());
   return 1;
