@@ -39,9 +39,18 @@ step() { echo; echo "### $*"; }
     step "example_histogram, no cache"; AUTOTUNE_CACHE="$out/none.db" "$bin/example_histogram" || rc=1
     # A shipped cache: a 0444 copy in a directory of its own, NVRTC made unloadable; the cubins come from the cache.
     step "example_histogram from a read-only cache, without NVRTC"
-    ship="$out/ship"; mkdir -p "$ship"; cp "$cache" "$ship/app.db"; chmod 0444 "$ship/app.db"
+    # It is what the README says an application ships: `export` of only its problem on this GPU model, imported into
+    # a file of its own; AUTOTUNE_REQUIRE=exact proves the winner came from that file.
+    ship="$out/ship"; mkdir -p "$ship"
+    model=$("$bin/autotune" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["model_key"])')
+    "$bin/autotune" export --cache "$cache" --problem 'histogram/u8/bins=256/range=[0,256)/n=67108864/' \
+      --device-model "$model" --output "$out/app.json" || rc=1
+    "$bin/autotune" import "$out/app.json" --cache "$ship/app.db" || rc=1
+    "$bin/autotune" show --cache "$ship/app.db" || rc=1
+    chmod 0444 "$ship/app.db"
     before=$(sha256sum "$ship/app.db")
-    AUTOTUNE_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13 AUTOTUNE_CACHE="$ship/app.db" "$bin/example_histogram" || rc=1
+    AUTOTUNE_REQUIRE=exact AUTOTUNE_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13 AUTOTUNE_CACHE="$ship/app.db" \
+      "$bin/example_histogram" || rc=1
     [ "$before" = "$(sha256sum "$ship/app.db")" ] && [ "$(ls "$ship")" = "app.db" ] \
       && echo "read-only cache unchanged, no side files" || { echo "the lookup changed the cache"; rc=1; }
     step "strict mode: AUTOTUNE_REQUIRE=exact on a problem the cache does not hold must fail with the tune command"
