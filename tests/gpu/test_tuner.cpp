@@ -108,7 +108,13 @@ TEST_SUITE("gpu_tuner") {
     MESSAGE(fmt::format("f32/65536 winner: {} {:.1f} GB/s", r.winner->config.key(), r.winner->gbps));
   }
 
-  TEST_CASE("tuning twice picks the same winner; a second tune compiles nothing") {
+  // Two tunes of one problem in one process must agree on how fast the best variant is, not necessarily on its name:
+  // at this size (u8/256, 16M samples, ~12 us a call) the few fastest variants lie within 3 % of each other while
+  // two runs measure the same variant 1-3 % apart (bench/results/2026-12-01-h200-tuner-determinism-bisect.md), so
+  // either may win. What must hold: each run's winner, as the other run measured it, is within 5 % of that run's
+  // winner (a tuner that kept a clearly slower variant, or ranked by noise, fails this), and the second run compiles
+  // nothing. The tie-break itself is deterministic for given numbers: tests/cpu/test_timing.cpp.
+  TEST_CASE("tuning twice picks winners equally fast in both runs (within 5 %); a second tune compiles nothing") {
     Cache cache(":memory:");
     HistogramProblem p;
     p.n = 16ull << 20;
@@ -119,12 +125,33 @@ TEST_SUITE("gpu_tuner") {
     REQUIRE(first.winner.has_value());
     REQUIRE(second.winner.has_value());
     CHECK(first.run_id != second.run_id);  // the first run finished: the second is a new run, not a resume
-    CHECK(second.winner->config == first.winner->config);
+    // The fastest ok time of `config` among a run's measurements (the finalists are measured more than once).
+    auto time_in = [&](std::int64_t run, const Config& config) {
+      double best = 0;
+      for (const Measurement& m : cache.measurements(run))
+        if (m.status == MeasurementStatus::ok && m.config == config && (best == 0 || m.median_ms < best))
+          best = m.median_ms;
+      return best;
+    };
+    const double first_in_first = time_in(first.run_id, first.winner->config);
+    const double second_in_first = time_in(first.run_id, second.winner->config);
+    const double first_in_second = time_in(second.run_id, first.winner->config);
+    const double second_in_second = time_in(second.run_id, second.winner->config);
+    REQUIRE(first_in_first > 0);
+    REQUIRE(second_in_first > 0);
+    REQUIRE(first_in_second > 0);
+    REQUIRE(second_in_second > 0);
+    INFO(fmt::format("first run: {} {:.4f} ms, {} {:.4f} ms; second run: {} {:.4f} ms, {} {:.4f} ms",
+                     first.winner->config.key(), first_in_first, second.winner->config.key(), second_in_first,
+                     first.winner->config.key(), first_in_second, second.winner->config.key(), second_in_second));
+    CHECK(second_in_first <= first_in_first * 1.05);
+    CHECK(first_in_second <= second_in_second * 1.05);
     CHECK(second.compiled == 0);
     CHECK(second.compile_cache_hits == static_cast<int>(histogram_space(p).size()));
-    MESSAGE(fmt::format("twice: {} ({:.1f} and {:.1f} GB/s); first run {:.1f} s with {} compiles, second {:.1f} s",
-                        first.winner->config.key(), first.winner->gbps, second.winner->gbps, first.seconds,
-                        first.compiled, second.seconds));
+    MESSAGE(fmt::format("twice: {} and {} ({} winner); first run {:.1f} s with {} compiles, second {:.1f} s",
+                        first.winner->config.key(), second.winner->config.key(),
+                        first.winner->config == second.winner->config ? "the same" : "a different, equally fast",
+                        first.seconds, first.compiled, second.seconds));
     std::filesystem::remove_all(o.compile_cache_dir);
   }
 
