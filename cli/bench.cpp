@@ -37,7 +37,15 @@ struct Prepared {
   std::optional<bench::BaselineCall> cub;
 };
 
-Prepared prepare(const Problem& problem, int device, const std::string& cache_path) {
+// The flush buffer and the roof's buffer are held while a problem is benchmarked: a problem that does not fit
+// beside them is a clear error before anything is allocated (as in the tuner), not a CUDA error half-way.
+Prepared prepare(const Problem& problem, int device, const std::string& cache_path, std::uint64_t held_bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  AUTOTUNE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (const std::string why = device_memory_shortfall(problem, device, device_memory_need(problem, 0), free_bytes,
+                                                      total_bytes, "benchmark");
+      !why.empty())
+    throw Error(why + fmt::format(" (besides {} MiB held for the L2 flush)", held_bytes >> 20));
   Prepared out;
   out.resolved = resolve(problem, device, cache_path);
   out.workload = problem.family().make_workload(problem, out.resolved.device, 42);
@@ -60,7 +68,7 @@ int run_bench(const BenchCommand& cmd, const std::string& cache_path, std::ostre
                {"CUB us", "cub_us"},     {"CUB GB/s", "cub_gbps"}, {"vs CUB", "speedup_vs_cub"}};
   int failures = 0;
   for (const Problem& problem : cmd.problems) {
-    Prepared p = prepare(problem, cmd.device, cache_path);
+    Prepared p = prepare(problem, cmd.device, cache_path, flush.bytes());
     const Resolution& r = p.resolved.resolution;
     if (const std::string diff = p.tuned->check(stream.get()); !diff.empty()) {
       fmt::print(err, "autotune: {}: the tuned configuration {} gave a wrong result: {}\n", problem.key(),

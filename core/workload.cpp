@@ -31,13 +31,14 @@ std::string human_bytes(std::uint64_t bytes) {
 }  // namespace
 
 std::string device_memory_shortfall(const Problem& problem, int device, const DeviceMemoryNeed& need,
-                                    std::uint64_t free_bytes, std::uint64_t total_bytes) {
+                                    std::uint64_t free_bytes, std::uint64_t total_bytes,
+                                    std::string_view action) {
   if (need.total() <= free_bytes) return {};
-  return fmt::format("not enough GPU memory to tune {}: it needs {} (input {}, output {}, L2 flush and read-roof "
-                     "buffers {}, margin {}) but GPU {} has {} free of {}; tune a smaller --n",
-                     problem.key(), human_bytes(need.total()), human_bytes(need.input), human_bytes(need.output),
+  return fmt::format("not enough GPU memory to {} {}: it needs {} (input {}, output {}, L2 flush and read-roof "
+                     "buffers {}, margin {}) but GPU {} has {} free of {}; {} a smaller --n",
+                     action, problem.key(), human_bytes(need.total()), human_bytes(need.input), human_bytes(need.output),
                      human_bytes(need.extra), human_bytes(need.margin), device, human_bytes(free_bytes),
-                     human_bytes(total_bytes));
+                     human_bytes(total_bytes), action);
 }
 
 }  // namespace autotune

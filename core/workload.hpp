@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/device.hpp"
@@ -65,8 +66,9 @@ struct DeviceMemoryNeed {
 };
 DeviceMemoryNeed device_memory_need(const Problem& problem, std::uint64_t extra_bytes);
 /// Empty when `need` fits in `free_bytes` of GPU `device`, else the message of the error: what is needed, what is
-/// free, and what to do.
+/// free, and what to do. `action` names what needed it ("tune", "benchmark").
 std::string device_memory_shortfall(const Problem& problem, int device, const DeviceMemoryNeed& need,
-                                    std::uint64_t free_bytes, std::uint64_t total_bytes);
+                                    std::uint64_t free_bytes, std::uint64_t total_bytes,
+                                    std::string_view action = "tune");
 
 }  // namespace autotune

@@ -59,6 +59,17 @@ step() { echo; echo "### $*"; }
     else
       echo "strict mode refused, as it should"
     fi
+    step "out of GPU memory: tune and bench of 200 GiB of samples must fail with a clear message, exit 1"
+    for cmdline in "tune --type u8 --bins 256 --n 200G --cache $out/oom.db" "bench --type u8 --bins 256 --n 200G --cache $cache"; do
+      # shellcheck disable=SC2086
+      "$bin/autotune" $cmdline > "$out/oom.txt" 2>&1; code=$?
+      cat "$out/oom.txt"
+      if [ "$code" = 1 ] && grep -q "not enough GPU memory" "$out/oom.txt"; then
+        echo "refused clearly (exit 1)"
+      else
+        echo "expected exit 1 and "not enough GPU memory", got exit $code"; rc=1
+      fi
+    done
     step "off the tuned points: bins and sizes nobody tuned, against CUB"
     for p in "--type u8 --bins 128 --upper 128 --n 512M" "--type f32 --bins 4096 --n 64M" "--type u8 --bins 256 --n 16M" \
              "--kernel reduce --op max --type f32 --n 256M"; do

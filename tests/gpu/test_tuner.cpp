@@ -179,6 +179,34 @@ TEST_SUITE("gpu_tuner") {
     CHECK(cache.find_winner(dev.model_key(), p).has_value());
   }
 
+  TEST_CASE("a problem larger than the GPU's memory is refused with the sizes and a hint, before any run is recorded") {
+    Cache cache(":memory:");
+    const DeviceInfo dev = query_device(0);
+    HistogramProblem p;
+    p.n = dev.memory_bytes + (1ull << 30);  // u8: one byte a sample, 1 GiB more than the whole GPU
+    TuneOptions o;
+    o.compile_cache = false;
+    CHECK_THROWS_WITH_AS(tune(Problem(p), cache, o),
+                         doctest::Contains("not enough GPU memory to tune histogram/u8/bins=256"), Error);
+    try {
+      tune(Problem(p), cache, o);
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      CHECK(what.find("tune a smaller --n") != std::string::npos);
+      CHECK(what.find("free of") != std::string::npos);
+    }
+    CHECK_FALSE(cache.resumable_run(dev.model_key(), Problem(p), current_identity("histogram", dev.driver_version),
+                                    "exhaustive")
+                    .has_value());
+    CHECK_FALSE(cache.find_winner(dev.model_key(), Problem(p)).has_value());
+    // The device is still usable afterwards: a small problem tunes.
+    HistogramProblem small;
+    small.n = 1 << 16;
+    o.strategy = "random";
+    o.budget = 8;
+    CHECK(tune(Problem(small), cache, o).winner.has_value());
+  }
+
   TEST_CASE("a bad device ordinal is a usage error naming the devices that exist") {
     Cache cache(":memory:");
     TuneOptions o;
