@@ -33,6 +33,8 @@
 #include "tuner/robust.hpp"
 #include "cli/report.hpp"
 #include "core/family.hpp"
+#include "core/ladder.hpp"
+#include "tuner/ladder.hpp"
 
 
 namespace autotune::cli {
@@ -125,7 +127,70 @@ TuneOptions options_of(const TuneCommand& cmd, int device) {
   return o;
 }
 
-// Tunes the problems on one device in this process. A worker stops at the first fault (kContextLostExit).
+// The end of a ladder on one device: a line when it tuned several sizes, and the exit code: 1 when a size or a
+// crossover failed (no correct variant), or when nothing could be tuned because nothing fit.
+int finish_ladder(const LadderSummary& s, const TuneCommand& cmd, std::ostream& out, std::ostream& err) {
+  if (cmd.problems.size() > 1)
+    fmt::print(out, "\nsizes: {} tuned, {} already tuned (skipped{}), {} too large for the GPU; crossovers: {} measured, "
+                    "{} not needed\n", s.tuned, s.skipped_finished, s.skipped_finished ? "; --retune tunes them again" : "",
+               s.no_memory, s.crossovers, s.crossovers_skipped);
+  if (s.failed) {
+    fmt::print(err, "autotune: {} problem{} had no correct variant\n", s.failed, s.failed == 1 ? "" : "s");
+    return 1;
+  }
+  if (s.no_memory && s.tuned == 0 && s.skipped_finished == 0) {
+    fmt::print(err, "autotune: nothing fit the GPU's memory\n");
+    return 1;
+  }
+  return 0;
+}
+
+// A worker that found its problem too large for the GPU's free memory (DeviceMemoryError): the size is skipped.
+constexpr int kNoMemoryExit = 4;
+
+// What a ladder's steps say on the way (tuner/ladder.hpp), in this process or around workers.
+LadderEvents ladder_notes(std::ostream& out) {
+  LadderEvents e;
+  e.finished = [&out](const Problem& p, const Winner& w) {
+    fmt::print(out, "\n== {}\n  skipped: tuned already with the current code ({}, {:.4f} ms, {}); --retune tunes it "
+                    "again\n", p.key(), w.config.key(), w.median_ms, w.tuned_at);
+  };
+  e.crossover_skipped = [&out](const Problem& below, const Problem& above, CrossoverDecision why) {
+    const auto m = crossover_size(below.n(), above.n());
+    if (why == CrossoverDecision::same_winner)
+      fmt::print(out, "  no crossover between n={} and n={}: both won with the same configuration\n",
+                 format_size(below.n()), format_size(above.n()));
+    else if (why == CrossoverDecision::recorded && m)
+      fmt::print(out, "  crossover between n={} and n={} already measured at n={}\n", format_size(below.n()),
+                 format_size(above.n()), format_size(*m));
+    else
+      fmt::print(out, "  no crossover between n={} and n={}: no size between them\n", format_size(below.n()),
+                 format_size(above.n()));
+  };
+  return e;
+}
+
+std::string step_title(const LadderStep& step) {
+  if (step.candidates.empty()) return step.problem.key();
+  return fmt::format("{} (crossover of n={} and n={}: {} vs {})", step.problem.key(), format_size(step.below->n()),
+                     format_size(step.above->n()), step.candidates[0].key(), step.candidates[1].key());
+}
+
+void print_crossover(const TuneReport& r, std::ostream& out) {
+  fmt::print(out, "\n{} on {}: crossover in {:.1f} s\n", r.problem.key(), r.device.name, r.seconds);
+  for (const Measurement& m : r.measurements) {
+    if (m.status == MeasurementStatus::ok)
+      fmt::print(out, "  {:<52} {:9.4f} ms  {:8.1f} GB/s\n", m.config.key(), m.median_ms, m.gbps);
+    else
+      fmt::print(out, "  {:<52} {}: {}\n", m.config.key(), to_string(m.status), m.log.substr(0, m.log.find('\n')));
+  }
+  if (r.winner) fmt::print(out, "  winner:   {}  {:.4f} ms  {:.1f} GB/s\n", r.winner->config.key(), r.winner->median_ms,
+                           r.winner->gbps);
+  else fmt::print(out, "  neither candidate ran correctly: nothing was recorded\n");
+}
+
+// Tunes the problems on one device in this process (a worker: its one problem; it stops at the first fault with
+// kContextLostExit, and at a problem that does not fit with kNoMemoryExit).
 int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::string& cache_path, std::ostream& out,
                     std::ostream& err) {
   const DeviceInfo device = query_device(device_ordinal);  // fails early and clearly without a GPU
@@ -146,10 +211,12 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
   // A bar with an ETA only on a terminal; logs and pipes get one plain line per variant.
   const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO) == 1;
   Progress progress(out, tty, use_colour(tty, std::getenv("NO_COLOR")));
-  int failures = 0;
-  for (const Problem& p : cmd.problems) {
-    if (!cmd.worker) fmt::print(out, "\n== {}\n", p.key());
+  const double started = steady_seconds();
+  std::size_t done_before = 0;
+  auto run_step = [&](const LadderStep& step, ProgressScope scope) -> StepOutcome {
+    if (!cmd.worker) fmt::print(out, "\n== {}\n", step_title(step));
     TuneOptions o = options_of(cmd, device_ordinal);
+    o.candidates = step.candidates;
     o.stop_on_fault = cmd.worker;
     for (const std::string& key : cmd.timed_out)
       o.timed_out[key] = fmt::format("timed out after {} s: it ran that long without finishing, so the worker "
@@ -167,33 +234,57 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
       };
       o.on_variant_end = [tell](const Config& c) { tell("done", c); };
     }
-    progress.start();
+    progress.start(scope);
+    std::size_t measured = 0;
     o.on_measurement = [&](std::size_t done, std::size_t total, const Measurement& m) {
+      measured = total;
       progress.update(done, total, m);
     };
     TuneReport r;
     try {
-      r = tune(p, cache, o);
+      r = tune(step.problem, cache, o);
+    } catch (const DeviceMemoryError& e) {
+      progress.finish();
+      fmt::print(err, "autotune: skipped {}: {}\n", step.problem.key(), e.what());
+      return StepOutcome::no_memory;
+    }
+    progress.finish();
+    done_before += measured;
+    if (step.candidates.empty()) print_summary(r, out);
+    else print_crossover(r, out);
+    return r.winner ? StepOutcome::tuned : StepOutcome::failed;
+  };
+  if (cmd.worker) {
+    LadderStep step;
+    step.problem = cmd.problems.at(0);
+    for (const std::string& key : cmd.crossover) step.candidates.push_back(*Config::parse(step.problem.family_name(), key));
+    const ProgressScope scope = ProgressScope::parse(cmd.progress_scope).value_or(ProgressScope{});
+    try {
+      switch (run_step(step, scope)) {
+        case StepOutcome::tuned: return 0;
+        case StepOutcome::no_memory: return kNoMemoryExit;
+        case StepOutcome::failed: return 1;
+      }
+      return 1;
     } catch (const ContextLostError& e) {
       progress.finish();
       fmt::print(err, "autotune: {}; a new worker resumes the run\n", e.what());
       return kContextLostExit;
     }
-    progress.finish();
-    print_summary(r, out);
-    if (!r.winner) ++failures;
   }
-  if (failures) {
-    fmt::print(err, "autotune: {} problem{} had no correct variant\n", failures, failures == 1 ? "" : "s");
-    return 1;
-  }
-  return 0;
+  LadderEvents events = ladder_notes(out);
+  events.run = [&](const LadderStep& step) {
+    return run_step(step, ProgressScope{started, done_before, step.sizes_after, step.size_number, step.sizes});
+  };
+  const LadderSummary s = run_ladders(cmd.problems, cache, device, LadderSettings{cmd.ladder && !cmd.retune}, events);
+  return finish_ladder(s, cmd, out, err);
 }
 
-// Runs `autotune tune --worker` for one problem on one device under the watchdog (cli/watchdog.hpp) and waits.
-WorkerResult run_worker(const TuneCommand& cmd, const Problem& problem, int device, const std::string& cache_path,
-                        const std::vector<std::string>& timed_out, std::ostream& err) {
-  std::vector<std::string> args{"autotune", "tune", "--worker", "--problem-key", problem.key(),
+// Runs `autotune tune --worker` for one step (a size, or a crossover) on one device under the watchdog
+// (cli/watchdog.hpp) and waits.
+WorkerResult run_worker(const TuneCommand& cmd, const LadderStep& step, int device, const std::string& cache_path,
+                        const std::vector<std::string>& timed_out, const ProgressScope& scope, std::ostream& err) {
+  std::vector<std::string> args{"autotune", "tune", "--worker", "--problem-key", step.problem.key(),
                                 "--device", std::to_string(device), "--cache", cache_path,
                                 "--samples", std::to_string(cmd.samples), "--strategy", cmd.strategy,
                                 "--progress-fd", std::to_string(kProgressFd),
@@ -204,6 +295,8 @@ WorkerResult run_worker(const TuneCommand& cmd, const Problem& problem, int devi
   if (!cmd.inject_fault.empty()) args.insert(args.end(), {"--inject-fault", cmd.inject_fault});
   if (!cmd.inject_hang.empty()) args.insert(args.end(), {"--inject-hang", cmd.inject_hang});
   for (const std::string& key : timed_out) args.insert(args.end(), {"--timed-out", key});
+  for (const Config& c : step.candidates) args.insert(args.end(), {"--crossover", c.key()});
+  if (scope.sizes > 1) args.insert(args.end(), {"--progress-scope", scope.text()});
   std::fflush(stdout);
   std::string why;
   // The same binary, freshly loaded: a new process gets a new CUDA context whatever the last one suffered.
@@ -213,36 +306,57 @@ WorkerResult run_worker(const TuneCommand& cmd, const Problem& problem, int devi
   return r;
 }
 
+// The user stopped a worker (Ctrl-C): the whole command stops with its code.
+struct Stopped {
+  int code;
+};
+
 // Tunes every problem on one device through worker processes, restarting a worker whose context was lost or whose
 // variant hung (ended by the watchdog; the next worker records that variant as failed and goes on).
 int tune_isolated(const TuneCommand& cmd, int device, const std::string& cache_path, std::ostream& out,
                   std::ostream& err) {
-  int failures = 0;
-  for (const Problem& p : cmd.problems) {
-    fmt::print(out, "\n== {} (GPU {})\n", p.key(), device);
+  const DeviceInfo info = query_device(device);
+  Cache cache(cache_path);  // the parent reads the winners the workers record (a ladder's crossovers and skips)
+  const double started = steady_seconds();
+  std::size_t done_before = 0;
+  LadderEvents events = ladder_notes(out);
+  events.run = [&](const LadderStep& step) -> StepOutcome {
+    fmt::print(out, "\n== {} (GPU {})\n", step_title(step), device);
     out.flush();
+    const ProgressScope scope{started, done_before, step.sizes_after, step.size_number, step.sizes};
     std::vector<std::string> timed_out;
+    StepOutcome outcome = StepOutcome::failed;
     for (int restarts = 0;; ++restarts) {
-      const WorkerResult r = run_worker(cmd, p, device, cache_path, timed_out, err);
+      const WorkerResult r = run_worker(cmd, step, device, cache_path, timed_out, scope, err);
+      const std::string& key = step.problem.key();
       if (r.timed_out) {
         fmt::print(err, "autotune: {}: variant {} ran {} s without finishing: its worker was ended; a new worker "
-                        "records it as launch_error and resumes the run\n", p.key(), r.in_flight, cmd.variant_timeout_s);
+                        "records it as launch_error and resumes the run\n", key, r.in_flight, cmd.variant_timeout_s);
         timed_out.push_back(r.in_flight);
         if (restarts < kMaxRestarts) continue;
-        fmt::print(err, "autotune: {}: gave up after {} restarts\n", p.key(), restarts);
-        ++failures;
+        fmt::print(err, "autotune: {}: gave up after {} restarts\n", key, restarts);
         break;
       }
       const int rc = r.exit_code;
       if (rc == kContextLostExit && restarts < kMaxRestarts) continue;
-      if (rc == 128 + SIGINT || rc == 128 + SIGTERM) return rc;  // the user stopped it: so do we
-      if (rc != 0) ++failures;
+      if (rc == 128 + SIGINT || rc == 128 + SIGTERM) throw Stopped{rc};  // the user stopped it: so do we
+      if (rc == kNoMemoryExit) outcome = StepOutcome::no_memory;
+      else if (rc == 0) outcome = StepOutcome::tuned;
       if (rc == kContextLostExit)
-        fmt::print(err, "autotune: {}: gave up after {} faulting variants\n", p.key(), restarts);
+        fmt::print(err, "autotune: {}: gave up after {} faulting variants\n", key, restarts);
       break;
     }
+    // Progress: what the step's run measured (its measurements in the cache), for the next step's bar.
+    if (outcome == StepOutcome::tuned)
+      if (const auto w = cache.find_winner(info.model_key(), step.problem)) done_before += cache.measurements(w->run_id).size();
+    return outcome;
+  };
+  try {
+    const LadderSummary s = run_ladders(cmd.problems, cache, info, LadderSettings{cmd.ladder && !cmd.retune}, events);
+    return finish_ladder(s, cmd, out, err);
+  } catch (const Stopped& s) {
+    return s.code;
   }
-  return failures ? 1 : 0;
 }
 
 // --dists: the robust winner of each problem whose family keeps one, across the distributions just tuned on `device`.

@@ -58,7 +58,7 @@ po::options_description format_options() {
 }
 
 po::options_description tune_options() {
-  po::options_description d = problem_options("Tune options");
+  po::options_description d = problem_options("Tune options", true);
   d.add_options()
       ("device", po::value<std::string>()->value_name("ORDINAL"), "CUDA device (default 0)")
       ("devices", po::value<std::string>()->value_name("LIST"),
@@ -77,14 +77,18 @@ po::options_description tune_options() {
                      "faults, so a fault cannot end the run)")
       ("variant-timeout", po::value<std::string>()->value_name("SECONDS"),
        "end a worker whose variant runs this long without finishing (a hung kernel), record the variant as "
-       "launch_error and resume with a new worker; e.g. 10 (default), 30s, 0 (never); needs worker processes");
+       "launch_error and resume with a new worker; e.g. 10 (default), 30s, 0 (never); needs worker processes")
+      ("retune", "with several sizes (a list, a ladder, the default ladder or set): tune again the sizes already "
+                 "tuned with the current code (default: skip them, so that rerunning a command tunes only what is "
+                 "missing)");
   return d;
 }
 
 po::options_description tune_hidden_options() {
   po::options_description d;
   d.add_options()("worker", "")("inject-fault", po::value<std::string>())("problem-key", po::value<std::string>())
-      ("timed-out", po::value<std::vector<std::string>>()->composing())("inject-hang", po::value<std::string>())("progress-fd", po::value<std::string>());
+      ("timed-out", po::value<std::vector<std::string>>()->composing())("inject-hang", po::value<std::string>())("progress-fd", po::value<std::string>())
+      ("crossover", po::value<std::vector<std::string>>()->composing())("progress-scope", po::value<std::string>());
   return d;
 }
 
@@ -207,6 +211,13 @@ TuneCommand make_tune(const po::variables_map& vm) {
     t.progress_fd = static_cast<int>(fd);
   }
   if (vm.count("inject-fault")) t.inject_fault = str("inject-fault");
+  t.retune = vm.count("retune") > 0;
+  if (vm.count("progress-scope")) t.progress_scope = str("progress-scope");
+  if (vm.count("crossover")) {
+    t.crossover = vm["crossover"].as<std::vector<std::string>>();
+    if (!vm.count("problem-key") || t.crossover.size() != 2)
+      throw UsageError("--crossover: a worker's crossover takes --problem-key and exactly two configurations");
+  }
   if (vm.count("inject-hang")) t.inject_hang = str("inject-hang");
 
   const bool any_problem_flag = any_problem_option(vm);
@@ -215,13 +226,17 @@ TuneCommand make_tune(const po::variables_map& vm) {
     const auto p = Problem::parse(str("problem-key"));
     if (!p) throw UsageError(fmt::format("--problem-key: '{}' is not a problem key", str("problem-key")));
     t.problems = {*p};
+    for (const std::string& key : t.crossover)
+      if (!Config::parse(p->family_name(), key))
+        throw UsageError(fmt::format("--crossover: '{}' is not a configuration of {}", key, p->family_name()));
     return t;
   }
   if (!any_problem_flag) {
     t.problems = default_problems();
     t.default_set = true;
+    t.ladder = true;
   } else {
-    t.problems = {make_problem(vm)};
+    t.problems = make_problems(vm, t.ladder);
   }
   check_dists(t);
   return t;
@@ -278,11 +293,25 @@ using Text = std::function<std::string(const char* flag, const char* what)>;
 void describe_tune(const std::string&, Spec& s) {
   s.desc.add(tune_options());
   s.hidden.add(tune_hidden_options());
-  s.synopsis = "[PROBLEM] [--device I | --devices all|LIST] [--strategy S [--budget K] [--budget-s SECONDS]]\n\n" +
+  s.synopsis = "[PROBLEM] [--device I | --devices all|LIST] [--strategy S [--budget K] [--budget-s SECONDS]] [--retune]\n\n" +
                problem_synopsis() +
-               "Without a problem, the default set is tuned. An interrupted run resumes when run again.";
+               "Without a problem, the default set is tuned. An interrupted run resumes when run again.\n\n"
+               "Several sizes (issue #14): --n takes a list (--n 4K,64K,1M) or a ladder LO..HI, by default every power\n"
+               "of 4 from LO with HI included (--n 4K..1G), or by another factor (--n 1M..64M:x2); at most 32 sizes.\n"
+               "A problem named without --n is tuned at the default ladder 64K..256M (7 sizes). Each size is its own\n"
+               "run, under one progress bar whose ETA covers them all; the compile cache is shared, so sizes of one\n"
+               "space compile nothing after the first. Sizes that do not fit the GPU's memory are skipped with one\n"
+               "line each. Between adjacent sizes whose winners differ, both winners (only those two) are measured\n"
+               "at the crossover size, their geometric mean rounded to a multiple of 4096, and recorded as a run of\n"
+               "the problem at that size (strategy crossover) won by the faster: lookups there get a measured answer.\n"
+               "Rerunning a command of several sizes (and the default set) resumes an interrupted size and skips\n"
+               "the sizes already tuned with the current code (template, NVRTC, driver); --retune tunes them again.\n"
+               "The default set: u8/256 bins and the f32 sum at each size of the default ladder, f32/1024 bins at 16M.";
   s.examples = "  autotune tune                                   # the default problems on GPU 0\n" +
                problem_examples("tune") +
+               "  autotune tune --type u8 --bins 256 --n 4K..1G   # 10 sizes, powers of 4, and their crossovers\n"
+               "  autotune tune --type u8 --bins 256 --n 4K,64K,1M\n"
+               "  autotune tune --kernel reduce --op sum --type f32            # the default ladder 64K..256M\n"
                "  autotune tune --devices all                     # every GPU model of this machine, in parallel\n";
 }
 
@@ -353,7 +382,7 @@ Command make_best(const std::string&, const po::variables_map& vm, const Text& t
     if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
     c.device = static_cast<int>(d);
   }
-  c.problem = make_problem(vm);
+  c.problem = make_problem(vm, "best");
   return c;
 }
 
@@ -403,7 +432,7 @@ Command make_bench(const std::string&, const po::variables_map& vm, const Text&)
     c.samples = static_cast<int>(k);
   }
   const bool any_problem_flag = any_problem_option(vm);
-  if (any_problem_flag) c.problems = {make_problem(vm)};
+  if (any_problem_flag) c.problems = {make_problem(vm, "bench")};
   else c.problems = default_problems();
   return c;
 }

@@ -20,8 +20,12 @@ struct DevicesCommand {
   OutputFormat format = OutputFormat::table;  ///< --json / --csv
 };
 struct TuneCommand {
-  std::vector<Problem> problems;  ///< the default set when none was named
+  std::vector<Problem> problems;  ///< the default set when none was named; one per size of --n
   bool default_set = false;
+  /// More than one size was asked for (--n LIST or LO..HI, a problem without --n: the default ladder, or the default
+  /// set): sizes already tuned with the current code are skipped unless --retune (tuner/ladder.hpp).
+  bool ladder = false;
+  bool retune = false;            ///< --retune: tune every size again, finished or not
   std::vector<int> devices{0};    ///< --device I, or --devices all / 0,2: each distinct GPU model once
   bool all_devices = false;       ///< --devices all (resolved to ordinals when run)
   int samples = 15;
@@ -39,6 +43,11 @@ struct TuneCommand {
   double variant_timeout_s = 10.0;
   std::vector<std::string> timed_out;  ///< (hidden, worker) --timed-out CONFIG_KEY: hung an earlier worker
   int progress_fd = -1;                ///< (hidden, worker) --progress-fd N: where "start/done KEY" lines go
+  /// (hidden, worker) --crossover CONFIG_KEY, twice: measure exactly these two configurations (a ladder's crossover).
+  std::vector<std::string> crossover;
+  /// (hidden, worker) --progress-scope STARTED,DONE,SIZES_AFTER,NUMBER,SIZES: the ladder's progress so far, so that
+  /// the worker's bar and ETA cover the whole command (cli/progress.hpp).
+  std::string progress_scope;
   /// --dists D1,D2,...: each histogram problem is tuned on every one of these distributions (per-distribution
   /// winners), then its robust winner across them is recorded as dist=robust (tuner/robust.hpp).
   std::vector<std::string> dists;

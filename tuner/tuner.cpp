@@ -26,8 +26,12 @@ namespace autotune {
 
 std::string version() { return AUTOTUNE_VERSION; }
 
-double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int samples) {
-  const jit::CompileResult compiled = jit::compile(std::string(embedded::roof_kernel), "roof.cu", device.arch());
+double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int samples,
+                         const std::string& compile_cache_dir) {
+  const jit::CompileResult compiled =
+      compile_cache_dir.empty()
+          ? jit::compile(std::string(embedded::roof_kernel), "roof.cu", device.arch())
+          : jit::compile_cached(std::string(embedded::roof_kernel), "roof.cu", device.arch(), compile_cache_dir);
   if (!compiled.ok) throw Error("NVRTC failed to compile the roof kernel:\n" + compiled.log);
   cuda::Module module(compiled.cubin, "autotune_read_roof");
   bytes &= ~std::size_t{15};
@@ -152,7 +156,7 @@ std::vector<std::size_t> initial_selection(const std::vector<Config>& configs, c
   std::vector<std::size_t> all;
   for (std::size_t i = 0; i < configs.size(); ++i)
     if (runnable[i]) all.push_back(i);
-  if (o.strategy != "random") return all;
+  if (o.strategy != "random" || !o.candidates.empty()) return all;  // a crossover measures all its candidates
   const std::size_t budget = o.budget > 0 ? static_cast<std::size_t>(o.budget) : std::max<std::size_t>(8, all.size() / 4);
   if (budget >= all.size()) return all;
   // A seeded shuffle: the same seed draws the same subset, so a random run can be resumed and repeated.
@@ -174,7 +178,8 @@ class TuneRun {
       : problem_(problem), cache_(cache), o_(options), t0_(std::chrono::steady_clock::now()) {
     check_arguments();
     report_.problem = problem;
-    report_.strategy = o_.strategy;
+    strategy_ = o_.candidates.empty() ? o_.strategy : std::string(kCrossoverStrategy);
+    report_.strategy = strategy_;
     report_.device = query_device(o_.device);
     AUTOTUNE_CUDA(cudaSetDevice(o_.device));
     rule_.max_samples = std::max(1, o_.samples);
@@ -182,7 +187,7 @@ class TuneRun {
     rule_.target_noise = o_.target_noise;
     rule_.max_ms = o_.max_ms_per_variant;
     short_rule_.min_samples = short_rule_.max_samples = std::min(3, rule_.max_samples);
-    halving_ = o_.strategy == "halving";
+    halving_ = strategy_ == "halving";
   }
 
   TuneReport run() {
@@ -207,6 +212,12 @@ class TuneRun {
     if (problem_.distribution() == kRobustDistribution)
       throw UsageError(fmt::format("dist={} is not an input: tune the distributions it combines with --dists "
                                    "(e.g. --dists uniform,constant,runs)", kRobustDistribution));
+    if (!o_.candidates.empty()) {
+      for (const Config& c : o_.candidates)
+        if (c.family_name() != problem_.family_name())
+          throw UsageError(fmt::format("crossover candidate {} is not a configuration of {}", c.key(), problem_.key()));
+      return;
+    }
     if (std::find(tune_strategies().begin(), tune_strategies().end(), o_.strategy) == tune_strategies().end())
       throw UsageError(fmt::format("unknown strategy '{}' (known: exhaustive, random, halving)", o_.strategy));
   }
@@ -218,7 +229,7 @@ class TuneRun {
   // Resume: what an interrupted run of the same problem, model, code and strategy measured is not measured again.
   void resume() {
     const DeviceInfo& device = report_.device;
-    info_.strategy = o_.strategy;
+    info_.strategy = strategy_;
     info_.tool_version = version();
     info_.code = current_identity(problem_.family_name(), device.driver_version);
     info_.settings_json = fmt::format(
@@ -231,6 +242,14 @@ class TuneRun {
     resumed_run_ = cache_.resumable_run(device.model_key(), problem_, info_.code, info_.strategy);
     if (resumed_run_)
       for (const Measurement& m : cache_.measurements(*resumed_run_)) done_.emplace(m.config.key(), m);
+    // A crossover resumes only a run of the same candidates: its measurements must be exactly theirs.
+    if (!o_.candidates.empty())
+      for (const auto& [key, m] : done_)
+        if (std::none_of(o_.candidates.begin(), o_.candidates.end(), [&](const Config& c) { return c.key() == key; })) {
+          resumed_run_.reset();
+          done_.clear();
+          break;
+        }
   }
 
   // Inputs and the CPU reference first: a device without enough memory fails here, before anything is recorded.
@@ -246,10 +265,15 @@ class TuneRun {
                                                           device_memory_need(problem_, flush_bytes + roof_bytes),
                                                           free_bytes, total_bytes);
           !why.empty())
-        throw Error(why);
+        throw DeviceMemoryError(why);
     }
     workload_ = problem_.family().make_workload(problem_, device, o_.seed);
-    configs_ = workload_->space();
+    if (o_.candidates.empty()) {
+      configs_ = workload_->space();
+    } else {
+      for (const Config& c : o_.candidates)
+        if (std::find(configs_.begin(), configs_.end(), c) == configs_.end()) configs_.push_back(c);
+    }
     fallback_ = Config::fallback(problem_);
     violations_.resize(configs_.size());
     std::vector<bool> runnable(configs_.size());
@@ -267,7 +291,7 @@ class TuneRun {
     stream_.emplace();
     flush_ = cuda::DeviceBuffer(static_cast<std::size_t>(flush_bytes));
     // The roof over 4x the L2 (at least 256 MiB), so it streams from memory, not from the cache.
-    report_.roof_gbps = measure_read_roof(device, static_cast<std::size_t>(roof_bytes), 10);
+    report_.roof_gbps = measure_read_roof(device, static_cast<std::size_t>(roof_bytes), 10, cubin_dir);
     cache_.set_device_roof(device, report_.roof_gbps);
     report_.run_id = resumed_run_ ? *resumed_run_ : cache_.begin_run(device, problem_, info_);
     cubins_.resize(configs_.size());
@@ -329,7 +353,7 @@ class TuneRun {
     jit::CompileResult compiled;
     const auto previous = done_.find(config.key());
     bool from_previous = false;
-    if (o_.strategy == "random" && o_.budget_s > 0 && seconds_since_start() > o_.budget_s && !(config == fallback_))
+    if (strategy_ == "random" && o_.budget_s > 0 && seconds_since_start() > o_.budget_s && !(config == fallback_))
       return;  // not measured: the time budget is spent
     if (!context_lost_.empty()) {
       m.status = MeasurementStatus::launch_error;
@@ -458,6 +482,7 @@ class TuneRun {
   const TuneOptions& o_;
   const std::chrono::steady_clock::time_point t0_;
   TuneReport report_;
+  std::string strategy_;  // o_.strategy, or "crossover" for a run of TuneOptions::candidates
   StoppingRule rule_, short_rule_;  // the full rule; successive halving's first round
   bool halving_ = false;
   RunInfo info_;

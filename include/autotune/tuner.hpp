@@ -41,6 +41,12 @@ struct TuneOptions {
   /// Every strategy ends with the interleaved finalists and the same tie-break.
   std::string strategy = "exhaustive";
   int budget = 0;
+  /// A crossover run (issue #14, tuner/ladder.hpp): when not empty, exactly these configurations are measured (each
+  /// checked against the CPU reference and timed as any variant, a configuration the problem or the device cannot
+  /// run recorded as invalid_config), instead of the family's space; the run is recorded with the strategy
+  /// "crossover" whatever `strategy` says, and its winner is chosen as every run's is (interleaved re-measurement,
+  /// pick_winner). Configurations of another family than the problem's: UsageError.
+  std::vector<Config> candidates;
   double budget_s = 0.0;
   /// For a worker process (see `autotune tune`): when a variant faults and the CUDA context is lost, record it and
   /// throw ContextLostError instead of recording the rest as not run; a new process resumes the run.
@@ -65,6 +71,17 @@ class ContextLostError : public Error {
  public:
   using Error::Error;
 };
+
+/// Thrown by tune() before anything is allocated or recorded when the problem does not fit the GPU's free memory:
+/// the message says how much it needs and how much is free (device_memory_shortfall, core/workload.hpp). A ladder
+/// skips such a size and goes on.
+class DeviceMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// The strategy name of crossover runs (TuneOptions::candidates): not one of tune_strategies().
+inline constexpr const char* kCrossoverStrategy = "crossover";
 
 struct TuneReport {
   Problem problem;
@@ -98,7 +115,9 @@ TuneReport tune(const Problem& problem, Cache& cache, const TuneOptions& options
 const std::vector<std::string>& tune_strategies();
 
 /// Measures the read roof of the current device in GB/s: median of `samples` 16-byte streaming reads of `bytes`.
-double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int samples);
+/// With `compile_cache_dir`, the roof kernel's cubin is kept there (jit::compile_cached) like the variants'.
+double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int samples,
+                         const std::string& compile_cache_dir = {});
 
 /// The problems `autotune tune` runs when none is named: every registered family's default problems
 /// (KernelFamily::default_problems).

@@ -9,6 +9,7 @@
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "core/key_text.hpp"
+#include "core/ladder.hpp"
 #include "core/option_text.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/workload.hpp"
@@ -141,11 +142,18 @@ class HistogramFamily final : public KernelFamily {
   std::vector<Problem> default_problems() const override {
     // The seed chapter's problem (an 8-bit image histogram) at a size well past the L2, and a float histogram with
     // more bins than CUB privatizes in shared memory.
-    HistogramProblem u8 = HistogramProblem::with_defaults(SampleType::u8, 256);
-    u8.n = 64ull << 20;
+    // The u8 histogram at every size of the default ladder (64K..256M by powers of 4, core/ladder.hpp; with the
+    // crossovers between sizes whose winners differ), so that applications find a measured size near theirs.
+    std::vector<Problem> out;
+    for (std::uint64_t n : default_ladder()) {
+      HistogramProblem u8 = HistogramProblem::with_defaults(SampleType::u8, 256);
+      u8.n = n;
+      out.push_back(u8);
+    }
     HistogramProblem f32 = HistogramProblem::with_defaults(SampleType::f32, 1024);
     f32.n = 16ull << 20;
-    return {u8, f32};
+    out.push_back(f32);
+    return out;
   }
   std::uint64_t output_bytes(const Problem& p) const override {
     const HistogramProblem& h = histogram_of(p);

@@ -7,6 +7,7 @@
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "core/key_text.hpp"
+#include "core/ladder.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/reduce/workload.hpp"
 #include "embedded.hpp"
@@ -121,12 +122,17 @@ class ReduceFamily final : public KernelFamily {
 
   std::vector<std::string> distributions() const override { return reduce_distributions(); }
   std::vector<Problem> default_problems() const override {
-    // The reduction everybody writes first: a float sum, large enough to stream from memory.
-    ReduceProblem sum;
-    sum.op = ReduceOp::sum;
-    sum.type = ValueType::f32;
-    sum.n = 64ull << 20;
-    return {sum};
+    // The reduction everybody writes first: a float sum, at every size of the default ladder (64K..256M by powers
+    // of 4, core/ladder.hpp), from launch-bound to streaming from memory.
+    std::vector<Problem> out;
+    for (std::uint64_t n : default_ladder()) {
+      ReduceProblem sum;
+      sum.op = ReduceOp::sum;
+      sum.type = ValueType::f32;
+      sum.n = n;
+      out.push_back(sum);
+    }
+    return out;
   }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // one result, up to 16 bytes
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {

@@ -226,6 +226,34 @@ TEST_SUITE("cli_output") {
     CHECK_FALSE(std::filesystem::exists(missing.path));
   }
 
+  TEST_CASE("progress across a ladder: the bar's fill and ETA cover every size; the scope travels as text") {
+    Measurement ok;
+    ok.config = config(256, 4);
+    ok.median_ms = 0.5;
+    ok.gbps = 134.2;
+    double now = 100.0;
+    std::ostringstream out;
+    Progress p(out, true, false, [&] { return now; });
+    // Size 2 of 3, started at t=60 with 10 variants measured by size 1; this size has 10, one more size follows.
+    p.start(ProgressScope{60.0, 10, 1, 2, 3});
+    now = 110.0;  // 15 of ~30 in 50 s: 15 more take 50 s
+    for (std::size_t i = 1; i <= 5; ++i) p.update(i, 10, ok);
+    const std::string s = out.str();
+    CHECK(has(s, "size 2/3: 5/10"));
+    CHECK(has(s, "all  50%"));
+    CHECK(has(s, "ETA 50s"));
+    const ProgressScope scope{12.5, 7, 3, 4, 8};
+    const auto back = ProgressScope::parse(scope.text());
+    REQUIRE(back);
+    CHECK(back->started == 12.5);
+    CHECK(back->done_before == 7);
+    CHECK(back->sizes_after == 3);
+    CHECK(back->number == 4);
+    CHECK(back->sizes == 8);
+    CHECK_FALSE(ProgressScope::parse("1,2,3"));
+    CHECK_FALSE(ProgressScope::parse("1,2,3,4,5x"));
+  }
+
   TEST_CASE("progress: plain lines off a terminal, a bar with ETA on one, colour only when allowed") {
     Measurement ok;
     ok.config = config(256, 4);

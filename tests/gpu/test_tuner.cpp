@@ -10,7 +10,9 @@
 #include "autotune/identity.hpp"
 #include "autotune/tuner.hpp"
 #include "autotune/resolution.hpp"
+#include "core/ladder.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "tuner/ladder.hpp"
 #include "tests/families/fill/fill.hpp"
 
 using namespace autotune;
@@ -205,6 +207,93 @@ TEST_SUITE("gpu_tuner") {
     o.strategy = "random";
     o.budget = 8;
     CHECK(tune(Problem(small), cache, o).winner.has_value());
+  }
+
+  // Issue #14: one ladder of three sizes of one space (256K, 1M, 4M: all at most 4M samples, so the same 513
+  // variants), from a cold compile cache.
+  TEST_CASE("a size ladder: a run per size, crossovers only where winners differ, shared compiles, a rerun tunes nothing") {
+    Cache cache(":memory:");
+    std::vector<Problem> sizes;
+    for (std::uint64_t n : {256ull << 10, 1ull << 20, 4ull << 20}) {
+      HistogramProblem p;
+      p.n = n;
+      sizes.push_back(p);
+    }
+    TuneOptions o;
+    o.samples = 5;
+    o.compile_cache_dir =
+        (std::filesystem::temp_directory_path() / ("autotune_ladder_cubins_" + std::to_string(::getpid()))).string();
+    std::filesystem::remove_all(o.compile_cache_dir);
+    const LadderReport r = tune_ladder(sizes, cache, o);
+    std::vector<const TuneReport*> size_runs, crossover_runs;
+    for (const TuneReport& run : r.runs) (run.strategy == kCrossoverStrategy ? crossover_runs : size_runs).push_back(&run);
+    REQUIRE(size_runs.size() == 3);
+    CHECK(r.summary.tuned == 3);
+    CHECK(r.summary.failed == 0);
+    CHECK(r.no_memory.empty());
+    CHECK(r.skipped_finished.empty());
+    for (std::size_t i = 0; i < 3; ++i) {
+      CHECK(size_runs[i]->problem == sizes[i]);
+      CHECK(size_runs[i]->strategy == "exhaustive");
+      REQUIRE(size_runs[i]->winner.has_value());
+    }
+    // The compile cache is shared: the first size compiles the space, the others compile nothing.
+    CHECK(size_runs[0]->compiled > 0);
+    for (std::size_t i = 1; i < 3; ++i) {
+      INFO("size ", i);
+      CHECK(size_runs[i]->compiled == 0);
+      CHECK(size_runs[i]->compile_cache_hits == static_cast<int>(histogram_space(*sizes[i].as<HistogramProblem>()).size()));
+    }
+    const DeviceInfo d = query_device(0);
+    std::size_t differ = 0;
+    for (std::size_t i = 1; i < 3; ++i) {
+      const Config a = size_runs[i - 1]->winner->config, b = size_runs[i]->winner->config;
+      const auto m = crossover_size(sizes[i - 1].n(), sizes[i].n());
+      REQUIRE(m.has_value());
+      CHECK(*m == 2 * sizes[i - 1].n());  // powers of 4: the power of 2 between
+      std::vector<const TuneReport*> at_m;
+      for (const TuneReport* c : crossover_runs)
+        if (c->problem.n() == *m) at_m.push_back(c);
+      INFO(fmt::format("n={} won by {}, n={} won by {}", sizes[i - 1].n(), a.key(), sizes[i].n(), b.key()));
+      if (a == b) {
+        CHECK(at_m.empty());  // the same winner: nothing to decide between them
+        continue;
+      }
+      ++differ;
+      REQUIRE(at_m.size() == 1);
+      const TuneReport& c = *at_m[0];
+      CHECK(c.problem == sizes[i].with_n(*m));
+      REQUIRE(c.winner.has_value());
+      CHECK((c.winner->config == a || c.winner->config == b));
+      CHECK(c.compiled == 0);  // both were compiled for the neighbours
+      // Its measurements, as reported and as recorded: exactly the two neighbours' winners, both correct.
+      for (const std::vector<Measurement>& ms : {c.measurements, cache.measurements(c.run_id)}) {
+        REQUIRE(ms.size() == 2);
+        CHECK(((ms[0].config == a && ms[1].config == b) || (ms[0].config == b && ms[1].config == a)));
+        for (const Measurement& m2 : ms) CHECK(m2.status == MeasurementStatus::ok);
+      }
+      // An ordinary tuned size: the exact lookup at m returns the crossover's winner.
+      const auto w = cache.find_winner(d.model_key(), sizes[i].with_n(*m));
+      REQUIRE(w.has_value());
+      CHECK(w->config == c.winner->config);
+      CHECK(w->run_id == c.run_id);
+      MESSAGE(fmt::format("crossover at n={}: {} {:.4f} ms over {}", *m, c.winner->config.key(), c.winner->median_ms,
+                          c.winner->config == a ? b.key() : a.key()));
+    }
+    CHECK(crossover_runs.size() == differ);
+    CHECK(r.summary.crossovers == differ);
+    CHECK(r.runs.size() == 3 + differ);
+    MESSAGE(fmt::format("ladder of 3 sizes: {:.1f} s, {:.1f} s, {:.1f} s; {} crossover(s)", size_runs[0]->seconds,
+                        size_runs[1]->seconds, size_runs[2]->seconds, differ));
+
+    // The same ladder again: every size is finished with the current code and every crossover recorded.
+    const LadderReport again = tune_ladder(sizes, cache, o);
+    CHECK(again.runs.empty());
+    CHECK(again.summary.tuned == 0);
+    CHECK(again.summary.skipped_finished == 3);
+    CHECK(again.summary.crossovers == 0);
+    CHECK(again.summary.crossovers_skipped == 2);
+    std::filesystem::remove_all(o.compile_cache_dir);
   }
 
   TEST_CASE("a bad device ordinal is a usage error naming the devices that exist") {
