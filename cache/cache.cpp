@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -610,6 +611,24 @@ std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, c
       if (better) best = std::move(w);
     }
     return best;
+  });
+}
+
+std::vector<Winner> Cache::shape_winners(const std::string& model_key, const Problem& problem,
+                                         const CodeIdentity& code) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "look up the tuned sizes of a problem", [&] {
+    SQLite::Statement q(self.db, winner_select() +
+                                     "AND r.stale = 0 AND d.model_key = :model AND p.shape_key = :shape" + kFreshFor +
+                                     kBacked);
+    q.bind(":model", model_key);
+    q.bind(":shape", problem.shape_key());
+    bind_code(q, code);
+    std::vector<Winner> out;
+    while (q.executeStep()) out.push_back(self.read_winner(q));
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Winner& a, const Winner& b) { return a.problem.n() < b.problem.n(); });
+    return out;
   });
 }
 

@@ -49,7 +49,7 @@ Prepared prepare(const Problem& problem, int device, const std::string& cache_pa
   Prepared out;
   out.resolved = resolve(problem, device, cache_path);
   out.workload = problem.family().make_workload(problem, out.resolved.device, 42);
-  out.tuned = out.workload->load(out.resolved.resolution.config, out.resolved.cubin, false);
+  out.tuned = out.workload->load(out.resolved.resolution.config, out.resolved.at_hint().cubin, false);
   out.cub = bench::cub_baseline(problem, out.workload->input(), out.workload->output());
   return out;
 }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <set>
@@ -487,7 +488,9 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   }
   const std::string& model_key = target.model_key;
   Cache cache = open_for_reading(cache_path);
-  const Lookup lookup = lookup_config(cache, target, cmd.problem);
+  // The size table a handle of this shape builds (lookup_sizes), and the lookup for n itself (the same answer).
+  const SizeLookup sizes = lookup_sizes(cache, target, cmd.problem);
+  const Lookup& lookup = sizes.at_hint;
   const ConfigSource source = lookup.source;
   const std::optional<Winner>& w = lookup.winner;
   const Config& config = lookup.config;
@@ -499,7 +502,9 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   l.columns = {{"source", "source"},       {"problem", "problem"},  {"device model", "model_key"},
                {"device", "device"},       {"configuration", "config"}, {"tuned for n", "tuned_n"},
                {"time ms", "median_ms"},   {"GB/s", "gbps"},        {"% of roof", "roof_pct"},
-               {"stale runs skipped", "stale_runs_skipped"},        {"cache", "cache"}};
+               {"stale runs skipped", "stale_runs_skipped"},        {"cache", "cache"},
+               {"size range", "range"},    {"range from n", "range_n_from"}, {"range to n", "range_n_to"},
+               {"size ranges", "size_ranges"}};
   Cell src = text_cell(std::string(to_string(source)));
   if (source == ConfigSource::fallback) src.text = "fallback: built-in default (nothing tuned applies)";
   else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same problem, " + lookup.distance;
@@ -514,7 +519,36 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
                     w && roof && source != ConfigSource::similar_device ? number_cell(w->gbps / *roof * 100.0, 1)
                                                                         : null_cell("-"),
                     integer_cell(static_cast<std::int64_t>(marked)), text_cell(cache_path)});
-  out << render_record(l, cmd.format);
+  // The range a handle runs for n, and the whole table: each range, its configuration and where it came from.
+  const std::uint64_t n = cmd.problem.n();
+  auto n_cell = [](std::uint64_t v) {
+    return v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ? null_cell("max")
+                                                                                    : integer_cell(static_cast<std::int64_t>(v));
+  };
+  Listing table;
+  table.columns = {{"", "selected"},          {"from n", "n_from"}, {"to n", "n_to"},      {"configuration", "config"},
+                   {"source", "source"},      {"tuned n", "tuned_n"}, {"why", "why"}};
+  for (const SizeRange& r : sizes.sizes) {
+    Cell selected = bool_cell(r.contains(n));
+    selected.text = r.contains(n) ? "=>" : "";
+    std::string tuned;
+    for (const std::uint64_t t : r.tuned_n) tuned += (tuned.empty() ? "" : " ") + std::to_string(t);
+    table.rows.push_back({selected, n_cell(r.n_from), n_cell(r.n_to), text_cell(r.config.key()),
+                          text_cell(std::string(to_string(r.source))), tuned.empty() ? null_cell("-") : text_cell(tuned),
+                          text_cell(r.why)});
+    if (r.contains(n)) {
+      auto& row = l.rows.front();
+      row.push_back(text_cell(r.describe()));
+      row.push_back(n_cell(r.n_from));
+      row.push_back(n_cell(r.n_to));
+    }
+  }
+  l.rows.front().push_back(integer_cell(static_cast<std::int64_t>(sizes.sizes.size())));
+  out << render_record_with(l, "sizes",
+                            fmt::format("size table (a handle of this shape runs, for each n, its range's configuration;"
+                                        " => n={}):",
+                                        n),
+                            table, cmd.format);
   return 0;
 }
 

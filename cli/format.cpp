@@ -157,6 +157,35 @@ std::string render_record(const Listing& l, OutputFormat format) {
   return out;
 }
 
+std::string render_record_with(const Listing& record, const std::string& key, const std::string& title,
+                               const Listing& nested, OutputFormat format) {
+  const std::vector<Cell> empty;
+  const auto& row = record.rows.empty() ? empty : record.rows.front();
+  switch (format) {
+    case OutputFormat::json: {
+      Json o = row_object(record, row);
+      Json rows = Json::array();
+      for (const auto& r : nested.rows) rows.push_back(row_object(nested, r));
+      o[key] = std::move(rows);
+      return dump(o);
+    }
+    case OutputFormat::csv: {
+      Listing flat;
+      flat.columns = record.columns;
+      for (const auto& c : nested.columns) flat.columns.push_back({c.header, key + "." + c.key});
+      for (const auto& r : nested.rows) {
+        std::vector<Cell> cells = row;
+        cells.resize(record.columns.size());
+        cells.insert(cells.end(), r.begin(), r.end());
+        flat.rows.push_back(std::move(cells));
+      }
+      return csv(flat, flat.rows.size());
+    }
+    case OutputFormat::table: break;
+  }
+  return render_record(record, format) + "\n" + title + "\n" + render(nested, format);
+}
+
 std::string printable_line(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);  // says nothing
   std::string out;

@@ -53,6 +53,13 @@ std::string render(const Listing& listing, OutputFormat format);
 /// header and one row.
 std::string render_record(const Listing& listing, OutputFormat format);
 
+/// A one-row listing `record` with a nested listing `nested` (`best` and its size table). Table: the record, a blank
+/// line, `title` and the nested listing as a table. JSON: the record's object with the nested rows as an array of
+/// objects under `key`. CSV: one row per nested row, each the record's fields followed by the nested row's, whose
+/// headers are `key`.COLUMN (e.g. sizes.n_from).
+std::string render_record_with(const Listing& record, const std::string& key, const std::string& title,
+                               const Listing& nested, OutputFormat format);
+
 /// `text` as one line that is safe to print on a terminal: newlines, tabs and other control characters (ESC, DEL,
 /// the C1 controls) and bytes that are not UTF-8 are shown escaped (\n, \t, \r, \x1b); printable UTF-8 is kept.
 /// Trailing line ends are dropped. For error messages, which quote input (file contents, names, flags) that may come from anyone.

@@ -25,7 +25,7 @@ constexpr const char* kSubcommands =
     "  tune      tune problems of every kernel family on a GPU and record the results in the cache\n"
     "  devices   list the CUDA devices of this machine with their cache fingerprint\n"
     "  show      print the winners recorded in the cache, per device and problem\n"
-    "  best      answer one lookup as the C++ API would: exact, nearest tuned size or built-in default\n"
+    "  best      answer one lookup as the C++ API would (exact, nearest tuned size, ...) and its size table\n"
     "  compare   the same problems side by side across the devices of one cache\n"
     "  bench     time the tuned configurations against CUB on a GPU (and record CUB's times)\n"
     "  report    write a self-contained HTML report with charts\n"
@@ -364,7 +364,10 @@ void describe_best(const std::string&, Spec& s) {
       "PROBLEM (--device-model KEY | --device I)\n\n"
       "PROBLEM as for `autotune tune`. Answers as the C++ API would: the exact problem on the model, else the\n"
       "nearest tuned size on the model, else the same problem on the closest GPU model of the same architecture,\n"
-      "else the built-in default; prints which. Only reads the cache (stale winners are never answered).";
+      "else the built-in default; prints which. Then the size table a handle of the problem's shape builds: each\n"
+      "range of n, the configuration it runs and where that came from (tuned sizes of the shape on the model, the\n"
+      "switch between two at their geometric mean), the range of --n marked =>. --json nests the table under\n"
+      "\"sizes\"; --csv prints one row per range. Only reads the cache (stale winners are never answered).";
   s.examples = problem_examples("best --device 0") +
              "  autotune best ... --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --cache fleet.db --json\n";
 }

@@ -8,6 +8,7 @@
 #include "autotune/identity.hpp"
 #include "core/family.hpp"
 #include "core/integrity.hpp"
+#include "runtime/size_table.hpp"
 
 namespace autotune {
 
@@ -88,14 +89,8 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
   l.unbacked_skipped = cache.count_unbacked_winners(t.model_key, problem);
   // The problem's distribution is a hint: a winner measured on it first, then one measured on the tuner's default
   // input ("uniform"), which every `autotune tune` of the problem records.
-  std::vector<Problem> candidates{problem};
-  if (problem.family().robust_across_distributions() && problem.distribution() != kRobustDistribution)
-    candidates.push_back(problem.with_distribution(kRobustDistribution));
-  if (problem.distribution() != kDefaultDistribution) candidates.push_back(problem.with_distribution(kDefaultDistribution));
-  auto note_distribution = [&](const Problem& used) {
-    if (used.distribution() == problem.distribution()) return std::string();
-    return fmt::format("measured on dist={}, not {}", used.distribution(), problem.distribution());
-  };
+  const std::vector<Problem> candidates = distribution_candidates(problem);
+  auto note_distribution = [&](const Problem& used) { return distribution_note(problem, used); };
   auto join = [](std::string a, const std::string& b) { return b.empty() ? a : a.empty() ? b : a + "; " + b; };
   for (const Problem& p : candidates) {
     if ((l.winner = cache.find_winner(t.model_key, p, here))) {

@@ -8,6 +8,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "core/jit.hpp"
+#include "runtime/size_table.hpp"
 
 namespace autotune {
 
@@ -36,8 +37,8 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
   r.cache_path = cache_path.empty() ? Cache::default_path() : cache_path;
 
   std::string note;
-  Lookup lookup;
-  lookup.config = Config::fallback(problem);
+  SizeLookup sizes;
+  sizes.at_hint.config = Config::fallback(problem);
   std::error_code ec;
   if (r.cache_path != ":memory:" && std::filesystem::exists(r.cache_path, ec)) {
     // Read-only: a lookup never writes the cache, leaves no side file and works from a read-only directory. A cache
@@ -45,42 +46,75 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
     try {
       const Cache cache = Cache::open_read_only(r.cache_path);
       LookupTarget target{r.model_key, d.arch(), d.sm_count, d.driver_version, d};
-      lookup = lookup_config(cache, target, problem);
+      sizes = lookup_sizes(cache, target, problem);
     } catch (const CacheError& e) {
+      sizes = SizeLookup{};
+      sizes.at_hint.config = Config::fallback(problem);
       note = fmt::format(" (cache not used: {})", e.what());
     }
   }
+  if (sizes.sizes.empty()) sizes.sizes = build_size_table({}, sizes.at_hint);  // no cache: the default for every n
+  const Lookup& lookup = sizes.at_hint;
   if (lookup.stale_skipped)
     note += fmt::format(" ({} result{} measured with other code not used; `autotune tune` re-tunes)",
                         lookup.stale_skipped, lookup.stale_skipped == 1 ? "" : "s");
   r.source = lookup.source;
   r.config = lookup.config;
   // Strict mode: refuse before anything is compiled or loaded, and say what would satisfy it.
-  if (!meets(r.source, required))
-    throw NotTunedError(fmt::format(
-        "autotune: {} on {}: {} tuned data required, but the cache {} gives {}{}{}; tune it with: {}", problem.key(),
-        d.name, to_string(required), r.cache_path,
-        r.source == ConfigSource::fallback ? "nothing (the built-in default)" : std::string(to_string(r.source)),
-        lookup.distance.empty() ? "" : " (" + lookup.distance + ")", note, tune_command(problem, r.cache_path)));
+  if (const std::string gives = size_table_violation(sizes.sizes, lookup, problem.n(), required); !gives.empty()) {
+    std::string command = tune_command(problem, r.cache_path);
+    if (problem.n() == 0)  // no size hint: any size the application runs at
+      if (const auto at = command.find(" --n 0"); at != std::string::npos) command.replace(at, 6, " --n N");
+    throw NotTunedError(fmt::format("autotune: {} on {}: {} tuned data required, but the cache {} gives {}{}; tune it with: {}",
+                                    problem.key(), d.name, to_string(required), r.cache_path, gives, note, command));
+  }
   if (lookup.unbacked_skipped)
     note += fmt::format(" ({} result{} not among {} run's measurements not used)", lookup.unbacked_skipped,
                         lookup.unbacked_skipped == 1 ? "" : "s", lookup.unbacked_skipped == 1 ? "its" : "their");
-  const std::string source = kernel_source(problem, r.config);
   if (lookup.winner) {
     r.tuned_n = lookup.winner->problem.n();
     r.tuned_model_key = lookup.winner->model_key;
+  }
+  // One module per distinct configuration of the table, in order of first use.
+  for (const SizeRange& range : sizes.sizes) {
+    std::size_t k = 0;
+    while (k < out.kernels.size() && !(out.kernels[k].config == range.config)) ++k;
+    out.range_kernel.push_back(k);
+    if (k < out.kernels.size()) continue;
+    ResolvedKernel kernel;
+    kernel.config = range.config;
     // A stored cubin runs on this GPU only when it is verifiably what this build would compile (SHA-256 of the
     // cubin and of its source); anything else is compiled from source, and the message says why.
-    const std::string unusable = cubin_unusable(*lookup.winner, d.arch(), source);
-    if (unusable.empty()) out.cubin = lookup.winner->cubin;
-    else if (!lookup.winner->cubin.empty()) note += fmt::format(" ({}: compiled from source)", unusable);
+    const std::string source = kernel_source(problem, range.config);
+    std::string unusable;
+    for (const Winner& w : sizes.winners) {
+      if (!(w.config == range.config)) continue;
+      const std::string why = cubin_unusable(w, d.arch(), source);
+      if (why.empty()) {
+        kernel.cubin = w.cubin;
+        break;
+      }
+      if (unusable.empty() && !w.cubin.empty()) unusable = why;
+    }
+    if (kernel.cubin.empty()) {
+      if (!unusable.empty())
+        note += sizes.sizes.size() == 1 ? fmt::format(" ({}: compiled from source)", unusable)
+                                        : fmt::format(" ({}: {}: compiled from source)", range.config.key(), unusable);
+      jit::CompileResult c = jit::compile(source, std::string(problem.family_name()) + ".cu", d.arch());
+      if (!c.ok)
+        throw Error(fmt::format("NVRTC failed to compile {} for {}:\n{}", range.config.key(), d.arch(), c.log));
+      kernel.cubin = std::move(c.cubin);
+      kernel.compiled = true;
+      r.compiled = true;
+    }
+    out.kernels.push_back(std::move(kernel));
   }
-  if (out.cubin.empty()) {
-    jit::CompileResult c = jit::compile(source, std::string(problem.family_name()) + ".cu", d.arch());
-    if (!c.ok) throw Error(fmt::format("NVRTC failed to compile {} for {}:\n{}", r.config.key(), d.arch(), c.log));
-    out.cubin = std::move(c.cubin);
-    r.compiled = true;
-  }
+  for (std::size_t i = 0; i < sizes.sizes.size(); ++i)
+    if (sizes.sizes[i].contains(problem.n())) out.hint_kernel = out.range_kernel[i];
+  if (!(out.at_hint().config == r.config))  // lookup_sizes builds the table so that this cannot happen
+    throw Error(fmt::format("autotune: internal error: the size table runs {} at n={}, the lookup {}",
+                            out.at_hint().config.key(), problem.n(), r.config.key()));
+  r.sizes = std::move(sizes.sizes);
 
   switch (r.source) {
     case ConfigSource::exact:
@@ -103,6 +137,9 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
                               problem.key(), d.name, r.cache_path, r.config.key());
       break;
   }
+  if (r.sizes.size() > 1)
+    r.message += fmt::format(" [by size: {} ranges, {} configuration{}: resolution().sizes]", r.sizes.size(),
+                             out.kernels.size(), out.kernels.size() == 1 ? "" : "s");
   r.message += note;
   if (r.compiled) r.message += " [compiled with NVRTC]";
   return out;

@@ -217,6 +217,11 @@ class Cache {
   /// winner on this model. `code` as for find_winner.
   std::optional<Winner> find_nearest_winner(const std::string& model_key, const Problem& problem,
                                             const CodeIdentity& code = {}) const;
+  /// Every fresh winner of the problem's shape (Problem::shape_key: everything but n) on this model, by ascending n:
+  /// the tuned sizes a size-adaptive handle builds its table from (include/autotune/resolution.hpp). The same rows
+  /// find_nearest_winner chooses from. `code` as for find_winner.
+  std::vector<Winner> shape_winners(const std::string& model_key, const Problem& problem,
+                                    const CodeIdentity& code = {}) const;
   /// Fresh winner for exactly this problem, else for the nearest tuned size of its shape, on another GPU model of
   /// the same architecture (`arch`, e.g. "sm_90") than `model_key`: the model whose SM count is closest to
   /// `sm_count` (then the larger memory, then the model key, for a fixed order). nullopt when none has one.

@@ -5,10 +5,16 @@
 //   histogram(d_samples, n, d_counts, stream);        // const std::uint8_t*, std::uint32_t*: zeroes d_counts, then
 //                                                     // one kernel launch
 //
+// Size-adaptive: a handle is made for the problem's shape (type, bins, range, counters, distribution); problem.n is
+// a hint. At construction it loads the winners of every tuned size of the shape on this GPU model (one module per
+// distinct configuration) into a sorted size table (Resolution::sizes, include/autotune/resolution.hpp); each call
+// runs the configuration of the range that holds its n (a binary search over a few sizes: no lock, no allocation,
+// no extra launch). config_for(n) and range_for(n) say what a call of n samples runs, and why.
+//
 // Thread-safety: handles may be constructed from several threads at once. One handle may be called from several
 // host threads at once, on any streams, and calls may be captured into CUDA graphs. A configuration that merges in
-// one launch (the last block, or self_zero) needs a workspace that no concurrent launch shares: the handle allocates 8 at construction and
-// each stream claims one on its first call (lock-free) and keeps it, so after resolution a call is one kernel
+// one launch (the last block, or self_zero) needs a workspace that no concurrent launch shares: the handle allocates 8 at construction
+// (per configuration of its size table) and each stream claims one on its first call (lock-free) and keeps it, so after resolution a call is one kernel
 // launch (for Merge::atomic, a memset and a launch) with no lock and no allocation. Only a stream that finds all
 // of them taken allocates another 8 (allocation on a new stream, under a mutex, once). The null stream is the
 // legacy default stream (one stream); cudaStreamPerThread is a different stream in each thread. A launch captured
@@ -105,7 +111,12 @@ class Histogram {
   }
 
   const HistogramProblem& problem() const;
+  /// How the configuration for problem().n (the size hint) was found; `sizes` holds the whole size table.
   const Resolution& resolution() const;
+  /// The configuration a call with n samples runs: the loaded kernel of the size-table range holding n.
+  const Config& config_for(std::uint64_t n) const;
+  /// The size-table range (resolution().sizes) a call with n samples runs, with where its configuration came from.
+  const SizeRange& range_for(std::uint64_t n) const;
 
  private:
   void count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, void* d_counts,

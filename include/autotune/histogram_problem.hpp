@@ -47,7 +47,7 @@ struct HistogramProblem {
   int bins = 256;
   double lower = 0.0;
   double upper = default_upper(type, bins, lower);  ///< must follow type, bins and lower: it is computed from them
-  std::uint64_t n = 0;                  ///< number of samples the problem is tuned for
+  std::uint64_t n = 0;                  ///< samples: the size tuned; for a handle, a hint (0 = none)
   std::string distribution = "uniform"; ///< input distribution the tuner measures on
   int counter_bits = 32;                ///< width of the output counters: 32 or 64
 

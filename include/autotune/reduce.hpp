@@ -7,7 +7,9 @@
 //   float host = sum.result(d_values, n, d_result, stream);   // the same, then copied back (synchronizes)
 //
 // The lookup order (exact, nearest tuned size, similar GPU model, built-in default) is include/autotune/resolution.hpp;
-// resolution() says which step answered. Thread-safety and streams: as autotune::Histogram (histogram.hpp): one
+// resolution() says which step answered. Size-adaptive, as autotune::Histogram: problem.n is a hint, the handle
+// loads every tuned size of the problem's shape on this GPU model into a size table (resolution().sizes) and each
+// call runs the configuration of the range holding its n (config_for(n), range_for(n)). Thread-safety and streams: as autotune::Histogram (histogram.hpp): one
 // handle may be called from several host threads on any streams at once and captured into CUDA graphs; each stream
 // gets its own workspace for the partials (claimed lock-free on its first call), so after construction a call is one
 // launch (two for a two-pass finish, a preset copy and a launch for the atomic finish) with no lock and no
@@ -116,7 +118,12 @@ class Reduce {
   void run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream = nullptr) const;
 
   const ReduceProblem& problem() const;
+  /// How the configuration for problem().n (the size hint) was found; `sizes` holds the whole size table.
   const Resolution& resolution() const;
+  /// The configuration a call with n elements runs: the loaded kernel of the size-table range holding n.
+  const Config& config_for(std::uint64_t n) const;
+  /// The size-table range (resolution().sizes) a call with n elements runs, with where its configuration came from.
+  const SizeRange& range_for(std::uint64_t n) const;
 
  private:
   void check_input(ValueType t) const;

@@ -48,7 +48,7 @@ struct ReduceProblem {
   ReduceOp op = ReduceOp::sum;
   ValueType type = ValueType::f32;
   std::optional<ValueType> accumulator;  ///< nullopt = the default for op and type (see accumulator_type())
-  std::uint64_t n = 0;                   ///< number of elements the problem is tuned for
+  std::uint64_t n = 0;                   ///< elements: the size tuned; for a handle, a hint (0 = none)
   bool deterministic = true;
   std::string distribution = "uniform";  ///< input the tuner measures on (reduce_distributions())
 

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
@@ -80,6 +81,37 @@ struct Lookup {
   std::string distance;
 };
 
+/// One range of sizes of a size-adaptive handle (Resolution::sizes): a call with n_from <= n <= n_to (both bounds
+/// inclusive) runs `config`.
+///
+/// A handle is made for a problem's shape; at construction it loads the winners of every tuned size of that shape on
+/// this GPU model and serves each n from the nearest tuned size (by ratio): between two adjacent tuned sizes a < b
+/// the switch is at their geometric mean (the first n with (n+1)^2 >= (a+1)(b+1): the measure of the nearest-size
+/// lookup, so that the table and lookup_config agree at every n; for sizes of thousands within one or two of
+/// sqrt(a*b)), below the smallest and above the largest the nearest serves, and adjacent ranges of one configuration
+/// are one range. When no size of the shape is tuned on this model the table is one range, 0..max, answered by the
+/// rest of the lookup order (similar problem, similar GPU model, built-in default) for problem.n.
+struct SizeRange {
+  std::uint64_t n_from = 0;                              ///< first n of the range
+  std::uint64_t n_to = ~std::uint64_t(0);                ///< last n of the range (inclusive)
+  Config config;                                         ///< what calls in the range run
+  /// How the range is served: nearest_size for a range of tuned sizes of the shape on this model (at the tuned sizes
+  /// themselves it is exact: source_at), else the source of the single lookup (similar_problem, similar_device,
+  /// fallback).
+  ConfigSource source = ConfigSource::fallback;
+  std::vector<std::uint64_t> tuned_n;  ///< the measured sizes the range is served from, ascending (empty: fallback)
+  std::string tuned_model_key;         ///< the GPU model they were measured on (empty for fallback)
+  /// Why, one phrase: "tuned for n=4096 and n=65536", "tuned for n=1048576; measured on dist=uniform, not runs",
+  /// "tuned for histogram/u8/bins=256/...", "built-in default".
+  std::string why;
+
+  bool contains(std::uint64_t n) const { return n_from <= n && n <= n_to; }
+  /// The source for one n of the range: exact at a tuned size of a range of this model's tuned sizes.
+  ConfigSource source_at(std::uint64_t n) const;
+  /// "4097..65536: CONFIG (nearest_size: tuned for n=4096 and n=65536)"; sizes as K/M/G when exact multiples.
+  std::string describe() const;
+};
+
 /// How a runtime handle got its configuration (Histogram::resolution(), Reduce::resolution()).
 struct Resolution {
   ConfigSource source = ConfigSource::fallback;
@@ -90,11 +122,39 @@ struct Resolution {
   std::string tuned_model_key;    ///< the GPU model it was measured on (this one, or a similar one; empty for fallback)
   bool compiled = false;          ///< true when NVRTC ran because the cache had no cubin for this GPU's architecture
   std::string message;            ///< one line saying all of the above, for logs
+  /// The handle's size table, sorted by n, covering 0..max without gaps: each call runs the configuration of the
+  /// range that holds its n. The fields above describe the range of problem.n (the hint).
+  std::vector<SizeRange> sizes;
+  /// The table, one range per line (SizeRange::describe), for logs.
+  std::string sizes_summary() const;
+};
+
+/// The size table of a handle of `problem`'s shape, with what it is made of (lookup_sizes).
+struct SizeLookup {
+  Lookup at_hint;                   ///< lookup_config(problem): the answer for problem.n
+  std::vector<SizeRange> sizes;     ///< the table (SizeRange)
+  /// The measured entries the table was built from (the tuned sizes of the shape, by ascending n; or at_hint's
+  /// winner when nothing of the shape is tuned on this model): where the handle takes the cubins of its ranges.
+  std::vector<Winner> winners;
 };
 
 /// Looks `problem` up in `cache` for `target` in the order above. Only reads: open the file with
 /// Cache::open_read_only. Throws CacheError when the cache cannot be read.
 Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem);
+
+/// The size table of a handle of `problem`'s shape on `target` (SizeRange), read from `cache` with the filters and
+/// order of lookup_config: only runs of this build's code, and the winners of the first of the problem's
+/// distribution, the robust one, the default one that has any tuned size on this model. Only reads.
+SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Problem& problem);
+
+/// Strict mode for a size table: why `sizes` (with `at_hint`, the answer for the hint n) does not meet `required`,
+/// or "" when it does. any: always met. tuned: every range must be measured data (no built-in default). exact: with
+/// a hint (n > 0) the hint itself must be a tuned size of this model (at_hint is exact); without one (n = 0) the
+/// whole table must come from tuned sizes of the shape on this GPU model (no similar problem or GPU).
+/// The text says what the cache gives instead, e.g. "nothing (the built-in default)", "nearest_size (tuned for
+/// n=4096)", "no tuned size of the shape on this GPU model (similar_problem: tuned for ...)".
+std::string size_table_violation(const std::vector<SizeRange>& sizes, const Lookup& at_hint, std::uint64_t hint_n,
+                                 Requirement required);
 
 /// Why a winner's stored cubin must not be loaded to run `source` (the kernel source this build compiles for the
 /// winner's configuration) on a GPU of `arch`, or "" when it may: the cubin must be for `arch`, be an ELF image,

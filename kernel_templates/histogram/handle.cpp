@@ -4,19 +4,30 @@
 
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include "autotune/error.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram/handle.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "runtime/resolve.hpp"
+#include "runtime/size_table.hpp"
 
 namespace autotune {
 
 struct Histogram::Impl {
   HistogramProblem problem;
   Resolution resolution;
-  std::optional<HistogramKernel> kernel;
+  // The size table (resolution.sizes) as a call reads it: each range's first n, ascending, and the index of its
+  // kernel; one loaded kernel per distinct configuration, its configuration type-erased for config_for. Filled at
+  // construction, read-only afterwards: a call searches `starts` without a lock or an allocation.
+  std::vector<std::uint64_t> starts;
+  std::vector<std::size_t> range_kernel;
+  std::vector<std::unique_ptr<HistogramKernel>> kernels;
+  std::vector<Config> configs;
+
+  std::size_t range_of(std::uint64_t n) const { return size_range_index(starts.data(), starts.size(), n); }
+  const HistogramKernel& kernel_for(std::uint64_t n) const { return *kernels[range_kernel[range_of(n)]]; }
 };
 
 Histogram::Histogram(const HistogramProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
@@ -24,8 +35,16 @@ Histogram::Histogram(const HistogramProblem& problem, const Options& options) : 
   impl_->problem = problem;
   Resolved r = resolve(problem, options.device, options.cache_path, options.require);
   impl_->resolution = std::move(r.resolution);
+  for (const SizeRange& range : impl_->resolution.sizes) impl_->starts.push_back(range.n_from);
+  impl_->range_kernel = std::move(r.range_kernel);
   // Loaded on the handle's device without changing the thread's current device for good.
-  with_device(r.ordinal, [&] { impl_->kernel.emplace(problem, *impl_->resolution.config.as<HistogramConfig>(), r.device, r.cubin); });
+  with_device(r.ordinal, [&] {
+    for (const ResolvedKernel& k : r.kernels) {
+      impl_->kernels.push_back(
+          std::make_unique<HistogramKernel>(problem, *k.config.as<HistogramConfig>(), r.device, k.cubin));
+      impl_->configs.emplace_back(impl_->kernels.back()->config());  // what is loaded, not what was asked for
+    }
+  });
 }
 
 Histogram::~Histogram() = default;
@@ -53,7 +72,7 @@ void check_histogram_call(const HistogramProblem& p, const void* samples, std::o
 void Histogram::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, void* d_counts,
                       int counter_bits, std::optional<std::uint64_t> counts_size, cudaStream_t stream) const {
   check_histogram_call(impl_->problem, d_samples, sample_type, n, d_counts, counter_bits, counts_size);
-  impl_->kernel->run(d_samples, n, d_counts, stream);
+  impl_->kernel_for(n).run(d_samples, n, d_counts, stream);
 }
 
 void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned int* d_counts, cudaStream_t stream) const {
@@ -67,5 +86,7 @@ void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned long
 
 const HistogramProblem& Histogram::problem() const { return impl_->problem; }
 const Resolution& Histogram::resolution() const { return impl_->resolution; }
+const Config& Histogram::config_for(std::uint64_t n) const { return impl_->configs[impl_->range_kernel[impl_->range_of(n)]]; }
+const SizeRange& Histogram::range_for(std::uint64_t n) const { return impl_->resolution.sizes[impl_->range_of(n)]; }
 
 }  // namespace autotune

@@ -3,19 +3,29 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <vector>
 
 #include "autotune/error.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "runtime/resolve.hpp"
+#include "runtime/size_table.hpp"
 
 namespace autotune {
 
 struct Reduce::Impl {
   ReduceProblem problem;
   Resolution resolution;
-  std::optional<ReduceKernel> kernel;
+  // The size table as a call reads it (as Histogram::Impl): each range's first n and its kernel's index; one loaded
+  // kernel per distinct configuration. Read-only after construction.
+  std::vector<std::uint64_t> starts;
+  std::vector<std::size_t> range_kernel;
+  std::vector<std::unique_ptr<ReduceKernel>> kernels;
+  std::vector<Config> configs;
+
+  std::size_t range_of(std::uint64_t n) const { return size_range_index(starts.data(), starts.size(), n); }
+  const ReduceKernel& kernel_for(std::uint64_t n) const { return *kernels[range_kernel[range_of(n)]]; }
 };
 
 Reduce::Reduce(const ReduceProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
@@ -23,8 +33,15 @@ Reduce::Reduce(const ReduceProblem& problem, const Options& options) : impl_(std
   impl_->problem = problem.normalized();
   Resolved r = resolve(impl_->problem, options.device, options.cache_path, options.require);
   impl_->resolution = std::move(r.resolution);
-  with_device(r.ordinal,
-              [&] { impl_->kernel.emplace(impl_->problem, *impl_->resolution.config.as<ReduceConfig>(), r.device, r.cubin); });
+  for (const SizeRange& range : impl_->resolution.sizes) impl_->starts.push_back(range.n_from);
+  impl_->range_kernel = std::move(r.range_kernel);
+  with_device(r.ordinal, [&] {
+    for (const ResolvedKernel& k : r.kernels) {
+      impl_->kernels.push_back(
+          std::make_unique<ReduceKernel>(impl_->problem, *k.config.as<ReduceConfig>(), r.device, k.cubin));
+      impl_->configs.emplace_back(impl_->kernels.back()->config());  // what is loaded, not what was asked for
+    }
+  });
 }
 
 Reduce::~Reduce() = default;
@@ -53,7 +70,7 @@ void Reduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t st
   if (reinterpret_cast<std::uintptr_t>(d_out) % size_of(p.accumulator_type()) != 0)
     throw UsageError(fmt::format("autotune::Reduce: the output pointer is not aligned to {} bytes",
                                  size_of(p.accumulator_type())));
-  impl_->kernel->run(d_in, n, d_out, stream);
+  impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 
 void Reduce::copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
@@ -63,5 +80,7 @@ void Reduce::copy_to_host(void* host, const void* device, std::size_t bytes, cud
 
 const ReduceProblem& Reduce::problem() const { return impl_->problem; }
 const Resolution& Reduce::resolution() const { return impl_->resolution; }
+const Config& Reduce::config_for(std::uint64_t n) const { return impl_->configs[impl_->range_kernel[impl_->range_of(n)]]; }
+const SizeRange& Reduce::range_for(std::uint64_t n) const { return impl_->resolution.sizes[impl_->range_of(n)]; }
 
 }  // namespace autotune

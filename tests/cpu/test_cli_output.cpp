@@ -2,6 +2,8 @@
 // progress display of `tune`. Expected values come from the fixture's recorded numbers, computed here by hand.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include <sstream>
@@ -168,6 +170,60 @@ TEST_SUITE("cli_output") {
     CHECK(j["source"] == "fallback");
     CHECK(j["stale_runs_skipped"] == 1);
     CHECK(dump_everything(file.str()) == before);
+  }
+
+  TEST_CASE("best prints the size table a handle builds and the range of --n, in each format") {
+    TempPath file;
+    FixtureRun small, large;
+    {
+      Cache c(file.str());
+      small = record_run(c, fleet_h100(), u8_problem(4 * M), 32, 512, 2, 0.005);
+      large = record_run(c, fleet_h100(), u8_problem(64 * M), 16, 1024, 4, 0.050);
+    }
+    REQUIRE(!(small.winner == large.winner));
+    const std::string h100 = fleet_h100().model_key();
+    // The switch, by hand: (2^22+1)(2^26+1) = 2^48 + 2^26 + 2^22 + 1; (2^24+k)^2 = 2^48 + k*2^25 + k^2 first reaches
+    // it at k = 3, so n = 2^24 + 2 is the first served by 64M.
+    const std::int64_t first_large = (1 << 24) + 2;
+    Json j = Json::parse(
+        run_ok({"best", "--n", "20M", "--device-model", h100, "--cache", file.str(), "--json"}));
+    CHECK(j["source"] == "nearest_size");
+    CHECK(j["config"] == large.winner.key());
+    CHECK(j["size_ranges"] == 2);
+    CHECK(j["range_n_from"] == first_large);
+    CHECK(j["range_n_to"].is_null());  // open-ended
+    REQUIRE(j["sizes"].size() == 2);
+    CHECK(j["sizes"][0]["n_from"] == 0);
+    CHECK(j["sizes"][0]["n_to"] == first_large - 1);
+    CHECK(j["sizes"][0]["config"] == small.winner.key());
+    CHECK(j["sizes"][0]["tuned_n"] == std::to_string(4 * M));
+    CHECK(j["sizes"][0]["selected"] == false);
+    CHECK(j["sizes"][1]["config"] == large.winner.key());
+    CHECK(j["sizes"][1]["source"] == "nearest_size");
+    CHECK(j["sizes"][1]["why"] == "tuned for n=" + std::to_string(64 * M));
+    CHECK(j["sizes"][1]["selected"] == true);
+
+    // Just below the switch: the 4M winner.
+    j = Json::parse(run_ok({"best", "--n", std::to_string(first_large - 1), "--device-model", h100, "--cache",
+                            file.str(), "--json"}));
+    CHECK(j["config"] == small.winner.key());
+    CHECK(j["sizes"][0]["selected"] == true);
+
+    const std::string table = run_ok({"best", "--n", "4M", "--device-model", h100, "--cache", file.str()});
+    CHECK(has(table, "size table"));
+    CHECK(has(table, "=>"));
+    CHECK(has(table, std::to_string(first_large)));
+    CHECK(has(table, "exact"));
+
+    const auto rows = parse_csv(run_ok({"best", "--n", "20M", "--device-model", h100, "--cache", file.str(), "--csv"}));
+    REQUIRE(rows.size() == 3);  // the header and one row per range
+    const auto& header = rows[0];
+    const auto col = std::find(header.begin(), header.end(), "sizes.n_from") - header.begin();
+    REQUIRE(col < static_cast<long>(header.size()));
+    CHECK(rows[1][col] == "0");
+    CHECK(rows[2][col] == std::to_string(first_large));
+    CHECK(rows[1][0] == "nearest_size");  // the record's fields on every row
+    CHECK(rows[2][0] == "nearest_size");
   }
 
   TEST_CASE("best --device without a GPU fails with the device error (exit 1 in main)") {

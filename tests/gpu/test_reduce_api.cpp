@@ -18,6 +18,7 @@
 #include "autotune/reduce.hpp"
 #include "autotune/tuner.hpp"
 #include "core/cuda.hpp"
+#include "core/jit.hpp"
 #include "kernel_templates/reduce/reference.hpp"
 
 using namespace autotune;
@@ -45,9 +46,136 @@ void check_reduce(const Reduce& r, std::uint64_t n, std::size_t offset, std::uin
   CHECK(compare_reduce(p, reference_reduce(p, host.data(), n), &got, n) == "");
 }
 
+// Records `config` as the winner of `p` on GPU 0 in the cache at `path`, with its cubin: what `autotune tune` leaves
+// when `config` wins, without measuring anything.
+void add_reduce_winner(const std::string& path, const ReduceProblem& p, const ReduceConfig& config) {
+  const DeviceInfo dev = query_device(0);
+  const auto compiled = jit::compile(kernel_source(p, config), "forced.cu", dev.arch());
+  REQUIRE_MESSAGE(compiled.ok, compiled.log);
+  RunInfo info;
+  info.strategy = "forced";
+  info.tool_version = "test";
+  Cache cache(path);
+  const auto run = cache.begin_run(dev, p, info);
+  Measurement m;
+  m.config = config;
+  m.median_ms = 1.0;
+  m.samples = 1;
+  m.gbps = p.bytes() / 1e6;
+  cache.add_measurement(run, m);
+  cache.finish_run(run, m, compiled.cubin);
+}
+
+// One reduction of `n` generated values on `stream`, its result read back: "" or what differs from the CPU.
+std::string reduce_once(const Reduce& r, std::uint64_t n, std::uint64_t seed, cudaStream_t stream) {
+  const ReduceProblem& p = r.problem();
+  const std::vector<unsigned char> host = generate_values(p, n, seed);
+  cuda::DeviceBuffer in(host.size() + 8), out(8);
+  if (!host.empty()) AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+  const long long got = r.result(in.get(), n, static_cast<long long*>(out.get()), stream);
+  return compare_reduce(p, reference_reduce(p, host.data(), n), &got, n);
+}
+
 }  // namespace
 
 TEST_SUITE("gpu_api") {
+  TEST_CASE("a size-adaptive reduction: three tuned sizes, three configurations, threads and graphs at several n") {
+    ReduceProblem p;
+    p.op = ReduceOp::sum;
+    p.type = ValueType::i32;  // accumulates in i64: every result must equal the reference exactly
+    ReduceConfig one_block, two_pass, atomic;
+    one_block.grid_blocks = 1;
+    two_pass.finish = Finish::two_pass, two_pass.grid_blocks = -1;
+    atomic.finish = Finish::atomic, atomic.block = 512;
+    const std::string path = temp_cache("sizes");
+    for (const auto& [n, config] : {std::pair{std::uint64_t(4096), one_block}, std::pair{std::uint64_t(1) << 18, two_pass},
+                                    std::pair{std::uint64_t(1) << 24, atomic}}) {
+      ReduceProblem at = p;
+      at.n = n;
+      add_reduce_winner(path, at, config);
+    }
+
+    p.n = 0;  // no size hint
+    const Reduce r(p, Reduce::Options{0, path});
+    MESSAGE(r.resolution().message, "\n", r.resolution().sizes_summary());
+    REQUIRE(r.resolution().sizes.size() == 3);
+    CHECK_FALSE(r.resolution().compiled);
+    CHECK(r.resolution().sizes[0].config == one_block);
+    CHECK(r.resolution().sizes[1].config == two_pass);
+    CHECK(r.resolution().sizes[2].config == atomic);
+    // The switches, by hand: the first n with (n+1)^2 >= (a+1)(b+1) is 2^15 + 4 = 32772 between 4096 and 2^18, and
+    // 2^21 + 4 = 2097156 between 2^18 and 2^24 ((2^21+k)^2 = 2^42 + k*2^22 + k^2 reaches 2^42 + 2^24 + 2^18 + 1 at k = 5).
+    CHECK(r.resolution().sizes[1].n_from == 32772);
+    CHECK(r.resolution().sizes[2].n_from == 2097156);
+    const std::vector<std::pair<std::uint64_t, ReduceConfig>> calls = {
+        {0, one_block},       {1000, one_block},   {4096, one_block},  {30001, one_block},
+        {36001, two_pass},    {1 << 18, two_pass}, {1000003, two_pass}, {2000003, two_pass},
+        {2300001, atomic},    {1 << 24, atomic},   {20000003, atomic}};
+    for (const auto& [n, config] : calls) {
+      INFO("n=", n);
+      CHECK(r.config_for(n) == config);
+      const cuda::Stream stream;
+      CHECK(reduce_once(r, n, n + 1, stream.get()) == "");
+    }
+
+    // Four threads on their own streams, each running sizes of all three ranges.
+    std::vector<std::string> errors(4);
+    {
+      std::vector<std::jthread> pool;
+      for (int t = 0; t < 4; ++t)
+        pool.emplace_back([&, t] {
+          try {
+            AUTOTUNE_CUDA(cudaSetDevice(0));
+            const cuda::Stream stream;
+            for (int k = 0; k < 6; ++k) {
+              const std::uint64_t n = calls[(3 * t + k) % calls.size()].first;
+              if (const std::string d = reduce_once(r, n, 100 * t + k, stream.get()); !d.empty())
+                errors[t] += fmt::format("n={}: {}\n", n, d);
+            }
+          } catch (const std::exception& e) {
+            errors[t] += e.what();
+          }
+        });
+    }
+    for (int t = 0; t < 4; ++t) CHECK_MESSAGE(errors[t].empty(), "thread ", t, ": ", errors[t]);
+
+    // Two graphs on one stream, one n each (a two-pass size and an atomic one), replayed on new data.
+    const std::uint64_t mid = 500009, big = 5000011;
+    REQUIRE(r.config_for(mid) == two_pass);
+    REQUIRE(r.config_for(big) == atomic);
+    cuda::DeviceBuffer in_mid(mid * 4), in_big(big * 4), out_mid(8), out_big(8);
+    const cuda::Stream stream;
+    cudaGraph_t g_mid = nullptr, g_big = nullptr;
+    cudaGraphExec_t e_mid = nullptr, e_big = nullptr;
+    AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    r(in_mid.get(), mid, static_cast<long long*>(out_mid.get()), stream.get());
+    AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_mid));
+    AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    r(in_big.get(), big, static_cast<long long*>(out_big.get()), stream.get());
+    AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_big));
+    AUTOTUNE_CUDA(cudaGraphInstantiate(&e_mid, g_mid, 0));
+    AUTOTUNE_CUDA(cudaGraphInstantiate(&e_big, g_big, 0));
+    for (int replay = 0; replay < 3; ++replay) {
+      INFO("replay ", replay);
+      const auto host_mid = generate_values(p, mid, 500 + replay), host_big = generate_values(p, big, 600 + replay);
+      AUTOTUNE_CUDA(cudaMemcpy(in_mid.get(), host_mid.data(), host_mid.size(), cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaMemcpy(in_big.get(), host_big.data(), host_big.size(), cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaGraphLaunch(e_mid, stream.get()));
+      AUTOTUNE_CUDA(cudaGraphLaunch(e_big, stream.get()));
+      stream.synchronize();
+      long long got_mid = 0, got_big = 0;
+      AUTOTUNE_CUDA(cudaMemcpy(&got_mid, out_mid.get(), 8, cudaMemcpyDeviceToHost));
+      AUTOTUNE_CUDA(cudaMemcpy(&got_big, out_big.get(), 8, cudaMemcpyDeviceToHost));
+      CHECK(compare_reduce(p, reference_reduce(p, host_mid.data(), mid), &got_mid, mid) == "");
+      CHECK(compare_reduce(p, reference_reduce(p, host_big.data(), big), &got_big, big) == "");
+    }
+    cudaGraphExecDestroy(e_mid);
+    cudaGraphExecDestroy(e_big);
+    cudaGraphDestroy(g_mid);
+    cudaGraphDestroy(g_big);
+    std::filesystem::remove(path);
+  }
+
   TEST_CASE("a reduction handle: exact, nearest size and fallback, each with correct results") {
     const std::string path = temp_cache("order");
     ReduceProblem p;

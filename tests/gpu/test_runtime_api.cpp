@@ -51,8 +51,8 @@ void check_handle(const Histogram& h, std::uint64_t n) {
 
 // A cache file whose winner for `p` on GPU 0 is `config`, stored with its cubin or without one: what `autotune
 // tune` leaves when `config` wins, without measuring anything.
-std::string cache_with_winner(const HistogramProblem& p, const HistogramConfig& config, bool with_cubin) {
-  const std::string path = temp_cache();
+// add_winner: the same into an existing (or new) cache file, one more tuned size or problem.
+void add_winner(const std::string& path, const HistogramProblem& p, const HistogramConfig& config, bool with_cubin) {
   const DeviceInfo dev = query_device(0);
   std::vector<char> cubin;
   if (with_cubin) {
@@ -72,6 +72,11 @@ std::string cache_with_winner(const HistogramProblem& p, const HistogramConfig& 
   m.gbps = p.bytes() / 1e6;
   cache.add_measurement(run, m);
   cache.finish_run(run, m, cubin);
+}
+
+std::string cache_with_winner(const HistogramProblem& p, const HistogramConfig& config, bool with_cubin) {
+  const std::string path = temp_cache();
+  add_winner(path, p, config, with_cubin);
   return path;
 }
 
@@ -456,6 +461,154 @@ TEST_SUITE("gpu_api") {
     CHECK(compare_histograms(expected_counts(f32, fhost, f32.n), download(f32, fcounts)) == "");
     CHECK_THROWS_WITH_AS(hf(reinterpret_cast<const double*>(fsamples.data()), 10, fcounts.as<std::uint64_t>()),
                          doctest::Contains("f64 samples passed to a handle of f32 samples"), UsageError);
+  }
+
+  TEST_CASE("a size-adaptive handle: three tuned sizes, three configurations, each n runs its range's exactly") {
+    // 64K, 1M and 16M samples, each with another winner (one workspace, global atomics into one, a memset).
+    HistogramProblem p;
+    const HistogramConfig a = shared32(Merge::last_block), b = global_last_block(), c = shared32(Merge::atomic);
+    REQUIRE(!(a == b));
+    REQUIRE(!(b == c));
+    REQUIRE(!(a == c));
+    const std::string path = temp_cache();
+    HistogramProblem at = p;
+    at.n = 1 << 16;
+    add_winner(path, at, a, true);
+    at.n = 1 << 20;
+    add_winner(path, at, b, true);
+    at.n = 1 << 24;
+    add_winner(path, at, c, true);
+
+    p.n = 1 << 20;  // the hint: a tuned size
+    const Histogram h(p, Histogram::Options{0, path});
+    MESSAGE(h.resolution().message, "\n", h.resolution().sizes_summary());
+    CHECK(h.resolution().source == ConfigSource::exact);
+    CHECK(h.resolution().config == b);
+    CHECK_FALSE(h.resolution().compiled);  // every range's cubin came from the cache
+    const std::vector<SizeRange>& sizes = h.resolution().sizes;
+    REQUIRE(sizes.size() == 3);
+    CHECK(sizes[0].config == a);
+    CHECK(sizes[1].config == b);
+    CHECK(sizes[2].config == c);
+    CHECK(sizes[0].tuned_n == std::vector<std::uint64_t>{1 << 16});
+    CHECK(sizes[2].tuned_n == std::vector<std::uint64_t>{1 << 24});
+
+    // The switches, by hand: the first n with (n+1)^2 >= (a+1)(b+1). (2^16+1)(2^20+1) = 2^36 + 2^20 + 2^16 + 1 and
+    // (2^18+k)^2 = 2^36 + k*2^19 + k^2: k = 3 is the first to reach it, so n = 2^18 + 2; likewise 2^22 + 2.
+    const std::uint64_t first_b = (1u << 18) + 2, first_c = (1u << 22) + 2;
+    CHECK(sizes[1].n_from == first_b);
+    CHECK(sizes[2].n_from == first_c);
+    // What a call of each n launches (the loaded kernel's configuration, not the table's text).
+    CHECK(h.config_for(0) == a);
+    CHECK(h.config_for(first_b - 1) == a);
+    CHECK(h.config_for(first_b) == b);
+    CHECK(h.config_for(first_c - 1) == b);
+    CHECK(h.config_for(first_c) == c);
+    CHECK(h.config_for(std::uint64_t(1) << 40) == c);
+    CHECK(h.range_for(1 << 16).source_at(1 << 16) == ConfigSource::exact);
+    CHECK(h.range_for(100000).source_at(100000) == ConfigSource::nearest_size);
+
+    // On, between and beyond the tuned sizes, each exact against the CPU.
+    const std::vector<std::pair<std::uint64_t, HistogramConfig>> calls = {
+        {0, a},           {777, a},          {1 << 16, a},      {200001, a},       {first_b - 1, a},
+        {first_b, b},     {300007, b},       {1 << 20, b},      {3000001, b},      {first_c - 1, b},
+        {first_c, c},     {5000011, c},      {1 << 24, c},      {40000003, c}};
+    for (const auto& [n, config] : calls) {
+      INFO("n=", n);
+      CHECK(h.config_for(n) == config);
+      check_handle(h, n);
+    }
+
+    // Four threads, each on its own stream, each calling sizes of all three ranges at once.
+    {
+      const std::vector<std::uint64_t> mixed = {1000, 300007, 5000011, 1 << 16, 1 << 20, 200001};
+      std::vector<std::string> errors(4);
+      std::atomic<int> ready{0};
+      {
+        std::vector<std::jthread> pool;
+        for (int t = 0; t < 4; ++t)
+          pool.emplace_back([&, t] {
+            try {
+              AUTOTUNE_CUDA(cudaSetDevice(0));
+              const cuda::Stream stream;
+              std::vector<std::vector<unsigned char>> inputs;
+              std::vector<DeviceSamples> d_in;
+              std::vector<cuda::DeviceBuffer> d_counts;
+              d_in.reserve(mixed.size());
+              for (std::size_t k = 0; k < mixed.size(); ++k) {
+                const std::uint64_t n = mixed[(k + t) % mixed.size()];
+                inputs.push_back(adversarial_samples(p, n, 1000 * t + k + 1));
+                d_in.emplace_back(inputs.back(), 1, 0);
+                d_counts.push_back(counter_buffer(p));
+                AUTOTUNE_CUDA(cudaMemset(d_counts.back().get(), 0xAB, d_counts.back().bytes()));
+              }
+              AUTOTUNE_CUDA(cudaDeviceSynchronize());
+              ++ready;
+              while (ready.load() < 4) std::this_thread::yield();
+              for (std::size_t k = 0; k < mixed.size(); ++k)
+                h(d_in[k].ptr, mixed[(k + t) % mixed.size()], d_counts[k].as<unsigned>(), stream.get());
+              stream.synchronize();
+              for (std::size_t k = 0; k < mixed.size(); ++k) {
+                const std::uint64_t n = mixed[(k + t) % mixed.size()];
+                if (const auto diff = compare_histograms(expected_counts(p, inputs[k], n), download(p, d_counts[k]));
+                    !diff.empty())
+                  errors[t] += fmt::format("n={}: {}\n", n, diff);
+              }
+            } catch (const std::exception& e) {
+              ++ready;
+              errors[t] += e.what();
+            }
+          });
+      }
+      for (int t = 0; t < 4; ++t) CHECK_MESSAGE(errors[t].empty(), "thread ", t, ": ", errors[t]);
+    }
+
+    // A graph captures one n: captured twice on one stream, at a size of the first range and one of the last, and
+    // replayed alternately on new data.
+    {
+      const std::uint64_t small = 100003, large = 6000001;
+      REQUIRE(h.config_for(small) == a);
+      REQUIRE(h.config_for(large) == c);
+      const cuda::Stream stream;
+      DeviceSamples in_small(adversarial_samples(p, small, 1), 1, 0), in_large(adversarial_samples(p, large, 2), 1, 0);
+      cuda::DeviceBuffer counts_small = counter_buffer(p), counts_large = counter_buffer(p);
+      Graph g_small, g_large;
+      AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+      h(in_small.ptr, small, counts_small.as<unsigned>(), stream.get());
+      AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_small.graph));
+      AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+      h(in_large.ptr, large, counts_large.as<unsigned>(), stream.get());
+      AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_large.graph));
+      GraphExec e_small, e_large;
+      AUTOTUNE_CUDA(cudaGraphInstantiate(&e_small.exec, g_small.graph, 0));
+      AUTOTUNE_CUDA(cudaGraphInstantiate(&e_large.exec, g_large.graph, 0));
+      for (int launch = 0; launch < 3; ++launch) {
+        INFO("launch ", launch);
+        const auto host_small = adversarial_samples(p, small, 200 + launch);
+        const auto host_large = adversarial_samples(p, large, 300 + launch);
+        AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_small.ptr), host_small.data(), small, cudaMemcpyHostToDevice));
+        AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_large.ptr), host_large.data(), large, cudaMemcpyHostToDevice));
+        AUTOTUNE_CUDA(cudaMemset(counts_small.get(), 0xAB, counts_small.bytes()));
+        AUTOTUNE_CUDA(cudaMemset(counts_large.get(), 0xAB, counts_large.bytes()));
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
+        AUTOTUNE_CUDA(cudaGraphLaunch(e_small.exec, stream.get()));
+        AUTOTUNE_CUDA(cudaGraphLaunch(e_large.exec, stream.get()));
+        stream.synchronize();
+        CHECK(compare_histograms(expected_counts(p, host_small, small), download(p, counts_small)) == "");
+        CHECK(compare_histograms(expected_counts(p, host_large, large), download(p, counts_large)) == "");
+      }
+    }
+
+    // Strict mode on the table: an untuned hint is refused under exact, a tuned one and no hint are accepted.
+    HistogramProblem untuned = p;
+    untuned.n = 3 << 20;
+    CHECK_THROWS_AS(Histogram(untuned, Histogram::Options{0, path, Requirement::exact}), NotTunedError);
+    HistogramProblem no_hint = p;
+    no_hint.n = 0;
+    const Histogram any_n(no_hint, Histogram::Options{0, path, Requirement::exact});
+    CHECK(any_n.resolution().sizes.size() == 3);
+    CHECK(any_n.config_for(5000011) == c);
+    std::filesystem::remove(path);
   }
 
   TEST_CASE("workspace pool: one zeroed slot per stream, kept; the legacy and per-thread default streams") {

@@ -1,0 +1,317 @@
+// The size table of size-adaptive handles (include/autotune/resolution.hpp SizeRange, runtime/size_table.hpp) on the
+// CPU: switch points at geometric means, merged ranges, the lookup order for shapes without tuned sizes, provenance
+// text, strict mode, and agreement with the single lookup (lookup_config) at every size, read from a cache.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "autotune/cache.hpp"
+#include "autotune/device.hpp"
+#include "autotune/histogram_problem.hpp"
+#include "autotune/identity.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "autotune/resolution.hpp"
+#include "runtime/size_table.hpp"
+#include "tests/cpu/cache_fixtures.hpp"
+
+using namespace autotune;
+using namespace autotune::test;
+
+namespace {
+
+constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+
+// Three configurations (made in the test cases: config() checks with doctest).
+Config A() { return config(256, 4); }
+Config B() { return config(512, 8); }
+Config C() { return config(1024, 2, true); }
+
+TunedSize at(std::uint64_t n, const Config& c, std::string note = "") {
+  return TunedSize{n, c, "MODEL", std::move(note)};
+}
+
+Lookup fallback_lookup() {
+  Lookup l;
+  l.source = ConfigSource::fallback;
+  l.config = Config::fallback(problem(1000));
+  return l;
+}
+
+// A run recorded with this build's code, so that the lookup's staleness check keeps it (as test_family.cpp).
+template <class P, class Cfg>
+void record(Cache& cache, const DeviceInfo& d, const P& p, const Cfg& c) {
+  RunInfo info = run_info(current_identity(Problem(p).family_name(), 0).template_hash, nvrtc_version(), 0);
+  info.code.family = std::string(Problem(p).family_name());
+  const auto run = cache.begin_run(d, p, info);
+  Measurement m;
+  m.config = c;
+  m.median_ms = 0.25;
+  m.samples = 10;
+  m.gbps = 4.0;
+  cache.add_measurement(run, m);
+  cache.finish_run(run, m, elf());
+}
+
+LookupTarget target_of(const DeviceInfo& d) { return LookupTarget{d.model_key(), d.arch(), d.sm_count, 0}; }
+
+// The range of `sizes` holding n, found by a plain scan (not the handle's binary search).
+const SizeRange& range_holding(const std::vector<SizeRange>& sizes, std::uint64_t n) {
+  for (const SizeRange& r : sizes)
+    if (r.n_from <= n && n <= r.n_to) return r;
+  FAIL("no range holds n=" << n);
+  return sizes.front();
+}
+
+}  // namespace
+
+TEST_SUITE("size_table") {
+  TEST_CASE("the switch between two tuned sizes is at the geometric mean of n+1") {
+    // (m+1)^2 >= (a+1)(b+1), by hand: 4*16 = 64 = 8^2; 16*64 = 1024 = 32^2; 4096*65536 = 2^28 = (2^14)^2.
+    CHECK(size_switch_point(3, 15) == 7);
+    CHECK(size_switch_point(15, 63) == 31);
+    CHECK(size_switch_point(4095, 65535) == 16383);
+    CHECK(size_switch_point(0, 3) == 1);  // 1*4 = 2^2
+    CHECK(size_switch_point(0, 1) == 1);  // 1*2: 1^2 < 2 <= 2^2
+    CHECK(size_switch_point(7, 8) == 8);  // 8*9 = 72: 8^2 < 72 <= 9^2
+    // Powers of two, as a ladder tunes them: 4097 * 65537 = 268505089; 16386^2 = 268500996 < it <= 16387^2.
+    CHECK(size_switch_point(4096, 65536) == 16386);
+    // Near the top of the range: no overflow.
+    CHECK(size_switch_point(kMax - 2, kMax - 1) == kMax - 1);
+    CHECK_THROWS_AS(size_switch_point(5, 5), UsageError);
+  }
+
+  TEST_CASE("three tuned sizes with three configurations: three ranges, each served by its nearest size") {
+    const auto t = build_size_table({at(63, C()), at(3, A()), at(15, B())}, fallback_lookup());  // any order
+    REQUIRE(t.size() == 3);
+    CHECK(t[0].n_from == 0);
+    CHECK(t[0].n_to == 6);
+    CHECK(t[1].n_from == 7);
+    CHECK(t[1].n_to == 30);
+    CHECK(t[2].n_from == 31);
+    CHECK(t[2].n_to == kMax);
+    CHECK(t[0].config == A());
+    CHECK(t[1].config == B());
+    CHECK(t[2].config == C());
+    CHECK(t[1].tuned_n == std::vector<std::uint64_t>{15});
+    CHECK(t[1].tuned_model_key == "MODEL");
+    for (const SizeRange& r : t) CHECK(r.source == ConfigSource::nearest_size);
+    CHECK(t[0].why == "tuned for n=3");
+    CHECK(t[1].source_at(15) == ConfigSource::exact);  // at the tuned size itself
+    CHECK(t[1].source_at(16) == ConfigSource::nearest_size);
+    CHECK(t[1].describe() == "n=7..30: " + B().key() + " (nearest_size: tuned for n=15)");
+    CHECK(t[2].describe() == "n=31..max: " + C().key() + " (nearest_size: tuned for n=63)");
+
+    // The handle's binary search agrees with the ranges, on and around every boundary.
+    const std::vector<std::uint64_t> starts{0, 7, 31};
+    for (const std::uint64_t n : std::vector<std::uint64_t>{0, 3, 6, 7, 15, 30, 31, 63, 1000, kMax})
+      CHECK(size_range_index(starts.data(), starts.size(), n) == (n <= 6 ? 0u : n <= 30 ? 1u : 2u));
+  }
+
+  TEST_CASE("adjacent sizes with one configuration are one range; the same configuration apart stays apart") {
+    const auto merged = build_size_table({at(3, A()), at(15, A()), at(63, B())}, fallback_lookup());
+    REQUIRE(merged.size() == 2);
+    CHECK(merged[0].n_from == 0);
+    CHECK(merged[0].n_to == 30);
+    CHECK(merged[0].tuned_n == std::vector<std::uint64_t>{3, 15});
+    CHECK(merged[0].why == "tuned for n=3 and n=15");
+    CHECK(merged[1].n_from == 31);
+
+    const auto three = build_size_table({at(3, A()), at(15, A()), at(63, A())}, fallback_lookup());
+    REQUIRE(three.size() == 1);
+    CHECK(three[0].n_from == 0);
+    CHECK(three[0].n_to == kMax);
+    CHECK(three[0].why == "tuned for n=3, n=15 and n=63");
+
+    const auto apart = build_size_table({at(3, A()), at(15, B()), at(63, A())}, fallback_lookup());
+    REQUIRE(apart.size() == 3);
+    CHECK(apart[0].config == A());
+    CHECK(apart[2].config == A());
+
+    // A size given twice keeps its first entry.
+    const auto dup = build_size_table({at(3, A()), at(3, B())}, fallback_lookup());
+    REQUIRE(dup.size() == 1);
+    CHECK(dup[0].config == A());
+  }
+
+  TEST_CASE("one tuned size serves every n, as the single lookup does today") {
+    const auto t = build_size_table({at(1000, B(), "measured on dist=uniform, not runs")}, fallback_lookup());
+    REQUIRE(t.size() == 1);
+    CHECK(t[0].n_from == 0);
+    CHECK(t[0].n_to == kMax);
+    CHECK(t[0].config == B());
+    CHECK(t[0].why == "tuned for n=1000; measured on dist=uniform, not runs");
+  }
+
+  TEST_CASE("no tuned size of the shape: one range from the rest of the lookup order") {
+    const auto fb = build_size_table({}, fallback_lookup());
+    REQUIRE(fb.size() == 1);
+    CHECK(fb[0].source == ConfigSource::fallback);
+    CHECK(fb[0].n_from == 0);
+    CHECK(fb[0].n_to == kMax);
+    CHECK(fb[0].why == "built-in default");
+    CHECK(fb[0].tuned_n.empty());
+    CHECK(fb[0].config == Config::fallback(problem(1000)));
+
+    Lookup similar;
+    similar.source = ConfigSource::similar_problem;
+    similar.config = A();
+    Winner w;
+    w.problem = problem(64 * M, 1024);
+    w.model_key = "MODEL";
+    w.config = A();
+    similar.winner = w;
+    similar.distance = "tuned for " + problem(64 * M, 1024).key();
+    const auto sp = build_size_table({}, similar);
+    REQUIRE(sp.size() == 1);
+    CHECK(sp[0].source == ConfigSource::similar_problem);
+    CHECK(sp[0].source_at(64 * M) == ConfigSource::similar_problem);  // another shape: never exact
+    CHECK(sp[0].tuned_n == std::vector<std::uint64_t>{64 * M});
+    CHECK(sp[0].why == "tuned for histogram/u8/bins=1024/range=[0,256)/n=67108864/dist=uniform");
+  }
+
+  TEST_CASE("strict mode for a table") {
+    const auto tuned = build_size_table({at(3, A()), at(15, B())}, fallback_lookup());
+    Lookup exact_hint;
+    exact_hint.source = ConfigSource::exact;
+    Lookup near_hint;
+    near_hint.source = ConfigSource::nearest_size;
+    near_hint.distance = "tuned for n=15";
+    CHECK(size_table_violation(tuned, near_hint, 20, Requirement::any) == "");
+    CHECK(size_table_violation(tuned, near_hint, 20, Requirement::tuned) == "");
+    // exact with a hint: the hint must be tuned exactly.
+    CHECK(size_table_violation(tuned, exact_hint, 15, Requirement::exact) == "");
+    CHECK(size_table_violation(tuned, near_hint, 20, Requirement::exact) == "nearest_size (tuned for n=15)");
+    // exact without a hint (n = 0): every range from tuned sizes of the shape on this model.
+    CHECK(size_table_violation(tuned, near_hint, 0, Requirement::exact) == "");
+
+    const auto fb = build_size_table({}, fallback_lookup());
+    CHECK(size_table_violation(fb, fallback_lookup(), 20, Requirement::any) == "");
+    CHECK(size_table_violation(fb, fallback_lookup(), 20, Requirement::tuned) == "nothing (the built-in default)");
+    CHECK(size_table_violation(fb, fallback_lookup(), 0, Requirement::exact) ==
+          "no tuned size of the problem's shape on this GPU model (nothing (the built-in default))");
+
+    Lookup similar;
+    similar.source = ConfigSource::similar_device;
+    similar.config = A();
+    similar.distance = "tuned on NVIDIA H100 80GB HBM3 (132 SMs)";
+    const auto sd = build_size_table({}, similar);
+    CHECK(size_table_violation(sd, similar, 20, Requirement::tuned) == "");
+    CHECK(size_table_violation(sd, similar, 0, Requirement::exact) ==
+          "no tuned size of the problem's shape on this GPU model (similar_device (tuned on NVIDIA H100 80GB HBM3 "
+          "(132 SMs)))");
+  }
+
+  TEST_CASE("read from a cache: the table agrees with the single lookup at and around every switch point") {
+    Cache cache(":memory:");
+    // 4K, 64K and 1M samples, three configurations; another shape and another model that must not leak in.
+    record(cache, h100(), problem(4096), A());
+    record(cache, h100(), problem(65536), B());
+    record(cache, h100(), problem(M), C());
+    record(cache, h100(), problem(16 * M, 1024), B());
+    record(cache, a100(), problem(16 * M), A());
+
+    const SizeLookup s = lookup_sizes(cache, target_of(h100()), problem(100000));
+    REQUIRE(s.sizes.size() == 3);
+    CHECK(s.winners.size() == 3);
+    CHECK(s.sizes[0].config == A());
+    CHECK(s.sizes[1].config == B());
+    CHECK(s.sizes[2].config == C());
+    // Switches by hand: 4097 * 65537 = 268505089, 16386^2 = 268500996 < it <= 16387^2 = 268533769;
+    // 65537 * 1048577 = 68720590849, 262146^2 = 68720525316 < it <= 262147^2 = 68721049609.
+    CHECK(s.sizes[1].n_from == 16386);
+    CHECK(s.sizes[2].n_from == 262146);
+    CHECK(s.sizes[1].tuned_model_key == h100().model_key());
+    CHECK(s.at_hint.source == ConfigSource::nearest_size);
+    CHECK(s.at_hint.config == B());  // 100000 is nearer 64K than 1M
+
+    // Cache::find_nearest_winner (through lookup_config) decides each n on its own: the table must agree.
+    for (const std::uint64_t n : std::vector<std::uint64_t>{0, 1, 4095, 4096, 16384, 16385, 16386, 16387, 65536,
+                                  262144, 262145, 262146, 262147, M, 64 * M}) {
+      CAPTURE(n);
+      const Lookup single = lookup_config(cache, target_of(h100()), problem(n));
+      const SizeRange& r = range_holding(s.sizes, n);
+      CHECK(r.config == single.config);
+      CHECK(r.source_at(n) == single.source);
+    }
+  }
+
+  TEST_CASE("read from a cache: the distribution preference, stale runs, and shapes with nothing tuned") {
+    Cache cache(":memory:");
+    record(cache, h100(), problem(4096), A());
+    record(cache, h100(), problem(M), B());
+    HistogramProblem runs = problem(64 * M);
+    runs.distribution = "runs";
+
+    SUBCASE("the uniform sizes serve a runs problem, said so") {
+      const SizeLookup s = lookup_sizes(cache, target_of(h100()), runs);
+      REQUIRE(s.sizes.size() == 2);
+      CHECK(s.sizes[0].why == "tuned for n=4096; measured on dist=uniform, not runs");
+    }
+    SUBCASE("a size tuned on the problem's own distribution replaces the whole uniform table") {
+      record(cache, h100(), runs, C());
+      const SizeLookup s = lookup_sizes(cache, target_of(h100()), Problem(runs).with_n(4096));
+      REQUIRE(s.sizes.size() == 1);
+      CHECK(s.sizes[0].config == C());
+      CHECK(s.sizes[0].why == "tuned for n=67108864");
+      CHECK(s.at_hint.config == C());
+    }
+    SUBCASE("the robust winner comes before the uniform ones") {
+      HistogramProblem robust = runs;
+      robust.distribution = "robust";
+      record(cache, h100(), Problem(robust).with_n(M), C());
+      const SizeLookup s = lookup_sizes(cache, target_of(h100()), runs);
+      REQUIRE(s.sizes.size() == 1);
+      CHECK(s.sizes[0].config == C());
+      CHECK(s.sizes[0].why == "tuned for n=1048576; measured on dist=robust, not runs");
+    }
+    SUBCASE("runs of another kernel template are not in the table") {
+      tune(cache, h100(), problem(64 * M), config(1024, 2, true), elf(), run_info("00000000000000aa", nvrtc_version(), 0));
+      const SizeLookup s = lookup_sizes(cache, target_of(h100()), problem(64 * M));
+      REQUIRE(s.sizes.size() == 2);
+      CHECK(s.sizes[1].tuned_n == std::vector<std::uint64_t>{M});
+      CHECK(s.at_hint.stale_skipped == 1);
+    }
+    SUBCASE("another shape: one range from the similar-problem step") {
+      const SizeLookup s = lookup_sizes(cache, target_of(h100()), problem(M, 512));
+      REQUIRE(s.sizes.size() == 1);
+      CHECK(s.sizes[0].source == ConfigSource::similar_problem);
+      CHECK(s.sizes[0].config == B());  // the u8/256 winner at the nearest n
+      CHECK(s.winners.size() == 1);
+    }
+    SUBCASE("another model of the architecture: one range from the similar-device step") {
+      DeviceInfo h200 = h100();
+      h200.name = "NVIDIA H200";
+      const SizeLookup s = lookup_sizes(cache, target_of(h200), problem(4096));
+      REQUIRE(s.sizes.size() == 1);
+      CHECK(s.sizes[0].source == ConfigSource::similar_device);
+      CHECK(s.sizes[0].config == A());
+    }
+    SUBCASE("nothing tuned: the built-in default for every n") {
+      const SizeLookup s = lookup_sizes(Cache(":memory:"), target_of(h100()), problem(M));
+      REQUIRE(s.sizes.size() == 1);
+      CHECK(s.sizes[0].source == ConfigSource::fallback);
+      CHECK(s.sizes[0].config == Config::fallback(problem(M)));
+      CHECK(s.winners.empty());
+    }
+  }
+
+  TEST_CASE("a reduction's sizes make a table too") {
+    Cache cache(":memory:");
+    ReduceProblem p;
+    p.op = ReduceOp::sum;
+    p.type = ValueType::f32;
+    ReduceConfig small, large;
+    small.grid_blocks = 1;
+    large.grid_blocks = 0;
+    record(cache, h100(), Problem(p).with_n(1000), small);
+    record(cache, h100(), Problem(p).with_n(1000000), large);
+    const SizeLookup s = lookup_sizes(cache, target_of(h100()), Problem(p).with_n(0));
+    REQUIRE(s.sizes.size() == 2);
+    CHECK(s.sizes[0].config == Config(small));
+    CHECK(s.sizes[1].config == Config(large));
+    CHECK(s.sizes[1].n_from == 31638);  // 1001 * 1000001 = 1001001001: 31638^2 = 1000963044 < it <= 31639^2
+  }
+}
