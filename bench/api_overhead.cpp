@@ -180,6 +180,8 @@ int main(int argc, char** argv) try {
   const auto expected = counts_as_written(p, reference_histogram(p, host.data(), n));
   cuda::DeviceBuffer in(std::max<std::size_t>(host.size(), 1));
   AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+  // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());
   cuda::DeviceBuffer counts(static_cast<std::size_t>(p.bins) * sizeof(unsigned));
   cuda::Stream stream;
   auto check = [&](const char* who) {

@@ -134,6 +134,8 @@ int main(int argc, char** argv) try {
     const auto host = generate_samples(p, p.n, o.seed);
     cuda::DeviceBuffer in(host.size());
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
     cuda::DeviceBuffer ours(static_cast<std::size_t>(p.bins) * 4), theirs(static_cast<std::size_t>(p.bins) * 4);
     const auto compiled = jit::compile(kernel_source(p, r.winner->config), "winner.cu", dev.arch());
     if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);

@@ -167,6 +167,8 @@ int main(int argc, char** argv) try {
     const ReduceExpected expected = reference_reduce(p, host.data(), p.n);
     cuda::DeviceBuffer in(host.size());
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
 
     // Verify and screen every variant of this size's space.
     const auto space = reduce_space(p);

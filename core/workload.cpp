@@ -11,6 +11,8 @@ namespace autotune {
 cuda::DeviceBuffer upload(const std::vector<unsigned char>& host) {
   cuda::DeviceBuffer buf(std::max<std::size_t>(host.size(), 16));
   if (!host.empty()) AUTOTUNE_CUDA(cudaMemcpy(buf.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+  // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());
   return buf;
 }
 

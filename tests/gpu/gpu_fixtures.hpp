@@ -102,6 +102,8 @@ struct DeviceSamples {
       : buffer(host.size() + (offset_elems + 1) * elem_size) {
     auto* base = buffer.as<unsigned char>() + offset_elems * elem_size;
     if (!host.empty()) AUTOTUNE_CUDA(cudaMemcpy(base, host.data(), host.size(), cudaMemcpyHostToDevice));
+    // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
     ptr = base;
   }
 };

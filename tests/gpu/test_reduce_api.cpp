@@ -20,6 +20,7 @@
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduce/launcher.hpp"
 
 using namespace autotune;
 
@@ -41,6 +42,8 @@ void check_reduce(const Reduce& r, std::uint64_t n, std::size_t offset, std::uin
   cuda::DeviceBuffer in(host.size() + (offset + 1) * elem), out(sizeof(Acc));
   auto* base = static_cast<unsigned char*>(in.get()) + offset * elem;
   if (!host.empty()) AUTOTUNE_CUDA(cudaMemcpy(base, host.data(), host.size(), cudaMemcpyHostToDevice));
+  // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());
   cuda::Stream stream;
   const Acc got = r.result(base, n, static_cast<Acc*>(out.get()), stream.get());
   CHECK(compare_reduce(p, reference_reduce(p, host.data(), n), &got, n) == "");
@@ -72,6 +75,7 @@ std::string reduce_once(const Reduce& r, std::uint64_t n, std::uint64_t seed, cu
   const std::vector<unsigned char> host = generate_values(p, n, seed);
   cuda::DeviceBuffer in(host.size() + 8), out(8);
   if (!host.empty()) AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());
   const long long got = r.result(in.get(), n, static_cast<long long*>(out.get()), stream);
   return compare_reduce(p, reference_reduce(p, host.data(), n), &got, n);
 }
@@ -159,7 +163,9 @@ TEST_SUITE("gpu_api") {
       INFO("replay ", replay);
       const auto host_mid = generate_values(p, mid, 500 + replay), host_big = generate_values(p, big, 600 + replay);
       AUTOTUNE_CUDA(cudaMemcpy(in_mid.get(), host_mid.data(), host_mid.size(), cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
       AUTOTUNE_CUDA(cudaMemcpy(in_big.get(), host_big.data(), host_big.size(), cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
       AUTOTUNE_CUDA(cudaGraphLaunch(e_mid, stream.get()));
       AUTOTUNE_CUDA(cudaGraphLaunch(e_big, stream.get()));
       stream.synchronize();
@@ -240,6 +246,7 @@ TEST_SUITE("gpu_api") {
               in.emplace_back(host.back().size());
               out.emplace_back(8);
               AUTOTUNE_CUDA(cudaMemcpy(in.back().get(), host.back().data(), host.back().size(), cudaMemcpyHostToDevice));
+              AUTOTUNE_CUDA(cudaDeviceSynchronize());
             }
             for (int k = 0; k < calls; ++k) r(in[k].get(), p.n, static_cast<long long*>(out[k].get()), stream.get());
             stream.synchronize();
@@ -269,6 +276,7 @@ TEST_SUITE("gpu_api") {
     for (int replay = 0; replay < 3; ++replay) {
       const std::vector<unsigned char> host = generate_values(p, p.n, 1000 + replay);
       AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
       AUTOTUNE_CUDA(cudaGraphLaunch(exec, stream.get()));
       stream.synchronize();
       long long got = 0;
@@ -289,9 +297,11 @@ TEST_SUITE("gpu_api") {
     for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i % 97) - 40.0f;
     cuda::DeviceBuffer in(host.size() * sizeof(float)), out(8);
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
     CHECK(r.result(in.get(), p.n, static_cast<float*>(out.get())) == -40.0f);
     host[1234] = std::numeric_limits<float>::quiet_NaN();
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
     CHECK(std::isnan(r.result(in.get(), p.n, static_cast<float*>(out.get()))));
 
     CHECK_THROWS_WITH_AS(r(in.get(), p.n, static_cast<double*>(out.get())), doctest::Contains("f64 output"), UsageError);
@@ -314,5 +324,49 @@ TEST_SUITE("gpu_api") {
                          UsageError);
     CHECK_THROWS_WITH_AS(r(static_cast<const char*>(in.get()) + 2, p.n, static_cast<float*>(out.get())),
                          doctest::Contains("not aligned"), UsageError);
+  }
+}
+
+// Found by the size-adaptive test: results read from a pageable cudaMemcpy that had not landed when a kernel on a
+// non-blocking stream read its input (large grids read later parts of the input sooner). The uploads now wait; this
+// checks a two-pass cover-n reduction on such streams at grids of 64 to 256 blocks, with each kind of size hint, and
+// the kernel directly on the legacy stream.
+TEST_SUITE("gpu_api") {
+  TEST_CASE("a two-pass reduction is exact on non-blocking and legacy streams, for every size hint") {
+    ReduceProblem p;
+    p.op = ReduceOp::sum;
+    p.type = ValueType::i32;
+    ReduceConfig two_pass;
+    two_pass.finish = Finish::two_pass, two_pass.grid_blocks = -1;
+    const std::string path = temp_cache("two_pass");
+    ReduceProblem at = p;
+    at.n = 1 << 18;
+    add_reduce_winner(path, at, two_pass);
+    for (std::uint64_t hint : {std::uint64_t(1) << 18, std::uint64_t(0), std::uint64_t(1000)}) {
+      ReduceProblem q = p;
+      q.n = hint;
+      const Reduce r(q, Reduce::Options{0, path});
+      REQUIRE(r.config_for(at.n) == two_pass);
+      for (std::uint64_t n : {std::uint64_t(1) << 18, std::uint64_t(1) << 17, std::uint64_t(1) << 19,
+                              std::uint64_t(3) << 16, std::uint64_t(262148)}) {
+        const cuda::Stream stream;
+        CHECK_MESSAGE(reduce_once(r, n, n + 1, stream.get()) == "", "hint ", hint, ", n ", n, ", own stream");
+        CHECK_MESSAGE(reduce_once(r, n, n + 2, nullptr) == "", "hint ", hint, ", n ", n, ", legacy stream");
+      }
+    }
+    const DeviceInfo dev = query_device(0);
+    const auto compiled = jit::compile(kernel_source(at, two_pass), "two_pass.cu", dev.arch());
+    REQUIRE_MESSAGE(compiled.ok, compiled.log);
+    const ReduceKernel k(at, two_pass, dev, compiled.cubin);
+    CHECK(k.grid_for(at.n) == 128);
+    const std::vector<unsigned char> host = generate_values(at, at.n, 5);
+    cuda::DeviceBuffer in(host.size() + 8), out(8);
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    k.run(in.get(), at.n, out.get(), nullptr);
+    long long got = 0;
+    AUTOTUNE_CUDA(cudaMemcpy(&got, out.get(), 8, cudaMemcpyDeviceToHost));
+    CHECK(compare_reduce(at, reference_reduce(at, host.data(), at.n), &got, at.n) == "");
+    std::filesystem::remove(path);
   }
 }

@@ -67,6 +67,9 @@ std::vector<Input> inputs_for(const ReduceProblem& base) {
   in.push_back({"uniform n=1000003", generated("uniform", kMid, 7), kMid, 0});
   in.push_back({"uniform n=1000003, unaligned", generated("uniform", kMid, 8), kMid, 1, false, true});
   in.push_back({"uniform n=4M+5", generated("uniform", kBig, 9), kBig, 0});
+  // A power of two: a cover-n grid (grid=-1) then reads whole tiles only, the path without bounds checks, which the
+  // sizes above never give it.
+  in.push_back({"uniform n=2^18 (whole tiles for cover-n grids)", generated("uniform", 1ull << 18, 17), 1ull << 18, 0});
   in.push_back({"all equal n=1000003, unaligned", generated("constant", kMid, 10), kMid, 1});
   in.push_back({"sorted n=1000003", generated("sorted", kMid, 11), kMid, 0});
   if constexpr (std::is_floating_point_v<T>) {

@@ -379,6 +379,8 @@ TEST_SUITE("gpu_api") {
       for (int launch = 0; launch < 4; ++launch) {
         host = adversarial_samples(p, p.n, 100 + launch);  // the graph reads whatever the buffer holds now
         AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in.ptr), host.data(), host.size(), cudaMemcpyHostToDevice));
+        // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
         AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         AUTOTUNE_CUDA(cudaGraphLaunch(exec.exec, stream.get()));
@@ -587,7 +589,9 @@ TEST_SUITE("gpu_api") {
         const auto host_small = adversarial_samples(p, small, 200 + launch);
         const auto host_large = adversarial_samples(p, large, 300 + launch);
         AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_small.ptr), host_small.data(), small, cudaMemcpyHostToDevice));
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
         AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_large.ptr), host_large.data(), large, cudaMemcpyHostToDevice));
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
         AUTOTUNE_CUDA(cudaMemset(counts_small.get(), 0xAB, counts_small.bytes()));
         AUTOTUNE_CUDA(cudaMemset(counts_large.get(), 0xAB, counts_large.bytes()));
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
