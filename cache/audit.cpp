@@ -290,10 +290,10 @@ class Audit {
       for (int i : {8, 9})
         if (!q.getColumn(i).isNull()) integer(row, q.getColumn(i), 0, 2147483647);
       if (!q.getColumn(10).isNull()) {
-        // Export embeds the settings in the document, 4 levels down (document, runs, run, settings): they must be
-        // an object that fits there, or the export of this file could not be imported again.
+        // Export embeds the settings in the document, under the document, runs and run: they must be an object
+        // that fits there, or the export of this file could not be imported again.
         const auto settings = text(row, q.getColumn(10));
-        const auto parsed = settings ? parse_bounded(*settings, kMaxDepth - 4) : std::nullopt;
+        const auto parsed = settings ? parse_bounded(*settings, kMaxSettingsDepth) : std::nullopt;
         if (settings && (!parsed || !parsed->is_object()))
           add(row, "settings are not a JSON object (that an export can carry)");
       }
@@ -323,7 +323,7 @@ class Audit {
       if (!q.getColumn(9).isNull()) amount(row, q.getColumn(9), false);
       // "median_ms, spread and gbps are 0 unless status is 'ok'".
       if (s && !ok && ((median && *median != 0) || (spread && *spread != 0) || (gbps && *gbps != 0)))
-        add(row, fmt::format("a '{}' measurement has a time, spread or speed other than 0", *status));
+        add(row, fmt::format("status '{}' is not 'ok', but the time, spread or speed is not 0", *status));
       (void)samples;
       if (ok && median && config && run != runs_.end())
         ok_measured_.emplace(q.getColumn(1).getInt64(), *config, *median);

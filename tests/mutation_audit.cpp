@@ -6,7 +6,7 @@
 //   accepted  -> the cache keeps every invariant of the schema (Cache::invariant_violations(), written from
 //                schema.sql, not from the validator), `autotune export` of it imports again into a fresh cache, and
 //                `autotune show`, `autotune report` and `autotune check` run on it.
-// Half of the documents go into a new cache, half into a cache that already holds the unmutated document (an
+// Two thirds of the documents go into a new cache, one third into a cache that already holds the unmutated document (an
 // import meets rows of the same runs). The counts (documents, refused, accepted, accepted but invalid, and each
 // other failure) are printed; the exit status is 1 when anything but "refused" or "accepted and sound" happened.
 //
@@ -44,6 +44,7 @@
 #include "autotune/reduce_problem.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/integrity.hpp"
 #include "core/jit.hpp"
 
 using namespace autotune;
@@ -274,6 +275,21 @@ struct Placeholders {
   }
 };
 
+std::string base64(const std::string& bytes) {
+  static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 2]);
+    out += digits[v >> 18 & 63];
+    out += digits[v >> 12 & 63];
+    out += i + 1 < bytes.size() ? digits[v >> 6 & 63] : '=';
+    out += i + 2 < bytes.size() ? digits[v & 63] : '=';
+  }
+  return out;
+}
+
 std::string utc(std::int64_t seconds_from_now) {
   const std::time_t t = std::time(nullptr) + seconds_from_now;
   std::tm tm{};
@@ -413,7 +429,7 @@ class Mutator {
   }
 
   std::string targeted(Json& doc) {
-    switch (pick(40)) {
+    switch (pick(41)) {
       case 0: return on_winner(doc, "winner arch swapped", [](Json&, Json& w) { w["arch"] = w["arch"] == "sm_90" ? "sm_80" : "sm_90"; });
       case 1: {
         if (!doc["devices"].is_array() || doc["devices"].empty()) return "no device";
@@ -433,9 +449,14 @@ class Mutator {
       case 5: return on_winner(doc, "cubin_sha256 removed", [](Json&, Json& w) { w.erase("cubin_sha256"); });
       case 6: return on_winner(doc, "cubin removed, hash kept", [](Json&, Json& w) { w["cubin"] = nullptr; });
       case 7: return on_winner(doc, "cubin not base64", [](Json&, Json& w) { w["cubin"] = "f0VMRg*A"; });
-      case 8: return on_winner(doc, "cubin 4 bytes of ELF magic, hash matching", [](Json&, Json& w) {
-        w["cubin"] = "f0VMRg==";
-        w["cubin_sha256"] = "a1c6e4c2b0bd3b4d43a9fda7a4d05d3e0a54cbd8bcdc2d7ba4af2e8bb7e35a41";  // whatever: checked
+      case 8: return on_winner(doc, "cubin replaced, with its own SHA-256", [&](Json&, Json& w) {
+        // Bytes that are not an ELF image (a PE header, nothing, 3 bytes of the magic, a script), or are one, each
+        // with the hash that matches it: only the ELF check can tell them apart.
+        const std::vector<std::string> cubins = {std::string("MZ\x90\0\3\0\0\0", 8), "", "\x7f" "EL",
+                                                 "#!/bin/sh\nrm -rf ~\n", "\x7f" "ELF", "\x7f" "ELF\2\1\1"};
+        const std::string& bytes = one_of(cubins);
+        w["cubin"] = base64(bytes);
+        w["cubin_sha256"] = integrity::sha256_hex(bytes);
       });
       case 9: {
         Json* m = random_measurement(doc, true);
@@ -493,7 +514,7 @@ class Mutator {
       case 20: {
         Json* r = random_run(doc);
         if (!r) return "no run";
-        const int depth = 56 + static_cast<int>(pick(9));  // around the limits of import and export
+        const int depth = 57 + static_cast<int>(pick(5));  // around the limits of import and export
         (*r)["settings"] = Json{{"deep", nested(depth)}};
         return fmt::format("settings nested {} deep", depth + 1);
       }
@@ -617,6 +638,25 @@ class Mutator {
         (*m)["log"] = one_of(std::vector<Json>{std::string((1 << 20) + 1, 'l'), raw_.add("\"\xed\xa0\x80\""), "\\u0000"});
         return "measurement log odd";
       }
+      case 39: {  // as a copy of the run taken after it finished: the winner re-measured (finish_run's last step)
+        Json* r = nullptr;
+        for (auto& run : doc["runs"])
+          if (run.is_object() && run["finished_at"].is_null() && run["measurements"].is_array() &&
+              !run["measurements"].empty())
+            r = &run;
+        if (!r) return "no interrupted run";
+        Json& m = (*r)["measurements"][0];
+        if (!m.is_object()) return "no measurement";
+        m["status"] = "ok", m["median_ms"] = 0.03125, m["gbps"] = 2048.0, m["samples"] = 9, m["spread"] = 0.0;
+        (*r)["finished_at"] = utc(-60);
+        std::string arch = "sm_90";
+        for (const auto& d : doc["devices"])
+          if (d.is_object() && d["model_key"] == (*r)["device"]) arch = d["arch"];
+        (*r)["winner"] = Json{{"config", m["config"]}, {"median_ms", 0.03125}, {"gbps", 2048.0}, {"arch", arch},
+                              {"cubin", nullptr}, {"tuned_at", utc(-60)}, {"cubin_sha256", nullptr},
+                              {"source_sha256", nullptr}, {"nvrtc_options", nullptr}, {"nvrtc_version", nullptr}};
+        return "an interrupted run finished, its winner re-measured";
+      }
       default: {
         Json* r = random_run(doc);
         if (!r) return "no run";
@@ -715,7 +755,11 @@ int main(int argc, char** argv) {
     }
   }
   const bool own_dir = dir.empty();
-  if (own_dir) dir = fs::temp_directory_path() / fmt::format("autotune-mutation-audit-{}", ::getpid());
+  // In memory when the machine has /dev/shm: the audit is about what import writes, not the disk, and a few
+  // thousand cache files created and synced on a busy disk take minutes.
+  std::error_code ec;
+  const fs::path base_dir = ::access("/dev/shm", W_OK) == 0 ? fs::path("/dev/shm") : fs::temp_directory_path(ec);
+  if (own_dir) dir = base_dir / fmt::format("autotune-mutation-audit-{}", ::getpid());
   fs::create_directories(dir);
   const auto start = std::chrono::steady_clock::now();
 
@@ -744,7 +788,7 @@ int main(int argc, char** argv) {
     std::string what = pristine ? "none" : "";
     const int edits = pristine ? 0 : 1 + static_cast<int>(rng() % 3);
     for (int e = 0; e < edits; ++e) what += (e ? "; " : "") + mutator.mutate(doc);
-    const bool into_existing = !pristine && rng() % 2 == 0;
+    const bool into_existing = !pristine && rng() % 3 == 0;
     write_file(doc_file, raw.apply(doc.dump(-1, ' ', false, Json::error_handler_t::replace)));
     ++n.documents;
 
