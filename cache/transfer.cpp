@@ -246,7 +246,9 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, config) DO UPDATE SET status = excluded.status,"
       " log = excluded.log, median_ms = excluded.median_ms, spread = excluded.spread, samples = excluded.samples,"
-      " gbps = excluded.gbps, roof_pct = excluded.roof_pct");
+      " gbps = excluded.gbps, roof_pct = excluded.roof_pct WHERE (status, log, median_ms, spread, samples, gbps,"
+      " roof_pct) IS NOT (excluded.status, excluded.log, excluded.median_ms, excluded.spread, excluded.samples,"
+      " excluded.gbps, excluded.roof_pct)");  // a row that is already the same is not counted as updated
   const Json& runs = top.array("runs");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     chunks.boundary();
