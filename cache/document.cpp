@@ -19,6 +19,7 @@
 #include <set>
 #include <streambuf>
 #include <tuple>
+#include <utility>
 
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
@@ -386,9 +387,14 @@ void validate_document(const Json& doc, const std::string& source) {
       m.text("log", kMaxLog);
       const bool ok = *status == MeasurementStatus::ok;
       const double median = m.number_at_least("median_ms", 0, ok);
-      m.number_at_least("spread", 0);
+      const double spread = m.number_at_least("spread", 0);
       m.integer("samples", ok ? 1 : 0, kIntMax);
-      m.number_at_least("gbps", 0, ok);
+      const double gbps = m.number_at_least("gbps", 0, ok);
+      // A variant that failed was not timed: its time, spread and speed are 0 (schema.sql), or a status edited from
+      // 'ok' would keep a time that readers take for a measurement.
+      if (!ok)
+        for (const auto& [key, v] : {std::pair{"median_ms", median}, std::pair{"spread", spread}, std::pair{"gbps", gbps}})
+          if (v != 0) m.fail(key, fmt::format("is {}, not 0: a '{}' measurement was not timed", v, status_text));
       if (m.has("roof_pct")) m.number_at_least("roof_pct", 0);
       if (!measured.emplace(config, std::pair{median, ok}).second) m.fail("config", "appears twice in the run");
     }

@@ -26,6 +26,11 @@ inline constexpr int kFormatVersion = 1;
 // a few hundred measurements, a cubin a few hundred KB) and small enough that a hostile document cannot exhaust the
 // importing machine: parsing keeps the whole document in memory (about 4 bytes per byte of JSON).
 inline constexpr int kMaxDepth = 64;                 ///< nesting of arrays and objects (an export uses 6)
+/// Nesting of a run's settings object that a document can carry: it lies 3 levels down (document, runs, run), so
+/// an object of up to kMaxDepth - 3 levels, itself included. Export embeds settings up to this depth as an object
+/// (deeper ones stay text, which import refuses); it must not be less than what import accepts, or an accepted
+/// document would export into one that cannot be imported again.
+inline constexpr int kMaxSettingsDepth = kMaxDepth - 3;
 inline constexpr std::size_t kMaxRows = 1'000'000;   ///< elements of any one array
 inline constexpr std::size_t kMaxText = 4096;        ///< bytes of a key, name, time or other short text
 inline constexpr std::size_t kMaxLog = 1 << 20;      ///< bytes of a measurement's log

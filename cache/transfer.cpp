@@ -123,7 +123,7 @@ Json export_document(SQLite::Database& db, const ExportFilter& filter = {}) {
     // Settings are a JSON object in the file; embed them as one. A hand-edited value that is not a JSON object,
     // or is nested too deep to handle safely, stays text (which import refuses, naming it).
     if (run["settings"].is_string()) {
-      auto parsed = parse_bounded(run["settings"].get<std::string>(), kMaxDepth - 4);
+      auto parsed = parse_bounded(run["settings"].get<std::string>(), kMaxSettingsDepth);
       if (parsed && parsed->is_object()) run["settings"] = std::move(*parsed);
     }
     measurements.reset();
@@ -273,6 +273,15 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
   SQLite::Statement insert_measurement(db,
       "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, config) DO NOTHING");
+  // For a run this file has unfinished and the document finished: the finished copy's rows are final (finish_run
+  // re-measures the winner, replacing its row), so they replace ours, or the winner would not be one of them.
+  SQLite::Statement replace_measurement(db,
+      "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, config) DO UPDATE SET status = excluded.status,"
+      " log = excluded.log, median_ms = excluded.median_ms, spread = excluded.spread, samples = excluded.samples,"
+      " gbps = excluded.gbps, roof_pct = excluded.roof_pct WHERE (status, log, median_ms, spread, samples, gbps,"
+      " roof_pct) IS NOT (excluded.status, excluded.log, excluded.median_ms, excluded.spread, excluded.samples,"
+      " excluded.gbps, excluded.roof_pct)");  // a row that is already the same is not counted as updated
   const Json& runs = top.array("runs");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     chunks.boundary();
@@ -294,6 +303,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     find.bind(4, tool_version);
     find.bind(5, strategy);
     std::int64_t run_id = 0;
+    bool finishes_ours = false;
     if (find.executeStep()) {
       run_id = find.getColumn(0).getInt64();
       const bool ours_stale = find.getColumn(1).getInt() != 0, ours_unfinished = find.getColumn(2).getInt() != 0;
@@ -306,6 +316,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
         stats.runs += u.exec();
       }
       if (finished_at && ours_unfinished) {
+        finishes_ours = true;
         SQLite::Statement u(db, "UPDATE runs SET finished_at = ? WHERE id = ?");
         u.bind(1, *finished_at);
         u.bind(2, run_id);
@@ -336,7 +347,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     const Json& measurements = f.array("measurements");
     for (std::size_t k = 0; k < measurements.size(); ++k) {
       const Fields m(measurements[k], fmt::format("{}.measurements[{}]", f.where(), k), source);
-      SQLite::Statement& q = insert_measurement;
+      SQLite::Statement& q = finishes_ours ? replace_measurement : insert_measurement;
       q.reset();
       q.bind(1, run_id);
       q.bind(2, m.text("config"));
@@ -378,6 +389,15 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       else take = median_ms < ours_ms;
       if (!take) continue;
     }
+    // A winner is one of its run's ok measurements in this file too: when this file already held the run, finished,
+    // with another time for the configuration (two copies of one run that disagree, which autotune never writes),
+    // the document's winner is not taken.
+    SQLite::Statement backed(db,
+        "SELECT 1 FROM measurements WHERE run_id = ? AND config = ? AND status = 'ok' AND median_ms = ?");
+    backed.bind(1, c.run_id);
+    backed.bind(2, config);
+    backed.bind(3, median_ms);
+    if (!backed.executeStep()) continue;
     // A cubin is imported only with the SHA-256 recorded when it was built (validated against it) and when wanted;
     // without one nothing vouches for it, so the winner comes without it and applications compile from source.
     std::vector<char> cubin;

@@ -689,6 +689,16 @@ int run_gc(const std::string& cache_path, std::ostream& out) {
   return 0;
 }
 
+// Only reads (Cache::open_read_only): never creates, migrates or writes the file; an older schema is checked in an
+// upgraded copy in memory.
+int run_check(const std::string& cache_path, std::ostream& out) {
+  const Cache cache = Cache::open_read_only(cache_path);
+  const std::vector<std::string> violations = cache.invariant_violations();
+  for (const std::string& v : violations) fmt::print(out, "{}\n", printable_line(v));
+  if (violations.empty()) fmt::print(out, "{}: every row keeps the schema's invariants\n", cache_path);
+  return violations.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int run(const CommandLine& cl, std::ostream& out, std::ostream& err) {
@@ -721,6 +731,8 @@ int run(const CommandLine& cl, std::ostream& out, std::ostream& err) {
           return run_import(cmd, cache_path_of(cl), out);
         } else if constexpr (std::is_same_v<T, MergeCommand>) {
           return run_merge(cmd, cache_path_of(cl), out);
+        } else if constexpr (std::is_same_v<T, CheckCommand>) {
+          return run_check(cache_path_of(cl), out);
         } else {
           static_assert(std::is_same_v<T, GcCommand>);
           return run_gc(cache_path_of(cl), out);

@@ -33,6 +33,7 @@ constexpr const char* kSubcommands =
     "  import    add an exported JSON document to the cache\n"
     "  merge     add every result of another cache file to the cache\n"
     "  gc        delete stale results (of a changed template, NVRTC or driver)\n"
+    "  check     list the rows of the cache that break an invariant of its schema (exit 1 if any)\n"
     "  help      print this help, or `autotune help SUBCOMMAND`\n"
     "  version   print the version\n";
 
@@ -525,6 +526,14 @@ Command make_gc(const std::string&, const po::variables_map&, const Text&) {
   return GcCommand{};
 }
 
+void describe_check(const std::string&, Spec& s) {
+  s.examples = "  autotune check\n  autotune check --cache fleet.db\n";
+}
+
+Command make_check(const std::string&, const po::variables_map&, const Text&) {
+  return CheckCommand{};
+}
+
 struct Subcommand {
   const char* name;
   void (*describe)(const std::string&, Spec&);
@@ -544,6 +553,7 @@ const std::vector<Subcommand>& subcommands() {
       {"import", describe_import_merge, make_import_merge},
       {"merge", describe_import_merge, make_import_merge},
       {"gc", describe_gc, make_gc},
+      {"check", describe_check, make_check},
   };
   return table;
 }

@@ -92,9 +92,12 @@ struct MergeCommand {
   bool no_cubins = false;  ///< --no-cubins
 };
 struct GcCommand {};
+/// Lists every row of the cache that breaks an invariant of the schema (Cache::invariant_violations); only reads.
+struct CheckCommand {};
 
 using Command = std::variant<HelpCommand, VersionCommand, DevicesCommand, TuneCommand, ShowCommand, BestCommand,
-                             CompareCommand, BenchCommand, ReportCommand, ExportCommand, ImportCommand, MergeCommand, GcCommand>;
+                             CompareCommand, BenchCommand, ReportCommand, ExportCommand, ImportCommand, MergeCommand, GcCommand,
+                             CheckCommand>;
 
 struct CommandLine {
   Command command;

@@ -34,7 +34,7 @@ t0=$(date +%s)
 # No CUB (nvcc) or examples: they add build time and nothing the sanitizers can look into.
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DCMAKE_CXX_COMPILER=clang++ -DAUTOTUNE_FUZZ=ON -DAUTOTUNE_WITH_CUB=OFF -DAUTOTUNE_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build "$build_dir" -j "$jobs" --target autotune_tests autotune_cli cache_writer fuzz_import \
+cmake --build "$build_dir" -j "$jobs" --target autotune_tests autotune_cli cache_writer cache_mutation_audit fuzz_import \
   fuzz_problem_key fuzz_cli
 t1=$(date +%s)
 echo "sanitize_and_fuzz: sanitized build: $((t1 - t0)) s"

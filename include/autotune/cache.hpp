@@ -313,6 +313,15 @@ class Cache {
   /// The other file's rows are validated as an imported document's are.
   ImportStats merge(const std::string& other_path, const ImportOptions& options = {});
 
+  /// Every row that breaks an invariant of cache/schema.sql, one line each ("winners row (device 1, problem 2):
+  /// cubin is not an ELF image"); empty for a sound file. Checks SQLite's integrity_check and foreign_key_check,
+  /// then every table: numbers finite and in range, times that are real UTC times not in the future, keys and
+  /// configurations that parse for their family, settings that are JSON objects, template hashes listed in
+  /// templates, winners that are an ok measurement of their own finished run with the device's arch, cubins that are
+  /// ELF images matching their recorded SHA-256 (cache/audit.cpp lists them all). Read-only; one read transaction.
+  /// At most 1000 lines are listed, then one line with the count of the rest. `autotune check` prints them.
+  std::vector<std::string> invariant_violations() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
