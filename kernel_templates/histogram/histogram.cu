@@ -281,22 +281,18 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
 #pragma unroll
       for (int e = 0; e < kElemsPerVec; ++e) counter.add_converged(bin_of(v[k].s[e]));
   }
-  // The last, partial tile: every load a thread has is issued before any is counted, as in a full tile (a grid of
-  // one or a few blocks at small n reads only this tile, and one dependent load at a time is latency-bound).
+  // The last, partial tile.
   if (base < nvec) {
-    Vec v[kLoads];
-    bool has[kLoads];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid);
-      has[k] = i < nvec;
-      if (has[k]) v[k].raw = vin[i];
+      if (i < nvec) {
+        Vec v;
+        v.raw = vin[i];
+#pragma unroll
+        for (int e = 0; e < kElemsPerVec; ++e) counter.add(bin_of(v.s[e]));
+      }
     }
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k)
-      if (has[k])
-#pragma unroll
-        for (int e = 0; e < kElemsPerVec; ++e) counter.add(bin_of(v[k].s[e]));
   }
   counter.flush();
 

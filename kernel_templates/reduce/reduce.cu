@@ -254,21 +254,18 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       for (int e = 0; e < kElems; ++e)
         acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v[k].v[e]));
   }
-  if (base < nvec) {  // the last, partial tile: its loads issued before any is used, as in a full tile
-    Vec v[kLoads];
-    bool has[kLoads];
+  if (base < nvec) {  // the last, partial tile
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
-      has[k] = i < nvec;
-      if (has[k]) v[k].raw = vin[i];
-    }
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k)
-      if (has[k])
+      if (i < nvec) {
+        Vec v;
+        v.raw = vin[i];
 #pragma unroll
         for (int e = 0; e < kElems; ++e)
-          acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v[k].v[e]));
+          acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v.v[e]));
+      }
+    }
   }
   work_t value = acc[0];
 #pragma unroll
