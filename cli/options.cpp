@@ -295,7 +295,7 @@ void describe_tune(const std::string&, Spec& s) {
   s.desc.add(tune_options());
   s.hidden.add(tune_hidden_options());
   s.synopsis = "[PROBLEM] [--device I | --devices all|LIST] [--strategy S [--budget K] [--budget-s SECONDS]] [--retune]\n\n" +
-               problem_synopsis() +
+               problem_synopsis(true) +
                "Without a problem, the default set is tuned. An interrupted run resumes when run again.\n\n"
                "Several sizes (issue #14): --n takes a list (--n 4K,64K,1M) or a ladder LO..HI, by default every power\n"
                "of 4 from LO with HI included (--n 4K..1G), or by another factor (--n 1M..64M:x2); at most 32 sizes.\n"

@@ -204,12 +204,13 @@ std::vector<Problem> make_problems(const po::variables_map& vm, bool& ladder) {
   return out;
 }
 
-std::string problem_synopsis() {
+std::string problem_synopsis(bool sizes) {
   std::string out;
   for (const KernelFamily* f : families()) {
     std::string line = fmt::format("--kernel {}", f->name());
     for (const ProblemParameter& p : f->problem_parameters()) line += fmt::format(" [--{} {}]", p.name, p.value_name);
-    out += fmt::format("{}{} --n SIZE [--dist D]\n", out.empty() ? "PROBLEM: " : "     or: ", line);
+    out += fmt::format("{}{} {} [--dist D]\n", out.empty() ? "PROBLEM: " : "     or: ", line,
+                       sizes ? "[--n SIZES]" : "--n SIZE");
   }
   return out;
 }

@@ -39,8 +39,9 @@ SizeList parse_size_list(const std::string& text);
 /// default ladder (core/ladder.hpp) when --n is not given. `ladder` says whether more than one size was asked for
 /// (a list, a ladder or the default ladder).
 std::vector<Problem> make_problems(const boost::program_options::variables_map& vm, bool& ladder);
-/// "PROBLEM: --kernel F1 --opt ... --n SIZE [--dist D]\n     or: ..." for the synopsis of tune, best and bench.
-std::string problem_synopsis();
+/// "PROBLEM: --kernel F1 --opt ... --n SIZE [--dist D]\n     or: ..." for the synopsis of tune, best and bench;
+/// with `sizes` (tune), "[--n SIZES]": a list or a ladder, the default ladder when left out.
+std::string problem_synopsis(bool sizes = false);
 /// One example line per family, "  autotune SUB --kernel F EXAMPLE_OPTIONS\n".
 std::string problem_examples(const std::string& subcommand);
 
