@@ -114,7 +114,7 @@ constexpr const char* kWinnerSelect =
     "SELECT d.model_key, d.name, w.arch, p.sample_type, p.bins, p.lower, p.upper, p.n, p.distribution,"
     "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, p.counter_bits, r.stale, r.stale_reason,"
     "       p.family, p.key, d.sm_count, d.memory_bytes, w.cubin_sha256, w.source_sha256, w.nvrtc_options,"
-    "       w.nvrtc_version"
+    "       w.nvrtc_version, r.strategy"
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
     "  JOIN problems p ON p.id = w.problem_id";
 
@@ -299,6 +299,7 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   w.source_sha256 = q.getColumn(23).getString();
   w.nvrtc_options = q.getColumn(24).getString();
   w.nvrtc_version = q.getColumn(25).getInt();
+  w.strategy = q.getColumn(26).getString();
   return w;
 }
 
@@ -785,6 +786,28 @@ std::optional<Baseline> Cache::baseline(const std::string& model_key, const Prob
     if (!q.executeStep()) return std::nullopt;
     return Baseline{q.getColumn(0).getString(), q.getColumn(1).getDouble(), q.getColumn(2).getDouble(),
                     q.getColumn(3).getString()};
+  });
+}
+
+std::vector<std::pair<Problem, Baseline>> Cache::shape_baselines(const std::string& model_key, const Problem& problem,
+                                                                 const std::string& name) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "read the baselines of a problem shape", [&] {
+    SQLite::Statement q(self.db,
+        "SELECT p.key, b.name, b.median_ms, b.gbps, b.measured_at FROM baselines b JOIN devices d ON d.id = b.device_id"
+        " JOIN problems p ON p.id = b.problem_id WHERE d.model_key = ? AND p.shape_key = ? AND b.name = ?"
+        " ORDER BY p.n, p.key");
+    q.bind(1, model_key);
+    q.bind(2, problem.shape_key());
+    q.bind(3, name);
+    std::vector<std::pair<Problem, Baseline>> out;
+    while (q.executeStep()) {
+      auto p = Problem::parse(q.getColumn(0).getString());
+      if (!p) continue;  // a family this process does not know, or a key it cannot read: not ours to show
+      out.emplace_back(std::move(*p), Baseline{q.getColumn(1).getString(), q.getColumn(2).getDouble(),
+                                               q.getColumn(3).getDouble(), q.getColumn(4).getString()});
+    }
+    return out;
   });
 }
 

@@ -9,7 +9,9 @@
 #include <set>
 #include <vector>
 
+#include "autotune/tuner.hpp"
 #include "core/family.hpp"
+#include "core/ladder.hpp"
 
 namespace autotune::cli {
 
@@ -32,6 +34,7 @@ h3 { font-size: 15px; } code { font-size: 12px; background: #f3f3f3; padding: 1p
 .note { color: #555; max-width: 900px; } .empty { font-size: 18px; color: #a00; }
 svg { display: block; margin: 8px 0 16px; } svg text { font: 11px system-ui, sans-serif; fill: #222; }
 table { border-collapse: collapse; } td, th { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; }
+table.sizetable td, table.sizetable th { white-space: nowrap; } table.sizetable .num { text-align: right; }
 )";
 
 struct Cellvalue {
@@ -129,6 +132,140 @@ std::string bar_chart(const std::vector<Bar>& bars, const char* css_class, const
   return s + "</svg>\n";
 }
 
+// One point of a size chart: a tuned winner or a baseline at one n.
+struct SizePoint {
+  std::uint64_t n = 0;
+  double ms = 0.0;
+  double gbps = 0.0;     ///< input bytes / median time
+  std::string config;    ///< the winner's configuration key; empty for a baseline
+  bool crossover = false;
+  std::string note;      ///< a baseline's provenance
+};
+
+double gbps_from(std::uint64_t bytes, double ms) { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e-3) / 1e9 : 0.0; }
+
+// A round step for about `parts` intervals up to `hi` (1, 2 or 5 times a power of ten).
+double nice_step(double hi, int parts) {
+  const double raw = hi / parts;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double f : {1.0, 2.0, 5.0})
+    if (f * mag >= raw) return f * mag;
+  return 10.0 * mag;
+}
+
+// "GB/s over n": x = n on a log2 scale (ticks at powers of two, 2, 4 or 16 apart, labelled as `--n` spells sizes),
+// y = GB/s from 0. The tuned winners as one line through every tuned size (filled circles: sizes tuned as such;
+// open circles: crossover runs), the baseline as a dashed line with squares at the sizes it was measured, the read
+// roof as a horizontal dashed line. Points are drawn by ascending n.
+std::string size_chart(const std::vector<SizePoint>& tuned, const std::vector<SizePoint>& base,
+                       const std::string& base_name, std::optional<double> roof) {
+  const int x0 = 70, x1 = 610, y0 = 20, y1 = 250, width = 800, height = 300;
+  double lo = INFINITY, hi = -INFINITY, top = roof.value_or(0.0);
+  for (const auto* series : {&tuned, &base})
+    for (const SizePoint& p : *series) {
+      lo = std::min(lo, std::log2(static_cast<double>(p.n)));
+      hi = std::max(hi, std::log2(static_cast<double>(p.n)));
+      top = std::max(top, p.gbps);
+    }
+  int step = 1;
+  for (int s : {1, 2, 4, 8, 16}) {
+    step = s;
+    if (std::ceil(hi / s) - std::floor(lo / s) <= 8) break;
+  }
+  const int a = static_cast<int>(std::floor(lo / step)) * step;
+  int b = static_cast<int>(std::ceil(hi / step)) * step;
+  if (b <= a) b = a + step;
+  const double ystep = nice_step(top > 0 ? top * 1.05 : 1.0, 5);
+  const double ytop = std::ceil((top > 0 ? top * 1.05 : 1.0) / ystep) * ystep;
+  auto xof = [&](std::uint64_t n) { return x0 + (std::log2(static_cast<double>(n)) - a) / (b - a) * (x1 - x0); };
+  auto yof = [&](double v) { return y1 - v / ytop * (y1 - y0); };
+
+  std::string s = fmt::format(
+      "<svg class=\"sizechart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
+      "aria-label=\"GB/s over n (log2 scale): the tuned winners and {}\">\n",
+      width, height, html_escape(base_name));
+  for (double v = 0; v <= ytop * (1 + 1e-9); v += ystep) {
+    const double y = yof(v);
+    s += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#eeeeee\"/>\n", x0, y, x1, y);
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", x0 - 6, y + 4, v);
+  }
+  for (int e = a; e <= b; e += step) {
+    const double x = xof(std::uint64_t(1) << e);
+    s += fmt::format("<line class=\"tick\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#888888\"/>\n", x, y1, x, y1 + 5);
+    s += fmt::format("<text class=\"xtick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x, y1 + 18,
+                     format_size(std::uint64_t(1) << e));
+  }
+  s += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#222222\"/>\n", x0, y1, x1);
+  s += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#222222\"/>\n", x0, y0, y1);
+  s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">n (log2 scale) &#8594;</text>\n", (x0 + x1) / 2, y1 + 40);
+  s += fmt::format("<text x=\"4\" y=\"{}\">GB/s</text>\n", y0 - 6);
+  if (roof) {
+    const double y = yof(*roof);
+    s += fmt::format("<line class=\"roof\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#888888\" "
+                     "stroke-width=\"2\" stroke-dasharray=\"6 4\"><title>read roof: {:.1f} GB/s</title></line>\n",
+                     x0, y, x1, y, *roof);
+  }
+  auto polyline = [&](const std::vector<SizePoint>& ps, const char* cls, const char* colour, const char* dash) {
+    if (ps.size() < 2) return std::string();
+    std::string pts;
+    for (const SizePoint& p : ps) pts += fmt::format("{}{:.1f},{:.1f}", pts.empty() ? "" : " ", xof(p.n), yof(p.gbps));
+    return fmt::format("<polyline class=\"series {}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} points=\"{}\"/>\n",
+                       cls, colour, dash, pts);
+  };
+  const char* kWinner = "#21918c";
+  const char* kBase = "#440154";
+  s += polyline(base, "baseline", kBase, " stroke-dasharray=\"5 3\"");
+  s += polyline(tuned, "winner", kWinner, "");
+  for (const SizePoint& p : base)
+    s += fmt::format("<rect class=\"point baseline\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"8\" height=\"8\" fill=\"{}\">"
+                     "<title>n={} ({}): {}, {:.1f} GB/s, {:.4f} ms{}</title></rect>\n",
+                     xof(p.n) - 4, yof(p.gbps) - 4, kBase, format_size(p.n), p.n, html_escape(base_name), p.gbps, p.ms,
+                     html_escape(p.note));
+  for (const SizePoint& p : tuned)
+    s += fmt::format("<circle class=\"point winner {}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"{}\" "
+                     "stroke-width=\"2\"><title>n={} ({}): {}, {:.1f} GB/s, {:.4f} ms, {}</title></circle>\n",
+                     p.crossover ? "crossover" : "exact", xof(p.n), yof(p.gbps), p.crossover ? 5 : 4,
+                     p.crossover ? "#ffffff" : kWinner, kWinner, format_size(p.n), p.n, html_escape(p.config), p.gbps,
+                     p.ms, p.crossover ? "crossover run" : "exact (tuned at this size)");
+  // Legend, right of the plot.
+  const int lx = x1 + 20;
+  s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">winner, tuned size</text>\n",
+                   lx + 6, y0 + 10, kWinner, lx + 18, y0 + 14);
+  s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\"/>"
+                   "<text x=\"{}\" y=\"{}\">winner, crossover run</text>\n", lx + 6, y0 + 30, kWinner, lx + 18, y0 + 34);
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+                   lx + 2, y0 + 46, kBase, lx + 18, y0 + 54, html_escape(base_name));
+  if (roof)
+    s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888888\" stroke-width=\"2\" "
+                     "stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\">read roof {:.0f} GB/s</text>\n",
+                     lx, y0 + 70, lx + 12, y0 + 70, lx + 18, y0 + 74, *roof);
+  return s + "</svg>\n";
+}
+
+// The chart's numbers: one row per size that has a tuned winner or a baseline, by ascending n.
+std::string size_table(const std::vector<SizePoint>& tuned, const std::vector<SizePoint>& base,
+                       const std::string& base_name) {
+  std::map<std::uint64_t, std::pair<const SizePoint*, const SizePoint*>> rows;
+  for (const SizePoint& p : tuned) rows[p.n].first = &p;
+  for (const SizePoint& p : base) rows[p.n].second = &p;
+  const std::string name = html_escape(base_name);
+  std::string s = fmt::format("<table class=\"sizetable\">\n<tr><th>n</th><th>winner configuration</th><th>run</th>"
+                              "<th class=\"num\">GB/s</th><th class=\"num\">{0} GB/s</th>"
+                              "<th class=\"num\">winner / {0}</th></tr>\n", name);
+  for (const auto& [n, row] : rows) {
+    const SizePoint* w = row.first;
+    const SizePoint* c = row.second;
+    s += fmt::format("<tr><td>{} ({})</td>", format_size(n), n);
+    if (w) s += fmt::format("<td><code>{}</code></td><td>{}</td><td class=\"num\">{:.1f}</td>", html_escape(w->config),
+                            w->crossover ? "crossover" : "exact", w->gbps);
+    else s += "<td>not tuned at this size</td><td></td><td class=\"num\">&#8212;</td>";
+    s += c ? fmt::format("<td class=\"num\">{:.1f}</td>", c->gbps) : std::string("<td class=\"num\">not measured</td>");
+    s += w && c ? fmt::format("<td class=\"num\">{:.2f}x</td>", c->ms / w->ms) : std::string("<td class=\"num\">&#8212;</td>");
+    s += "</tr>\n";
+  }
+  return s + "</table>\n";
+}
+
 }  // namespace
 
 std::string html_escape(const std::string& text) {
@@ -161,6 +298,22 @@ std::string render_report(const Cache& cache, const std::string& title_source) {
     h += "<p class=\"empty\">This cache holds no winners yet: nothing was tuned (run <code>autotune tune</code>).</p>\n";
     return h + "</body>\n</html>\n";
   }
+  // Size charts: per problem shape, per device model with winners at 2 or more sizes.
+  struct ShapeSizes {
+    std::map<std::string, std::vector<const Winner*>> by_model;  // model key -> winners by ascending n
+  };
+  std::map<std::string, ShapeSizes> by_shape;  // ordered by shape key
+  for (const Winner& w : winners) by_shape[w.problem.shape_key()].by_model[w.model_key].push_back(&w);
+  for (auto it = by_shape.begin(); it != by_shape.end();) {
+    auto& models = it->second.by_model;
+    for (auto m = models.begin(); m != models.end();) {
+      std::sort(m->second.begin(), m->second.end(),
+                [](const Winner* x, const Winner* y) { return x->problem.n() < y->problem.n(); });
+      m = m->second.size() >= 2 ? std::next(m) : models.erase(m);
+    }
+    it = models.empty() ? by_shape.erase(it) : std::next(it);
+  }
+
   h += "<p class=\"note\">Heat maps: GB/s of the winning run's correct variants of the winner's algorithm (as "
        "its kernel family defines it, e.g. a privatization and its replica count) over block size and "
        "loads per thread; each cell is the best over the other parameters. Bars: the winner against the "
@@ -171,6 +324,45 @@ std::string render_report(const Cache& cache, const std::string& title_source) {
     h += fmt::format("<li><a href=\"#p{}\">{}</a> ({} device{})</li>\n", index++, html_escape(key), ws.size(),
                      ws.size() == 1 ? "" : "s");
   h += "</ul>\n";
+  if (!by_shape.empty()) {
+    h += "<p class=\"note\">Sizes: GB/s (input bytes / median time) over n on a log2 scale, for every problem shape "
+         "tuned at 2 or more sizes on a device: the tuned winners (filled circles: sizes tuned as such; open circles: "
+         "crossover runs, measured between two tuned sizes whose winners differ; a size-adaptive handle serves each n "
+         "from the nearest of them), the reference implementation at the sizes <code>autotune bench</code> measured "
+         "it, and the device's read roof.</p>\n<ul>\n";
+    int s_index = 0;
+    for (const auto& [shape, sizes] : by_shape)
+      h += fmt::format("<li><a href=\"#s{}\">{}</a> over n ({} device{})</li>\n", s_index++, html_escape(shape),
+                       sizes.by_model.size(), sizes.by_model.size() == 1 ? "" : "s");
+    h += "</ul>\n";
+  }
+
+  index = 0;
+  for (const auto& [shape, sizes] : by_shape) {
+    h += fmt::format("<section class=\"sizes\">\n<h2 id=\"s{}\">{} over n</h2>\n", index++, html_escape(shape));
+    for (const auto& [model, ws] : sizes.by_model) {
+      const Winner& first = *ws.front();
+      const std::string base_name(first.problem.family().baseline_name());
+      std::vector<SizePoint> tuned, base;
+      int crossovers = 0;
+      for (const Winner* w : ws) {
+        const bool crossover = w->strategy == kCrossoverStrategy;
+        crossovers += crossover;
+        tuned.push_back({w->problem.n(), w->median_ms, gbps_from(w->problem.bytes(), w->median_ms), w->config.key(),
+                         crossover, ""});
+      }
+      for (const auto& [p, b] : cache.shape_baselines(model, first.problem, "cub"))
+        if (p.n() > 0)
+          base.push_back({p.n(), b.median_ms, gbps_from(p.bytes(), b.median_ms), "", false,
+                          fmt::format(" (`autotune bench`, {})", b.measured_at)});
+      h += fmt::format("<h3>{} ({}): {} sizes tuned ({} crossover{}), {} at {} size{}</h3>\n",
+                       html_escape(first.device_name), html_escape(first.arch), tuned.size(), crossovers,
+                       crossovers == 1 ? "" : "s", html_escape(base_name), base.size(), base.size() == 1 ? "" : "s");
+      h += size_chart(tuned, base, base_name, cache.device_roof(model));
+      h += size_table(tuned, base, base_name);
+    }
+    h += "</section>\n";
+  }
 
   index = 0;
   for (const auto& [key, ws] : by_problem) {

@@ -4,9 +4,14 @@
 //     winner's own family: the latest run's ok measurements with the winner's privatization and replica count;
 //     a cell holds the best GB/s over the other parameters (vector width, aggregation, partitioning, merge,
 //     counter width, grid). The winner's cell is outlined.
-//   - the winner's GB/s against the device's measured read roof (devices.roof_gbps). CUB's figure is not in the
-//     cache (bench/histogram_bench measures it): its row says so instead of showing a number.
+//   - the winner's GB/s against the device's measured read roof (devices.roof_gbps). CUB's bar shows what
+//     `autotune bench` recorded in the cache (Cache::baseline); without a record its row says so instead of a number.
 //   - when several devices tuned the problem, their winners side by side (GB/s and time relative to the fastest).
+// Before those, per problem shape (Problem::shape_key) and device model with winners at 2 or more sizes (a size
+// ladder, `autotune tune --n 4K..1G`), a line chart of GB/s (input bytes / median time) over n on a log2 scale: the
+// tuned winners through every tuned size (filled circles; crossover runs as open circles), the family's baseline
+// (CUB) at the sizes `autotune bench` recorded it (Cache::shape_baselines), the read roof as a horizontal line; and
+// a table of the same numbers (n, winner configuration, GB/s, the baseline's GB/s, their ratio).
 // Every text that comes from the cache is escaped.
 #pragma once
 

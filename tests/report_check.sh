@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `autotune report` in a real browser: headless Chromium renders the fleet fixture's report (written by the test
 # binary's "write the fixture report" case) and must (1) log no console or page error, (2) have the charts in its
-# DOM (heat-map cells, roof and device bars), (3) produce a screenshot that is not blank (many distinct colours:
-# the heat maps use a colour scale). Usage: report_check.sh PATH/TO/autotune_tests
+# DOM (heat-map cells, roof and device bars, the size chart's points), (3) produce a screenshot that is not blank
+# (many distinct colours: the heat maps use a colour scale). Usage: report_check.sh PATH/TO/autotune_tests
 set -u
 tests_bin="$1"
 browser=""
@@ -38,6 +38,16 @@ if [ "$maps" -ge 3 ] && [ "$cells" -ge 12 ] && [ "$bars" -ge 5 ]; then
   echo "ok: the DOM holds $maps heat maps, $cells cells, $bars bars"
 else
   echo "FAIL: charts missing from the DOM ($maps heat maps, $cells cells, $bars bars)"; tail -5 "$dir/dom.log"; fail=1
+fi
+# The fixture's u8 shape on the H100 at 16M, 32M (a crossover) and 64M, CUB at 16M and 64M: one size chart.
+sizecharts=$(grep -o '<svg class="sizechart"' "$dir/dom.html" | wc -l)
+winpoints=$(grep -o '<circle class="point winner' "$dir/dom.html" | wc -l)
+cubpoints=$(grep -o '<rect class="point baseline"' "$dir/dom.html" | wc -l)
+if [ "$sizecharts" -eq 1 ] && [ "$winpoints" -eq 3 ] && [ "$cubpoints" -eq 2 ]; then
+  echo "ok: the DOM holds $sizecharts size chart, $winpoints winner points, $cubpoints CUB points"
+else
+  echo "FAIL: size chart missing from the DOM ($sizecharts size charts, $winpoints winner points, $cubpoints CUB points)"
+  fail=1
 fi
 if [ ! -s "$dir/out.png" ]; then
   echo "FAIL: no screenshot"; cat "$dir/shot.log"; exit 1

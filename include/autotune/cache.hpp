@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "autotune/device.hpp"
@@ -74,6 +75,7 @@ struct Winner {
   std::string source_sha256;   ///< SHA-256 of the kernel source compiled into `cubin`
   std::string nvrtc_options;   ///< the NVRTC options, a JSON array of strings
   int nvrtc_version = 0;       ///< of the NVRTC that compiled it
+  std::string strategy;        ///< how its run chose variants (RunInfo::strategy), e.g. "exhaustive" or "crossover"
 };
 
 /// What produced a winner's cubin (Cache::finish_run). Fields left empty / 0 are filled with what this build
@@ -265,6 +267,10 @@ class Cache {
                     double gbps);
   /// The baseline `name` of a problem on a model, if measured.
   std::optional<Baseline> baseline(const std::string& model_key, const Problem& problem, const std::string& name) const;
+  /// Every baseline `name` measured on a model for the problem's shape (Problem::shape_key: everything but n), each
+  /// with its problem, by ascending n. Read-only; for the report's size charts.
+  std::vector<std::pair<Problem, Baseline>> shape_baselines(const std::string& model_key, const Problem& problem,
+                                                            const std::string& name) const;
 
   /// Records the measured read bandwidth roof of the device's model, in GB/s (inserts the device row if new).
   /// Later measurements of that model get roof_pct from it. Throws UsageError unless gbps is finite and positive.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -16,6 +17,7 @@
 #include "cli/report.hpp"
 #include "tests/cpu/cli_fixtures.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "autotune/tuner.hpp"
 
 using namespace autotune;
 using namespace autotune::cli;
@@ -34,6 +36,54 @@ std::string report_of(const std::string& cache_path, const std::string& html_pat
   REQUIRE(run(parse_command_line({"report", "--cache", cache_path, "--output", html_path}), o, e) == 0);
   CHECK(o.str() == "wrote the report of " + cache_path + " to " + html_path + "\n");
   return read_bytes(html_path);
+}
+
+// Every element closed in order (void elements and self-closing tags aside), nothing left open: "" when well formed,
+// else what broke.
+std::string unbalanced_tags(const std::string& page) {
+  static const std::regex tag(R"(<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*?(/?)>)");
+  const std::set<std::string> voids = {"meta", "br", "hr", "img", "input", "link"};
+  std::vector<std::string> open;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), tag); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[2];
+    if ((*it)[3].length() || voids.count(name)) continue;
+    if (!(*it)[1].length()) {
+      open.push_back(name);
+      continue;
+    }
+    if (open.empty() || open.back() != name)
+      return fmt::format("</{}> closes {}", name, open.empty() ? std::string("nothing") : "<" + open.back() + ">");
+    open.pop_back();
+  }
+  return open.empty() ? "" : fmt::format("<{}> left open", open.back());
+}
+
+// The numbers of an attribute in the order its elements appear, e.g. every cx="..." of the winner points.
+std::vector<double> attribute_values(const std::string& text, const std::string& element_start, const std::string& attr) {
+  std::vector<double> out;
+  for (auto p = text.find(element_start); p != std::string::npos; p = text.find(element_start, p + 1)) {
+    const std::size_t end = text.find('>', p);
+    const std::size_t a = text.find(" " + attr + "=\"", p);
+    REQUIRE(a < end);
+    out.push_back(std::stod(text.substr(a + attr.size() + 3)));
+  }
+  return out;
+}
+
+// The <title> texts of the elements that start with element_start, in order.
+std::vector<std::string> titles_of(const std::string& text, const std::string& element_start) {
+  std::vector<std::string> out;
+  for (auto p = text.find(element_start); p != std::string::npos; p = text.find(element_start, p + 1)) {
+    const std::size_t t = text.find("<title>", p) + 7;
+    out.push_back(text.substr(t, text.find("</title>", t) - t));
+  }
+  return out;
+}
+
+bool increasing(const std::vector<double>& v) {
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (!(v[i] > v[i - 1])) return false;
+  return true;
 }
 
 }  // namespace
@@ -67,6 +117,9 @@ TEST_SUITE("report") {
     CHECK(count(page, "<svg class=\"heatmap\"") == 3);     // u8 on two devices, f32 on one
     CHECK(count(page, "<svg class=\"roofchart\"") == 3);
     CHECK(count(page, "<svg class=\"devicechart\"") == 1);  // only u8 was tuned on several devices
+    CHECK(count(page, "<svg class=\"sizechart\"") == 0);  // every shape has one size per device
+    CHECK(count(page, "<section class=\"sizes\">") == 0);
+    CHECK(unbalanced_tags(page) == "");
     CHECK(count(page, "not measured on this device (run `autotune bench`)") == 3);  // CUB: a labelled place, no
                                                                                     // invented number
     // Self-contained: no scripts, nothing fetched.
@@ -106,6 +159,118 @@ TEST_SUITE("report") {
     CHECK(page.find("1.25x the fastest&#39;s time, other configuration") != std::string::npos);
   }
 
+  TEST_CASE("a shape tuned at several sizes: GB/s over n for the winners and CUB, with a table") {
+    TempPath cache, html(".html");
+    {
+      Cache c(cache.str());
+      c.set_device_roof(fleet_h100(), kH100Roof);
+      // u8/256 on the H100 at 1M and 4M, and their crossover at 2M; CUB at 1M (2x the winner's time) and 4M.
+      record_run(c, fleet_h100(), u8_problem(1 * M), 32, 512, 2, 0.010);
+      RunInfo crossover;
+      crossover.strategy = kCrossoverStrategy;
+      record_run(c, fleet_h100(), u8_problem(2 * M), 16, 1024, 4, 0.015, crossover);
+      record_run(c, fleet_h100(), u8_problem(4 * M), 32, 256, 4, 0.030);
+      c.set_baseline(fleet_h100(), u8_problem(1 * M), "cub", 0.020, gbps_of(u8_problem(1 * M), 0.020));
+      c.set_baseline(fleet_h100(), u8_problem(4 * M), "cub", 0.040, gbps_of(u8_problem(4 * M), 0.040));
+      // One size only: no chart for f32 on the H100, nor for u8 on the H200 (its CUB figure is not the H100's).
+      record_run(c, fleet_h100(), f32_problem(), 32, 256, 4, 0.080);
+      record_run(c, fleet_h200(), u8_problem(1 * M), 32, 512, 2, 0.008);
+      c.set_baseline(fleet_h200(), u8_problem(4 * M), "cub", 0.030, gbps_of(u8_problem(4 * M), 0.030));
+    }
+    const std::string page = report_of(cache.str(), html.str());
+    CHECK(unbalanced_tags(page) == "");
+    REQUIRE(count(page, "<svg class=\"sizechart\"") == 1);
+    CHECK(count(page, "<section class=\"sizes\">") == 1);
+    CHECK(page.find(html_escape(u8_problem().shape_key()) + " over n</h2>") != std::string::npos);
+    CHECK(page.find(html_escape(f32_problem().shape_key()) + " over n") == std::string::npos);
+    const std::size_t at = page.find("<svg class=\"sizechart\"");
+    const std::string chart = page.substr(at, page.find("</svg>", at) - at);
+    CHECK(chart.find("role=\"img\" aria-label=\"GB/s over n") != std::string::npos);
+
+    // Three winner points (one a crossover), two CUB points, each left of the next larger n.
+    CHECK(count(chart, "<circle class=\"point winner ") == 3);
+    CHECK(count(chart, "<circle class=\"point winner crossover\"") == 1);
+    CHECK(count(chart, "<rect class=\"point baseline\"") == 2);
+    const std::vector<double> wx = attribute_values(chart, "<circle class=\"point winner ", "cx");
+    const std::vector<double> wy = attribute_values(chart, "<circle class=\"point winner ", "cy");
+    const std::vector<double> cx = attribute_values(chart, "<rect class=\"point baseline\"", "x");
+    const std::vector<double> cy = attribute_values(chart, "<rect class=\"point baseline\"", "y");
+    REQUIRE(wx.size() == 3);
+    REQUIRE(cx.size() == 2);
+    CHECK(increasing(wx));
+    CHECK(increasing(cx));
+    // log2 scale: 1M, 2M, 4M equally spaced; CUB's squares (8 wide) centred on the winners' x at 1M and 4M.
+    CHECK(std::abs((wx[1] - wx[0]) - (wx[2] - wx[1])) < 0.2);
+    CHECK(std::abs(cx[0] + 4 - wx[0]) < 0.2);
+    CHECK(std::abs(cx[1] + 4 - wx[2]) < 0.2);
+    // CUB is slower (lower on the chart, so a larger y) at both sizes.
+    CHECK(cy[0] + 4 > wy[0]);
+    CHECK(cy[1] + 4 > wy[2]);
+    const std::vector<std::string> wt = titles_of(chart, "<circle class=\"point winner ");
+    const std::vector<std::string> ct = titles_of(chart, "<rect class=\"point baseline\"");
+    REQUIRE(wt.size() == 3);
+    REQUIRE(ct.size() == 2);
+    const double g1 = gbps_of(u8_problem(1 * M), 0.010), g2 = gbps_of(u8_problem(2 * M), 0.015),
+                 g4 = gbps_of(u8_problem(4 * M), 0.030);
+    CHECK(wt[0].rfind(fmt::format("n=1M ({}): ", 1 * M), 0) == 0);
+    CHECK(wt[0].find(fmt::format("{:.1f} GB/s", g1)) != std::string::npos);
+    CHECK(wt[0].find("exact") != std::string::npos);
+    CHECK(wt[1].rfind("n=2M (", 0) == 0);
+    CHECK(wt[1].find("crossover") != std::string::npos);
+    CHECK(wt[1].find(fmt::format("{:.1f} GB/s", g2)) != std::string::npos);
+    CHECK(wt[2].rfind("n=4M (", 0) == 0);
+    CHECK(ct[0].rfind("n=1M (", 0) == 0);
+    CHECK(ct[0].find(fmt::format("{:.1f} GB/s", gbps_of(u8_problem(1 * M), 0.020))) != std::string::npos);
+    CHECK(ct[1].rfind("n=4M (", 0) == 0);
+    // Ticks on powers of two, spelt as sizes; the H100's roof.
+    for (const char* tick : {">1M</text>", ">2M</text>", ">4M</text>"}) CHECK(chart.find(tick) != std::string::npos);
+    CHECK(count(chart, "<line class=\"roof\"") == 1);
+    CHECK(chart.find(fmt::format("read roof: {:.1f} GB/s", kH100Roof)) != std::string::npos);
+
+    // The table: a row per size, CUB's GB/s and the winner's speed over it where measured.
+    const std::size_t t = page.find("<table class=\"sizetable\">", at);
+    REQUIRE(t != std::string::npos);
+    const std::string table = page.substr(t, page.find("</table>", t) - t);
+    CHECK(count(table, "<tr><td>") == 3);
+    const std::size_t r1 = table.find("<tr><td>1M ("), r2 = table.find("<tr><td>2M ("), r4 = table.find("<tr><td>4M (");
+    REQUIRE(r1 != std::string::npos);
+    REQUIRE(r2 != std::string::npos);
+    REQUIRE(r4 != std::string::npos);
+    CHECK(r1 < r2);
+    CHECK(r2 < r4);
+    const std::string row1 = table.substr(r1, r2 - r1), row2 = table.substr(r2, r4 - r2), row4 = table.substr(r4);
+    CHECK(row1.find(fmt::format("{:.1f}</td><td class=\"num\">{:.1f}</td><td class=\"num\">2.00x", g1,
+                                gbps_of(u8_problem(1 * M), 0.020))) != std::string::npos);
+    CHECK(row2.find("crossover") != std::string::npos);
+    CHECK(row2.find("not measured") != std::string::npos);
+    CHECK(row4.find(fmt::format("{:.1f}</td><td class=\"num\">{:.1f}</td><td class=\"num\">1.33x", g4,
+                                gbps_of(u8_problem(4 * M), 0.040))) != std::string::npos);
+  }
+
+  TEST_CASE("a CUB figure at a size that was not tuned is a point and a row of its own") {
+    TempPath cache, html(".html");
+    {
+      Cache c(cache.str());
+      record_run(c, fleet_h100(), u8_problem(1 * M), 32, 512, 2, 0.010);
+      record_run(c, fleet_h100(), u8_problem(4 * M), 32, 256, 4, 0.030);
+      c.set_baseline(fleet_h100(), u8_problem(16 * M), "cub", 0.100, gbps_of(u8_problem(16 * M), 0.100));
+    }
+    const std::string page = report_of(cache.str(), html.str());
+    CHECK(unbalanced_tags(page) == "");
+    REQUIRE(count(page, "<svg class=\"sizechart\"") == 1);
+    const std::size_t at = page.find("<svg class=\"sizechart\"");
+    const std::string chart = page.substr(at, page.find("</svg>", at) - at);
+    CHECK(count(chart, "<circle class=\"point winner exact\"") == 2);
+    CHECK(count(chart, "<circle class=\"point winner crossover\"") == 0);
+    const std::vector<double> wx = attribute_values(chart, "<circle class=\"point winner ", "cx");
+    const std::vector<double> cx = attribute_values(chart, "<rect class=\"point baseline\"", "x");
+    REQUIRE(wx.size() == 2);
+    REQUIRE(cx.size() == 1);
+    CHECK(cx[0] + 4 > wx[1]);  // 16M lies right of 4M
+    CHECK(count(chart, "<line class=\"roof\"") == 0);  // no roof recorded
+    CHECK(page.find("<tr><td>16M (16777216)</td><td>not tuned at this size</td>") != std::string::npos);
+  }
+
   TEST_CASE("text from the cache is escaped") {
     TempPath cache, html(".html");
     {
@@ -135,6 +300,15 @@ TEST_SUITE("report") {
     const std::string db = std::string(dir) + "/fleet.db", html = std::string(dir) + "/report.html";
     std::filesystem::remove(db);
     build_fleet(db);
+    {  // u8 on the H100 also at 16M and at the crossover 32M, with CUB at 16M and 64M: a size chart to render
+      Cache c(db);
+      record_run(c, fleet_h100(), u8_problem(16 * M), 32, 256, 4, 0.014);
+      RunInfo crossover;
+      crossover.strategy = kCrossoverStrategy;
+      record_run(c, fleet_h100(), u8_problem(32 * M), 32, 512, 2, 0.026, crossover);
+      c.set_baseline(fleet_h100(), u8_problem(16 * M), "cub", 0.025, gbps_of(u8_problem(16 * M), 0.025));
+      c.set_baseline(fleet_h100(), u8_problem(), "cub", 0.090, gbps_of(u8_problem(), 0.090));
+    }
     report_of(db, html);
   }
 }
