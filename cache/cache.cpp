@@ -594,25 +594,14 @@ std::optional<Winner> Cache::find_winner(const std::string& model_key, const Pro
 
 std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, const Problem& problem,
                                                 const CodeIdentity& code) const {
-  const Impl& self = *impl_;
-  return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
-    // A shape has a handful of tuned sizes at most, so choosing in C++ is cheap and needs no SQL math functions.
-    SQLite::Statement q(self.db, winner_select() +
-                                     "AND r.stale = 0 AND d.model_key = :model AND p.shape_key = :shape" + kFreshFor +
-                                     kBacked);
-    q.bind(":model", model_key);
-    q.bind(":shape", problem.shape_key());
-    bind_code(q, code);
-    std::optional<Winner> best;
-    while (q.executeStep()) {
-      Winner w = self.read_winner(q);
-      const std::uint64_t n = w.problem.n(), best_n = best ? best->problem.n() : 0;
-      const bool better =
-          !best || closer(n, best_n, problem.n()) || (!closer(best_n, n, problem.n()) && n > best_n);
-      if (better) best = std::move(w);
-    }
-    return best;
-  });
+  // A shape has a handful of tuned sizes at most, so choosing in C++ is cheap and needs no SQL math functions.
+  std::optional<Winner> best;
+  for (Winner& w : shape_winners(model_key, problem, code)) {
+    const std::uint64_t n = w.problem.n(), best_n = best ? best->problem.n() : 0;
+    const bool better = !best || closer(n, best_n, problem.n()) || (!closer(best_n, n, problem.n()) && n > best_n);
+    if (better) best = std::move(w);
+  }
+  return best;
 }
 
 std::vector<Winner> Cache::shape_winners(const std::string& model_key, const Problem& problem,
