@@ -244,8 +244,9 @@ class TuneRun {
       for (const Measurement& m : cache_.measurements(*resumed_run_)) done_.emplace(m.config.key(), m);
     // A crossover resumes only a run of the same candidates: its measurements must be exactly theirs.
     if (!o_.candidates.empty())
-      for (const auto& [key, m] : done_)
-        if (std::none_of(o_.candidates.begin(), o_.candidates.end(), [&](const Config& c) { return c.key() == key; })) {
+      for (const auto& entry : done_)  // not a structured binding: clang cannot capture one in a lambda
+        if (std::none_of(o_.candidates.begin(), o_.candidates.end(),
+                         [&](const Config& c) { return c.key() == entry.first; })) {
           resumed_run_.reset();
           done_.clear();
           break;
