@@ -11,6 +11,7 @@
 
 #include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
+#include "tests/test_devices.hpp"
 
 namespace autotune::test::writer_plan {
 
@@ -18,20 +19,7 @@ constexpr int kWriters = 3;
 constexpr int kRuns = 8;           // runs of a writer's own problems, then one of the problem all writers share
 constexpr int kMeasurements = 40;  // per run
 
-inline DeviceInfo device() {
-  DeviceInfo d;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.cc_major = 9;
-  d.sm_count = 132;
-  d.memory_bytes = 85'029'158'912ull;
-  d.l2_bytes = 52'428'800;
-  d.shared_per_block_optin = 232'448;
-  d.max_threads_per_block = 1024;
-  d.driver_version = 12040;
-  d.nvrtc_version = 12040;
-  d.uuid = "GPU-concurrency";
-  return d;
-}
+inline DeviceInfo device() { return h100_device("GPU-concurrency"); }
 
 /// Run r < kRuns of writer w tunes its own problem; run kRuns tunes the shared one.
 inline HistogramProblem problem(int writer, int run) {

@@ -46,6 +46,7 @@
 #include "cli/options.hpp"
 #include "core/integrity.hpp"
 #include "core/jit.hpp"
+#include "tests/test_devices.hpp"
 
 using namespace autotune;
 namespace fs = std::filesystem;
@@ -119,30 +120,8 @@ Ran autotune_cli(std::vector<std::string> args) {
 
 // --- the valid documents ------------------------------------------------------------------------------------------
 
-DeviceInfo h100() {
-  DeviceInfo d;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.cc_major = 9;
-  d.sm_count = 132;
-  d.memory_bytes = 85'029'158'912ull;
-  d.l2_bytes = 52'428'800;
-  d.shared_per_block_optin = 232'448;
-  d.max_threads_per_block = 1024;
-  d.clock_khz = 1'980'000;
-  d.memory_clock_khz = 2'619'000;
-  d.driver_version = 12040;
-  d.nvrtc_version = 12040;
-  d.uuid = "GPU-audit";
-  return d;
-}
-DeviceInfo a100() {
-  DeviceInfo d = h100();
-  d.name = "NVIDIA A100-SXM4-40GB";
-  d.cc_major = 8;
-  d.sm_count = 108;
-  d.memory_bytes = 42'505'273'344ull;
-  return d;
-}
+DeviceInfo h100() { return test::h100_device("GPU-audit"); }
+DeviceInfo a100() { return test::a100_device("GPU-audit"); }
 
 HistogramConfig hconfig(int block, int loads) {
   HistogramConfig c;

@@ -16,6 +16,7 @@
 #include <iterator>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
+#include "tests/test_devices.hpp"
 
 namespace autotune::test {
 
@@ -78,30 +80,14 @@ inline bool is_utc_time(const std::string& s) {
 }
 
 inline DeviceInfo h100() {
-  DeviceInfo d;
+  DeviceInfo d = h100_device("GPU-11111111-2222-3333-4444-555555555555");
   d.ordinal = 0;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.memory_bytes = 85'029'158'912ull;
-  d.l2_bytes = 52'428'800;
-  d.shared_per_block_optin = 232'448;
-  d.max_threads_per_block = 1024;
-  d.clock_khz = 1'980'000;
-  d.memory_clock_khz = 2'619'000;
-  d.driver_version = 12040;
-  d.nvrtc_version = 12040;
-  d.uuid = "GPU-11111111-2222-3333-4444-555555555555";
   return d;
 }
 
 inline DeviceInfo a100() {
-  DeviceInfo d = h100();
-  d.name = "NVIDIA A100-SXM4-40GB";
-  d.cc_major = 8;
-  d.sm_count = 108;
-  d.memory_bytes = 42'505'273'344ull;
+  DeviceInfo d = a100_device("GPU-11111111-2222-3333-4444-555555555555");
+  d.ordinal = 0;
   return d;
 }
 
@@ -252,6 +238,13 @@ inline std::string dump_contents(const std::string& path) {
 /// Copies the golden schema-1 file kept in tests/data to `to` (opening migrates a file, so never open the original).
 inline void copy_golden_v1(const fs::path& to) {
   fs::copy_file(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v1.db", to, fs::copy_options::overwrite_existing);
+}
+
+/// The cache as `autotune export` writes it (the whole cache, unfiltered).
+inline std::string export_text(const Cache& c) {
+  std::ostringstream out;
+  c.export_json(out);
+  return out.str();
 }
 
 }  // namespace autotune::test

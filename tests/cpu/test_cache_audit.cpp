@@ -26,12 +26,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-std::string export_text(const Cache& c) {
-  std::ostringstream out;
-  c.export_json(out);
-  return out.str();
-}
-
 ImportStats import_text(Cache& c, const std::string& text) {
   std::istringstream in(text);
   return c.import_json(in, "doc.json");

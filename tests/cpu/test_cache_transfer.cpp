@@ -80,12 +80,6 @@ void fill(Cache& c) {
   REQUIRE(c.mark_stale({"00000000000000aa", 0, 0, "histogram"}, h.model_key()) == 1);
 }
 
-std::string export_text(const Cache& c) {
-  std::ostringstream out;
-  c.export_json(out);
-  return out.str();
-}
-
 ImportStats import_text(Cache& c, const std::string& text, const std::string& source = "test.json") {
   std::istringstream in(text);
   return c.import_json(in, source);

@@ -9,10 +9,13 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "autotune/cache.hpp"
 #include "autotune/device.hpp"
+#include "autotune/problem.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
@@ -124,6 +127,31 @@ inline std::vector<std::uint64_t> download(const HistogramProblem& p, const cuda
 inline std::vector<std::uint64_t> expected_counts(const HistogramProblem& p, const std::vector<unsigned char>& host,
                                                   std::uint64_t n) {
   return counts_as_written(p, reference_histogram(p, host.data(), n));
+}
+
+/// Records `config` as the winner of `problem` on GPU 0 in the cache file at `path` (created if missing), with its
+/// cubin (compiled here) or without one: what `autotune tune` leaves when `config` wins, without measuring anything.
+inline void record_forced_winner(const std::string& path, const Problem& problem, const Config& config,
+                                 bool with_cubin = true) {
+  const DeviceInfo dev = query_device(0);
+  std::vector<char> cubin;
+  if (with_cubin) {
+    const auto compiled = jit::compile(kernel_source(problem, config), "forced.cu", dev.arch());
+    REQUIRE_MESSAGE(compiled.ok, compiled.log);
+    cubin = compiled.cubin;
+  }
+  RunInfo info;
+  info.strategy = "forced";
+  info.tool_version = "test";
+  Cache cache(path);
+  const auto run = cache.begin_run(dev, problem, info);
+  Measurement m;
+  m.config = config;
+  m.median_ms = 1.0;
+  m.samples = 1;
+  m.gbps = problem.bytes() / 1e6;
+  cache.add_measurement(run, m);
+  cache.finish_run(run, m, cubin);
 }
 
 }  // namespace autotune::testing

@@ -21,8 +21,10 @@
 #include "core/jit.hpp"
 #include "kernel_templates/reduce/reference.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
+#include "gpu_fixtures.hpp"
 
 using namespace autotune;
+using namespace autotune::testing;
 
 namespace {
 
@@ -47,26 +49,6 @@ void check_reduce(const Reduce& r, std::uint64_t n, std::size_t offset, std::uin
   cuda::Stream stream;
   const Acc got = r.result(base, n, static_cast<Acc*>(out.get()), stream.get());
   CHECK(compare_reduce(p, reference_reduce(p, host.data(), n), &got, n) == "");
-}
-
-// Records `config` as the winner of `p` on GPU 0 in the cache at `path`, with its cubin: what `autotune tune` leaves
-// when `config` wins, without measuring anything.
-void add_reduce_winner(const std::string& path, const ReduceProblem& p, const ReduceConfig& config) {
-  const DeviceInfo dev = query_device(0);
-  const auto compiled = jit::compile(kernel_source(p, config), "forced.cu", dev.arch());
-  REQUIRE_MESSAGE(compiled.ok, compiled.log);
-  RunInfo info;
-  info.strategy = "forced";
-  info.tool_version = "test";
-  Cache cache(path);
-  const auto run = cache.begin_run(dev, p, info);
-  Measurement m;
-  m.config = config;
-  m.median_ms = 1.0;
-  m.samples = 1;
-  m.gbps = p.bytes() / 1e6;
-  cache.add_measurement(run, m);
-  cache.finish_run(run, m, compiled.cubin);
 }
 
 // One reduction of `n` generated values on `stream`, its result read back: "" or what differs from the CPU.
@@ -96,7 +78,7 @@ TEST_SUITE("gpu_api") {
                                     std::pair{std::uint64_t(1) << 24, atomic}}) {
       ReduceProblem at = p;
       at.n = n;
-      add_reduce_winner(path, at, config);
+      record_forced_winner(path, at, config);
     }
 
     p.n = 0;  // no size hint
@@ -341,7 +323,7 @@ TEST_SUITE("gpu_api") {
     const std::string path = temp_cache("two_pass");
     ReduceProblem at = p;
     at.n = 1 << 18;
-    add_reduce_winner(path, at, two_pass);
+    record_forced_winner(path, at, two_pass);
     for (std::uint64_t hint : {std::uint64_t(1) << 18, std::uint64_t(0), std::uint64_t(1000)}) {
       ReduceProblem q = p;
       q.n = hint;

@@ -53,25 +53,7 @@ void check_handle(const Histogram& h, std::uint64_t n) {
 // tune` leaves when `config` wins, without measuring anything.
 // add_winner: the same into an existing (or new) cache file, one more tuned size or problem.
 void add_winner(const std::string& path, const HistogramProblem& p, const HistogramConfig& config, bool with_cubin) {
-  const DeviceInfo dev = query_device(0);
-  std::vector<char> cubin;
-  if (with_cubin) {
-    const auto r = jit::compile(kernel_source(p, config), "forced.cu", dev.arch());
-    REQUIRE_MESSAGE(r.ok, r.log);
-    cubin = r.cubin;
-  }
-  RunInfo info;
-  info.strategy = "forced";
-  info.tool_version = "test";
-  Cache cache(path);
-  const auto run = cache.begin_run(dev, p, info);
-  Measurement m;
-  m.config = config;
-  m.median_ms = 1.0;
-  m.samples = 1;
-  m.gbps = p.bytes() / 1e6;
-  cache.add_measurement(run, m);
-  cache.finish_run(run, m, cubin);
+  record_forced_winner(path, p, config, with_cubin);
 }
 
 std::string cache_with_winner(const HistogramProblem& p, const HistogramConfig& config, bool with_cubin) {
