@@ -360,6 +360,23 @@ int tune_isolated(const TuneCommand& cmd, int device, const std::string& cache_p
   }
 }
 
+// What the default set covers, one phrase per shape: "histogram/u8/bins=256/range=[0,256) at 7 sizes 64K..256M".
+std::string default_set_summary() {
+  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> shapes;
+  for (const Problem& p : default_problems()) {
+    auto it = std::find_if(shapes.begin(), shapes.end(), [&](const auto& s) { return s.first == p.shape_key(); });
+    if (it == shapes.end()) it = shapes.insert(shapes.end(), {p.shape_key(), {}});
+    it->second.push_back(p.n());
+  }
+  std::string out;
+  for (const auto& [shape, sizes] : shapes)
+    out += fmt::format("{}{} at {}", out.empty() ? "" : "; ", shape,
+                       sizes.size() == 1 ? format_size(sizes.front())
+                                         : fmt::format("{} sizes {}..{}", sizes.size(), format_size(sizes.front()),
+                                                       format_size(sizes.back())));
+  return out;
+}
+
 // --dists: the robust winner of each problem whose family keeps one, across the distributions just tuned on `device`.
 int record_robust(const TuneCommand& cmd, int device, const std::string& cache_path, std::ostream& out,
                   std::ostream& err) {
@@ -401,6 +418,11 @@ TuneCommand expand_distributions(const TuneCommand& cmd) {
 int run_tune(const TuneCommand& given, const std::string& cache_path, std::ostream& out, std::ostream& err) {
   if (given.worker) return tune_in_process(given, given.devices.at(0), cache_path, out, err);
   const TuneCommand cmd = expand_distributions(given);
+  if (given.default_set)
+    fmt::print(out, "The default set: {} (one problem per size). For common shapes of every family (what an "
+                    "application's untuned problems are served from) run `autotune tune --preset standard`.\n",
+               default_set_summary());
+  if (!given.preset.empty()) fmt::print(out, "Preset {}: {}\n", given.preset, tune_preset(given.preset).summary);
   // One device per distinct GPU model: tuning results belong to a model, not to a card.
   std::vector<int> devices = cmd.devices;
   if (cmd.all_devices) {
@@ -510,6 +532,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same problem, " + lookup.distance;
   else if (source == ConfigSource::similar_problem) src.text = "similar_problem: " + lookup.distance;
   else if (source == ConfigSource::similar_device) src.text = "similar_device: " + lookup.distance;
+  else if (source == ConfigSource::policy) src.text = "policy: " + lookup.distance;
   else if (!lookup.distance.empty()) src.text = "exact: " + lookup.distance;
   l.rows.push_back({src, text_cell(cmd.problem.key()), text_cell(model_key),
                     device_name.empty() ? null_cell("-") : text_cell(device_name), text_cell(config.key()),

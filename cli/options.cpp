@@ -71,6 +71,10 @@ po::options_description tune_options() {
       ("dists", po::value<std::string>()->value_name("LIST"),
        "histograms: tune on each of these distributions (e.g. uniform,constant,narrow,runs,image), keep each one's "
        "winner, and record the robust winner across them (least worst-case slowdown) as dist=robust")
+      ("preset", po::value<std::string>()->value_name("NAME"),
+       "tune a preset grid of problems instead of one problem or the default set: standard (common shapes of every "
+       "family, the data the lookup's similar-problem step and the measured default policy draw on; about 10 "
+       "minutes on an H200; resumable: a rerun tunes only what is missing)")
       ("budget", po::value<std::string>()->value_name("K"), "random: variants to measure (default: a quarter)")
       ("budget-s", po::value<std::string>()->value_name("SECONDS"), "random: stop drawing after this long")
       ("no-flush", "time with a warm L2 (default: flush the L2 before every timed run)")
@@ -232,7 +236,15 @@ TuneCommand make_tune(const po::variables_map& vm) {
         throw UsageError(fmt::format("--crossover: '{}' is not a configuration of {}", key, p->family_name()));
     return t;
   }
-  if (!any_problem_flag) {
+  if (vm.count("preset")) {
+    if (any_problem_flag || vm.count("dists"))
+      throw UsageError("--preset names its own problems and distributions: drop the problem options and --dists");
+    const TunePreset& preset = tune_preset(str("preset"));
+    t.preset = preset.name;
+    t.problems = preset_problems(preset);
+    t.dists = preset.dists;
+    t.ladder = true;
+  } else if (!any_problem_flag) {
     t.problems = default_problems();
     t.default_set = true;
     t.ladder = true;
@@ -307,7 +319,9 @@ void describe_tune(const std::string&, Spec& s) {
                "the problem at that size (strategy crossover) won by the faster: lookups there get a measured answer.\n"
                "Rerunning a command of several sizes (and the default set) resumes an interrupted size and skips\n"
                "the sizes already tuned with the current code (template, NVRTC, driver); --retune tunes them again.\n"
-               "The default set: u8/256 bins and the f32 sum at each size of the default ladder, f32/1024 bins at 16M.";
+               "The default set: u8/256 bins and the f32 sum at each size of the default ladder, f32/1024 bins at 16M.\n"
+               "--preset standard tunes common shapes of every family instead (what untuned problems are served "
+               "from:\nthe similar-problem step and the measured default policy, include/autotune/resolution.hpp).";
   s.examples = "  autotune tune                                   # the default problems on GPU 0\n" +
                problem_examples("tune") +
                "  autotune tune --type u8 --bins 256 --n 4K..1G   # 10 sizes, powers of 4, and their crossovers\n"

@@ -22,6 +22,7 @@ struct DevicesCommand {
 struct TuneCommand {
   std::vector<Problem> problems;  ///< the default set when none was named; one per size of --n
   bool default_set = false;
+  std::string preset;  ///< --preset NAME (tuner: TunePreset); its problems are in `problems`
   /// More than one size was asked for (--n LIST or LO..HI, a problem without --n: the default ladder, or the default
   /// set): sizes already tuned with the current code are skipped unless --retune (tuner/ladder.hpp).
   bool ladder = false;

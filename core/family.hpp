@@ -101,6 +101,15 @@ class KernelFamily {
   virtual bool robust_across_distributions() const { return false; }
   /// The problems of the family in `autotune tune`'s default set.
   virtual std::vector<Problem> default_problems() const = 0;
+  /// The problems of the family in the tuning preset `preset` (`autotune tune --preset NAME`, tuner/preset.hpp),
+  /// one per size; empty when the family has none in it.
+  virtual std::vector<Problem> preset_problems(std::string_view preset) const {
+    (void)preset;
+    return {};
+  }
+  /// The family's measured default policy (runtime/policy.hpp): JSON written by scripts/fit_policy.py from a tuned
+  /// preset, embedded from the family's folder; empty when the family has none (the lookup then ends at fallback()).
+  virtual std::string_view policy_data() const { return {}; }
   /// Device memory one call's output takes (the tuner checks that input, output and its buffers fit before it
   /// allocates anything).
   virtual std::uint64_t output_bytes(const Problem& problem) const = 0;

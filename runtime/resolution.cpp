@@ -8,6 +8,7 @@
 #include "autotune/identity.hpp"
 #include "core/family.hpp"
 #include "core/integrity.hpp"
+#include "runtime/policy.hpp"
 #include "runtime/size_table.hpp"
 
 namespace autotune {
@@ -18,6 +19,7 @@ std::string_view to_string(ConfigSource s) {
     case ConfigSource::nearest_size: return "nearest_size";
     case ConfigSource::similar_problem: return "similar_problem";
     case ConfigSource::similar_device: return "similar_device";
+    case ConfigSource::policy: return "policy";
     case ConfigSource::fallback: return "fallback";
   }
   return "?";
@@ -41,7 +43,7 @@ std::optional<Requirement> parse_requirement(std::string_view text) {
 bool meets(ConfigSource source, Requirement required) {
   switch (required) {
     case Requirement::any: return true;
-    case Requirement::tuned: return source != ConfigSource::fallback;
+    case Requirement::tuned: return source != ConfigSource::fallback && source != ConfigSource::policy;
     case Requirement::exact: return source == ConfigSource::exact;
   }
   return false;
@@ -72,6 +74,18 @@ LookupTarget LookupTarget::from_model_key(const std::string& model_key) {
     if (sms.ends_with("SM") && std::from_chars(sms.data(), sms.data() + sms.size() - 2, n).ec == std::errc()) t.sm_count = n;
   }
   return t;
+}
+
+Lookup untuned_lookup(const LookupTarget& target, const Problem& problem) {
+  Lookup l;
+  if (const auto choice = policy_choice(problem, target.device ? &*target.device : nullptr)) {
+    l.source = ConfigSource::policy;
+    l.config = choice->config;
+    l.distance = choice->why;
+  } else {
+    l.config = Config::fallback(problem);
+  }
+  return l;
 }
 
 Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem) {
@@ -149,8 +163,14 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
       }
     }
   }
-  l.config = l.winner ? l.winner->config : Config::fallback(problem);
-  return l;
+  if (l.winner) {
+    l.config = l.winner->config;
+    return l;
+  }
+  Lookup untuned = untuned_lookup(t, problem);
+  untuned.stale_skipped = l.stale_skipped;
+  untuned.unbacked_skipped = l.unbacked_skipped;
+  return untuned;
 }
 
 std::string cubin_unusable(const Winner& w, const std::string& arch, const std::string& source) {

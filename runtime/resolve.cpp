@@ -37,23 +37,22 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
   r.cache_path = cache_path.empty() ? Cache::default_path() : cache_path;
 
   std::string note;
+  const LookupTarget target{r.model_key, d.arch(), d.sm_count, d.driver_version, d};
   SizeLookup sizes;
-  sizes.at_hint.config = Config::fallback(problem);
   std::error_code ec;
+  bool looked_up = false;
   if (r.cache_path != ":memory:" && std::filesystem::exists(r.cache_path, ec)) {
     // Read-only: a lookup never writes the cache, leaves no side file and works from a read-only directory. A cache
-    // that cannot be read is reported in the message and the built-in default runs.
+    // that cannot be read is reported in the message and the rest of the lookup order (policy, default) answers.
     try {
       const Cache cache = Cache::open_read_only(r.cache_path);
-      LookupTarget target{r.model_key, d.arch(), d.sm_count, d.driver_version, d};
       sizes = lookup_sizes(cache, target, problem);
+      looked_up = true;
     } catch (const CacheError& e) {
-      sizes = SizeLookup{};
-      sizes.at_hint.config = Config::fallback(problem);
       note = fmt::format(" (cache not used: {})", e.what());
     }
   }
-  if (sizes.sizes.empty()) sizes.sizes = build_size_table({}, sizes.at_hint);  // no cache: the default for every n
+  if (!looked_up) sizes = untuned_sizes(target, problem);  // no cache: the policy, else the default, for every n
   const Lookup& lookup = sizes.at_hint;
   if (lookup.stale_skipped)
     note += fmt::format(" ({} result{} measured with other code not used; `autotune tune` re-tunes)",
@@ -131,6 +130,11 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
                               : r.source == ConfigSource::similar_problem ? "similar tuned problem"
                                                                           : "similar GPU model",
                               r.cache_path);
+      break;
+    case ConfigSource::policy:
+      r.message = fmt::format("autotune: {} on {}: not tuned in {}; using the measured default policy: {} ({}); "
+                              "`autotune tune` measures this GPU",
+                              problem.key(), d.name, r.cache_path, r.config.key(), lookup.distance);
       break;
     case ConfigSource::fallback:
       r.message = fmt::format("autotune: {} on {}: not tuned in {}; using the built-in default {} (run `autotune tune`)",

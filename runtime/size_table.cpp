@@ -7,6 +7,7 @@
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
 #include "core/family.hpp"
+#include "runtime/policy.hpp"
 
 namespace autotune {
 
@@ -113,6 +114,33 @@ std::string Resolution::sizes_summary() const {
   return out;
 }
 
+namespace {
+// A table from the policy's chosen shape: one range per size it holds, served as ConfigSource::policy; the answer for
+// the hint is the table's at problem.n, so that the two agree by construction.
+void policy_table(const LookupTarget& target, const Problem& problem, SizeLookup& s) {
+  const auto choice = policy_choice(problem, target.device ? &*target.device : nullptr);
+  if (!choice) return;
+  std::vector<TunedSize> sizes;
+  for (const PolicyEntry& e : choice->sizes) sizes.push_back({e.problem.n(), e.config, {}, {}});
+  s.sizes = build_size_table(std::move(sizes), s.at_hint);
+  for (SizeRange& r : s.sizes) {
+    r.source = ConfigSource::policy;
+    r.tuned_model_key.clear();
+    r.why = fmt::format("policy: {} of {}", r.why, choice->shape.shape_key());
+  }
+  for (const SizeRange& r : s.sizes)
+    if (r.contains(problem.n())) s.at_hint.config = r.config;
+}
+}  // namespace
+
+SizeLookup untuned_sizes(const LookupTarget& target, const Problem& problem) {
+  SizeLookup s;
+  s.at_hint = untuned_lookup(target, problem);
+  if (s.at_hint.source == ConfigSource::policy) policy_table(target, problem, s);
+  if (s.sizes.empty()) s.sizes = build_size_table({}, s.at_hint);
+  return s;
+}
+
 SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Problem& problem) {
   SizeLookup s;
   s.at_hint = lookup_config(cache, target, problem);
@@ -127,7 +155,8 @@ SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Pr
     break;
   }
   if (tuned.empty() && s.at_hint.winner) s.winners = {*s.at_hint.winner};
-  s.sizes = build_size_table(std::move(tuned), s.at_hint);
+  if (tuned.empty() && s.at_hint.source == ConfigSource::policy) policy_table(target, problem, s);
+  if (s.sizes.empty()) s.sizes = build_size_table(std::move(tuned), s.at_hint);
   return s;
 }
 
@@ -135,6 +164,7 @@ std::string size_table_violation(const std::vector<SizeRange>& sizes, const Look
                                  Requirement required) {
   auto gives = [](ConfigSource source, const std::string& distance) {
     if (source == ConfigSource::fallback) return std::string("nothing (the built-in default)");
+    if (source == ConfigSource::policy) return "no tuned data, only the measured default policy (" + distance + ")";
     return std::string(to_string(source)) + (distance.empty() ? "" : " (" + distance + ")");
   };
   switch (required) {

@@ -33,6 +33,10 @@ std::uint64_t size_switch_point(std::uint64_t a, std::uint64_t b);
 /// one range 0..max from `untuned` (the lookup's answer for the hint: similar problem, similar GPU or fallback).
 std::vector<SizeRange> build_size_table(std::vector<TunedSize> tuned, const Lookup& untuned);
 
+/// The end of the lookup order for `problem` (nothing in a cache applies): the measured default policy
+/// (runtime/policy.hpp), else the family's built-in default.
+Lookup untuned_lookup(const LookupTarget& target, const Problem& problem);
+
 /// The lookup's distribution order for `problem`: its own distribution, then the robust one (families that record
 /// one), then the default one (include/autotune/resolution.hpp). Shared by lookup_config and lookup_sizes.
 std::vector<Problem> distribution_candidates(const Problem& problem);

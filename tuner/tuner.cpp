@@ -63,6 +63,31 @@ std::vector<Problem> default_problems() {
   return out;
 }
 
+const std::vector<TunePreset>& tune_presets() {
+  static const std::vector<TunePreset> presets{
+      {"standard",
+       "common shapes of every family: histograms of every sample type at 32..262144 bins, sum/min/max of every "
+       "type, each at 64K..16M elements (reductions to 256M); histograms on uniform and narrow samples, keeping the "
+       "robust winner",
+       {"uniform", "narrow"}}};
+  return presets;
+}
+
+const TunePreset& tune_preset(std::string_view name) {
+  for (const TunePreset& p : tune_presets())
+    if (p.name == name) return p;
+  std::string names;
+  for (const TunePreset& p : tune_presets()) names += (names.empty() ? "" : ", ") + p.name;
+  throw UsageError(fmt::format("--preset: no preset '{}' (known: {})", name, names));
+}
+
+std::vector<Problem> preset_problems(const TunePreset& preset) {
+  std::vector<Problem> out;
+  for (const KernelFamily* f : families())
+    for (Problem& p : f->preset_problems(preset.name)) out.push_back(std::move(p));
+  return out;
+}
+
 const std::vector<std::string>& tune_strategies() {
   static const std::vector<std::string> names{"exhaustive", "random", "halving"};
   return names;

@@ -8,7 +8,11 @@
 //                      whose winner is valid for this problem (and, when the device is known, fits it)
 //   4. similar_device: the same problem (else its nearest tuned size) on another GPU model of the same architecture,
 //                      the one with the closest SM count
-//   5. fallback:       the family's built-in default configuration
+//   5. policy:         the family's measured default policy (runtime/policy.hpp): a configuration fitted from a
+//                      standard preset tuned on one GPU and shipped with the library (kernel_templates/<family>/
+//                      policy.json, with its provenance), from the closest shape it holds whose configuration is
+//                      valid for the problem and fits the device; one size range per size it holds
+//   6. fallback:       the family's built-in default configuration
 // The problem's input distribution is a hint: in steps 1, 2 and 4 a winner measured on that distribution comes first,
 // then a histogram's robust winner across distributions (dist=robust, `autotune tune --dists`), then one measured
 // on the default ("uniform"); Lookup::distance says so ("measured on dist=uniform, not runs").
@@ -34,6 +38,7 @@ enum class ConfigSource {
   nearest_size,    ///< tuned for the same problem at another n on this GPU model
   similar_problem, ///< tuned for the closest shape of the same family on this GPU model (e.g. other bins)
   similar_device,  ///< tuned on another GPU model of the same architecture
+  policy,          ///< nothing tuned in the cache applies: the family's measured default policy (shipped data)
   fallback,        ///< nothing tuned applies: the built-in safe default
 };
 std::string_view to_string(ConfigSource s);
@@ -146,6 +151,10 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
 /// order of lookup_config: only runs of this build's code, and the winners of the first of the problem's
 /// distribution, the robust one, the default one that has any tuned size on this model. Only reads.
 SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Problem& problem);
+
+/// The end of the lookup order, without a cache (no file, or one that cannot be read): the measured default policy,
+/// else the built-in default. The table has one range per size of the policy's chosen shape.
+SizeLookup untuned_sizes(const LookupTarget& target, const Problem& problem);
 
 /// Strict mode for a size table: why `sizes` (with `at_hint`, the answer for the hint n) does not meet `required`,
 /// or "" when it does. any: always met. tuned: every range must be measured data (no built-in default). exact: with

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/cache.hpp"
@@ -122,6 +123,22 @@ double measure_read_roof(const DeviceInfo& device, std::size_t bytes, int sample
 /// The problems `autotune tune` runs when none is named: every registered family's default problems
 /// (KernelFamily::default_problems).
 std::vector<Problem> default_problems();
+
+/// A tuning preset: a grid of common problems `autotune tune --preset NAME` tunes in one command (each family says
+/// which of its problems are in it: KernelFamily::preset_problems).
+struct TunePreset {
+  std::string name;                ///< "standard"
+  std::string summary;             ///< one line for the help
+  /// Distributions each problem of a family that keeps robust winners is tuned on (its robust winner is recorded as
+  /// dist=robust); empty = the problems' own distribution.
+  std::vector<std::string> dists;
+};
+/// Every preset, in the order the help lists them.
+const std::vector<TunePreset>& tune_presets();
+/// The preset named `name`; UsageError listing the presets when there is none.
+const TunePreset& tune_preset(std::string_view name);
+/// The problems of a preset across every registered family, one per size.
+std::vector<Problem> preset_problems(const TunePreset& preset);
 
 /// Library version, e.g. "0.1.0".
 std::string version();

@@ -134,6 +134,24 @@ class ReduceFamily final : public KernelFamily {
     }
     return out;
   }
+  std::vector<Problem> preset_problems(std::string_view preset) const override {
+    // `standard` (tuner/preset.hpp): sum, min and max of every element type at 64K, 1M, 16M and 256M elements.
+    if (preset != "standard") return {};
+    std::vector<Problem> out;
+    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
+      for (ValueType type : {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32,
+                             ValueType::f64})
+        for (std::uint64_t n : {std::uint64_t{1} << 16, std::uint64_t{1} << 20, std::uint64_t{1} << 24,
+                                std::uint64_t{1} << 28}) {
+          ReduceProblem r;
+          r.op = op;
+          r.type = type;
+          r.n = n;
+          out.push_back(r);
+        }
+    return out;
+  }
+  std::string_view policy_data() const override { return embedded::reduce_policy_json; }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // one result, up to 16 bytes
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
     return make_reduce_workload(reduce_of(p), d, seed);

@@ -228,7 +228,8 @@ TEST_CASE("a stored cubin is served only when it is what this build compiles, ha
     CHECK_FALSE(c.find_nearest_winner(h100().model_key(), problem(2 * M)));
     CHECK(c.count_unbacked_winners(h100().model_key(), problem(M)) == 1);
     const Lookup l = lookup_config(c, LookupTarget{h100().model_key(), "sm_90", 132, 0}, problem(M));
-    CHECK(l.source == ConfigSource::fallback);
+    CHECK(l.source == ConfigSource::policy);  // nothing measured is served: the shipped policy answers
+    CHECK_FALSE(l.winner);
     CHECK(l.unbacked_skipped == 1);
   }
 }

@@ -16,6 +16,7 @@
 #include "cli/format.hpp"
 #include "cli/options.hpp"
 #include "cli/progress.hpp"
+#include "runtime/policy.hpp"
 #include "tests/cpu/cli_fixtures.hpp"
 
 using namespace autotune;
@@ -123,7 +124,8 @@ TEST_SUITE("cli_output") {
     CHECK(has(table, f.fleet.h100_u8.winner.key()));
     CHECK(has(table, std::to_string(64 * M)));
 
-    // fallback: a shape nobody tuned, and a model nobody tuned
+    // policy: a shape nobody tuned (u16/4096) is served from the shipped policy's closest shape, u16/1024 (a
+    // shape with more bins counts twice its log distance: u16/65536 is farther), at the nearest size, 1M
     j = Json::parse(run_ok({"best", "--type", "u16", "--bins", "4096", "--n", "1M", "--device-model", h100, "--cache",
                             f.file.str(), "--json"}));
     HistogramProblem u16;
@@ -131,18 +133,26 @@ TEST_SUITE("cli_output") {
     u16.bins = 4096;
     u16.upper = 65536;
     u16.n = M;
-    CHECK(j["source"] == "fallback");
-    CHECK(j["config"] == HistogramConfig::fallback(u16).key());
+    CHECK(j["source"] == "policy");
+    const Policy& policy = family_policy("histogram");
+    const auto entry = std::find_if(policy.entries.begin(), policy.entries.end(), [](const PolicyEntry& e) {
+      return e.problem.key() == "histogram/u16/bins=1024/range=[0,65536)/n=1048576/dist=uniform";
+    });
+    REQUIRE(entry != policy.entries.end());
+    CHECK(j["config"] == entry->config.key());
     CHECK(j["gbps"].is_null());
     CHECK(j["tuned_n"].is_null());
     CHECK(has(run_ok({"best", "--type", "u16", "--bins", "4096", "--n", "1M", "--device-model", h100, "--cache",
                       f.file.str()}),
-              "fallback: built-in default"));
-    const auto rows = parse_csv(run_ok({"best", "--n", "64M", "--device-model", "NVIDIA B200|sm_100|148SM|183359MiB",
-                                        "--cache", f.file.str(), "--csv"}));
+              "policy: policy fitted for histogram/u16/bins=1024"));
+    // fallback: a problem the policy holds nothing for (64-bit counters) on a model nobody tuned
+    const auto rows = parse_csv(run_ok({"best", "--n", "64M", "--counters", "64", "--device-model",
+                                        "NVIDIA B200|sm_100|148SM|183359MiB", "--cache", f.file.str(), "--csv"}));
     REQUIRE(rows.size() == 2);
     CHECK(rows[1][0] == "fallback");
-    CHECK(rows[1][4] == HistogramConfig::fallback(u8_problem()).key());
+    HistogramProblem wide = u8_problem();
+    wide.counter_bits = 64;
+    CHECK(rows[1][4] == HistogramConfig::fallback(wide).key());
 
     // 64-bit counters are another problem: not the 32-bit winner, and not its nearest size either.
     j = Json::parse(run_ok({"best", "--n", "64M", "--counters", "64", "--device-model", h100, "--cache",
@@ -152,7 +162,7 @@ TEST_SUITE("cli_output") {
     // A missing cache file is a miss, as for the API, and is not created.
     TempPath missing;
     j = Json::parse(run_ok({"best", "--n", "64M", "--device-model", h100, "--cache", missing.str(), "--json"}));
-    CHECK(j["source"] == "fallback");
+    CHECK(j["source"] == "policy");
     CHECK_FALSE(std::filesystem::exists(missing.path));
 
     CHECK(dump_everything(f.file.str()) == before);  // best only reads
@@ -167,7 +177,7 @@ TEST_SUITE("cli_output") {
     const std::string before = dump_everything(file.str());
     const Json j = Json::parse(run_ok({"best", "--n", "64M", "--device-model", fleet_h100().model_key(), "--cache",
                                        file.str(), "--json"}));
-    CHECK(j["source"] == "fallback");
+    CHECK(j["source"] == "policy");  // the stale run is not served
     CHECK(j["stale_runs_skipped"] == 1);
     CHECK(dump_everything(file.str()) == before);
   }

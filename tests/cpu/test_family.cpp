@@ -184,15 +184,19 @@ TEST_SUITE("family") {
       small.sm_count = 110;
       CHECK(lookup_config(cache, target_of(small), u8).config == Config(config(128, 2)));  // the 114-SM model
     }
-    SUBCASE("another architecture gets nothing measured: the built-in default") {
+    SUBCASE("another architecture gets nothing measured: the shipped policy, not a winner") {
       DeviceInfo turing = a100();
       turing.name = "Tesla T4";
       turing.cc_major = 7;
       turing.cc_minor = 5;
       const Lookup l = lookup_config(cache, target_of(turing), u8);
-      CHECK(l.source == ConfigSource::fallback);
-      CHECK(l.config == Config::fallback(u8));
+      CHECK(l.source == ConfigSource::policy);
       CHECK_FALSE(l.winner);
+      HistogramProblem wide = u8;  // 64-bit counters: the policy holds none, the built-in default answers
+      wide.counter_bits = 64;
+      const Lookup d = lookup_config(cache, target_of(turing), wide);
+      CHECK(d.source == ConfigSource::fallback);
+      CHECK(d.config == Config::fallback(wide));
     }
     SUBCASE("a run of another kernel template is never served, not even to a similar model") {
       DeviceInfo h200 = h100();
@@ -200,9 +204,11 @@ TEST_SUITE("family") {
       Cache old(":memory:");
       tune(old, h100(), u8, config(512, 4), {}, run_info("00000000000000aa", nvrtc_version(), 0));
       const Lookup l = lookup_config(old, target_of(h200), u8);
-      CHECK(l.source == ConfigSource::fallback);
+      CHECK(l.source == ConfigSource::policy);
+      CHECK_FALSE(l.winner);
       const Lookup same = lookup_config(old, target_of(h100()), u8);
-      CHECK(same.source == ConfigSource::fallback);
+      CHECK(same.source == ConfigSource::policy);
+      CHECK_FALSE(same.winner);
       CHECK(same.stale_skipped == 1);
       CHECK(old.winners().size() == 1);  // skipped, not marked: the lookups wrote nothing
     }
@@ -238,12 +244,16 @@ TEST_SUITE("family") {
     SUBCASE("another sample type is never similar") {
       HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 256);
       u16.n = 64 * M;
-      CHECK(lookup_config(cache, with_device, u16).source == ConfigSource::fallback);
+      const Lookup l = lookup_config(cache, with_device, u16);
+      CHECK(l.source == ConfigSource::policy);  // not similar_problem: the cache's u8 winners are not adopted
+      CHECK_FALSE(l.winner);
     }
     SUBCASE("a winner this problem cannot run on this device is not adopted") {
       HistogramProblem big = f32;
       big.bins = 4096;  // 32 copies of 4096 bins: 512 KiB, more than the H100's 227 KiB per block
-      CHECK(lookup_config(cache, with_device, big).source == ConfigSource::fallback);
+      const Lookup l = lookup_config(cache, with_device, big);
+      CHECK(l.source == ConfigSource::policy);
+      CHECK_FALSE(l.config == Config(wide));
       HistogramProblem fits = f32;
       fits.bins = 512;
       CHECK(lookup_config(cache, with_device, fits).source == ConfigSource::similar_problem);

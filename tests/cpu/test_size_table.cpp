@@ -289,11 +289,21 @@ TEST_SUITE("size_table") {
       CHECK(s.sizes[0].source == ConfigSource::similar_device);
       CHECK(s.sizes[0].config == A());
     }
-    SUBCASE("nothing tuned: the built-in default for every n") {
+    SUBCASE("nothing tuned: the policy's sizes of the closest shape, each a range") {
       const SizeLookup s = lookup_sizes(Cache(":memory:"), target_of(h100()), problem(M));
+      REQUIRE(s.sizes.size() >= 1);
+      for (const SizeRange& r : s.sizes) CHECK(r.source == ConfigSource::policy);
+      CHECK(s.sizes.front().n_from == 0);
+      CHECK(s.sizes.back().n_to == std::numeric_limits<std::uint64_t>::max());
+      CHECK(s.winners.empty());
+    }
+    SUBCASE("nothing tuned and no policy entry (64-bit counters): the built-in default for every n") {
+      HistogramProblem wide = problem(M);
+      wide.counter_bits = 64;
+      const SizeLookup s = lookup_sizes(Cache(":memory:"), target_of(h100()), wide);
       REQUIRE(s.sizes.size() == 1);
       CHECK(s.sizes[0].source == ConfigSource::fallback);
-      CHECK(s.sizes[0].config == Config::fallback(problem(M)));
+      CHECK(s.sizes[0].config == Config::fallback(wide));
       CHECK(s.winners.empty());
     }
   }

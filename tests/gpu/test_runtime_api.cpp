@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <tuple>
+#include <vector>
 #include <optional>
 #include <set>
 #include <span>
@@ -137,9 +139,42 @@ std::vector<std::string> call_from_threads(const Histogram& h, std::uint64_t n, 
 }  // namespace
 
 TEST_SUITE("gpu_api") {
-  TEST_CASE("without a cache entry the handle falls back to the default and says so") {
+  TEST_CASE("without a cache entry the handle runs the measured default policy, exact in each of its size ranges") {
+    const std::string path = temp_cache();  // does not exist
+    // Shapes the policy was not fitted on (kernel_templates/histogram/policy.json): other bins, ranges and types.
+    std::vector<HistogramProblem> shapes;
+    for (auto [type, bins, lower, upper] : {std::tuple{SampleType::f32, 5000, 0.02, 0.8},
+                                            std::tuple{SampleType::f32, 65536, 0.0, 1.0},
+                                            std::tuple{SampleType::u16, 4096, 0.0, 65536.0},
+                                            std::tuple{SampleType::u8, 100, 0.0, 200.0},
+                                            std::tuple{SampleType::i32, 37, -100.0, 270.0},
+                                            std::tuple{SampleType::f64, 200000, -1.0, 1.0}}) {
+      HistogramProblem p;
+      p.type = type;
+      p.bins = bins;
+      p.lower = lower;
+      p.upper = upper;
+      p.n = 3 << 20;
+      shapes.push_back(p);
+    }
+    for (const HistogramProblem& p : shapes) {
+      CAPTURE(p.key());
+      Histogram h(p, Histogram::Options{0, path});
+      CHECK(h.resolution().source == ConfigSource::policy);
+      CHECK(h.resolution().message.find("measured default policy") != std::string::npos);
+      for (const SizeRange& r : h.resolution().sizes) {
+        CHECK(r.source == ConfigSource::policy);
+        const std::uint64_t n = std::min<std::uint64_t>(r.n_from + 4099, std::uint64_t{40} << 20);
+        check_handle(h, n);
+      }
+    }
+    CHECK_FALSE(std::filesystem::exists(path));
+  }
+
+  TEST_CASE("without a cache entry or a policy entry the handle falls back to the default and says so") {
     HistogramProblem p;
     p.n = 1 << 20;
+    p.counter_bits = 64;  // the policy holds 32-bit counters only
     const std::string path = temp_cache();  // does not exist
     Histogram h(p, Histogram::Options{0, path});
     CHECK(h.resolution().source == ConfigSource::fallback);
@@ -187,7 +222,8 @@ TEST_SUITE("gpu_api") {
     HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 256);  // nothing of its type tuned
     u16.n = p.n;
     Histogram fb(u16, Histogram::Options{0, path});
-    CHECK(fb.resolution().source == ConfigSource::fallback);
+    CHECK(fb.resolution().source == ConfigSource::policy);
+    check_handle(fb, 1000);
     std::filesystem::remove(path);
   }
 
@@ -218,7 +254,7 @@ TEST_SUITE("gpu_api") {
       db.exec("UPDATE runs SET template_hash = '00000000deadbeef'");  // as if the template had changed since
     }
     Histogram h(p, Histogram::Options{0, path});
-    CHECK(h.resolution().source == ConfigSource::fallback);
+    CHECK(h.resolution().source == ConfigSource::policy);  // the stale run is not served
     CHECK(h.resolution().message.find("measured with other code not used") != std::string::npos);
     check_handle(h, p.n);
     CHECK_FALSE(Cache::open_read_only(path).winners(true).at(0).stale);  // a lookup never writes

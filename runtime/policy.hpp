@@ -1,0 +1,58 @@
+// The measured default policy: the last step of the lookup order before the built-in default
+// (include/autotune/resolution.hpp, ConfigSource::policy).
+//
+// Each family may ship a policy (KernelFamily::policy_data: kernel_templates/<family>/policy.json, written by
+// scripts/fit_policy.py from `autotune tune --preset standard` on one GPU, with its provenance): entries of a tuned
+// problem (shape and size) and the configuration fitted for it. An untuned problem is served from the entries of the
+// closest shape (KernelFamily::shape_distance) whose configurations are valid for the problem and fit the device;
+// each of that shape's sizes becomes a range of the handle's size table, so the policy is size-adaptive too.
+//
+// Pure functions of the embedded data, the problem and the device limits: no GPU, no cache file, no I/O.
+// Thread-safe (the parsed data is built once).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/device.hpp"
+#include "autotune/problem.hpp"
+#include "autotune/resolution.hpp"
+
+namespace autotune {
+
+/// One entry of a family's policy.
+struct PolicyEntry {
+  Problem problem;  ///< the tuned problem (shape and n) the configuration was fitted on
+  Config config;
+  double time_ms = 0.0;         ///< its measured time on the policy's GPU (uniform samples)
+  double worst_slowdown = 1.0;  ///< its worst slowdown across the distributions it was fitted on
+};
+
+/// A family's parsed policy: its entries and where they come from.
+struct Policy {
+  std::vector<PolicyEntry> entries;
+  std::string provenance;  ///< "NVIDIA H200, 2026-12-01, autotune tune --preset standard (bench/results/...)"
+};
+
+/// The policy of the family named `family` (empty when it has none). Error when the embedded data is malformed
+/// (a build defect: tests/cpu/test_policy.cpp parses every built-in family's).
+const Policy& family_policy(std::string_view family);
+/// Parses policy JSON for `family` (what family_policy does with the embedded text). Error naming what is wrong.
+Policy parse_policy(std::string_view family, std::string_view json);
+
+/// What the policy serves a problem with: the sizes of the closest shape, each with its configuration.
+struct PolicyChoice {
+  Problem shape;                    ///< the chosen entries' problem at the wanted problem's n (for messages)
+  std::vector<PolicyEntry> sizes;   ///< the chosen shape's valid entries, ascending n (not empty)
+  Config config;                    ///< the configuration for the wanted problem's n (nearest size)
+  std::string why;                  ///< "policy (NVIDIA H200, ...): fitted for histogram/f32/bins=2048/... at n=..."
+};
+/// The policy's answer for `problem` (nullopt when the family has no entry of a compatible shape whose configuration
+/// is valid for it and, when `device` is given, fits the device).
+std::optional<PolicyChoice> policy_choice(const Problem& problem, const DeviceInfo* device);
+/// The same from an explicit policy (tests).
+std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& problem, const DeviceInfo* device);
+
+}  // namespace autotune

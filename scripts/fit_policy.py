@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Fits the measured default policy (kernel_templates/<family>/policy.json) from the output of
+`autotune tune --preset standard` on one GPU, and says how well shapes transfer.
+
+    scripts/fit_policy.py LOG [--gpu NAME] [--model-key KEY] [--date YYYY-MM-DD] [--commit SHA] [--write]
+
+LOG is what `autotune tune --preset standard` printed (plain or .gz): every variant's measurement of every preset
+problem. The fit, per family:
+  - histograms: each preset shape at each size was tuned on uniform and narrow (skewed) samples; the policy entry is
+    the configuration with the least worst-case slowdown across the two (the robust choice: an application's data is
+    unknown, and a configuration that is fast on uniform data can be an order of magnitude slower on skewed data);
+  - reductions: the winner at each size.
+The runtime (runtime/policy.cpp) serves an untuned problem from the entry of the closest shape (the family's
+shape_distance, then the nearest size) whose configuration is valid for the problem and fits the device.
+Without --write it prints the entries and the transfer statistics only.
+"""
+import argparse
+import gzip
+import json
+import math
+import re
+import sys
+from collections import defaultdict
+
+HEADER = re.compile(r"^== (\S+) \((?:(crossover)[^)]*\) \()?GPU \d+\)$")
+ROW = re.compile(r"^\[\s*\d+/\d+\] (\S+) ok\s+([0-9.]+) ms")
+
+
+def read_log(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    times = defaultdict(dict)  # problem key -> config key -> ms (tuning runs only, not crossovers)
+    current = None
+    with opener(path, "rt") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = HEADER.match(line)
+            if m:
+                current = None if m.group(2) else m.group(1)
+                continue
+            if current is None:
+                continue
+            r = ROW.match(line)
+            if r:
+                ms = float(r.group(2))
+                if ms > 0:
+                    times[current][r.group(1)] = ms
+    return times
+
+
+def field(key, name):
+    m = re.search(r"(?:^|/)" + re.escape(name) + r"=([^/]*)", key)
+    return m.group(1) if m else None
+
+
+def with_field(key, name, value):
+    return re.sub(r"(^|/)" + re.escape(name) + r"=[^/]*", lambda m: m.group(1) + name + "=" + value, key)
+
+
+def fit(times):
+    """Entries per family: {family: [(problem key (dist=uniform), config, worst slowdown, uniform ms)]}."""
+    entries = defaultdict(list)
+    for key in sorted(times):
+        family = key.split("/", 1)[0]
+        dist = field(key, "dist")
+        if family == "histogram":
+            if dist != "uniform":
+                continue
+            narrow = times.get(with_field(key, "dist", "narrow"))
+            runs = [times[key]] + ([narrow] if narrow else [])
+            best = [min(r.values()) for r in runs]
+            common = set(runs[0]).intersection(*runs[1:])
+            worst = {c: max(r[c] / b for r, b in zip(runs, best)) for c in common}
+            config = min(worst, key=lambda c: (worst[c], times[key][c]))
+            entries[family].append((key, config, worst[config], times[key][config]))
+        else:
+            config = min(times[key], key=times[key].get)
+            entries[family].append((key, config, 1.0, times[key][config]))
+    return entries
+
+
+def shape_of(key):
+    return re.sub(r"/n=\d+", "", key)
+
+
+def transfer_stats(times, entries):
+    """How often the nearest other shape's entry is within 5 % of a problem's own best, measured on the problem."""
+    lines = []
+    for family, es in entries.items():
+        within, total, worst = 0, 0, 1.0
+        for key, _, _, _ in es:
+            n = field(key, "n")
+            own = times[key]
+            best = min(own.values())
+            others = [e for e in es if field(e[0], "n") == n and shape_of(e[0]) != shape_of(key)]
+            if family == "histogram":
+                typ = key.split("/")[1]
+                others = [e for e in others if e[0].split("/")[1] == typ]
+                bins = int(field(key, "bins"))
+                # The histogram family's shape_distance: log2 of the bins ratio, twice when the other has more bins.
+                def dist(e):
+                    r = math.log2(int(field(e[0], "bins")) / bins)
+                    return 2 * r if r > 0 else -r
+            else:
+                typ = key.split("/")[2]
+                others = [e for e in others if e[0].split("/")[2] == typ]
+                dist = lambda e: 0.0
+            if not others:
+                continue
+            others = [e for e in others if e[1] in own]  # valid for this shape (the runtime checks the same)
+            if not others:
+                continue
+            nearest = min(others, key=dist)
+            ratio = own[nearest[1]] / best
+            total += 1
+            within += ratio <= 1.05
+            worst = max(worst, ratio)
+        lines.append(f"{family}: leave-one-out, the nearest other shape's valid entry (same type and size) is within "
+                     f"5% of the problem's own best in {within} of {total} problems (worst {worst:.2f}x)")
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("log")
+    ap.add_argument("--gpu", default="NVIDIA H200")
+    ap.add_argument("--model-key", default="")
+    ap.add_argument("--date", default="")
+    ap.add_argument("--commit", default="")
+    ap.add_argument("--source", default="", help="where the log is kept in the repository")
+    ap.add_argument("--write", action="store_true", help="write kernel_templates/<family>/policy.json")
+    args = ap.parse_args()
+    times = read_log(args.log)
+    if not times:
+        sys.exit(f"{args.log}: no measurements found")
+    entries = fit(times)
+    stats = transfer_stats(times, entries)
+    for family, es in entries.items():
+        print(f"== {family}: {len(es)} entries")
+        for key, config, worst, ms in es:
+            print(f"  {key}  {config}  worst {worst:.2f}x  {ms:.4f} ms")
+    print("\n".join(stats))
+    if not args.write:
+        return
+    for family, es in entries.items():
+        doc = {
+            "format": 1,
+            "family": family,
+            "provenance": {
+                "gpu": args.gpu, "model_key": args.model_key, "date": args.date, "commit": args.commit,
+                "command": "autotune tune --preset standard", "data": args.source,
+                "fit": ("robust: least worst-case slowdown across uniform and narrow samples" if family == "histogram"
+                        else "the winner of each problem"),
+                "transfer": [s for s in stats if s.startswith(family + ":")],
+            },
+            "entries": [{"problem": k, "config": c, "worst_slowdown": round(w, 4), "time_ms": ms}
+                        for k, c, w, ms in es],
+        }
+        path = f"kernel_templates/{family}/policy.json"
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+// The measured default policy (runtime/policy.hpp): the shipped data of each built-in family parses and is what its
+// folder holds, malformed data is refused with a reason, the choice rule (closest valid shape, asymmetric in bins,
+// device limits, nearest size) and its place in the lookup order (after everything measured, before the built-in
+// default; never "tuned" for strict mode).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "autotune/cache.hpp"
+#include "autotune/error.hpp"
+#include "autotune/histogram_problem.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "autotune/resolution.hpp"
+#include "core/family.hpp"
+#include "runtime/policy.hpp"
+#include "runtime/size_table.hpp"
+#include "tests/test_devices.hpp"
+
+using namespace autotune;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+HistogramProblem f32(int bins, std::uint64_t n) {
+  HistogramProblem p = HistogramProblem::with_defaults(SampleType::f32, bins);
+  p.n = n;
+  return p;
+}
+
+std::string entry(const HistogramProblem& p, const std::string& config) {
+  return fmt::format(R"({{"problem": "{}", "config": "{}"}})", p.key(), config);
+}
+std::string policy_text(const std::string& entries) {
+  return R"({"format": 1, "family": "histogram", "provenance": {"gpu": "Test GPU", "date": "2026-12-01",
+            "command": "autotune tune --preset standard"}, "entries": [)" + entries + "]}";
+}
+
+// Configurations of three regimes, spelled as the tuner writes them.
+const std::string kFew = "priv=shared,R=4,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0";
+const std::string kMid = "priv=shared,R=1,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0";
+const std::string kMany = "priv=global,R=1,cbits=32,block=256,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0";
+
+}  // namespace
+
+TEST_SUITE("policy") {
+  TEST_CASE("every built-in family's shipped policy parses, is its folder's policy.json, and names its GPU") {
+    for (const std::string family : {"histogram", "reduce"}) {
+      CAPTURE(family);
+      const std::string file = read_text(std::string(AUTOTUNE_SOURCE_DIR) + "/kernel_templates/" + family + "/policy.json");
+      CHECK(family_named(family).policy_data() == file);
+      const Policy& p = family_policy(family);
+      const auto doc = nlohmann::json::parse(file);
+      CHECK(p.entries.size() == doc["entries"].size());
+      CHECK(p.entries.size() >= 30);
+      CHECK(p.provenance.find("NVIDIA H200") != std::string::npos);
+      CHECK(p.provenance.find("--preset standard") != std::string::npos);
+      for (const PolicyEntry& e : p.entries) CHECK(e.problem.family().violation(e.problem, e.config, nullptr).empty());
+    }
+  }
+
+  TEST_CASE("malformed policy data is refused with what is wrong") {
+    auto refused = [](const std::string& text, const std::string& what) {
+      CAPTURE(text);
+      try {
+        parse_policy("histogram", text);
+        FAIL("accepted");
+      } catch (const Error& e) {
+        CHECK(std::string(e.what()).find(what) != std::string::npos);
+      }
+    };
+    refused("{not json", "not a JSON object");
+    refused(R"({"format": 2, "family": "histogram", "entries": []})", "format");
+    refused(R"({"format": 1, "family": "reduce", "entries": []})", "another family");
+    refused(R"({"format": 1, "family": "histogram"})", "no entries");
+    refused(policy_text(R"({"problem": "histogram/nonsense", "config": "x"})"), "not a problem");
+    refused(policy_text(entry(f32(64, 1 << 20), "priv=bogus")), "not a configuration");
+    // Global atomics with self-zeroing merge: a configuration no problem can run.
+    refused(policy_text(entry(f32(65536, 1 << 20),
+                              "priv=global,R=1,cbits=32,block=256,vec=16,loads=1,agg=none,part=interleaved,merge=self_zero,grid=0")),
+            "cannot run");
+    CHECK(parse_policy("histogram", "").entries.empty());  // a family without a policy
+  }
+
+  TEST_CASE("the choice: the closest valid shape, a shape with more bins counted twice, then the nearest size") {
+    const Policy p = parse_policy("histogram", policy_text(entry(f32(64, 1 << 20), kFew) + "," +
+                                                             entry(f32(4096, 1 << 16), kMid) + "," +
+                                                             entry(f32(4096, 1 << 24), kFew) + "," +
+                                                             entry(f32(262144, 1 << 20), kMany)));
+    const DeviceInfo h100 = test::h100_device("GPU-policy");
+    SUBCASE("2000 bins: 4096 (1.03 doublings above, counted 2.06) beats 64 (4.97 below)") {
+      const auto c = policy_choice(p, f32(2000, 1 << 16), &h100);
+      REQUIRE(c);
+      CHECK(c->config == *Config::parse("histogram", kMid));
+      CHECK(c->sizes.size() == 2);
+      CHECK(c->sizes[0].problem.n() == (1u << 16));
+      CHECK(c->why.find("Test GPU") != std::string::npos);
+      // the same shape at a size nearer 16M runs that size's configuration
+      CHECK(policy_choice(p, f32(2000, 1 << 23), &h100)->config == *Config::parse("histogram", kFew));
+    }
+    SUBCASE("1000 bins: 64 (3.97 doublings below) beats 4096 (2.03 above, counted 4.07)") {
+      const auto c = policy_choice(p, f32(1000, 1 << 20), &h100);
+      REQUIRE(c);
+      CHECK(c->config == *Config::parse("histogram", kFew));
+    }
+    SUBCASE("65536 bins: 4096's configurations do not fit shared memory; 262144's global one serves") {
+      const auto c = policy_choice(p, f32(65536, 1 << 20), &h100);
+      REQUIRE(c);
+      CHECK(c->config == *Config::parse("histogram", kMany));
+    }
+    SUBCASE("another sample type or counter width has no entry") {
+      HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 1024);
+      CHECK_FALSE(policy_choice(p, u16, &h100));
+      HistogramProblem wide = f32(1000, 1 << 20);
+      wide.counter_bits = 64;
+      CHECK_FALSE(policy_choice(p, wide, &h100));
+    }
+    SUBCASE("a device with less shared memory per block skips what does not fit it") {
+      DeviceInfo small = h100;
+      small.shared_per_block_optin = 48 * 1024;  // 4096 bins x 4 B x 1 copy = 16 KiB fits; 13000 bins do not
+      const auto c = policy_choice(p, f32(13000, 1 << 16), &small);
+      REQUIRE(c);
+      CHECK(c->config == *Config::parse("histogram", kMany));
+      CHECK(policy_choice(p, f32(13000, 1 << 16), &h100)->config == *Config::parse("histogram", kMid));
+    }
+  }
+
+  TEST_CASE("in the lookup order the policy comes after everything measured and is never tuned data") {
+    const DeviceInfo h100 = test::h100_device("GPU-policy");
+    LookupTarget target{h100.model_key(), h100.arch(), h100.sm_count, 0, h100};
+    const Cache empty(":memory:");
+    const HistogramProblem p = f32(5000, 3 << 20);
+    const Lookup l = lookup_config(empty, target, p);
+    CHECK(l.source == ConfigSource::policy);
+    CHECK(l.config == policy_choice(p, &h100)->config);
+    CHECK(l.distance.find("policy fitted for histogram/f32/") != std::string::npos);
+    CHECK_FALSE(meets(ConfigSource::policy, Requirement::tuned));
+    CHECK(meets(ConfigSource::policy, Requirement::any));
+    // The table: one range per size of the chosen shape, all policy, covering every n; it agrees with the lookup.
+    const SizeLookup s = lookup_sizes(empty, target, p);
+    REQUIRE(s.sizes.size() >= 2);
+    CHECK(s.sizes.front().n_from == 0);
+    CHECK(s.sizes.back().n_to == std::numeric_limits<std::uint64_t>::max());
+    for (const SizeRange& r : s.sizes) {
+      CHECK(r.source == ConfigSource::policy);
+      CHECK(r.why.rfind("policy: tuned for n=", 0) == 0);
+      if (r.contains(p.n)) CHECK(r.config == l.config);
+    }
+    CHECK(untuned_sizes(target, p).sizes.size() == s.sizes.size());  // without a cache file: the same table
+    CHECK(size_table_violation(s.sizes, s.at_hint, p.n, Requirement::tuned).find("measured default policy") !=
+          std::string::npos);
+    // A reduction of every type and operator has an entry.
+    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
+      for (ValueType t : {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32, ValueType::f64}) {
+        ReduceProblem r;
+        r.op = op;
+        r.type = t;
+        r.n = 5'000'000;
+        CHECK(lookup_config(empty, target, r).source == ConfigSource::policy);
+      }
+  }
+}
