@@ -71,6 +71,12 @@ class KernelFamily {
   /// tuned problem's winner says nothing about the wanted one (another sample type, operator, ...), else a
   /// non-negative distance (0 = the same shape; 1 = bins 2x apart for a histogram).
   virtual std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const = 0;
+  /// The measured default policy's distance (runtime/policy.hpp): shape_distance, and where that has no answer (another
+  /// sample type, ...) a larger one when the family's configurations carry over at all, so that a shape the policy
+  /// holds nothing of its own kind for still gets measured data rather than the built-in default.
+  virtual std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const {
+    return shape_distance(wanted, tuned);
+  }
   /// Why `config` cannot run `problem` (its own rules, and the device's limits when `device` is given), or empty.
   virtual std::string violation(const Problem& problem, const Config& config, const DeviceInfo* device) const = 0;
   /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.

@@ -76,7 +76,7 @@ std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& p
   for (const PolicyEntry& e : policy.entries) {
     if (e.problem.family_name() != problem.family_name()) continue;
     const Problem as_wanted = e.problem.with_distribution(problem.distribution());
-    const auto d = family.shape_distance(problem, as_wanted);
+    const auto d = family.policy_distance(problem, as_wanted);
     if (!d) continue;
     if (!family.violation(problem, e.config, device).empty()) continue;
     usable.push_back({&e, *d});

@@ -4,7 +4,7 @@
 // Each family may ship a policy (KernelFamily::policy_data: kernel_templates/<family>/policy.json, written by
 // scripts/fit_policy.py from `autotune tune --preset standard` on one GPU, with its provenance): entries of a tuned
 // problem (shape and size) and the configuration fitted for it. An untuned problem is served from the entries of the
-// closest shape (KernelFamily::shape_distance) whose configurations are valid for the problem and fit the device;
+// closest shape (KernelFamily::policy_distance) whose configurations are valid for the problem and fit the device;
 // each of that shape's sizes becomes a range of the handle's size table, so the policy is size-adaptive too.
 //
 // Pure functions of the embedded data, the problem and the device limits: no GPU, no cache file, no I/O.

@@ -109,6 +109,16 @@ class HistogramFamily final : public KernelFamily {
            (is_float(a.type) ? 0.0
                              : std::abs(std::log2(((a.upper - a.lower) / a.bins) / ((b.upper - b.lower) / b.bins))));
   }
+  // Another sample type: 8 (more than any bins distance within a type in the policy) plus the bins distance. The
+  // validity check (vector width, shared memory) still applies to the wanted problem.
+  std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
+    if (auto d = shape_distance(wanted, tuned)) return d;
+    const HistogramProblem& a = histogram_of(wanted);
+    const HistogramProblem& b = histogram_of(tuned);
+    if (a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
+    const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
+    return 8.0 + (more_bins > 0 ? 2.0 * more_bins : -more_bins);
+  }
   std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
     const HistogramProblem& h = histogram_of(p);
     const HistogramConfig& hc = config_of(c);

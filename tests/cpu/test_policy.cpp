@@ -120,9 +120,11 @@ TEST_SUITE("policy") {
       REQUIRE(c);
       CHECK(c->config == *Config::parse("histogram", kMany));
     }
-    SUBCASE("another sample type or counter width has no entry") {
-      HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 1024);
-      CHECK_FALSE(policy_choice(p, u16, &h100));
+    SUBCASE("another sample type is served from the closest shape of the types held; another counter width is not") {
+      HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 2048);
+      const auto c = policy_choice(p, u16, &h100);  // 64 bins: 8 + 5 doublings; 4096: 8 + 2 x 1 doubling
+      REQUIRE(c);
+      CHECK(c->why.find("histogram/f32/bins=4096/") != std::string::npos);
       HistogramProblem wide = f32(1000, 1 << 20);
       wide.counter_bits = 64;
       CHECK_FALSE(policy_choice(p, wide, &h100));
