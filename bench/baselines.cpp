@@ -14,8 +14,9 @@ namespace autotune::bench {
 std::optional<BaselineCall> cub_baseline(const Problem& problem, const void* input, void* output) {
   if (const auto* p = problem.as<HistogramProblem>()) {
     if (p->counter_bits != 32) return std::nullopt;  // CUB's counters are the sample count type: 32 bits here
-    auto cub = std::make_shared<CubHistogram>(CubProblem{static_cast<CubSample>(p->type), p->bins, p->lower, p->upper},
-                                              p->n);
+    const CubProblem cp{static_cast<CubSample>(p->type), p->bins, p->lower, p->upper, p->channels, p->active};
+    if (!cub_supports(cp)) return std::nullopt;  // channels CUB is not instantiated for here
+    auto cub = std::make_shared<CubHistogram>(cp, p->n);
     auto* counts = static_cast<unsigned*>(output);
     return BaselineCall{"cub", [cub, input, counts](cudaStream_t s) { cub->run(input, counts, s); }, cub};
   }

@@ -27,6 +27,28 @@ cudaError_t with_type(const CubProblem& p, F&& f) {
   return cudaErrorInvalidValue;
 }
 
+// MultiHistogramEven<C, A> for u8 pixels, 1D or 2D; counts of channel a at counts + a * bins.
+template <int C, int A>
+cudaError_t multi_u8(void* temp, std::size_t& bytes, const void* samples, unsigned* counts, const CubProblem& p,
+                     const CubRegion& r, bool two_d, cudaStream_t stream) {
+  ::cuda::std::array<unsigned*, A> hist{};
+  ::cuda::std::array<int, A> levels{};
+  ::cuda::std::array<int, A> lower{}, upper{};
+  for (int a = 0; a < A; ++a) {
+    hist[a] = counts ? counts + static_cast<std::size_t>(a) * p.bins : nullptr;
+    levels[a] = p.bins + 1;
+    lower[a] = static_cast<int>(p.lower);
+    upper[a] = static_cast<int>(p.upper);
+  }
+  const auto* s = static_cast<const unsigned char*>(samples);
+  if (two_d)
+    return cub::DeviceHistogram::MultiHistogramEven<C, A>(temp, bytes, s, hist, levels, lower, upper,
+                                                          static_cast<std::int64_t>(r.row_pixels),
+                                                          static_cast<std::int64_t>(r.rows), r.row_stride_bytes, stream);
+  return cub::DeviceHistogram::MultiHistogramEven<C, A>(temp, bytes, s, hist, levels, lower, upper,
+                                                        static_cast<std::int64_t>(r.row_pixels), stream);
+}
+
 __global__ void read_roof(const uint4* __restrict__ in, std::size_t n16, unsigned* sink) {
   unsigned acc = 0;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -46,12 +68,39 @@ __global__ void empty_kernel() {}
 
 }  // namespace
 
-CubHistogram::CubHistogram(const CubProblem& problem, std::uint64_t n) : problem_(problem), n_(n) {
-  check(with_type(problem, [&](auto sample_tag, auto lo, auto hi) {
-          return cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes_, sample_tag, static_cast<unsigned*>(nullptr),
-                                                     problem.bins + 1, lo, hi, static_cast<std::int64_t>(n));
-        }),
-        "cub::DeviceHistogram::HistogramEven (size query)");
+bool cub_supports(const CubProblem& p) {
+  if (p.channels == 1 && p.active == 1) return true;
+  return p.type == CubSample::u8 && ((p.channels == 4 && (p.active == 3 || p.active == 4)) ||
+                                     (p.channels == 3 && p.active == 3));
+}
+
+cudaError_t CubHistogram::call(void* temp, std::size_t& bytes, const void* samples, unsigned* counts,
+                               cudaStream_t stream) const {
+  const CubProblem& p = problem_;
+  const CubRegion& r = region_;
+  if (p.channels == 4 && p.active == 3) return multi_u8<4, 3>(temp, bytes, samples, counts, p, r, two_d_, stream);
+  if (p.channels == 4 && p.active == 4) return multi_u8<4, 4>(temp, bytes, samples, counts, p, r, two_d_, stream);
+  if (p.channels == 3 && p.active == 3) return multi_u8<3, 3>(temp, bytes, samples, counts, p, r, two_d_, stream);
+  return with_type(p, [&](auto sample_tag, auto lo, auto hi) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(sample_tag)>>;
+    const T* s = static_cast<const T*>(samples);
+    if (two_d_ && p.type == CubSample::u8)  // the 2D overload, instantiated for bytes only
+      return cub::DeviceHistogram::HistogramEven(temp, bytes, s, counts, p.bins + 1, lo, hi,
+                                                 static_cast<std::int64_t>(r.row_pixels),
+                                                 static_cast<std::int64_t>(r.rows), r.row_stride_bytes, stream);
+    if (two_d_) return cudaErrorInvalidValue;
+    return cub::DeviceHistogram::HistogramEven(temp, bytes, s, counts, p.bins + 1, lo, hi,
+                                               static_cast<std::int64_t>(r.row_pixels), stream);
+  });
+}
+
+CubHistogram::CubHistogram(const CubProblem& problem, std::uint64_t n)
+    : CubHistogram(problem, CubRegion{n, 1, 0}) {}
+
+CubHistogram::CubHistogram(const CubProblem& problem, const CubRegion& region)
+    : problem_(problem), region_(region), two_d_(region.row_stride_bytes != 0) {
+  if (!cub_supports(problem)) throw std::invalid_argument("no CUB instantiation for these channels");
+  check(call(nullptr, temp_bytes_, nullptr, nullptr, nullptr), "cub::DeviceHistogram (size query)");
   check(cudaMalloc(&temp_, temp_bytes_ ? temp_bytes_ : 1), "cudaMalloc (CUB temporary storage)");
 }
 
@@ -59,12 +108,7 @@ CubHistogram::~CubHistogram() { cudaFree(temp_); }
 
 void CubHistogram::run(const void* samples, unsigned* counts, cudaStream_t stream) const {
   std::size_t bytes = temp_bytes_;
-  check(with_type(problem_, [&](auto sample_tag, auto lo, auto hi) {
-          using T = std::remove_const_t<std::remove_pointer_t<decltype(sample_tag)>>;
-          return cub::DeviceHistogram::HistogramEven(temp_, bytes, static_cast<const T*>(samples), counts,
-                                                     problem_.bins + 1, lo, hi, static_cast<std::int64_t>(n_), stream);
-        }),
-        "cub::DeviceHistogram::HistogramEven");
+  check(call(temp_, bytes, samples, counts, stream), "cub::DeviceHistogram");
 }
 
 void launch_read_roof(const void* data, std::size_t bytes, unsigned* sink, cudaStream_t stream) {

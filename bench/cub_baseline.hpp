@@ -18,21 +18,40 @@ struct CubProblem {
   CubSample type;
   int bins;
   double lower, upper;
+  int channels = 1;  ///< interleaved channels per pixel (MultiHistogramEven's NUM_CHANNELS)
+  int active = 1;    ///< channels counted (NUM_ACTIVE_CHANNELS), each with `bins` bins over [lower, upper)
 };
 
-/// cub::DeviceHistogram::HistogramEven for one problem, with its temporary storage allocated once.
+/// A 2D region of interest: rows of `row_pixels` pixels, `row_stride_bytes` apart (CUB's 2D overloads).
+struct CubRegion {
+  std::uint64_t row_pixels = 0;
+  std::uint64_t rows = 1;
+  std::size_t row_stride_bytes = 0;
+};
+
+/// Whether CUB is instantiated here for the problem's channels: 1 channel of any type; u8 pixels of 3 active of
+/// 3 or 4 channels, or 4 of 4 (MultiHistogramEven).
+bool cub_supports(const CubProblem& problem);
+
+/// cub::DeviceHistogram::HistogramEven (one channel) or MultiHistogramEven (several) for one problem, 1D or over a
+/// 2D region, with its temporary storage allocated once. Output: `active` x `bins` counters, channel after channel.
 class CubHistogram {
  public:
+  /// n pixels (samples, for one channel), 1D. Throws std::invalid_argument when !cub_supports(problem).
   CubHistogram(const CubProblem& problem, std::uint64_t n);
+  /// The 2D overloads over `region`.
+  CubHistogram(const CubProblem& problem, const CubRegion& region);
   ~CubHistogram();
   CubHistogram(const CubHistogram&) = delete;
   CubHistogram& operator=(const CubHistogram&) = delete;
-  /// One call: counts n samples into `counts` (problem.bins unsigned ints). Asynchronous on `stream`.
+  /// One call: counts the samples into `counts` (active x bins unsigned ints). Asynchronous on `stream`.
   void run(const void* samples, unsigned* counts, cudaStream_t stream) const;
 
  private:
+  cudaError_t call(void* temp, std::size_t& bytes, const void* samples, unsigned* counts, cudaStream_t stream) const;
   CubProblem problem_;
-  std::uint64_t n_;
+  CubRegion region_;
+  bool two_d_ = false;
   void* temp_ = nullptr;
   std::size_t temp_bytes_ = 0;
 };

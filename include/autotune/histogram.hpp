@@ -83,21 +83,35 @@ class Histogram {
   Histogram& operator=(Histogram&&) noexcept;
 
   /// Counts `n` samples at `d_samples` (device memory, aligned to the sample size) into `d_counts` (problem().bins
-  /// counters in device memory), overwriting them. Asynchronous on `stream`. Throws UsageError for null pointers,
+  /// counters in device memory), overwriting them. With several channels (problem().channels > 1) `n` counts
+  /// pixels of interleaved channels, `d_counts` holds problem().counters() = active x bins counters (channel 0's
+  /// bins, then channel 1's, ...), and pixels of 2 or 4 channels must start on a pixel (aligned to channels x the
+  /// sample size: any cudaMalloc'd image). Asynchronous on `stream`. Throws UsageError for null pointers,
   /// a sample type other than problem().type (e.g. const float* for a u8 problem) or a counter width other than
   /// problem().counter_bits (std::uint32_t for 32, std::uint64_t for 64).
   template <HistogramSample Sample, HistogramCounter Counter>
   void operator()(const Sample* d_samples, std::uint64_t n, Counter* d_counts, cudaStream_t stream = nullptr) const {
     count(d_samples, sample_type_of<Sample>(), n, d_counts, 8 * sizeof(Counter), std::nullopt, stream);
   }
-  /// The same with spans of device memory: n = d_samples.size(); d_counts must hold at least problem().bins
-  /// counters (UsageError otherwise).
+  /// The same with spans of device memory: n = d_samples.size() samples (d_samples.size() / channels pixels: a
+  /// whole number of them); d_counts must hold at least problem().counters() counters (UsageError otherwise).
   template <class Sample, std::size_t SampleExtent, HistogramCounter Counter, std::size_t CountExtent>
     requires HistogramSample<std::remove_const_t<Sample>>
   void operator()(std::span<Sample, SampleExtent> d_samples, std::span<Counter, CountExtent> d_counts,
                   cudaStream_t stream = nullptr) const {
-    count(d_samples.data(), sample_type_of<std::remove_const_t<Sample>>(), d_samples.size(), d_counts.data(),
-          8 * sizeof(Counter), d_counts.size(), stream);
+    count(d_samples.data(), sample_type_of<std::remove_const_t<Sample>>(), pixels_of(d_samples.size()),
+          d_counts.data(), 8 * sizeof(Counter), d_counts.size(), stream);
+  }
+  /// A 2D region of interest (CUB's 2D HistogramEven and MultiHistogramEven): `rows` rows of `row_pixels` pixels
+  /// (samples, for one channel), each starting `row_stride_bytes` after the one before (at least a row's bytes, a
+  /// whole number of samples; for pixels of 2 or 4 channels a whole number of pixels), counted as one call of
+  /// rows x row_pixels pixels (the size table's range for that many). One launch, as a 1D call: a padded image or
+  /// a crop of a larger one costs about what its pixels cost contiguous.
+  template <HistogramSample Sample, HistogramCounter Counter>
+  void operator()(const Sample* d_samples, std::uint64_t row_pixels, std::uint64_t rows, std::size_t row_stride_bytes,
+                  Counter* d_counts, cudaStream_t stream = nullptr) const {
+    count_region(d_samples, sample_type_of<Sample>(), row_pixels, rows, row_stride_bytes, d_counts,
+                 8 * sizeof(Counter), stream);
   }
   /// Untyped samples: `d_samples` must hold problem().type values (not checked).
   void operator()(const void* d_samples, std::uint64_t n, unsigned int* d_counts, cudaStream_t stream = nullptr) const;
@@ -121,6 +135,10 @@ class Histogram {
  private:
   void count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, void* d_counts,
              int counter_bits, std::optional<std::uint64_t> counts_size, cudaStream_t stream) const;
+  void count_region(const void* d_samples, SampleType sample_type, std::uint64_t row_pixels, std::uint64_t rows,
+                    std::size_t row_stride_bytes, void* d_counts, int counter_bits, cudaStream_t stream) const;
+  /// Pixels in `samples` samples; UsageError when they are not whole pixels.
+  std::uint64_t pixels_of(std::uint64_t samples) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -27,11 +27,13 @@ const std::vector<SampleType>& all_sample_types();
 /// (lower + bins).
 double default_upper(SampleType type, int bins, double lower);
 
-/// An even-binned histogram with CUB's HistogramEven semantics:
+/// An even-binned histogram with CUB's HistogramEven semantics, bit for bit (CUB's ScaleTransform, with levels of
+/// type int for u8/u16, long long for i32/u32, float for f32, double for f64):
 /// a sample s counts only if lower <= s < upper (NaN never counts); its bin is
 ///   integers: (s - lower) * bins / (upper - lower), computed exactly in 64-bit integers;
-///   floats:   (int)((s - lower) * (bins / (upper - lower))) in float for f32 (in double for f64), clamped to
-///             bins - 1.
+///   floats:   (int)((s - lo) * scale) with lo = T(lower), scale = T(bins) / (T(upper) - lo), every operation in
+///             the sample type T (float for f32, double for f64). When rounding makes that bin equal to bins (a
+///             sample just below upper), the sample is not counted, as in CUB's shared-memory path.
 /// Counters (counter_bits = 32 or 64) are overwritten, not accumulated, by each call. 32-bit counters wrap past
 /// 2^32 - 1 samples in one bin: use 64-bit counters for inputs that large.
 ///
@@ -50,6 +52,12 @@ struct HistogramProblem {
   std::uint64_t n = 0;                  ///< samples: the size tuned; for a handle, a hint (0 = none)
   std::string distribution = "uniform"; ///< input distribution the tuner measures on
   int counter_bits = 32;                ///< width of the output counters: 32 or 64
+  /// Interleaved channels per pixel (CUB's NUM_CHANNELS), 1..4: sample i belongs to channel i % channels, and n
+  /// counts pixels (n * channels samples). 4 with 3 active is an RGBA image whose alpha is not counted.
+  int channels = 1;
+  /// Channels counted (CUB's NUM_ACTIVE_CHANNELS), the first `active` of each pixel, 1..channels. Each has its own
+  /// `bins` counters over the same [lower, upper): the output is active x bins counters, channel after channel.
+  int active = 1;
 
   bool operator==(const HistogramProblem&) const = default;
 
@@ -59,17 +67,23 @@ struct HistogramProblem {
   static HistogramProblem with_defaults(SampleType type, int bins, double lower = 0.0);
 
   /// Throws UsageError when the problem is not well formed (bins < 1, lower >= upper, a range not representable
-  /// in the sample type, non-integral bounds for integer types, unknown distribution).
+  /// in the sample type, non-integral bounds for integer types, unknown distribution, channels outside 1..4,
+  /// active outside 1..channels, more than 2^24 counters in all).
   void validate() const;
 
   /// Canonical text, stable across versions, used as a key in the cache and in messages:
-  /// "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform" ("/counters=64" is appended for 64-bit counters).
+  /// "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform" ("/counters=64" is appended for 64-bit counters,
+  /// then "/channels=4/active=3" for pixels of several channels).
   std::string key() const;
   /// The same without n: every size of one histogram shares this (used for "nearest tuned size" lookups).
   std::string shape_key() const;
 
-  /// Input bytes read by one run.
-  std::uint64_t bytes() const { return n * size_of(type); }
+  /// Input bytes read by one run (n pixels of `channels` samples).
+  std::uint64_t bytes() const { return n * static_cast<std::uint64_t>(channels) * size_of(type); }
+  /// Counters one call writes: bins for each active channel.
+  int counters() const { return bins * active; }
+  /// Samples of n pixels.
+  std::uint64_t samples(std::uint64_t pixels) const { return pixels * static_cast<std::uint64_t>(channels); }
 };
 
 /// Input distributions the tuner can generate.

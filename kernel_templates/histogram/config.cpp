@@ -147,9 +147,9 @@ unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_
 std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const {
   if (privatization == Privatization::global) return 0;
   const std::size_t per_word = counter_bits == 16 ? 2 : 1;
-  const std::size_t words_per_copy = (static_cast<std::size_t>(problem.bins) + per_word - 1) / per_word;
+  const std::size_t words_per_copy = (static_cast<std::size_t>(problem.counters()) + per_word - 1) / per_word;
   const std::size_t copies = privatization == Privatization::shared ? replicas : static_cast<std::size_t>(block / 32);
-  const std::size_t totals = cluster > 1 ? static_cast<std::size_t>(problem.bins) : 0;
+  const std::size_t totals = cluster > 1 ? static_cast<std::size_t>(problem.counters()) : 0;
   return (words_per_copy * copies + totals) * sizeof(unsigned);
 }
 
@@ -187,7 +187,8 @@ HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {
   // 48 KiB is the shared memory every block gets without opting in, on every architecture we target: above it
   // only global atomics are safe. One-sample loads work for any pointer alignment the API accepts.
   HistogramConfig c;
-  c.privatization = problem.bins * sizeof(unsigned) <= 48 * 1024 ? Privatization::shared : Privatization::global;
+  c.privatization =
+      problem.counters() * sizeof(unsigned) <= 48 * 1024 ? Privatization::shared : Privatization::global;
   c.replicas = 1;
   c.counter_bits = 32;
   c.block = 256;

@@ -39,7 +39,7 @@ class HistogramFamily final : public KernelFamily {
     return "even-binned histograms of u8, u16, i32, u32, f32 or f64 samples (CUB's HistogramEven)";
   }
 
-  // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64]"
+  // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64][/channels=4/active=3]"
   std::optional<Problem> parse_problem(std::string_view key) const override {
     using namespace key_text;
     const auto parts = problem_parts(key);
@@ -52,6 +52,7 @@ class HistogramFamily final : public KernelFamily {
     if (!named) return std::nullopt;
     const auto bins = take(*named, "bins"), range = take(*named, "range"), n = take(*named, "n");
     const auto dist = take(*named, "dist"), counters = take(*named, "counters");
+    const auto channels = take(*named, "channels"), active = take(*named, "active");
     if (!bins || !range || !n || !dist || !named->empty()) return std::nullopt;
     const auto b = to_u64(*bins);
     const auto nn = to_u64(*n);
@@ -71,13 +72,34 @@ class HistogramFamily final : public KernelFamily {
       if (*counters != "64") return std::nullopt;
       p.counter_bits = 64;
     }
+    if (!parse_channels(channels, active, p)) return std::nullopt;
     return Problem(p);
+  }
+
+  // "/channels=C/active=A": both or neither (a one-channel problem writes neither), 1 <= A <= C <= 4.
+  static bool parse_channels(const std::optional<std::string>& channels, const std::optional<std::string>& active,
+                             HistogramProblem& p) {
+    if (!channels && !active) return true;
+    if (!channels || !active) return false;
+    const auto c = key_text::to_u64(*channels), a = key_text::to_u64(*active);
+    if (!c || !a || *c < 1 || *c > 4 || *a < 1 || *a > *c || (*c == 1 && *a == 1)) return false;
+    p.channels = static_cast<int>(*c);
+    p.active = static_cast<int>(*a);
+    return true;
   }
 
   // Histograms are read from the columns, which every schema version has written the same way (keys of schema 1
   // spelled some ranges differently).
-  std::optional<Problem> problem_from_row(std::string_view, const ProblemColumns& c) const override {
+  // The channels are not columns: they come from the key (only keys written since channels exist have them).
+  std::optional<Problem> problem_from_row(std::string_view key, const ProblemColumns& c) const override {
     HistogramProblem p;
+    if (key.find("/channels=") != std::string_view::npos) {
+      const auto parsed = parse_problem(key);
+      if (!parsed) return std::nullopt;
+      const auto* h = parsed->as<HistogramProblem>();
+      p.channels = h->channels;
+      p.active = h->active;
+    }
     const auto t = parse_sample_type(c.sample_type);
     if (!t) return std::nullopt;
     p.type = *t;
@@ -98,7 +120,9 @@ class HistogramFamily final : public KernelFamily {
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const HistogramProblem& a = histogram_of(wanted);
     const HistogramProblem& b = histogram_of(tuned);
-    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
+    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution ||
+        a.channels != b.channels || a.active != b.active)
+      return std::nullopt;
     // Bins in log2, counted twice when the tuned problem has more bins than the wanted one. Measured on the H200's
     // standard preset (bench/results/2026-12-01c-h200-preset-standard.log.gz, scripts/fit_policy.py): a
     // configuration taken from a shape with fewer bins runs a wanted shape with more bins within 1.0-1.7x of its best
@@ -116,8 +140,10 @@ class HistogramFamily final : public KernelFamily {
     const HistogramProblem& a = histogram_of(wanted);
     const HistogramProblem& b = histogram_of(tuned);
     if (a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
-    const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
-    return 8.0 + (more_bins > 0 ? 2.0 * more_bins : -more_bins);
+    // Pixels of other channels: compared by their counters (active x bins); not measured, so behind any exact shape.
+    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
+    return (a.type == b.type ? 4.0 : 8.0) + (a.channels != b.channels || a.active != b.active ? 4.0 : 0.0) +
+           (more_bins > 0 ? 2.0 * more_bins : -more_bins);
   }
   std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
     const HistogramProblem& h = histogram_of(p);
@@ -193,7 +219,7 @@ class HistogramFamily final : public KernelFamily {
   std::string_view policy_data() const override { return embedded::histogram_policy_json; }
   std::uint64_t output_bytes(const Problem& p) const override {
     const HistogramProblem& h = histogram_of(p);
-    return static_cast<std::uint64_t>(h.bins) * static_cast<std::uint64_t>(h.counter_bits / 8);
+    return static_cast<std::uint64_t>(h.counters()) * static_cast<std::uint64_t>(h.counter_bits / 8);
   }
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
     return make_histogram_workload(histogram_of(p), d, seed);
@@ -205,7 +231,10 @@ class HistogramFamily final : public KernelFamily {
             {"lower", "X", "lowest value counted (default 0)"},
             {"upper", "X", "bound above the highest value counted (default: the whole type for u8/u16, 1 for "
                            "floats, lower + bins for 32-bit integers)"},
-            {"counters", "BITS", "output counter width: 32 (default) or 64"}};
+            {"counters", "BITS", "output counter width: 32 (default) or 64"},
+            {"channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels"},
+            {"active", "A", "channels counted, the first A of each pixel, 1..C (default: all C); each gets --bins "
+                            "bins over the same range"}};
   }
 
   Problem make_problem(const ProblemOptions& o) const override {
@@ -239,13 +268,25 @@ class HistogramFamily final : public KernelFamily {
       if (c != "32" && c != "64") throw UsageError(fmt::format("--counters: '{}' is not 32 or 64", c));
       p.counter_bits = c == "32" ? 32 : 64;
     }
+    if (given("channels")) {
+      const long long c = to_integer("channels", str("channels"));
+      if (c < 1 || c > 4) throw UsageError(fmt::format("--channels: {} is outside 1..4", c));
+      p.channels = p.active = static_cast<int>(c);
+    }
+    if (given("active")) {
+      const long long a = to_integer("active", str("active"));
+      if (a < 1 || a > p.channels)
+        throw UsageError(fmt::format("--active: {} is outside 1..{} (--channels)", a, p.channels));
+      p.active = static_cast<int>(a);
+    }
     p.validate();
     return p;
   }
   std::string command_options(const Problem& p) const override {
     const HistogramProblem& h = histogram_of(p);
-    return fmt::format("--type {} --bins {} --lower {} --upper {}{}", to_string(h.type), h.bins, h.lower, h.upper,
-                       h.counter_bits == 64 ? " --counters 64" : "");
+    return fmt::format("--type {} --bins {} --lower {} --upper {}{}{}", to_string(h.type), h.bins, h.lower, h.upper,
+                       h.counter_bits == 64 ? " --counters 64" : "",
+                       h.channels == 1 ? std::string() : fmt::format(" --channels {} --active {}", h.channels, h.active));
   }
   std::string example_options() const override { return "--type u8 --bins 256 --n 64M"; }
 };

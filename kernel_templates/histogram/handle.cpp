@@ -60,9 +60,9 @@ void check_histogram_call(const HistogramProblem& p, const void* samples, std::o
   if (counter_bits != p.counter_bits)
     throw UsageError(fmt::format("autotune::Histogram: {}-bit counters passed to a problem with {}-bit counters",
                                  counter_bits, p.counter_bits));
-  if (counts_size && *counts_size < static_cast<std::uint64_t>(p.bins))
+  if (counts_size && *counts_size < static_cast<std::uint64_t>(p.counters()))
     throw UsageError(fmt::format("autotune::Histogram: a span of {} counters passed to a problem of {} bins",
-                                 *counts_size, p.bins));
+                                 *counts_size, p.counters()));
   if (counts == nullptr) throw UsageError("autotune::Histogram: the counts pointer is null");
   if (samples == nullptr && n > 0) throw UsageError("autotune::Histogram: the samples pointer is null");
   if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
@@ -82,6 +82,23 @@ void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned int*
 void Histogram::operator()(const void* d_samples, std::uint64_t n, unsigned long long* d_counts,
                            cudaStream_t stream) const {
   count(d_samples, std::nullopt, n, d_counts, 64, std::nullopt, stream);
+}
+
+void Histogram::count_region(const void* d_samples, SampleType sample_type, std::uint64_t row_pixels,
+                             std::uint64_t rows, std::size_t row_stride_bytes, void* d_counts, int counter_bits,
+                             cudaStream_t stream) const {
+  const std::uint64_t n = row_pixels * rows;
+  check_histogram_call(impl_->problem, d_samples, sample_type, n, d_counts, counter_bits, std::nullopt);
+  // The stride is checked against the row by the kernel (HistogramKernel::run); a region of one row is 1D.
+  impl_->kernel_for(n).run(d_samples, HistogramKernel::Region{row_pixels, rows, row_stride_bytes}, d_counts, stream);
+}
+
+std::uint64_t Histogram::pixels_of(std::uint64_t samples) const {
+  const auto channels = static_cast<std::uint64_t>(impl_->problem.channels);
+  if (samples % channels != 0)
+    throw UsageError(fmt::format("autotune::Histogram: a span of {} samples is not a whole number of {}-channel pixels",
+                                 samples, channels));
+  return samples / channels;
 }
 
 const HistogramProblem& Histogram::problem() const { return impl_->problem; }

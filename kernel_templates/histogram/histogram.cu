@@ -6,8 +6,14 @@
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
 //   sample_t, out_t       sample type; output counter type (unsigned int or unsigned long long)
-//   kBins                 number of bins
-//   kIsFloat              f32 uses kLowerF / kUpperF / kScaleF, f64 kLowerD / kUpperD / kScaleD (binned in double),
+//   kBins                 counters: kActive * kChannelBins (the output, channel after channel)
+//   kChannelBins          bins of one channel
+//   kChannels, kActive    interleaved channels per pixel (1..4; sample i is channel i % kChannels) and how many
+//                         are counted (the first kActive). n counts samples. When a vector holds whole pixels
+//                         (kElemsPerVec % kChannels == 0) the channel of each element is a constant: the host
+//                         passes pointers aligned to the pixel (HistogramKernel::run), so the unaligned head is
+//                         whole pixels too, and the inactive channels' elements cost nothing
+//   kIsFloat              f32 uses kLowerF / kUpperF / kScaleF (CUB's float scale), f64 kLowerD / kUpperD / kScaleD,
 //                         integers kLowerI / kUpperI
 //   kBlock                threads per block (the host launches exactly this many)
 //   kVecBytes             bytes per load: a power of two in sizeof(sample_t) .. 16 (4 or 8 load 4 or 8 u8 samples);
@@ -35,10 +41,13 @@
 // When the grid is a single block or a single cluster, its sums are the answer: they are stored into `out`, with no
 // atomics and no workspace (the small-n path), whatever kMerge says.
 //
-// Semantics (CUB's HistogramEven): a sample s counts iff lower <= s < upper; NaN never counts.
+// Semantics (CUB's HistogramEven, bit for bit: ScaleTransform in cub/device/dispatch/dispatch_histogram.cuh): a
+// sample s counts iff lower <= s < upper (NaN never counts) and its bin is below bins;
 //   integer bin = (s - lower) * bins / (upper - lower), exact in 64-bit (constants fold: u8/256 bins is bin = s)
-//   float bin   = min(bins - 1, (int)((s - lower) * scale)), scale = float(bins / (upper - lower)); f64 the same in
-//                 double, scale = bins / (upper - lower)
+//   float bin   = (int)((s - lower) * scale) in float, scale = float(bins) / (float(upper) - float(lower)) computed
+//                 in float by the host; f64 the same in double. A rounding can make the bin of a sample just below
+//                 upper equal bins: CUB's shared-memory path (<= 256 bins) counts it nowhere (its private histogram
+//                 has a spare slot that is never copied out; agent/agent_histogram.cuh), and so does this kernel.
 //
 // Any grid is correct: the host sizes it (HistogramConfig::grid_for: a persistent grid of at most the resident
 // blocks, each looping over tiles; one tile per block to cover n; or a single block) and guarantees that a block
@@ -50,6 +59,9 @@ static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1
 static_assert(at::kVecBytes >= sizeof(at::sample_t) && at::kVecBytes <= 16 && (at::kVecBytes & (at::kVecBytes - 1)) == 0,
               "vector width must be a power of two from the sample size to 16 bytes");
 static_assert(at::kBins >= 1, "at least one bin");
+static_assert(at::kChannels >= 1 && at::kChannels <= 4 && at::kActive >= 1 && at::kActive <= at::kChannels &&
+                  at::kBins == at::kActive * at::kChannelBins,
+              "1..4 channels, 1..channels of them active, each with its own bins");
 static_assert(at::kPriv == at::Privatization::global || at::kPriv == at::Privatization::shared ||
                   at::kPriv == at::Privatization::warp,
               "privatization is global, shared or warp");
@@ -96,19 +108,31 @@ __device__ __forceinline__ int bin_of(sample_t s) {
     const double d = static_cast<double>(s);
     if (!(d >= kLowerD && d < kUpperD)) return -1;  // written so that NaN fails the test
     const int b = static_cast<int>((d - kLowerD) * kScaleD);
-    return b < kBins ? b : kBins - 1;
+    return b < kChannelBins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
   } else if constexpr (kIsFloat) {
     const float f = static_cast<float>(s);
     if (!(f >= kLowerF && f < kUpperF)) return -1;  // written so that NaN fails the test
     const int b = static_cast<int>((f - kLowerF) * kScaleF);
-    return b < kBins ? b : kBins - 1;
+    return b < kChannelBins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
   } else {
     const long long v = static_cast<long long>(s);
     if (v < kLowerI || v >= kUpperI) return -1;
-    return static_cast<int>(static_cast<u64>(v - kLowerI) * static_cast<u64>(kBins) /
+    return static_cast<int>(static_cast<u64>(v - kLowerI) * static_cast<u64>(kChannelBins) /
                             static_cast<u64>(kUpperI - kLowerI));
   }
 }
+
+// Counter of one sample of channel `channel` (kBins counters: channel after channel), or -1.
+__device__ __forceinline__ int counter_of(sample_t s, int channel) {
+  if (kChannels == 1) return bin_of(s);
+  if (channel >= kActive) return -1;
+  const int b = bin_of(s);
+  return b < 0 ? -1 : channel * kChannelBins + b;
+}
+// Channel of the sample at index i (from the start of the samples).
+__device__ __forceinline__ int channel_at(u64 i) { return kChannels == 1 ? 0 : static_cast<int>(i % kChannels); }
+// Vectors hold whole pixels and start on a pixel: element e is channel e % kChannels.
+constexpr bool kPixelVectors = kElemsPerVec % kChannels == 0;
 
 __device__ __forceinline__ void global_add(out_t* out, int b, out_t count) { atomicAdd(out + b, count); }
 
@@ -175,6 +199,111 @@ struct Counter {
   }
 };
 
+// Where vector j of the counted ones lies, and the index of its first sample (whose channel is that index modulo
+// kChannels): 1D, vectors one after the other from the first aligned sample.
+struct Flat {
+  const raw_t* vin;
+  u64 head;
+  __device__ __forceinline__ raw_t load(u64 j) const { return vin[j]; }
+  __device__ __forceinline__ u64 first_sample(u64 j) const { return head + j * kElemsPerVec; }
+};
+
+// 2D: V vectors per row from the row's first aligned sample; vector j is number j mod V of row j / V. Rows whose
+// starts share their alignment (a stride that is a multiple of the vector: the usual padded image) have
+// V = (row - head) / E and vector j is at vin0[j + (j / V) * (stride / E - V)]; otherwise V is what every row holds
+// whatever its alignment, (row - (E - 1)) / E, and each load finds its row's head. The division by V is a multiply
+// by a magic number (Granlund-Montgomery, unsigned) where vector numbers fit 32 bits.
+struct Rows {
+  const sample_t* in;
+  const raw_t* vin0;  // same alignment: the first vector of row 0
+  u64 row_stride, vecs_per_row, gap_vecs, head0;
+  unsigned magic, shift;
+  bool fast, same;
+  __device__ static Rows make(const sample_t* in, u64 row_samples, u64 rows, u64 row_stride) {
+    Rows m;
+    m.in = in, m.row_stride = row_stride;
+    m.same = (row_stride * sizeof(sample_t)) % kVecBytes == 0;
+    m.head0 = head_of(in) < row_samples ? head_of(in) : row_samples;
+    m.vin0 = reinterpret_cast<const raw_t*>(in + m.head0);
+    if (m.same) m.vecs_per_row = (row_samples - m.head0) / kElemsPerVec;
+    else m.vecs_per_row = row_samples >= kElemsPerVec - 1 ? (row_samples - (kElemsPerVec - 1)) / kElemsPerVec : 0;
+    m.gap_vecs = m.same ? row_stride / kElemsPerVec - m.vecs_per_row : 0;
+    const u64 d = m.vecs_per_row;
+    m.fast = d > 1 && rows * d < (1ull << 32);
+    m.magic = 0, m.shift = 0;
+    if (m.fast) {
+      unsigned l = 0;
+      while ((1ull << l) < d) ++l;  // ceil(log2 d) >= 1
+      m.magic = static_cast<unsigned>(((1ull << 32) * ((1ull << l) - d)) / d + 1);
+      m.shift = l - 1;
+    }
+    return m;
+  }
+  // Samples before the row's first vector-aligned one.
+  __device__ __forceinline__ static u64 head_of(const sample_t* row) {
+    const unsigned misalign = static_cast<unsigned>(reinterpret_cast<u64>(row) % kVecBytes);
+    return misalign ? (kVecBytes - misalign) / sizeof(sample_t) : 0;
+  }
+  __device__ __forceinline__ u64 row_of(u64 j) const {
+    if (fast) {
+      const unsigned x = static_cast<unsigned>(j), t = __umulhi(x, magic);
+      return (t + ((x - t) >> 1)) >> shift;
+    }
+    return vecs_per_row <= 1 ? j : j / vecs_per_row;
+  }
+  __device__ __forceinline__ raw_t load(u64 j) const {
+    const u64 r = row_of(j);
+    if (same) return vin0[j + r * gap_vecs];
+    const sample_t* row = in + r * row_stride;
+    return reinterpret_cast<const raw_t*>(row + head_of(row))[j - r * vecs_per_row];
+  }
+  // The vector's first sample within its row (rows start on a pixel).
+  __device__ __forceinline__ u64 first_sample(u64 j) const {
+    const u64 r = row_of(j), c = j - r * vecs_per_row;
+    return (same ? head0 : head_of(in + r * row_stride)) + c * kElemsPerVec;
+  }
+};
+
+// Counts vectors [0, nvec) of `map` over the grid in tiles of threads * kLoads vectors.
+template <class Map>
+__device__ __forceinline__ void count_vectors(const Map& map, u64 nvec, u64 threads, u64 tid, Counter& counter) {
+  const u64 tile = threads * kLoads;
+  u64 base = 0;
+  // Full tiles: every thread of the grid runs the same iterations, so warps stay converged and no bounds checks.
+  for (; base + tile <= nvec; base += tile) {
+    Vec v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) v[k].raw = map.load(tile_index<kInterleaved, kLoads>(base, k, threads, tid));
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      // With pixel vectors the channel is known here and inactive elements vanish (the same for every lane);
+      // otherwise each lane computes it from the vector's first sample.
+      const int c0 =
+          kPixelVectors ? 0 : channel_at(map.first_sample(tile_index<kInterleaved, kLoads>(base, k, threads, tid)));
+#pragma unroll
+      for (int e = 0; e < kElemsPerVec; ++e) {
+        if (kPixelVectors && e % kChannels >= kActive) continue;
+        counter.add_converged(counter_of(v[k].s[e], kPixelVectors ? e % kChannels : (c0 + e) % kChannels));
+      }
+    }
+  }
+  // The last, partial tile.
+  if (base < nvec) {
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid);
+      if (i < nvec) {
+        Vec v;
+        v.raw = map.load(i);
+        const int c0 = kPixelVectors ? 0 : channel_at(map.first_sample(i));
+#pragma unroll
+        for (int e = 0; e < kElemsPerVec; ++e)
+          counter.add(counter_of(v.s[e], kPixelVectors ? e % kChannels : (c0 + e) % kChannels));
+      }
+    }
+  }
+}
+
 // Count of bin b summed over the block's shared copies. With lane-interleaved copies the k-th read of thread b goes
 // to copy (k + b) mod R, so the threads of a warp read different banks.
 __device__ __forceinline__ unsigned block_total(const unsigned* smem, int b) {
@@ -221,7 +350,8 @@ static_assert(at::kTicketWord < at::kHistogramWord && at::kStartTicketWord < at:
 
 extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
 autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
-                   unsigned* __restrict__ workspace) {
+                   unsigned* __restrict__ workspace, unsigned long long row_samples, unsigned long long rows,
+                   unsigned long long row_stride) {
   using namespace at;
   extern __shared__ unsigned smem[];  // kSharedWords words: the host passes HistogramConfig::shared_bytes()
   const int lane = threadIdx.x & 31;
@@ -261,38 +391,28 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
 
-  // A scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail (common.cuh).
-  const Split split = split_unaligned<kVecBytes>(in, n);
-  const u64 nvec = split.nvec;
-  if (tid < split.head) counter.add(bin_of(in[tid]));
-  if (tid < n - split.tail_begin) counter.add(bin_of(in[split.tail_begin + tid]));
-
-  const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
-  const u64 tile = threads * kLoads;
-  u64 base = 0;
-  // Full tiles: every thread of the grid runs the same iterations, so warps stay converged and no bounds checks.
-  for (; base + tile <= nvec; base += tile) {
-    Vec v[kLoads];
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k)
-      v[k].raw = vin[tile_index<kInterleaved, kLoads>(base, k, threads, tid)];
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k)
-#pragma unroll
-      for (int e = 0; e < kElemsPerVec; ++e) counter.add_converged(bin_of(v[k].s[e]));
-  }
-  // The last, partial tile.
-  if (base < nvec) {
-#pragma unroll
-    for (int k = 0; k < kLoads; ++k) {
-      const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid);
-      if (i < nvec) {
-        Vec v;
-        v.raw = vin[i];
-#pragma unroll
-        for (int e = 0; e < kElemsPerVec; ++e) counter.add(bin_of(v.s[e]));
-      }
+  if (rows <= 1) {
+    // A scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail (common.cuh).
+    const Split split = split_unaligned<kVecBytes>(in, n);
+    if (tid < split.head) counter.add(counter_of(in[tid], channel_at(tid)));
+    if (tid < n - split.tail_begin)
+      counter.add(counter_of(in[split.tail_begin + tid], channel_at(split.tail_begin + tid)));
+    count_vectors(Flat{reinterpret_cast<const raw_t*>(in + split.head), split.head}, split.nvec, threads, tid, counter);
+  } else {
+    // A 2D region: `rows` rows of `row_samples` samples, `row_stride` samples apart. The vectors of every row are
+    // numbered one after the other (the same count V in each row), so tiles and the grid are balanced over the
+    // whole region as in 1D; each row's own unaligned head and its tail (the same number L of samples in every
+    // row) are counted one sample at a time.
+    const Rows map = Rows::make(in, row_samples, rows, row_stride);
+    const u64 leftover = row_samples - map.vecs_per_row * kElemsPerVec;  // L
+    for (u64 q = tid; q < rows * leftover; q += threads) {
+      const u64 r = q / leftover, k = q - r * leftover;
+      const sample_t* row = in + r * row_stride;
+      const u64 head = Rows::head_of(row);
+      const u64 x = k < head ? k : k + map.vecs_per_row * kElemsPerVec;
+      counter.add(counter_of(row[x], channel_at(x)));
     }
+    count_vectors(map, rows * map.vecs_per_row, threads, tid, counter);
   }
   counter.flush();
 

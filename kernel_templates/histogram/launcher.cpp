@@ -38,25 +38,60 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
   // of workspace_layout.hpp, which the kernel reads from its preamble. Every launch leaves all of it zero.
   if (const std::size_t bytes = histogram_detail::HistogramWorkspace::bytes(problem, config); bytes != 0)
     workspaces_ = std::make_unique<WorkspacePool>(bytes);
+  if (needs_pixel_alignment(problem, config))
+    pixel_alignment_ = static_cast<std::size_t>(problem.channels) * size_of(problem.type);
 }
 
-unsigned HistogramKernel::grid_for(std::uint64_t n) const { return config_.grid_for(problem_, n, resident_blocks_); }
+unsigned HistogramKernel::grid_for(std::uint64_t n) const {
+  return config_.grid_for(problem_, problem_.samples(n), resident_blocks_);
+}
 
-void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const {
+void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, const Region& region,
+                             cudaStream_t stream) const {
   void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
-  void* args[] = {&samples, &n, &counts, &workspace};
+  std::uint64_t count = problem_.samples(n);  // the kernel counts samples
+  // 1D: one row of every sample.
+  std::uint64_t row_samples = region.rows > 1 ? problem_.samples(region.row_pixels) : count;
+  std::uint64_t rows = region.rows > 1 ? region.rows : 1;
+  std::uint64_t row_stride = region.rows > 1 ? region.row_stride_bytes / size_of(problem_.type) : count;
+  void* args[] = {&samples, &count, &counts, &workspace, &row_samples, &rows, &row_stride};
   AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(grid_for(n)),
                                  dim3(config_.block), args, shared_bytes_, stream));
 }
 
+bool HistogramKernel::needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config) {
+  // The template's kPixelVectors: vectors of whole pixels, whose channel pattern assumes an aligned start.
+  const int per_vec = config.load_bytes(problem) / static_cast<int>(size_of(problem.type));
+  return problem.channels > 1 && per_vec % problem.channels == 0;
+}
+
 void HistogramKernel::run(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const {
+  run_region(samples, Region{n, 1, 0}, counts, stream);
+}
+
+void HistogramKernel::run(const void* samples, const Region& region, void* counts, cudaStream_t stream) const {
+  const std::size_t pixel = static_cast<std::size_t>(problem_.channels) * size_of(problem_.type);
+  if (region.rows > 1 && (region.row_stride_bytes < region.row_pixels * pixel || region.row_stride_bytes % size_of(problem_.type) != 0))
+    throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} pixels of {} bytes in whole samples",
+                                 region.row_stride_bytes, region.row_pixels, pixel));
+  if (region.rows > 1 && pixel_alignment_ > 1 && region.row_stride_bytes % pixel_alignment_ != 0)
+    throw UsageError(fmt::format("the rows of {} must start on a pixel: a row stride of {} bytes is not a multiple of "
+                                 "{}", problem_.key(), region.row_stride_bytes, pixel_alignment_));
+  run_region(samples, region, counts, stream);
+}
+
+void HistogramKernel::run_region(const void* samples, const Region& region, void* counts, cudaStream_t stream) const {
+  if (pixel_alignment_ > 1 && reinterpret_cast<std::uintptr_t>(samples) % pixel_alignment_ != 0)
+    throw UsageError(fmt::format("the samples of {} must be aligned to a pixel ({} bytes)", problem_.key(),
+                                 pixel_alignment_));
+  const std::uint64_t n = region.rows > 1 ? region.row_pixels * region.rows : region.row_pixels;  // pixels
   if (config_.merge != Merge::atomic) {
-    launch(samples, n, counts, stream);  // with n = 0 a single block (or cluster) writes the zeros
+    launch(samples, n, counts, region, stream);  // with n = 0 a single block (or cluster) writes the zeros
     return;
   }
-  const std::size_t bytes = static_cast<std::size_t>(problem_.bins) * (problem_.counter_bits / 8);
+  const std::size_t bytes = static_cast<std::size_t>(problem_.counters()) * (problem_.counter_bits / 8);
   AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, bytes, stream));
-  if (n > 0) launch(samples, n, counts, stream);
+  if (n > 0) launch(samples, n, counts, region, stream);
 }
 
 }  // namespace autotune

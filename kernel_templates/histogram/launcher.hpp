@@ -32,11 +32,27 @@ class HistogramKernel {
   HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config, const DeviceInfo& device,
                   const std::vector<char>& cubin);
 
-  /// Blocks launched for n samples: HistogramConfig::grid_for with this device's resident blocks.
+  /// Blocks launched for n pixels (samples, for one channel): HistogramConfig::grid_for with this device's resident
+  /// blocks.
   unsigned grid_for(std::uint64_t n) const;
-  /// Counts n samples into `counts` (bins counters of problem.counter_bits), overwriting them; asynchronous on
-  /// `stream`. Merge::atomic: cudaMemsetAsync + kernel; Merge::last_block and self_zero: one kernel.
+  /// Counts n pixels (n * problem.channels samples) into `counts` (problem.counters() counters of
+  /// problem.counter_bits), overwriting them; asynchronous on `stream`. Merge::atomic: cudaMemsetAsync + kernel;
+  /// Merge::last_block and self_zero: one kernel. Throws UsageError when the configuration loads whole pixels per
+  /// vector (needs_pixel_alignment) and `samples` is not aligned to a pixel.
   void run(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const;
+  /// A 2D region of interest (CUB's 2D overloads): `rows` rows of `row_pixels` pixels, each starting
+  /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of samples).
+  struct Region {
+    std::uint64_t row_pixels = 0;
+    std::uint64_t rows = 1;
+    std::size_t row_stride_bytes = 0;
+  };
+  /// Counts the pixels of a 2D region, as run() counts n pixels (one launch, or a memset and one; pixel-vector
+  /// configurations also need the row stride to be a multiple of the pixel). A region of one row is 1D.
+  void run(const void* samples, const Region& region, void* counts, cudaStream_t stream) const;
+  /// Whether a configuration needs the samples aligned to a pixel (channels * sample size bytes): several channels
+  /// and vectors of whole pixels. Pixels of 2 or 4 channels with vector loads do; 3 channels never.
+  static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);
 
   const HistogramConfig& config() const { return config_; }
   int blocks_per_sm() const { return blocks_per_sm_; }
@@ -44,13 +60,15 @@ class HistogramKernel {
   std::size_t workspace_bytes() const { return workspaces_ ? workspaces_->slot_bytes() : 0; }
 
  private:
-  void launch(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const;
+  void launch(const void* samples, std::uint64_t n, void* counts, const Region& region, cudaStream_t stream) const;
+  void run_region(const void* samples, const Region& region, void* counts, cudaStream_t stream) const;
 
   HistogramProblem problem_;
   HistogramConfig config_;
   cuda::Module module_;
   std::size_t shared_bytes_ = 0;
   int blocks_per_sm_ = 0;
+  std::size_t pixel_alignment_ = 1;  // bytes the samples pointer must be aligned to
   unsigned resident_blocks_ = 0;
   // Merge::last_block and self_zero: per-stream workspaces (control words; last_block: a histogram), zero between
   // launches.

@@ -73,9 +73,10 @@ void HistogramProblem::validate() const {
     throw UsageError(fmt::format("lower ({}) must be less than upper ({})", lower, upper));
   const auto& ti = info(type);
   if (is_float(type)) {
-    // Binning computes (s - lower) * (bins / (upper - lower)) in the sample type, with the bounds (f32: also the
-    // scale) rounded to it (runtime/kernel_source.cpp, tuner/reference.cpp): each of these must be finite and the
-    // range must stay non-empty after rounding, or every sample would land in no bin, or in an undefined one.
+    // Binning computes (s - lower) * (bins / (upper - lower)) in the sample type, every operation in it, from the
+    // bounds rounded to it, as CUB does (kernel_templates/histogram/source.cpp, reference.cpp): each of these must be
+    // finite and the range must stay non-empty after rounding, or every sample would land in no bin, or in an
+    // undefined one.
     const double width = upper - lower, scale = bins / width;
     if (!std::isfinite(width))
       throw UsageError(fmt::format("the range [{}, {}) is too wide: upper - lower overflows", lower, upper));
@@ -89,8 +90,9 @@ void HistogramProblem::validate() const {
                                      std::numeric_limits<float>::max()));
       if (!(lo < hi))
         throw UsageError(fmt::format("the range [{}, {}) is empty in f32: both bounds round to {}", lower, upper, lo));
-      const float scale_f = static_cast<float>(scale);
-      if (!std::isfinite(hi - lo) || !std::isfinite(scale_f) || !(scale_f > 0))
+      const float width_f = hi - lo;
+      const float scale_f = static_cast<float>(bins) / width_f;
+      if (!std::isfinite(width_f) || !std::isfinite(scale_f) || !(scale_f > 0))
         throw UsageError(fmt::format("the range [{}, {}) with {} bins cannot be binned in f32 arithmetic (upper - "
                                      "lower or bins / (upper - lower) is not a finite float)", lower, upper, bins));
     }
@@ -101,6 +103,12 @@ void HistogramProblem::validate() const {
     if (lower < ti.min || upper > ti.max + 1.0)
       throw UsageError(fmt::format("range [{}, {}) does not fit {} samples", lower, upper, ti.name));
   }
+  if (channels < 1 || channels > 4)
+    throw UsageError(fmt::format("channels must be 1..4 (got {})", channels));
+  if (active < 1 || active > channels)
+    throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", channels, active));
+  if (static_cast<long long>(bins) * active > (1 << 24))
+    throw UsageError(fmt::format("{} active channels of {} bins are more than 16777216 counters", active, bins));
   if (distribution != kRobustDistribution &&
       std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
           histogram_distributions().end())
@@ -108,14 +116,21 @@ void HistogramProblem::validate() const {
                                  fmt::join(histogram_distributions(), ", ")));
 }
 
+namespace {
+// Keys of one-channel problems are unchanged (every key written before channels existed stays canonical).
+std::string channel_suffix(const HistogramProblem& p) {
+  return p.channels == 1 && p.active == 1 ? std::string() : fmt::format("/channels={}/active={}", p.channels, p.active);
+}
+}  // namespace
+
 std::string HistogramProblem::shape_key() const {
-  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}{}", to_string(type), bins, lower, upper, distribution,
-                     counter_bits == 64 ? "/counters=64" : "");
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}{}{}", to_string(type), bins, lower, upper,
+                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this));
 }
 
 std::string HistogramProblem::key() const {
-  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}{}", to_string(type), bins, lower, upper, n,
-                     distribution, counter_bits == 64 ? "/counters=64" : "");
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}{}{}", to_string(type), bins, lower, upper, n,
+                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this));
 }
 
 double default_upper(SampleType type, int bins, double lower) {

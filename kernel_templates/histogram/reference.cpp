@@ -65,27 +65,74 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
   }
 }
 
+// The bin of one sample or -1, as CUB's ScaleTransform computes it (cub/device/dispatch/dispatch_histogram.cuh), with
+// the level types of bench/cub_baseline.cu (int or long long for integers, the sample type for floats).
+template <class T>
+struct Binner {
+  explicit Binner(const HistogramProblem& p) : bins(p.bins) {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Bounds rounded to T, then the scale in T arithmetic: bins / (upper - lower), each operation rounded to T.
+      lo = static_cast<T>(p.lower);
+      hi = static_cast<T>(p.upper);
+      const T width = hi - lo;
+      scale = static_cast<T>(p.bins) / width;
+    } else {
+      ilo = static_cast<long long>(p.lower);
+      ihi = static_cast<long long>(p.upper);
+      width = static_cast<unsigned __int128>(ihi - ilo);
+    }
+  }
+  int operator()(T s) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(s) || s < lo || s >= hi) return -1;
+      const T offset = s - lo;
+      const T scaled = offset * scale;
+      const int b = static_cast<int>(scaled);
+      return b < bins ? b : -1;  // rounded up to bins: CUB's shared path counts it nowhere
+    } else {
+      const auto v = static_cast<long long>(s);
+      if (v < ilo || v >= ihi) return -1;
+      return static_cast<int>(static_cast<unsigned __int128>(v - ilo) * static_cast<unsigned>(bins) / width);
+    }
+  }
+  int bins;
+  T lo{}, hi{}, scale{};
+  long long ilo = 0, ihi = 0;
+  unsigned __int128 width = 1;
+};
+
+// n pixels of p.channels samples; channel c < p.active counts into h[c * bins + bin].
 template <class T>
 void count(const HistogramProblem& p, const T* s, std::uint64_t n, std::vector<std::uint64_t>& h) {
-  if constexpr (std::is_floating_point_v<T>) {
-    // f32 in float with the scale rounded to float once; f64 in double (the kernel's rule, kernel_source.cpp).
-    const T lo = static_cast<T>(p.lower), hi = static_cast<T>(p.upper);
-    const T scale = static_cast<T>(p.bins / (p.upper - p.lower));
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const T f = s[i];
-      if (std::isnan(f) || f < lo || f >= hi) continue;
-      int b = static_cast<int>((f - lo) * scale);
-      if (b >= p.bins) b = p.bins - 1;
-      ++h[static_cast<std::size_t>(b)];
-    }
-  } else {
-    const auto lo = static_cast<long long>(p.lower), hi = static_cast<long long>(p.upper);
-    const auto width = static_cast<unsigned __int128>(hi - lo);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const auto v = static_cast<long long>(s[i]);
-      if (v < lo || v >= hi) continue;
-      const auto b = static_cast<unsigned __int128>(v - lo) * static_cast<unsigned>(p.bins) / width;
-      ++h[static_cast<std::size_t>(b)];
+  const Binner<T> bin(p);
+  const auto channels = static_cast<std::uint64_t>(p.channels);
+  for (std::uint64_t pixel = 0; pixel < n; ++pixel)
+    for (int c = 0; c < p.active; ++c)
+      if (const int b = bin(s[pixel * channels + static_cast<std::uint64_t>(c)]); b >= 0)
+        ++h[static_cast<std::size_t>(c) * static_cast<std::size_t>(p.bins) + static_cast<std::size_t>(b)];
+}
+
+// A colour photograph's pixels: the grey field of fill's "image" (gradients, a bright disc), tinted per channel
+// (each channel its own mix of the gradients, a vignette) with noise of about 2 % per sample; the alpha channel
+// (the fourth) is opaque with a few translucent patches. Rows of 4096 pixels.
+template <class T>
+void fill_image_pixels(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out) {
+  SplitMix64 rng{seed};
+  constexpr std::uint64_t kWidth = 4096;
+  const int channels = p.channels;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(i % kWidth) / kWidth, y = static_cast<double>(i / kWidth % kWidth) / kWidth;
+    const double r = std::hypot(x - 0.5, y - 0.5);
+    const double disc = r < 0.3 ? 1.0 - r / 0.3 : 0.0, vignette = 1.0 - 0.5 * r;
+    for (int c = 0; c < channels; ++c) {
+      double v;
+      if (c == 3) v = std::fmod(x * 7.0 + y * 3.0, 1.0) < 0.1 ? 0.5 : 0.999;
+      else v = vignette * (0.2 + 0.3 * (c == 0 ? x : c == 1 ? y : 1.0 - x) + 0.25 * disc * (c == 2 ? 0.5 : 1.0)) +
+               0.02 * rng.unit();
+      v = std::min(std::max(v, 0.0), 0.999999);
+      T t = static_cast<T>(p.lower + v * (p.upper - p.lower));
+      if constexpr (std::is_floating_point_v<T>) t = t < static_cast<T>(p.upper) ? t : static_cast<T>(p.lower);
+      out[i * static_cast<std::uint64_t>(channels) + static_cast<std::uint64_t>(c)] = t;
     }
   }
 }
@@ -106,16 +153,19 @@ decltype(auto) dispatch(SampleType t, F&& f) {
 }  // namespace
 
 std::vector<unsigned char> generate_samples(const HistogramProblem& problem, std::uint64_t n, std::uint64_t seed) {
-  std::vector<unsigned char> bytes(n * size_of(problem.type));
+  std::vector<unsigned char> bytes(problem.samples(n) * size_of(problem.type));
   dispatch(problem.type, [&](auto tag) {
     using T = decltype(tag);
-    fill<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
+    if (problem.channels > 1 && problem.distribution == "image")
+      fill_image_pixels<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
+    else  // every other distribution over the interleaved samples as one stream
+      fill<T>(problem, problem.samples(n), seed, reinterpret_cast<T*>(bytes.data()));
   });
   return bytes;
 }
 
 std::vector<std::uint64_t> reference_histogram(const HistogramProblem& problem, const void* samples, std::uint64_t n) {
-  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.bins), 0);
+  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.counters()), 0);
   dispatch(problem.type, [&](auto tag) {
     using T = decltype(tag);
     count<T>(problem, static_cast<const T*>(samples), n, h);
@@ -123,8 +173,18 @@ std::vector<std::uint64_t> reference_histogram(const HistogramProblem& problem, 
   return h;
 }
 
+std::vector<int> reference_bins(const HistogramProblem& problem, const void* samples, std::uint64_t n) {
+  std::vector<int> out(n);
+  dispatch(problem.type, [&](auto tag) {
+    using T = decltype(tag);
+    const Binner<T> bin(problem);
+    for (std::uint64_t i = 0; i < n; ++i) out[i] = bin(static_cast<const T*>(samples)[i]);
+  });
+  return out;
+}
+
 std::vector<std::uint64_t> widen_counts(const HistogramProblem& problem, const void* raw) {
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.bins));
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.counters()));
   for (std::size_t i = 0; i < out.size(); ++i)
     out[i] = problem.counter_bits == 64 ? static_cast<const std::uint64_t*>(raw)[i]
                                         : static_cast<const std::uint32_t*>(raw)[i];

@@ -31,17 +31,27 @@ std::string_view cuda_type(SampleType t) {
 std::string float_literal(float f) { return fmt::format("{:a}f", f); }
 std::string double_literal(double d) { return fmt::format("{:a}", d); }
 
+// CUB's f32 scale: each operation in float (x86-64 and aarch64 evaluate float expressions in float).
+float f32_scale(int bins, double lower, double upper) {
+  const float lo = static_cast<float>(lower), hi = static_cast<float>(upper);
+  const float width = hi - lo;
+  return static_cast<float>(bins) / width;
+}
+
 }  // namespace
 
 std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config) {
   problem.validate();
   const bool fp = is_float(problem.type);
-  // f32: the scale is rounded to float once, here; the CPU reference uses the same rounded value. f64 samples are
-  // binned in double (constants kLowerD, kUpperD, kScaleD).
+  // The scale as CUB computes it on the host (ScaleTransform::ComputeScale in
+  // cub/device/dispatch/dispatch_histogram.cuh): in the sample type, from the bounds rounded to it. f32:
+  // float(bins) / (float(upper) - float(lower)), every operation in float, which is not float(bins / (upper - lower))
+  // computed in double (it differs by an ulp for some ranges, e.g. 65536 bins over [0.02, 0.8)). f64 samples are
+  // binned in double (constants kLowerD, kUpperD, kScaleD). The CPU reference computes the same (reference.cpp).
   const bool f64 = problem.type == SampleType::f64;
   const bool f32 = fp && !f64;
-  const double scale_d = problem.bins / (problem.upper - problem.lower);
-  const float scale = static_cast<float>(scale_d);
+  const double scale_d = static_cast<double>(problem.bins) / (problem.upper - problem.lower);
+  const float scale = f32 ? f32_scale(problem.bins, problem.lower, problem.upper) : 0.0f;
   if (const std::string why = config.invalid_reason(problem); !why.empty())
     throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
   // The configuration's enums by name: the template compares kMerge with Merge::last_block, never with 1.
@@ -58,6 +68,9 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "typedef {} sample_t;\n"
       "typedef {} out_t;\n"
       "constexpr int kBins = {};\n"
+      "constexpr int kChannelBins = {};\n"
+      "constexpr int kChannels = {};\n"
+      "constexpr int kActive = {};\n"
       "constexpr bool kIsFloat = {};\n"
       "constexpr long long kLowerI = {}LL;\n"
       "constexpr long long kUpperI = {}LL;\n"
@@ -80,10 +93,11 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "#define AT_CLUSTER {}\n",
       // Neither n nor the input distribution enters the code: every size and distribution of one histogram shares
       // its compiled variants (the on-disk compile cache is keyed by this text).
-      fmt::format("{} samples, {} bins over [{}, {}), {}-bit counters", to_string(problem.type), problem.bins,
-                  problem.lower, problem.upper, problem.counter_bits),
+      fmt::format("{} samples, {} bins over [{}, {}), {}-bit counters, {} of {} channels", to_string(problem.type),
+                  problem.bins, problem.lower, problem.upper, problem.counter_bits, problem.active, problem.channels),
       config.key(), enums, cuda_type(problem.type),
-      problem.counter_bits == 64 ? "unsigned long long" : "unsigned int", problem.bins, fp,
+      problem.counter_bits == 64 ? "unsigned long long" : "unsigned int", problem.counters(), problem.bins,
+      problem.channels, problem.active, fp,
       fp ? 0LL : static_cast<long long>(problem.lower), fp ? 0LL : static_cast<long long>(problem.upper),
       float_literal(f32 ? static_cast<float>(problem.lower) : 0.0f),
       float_literal(f32 ? static_cast<float>(problem.upper) : 0.0f), float_literal(f32 ? scale : 0.0f),

@@ -25,7 +25,7 @@ struct Builder {
   void add(const HistogramConfig& c) {
     if (!c.invalid_reason(problem).empty()) return;
     if (c.shared_bytes(problem) > kMaxSharedAnyGpu) return;
-    if (c.merge == Merge::last_block && problem.bins > kLastBlockMaxBins) return;
+    if (c.merge == Merge::last_block && problem.counters() > kLastBlockMaxBins) return;
     for (const auto& e : out)
       if (e == c) return;
     out.push_back(c);
@@ -191,7 +191,7 @@ std::string histogram_constraint_violation(const HistogramProblem& problem, cons
     return fmt::format("thread-block clusters need sm_90 or newer; the device is {}", device.arch());
   // The kernel also declares one small static shared variable (the last-block flag).
   if (config.shared_bytes(problem) + 16 > static_cast<std::size_t>(device.shared_per_block_optin))
-    return fmt::format("{} bins need {} bytes of shared memory; the device allows {} per block", problem.bins,
+    return fmt::format("{} bins need {} bytes of shared memory; the device allows {} per block", problem.counters(),
                        config.shared_bytes(problem), device.shared_per_block_optin);
   return {};
 }

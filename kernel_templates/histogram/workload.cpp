@@ -21,10 +21,10 @@ class HistogramWorkload final : public Workload {
  public:
   HistogramWorkload(const HistogramProblem& problem, const DeviceInfo& device, std::uint64_t seed)
       : problem_(problem), device_(device) {
-    const std::vector<unsigned char> host = generate_samples(problem, problem.n, seed);
+    const std::vector<unsigned char> host = generate_samples(problem, problem.n, seed);  // n pixels
     expected_ = counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
     samples_ = upload(host);
-    counts_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8));
+    counts_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8));
   }
 
   std::vector<Config> space() const override {

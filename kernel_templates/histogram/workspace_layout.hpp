@@ -34,7 +34,7 @@ struct HistogramWorkspace {
   static std::size_t bytes(const HistogramProblem& problem, const HistogramConfig& config) {
     if (config.merge == Merge::atomic) return 0;
     const std::size_t histogram =
-        config.merge == Merge::last_block ? static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8) : 0;
+        config.merge == Merge::last_block ? static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8) : 0;
     return static_cast<std::size_t>(kHistogramWord) * sizeof(unsigned) + histogram;
   }
 

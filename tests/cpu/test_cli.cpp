@@ -198,6 +198,8 @@ TEST_SUITE("cli") {
     refuses({"best", "--n", "1M", "--device", "0", "--all"}, "best");
     refuses({"best", "--n", "1M", "--device", "0", "stray"}, "best");
     refuses({"tune", "--counters", "48", "--n", "1M"}, "--counters");
+    refuses({"tune", "--channels", "5", "--n", "1M"}, "--channels: 5 is outside 1..4");
+    refuses({"tune", "--channels", "2", "--active", "3", "--n", "1M"}, "--active: 3 is outside 1..2");
     refuses({"compare", "--device", "H100"}, "compare");
     refuses({"compare", "--problem", ""}, "--problem: the substring is empty");
     refuses({"compare", "--json", "--csv"}, "exclude each other");
@@ -328,6 +330,14 @@ TEST_SUITE("cli") {
     CHECK(by_device.problem.as<HistogramProblem>()->counter_bits == 32);
     CHECK(std::get<TuneCommand>(parse({"tune", "--n", "1M", "--counters", "64"}).command)
               .problems.at(0).as<HistogramProblem>()->counter_bits == 64);
+    {  // pixels: --channels alone counts every channel; --active the first A of them
+      const auto rgba = std::get<TuneCommand>(parse({"tune", "--n", "1M", "--channels", "4", "--active", "3"}).command);
+      CHECK(rgba.problems.at(0).as<HistogramProblem>()->channels == 4);
+      CHECK(rgba.problems.at(0).as<HistogramProblem>()->active == 3);
+      const auto all = std::get<BestCommand>(parse({"best", "--n", "1M", "--device", "0", "--channels", "2"}).command);
+      CHECK(all.problem.as<HistogramProblem>()->channels == 2);
+      CHECK(all.problem.as<HistogramProblem>()->active == 2);
+    }
     CHECK(std::get<TuneCommand>(parse({"tune", "--type", "f64", "--bins", "100", "--lower", "-1e6", "--upper", "1e6",
                                        "--n", "1M"})
                                     .command)

@@ -1,5 +1,6 @@
 // NVRTC needs no GPU: every variant of the space is compiled here for the architectures we ship for.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <unistd.h>
 
@@ -109,6 +110,18 @@ TEST_SUITE("nvrtc") {
     CHECK(value_pairs(subset) == value_pairs(space));
     CHECK(subset.size() * 3 < space.size());
     CHECK(compile_configs(u8_256(), subset, "sm_80") == "");
+  }
+  TEST_CASE("pixels: a pairwise-covering subset of the u8 RGBA (3 of 4) and RGB (3 of 3) variants compiles for sm_90") {
+    for (const int channels : {4, 3}) {
+      HistogramProblem p;
+      p.channels = channels, p.active = 3;
+      const auto subset = pairwise_subset(histogram_space_any_n(p));
+      CAPTURE(channels);
+      CHECK(compile_configs(p, subset, "sm_90") == "");
+      const std::string src = kernel_source(p, HistogramConfig{});
+      CHECK(src.find("constexpr int kBins = 768;") != std::string::npos);  // 3 channels x 256 counters
+      CHECK(src.find(fmt::format("constexpr int kChannels = {};", channels)) != std::string::npos);
+    }
   }
   TEST_CASE("every f32/1024-bin variant compiles for sm_90") { CHECK(compile_space(f32_1024(), "sm_90") == ""); }
   TEST_CASE("every i32 variant with a negative range compiles for sm_90") {

@@ -110,4 +110,42 @@ TEST_SUITE("problem") {
     CHECK(p.bytes() == 1000);
     CHECK(q.bytes() == 4000);
   }
+
+  TEST_CASE("pixels of several channels: keys name them, parse back, count bytes and counters per pixel") {
+    HistogramProblem p;
+    p.channels = 4, p.active = 3, p.n = 1000;
+    CHECK(p.key() == "histogram/u8/bins=256/range=[0,256)/n=1000/dist=uniform/channels=4/active=3");
+    CHECK(p.shape_key() == "histogram/u8/bins=256/range=[0,256)/dist=uniform/channels=4/active=3");
+    CHECK(p.bytes() == 4000);     // 1000 RGBA pixels
+    CHECK(p.counters() == 768);   // 3 channels x 256 bins
+    const auto parsed = Problem::parse(p.key());
+    REQUIRE(parsed);
+    CHECK(*parsed->as<HistogramProblem>() == p);
+    // Malformed channel parts are not keys: one without the other, active above channels, 5 channels, 1 of 1.
+    for (const char* bad : {"histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=4",
+                            "histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=2/active=3",
+                            "histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=5/active=1",
+                            "histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=1/active=1"})
+      CHECK_MESSAGE(!Problem::parse(bad), bad);
+  }
+
+  TEST_CASE("channels outside 1..4, active outside 1..channels and more than 2^24 counters are refused") {
+    auto refused = [](int channels, int active, int bins) {
+      HistogramProblem p = HistogramProblem::with_defaults(SampleType::u16, bins);
+      p.channels = channels, p.active = active;
+      try {
+        p.validate();
+        return std::string();
+      } catch (const UsageError& e) {
+        return std::string(e.what());
+      }
+    };
+    CHECK(refused(4, 3, 256).empty());
+    CHECK(refused(3, 3, 65536).empty());
+    CHECK(refused(5, 1, 256).find("channels") != std::string::npos);
+    CHECK(refused(0, 1, 256).find("channels") != std::string::npos);
+    CHECK(refused(2, 3, 256).find("active") != std::string::npos);
+    CHECK(refused(4, 0, 256).find("active") != std::string::npos);
+    CHECK(refused(4, 2, 1 << 24).find("counters") != std::string::npos);
+  }
 }

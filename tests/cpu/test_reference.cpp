@@ -67,6 +67,38 @@ TEST_SUITE("reference") {
     CHECK(h == std::vector<std::uint64_t>{1, 1, 2, 1});
   }
 
+  TEST_CASE("f32: the scale is float(bins) / (float(upper) - float(lower)) in float, as CUB computes it") {
+    // 65536 bins over [0.02, 0.8): CUB's scale is 0x1.483482p+16; rounded from double it would be 0x1.483484p+16 and
+    // put this sample in bin 25 instead of CUB's 24 (tests/cub/ checks every float of the range against CUB).
+    const float s = 0x1.4c8e14p-6f;
+    const auto bins = reference_bins(make(SampleType::f32, 65536, 0.02f, 0.8f), &s, 1);
+    CHECK(bins == std::vector<int>{24});
+  }
+
+  TEST_CASE("f32: a sample whose bin rounds up to bins is not counted, as in CUB's shared-memory path") {
+    // 129 bins over [0x1.51e258p-9, 0x1.f1fca4p-5): the float just below upper computes bin 129 in CUB's arithmetic.
+    const std::vector<float> s{0x1.f1fca2p-5f, 0x1.51e258p-9f};
+    const HistogramProblem p = make(SampleType::f32, 129, 0x1.51e258p-9, 0x1.f1fca4p-5);
+    CHECK(reference_bins(p, s.data(), 2) == std::vector<int>{-1, 0});
+    const auto h = reference_histogram(p, s.data(), 2);
+    CHECK(h[0] == 1);
+    CHECK(h[128] == 0);
+  }
+
+  TEST_CASE("RGBA pixels, 3 of 4 channels: channel c counts into counters c * bins.., the fourth is not counted") {
+    HistogramProblem p = make(SampleType::u8, 4, 0, 256);  // 4 bins of 64 values per channel
+    p.channels = 4, p.active = 3;
+    // Three pixels (R, G, B, A): R falls in bins 0, 0, 3; G in 1, 2, 2; B in 3, 3, 3; A is never counted.
+    const std::vector<std::uint8_t> s{0, 64, 255, 9, 63, 128, 200, 255, 255, 190, 192, 0};
+    const auto h = reference_histogram(p, s.data(), 3);
+    CHECK(h == std::vector<std::uint64_t>{2, 0, 0, 1, /* G */ 0, 1, 2, 0, /* B */ 0, 0, 0, 3});
+    // The same bytes as 4 pixels of 3 channels, all counted: (0, 64, 255) (9, 63, 128) (200, 255, 255) (190, 192, 0).
+    HistogramProblem rgb = p;
+    rgb.channels = 3, rgb.active = 3;
+    CHECK(reference_histogram(rgb, s.data(), 4) ==
+          std::vector<std::uint64_t>{2, 0, 1, 1, /* G */ 1, 1, 0, 2, /* B */ 1, 0, 1, 2});
+  }
+
   TEST_CASE("f64 samples are binned in double, not through float") {
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     // 10 bins over [0, 1). 0.39999999999 is bin 3 (3.9999999999); through float it would be 0.4f, bin 4.

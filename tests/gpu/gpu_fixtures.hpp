@@ -113,7 +113,7 @@ struct DeviceSamples {
 
 /// Device counters for `p` (32- or 64-bit).
 inline cuda::DeviceBuffer counter_buffer(const HistogramProblem& p) {
-  return cuda::DeviceBuffer(static_cast<std::size_t>(p.bins) * (p.counter_bits / 8));
+  return cuda::DeviceBuffer(static_cast<std::size_t>(p.counters()) * (p.counter_bits / 8));
 }
 
 /// The counters as 64-bit values, whatever their width on the device.

@@ -1,0 +1,217 @@
+// Image histograms (issue #17): pixels of interleaved channels and 2D regions, against CUB's MultiHistogramEven and
+// its 2D overloads and the read roof, on this GPU, in the same run; and CUB-exact float binning on image gradients.
+//
+//   1. u8 RGBA, 3 of 4 channels x 256 bins, 512 MiB of a photo-like image (gradients, a disc, a vignette, noise;
+//      kernel_templates/histogram/reference.cpp): the tuner runs over the whole space (every variant checked), then
+//      the winner and CUB are timed by the same harness (CUDA events around one whole call, zeroing included, L2
+//      flushed before every sample, median of --samples).
+//   2. A 7680 x 4320 RGBA crop of a 8192-pixel-wide image (row stride 32 KiB > the row's 30 KiB) against the same
+//      pixels contiguous, with the winner of 1 and with CUB; also a crop that starts off the 16-byte grid and one
+//      whose stride is not a multiple of 16 bytes.
+//   3. f32 image gradients over [0.02, 0.8) with 4096 and 65536 bins: counts compared with CUB bin by bin.
+// Every case's counts are compared with the CPU reference and with CUB's, bin by bin.
+//
+//   histogram_image_bench [--samples K] [--markdown FILE]
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "autotune/cache.hpp"
+#include "autotune/histogram_problem.hpp"
+#include "autotune/tuner.hpp"
+#include "bench/cub_baseline.hpp"
+#include "bench/read_roof.hpp"
+#include "core/cuda.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
+#include "kernel_templates/histogram/reference.hpp"
+#include "tuner/harness.hpp"
+
+using namespace autotune;
+
+namespace {
+
+bench::CubProblem cub_problem(const HistogramProblem& p) {
+  return {static_cast<bench::CubSample>(p.type), p.bins, p.lower, p.upper, p.channels, p.active};
+}
+
+std::vector<unsigned> download(const cuda::DeviceBuffer& b) {
+  std::vector<unsigned> out(b.bytes() / 4);
+  AUTOTUNE_CUDA(cudaMemcpy(out.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+int differing(const std::vector<unsigned>& a, const std::vector<unsigned>& b) {
+  int d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d += a[i] != b[i];
+  return d;
+}
+
+std::string check_note(const std::vector<std::uint64_t>& expected, const std::vector<unsigned>& ours,
+                       const std::vector<unsigned>& cub) {
+  int wrong = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) wrong += (expected[i] & 0xFFFFFFFFu) != ours[i];
+  const int cub_diff = differing(ours, cub);
+  return fmt::format("{}{}", wrong ? fmt::format("WRONG ({} bins) ", wrong) : "exact ",
+                     cub_diff ? fmt::format("({} bins differ from CUB)", cub_diff) : "= CUB");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  int samples = 30;
+  std::string markdown;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
+    else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: histogram_image_bench [--samples K] [--markdown FILE]\n");
+      return 2;
+    }
+  }
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  cuda::Stream stream;
+  cuda::DeviceBuffer flush(2 * dev.l2_bytes);
+  const bench::ReadRoof roof = bench::measure_bench_roof(flush, samples, stream.get());
+  std::string table = fmt::format(
+      "# Image histogram benchmark: {} ({} SMs), driver {}.{}, NVRTC {}.{}\n\n"
+      "Read roof (16-byte streaming read of 512 MiB): **{:.0f} GB/s** (spread {:.1f} %). Times: median of {} calls,\n"
+      "L2 flushed before each, events around one whole call (zeroing included). GB/s counts the pixels' bytes once.\n\n"
+      "| case | ours | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | counts |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---|\n",
+      dev.name, dev.sm_count, dev.driver_version / 1000, dev.driver_version % 1000 / 10, dev.nvrtc_version / 1000,
+      dev.nvrtc_version % 1000 / 10, roof.gbps, roof.spread * 100, samples);
+  std::printf("%s", table.c_str());
+  std::fflush(stdout);
+  auto row = [&](const std::string& name, const std::string& ours, double bytes, const SampleStats& t,
+                 const SampleStats& tc, const std::string& note) {
+    const double gbps = bytes / (t.median * 1e-3) / 1e9, cub_gbps = bytes / (tc.median * 1e-3) / 1e9;
+    const std::string r = fmt::format("| {} | {} | {:.1f} | {:.0f} | {:.1f} | {:.1f} | {:.0f} | **{:.2f}x** | {} |\n", name,
+                                      ours, t.median * 1000, gbps, 100 * gbps / roof.gbps, tc.median * 1000, cub_gbps,
+                                      tc.median / t.median, note);
+    std::printf("%s", r.c_str());
+    std::fflush(stdout);
+    table += r;
+  };
+
+  // 1. RGBA, 3 of 4 channels, 512 MiB.
+  HistogramProblem rgba;
+  rgba.channels = 4, rgba.active = 3, rgba.n = 128ull << 20, rgba.distribution = "image";
+  Cache cache(":memory:");
+  TuneOptions o;
+  o.samples = 5;
+  o.warmup = 1;
+  const TuneReport r = tune(Problem(rgba), cache, o);
+  if (!r.winner) throw Error("no correct variant for " + rgba.key());
+  {
+    std::vector<const Measurement*> ok;
+    for (const auto& m : r.measurements)
+      if (m.status == MeasurementStatus::ok) ok.push_back(&m);
+    std::sort(ok.begin(), ok.end(), [](auto* a, auto* b) { return a->median_ms < b->median_ms; });
+    std::printf("  # %zu correct variants of %zu\n", ok.size(), r.measurements.size());
+    for (std::size_t k = 0; k < 8 && k < ok.size(); ++k)
+      std::printf("  # RGBA #%zu %.2f us %s\n", k + 1, ok[k]->median_ms * 1000.0, ok[k]->config.key().c_str());
+  }
+  const HistogramConfig best = *r.winner->config.as<HistogramConfig>();
+  const auto compiled = jit::compile(kernel_source(rgba, best), "winner.cu", dev.arch());
+  if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
+  const HistogramKernel kernel(rgba, best, dev, compiled.cubin);
+  {
+    const auto host = generate_samples(rgba, rgba.n, o.seed);
+    cuda::DeviceBuffer in(host.size()), ours(768 * 4), theirs(768 * 4);
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    bench::CubHistogram cub(cub_problem(rgba), rgba.n);
+    const SampleStats t = time_calls([&](cudaStream_t s) { kernel.run(in.get(), rgba.n, ours.get(), s); }, flush,
+                                     samples, stream.get());
+    const SampleStats tc = time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.as<unsigned>(), s); }, flush,
+                                      samples, stream.get());
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    row("u8 RGBA 3 of 4 x 256 bins, 512 MiB photo", fmt::format("`{}`", best.key()), static_cast<double>(rgba.bytes()),
+        t, tc, check_note(reference_histogram(rgba, host.data(), rgba.n), download(ours), download(theirs)));
+  }
+
+  // 2. 2D: a 7680 x 4320 crop of an 8192-pixel-wide image, against the same pixels contiguous.
+  {
+    constexpr std::uint64_t kW = 7680, kH = 4320, kFullW = 8192, kFullH = 4420;
+    HistogramProblem full = rgba;
+    full.n = kFullW * kFullH;
+    const auto host = generate_samples(full, full.n, 3);  // rows of 4096 pixels: the photo field, twice per row
+    cuda::DeviceBuffer image(host.size() + 64), packed(kW * kH * 4), ours(768 * 4), theirs(768 * 4);
+    AUTOTUNE_CUDA(cudaMemcpy(image.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    struct Crop {
+      std::string name;
+      std::uint64_t x0, y0;
+      std::size_t stride;  // bytes
+    };
+    const std::vector<Crop> crops = {{"crop at (64, 50), stride 32 KiB", 64, 50, kFullW * 4},
+                                     {"crop at (3, 50): rows start off the 16-byte grid", 3, 50, kFullW * 4},
+                                     {"rows 30724 B apart (stride not a multiple of 16 B)", 0, 0, kW * 4 + 4}};
+    for (const Crop& c : crops) {
+      // The crop's pixels, packed on the host: the reference and the contiguous case count these.
+      std::vector<unsigned char> crop(kW * kH * 4);
+      for (std::uint64_t y = 0; y < kH; ++y)
+        std::memcpy(&crop[y * kW * 4], &host[(c.y0 * c.stride) + y * c.stride + c.x0 * 4], kW * 4);
+      AUTOTUNE_CUDA(cudaMemcpy(packed.get(), crop.data(), crop.size(), cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      const auto* base = static_cast<const unsigned char*>(image.get()) + c.y0 * c.stride + c.x0 * 4;
+      const HistogramKernel::Region region{kW, kH, c.stride};
+      bench::CubHistogram cub2d(cub_problem(rgba), bench::CubRegion{kW, kH, c.stride});
+      bench::CubHistogram cub1d(cub_problem(rgba), kW * kH);
+      const auto expected = reference_histogram(rgba, crop.data(), kW * kH);
+      const SampleStats t2 = time_calls([&](cudaStream_t s) { kernel.run(base, region, ours.get(), s); }, flush,
+                                        samples, stream.get());
+      const SampleStats tc2 = time_calls([&](cudaStream_t s) { cub2d.run(base, theirs.as<unsigned>(), s); }, flush,
+                                         samples, stream.get());
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      const std::string note2 = check_note(expected, download(ours), download(theirs));
+      const SampleStats t1 = time_calls([&](cudaStream_t s) { kernel.run(packed.get(), kW * kH, ours.get(), s); },
+                                        flush, samples, stream.get());
+      const SampleStats tc1 = time_calls([&](cudaStream_t s) { cub1d.run(packed.get(), theirs.as<unsigned>(), s); },
+                                         flush, samples, stream.get());
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      const std::string note1 = check_note(expected, download(ours), download(theirs));
+      const double bytes = static_cast<double>(kW * kH * 4);
+      row(fmt::format("7680x4320 RGBA, 2D: {}", c.name),
+          fmt::format("winner of 1; {:+.1f} % vs contiguous (CUB {:+.1f} %)", 100 * (t2.median / t1.median - 1),
+                      100 * (tc2.median / tc1.median - 1)),
+          bytes, t2, tc2, note2);
+      row("7680x4320 RGBA, the same pixels contiguous", "winner of 1", bytes, t1, tc1, note1);
+    }
+  }
+
+  // 3. CUB-exact float binning: f32 image gradients over [0.02, 0.8), counts compared with CUB bin by bin.
+  for (const int bins : {4096, 65536}) {
+    HistogramProblem p;
+    p.type = SampleType::f32, p.bins = bins, p.lower = 0.02f, p.upper = 0.8f, p.n = 64ull << 20;
+    p.distribution = "image";
+    const HistogramConfig c = HistogramConfig::fallback(p);
+    const auto cc = jit::compile(kernel_source(p, c), "f32.cu", dev.arch());
+    if (!cc.ok) throw Error("f32 variant does not compile: " + cc.log);
+    const HistogramKernel k(p, c, dev, cc.cubin);
+    const auto host = generate_samples(p, p.n, 11);
+    cuda::DeviceBuffer in(host.size()), ours(static_cast<std::size_t>(bins) * 4), theirs(static_cast<std::size_t>(bins) * 4);
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    bench::CubHistogram cub(cub_problem(p), p.n);
+    const SampleStats t = time_calls([&](cudaStream_t s) { k.run(in.get(), p.n, ours.get(), s); }, flush, samples,
+                                     stream.get());
+    const SampleStats tc = time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.as<unsigned>(), s); }, flush,
+                                      samples, stream.get());
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    row(fmt::format("f32 gradients, {} bins over [0.02, 0.8), 64M", bins), fmt::format("built-in default `{}`", c.key()),
+        static_cast<double>(p.bytes()), t, tc, check_note(reference_histogram(p, host.data(), p.n), download(ours), download(theirs)));
+  }
+  if (!markdown.empty()) std::ofstream(markdown) << table;
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "histogram_image_bench: %s\n", e.what());
+  return 1;
+}

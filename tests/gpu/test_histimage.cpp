@@ -1,0 +1,223 @@
+// Issue #17 on the GPU: CUB-exact float binning (the scale in float, a bin rounded up to `bins` not counted) and
+// pixels of several interleaved channels, each variant of the space against the CPU reference (which tests/cub/
+// holds against CUB's own transform): adversarial samples, a colour photograph, odd sizes, pixel-aligned and
+// unaligned starts, and through the runtime handle.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <span>
+
+#include "autotune/error.hpp"
+#include "autotune/histogram.hpp"
+#include "gpu_fixtures.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
+#include "kernel_templates/histogram/space.hpp"
+
+using namespace autotune;
+using namespace autotune::testing;
+
+namespace {
+
+HistogramProblem make(SampleType t, int bins, double lo, double hi, int channels = 1, int active = 1) {
+  HistogramProblem p;
+  p.type = t, p.bins = bins, p.lower = lo, p.upper = hi, p.channels = channels, p.active = active;
+  return p;
+}
+
+// Every `every`-th runnable variant (1: all of them, and the built-in default) on adversarial and distribution inputs
+// of n pixels, at sample offsets `offsets` (a pixel-vector variant refuses a start that is not on a pixel,
+// UsageError, and must not be run there).
+void check_every_variant(const HistogramProblem& base, const std::vector<std::size_t>& offsets, int every = 1) {
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  int pruned = 0;
+  std::vector<HistogramConfig> space;
+  const auto all = histogram_space_any_n(base);
+  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(every)) space.push_back(all[i]);
+  if (every > 1) space.push_back(HistogramConfig::fallback(base));
+  const auto variants = compile_runnable(
+      base, space, dev,
+      [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); }, pruned);
+  MESSAGE(fmt::format("{}: {} variants of {} ({} pruned by device limits)", base.shape_key(), variants.size(),
+                      all.size(), pruned));
+  REQUIRE(!variants.empty());
+  struct Input {
+    std::string name;
+    HistogramProblem problem;
+    std::uint64_t n;
+    bool adversarial;
+  };
+  std::vector<Input> inputs;
+  for (std::uint64_t n : {0ull, 1ull, 37ull, (1ull << 20) + 5}) inputs.push_back({fmt::format("adversarial n={}", n), base, n, true});
+  for (const char* d : {"image", "uniform", "constant"}) {
+    HistogramProblem p = base;
+    p.distribution = d;
+    inputs.push_back({fmt::format("{} n=2M+3", d), p, (2ull << 20) + 3, false});
+  }
+  cuda::DeviceBuffer counts = counter_buffer(base);
+  std::size_t runs = 0, refused = 0;
+  for (const auto& in : inputs) {
+    const auto host = in.adversarial ? adversarial_samples(in.problem, in.n, 77 + in.n) : generate_samples(in.problem, in.n, 5);
+    const auto expected = expected_counts(base, host, in.n);
+    for (std::size_t offset : offsets) {
+      DeviceSamples dev_in(host, size_of(base.type), offset);
+      const bool on_pixel = offset % static_cast<std::size_t>(base.channels) == 0;
+      for (const auto& v : variants) {
+        HistogramKernel kernel(base, v.config, dev, v.cubin);
+        INFO(in.name, " offset ", offset, " ", v.config.key());
+        if (!on_pixel && HistogramKernel::needs_pixel_alignment(base, v.config)) {
+          CHECK_THROWS_AS(kernel.run(dev_in.ptr, in.n, counts.get(), nullptr), UsageError);
+          ++refused;
+          continue;
+        }
+        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+        kernel.run(dev_in.ptr, in.n, counts.get(), nullptr);
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
+        const auto diff = compare_histograms(expected, download(base, counts));
+        CHECK_MESSAGE(diff.empty(), diff);
+        ++runs;
+      }
+    }
+  }
+  MESSAGE(fmt::format("{} runs exact, {} unaligned starts refused", runs, refused));
+}
+
+// 2D regions: rows of `row_pixels` pixels `stride_bytes` apart starting `offset_bytes` into a buffer of random
+// samples, through every `every`-th variant (and the built-in default), against the reference of the region's
+// pixels packed on the host.
+void check_regions(const HistogramProblem& base, int every) {
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  std::vector<HistogramConfig> some;
+  const auto all = histogram_space_any_n(base);
+  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(every)) some.push_back(all[i]);
+  some.push_back(HistogramConfig::fallback(base));
+  int pruned = 0;
+  const auto variants = compile_runnable(
+      base, some, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); }, pruned);
+  const std::size_t pixel = static_cast<std::size_t>(base.channels) * size_of(base.type);
+  struct Shape {
+    std::uint64_t row_pixels, rows;
+    std::size_t stride_bytes, offset_bytes;
+  };
+  // A padded crop on the 16-byte grid, one off it, a stride that is not a multiple of 16 bytes (one more pixel),
+  // rows shorter than a vector, and one row (1D).
+  const std::vector<Shape> shapes = {{1000, 300, 1024 * pixel, 64 * pixel},
+                                     {1001, 257, 1040 * pixel, 3 * pixel},
+                                     {999, 200, 1000 * pixel, pixel},
+                                     {3, 1000, 7 * pixel, 0},
+                                     {5000, 1, 0, pixel}};
+  cuda::DeviceBuffer counts = counter_buffer(base);
+  std::size_t runs = 0;
+  for (const Shape& sh : shapes) {
+    const std::size_t stride = sh.rows > 1 ? sh.stride_bytes : sh.row_pixels * pixel;
+    const std::size_t bytes = sh.offset_bytes + stride * sh.rows + 64;
+    HistogramProblem gen = base;
+    gen.channels = 1, gen.active = 1;
+    const auto host = adversarial_samples(gen, bytes / size_of(base.type), 31 + sh.rows);
+    std::vector<unsigned char> packed;
+    for (std::uint64_t r = 0; r < sh.rows; ++r) {
+      const auto* row = host.data() + sh.offset_bytes + r * stride;
+      packed.insert(packed.end(), row, row + sh.row_pixels * pixel);
+    }
+    const auto expected = expected_counts(base, packed, sh.row_pixels * sh.rows);
+    DeviceSamples dev_in(host, 1, 0);
+    const auto* start = static_cast<const unsigned char*>(dev_in.ptr) + sh.offset_bytes;
+    for (const auto& v : variants) {
+      HistogramKernel kernel(base, v.config, dev, v.cubin);
+      INFO(base.shape_key(), " ", sh.row_pixels, "x", sh.rows, " stride ", sh.stride_bytes, " offset ",
+           sh.offset_bytes, " ", v.config.key());
+      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      kernel.run(start, HistogramKernel::Region{sh.row_pixels, sh.rows, sh.stride_bytes}, counts.get(), nullptr);
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      const auto diff = compare_histograms(expected, download(base, counts));
+      CHECK_MESSAGE(diff.empty(), diff);
+      ++runs;
+    }
+  }
+  MESSAGE(fmt::format("{}: {} region runs exact ({} variants)", base.shape_key(), runs, variants.size()));
+}
+
+}  // namespace
+
+TEST_SUITE("gpu_histimage") {
+  TEST_CASE("2D regions (padded, off the 16-byte grid, odd strides, short rows): u8 RGBA 3 of 4, u8, RGB, f32") {
+    check_regions(make(SampleType::u8, 256, 0, 256, 4, 3), 2);
+    check_regions(make(SampleType::u8, 256, 0, 256), 4);
+    check_regions(make(SampleType::u8, 64, 16, 240, 3, 3), 4);
+    check_regions(make(SampleType::f32, 1000, -1, 1, 2, 2), 6);
+  }
+  TEST_CASE("2D: a stride shorter than a row, or not a whole number of pixels for pixel vectors, is refused") {
+    const HistogramProblem p = make(SampleType::u8, 256, 0, 256, 4, 3);
+    HistogramConfig c;
+    c.privatization = Privatization::shared, c.replicas = 32, c.block = 512, c.vec_bytes = 16, c.loads = 2;
+    const DeviceInfo dev = query_device(0);
+    const auto compiled = jit::compile(kernel_source(p, c), "v.cu", dev.arch());
+    REQUIRE(compiled.ok);
+    HistogramKernel kernel(p, c, dev, compiled.cubin);
+    cuda::DeviceBuffer in(1 << 20), counts = counter_buffer(p);
+    CHECK_THROWS_AS(kernel.run(in.get(), HistogramKernel::Region{100, 10, 399}, counts.get(), nullptr), UsageError);
+    CHECK_THROWS_AS(kernel.run(in.get(), HistogramKernel::Region{100, 10, 402}, counts.get(), nullptr), UsageError);
+    kernel.run(in.get(), HistogramKernel::Region{100, 10, 404}, counts.get(), nullptr);
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+  }
+  TEST_CASE("f32, 129 bins where the float below upper rounds to bin 129: every variant leaves it uncounted") {
+    // The range of tests/cpu/test_reference.cpp: CUB's arithmetic puts nextafter(upper, lower) in bin 129; the
+    // adversarial samples hold that value.
+    check_every_variant(make(SampleType::f32, 129, 0x1.51e258p-9, 0x1.f1fca4p-5), {0, 1});
+  }
+  TEST_CASE("f32, 65536 bins over [0.02, 0.8): every third variant bins with CUB's float scale") {
+    check_every_variant(make(SampleType::f32, 65536, 0.02f, 0.8f), {0}, 3);
+  }
+  TEST_CASE("u8 RGBA, 3 of 4 channels x 256 bins: every variant exact, unaligned starts refused or exact") {
+    check_every_variant(make(SampleType::u8, 256, 0, 256, 4, 3), {0, 4, 1, 2});
+  }
+  TEST_CASE("u8 RGB, 3 of 3 channels x 64 bins over [16, 240): every other variant exact at any start") {
+    check_every_variant(make(SampleType::u8, 64, 16, 240, 3, 3), {0, 1, 2}, 2);
+  }
+  TEST_CASE("u16, 1 of 2 channels x 1000 bins; f32, 2 of 4 channels x 100 bins: every fourth variant exact") {
+    check_every_variant(make(SampleType::u16, 1000, 0, 65536, 2, 1), {0, 1}, 4);
+    check_every_variant(make(SampleType::f32, 100, -1, 1, 4, 2), {0, 2}, 4);
+  }
+
+  TEST_CASE("the Histogram handle counts RGBA pixels, by pointer and by span, and refuses a partial pixel") {
+    HistogramProblem p = make(SampleType::u8, 256, 0, 256, 4, 3);
+    p.n = 1 << 20;
+    p.distribution = "image";
+    const std::uint64_t n = (1 << 20) + 3;
+    const auto host = generate_samples(p, n, 9);
+    const auto expected = expected_counts(p, host, n);
+    DeviceSamples in(host, 1, 0);
+    cuda::DeviceBuffer counts = counter_buffer(p);
+    // A recorded winner with 16-byte loads of 4 whole pixels (the kernel's constant-channel path).
+    HistogramConfig c;
+    c.privatization = Privatization::shared, c.replicas = 32, c.block = 512, c.vec_bytes = 16, c.loads = 2;
+    REQUIRE(HistogramKernel::needs_pixel_alignment(p, c));
+    const auto path = (std::filesystem::temp_directory_path() / fmt::format("histimage_{}.db", ::getpid())).string();
+    std::filesystem::remove(path);
+    record_forced_winner(path, Problem(p), Config(c));
+    Histogram h(p, Histogram::Options{0, path});
+    CHECK(h.config_for(n) == Config(c));
+    CHECK(h.problem().counters() == 768);
+    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    h(static_cast<const std::uint8_t*>(in.ptr), n, counts.as<unsigned>());
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    CHECK(compare_histograms(expected, download(p, counts)) == "");
+    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4),
+      std::span<unsigned>(counts.as<unsigned>(), 768));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    CHECK(compare_histograms(expected, download(p, counts)) == "");
+    CHECK_THROWS_AS(h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4 - 1),
+                      std::span<unsigned>(counts.as<unsigned>(), 768)),
+                    UsageError);
+    CHECK_THROWS_AS(h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4),
+                      std::span<unsigned>(counts.as<unsigned>(), 767)),
+                    UsageError);
+    // A start that is not on a pixel: refused (this configuration loads whole pixels).
+    CHECK_THROWS_AS(h(static_cast<const std::uint8_t*>(in.ptr) + 1, n - 1, counts.as<unsigned>()), UsageError);
+    std::filesystem::remove(path);
+  }
+}
