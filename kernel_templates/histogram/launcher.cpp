@@ -17,7 +17,9 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     throw UsageError(fmt::format("{} bytes of shared memory exceed the device limit of {} per block", shared_bytes_,
                                  device.shared_per_block_optin));
   module_ = cuda::Module(cubin, kHistogramKernelName);
-  if (shared_bytes_ > 48 * 1024) module_.set_max_dynamic_shared(shared_bytes_);
+  // Past 48 KiB a block needs the opt-in attribute; the kernel's own static shared memory (the last-block flag)
+  // counts too, so opt in from just below it: 16 warps' copies of 3 x 256 bins are exactly 48 KiB.
+  if (shared_bytes_ + 1024 > 48 * 1024) module_.set_max_dynamic_shared(shared_bytes_);
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
   if (blocks_per_sm_ < 1)
     throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
