@@ -51,13 +51,13 @@ constexpr bool kSharedLevels = kBinning == Binning::search || kBinning == Binnin
 constexpr int kSlots = kValues ? 256 : kBins;           // counters per copy
 constexpr int kCounterWords = kShared ? kSlots * kReplicas : 0;
 constexpr int kBinTotalWords = kValues ? kBins : 0;     // values: the block's per-bin totals at the end
-constexpr unsigned align8(unsigned v) { return (v + 7u) & ~7u; }
+__host__ __device__ constexpr unsigned align8(unsigned v) { return (v + 7u) & ~7u; }
 constexpr unsigned kLevelsOffset = align8((kCounterWords + kBinTotalWords) * 4u);
 constexpr unsigned kTableOffset = align8(kLevelsOffset + (kSharedLevels ? kLevels * sizeof(level_t) : 0u));
 constexpr unsigned kTableBytes = kBinning == Binning::lut ? kLutSize * 2u : (kBinning == Binning::prebin ? kPrebins * 4u : 0u);
 static_assert(kTableOffset + kTableBytes == kSharedBytes || (kTableOffset + kTableBytes == 0 && kSharedBytes == 0),
               "the kernel's shared layout is the size HistogramRangeConfig::shared_bytes() gives the host");
-constexpr int top_step(int n) { return n <= 1 ? 1 : 2 * top_step(n / 2); }  // largest power of two <= n
+__host__ __device__ constexpr int top_step(int n) { return n <= 1 ? 1 : 2 * top_step(n / 2); }  // largest power of two <= n
 constexpr int kTopStep = top_step(kLevels);
 static_assert(kTopStep <= kLevels && 2 * kTopStep > kLevels, "binary lifting covers every level");
 
