@@ -107,8 +107,8 @@ struct HistogramRangeConfig {
   int load_bytes(const HistogramRangeProblem& problem) const;
   std::uint64_t tile_samples(const HistogramRangeProblem& problem) const;
   unsigned grid_for(const HistogramRangeProblem& problem, std::uint64_t n, unsigned resident_blocks) const;
-  /// Dynamic shared memory: the counters (bins, or 256 values, times replicas), then the levels (search), the
-  /// table (lut) or the pre-bin table and levels (prebin).
+  /// Dynamic shared memory: the counters (bins, or 256 values, times replicas; values: and per-bin totals), then
+  /// the levels (search, prebin, values), then the table (lut) or the pre-bin table (prebin).
   std::size_t shared_bytes(const HistogramRangeProblem& problem) const;
   /// Whether a call is one launch (a single block that stores its counts) rather than a memset and a launch.
   bool one_launch() const { return grid_blocks == 1; }

@@ -80,7 +80,7 @@ std::size_t HistogramRangeConfig::shared_bytes(const HistogramRangeProblem& prob
   const std::size_t counters = privatization == Privatization::shared ? slots * replicas : 0;
   const std::size_t totals = values ? static_cast<std::size_t>(problem.bins) : 0;
   std::size_t bytes = align8((counters + totals) * 4);
-  if (binning == RangeBinning::search || binning == RangeBinning::prebin)
+  if (binning == RangeBinning::search || binning == RangeBinning::prebin || values)
     bytes = align8(bytes + (static_cast<std::size_t>(problem.bins) + 1) * level_size(problem.type));
   if (binning == RangeBinning::lut) bytes += static_cast<std::size_t>(histogram_range_detail::lut_size(problem.type)) * 2;
   if (binning == RangeBinning::prebin) bytes += static_cast<std::size_t>(histogram_range_detail::prebins(problem.bins)) * 4;

@@ -189,7 +189,7 @@ TEST_SUITE("histogram_range") {
     c.binning = RangeBinning::search, c.replicas = 8;
     CHECK(c.shared_bytes(make(SampleType::f32, 999)) == 999 * 8 * 4 + 1000 * 4);
     c.binning = RangeBinning::values, c.replicas = 32;
-    CHECK(c.shared_bytes(make(SampleType::u8, 255)) == (256 * 32 + 255 + 1) * 4);  // + per-bin totals, aligned
+    CHECK(c.shared_bytes(make(SampleType::u8, 255)) == (256 * 32 + 255 + 1) * 4 + 256 * 4);  // totals, levels
     c.binning = RangeBinning::lut, c.replicas = 1;
     CHECK(c.shared_bytes(make(SampleType::u16, 1000)) == 1000 * 4 + 65536 * 2);
     c.binning = RangeBinning::search_global, c.privatization = Privatization::global;
