@@ -8,8 +8,9 @@
 // whose running maximum moves often), ascending values ("sorted") and all-equal values ("constant": every element
 // ties, the answer is index 0).
 //
-//   argreduce_bench [--quick] [--samples K] [--screen K] [--limit K] [--markdown FILE]
+//   argreduce_bench [--quick] [--no-cluster] [--samples K] [--screen K] [--limit K] [--markdown FILE]
 //     --quick     f32 argmax at 64K, 1M and 256M (uniform), skewed 256M
+//     --no-cluster  leave the thread-block cluster variants (grid=8) out
 //     --samples   samples for the winner and CUB (default 30)
 //     --screen    samples per variant while searching (default 10)
 //     --limit     only the first K variants of each space (the built-in default is always the first)
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "autotune/argreduce_problem.hpp"
+#include "autotune/error.hpp"
 #include "bench/cub_argreduce.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
@@ -41,6 +43,7 @@ namespace {
 
 struct Options {
   bool quick = false;
+  bool no_cluster = false;
   int samples = 30;
   int screen = 10;
   std::size_t limit = 0;
@@ -85,12 +88,13 @@ struct Shape {
   std::vector<std::string> errors;
 };
 
-Shape build_shape(const ArgReduceProblem& p, const DeviceInfo& dev, std::size_t limit) {
+Shape build_shape(const ArgReduceProblem& p, const DeviceInfo& dev, std::size_t limit, bool no_cluster) {
   Shape s;
   ArgReduceProblem all = p;
   all.n = 0;  // the largest space (the small-n paths included); each size picks its own part
   for (const auto& c : argreduce_space(all))
-    if (argreduce_constraint_violation(all, c, dev).empty()) s.configs.push_back(c);
+    if (argreduce_constraint_violation(all, c, dev).empty() && !(no_cluster && c.grid_blocks == kArgReduceClusterGrid))
+      s.configs.push_back(c);
   if (limit && s.configs.size() > limit) s.configs.resize(limit);
   std::vector<jit::CompileResult> compiled(s.configs.size());
   std::atomic<std::size_t> next{0};
@@ -125,13 +129,15 @@ int main(int argc, char** argv) try {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") o.quick = true;
+    else if (a == "--no-cluster") o.no_cluster = true;
     else if (a == "--samples" && i + 1 < argc) o.samples = std::stoi(argv[++i]);
     else if (a == "--screen" && i + 1 < argc) o.screen = std::stoi(argv[++i]);
     else if (a == "--limit" && i + 1 < argc) o.limit = std::stoul(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: argreduce_bench [--quick] [--samples K] [--screen K] [--limit K] [--markdown FILE]\n");
+                   "usage: argreduce_bench [--quick] [--no-cluster] [--samples K] [--screen K] [--limit K] "
+                   "[--markdown FILE]\n");
       return 2;
     }
   }
@@ -160,7 +166,7 @@ int main(int argc, char** argv) try {
   for (const ArgReduceProblem& p : cases(o.quick)) {
     const std::string name = fmt::format("{} {}", to_string(p.type), to_string(p.op));
     auto it = shapes.find(name);
-    if (it == shapes.end()) it = shapes.emplace(name, build_shape(p, dev, o.limit)).first;
+    if (it == shapes.end()) it = shapes.emplace(name, build_shape(p, dev, o.limit, o.no_cluster)).first;
     const Shape& shape = it->second;
 
     const auto host = generate_arg_values(p, p.n, 42 + p.n);
@@ -183,10 +189,16 @@ int main(int argc, char** argv) try {
       }
       const ArgReduceKernel& k = *shape.kernels[i];
       unsigned char got[16];
-      AUTOTUNE_CUDA(cudaMemsetAsync(ours.get(), 0xAB, ours.bytes(), stream.get()));
-      k.run(in.get(), p.n, ours.get(), stream.get());
-      AUTOTUNE_CUDA(cudaMemcpyAsync(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost, stream.get()));
-      AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
+      try {  // a launch the driver refuses is this variant's failure, not the benchmark's
+        AUTOTUNE_CUDA(cudaMemsetAsync(ours.get(), 0xAB, ours.bytes(), stream.get()));
+        k.run(in.get(), p.n, ours.get(), stream.get());
+        AUTOTUNE_CUDA(cudaMemcpyAsync(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost, stream.get()));
+        AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
+      } catch (const Error& e) {
+        std::fprintf(stderr, "%s n=%llu %s: FAILED: %s\n", name.c_str(), static_cast<unsigned long long>(p.n),
+                     k.config().key().c_str(), e.what());
+        continue;
+      }
       if (const std::string diff = compare_argreduce(p, expected, got); !diff.empty()) {
         std::fprintf(stderr, "%s %s n=%llu %s: WRONG: %s\n", name.c_str(), p.distribution.c_str(),
                      static_cast<unsigned long long>(p.n), k.config().key().c_str(), diff.c_str());

@@ -77,7 +77,9 @@ struct ArgReduceConfig {
   int loads = 2;           ///< loads in flight per thread per iteration (unrolled), 1..16
   int accumulators = 1;    ///< independent (value, index) pairs per thread (1, 2, 4), combined at the end
   Finish finish = Finish::last_block;  ///< last_block (one launch) or two_pass
-  int grid_blocks = 0;     ///< 0 = all resident blocks, -1 = cover n (one tile per block, capped), 1 = one block
+  /// 0 = all resident blocks, -1 = cover n (one tile per block, capped), 1 = one block, 8 = one thread-block cluster
+  /// of 8 blocks (sm_90+) that combine their winners through distributed shared memory (kArgReduceClusterGrid)
+  int grid_blocks = 0;
 
   bool operator==(const ArgReduceConfig&) const = default;
 
@@ -95,6 +97,9 @@ struct ArgReduceConfig {
   /// The configuration used when nothing was tuned: valid for every problem and every GPU of sm_75 or newer.
   static ArgReduceConfig fallback(const ArgReduceProblem& problem);
 };
+
+/// grid_blocks of the cluster path: the blocks of its one cluster (8, the largest portable cluster size).
+inline constexpr int kArgReduceClusterGrid = 8;
 
 /// Name of the kernel entry point in every variant (a two_pass variant also has kArgReduceFinishKernelName).
 inline constexpr const char* kArgReduceKernelName = "autotune_argreduce";

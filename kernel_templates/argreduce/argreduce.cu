@@ -12,6 +12,9 @@
 //                         highest for integers (arg-max / arg-min)
 //   kEmptyBits            the value written for n = 0 (CUB's: numeric_limits lowest() / max()), with index 1
 //   kBlock, kVecBytes, kLoads, kAccumulators, kBlockReduce, kFinish, kSingleBlock: as in reduce.cu
+//   kCluster              0, or the blocks of the one thread-block cluster the host launches (sm_90): the blocks
+//                         combine their winners through distributed shared memory behind two cluster barriers, with
+//                         no global partials, fence or ticket (the small-n path: those are the finish's whole cost)
 //
 // The order (the semantics of argreduce_problem.hpp): a value beats another when it is more extreme; NaN beats every
 // number; equal values (==, so -0.0 equals +0.0; two NaNs are equal) go to the smaller index. Over pairs (value,
@@ -37,6 +40,11 @@ static_assert(at::kBlockReduce == at::BlockReduce::shared_tree || at::kBlockRedu
               "block reduction is shared_tree or warp_shuffle");
 static_assert(at::kFinish == at::Finish::last_block || at::kFinish == at::Finish::two_pass,
               "finish is last_block or two_pass");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+static_assert(at::kCluster == 0, "thread-block clusters need sm_90 or newer");
+#endif
+static_assert(at::kCluster == 0 || (at::kCluster >= 2 && at::kCluster <= 8 && at::kFinish == at::Finish::last_block),
+              "a cluster of 2..8 blocks (portable sizes), spelled finish=last_block");
 static_assert(at::kTicketOffset % sizeof(unsigned) == 0 && at::kTicketOffset + sizeof(unsigned) <= at::kPartialsOffset &&
               at::kPartialsOffset % 16 == 0, "the workspace holds the ticket, then 16-byte partials");
 
@@ -157,6 +165,28 @@ __device__ __forceinline__ void store(unsigned char* out, Pair p, u64 n) {
   *reinterpret_cast<u64*>(out + 8) = p.i;
 }
 
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+// The cluster path (sm_90 PTX: ISA 8.0). Every thread of every block of the cluster calls cluster_sync().
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// The Pair at the same shared-memory address as `local` in block `rank` of the cluster.
+__device__ __forceinline__ Pair remote_pair(const Pair* local, unsigned rank) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(local));
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+  unsigned long long v, i;
+  asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(remote) : "memory");
+  asm volatile("ld.shared::cluster.u64 %0, [%1+8];" : "=l"(i) : "r"(remote) : "memory");
+  return Pair{from_bits(v), i};  // a 4-byte value is the low half (little-endian)
+}
+#endif
+
 }  // namespace at
 
 extern __shared__ __align__(16) unsigned char at_smem[];
@@ -226,6 +256,22 @@ autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsign
   }
 
   p = block_reduce(p, smem);
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  if constexpr (kCluster > 0) {
+    // Each block's winner in its own shared slot; block 0 reads the others' through the cluster's shared memory.
+    // The second barrier keeps every block (and so its shared memory) alive until block 0 has read it.
+    __shared__ Pair winner;
+    if (threadIdx.x == 0) winner = p;
+    cluster_sync();
+    if (cluster_rank() == 0 && threadIdx.x < 32) {
+      Pair q = threadIdx.x < kCluster ? remote_pair(&winner, threadIdx.x) : identity();
+      q = warp_fold(q);
+      if (threadIdx.x == 0) store(out, q, n);
+    }
+    cluster_sync();
+    return;
+  }
+#endif
   if (kSingleBlock || gridDim.x == 1) {  // the only block: its winner is the result
     if (threadIdx.x == 0) store(out, p, n);
     return;

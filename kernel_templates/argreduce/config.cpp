@@ -65,11 +65,13 @@ std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) con
   if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
   if (accumulators != 1 && accumulators != 2 && accumulators != 4)
     return fmt::format("accumulators {} is not 1, 2 or 4", accumulators);
-  if (grid_blocks < -1 || grid_blocks > 1)
-    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or 1 (one block)", grid_blocks);
-  // One block writes its result directly, whatever the finish: one spelling keeps one key per kernel.
-  if (grid_blocks == 1 && finish != Finish::last_block)
-    return "the single-block path (grid=1) writes its result directly and is spelled finish=last_block";
+  if (grid_blocks < -1 || (grid_blocks > 1 && grid_blocks != kArgReduceClusterGrid))
+    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks), 1 (one block) or {} (one cluster)",
+                       grid_blocks, kArgReduceClusterGrid);
+  // One block, or one cluster, writes its result directly, whatever the finish: one spelling keeps one key per kernel.
+  if ((grid_blocks == 1 || grid_blocks == kArgReduceClusterGrid) && finish != Finish::last_block)
+    return fmt::format("the single-block and cluster paths (grid={}) write their result directly and are spelled "
+                       "finish=last_block", grid_blocks);
   return {};
 }
 

@@ -11,7 +11,7 @@ namespace autotune {
 namespace {
 
 using Workspace = argreduce_detail::ArgReduceWorkspace;
-constexpr std::size_t kStaticShared = 16;  // the last-block flag (common.cuh), with room for its alignment
+constexpr std::size_t kStaticShared = 32;  // the last-block flag (common.cuh) or the cluster path's winner, aligned
 
 }  // namespace
 
@@ -24,13 +24,18 @@ std::string argreduce_device_violation(const ArgReduceProblem& problem, const Ar
   if (shared > static_cast<std::size_t>(device.shared_per_block_optin))
     return fmt::format("{} bytes of shared memory exceed the device's {} per block", shared,
                        device.shared_per_block_optin);
+  if (config.grid_blocks == kArgReduceClusterGrid && device.cc_major < 9)
+    return fmt::format("thread-block clusters (grid={}) need sm_90 or newer; the device is {}", config.grid_blocks,
+                       device.arch());
   return {};
 }
 
 ArgReduceLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
                                           std::uint64_t n, unsigned resident_grid) {
   ArgReduceLaunchPlan plan;
-  if (config.grid_blocks != 1) {
+  if (config.grid_blocks == kArgReduceClusterGrid) {
+    plan.grid = kArgReduceClusterGrid;  // one cluster, whatever n
+  } else if (config.grid_blocks != 1) {
     const std::uint64_t per_block =
         static_cast<std::uint64_t>(config.block) * config.loads * config.elems_per_load(problem);
     const std::uint64_t cover = std::max<std::uint64_t>(1, (n + per_block - 1) / per_block);
@@ -57,7 +62,10 @@ ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduc
     throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
                                  device.name));
   resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
-  const unsigned max_grid = config.grid_blocks == 1 ? 1u : config.grid_blocks == 0 ? resident_grid_ : kMaxCoverGrid;
+  const unsigned max_grid = config.grid_blocks == 1                       ? 1u
+                            : config.grid_blocks == kArgReduceClusterGrid ? unsigned(kArgReduceClusterGrid)
+                            : config.grid_blocks == 0                     ? resident_grid_
+                                                                          : kMaxCoverGrid;
   // Per stream: a zero ticket, then the partials (core/workspace.hpp zero-fills past the prefix).
   workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid),
                                                 std::vector<unsigned char>(Workspace::kPartialsOffset, 0));
@@ -74,6 +82,22 @@ void ArgReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream
   void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
   unsigned long long count = n;
   void* args[] = {&in, &count, &out, &workspace};
+  if (config_.grid_blocks == kArgReduceClusterGrid) {  // one cluster of the whole grid
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = plan.grid;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = dim3(plan.grid);
+    launch.blockDim = dim3(config_.block);
+    launch.dynamicSmemBytes = shared_bytes_;
+    launch.stream = stream;
+    launch.attrs = &cluster;
+    launch.numAttrs = 1;
+    AUTOTUNE_CUDA(cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(module_.kernel()), args));
+    return;
+  }
   AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(plan.grid),
                                  dim3(config_.block), args, shared_bytes_, stream));
   if (plan.finish_launch) {

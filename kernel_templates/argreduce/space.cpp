@@ -58,7 +58,7 @@ std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem) {
   // 6. 64-thread blocks: many small blocks per multiprocessor.
   for (int loads : {2, 4})
     for (int acc : {1, 2}) b.add(R::warp_shuffle, 64, 16, loads, acc, F::last_block, 0);
-  // 7. Small n: one block (no ticket, no partials), and cover-n grids of few, deep blocks (one round of loads, few
+  // 7. Small n (n <= 1M): one block (no ticket, no partials), and cover-n grids of few, deep blocks (one round of loads, few
   //    partials for the last block to fold).
   if (problem.n <= kSmallMaxN) {
     for (int block : {256, 512, 1024})
@@ -66,6 +66,10 @@ std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem) {
     for (int block : {256, 1024}) b.add(R::shared_tree, block, 16, 2, 1, F::last_block, 1);
     for (int block : {128, 256, 512, 1024})
       for (int loads : {1, 8}) b.add(R::warp_shuffle, block, 16, loads, 1, F::last_block, -1);
+    // 8. One thread-block cluster (sm_90; the device check prunes it elsewhere): the blocks' winners meet in
+    //    distributed shared memory behind two cluster barriers, no global partials, fence or ticket.
+    for (int block : {256, 512, 1024})
+      for (int loads : {1, 2, 4}) b.add(R::warp_shuffle, block, 16, loads, 1, F::last_block, kArgReduceClusterGrid);
   }
   return b.out;
 }

@@ -14,8 +14,8 @@ namespace autotune {
 /// The reduction space's families (kernel_templates/reduce/space.hpp) with the deterministic finishes: the seed's
 /// shared-memory tree; warp shuffles with 16-byte loads over block x loads x accumulators; narrower loads; four
 /// accumulators; two passes and the last block on resident and cover-n grids; 64-thread blocks; deeper loads; and,
-/// unless problem.n is above 1M elements, the single-block path and small cover-n grids (the small-n cases, where a
-/// launch and the finish are the whole cost). About 80-100 variants.
+/// unless problem.n is above 1M elements, the single-block path, small cover-n grids and one thread-block cluster of 8
+/// blocks (the small-n cases, where a launch and the finish are the whole cost). About 80-110 variants.
 std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem);
 
 /// Why `config` cannot run for `problem` on `device`, or empty: invalid_reason(), then threads and shared memory.

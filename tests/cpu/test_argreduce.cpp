@@ -143,6 +143,9 @@ TEST_SUITE("argreduce") {
     CHECK(why([](ArgReduceConfig& c) { c.finish = Finish::atomic; }).find("no atomic finish") != std::string::npos);
     CHECK(why([](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 1, c.finish = Finish::two_pass; }) != "");
+    CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 8; }) == "");  // one cluster of 8 blocks
+    CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 8, c.finish = Finish::two_pass; }) != "");
+    CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 16; }) != "");
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
       for (ValueType t : all_value_types()) CHECK(ArgReduceConfig::fallback(make(op, t)).invalid_reason(make(op, t)) == "");
   }
@@ -160,10 +163,11 @@ TEST_SUITE("argreduce") {
         keys.insert(c.key());
       }
       CHECK(keys.size() == small.size());
-      int single = 0;
-      for (const auto& c : small) single += c.grid_blocks == 1;
+      int single = 0, cluster = 0;
+      for (const auto& c : small) single += c.grid_blocks == 1, cluster += c.grid_blocks == 8;
       CHECK(single >= 10);
-      for (const auto& c : large) CHECK(c.grid_blocks != 1);
+      CHECK(cluster >= 6);
+      for (const auto& c : large) CHECK((c.grid_blocks != 1 && c.grid_blocks != 8));
       CHECK(large.size() >= 40);
       CHECK(small.size() <= 120);
       for (const auto& c : small) CHECK(argreduce_constraint_violation(make(ArgOp::argmax, t), c, h100_like()) == "");
@@ -174,6 +178,13 @@ TEST_SUITE("argreduce") {
     big.block = 1024;
     CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), big, tiny).find("threads") !=
           std::string::npos);
+    DeviceInfo ampere = h100_like();
+    ampere.cc_major = 8;
+    ArgReduceConfig cluster;
+    cluster.grid_blocks = 8;
+    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, ampere).find("sm_90") !=
+          std::string::npos);
+    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, h100_like()) == "");
   }
 
   TEST_CASE("the launch plan: one block, cover-n grids, resident grids, and the second launch of two passes") {
@@ -193,6 +204,9 @@ TEST_SUITE("argreduce") {
     c = ArgReduceConfig{};
     c.grid_blocks = 1;
     CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 1);
+    c.grid_blocks = 8;  // one cluster of 8 blocks, whatever n
+    CHECK(plan_argreduce_launch(p, c, 0, 264).grid == 8);
+    CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 8);
     // f64 with 16-byte loads: 2 elements per load, 1024 per block.
     const ArgReduceProblem d = make(ArgOp::argmax, ValueType::f64);
     CHECK(plan_argreduce_launch(d, ArgReduceConfig{}, 1025, 264).grid == 2);
@@ -300,6 +314,15 @@ TEST_SUITE("nvrtc_argreduce") {
     CHECK(src.find("constexpr unsigned long long kEmptyBits = 0xff7fffffULL;") != std::string::npos);     // -FLT_MAX
     CHECK(src.find("constexpr Finish kFinish = Finish::last_block;") != std::string::npos);
     CHECK(src.find("constexpr int kPartialsOffset = 256;") != std::string::npos);
+    CHECK(src.find("constexpr int kCluster = 0;") != std::string::npos);
+    ArgReduceConfig cl;
+    cl.grid_blocks = 8;
+    CHECK(kernel_source(make(ArgOp::argmax, ValueType::f32), cl).find("constexpr int kCluster = 8;") !=
+          std::string::npos);
+    // A cluster variant refuses to compile for an architecture without clusters.
+    const auto old = jit::compile(kernel_source(make(ArgOp::argmax, ValueType::f32), cl), "cluster.cu", "sm_80");
+    CHECK_FALSE(old.ok);
+    CHECK(old.log.find("sm_90") != std::string::npos);
     src = kernel_source(make(ArgOp::argmin, ValueType::u32), ArgReduceConfig{});
     CHECK(src.find("typedef unsigned int in_t;") != std::string::npos);
     CHECK(src.find("constexpr unsigned long long kIdentityBits = 0xffffffffULL;") != std::string::npos);

@@ -214,7 +214,7 @@ TEST_SUITE("gpu_argreduce") {
       int tested = 0;
       for (const auto& c : argreduce_space(p)) {
         const bool pick = c == ArgReduceConfig::fallback(p) || c.block_reduce == BlockReduce::shared_tree ||
-                          c.grid_blocks == -1 || c.block == 64 || c.accumulators == 4 || c.vec_bytes == 0;
+                          c.grid_blocks == -1 || c.grid_blocks == kArgReduceClusterGrid || c.block == 64 || c.accumulators == 4 || c.vec_bytes == 0;
         if (!pick || !argreduce_constraint_violation(p, c, dev).empty()) continue;
         const auto r = jit::compile(kernel_source(p, c), "big.cu", dev.arch());
         REQUIRE(r.ok);
