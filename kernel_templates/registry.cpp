@@ -3,6 +3,7 @@
 #include "core/family.hpp"
 #include "kernel_templates/argreduce/family.hpp"
 #include "kernel_templates/histogram/family.hpp"
+#include "kernel_templates/histogram_range/family.hpp"
 #include "kernel_templates/reduce/family.hpp"
 
 namespace autotune {
@@ -12,6 +13,7 @@ std::vector<std::unique_ptr<KernelFamily>> built_in_families() {
   out.push_back(make_histogram_family());
   out.push_back(make_reduce_family());
   out.push_back(make_argreduce_family());
+  out.push_back(make_histogram_range_family());
   return out;
 }
 
