@@ -3,6 +3,7 @@
 #include "core/family.hpp"
 #include "kernel_templates/histogram/family.hpp"
 #include "kernel_templates/reduce/family.hpp"
+#include "kernel_templates/segreduce/family.hpp"
 
 namespace autotune {
 
@@ -10,6 +11,7 @@ std::vector<std::unique_ptr<KernelFamily>> built_in_families() {
   std::vector<std::unique_ptr<KernelFamily>> out;
   out.push_back(make_histogram_family());
   out.push_back(make_reduce_family());
+  out.push_back(make_segreduce_family());
   return out;
 }
 
