@@ -96,7 +96,7 @@ struct SegReduceConfig {
   int group = 8;          ///< lanes per short segment: 1, 2, 4, 8, 16 or 32
   int small_max = 256;    ///< the longest segment a group reduces (longer ones go to blocks): 1..65536
   int vec_bytes = 16;     ///< bytes per load: 0 (one element) or 16 (unaligned heads read one element at a time)
-  int loads = 2;          ///< loads in flight per thread per iteration: 1, 2, 4
+  int loads = 2;          ///< loads in flight per thread per iteration: 1, 2, 4, 8
   int chunk = 16384;      ///< elements per block work item of a long segment: a power of two, 1K..1M
 
   bool operator==(const SegReduceConfig&) const = default;

@@ -46,7 +46,7 @@ std::string SegReduceConfig::invalid_reason(const SegReduceProblem& problem) con
   if (vec_bytes != 0 && vec_bytes != 16) return fmt::format("vector width {} is not 0 or 16 bytes", vec_bytes);
   if (vec_bytes != 0 && static_cast<std::size_t>(vec_bytes) < size_of(problem.type))
     return "vectors narrower than the element";
-  if (loads != 1 && loads != 2 && loads != 4) return fmt::format("loads {} is not 1, 2 or 4", loads);
+  if (loads != 1 && loads != 2 && loads != 4 && loads != 8) return fmt::format("loads {} is not 1, 2, 4 or 8", loads);
   if (chunk < 1024 || chunk > (1 << 20) || !std::has_single_bit(static_cast<unsigned>(chunk)))
     return fmt::format("chunk {} is not a power of two in 1K..1M", chunk);
   if (chunk < small_max) return fmt::format("chunk {} is shorter than small {}", chunk, small_max);

@@ -112,16 +112,9 @@ class SegReduceFamily final : public KernelFamily {
   std::vector<std::string> distributions() const override { return segreduce_distributions(); }
   bool robust_across_distributions() const override { return true; }
   std::vector<Problem> default_problems() const override {
-    // The three cases: 2M segments of 32, 1K of 256K, power-law lengths, f32 sums.
-    std::vector<Problem> out;
-    for (auto [dist, n] : {std::pair{"fixed:32", 64ull << 20}, std::pair{"fixed:256K", 256ull << 20},
-                           std::pair{"power-law", 256ull << 20}}) {
-      SegReduceProblem p;
-      p.n = n;
-      p.distribution = dist;
-      out.push_back(p);
-    }
-    return out;
+    // None: `autotune tune` without a problem tunes the other families' defaults, and its --dists names their input
+    // distributions, which are not segment lengths. Segmented problems are tuned by name (--kernel segreduce).
+    return {};
   }
   std::uint64_t output_bytes(const Problem& problem) const override {
     const SegReduceProblem& p = seg_of(problem);

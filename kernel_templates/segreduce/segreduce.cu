@@ -30,7 +30,7 @@ static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "b
 static_assert(at::kGroup == 1 || at::kGroup == 2 || at::kGroup == 4 || at::kGroup == 8 || at::kGroup == 16 ||
                   at::kGroup == 32, "group is a power of two up to a warp");
 static_assert(at::kVecBytes == 0 || at::kVecBytes == 16, "loads are one element or 16 bytes");
-static_assert(at::kLoads == 1 || at::kLoads == 2 || at::kLoads == 4, "1, 2 or 4 loads in flight");
+static_assert(at::kLoads == 1 || at::kLoads == 2 || at::kLoads == 4 || at::kLoads == 8, "1, 2, 4 or 8 loads in flight");
 static_assert(at::kChunk >= at::kSmallMax, "a chunk holds a short segment");
 static_assert(sizeof(at::work_t) == sizeof(at::acc_t), "work_t is acc_t or its unsigned twin");
 static_assert(at::kResultBytes == ((at::kOp == at::SegOp::argmin || at::kOp == at::SegOp::argmax)
