@@ -4,8 +4,10 @@
 
 #include <stdexcept>
 
+#include "autotune/argreduce_problem.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "bench/cub_argreduce.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/cub_reduce.hpp"
 
@@ -25,6 +27,15 @@ std::optional<BaselineCall> cub_baseline(const Problem& problem, const void* inp
       return std::nullopt;
     try {
       auto cub = std::make_shared<CubReduce>(static_cast<CubValue>(p->type), static_cast<CubOp>(p->op), p->n);
+      return BaselineCall{"cub", [cub, input, output](cudaStream_t s) { cub->run(input, output, s); }, cub};
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;  // a type the CUB baseline does not instantiate
+    }
+  }
+  if (const auto* p = problem.as<ArgReduceProblem>()) {
+    // Value at byte 0, index at byte 8 of the output: where the family's variants write them.
+    try {
+      auto cub = std::make_shared<CubArgReduce>(static_cast<CubValue>(p->type), p->op == ArgOp::argmax, p->n);
       return BaselineCall{"cub", [cub, input, output](cudaStream_t s) { cub->run(input, output, s); }, cub};
     } catch (const std::invalid_argument&) {
       return std::nullopt;  // a type the CUB baseline does not instantiate

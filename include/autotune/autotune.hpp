@@ -2,6 +2,8 @@
 // The umbrella header: include this, link autotune::autotune.
 #pragma once
 
+#include "autotune/argreduce.hpp"
+#include "autotune/argreduce_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "autotune/device.hpp"

@@ -1,0 +1,250 @@
+// Arg-reduction benchmark: the best variant of the space against cub::DeviceReduce::ArgMax / ArgMin and the read
+// roof, on this GPU, in the same run (the method of bench/reduce_bench.cpp). For each case every variant of
+// argreduce_space is compiled (once per type and op, in parallel), verified exactly against the CPU reference on the
+// case's input, and timed; the fastest correct one (timing.hpp's pick_winner) and CUB are then timed by the same
+// harness: CUDA events around one complete call (a second launch included), L2 flushed before every sample, median
+// of --samples. GB/s counts the input bytes once; % roof is against the read-only 16-byte streaming kernel measured
+// at the start of the run. Besides uniform values, real-ish inputs: a drifting random walk ("skewed", a time series
+// whose running maximum moves often), ascending values ("sorted") and all-equal values ("constant": every element
+// ties, the answer is index 0).
+//
+//   argreduce_bench [--quick] [--no-cluster] [--samples K] [--screen K] [--limit K] [--markdown FILE]
+//     --quick     f32 argmax at 64K, 1M and 256M (uniform), skewed 256M
+//     --no-cluster  leave the thread-block cluster variants (grid=8) out
+//     --samples   samples for the winner and CUB (default 30)
+//     --screen    samples per variant while searching (default 10)
+//     --limit     only the first K variants of each space (the built-in default is always the first)
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "autotune/argreduce_problem.hpp"
+#include "autotune/error.hpp"
+#include "bench/cub_argreduce.hpp"
+#include "bench/read_roof.hpp"
+#include "core/cuda.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/argreduce/launcher.hpp"
+#include "kernel_templates/argreduce/reference.hpp"
+#include "kernel_templates/argreduce/space.hpp"
+#include "tuner/harness.hpp"
+
+using namespace autotune;
+
+namespace {
+
+struct Options {
+  bool quick = false;
+  bool no_cluster = false;
+  int samples = 30;
+  int screen = 10;
+  std::size_t limit = 0;
+  std::string markdown;
+};
+
+std::vector<ArgReduceProblem> cases(bool quick) {
+  std::vector<ArgReduceProblem> out;
+  auto add = [&](ValueType t, ArgOp op, std::uint64_t n, const char* dist = "uniform") {
+    ArgReduceProblem p;
+    p.type = t, p.op = op, p.n = n, p.distribution = dist;
+    out.push_back(p);
+  };
+  if (quick) {
+    for (std::uint64_t n : {64ull << 10, 1ull << 20, 256ull << 20}) add(ValueType::f32, ArgOp::argmax, n);
+    add(ValueType::f32, ArgOp::argmax, 256ull << 20, "skewed");
+    return out;
+  }
+  for (std::uint64_t n : {1ull << 10, 64ull << 10, 256ull << 10, 1ull << 20, 16ull << 20, 256ull << 20})
+    add(ValueType::f32, ArgOp::argmax, n);
+  for (std::uint64_t n : {64ull << 10, 1ull << 20, 256ull << 20}) add(ValueType::f32, ArgOp::argmin, n);
+  for (std::uint64_t n : {64ull << 10, 1ull << 20, 256ull << 20}) add(ValueType::i32, ArgOp::argmax, n);
+  for (std::uint64_t n : {64ull << 10, 1ull << 20, 128ull << 20}) add(ValueType::f64, ArgOp::argmax, n);
+  for (std::uint64_t n : {1ull << 20, 256ull << 20}) add(ValueType::f32, ArgOp::argmax, n, "skewed");
+  for (std::uint64_t n : {1ull << 20, 16ull << 20}) add(ValueType::f32, ArgOp::argmax, n, "sorted");
+  add(ValueType::f32, ArgOp::argmax, 256ull << 20, "constant");
+  return out;
+}
+
+std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
+
+std::string fmt_n(std::uint64_t n) {
+  if (n >= (1ull << 20) && n % (1ull << 20) == 0) return fmt::format("{}M", n >> 20);
+  if (n >= (1ull << 10) && n % (1ull << 10) == 0) return fmt::format("{}K", n >> 10);
+  return std::to_string(n);
+}
+
+// Every variant of one type and op, loaded once and reused for every size and distribution.
+struct Shape {
+  std::vector<ArgReduceConfig> configs;
+  std::vector<std::optional<ArgReduceKernel>> kernels;
+  std::vector<std::string> errors;
+};
+
+Shape build_shape(const ArgReduceProblem& p, const DeviceInfo& dev, std::size_t limit, bool no_cluster) {
+  Shape s;
+  ArgReduceProblem all = p;
+  all.n = 0;  // the largest space (the small-n paths included); each size picks its own part
+  for (const auto& c : argreduce_space(all))
+    if (argreduce_constraint_violation(all, c, dev).empty() && !(no_cluster && c.grid_blocks == kArgReduceClusterGrid))
+      s.configs.push_back(c);
+  if (limit && s.configs.size() > limit) s.configs.resize(limit);
+  std::vector<jit::CompileResult> compiled(s.configs.size());
+  std::atomic<std::size_t> next{0};
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next++) < s.configs.size();)
+          compiled[i] = jit::compile(kernel_source(all, s.configs[i]), "argreduce.cu", dev.arch());
+      });
+  }
+  s.kernels.resize(s.configs.size());
+  s.errors.resize(s.configs.size());
+  for (std::size_t i = 0; i < s.configs.size(); ++i) {
+    if (!compiled[i].ok) {
+      s.errors[i] = "compile error: " + compiled[i].log;
+      continue;
+    }
+    try {
+      s.kernels[i].emplace(all, s.configs[i], dev, compiled[i].cubin);
+    } catch (const Error& e) {
+      s.errors[i] = e.what();
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") o.quick = true;
+    else if (a == "--no-cluster") o.no_cluster = true;
+    else if (a == "--samples" && i + 1 < argc) o.samples = std::stoi(argv[++i]);
+    else if (a == "--screen" && i + 1 < argc) o.screen = std::stoi(argv[++i]);
+    else if (a == "--limit" && i + 1 < argc) o.limit = std::stoul(argv[++i]);
+    else if (a == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
+    else {
+      std::fprintf(stderr,
+                   "usage: argreduce_bench [--quick] [--no-cluster] [--samples K] [--screen K] [--limit K] "
+                   "[--markdown FILE]\n");
+      return 2;
+    }
+  }
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  cuda::Stream stream;
+  cuda::DeviceBuffer flush(2 * dev.l2_bytes);
+  const bench::ReadRoof roof = bench::measure_bench_roof(flush, o.samples, stream.get());
+
+  std::string header = fmt::format(
+      "# Arg-reduction benchmark: {} ({} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}\n\n"
+      "Read roof (16-byte streaming read of 512 MiB): **{:.0f} GB/s** (spread {:.1f} %). Every variant of the space\n"
+      "is verified exactly (value bits and index) on the case's input and timed ({} samples); the winner and\n"
+      "cub::DeviceReduce::ArgMax/ArgMin are then timed with {} samples each: the median of calls with the L2 flushed\n"
+      "before each, events around one whole call.\n\n"
+      "| case | dist | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct |\n"
+      "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+      dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
+      dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, roof.gbps, roof.spread * 100, o.screen, o.samples);
+  std::printf("%s", header.c_str());
+  std::fflush(stdout);
+  std::string table = header;
+
+  std::map<std::string, Shape> shapes;  // by type and op
+  cuda::DeviceBuffer ours(16), theirs(16);
+  for (const ArgReduceProblem& p : cases(o.quick)) {
+    const std::string name = fmt::format("{} {}", to_string(p.type), to_string(p.op));
+    auto it = shapes.find(name);
+    if (it == shapes.end()) it = shapes.emplace(name, build_shape(p, dev, o.limit, o.no_cluster)).first;
+    const Shape& shape = it->second;
+
+    const auto host = generate_arg_values(p, p.n, 42 + p.n);
+    const ArgExpected expected = reference_argreduce(p, host.data(), p.n);
+    cuda::DeviceBuffer in(host.size());
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+
+    const auto space = argreduce_space(p);
+    std::vector<Candidate> candidates;
+    std::vector<const ArgReduceKernel*> contenders;
+    std::size_t tried = 0;
+    for (std::size_t i = 0; i < shape.configs.size(); ++i) {
+      if (std::find(space.begin(), space.end(), shape.configs[i]) == space.end()) continue;
+      ++tried;
+      if (!shape.kernels[i]) {
+        std::fprintf(stderr, "%s n=%llu %s: %s\n", name.c_str(), static_cast<unsigned long long>(p.n),
+                     shape.configs[i].key().c_str(), shape.errors[i].c_str());
+        continue;
+      }
+      const ArgReduceKernel& k = *shape.kernels[i];
+      unsigned char got[16];
+      try {  // a launch the driver refuses is this variant's failure, not the benchmark's
+        AUTOTUNE_CUDA(cudaMemsetAsync(ours.get(), 0xAB, ours.bytes(), stream.get()));
+        k.run(in.get(), p.n, ours.get(), stream.get());
+        AUTOTUNE_CUDA(cudaMemcpyAsync(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost, stream.get()));
+        AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
+      } catch (const Error& e) {
+        std::fprintf(stderr, "%s n=%llu %s: FAILED: %s\n", name.c_str(), static_cast<unsigned long long>(p.n),
+                     k.config().key().c_str(), e.what());
+        continue;
+      }
+      if (const std::string diff = compare_argreduce(p, expected, got); !diff.empty()) {
+        std::fprintf(stderr, "%s %s n=%llu %s: WRONG: %s\n", name.c_str(), p.distribution.c_str(),
+                     static_cast<unsigned long long>(p.n), k.config().key().c_str(), diff.c_str());
+        continue;
+      }
+      const SampleStats t =
+          time_calls([&](cudaStream_t s) { k.run(in.get(), p.n, ours.get(), s); }, flush, o.screen, stream.get());
+      Candidate c{t.median, t.noise, k.config().shared_bytes(p), k.config().block, k.config().key()};
+      c.launches = k.config().finish == Finish::last_block ? 1 : 2;
+      candidates.push_back(c);
+      contenders.push_back(&k);
+    }
+    if (candidates.empty()) {
+      const std::string row =
+          fmt::format("| {} | {} | {} | no correct variant | | | | | | | 0/{} |\n", name, p.distribution, fmt_n(p.n), tried);
+      std::printf("%s", row.c_str());
+      table += row;
+      continue;
+    }
+    const ArgReduceKernel& winner = *contenders[pick_winner(candidates)];
+
+    bench::CubArgReduce cub(static_cast<bench::CubValue>(p.type), p.op == ArgOp::argmax, p.n);
+    const SampleStats t_ours = time_calls([&](cudaStream_t s) { winner.run(in.get(), p.n, ours.get(), s); }, flush,
+                                          o.samples, stream.get());
+    const SampleStats t_cub =
+        time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.get(), s); }, flush, o.samples, stream.get());
+    unsigned char got[16], got_cub[16];
+    AUTOTUNE_CUDA(cudaMemcpy(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost));
+    AUTOTUNE_CUDA(cudaMemcpy(got_cub, theirs.get(), sizeof got_cub, cudaMemcpyDeviceToHost));
+    const std::string diff = compare_argreduce(p, expected, got);
+    const std::string diff_cub = compare_argreduce(p, expected, got_cub);
+    const double gbps = p.bytes() / (t_ours.median * 1e-3) / 1e9;
+    const double cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
+    const std::string note =
+        (diff.empty() ? "" : " WRONG RESULT: " + diff) + (diff_cub.empty() ? "" : " (CUB: " + diff_cub + ")");
+    const std::string row = fmt::format(
+        "| {} | {} | {} | `{}` | {} | {:.0f} | {:.1f} | {} | {:.0f} | **{:.2f}x** | {}/{} |{}\n", name,
+        p.distribution, fmt_n(p.n), winner.config().key(), fmt_us(t_ours.median), gbps, 100.0 * gbps / roof.gbps,
+        fmt_us(t_cub.median), cub_gbps, t_cub.median / t_ours.median, candidates.size(), tried, note);
+    std::printf("%s", row.c_str());
+    std::fflush(stdout);
+    table += row;
+  }
+  if (!o.markdown.empty()) std::ofstream(o.markdown) << table;
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "argreduce_bench: %s\n", e.what());
+  return 1;
+}

@@ -1,0 +1,119 @@
+// The arg-reduction family's vocabulary: the problem (arg-min or arg-max of n values) and the configuration (one
+// variant of the kernel). As ReduceConfig for reductions, an ArgReduceConfig is the single source of truth for a
+// variant: the kernel's compile-time constants, the launch dimensions, the cache key and what the tuner enumerates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotune/reduce_problem.hpp"  // ValueType, BlockReduce, Finish
+
+namespace autotune {
+
+enum class ArgOp { argmin, argmax };
+std::string_view to_string(ArgOp op);
+std::optional<ArgOp> parse_arg_op(std::string_view text);
+
+/// What an arg-reduction writes: the extreme value and the smallest index at which it occurs. In device memory it
+/// is this struct: the value at byte 0, the index at byte 8, 16 bytes for every T.
+template <class T>
+struct ArgResult {
+  T value;
+  std::uint64_t index;
+};
+static_assert(sizeof(ArgResult<float>) == 16 && sizeof(ArgResult<double>) == 16, "value at 0, index at 8");
+
+/// Arg-min or arg-max of n elements of `type`.
+///
+/// Semantics (the reference: kernel_templates/argreduce/reference.cpp; CUB: cub::ArgMin / cub::ArgMax on
+/// KeyValuePair, `b < a || (a == b && b.key < a.key)`):
+///   - the result is the smallest index i at which the extreme value occurs, and the value is in[i] bit for bit;
+///     as CUB, ties (equal values by ==) go to the smaller index, so -0.0 and +0.0 are equal and the first of them
+///     wins, its sign kept;
+///   - NaN: if any element is NaN, the result is the first NaN (smallest index), for arg-min and arg-max alike, as
+///     numpy.argmin/argmax and torch do: NaN counts as more extreme than every number. CUB leaves NaN undefined (a
+///     NaN is never `<` or `>` anything, so which element wins depends on where its reduction tree meets the NaN);
+///     where the input has no NaN our result equals CUB's;
+///   - n = 0: index 1 and the value CUB writes for an empty input: std::numeric_limits<T>::lowest() for arg-max,
+///     max() for arg-min (-FLT_MAX, not -inf, for f32), as CUB's ArgMax/ArgMin do;
+///   - indices are 64-bit: any n the device holds; the result is deterministic (exactly defined, whatever the
+///     kernel's order).
+struct ArgReduceProblem {
+  static constexpr std::string_view kFamily = "argreduce";
+
+  ArgOp op = ArgOp::argmax;
+  ValueType type = ValueType::f32;
+  std::uint64_t n = 0;                   ///< elements: the size tuned; for a handle, a hint (0 = none)
+  std::string distribution = "uniform";  ///< input the tuner measures on (argreduce_distributions())
+
+  bool operator==(const ArgReduceProblem&) const = default;
+
+  /// Throws UsageError for an unknown distribution.
+  void validate() const;
+  /// Canonical text used as a cache key, e.g. "argreduce/argmax/f32/n=1048576/dist=uniform".
+  std::string key() const;
+  /// The same without n (every size of one arg-reduction shares it).
+  std::string shape_key() const;
+  /// Input bytes read by one call.
+  std::uint64_t bytes() const { return n * size_of(type); }
+};
+
+/// Input distributions the tuner can generate: "uniform" (any value of an integer type; floats in [-1, 1)),
+/// "constant" (one value repeated: every element ties, the answer is index 0), "sorted" (ascending), "skewed"
+/// (a random walk with a drift, as a time series: the running extreme moves often early and rarely late).
+const std::vector<std::string>& argreduce_distributions();
+
+struct ArgReduceConfig {
+  static constexpr std::string_view kFamily = "argreduce";
+
+  BlockReduce block_reduce = BlockReduce::warp_shuffle;  ///< warp_shuffle or shared_tree
+  int block = 256;         ///< threads per block: 64..1024, a multiple of 32
+  int vec_bytes = 16;      ///< bytes per load: 0 = one element per load, else 4, 8 or 16 (>= the element size)
+  int loads = 2;           ///< loads in flight per thread per iteration (unrolled), 1..16
+  int accumulators = 1;    ///< independent (value, index) pairs per thread (1, 2, 4), combined at the end
+  Finish finish = Finish::last_block;  ///< last_block (one launch) or two_pass
+  /// 0 = all resident blocks, -1 = cover n (one tile per block, capped), 1 = one block, 8 = one thread-block cluster
+  /// of 8 blocks (sm_90+) that combine their winners through distributed shared memory (kArgReduceClusterGrid)
+  int grid_blocks = 0;
+
+  bool operator==(const ArgReduceConfig&) const = default;
+
+  /// Canonical text, e.g. "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0".
+  std::string key() const;
+  /// Inverse of key(); nullopt for anything else.
+  static std::optional<ArgReduceConfig> parse(std::string_view key);
+
+  /// Elements of problem.type one load reads.
+  int elems_per_load(const ArgReduceProblem& problem) const;
+  /// Dynamic shared memory the kernel needs, in bytes.
+  std::size_t shared_bytes(const ArgReduceProblem& problem) const;
+  /// Why this configuration is not well formed for `problem` (independent of any device), or empty.
+  std::string invalid_reason(const ArgReduceProblem& problem) const;
+  /// The configuration used when nothing was tuned: valid for every problem and every GPU of sm_75 or newer.
+  static ArgReduceConfig fallback(const ArgReduceProblem& problem);
+};
+
+/// grid_blocks of the cluster path: the blocks of its one cluster (8, the largest portable cluster size).
+inline constexpr int kArgReduceClusterGrid = 8;
+
+/// Name of the kernel entry point in every variant (a two_pass variant also has kArgReduceFinishKernelName).
+inline constexpr const char* kArgReduceKernelName = "autotune_argreduce";
+inline constexpr const char* kArgReduceFinishKernelName = "autotune_argreduce_finish";
+
+/// Complete CUDA source of one variant: a generated preamble followed by kernel_templates/argreduce/argreduce.cu.
+/// Throws UsageError when config.invalid_reason(problem) is not empty.
+std::string kernel_source(const ArgReduceProblem& problem, const ArgReduceConfig& config);
+
+}  // namespace autotune
+
+template <>
+struct std::hash<autotune::ArgReduceConfig> {
+  std::size_t operator()(const autotune::ArgReduceConfig& c) const noexcept {
+    return std::hash<std::string>{}(c.key());
+  }
+};

@@ -1,0 +1,305 @@
+// Arg-min / arg-max kernel template, compiled with NVRTC once per variant.
+//
+// Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
+// Raw, split_unaligned, tile_index, last_block_to_finish).
+//
+// Compile-time constants in namespace `at`, from the preamble autotune::kernel_source() generates from an
+// ArgReduceProblem and an ArgReduceConfig:
+//   in_t                  element type
+//   kArgMax               arg-max (else arg-min)
+//   kIsFloat              in_t is float or double
+//   kIdentityBits         bits of the value no element is beaten by: -inf / +inf for floats, the type's lowest /
+//                         highest for integers (arg-max / arg-min)
+//   kEmptyBits            the value written for n = 0 (CUB's: numeric_limits lowest() / max()), with index 1
+//   kBlock, kVecBytes, kLoads, kAccumulators, kBlockReduce, kFinish, kSingleBlock: as in reduce.cu
+//   kCluster              0, or the blocks of the one thread-block cluster the host launches (sm_90): the blocks
+//                         combine their winners through distributed shared memory behind two cluster barriers, with
+//                         no global partials, fence or ticket (the small-n path: those are the finish's whole cost)
+//
+// The order (the semantics of argreduce_problem.hpp): a value beats another when it is more extreme; NaN beats every
+// number; equal values (==, so -0.0 equals +0.0; two NaNs are equal) go to the smaller index. Over pairs (value,
+// index) that is a total order, so combine() below is associative and commutative and any tree gives the one answer:
+// the result does not depend on the grid.
+//
+// A thread meets its elements in increasing index order within each of its accumulators (interleaved tiles: load k
+// of tile t is before load k + 1 and before tile t + 1), so its scan keeps a candidate only when strictly beaten
+// (better()) and never compares indices; it tracks a 32-bit ordinal (its tile, load and element) instead of the
+// 64-bit index and turns it into the index once, at the end. A thread that never takes an element (every one of its
+// elements equals the identity) reports index kNone; if the whole input is such, the answer is index 0, which the
+// final store writes.
+//
+// Ordinals: a thread reads at most n / (kBlock * grid) + 1 vectors; with 64 threads at least, 32 bits hold its
+// ordinals for n < 2^38 elements (the host refuses more: launcher.cpp).
+
+static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 in 64..1024");
+static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
+static_assert(at::kVecBytes >= sizeof(at::in_t) && at::kVecBytes <= 16 && at::kVecBytes % sizeof(at::in_t) == 0 &&
+              (at::kVecBytes & (at::kVecBytes - 1)) == 0, "vector width must be a power of two from the element size to 16 bytes");
+static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulators == 4, "1, 2 or 4 accumulators");
+static_assert(at::kBlockReduce == at::BlockReduce::shared_tree || at::kBlockReduce == at::BlockReduce::warp_shuffle,
+              "block reduction is shared_tree or warp_shuffle");
+static_assert(at::kFinish == at::Finish::last_block || at::kFinish == at::Finish::two_pass,
+              "finish is last_block or two_pass");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+static_assert(at::kCluster == 0, "thread-block clusters need sm_90 or newer");
+#endif
+static_assert(at::kCluster == 0 || (at::kCluster >= 2 && at::kCluster <= 8 && at::kFinish == at::Finish::last_block),
+              "a cluster of 2..8 blocks (portable sizes), spelled finish=last_block");
+static_assert(at::kTicketOffset % sizeof(unsigned) == 0 && at::kTicketOffset + sizeof(unsigned) <= at::kPartialsOffset &&
+              at::kPartialsOffset % 16 == 0, "the workspace holds the ticket, then 16-byte partials");
+
+namespace at {
+
+constexpr int kElems = kVecBytes / static_cast<int>(sizeof(in_t));
+constexpr int kWarps = kBlock / 32;
+constexpr int kPow2 = kBlock <= 64 ? 64 : kBlock <= 128 ? 128 : kBlock <= 256 ? 256 : kBlock <= 512 ? 512 : 1024;
+constexpr u64 kNone = ~0ull;          // no index: the identity's
+constexpr unsigned kNoOrdinal = ~0u;  // the same for a thread's ordinals
+
+template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
+template <> struct LoadType<4, 4> { typedef in_t type; };  // one element per load: load it as itself
+template <> struct LoadType<8, 8> { typedef in_t type; };
+typedef typename LoadType<kVecBytes, static_cast<int>(sizeof(in_t))>::type raw_t;
+union Vec {
+  raw_t raw;
+  in_t v[kElems];
+};
+
+__device__ __forceinline__ in_t from_bits(u64 b) {
+  if constexpr (sizeof(in_t) == 4) {
+    const unsigned w = static_cast<unsigned>(b);
+    return *reinterpret_cast<const in_t*>(&w);
+  } else {
+    return *reinterpret_cast<const in_t*>(&b);
+  }
+}
+
+// Whether b beats a strictly: more extreme, or NaN against a number. No fast-math: x != x holds only for NaN.
+__device__ __forceinline__ bool better(in_t b, in_t a) {
+  if constexpr (kIsFloat) {
+    if constexpr (kArgMax) return !(b <= a) && a == a;  // b > a, or b NaN and a not
+    else return !(b >= a) && a == a;
+  } else {
+    if constexpr (kArgMax) return b > a;
+    else return b < a;
+  }
+}
+
+// Equal in the order: ==, or both NaN.
+__device__ __forceinline__ bool same(in_t a, in_t b) {
+  if constexpr (kIsFloat) return a == b || (a != a && b != b);
+  else return a == b;
+}
+
+struct Pair {
+  in_t v;
+  u64 i;
+};
+
+__device__ __forceinline__ Pair identity() { return Pair{from_bits(kIdentityBits), kNone}; }
+
+// The greater of two pairs in the total order: the one combine of the scalar edges, the block and the grid.
+__device__ __forceinline__ Pair combine(Pair a, Pair b) {
+  return (better(b.v, a.v) || (same(a.v, b.v) && b.i < a.i)) ? b : a;
+}
+
+__device__ __forceinline__ Pair warp_fold(Pair p) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    Pair o;
+    o.v = __shfl_down_sync(0xFFFFFFFFu, p.v, offset);
+    o.i = __shfl_down_sync(0xFFFFFFFFu, p.i, offset);
+    p = combine(p, o);
+  }
+  return p;
+}
+
+// The block's winner, valid in thread 0. Every thread calls it; `smem` holds ArgReduceConfig::shared_bytes().
+__device__ __forceinline__ Pair block_reduce(Pair p, Pair* smem) {
+  const int t = threadIdx.x;
+  if constexpr (kBlockReduce == BlockReduce::shared_tree) {
+    smem[t] = p;
+    __syncthreads();
+#pragma unroll
+    for (int s = kPow2 / 2; s > 0; s >>= 1) {
+      if (t < s && t + s < kBlock) smem[t] = combine(smem[t], smem[t + s]);
+      __syncthreads();
+    }
+    return smem[0];
+  } else {
+    const int lane = t & 31, warp = t >> 5;
+    p = warp_fold(p);
+    if (lane == 0) smem[warp] = p;
+    __syncthreads();
+    if (warp == 0) p = warp_fold(lane < kWarps ? smem[lane] : identity());
+    return p;
+  }
+}
+
+// `count` partials (16 bytes each: value, index) in a fixed order. Loads bypass L1: other multiprocessors wrote them.
+__device__ __forceinline__ Pair fold_partials(const unsigned char* partials, unsigned count, Pair* smem) {
+  Pair p = identity();
+  for (unsigned b = threadIdx.x; b < count; b += kBlock) {
+    Pair o;
+    o.v = __ldcg(reinterpret_cast<const in_t*>(partials + 16ull * b));
+    o.i = __ldcg(reinterpret_cast<const u64*>(partials + 16ull * b + 8));
+    p = combine(p, o);
+  }
+  return block_reduce(p, smem);
+}
+
+__device__ __forceinline__ void store_partial(unsigned char* partials, unsigned b, Pair p) {
+  *reinterpret_cast<in_t*>(partials + 16ull * b) = p.v;
+  *reinterpret_cast<u64*>(partials + 16ull * b + 8) = p.i;
+}
+
+// The result at `out`: value at byte 0, index at byte 8.
+__device__ __forceinline__ void store(unsigned char* out, Pair p, u64 n) {
+  if (n == 0) {
+    p.v = from_bits(kEmptyBits);  // CUB's value and index for an empty input
+    p.i = 1;
+  } else if (p.i == kNone) {
+    p.i = 0;  // no thread took an element: all equal the identity, the first one is the answer (p.v is its value)
+  }
+  *reinterpret_cast<in_t*>(out) = p.v;
+  *reinterpret_cast<u64*>(out + 8) = p.i;
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+// The cluster path (sm_90 PTX: ISA 8.0). Every thread of every block of the cluster calls cluster_sync().
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// The Pair at the same shared-memory address as `local` in block `rank` of the cluster.
+__device__ __forceinline__ Pair remote_pair(const Pair* local, unsigned rank) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(local));
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+  unsigned long long v, i;
+  asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(remote) : "memory");
+  asm volatile("ld.shared::cluster.u64 %0, [%1+8];" : "=l"(i) : "r"(remote) : "memory");
+  return Pair{from_bits(v), i};  // a 4-byte value is the low half (little-endian)
+}
+#endif
+
+}  // namespace at
+
+extern __shared__ __align__(16) unsigned char at_smem[];
+
+extern "C" __global__ void __launch_bounds__(at::kBlock)
+autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsigned char* __restrict__ out,
+                   unsigned char* __restrict__ workspace) {
+  using namespace at;
+  Pair* smem = reinterpret_cast<Pair*>(at_smem);
+  const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
+  const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
+
+  // The scalar head and tail (common.cuh), at most one element each per thread, with the full combine.
+  const Split split = split_unaligned<kVecBytes>(in, n);
+  Pair edge = identity();
+  if (tid < split.head) edge = combine(edge, Pair{in[tid], tid});
+  if (tid < n - split.tail_begin) edge = combine(edge, Pair{in[split.tail_begin + tid], split.tail_begin + tid});
+
+  // Whole vectors in interleaved tiles: load k of tile t is vector t * tile + k * threads + tid, whose ordinal is
+  // (t * kLoads + k) * kElems + e for its element e.
+  in_t best[kAccumulators];
+  unsigned ord[kAccumulators];
+#pragma unroll
+  for (int a = 0; a < kAccumulators; ++a) best[a] = from_bits(kIdentityBits), ord[a] = kNoOrdinal;
+  const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
+  const u64 nvec = split.nvec;
+  const u64 tile = threads * kLoads;
+  u64 base = 0;
+  unsigned ord_base = 0;
+  for (; base + tile <= nvec; base += tile, ord_base += kLoads * kElems) {  // full tiles: every load issued first
+    Vec v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) v[k].raw = vin[tile_index<true, kLoads>(base, k, threads, tid)];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k)
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) {
+        const int a = (k * kElems + e) % kAccumulators;
+        if (better(v[k].v[e], best[a])) best[a] = v[k].v[e], ord[a] = ord_base + k * kElems + e;
+      }
+  }
+  if (base < nvec) {  // the last, partial tile
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
+      if (i < nvec) {
+        Vec v;
+        v.raw = vin[i];
+#pragma unroll
+        for (int e = 0; e < kElems; ++e) {
+          const int a = (k * kElems + e) % kAccumulators;
+          if (better(v.v[e], best[a])) best[a] = v.v[e], ord[a] = ord_base + k * kElems + e;
+        }
+      }
+    }
+  }
+  // Ordinals to indices: vector q * threads + tid (q = t * kLoads + k), element e of it.
+  Pair p = edge;
+#pragma unroll
+  for (int a = 0; a < kAccumulators; ++a) {
+    u64 index = kNone;
+    if (ord[a] != kNoOrdinal) {
+      const u64 q = ord[a] / kElems;
+      index = split.head + (q * threads + tid) * kElems + ord[a] % kElems;
+    }
+    p = combine(p, Pair{best[a], index});
+  }
+
+  p = block_reduce(p, smem);
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  if constexpr (kCluster > 0) {
+    // Each block's winner in its own shared slot; block 0 reads the others' through the cluster's shared memory.
+    // The second barrier keeps every block (and so its shared memory) alive until block 0 has read it.
+    __shared__ Pair winner;
+    if (threadIdx.x == 0) winner = p;
+    cluster_sync();
+    if (cluster_rank() == 0 && threadIdx.x < 32) {
+      Pair q = threadIdx.x < kCluster ? remote_pair(&winner, threadIdx.x) : identity();
+      q = warp_fold(q);
+      if (threadIdx.x == 0) store(out, q, n);
+    }
+    cluster_sync();
+    return;
+  }
+#endif
+  if (kSingleBlock || gridDim.x == 1) {  // the only block: its winner is the result
+    if (threadIdx.x == 0) store(out, p, n);
+    return;
+  }
+  unsigned char* partials = workspace + kPartialsOffset;
+  if constexpr (kFinish == Finish::two_pass) {
+    if (threadIdx.x == 0) store_partial(partials, blockIdx.x, p);  // autotune_argreduce_finish takes it from here
+  } else {
+    unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
+    if (threadIdx.x == 0) {
+      store_partial(partials, blockIdx.x, p);
+      __threadfence();  // the partial is visible device-wide before the ticket says so
+    }
+    if (!last_block_to_finish(ticket)) return;  // its __syncthreads also frees block_reduce's shared slots
+    p = fold_partials(partials, gridDim.x, smem);
+    if (threadIdx.x == 0) {
+      store(out, p, n);
+      *ticket = 0;  // ready for the next launch: no reset by the host
+    }
+  }
+}
+
+// The second pass of Finish::two_pass: one block combines the first launch's `count` partials.
+extern "C" __global__ void __launch_bounds__(at::kBlock)
+autotune_argreduce_finish(unsigned char* __restrict__ out, const unsigned char* __restrict__ workspace,
+                          unsigned count, unsigned long long n) {
+  using namespace at;
+  Pair* smem = reinterpret_cast<Pair*>(at_smem);
+  const Pair p = fold_partials(workspace + kPartialsOffset, count, smem);
+  if (threadIdx.x == 0) store(out, p, n);
+}

@@ -1,0 +1,93 @@
+// The arg-reduction configuration: keys (parse and print), validity and the fallback.
+#include <fmt/format.h>
+
+#include "autotune/argreduce_problem.hpp"
+#include "autotune/error.hpp"
+#include "core/key_text.hpp"
+#include "kernel_templates/argreduce/enums.hpp"
+
+namespace autotune {
+
+std::string ArgReduceConfig::key() const {
+  return fmt::format("red={},block={},vec={},loads={},acc={},finish={},grid={}", to_string(block_reduce), block,
+                     vec_bytes, loads, accumulators, to_string(finish), grid_blocks);
+}
+
+std::optional<ArgReduceConfig> ArgReduceConfig::parse(std::string_view key) {
+  using key_text::to_enum;
+  using key_text::to_int;
+  const auto fields = key_text::split(key);
+  if (!fields) return std::nullopt;
+  const key_text::Fields& f = *fields;
+  const char* names[] = {"red", "block", "vec", "loads", "acc", "finish", "grid"};
+  if (f.size() != std::size(names)) return std::nullopt;
+  for (const char* n : names)
+    if (!f.count(n)) return std::nullopt;
+  const auto red = to_enum(f.at("red"), argreduce_detail::kBlockReduces);
+  const auto finish = to_enum(f.at("finish"), argreduce_detail::kFinishes);
+  const auto block = to_int(f.at("block")), vec = to_int(f.at("vec")), loads = to_int(f.at("loads")),
+             acc = to_int(f.at("acc")), grid = to_int(f.at("grid"));
+  if (!red || !finish || !block || !vec || !loads || !acc || !grid) return std::nullopt;
+  if (*block < 1 || *vec < 0 || *loads < 1 || *acc < 1 || *grid < -1) return std::nullopt;
+  ArgReduceConfig c;
+  c.block_reduce = *red;
+  c.block = *block;
+  c.vec_bytes = *vec;
+  c.loads = *loads;
+  c.accumulators = *acc;
+  c.finish = *finish;
+  c.grid_blocks = *grid;
+  return c;
+}
+
+int ArgReduceConfig::elems_per_load(const ArgReduceProblem& problem) const {
+  return vec_bytes == 0 ? 1 : vec_bytes / static_cast<int>(size_of(problem.type));
+}
+
+std::size_t ArgReduceConfig::shared_bytes(const ArgReduceProblem&) const {
+  // One 16-byte (value, index) slot per thread for the tree, per warp for the shuffles.
+  constexpr std::size_t kPair = 16;
+  return (block_reduce == BlockReduce::shared_tree ? static_cast<std::size_t>(block) : block / 32) * kPair;
+}
+
+std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) const {
+  if (block_reduce != BlockReduce::warp_shuffle && block_reduce != BlockReduce::shared_tree)
+    return fmt::format("block reduction {} is not warp_shuffle or shared_tree", to_string(block_reduce));
+  if (finish != Finish::last_block && finish != Finish::two_pass)
+    return fmt::format("finish {} is not last_block or two_pass (an arg-reduction has no atomic finish)",
+                       to_string(finish));
+  if (block < 64 || block > 1024 || block % 32 != 0)
+    return fmt::format("block {} is not a multiple of 32 in 64..1024", block);
+  if (vec_bytes != 0 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
+    return fmt::format("vector width {} is not 0 (one element), 4, 8 or 16 bytes", vec_bytes);
+  if (vec_bytes != 0 && static_cast<std::size_t>(vec_bytes) < size_of(problem.type))
+    return fmt::format("{}-byte loads are narrower than {} elements", vec_bytes, to_string(problem.type));
+  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
+  if (accumulators != 1 && accumulators != 2 && accumulators != 4)
+    return fmt::format("accumulators {} is not 1, 2 or 4", accumulators);
+  if (grid_blocks < -1 || (grid_blocks > 1 && grid_blocks != kArgReduceClusterGrid))
+    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks), 1 (one block) or {} (one cluster)",
+                       grid_blocks, kArgReduceClusterGrid);
+  // One block, or one cluster, writes its result directly, whatever the finish: one spelling keeps one key per kernel.
+  if ((grid_blocks == 1 || grid_blocks == kArgReduceClusterGrid) && finish != Finish::last_block)
+    return fmt::format("the single-block and cluster paths (grid={}) write their result directly and are spelled "
+                       "finish=last_block", grid_blocks);
+  return {};
+}
+
+ArgReduceConfig ArgReduceConfig::fallback(const ArgReduceProblem&) {
+  // Warp shuffles and the last-block finish exist for every type on every GPU we ship for and are deterministic;
+  // 16-byte loads work for any pointer aligned to its element (the unaligned head is read one element at a time).
+  // ArgReduceConfig's defaults, spelled out.
+  ArgReduceConfig c;
+  c.block_reduce = BlockReduce::warp_shuffle;
+  c.block = 256;
+  c.vec_bytes = 16;
+  c.loads = 2;
+  c.accumulators = 1;
+  c.finish = Finish::last_block;
+  c.grid_blocks = 0;
+  return c;
+}
+
+}  // namespace autotune

@@ -1,0 +1,14 @@
+// Every value of the arg-reduction's enums, in declaration order: what the key parser (config.cpp) accepts and what
+// the preamble (source.cpp) declares to the template. The block reductions and finishes are the reduction family's
+// enums (reduce_problem.hpp), of which arg-reductions take the deterministic ones. Internal to the family.
+#pragma once
+
+#include "autotune/argreduce_problem.hpp"
+
+namespace autotune::argreduce_detail {
+
+inline constexpr ArgOp kArgOps[] = {ArgOp::argmin, ArgOp::argmax};
+inline constexpr BlockReduce kBlockReduces[] = {BlockReduce::shared_tree, BlockReduce::warp_shuffle};
+inline constexpr Finish kFinishes[] = {Finish::last_block, Finish::two_pass};
+
+}  // namespace autotune::argreduce_detail

@@ -1,0 +1,170 @@
+// The arg-reduction family as the family-independent code sees it (core/family.hpp): keys, cache columns,
+// command-line options, the default problems and the tuner workload, each delegated to this folder's files.
+#include "kernel_templates/argreduce/family.hpp"
+
+#include <fmt/format.h>
+
+#include "autotune/argreduce_problem.hpp"
+#include "autotune/error.hpp"
+#include "core/key_text.hpp"
+#include "core/ladder.hpp"
+#include "embedded.hpp"
+#include "kernel_templates/argreduce/space.hpp"
+#include "kernel_templates/argreduce/workload.hpp"
+
+namespace autotune {
+
+namespace {
+
+const ArgReduceProblem& problem_of(const Problem& p) {
+  const auto* r = p.as<ArgReduceProblem>();
+  if (!r) throw UsageError(fmt::format("'{}' is not an arg-reduction problem", p.key()));
+  return *r;
+}
+
+const ArgReduceConfig& config_of(const Config& c) {
+  const auto* r = c.as<ArgReduceConfig>();
+  if (!r) throw UsageError(fmt::format("'{}' is not an arg-reduction configuration", c.key()));
+  return *r;
+}
+
+class ArgReduceFamily final : public KernelFamily {
+ public:
+  std::string_view name() const override { return ArgReduceProblem::kFamily; }
+  std::string_view summary() const override {
+    return "arg-min or arg-max (value and first index) of i32, u32, i64, u64, f32 or f64 values (CUB's "
+           "DeviceReduce::ArgMin/ArgMax)";
+  }
+
+  // "argreduce/argmax/f32/n=1048576/dist=uniform".
+  std::optional<Problem> parse_problem(std::string_view key) const override {
+    using namespace key_text;
+    const auto parts = problem_parts(key);
+    if (parts.size() != 5 || parts[0] != name()) return std::nullopt;
+    ArgReduceProblem p;
+    const auto op = parse_arg_op(parts[1]);
+    const auto type = parse_value_type(parts[2]);
+    if (!op || !type) return std::nullopt;
+    p.op = *op;
+    p.type = *type;
+    auto named = named_parts(parts, 3);
+    if (!named || named->size() != 2 || !named->count("n") || !named->count("dist")) return std::nullopt;
+    const auto n = to_u64(named->at("n"));
+    if (!n) return std::nullopt;
+    p.n = *n;
+    p.distribution = named->at("dist");
+    return Problem(p);
+  }
+
+  // sample_type is the input type, op the operation, counter_bits the index's width.
+  ProblemColumns columns(const Problem& problem) const override {
+    const ArgReduceProblem& r = problem_of(problem);
+    return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)), 64};
+  }
+
+  // The same element type and distribution: the other operation's winner reads the input the same way (distance 1).
+  std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
+    const ArgReduceProblem& a = problem_of(wanted);
+    const ArgReduceProblem& b = problem_of(tuned);
+    if (a.type != b.type || a.distribution != b.distribution) return std::nullopt;
+    return a.op == b.op ? 0.0 : 1.0;
+  }
+  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
+    const ArgReduceProblem& r = problem_of(p);
+    const ArgReduceConfig& rc = config_of(c);
+    return device ? argreduce_constraint_violation(r, rc, *device) : rc.invalid_reason(r);
+  }
+
+  std::optional<Config> parse_config(std::string_view key) const override {
+    if (auto c = ArgReduceConfig::parse(key)) return Config(*c);
+    return std::nullopt;
+  }
+  Config fallback(const Problem& problem) const override { return ArgReduceConfig::fallback(problem_of(problem)); }
+  int launches(const Config& c) const override { return config_of(c).finish == Finish::last_block ? 1 : 2; }
+  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
+    return config_of(c).shared_bytes(problem_of(p));
+  }
+  ReportAxes report_axes(const Config& config) const override {
+    const ArgReduceConfig& r = config_of(config);
+    return {r.block, r.loads, fmt::format("{}/{}", to_string(r.block_reduce), to_string(r.finish))};
+  }
+  std::string_view baseline_name() const override { return "CUB DeviceReduce::ArgMin/ArgMax"; }
+
+  std::string kernel_source(const Problem& p, const Config& c) const override {
+    return autotune::kernel_source(problem_of(p), config_of(c));
+  }
+  std::string code_text() const override {
+    return std::string(embedded::argreduce_template) + std::string(embedded::argreduce_source_cpp) +
+           std::string(embedded::argreduce_enums_hpp) + std::string(embedded::argreduce_workspace_layout_hpp) +
+           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+  }
+
+  std::vector<std::string> distributions() const override { return argreduce_distributions(); }
+  std::vector<Problem> default_problems() const override {
+    // Arg-max of floats at every size of the default ladder (core/ladder.hpp).
+    std::vector<Problem> out;
+    for (std::uint64_t n : default_ladder()) {
+      ArgReduceProblem p;
+      p.op = ArgOp::argmax;
+      p.type = ValueType::f32;
+      p.n = n;
+      out.push_back(p);
+    }
+    return out;
+  }
+  std::vector<Problem> preset_problems(std::string_view preset) const override {
+    // `standard`: arg-min and arg-max of f32, f64 and i32 at 64K, 1M, 16M and 256M elements.
+    if (preset != "standard") return {};
+    std::vector<Problem> out;
+    for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
+      for (ValueType type : {ValueType::f32, ValueType::f64, ValueType::i32})
+        for (std::uint64_t n : {std::uint64_t{1} << 16, std::uint64_t{1} << 20, std::uint64_t{1} << 24,
+                                std::uint64_t{1} << 28}) {
+          ArgReduceProblem p;
+          p.op = op;
+          p.type = type;
+          p.n = n;
+          out.push_back(p);
+        }
+    return out;
+  }
+  std::uint64_t output_bytes(const Problem&) const override { return 16; }  // value at 0, index at 8
+  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
+    return make_argreduce_workload(problem_of(p), d, seed);
+  }
+
+  std::vector<ProblemParameter> problem_parameters() const override {
+    return {{"op", "OP", "operation: argmin or argmax (required)"},
+            {"type", "T", "element type: i32, u32, i64, u64, f32, f64 (required)"}};
+  }
+
+  Problem make_problem(const ProblemOptions& o) const override {
+    auto given = [&](const char* k) { return o.count(k) != 0; };
+    auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
+    ArgReduceProblem p;
+    if (!given("op")) throw UsageError("--op is required for --kernel argreduce (argmin or argmax)");
+    const auto op = parse_arg_op(str("op"));
+    if (!op) throw UsageError(fmt::format("--op: unknown operation '{}' (known: argmin, argmax)", str("op")));
+    p.op = *op;
+    if (!given("type")) throw UsageError("--type is required for --kernel argreduce (i32, u32, i64, u64, f32, f64)");
+    const auto t = parse_value_type(str("type"));
+    if (!t)
+      throw UsageError(fmt::format("--type: unknown type '{}' (known: i32, u32, i64, u64, f32, f64)", str("type")));
+    p.type = *t;
+    p.n = parse_size(str("n"));
+    if (given("dist")) p.distribution = str("dist");
+    p.validate();
+    return p;
+  }
+  std::string command_options(const Problem& p) const override {
+    const ArgReduceProblem& r = problem_of(p);
+    return fmt::format("--op {} --type {}", to_string(r.op), to_string(r.type));
+  }
+  std::string example_options() const override { return "--op argmax --type f32 --n 256M"; }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelFamily> make_argreduce_family() { return std::make_unique<ArgReduceFamily>(); }
+
+}  // namespace autotune

@@ -1,0 +1,111 @@
+#include "kernel_templates/argreduce/launcher.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kernel_templates/argreduce/workspace_layout.hpp"
+
+namespace autotune {
+
+namespace {
+
+using Workspace = argreduce_detail::ArgReduceWorkspace;
+constexpr std::size_t kStaticShared = 32;  // the last-block flag (common.cuh) or the cluster path's winner, aligned
+
+}  // namespace
+
+std::string argreduce_device_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
+                                       const DeviceInfo& device) {
+  if (config.block > device.max_threads_per_block)
+    return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
+                       device.max_threads_per_block);
+  const std::size_t shared = config.shared_bytes(problem) + kStaticShared;
+  if (shared > static_cast<std::size_t>(device.shared_per_block_optin))
+    return fmt::format("{} bytes of shared memory exceed the device's {} per block", shared,
+                       device.shared_per_block_optin);
+  if (config.grid_blocks == kArgReduceClusterGrid && device.cc_major < 9)
+    return fmt::format("thread-block clusters (grid={}) need sm_90 or newer; the device is {}", config.grid_blocks,
+                       device.arch());
+  return {};
+}
+
+ArgReduceLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
+                                          std::uint64_t n, unsigned resident_grid) {
+  ArgReduceLaunchPlan plan;
+  if (config.grid_blocks == kArgReduceClusterGrid) {
+    plan.grid = kArgReduceClusterGrid;  // one cluster, whatever n
+  } else if (config.grid_blocks != 1) {
+    const std::uint64_t per_block =
+        static_cast<std::uint64_t>(config.block) * config.loads * config.elems_per_load(problem);
+    const std::uint64_t cover = std::max<std::uint64_t>(1, (n + per_block - 1) / per_block);
+    const unsigned cap = config.grid_blocks == 0 ? std::max(1u, resident_grid) : kArgReduceMaxCoverGrid;
+    plan.grid = static_cast<unsigned>(std::min<std::uint64_t>(cover, cap));
+  }
+  plan.finish_launch = config.finish == Finish::two_pass && plan.grid > 1;  // one block writes its result itself
+  return plan;
+}
+
+ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduceConfig& config,
+                                 const DeviceInfo& device, const std::vector<char>& cubin)
+    : problem_(problem), config_(config) {
+  problem.validate();
+  if (const std::string why = config.invalid_reason(problem); !why.empty())
+    throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
+  if (const std::string why = argreduce_device_violation(problem, config, device); !why.empty())
+    throw UsageError(fmt::format("configuration {} cannot run on {}: {}", config.key(), device.name, why));
+  shared_bytes_ = config.shared_bytes(problem_);
+  module_ = cuda::Module(cubin, kArgReduceKernelName);
+  if (config.finish == Finish::two_pass) finish_module_ = cuda::Module(cubin, kArgReduceFinishKernelName);
+  blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
+  if (blocks_per_sm_ < 1)
+    throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
+                                 device.name));
+  resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  const unsigned max_grid = config.grid_blocks == 1                       ? 1u
+                            : config.grid_blocks == kArgReduceClusterGrid ? unsigned(kArgReduceClusterGrid)
+                            : config.grid_blocks == 0                     ? resident_grid_
+                                                                          : kMaxCoverGrid;
+  // Per stream: a zero ticket, then the partials (core/workspace.hpp zero-fills past the prefix).
+  workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid),
+                                                std::vector<unsigned char>(Workspace::kPartialsOffset, 0));
+}
+
+unsigned ArgReduceKernel::grid_for(std::uint64_t n) const {
+  return plan_argreduce_launch(problem_, config_, n, resident_grid_).grid;
+}
+
+void ArgReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const {
+  if (n >= kArgReduceMaxN)
+    throw UsageError(fmt::format("an arg-reduction of {} elements reaches the supported bound of 2^37", n));
+  const ArgReduceLaunchPlan plan = plan_argreduce_launch(problem_, config_, n, resident_grid_);
+  void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
+  unsigned long long count = n;
+  void* args[] = {&in, &count, &out, &workspace};
+  if (config_.grid_blocks == kArgReduceClusterGrid) {  // one cluster of the whole grid
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = plan.grid;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t launch{};
+    launch.gridDim = dim3(plan.grid);
+    launch.blockDim = dim3(config_.block);
+    launch.dynamicSmemBytes = shared_bytes_;
+    launch.stream = stream;
+    launch.attrs = &cluster;
+    launch.numAttrs = 1;
+    AUTOTUNE_CUDA(cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(module_.kernel()), args));
+    return;
+  }
+  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(plan.grid),
+                                 dim3(config_.block), args, shared_bytes_, stream));
+  if (plan.finish_launch) {
+    unsigned partials = plan.grid;
+    void* finish_args[] = {&out, &workspace, &partials, &count};
+    AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(finish_module_.kernel()), dim3(1),
+                                   dim3(config_.block), finish_args, shared_bytes_, stream));
+  }
+}
+
+}  // namespace autotune

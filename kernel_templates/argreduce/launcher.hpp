@@ -1,0 +1,72 @@
+// One loaded arg-reduction variant and the one way to launch it, shared by the tuner, the runtime API
+// (autotune::ArgReduce), the benchmark and the tests.
+//
+// Thread-safety: as ReduceKernel (kernel_templates/reduce/launcher.hpp): run() may be called from several host
+// threads on several streams at once; each stream's launches use its own workspace (ticket + partials) from a
+// WorkspacePool, claimed lock-free on its first call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autotune/argreduce_problem.hpp"
+#include "autotune/device.hpp"
+#include "core/cuda.hpp"
+#include "core/workspace.hpp"
+
+namespace autotune {
+
+/// Why `config` cannot run for `problem` on `device` (block size, shared memory), or empty.
+std::string argreduce_device_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
+                                       const DeviceInfo& device);
+
+/// The most blocks grid_blocks = -1 launches (64K partials, 1 MiB of workspace).
+inline constexpr unsigned kArgReduceMaxCoverGrid = 1u << 16;
+/// The bound on n a call takes: a thread's 32-bit ordinals (argreduce.cu) hold its elements below 2^38 with the
+/// smallest block.
+inline constexpr std::uint64_t kArgReduceMaxN = 1ull << 37;
+
+/// What one call does, decided on the host from the configuration, n and the device's resident grid.
+struct ArgReduceLaunchPlan {
+  /// Blocks of the main launch (at least 1): grid_blocks = 1: one; else enough to cover n with one tile per block,
+  /// at most resident_grid (grid_blocks = 0) or kArgReduceMaxCoverGrid (-1).
+  unsigned grid = 1;
+  bool finish_launch = false;  ///< autotune_argreduce_finish (one block) combines `grid` partials afterwards
+};
+ArgReduceLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
+                                          std::uint64_t n, unsigned resident_grid);
+
+class ArgReduceKernel {
+ public:
+  /// Loads `cubin` (compiled from kernel_source(problem, config)) on the current device. Throws UsageError when the
+  /// configuration is invalid or exceeds the device's limits, CudaError when the cubin does not load.
+  ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduceConfig& config, const DeviceInfo& device,
+                  const std::vector<char>& cubin);
+
+  /// Blocks of the main launch for n elements.
+  unsigned grid_for(std::uint64_t n) const;
+
+  /// Finds the extreme of n elements at `in` (aligned to the element size) and writes value (byte 0) and index
+  /// (byte 8) at `out` (8-byte aligned); asynchronous on `stream`, no allocation. One launch (two for two_pass on
+  /// more than one block). UsageError for n >= kArgReduceMaxN.
+  void run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const;
+
+  const ArgReduceConfig& config() const { return config_; }
+  int blocks_per_sm() const { return blocks_per_sm_; }
+
+  static constexpr unsigned kMaxCoverGrid = kArgReduceMaxCoverGrid;
+
+ private:
+  ArgReduceProblem problem_;
+  ArgReduceConfig config_;
+  cuda::Module module_;
+  cuda::Module finish_module_;  // two_pass only: the same cubin, its second entry point
+  std::size_t shared_bytes_ = 0;
+  int blocks_per_sm_ = 0;
+  unsigned resident_grid_ = 0;
+  std::unique_ptr<WorkspacePool> workspaces_;  // per stream: kernel_templates/argreduce/workspace_layout.hpp
+};
+
+}  // namespace autotune

@@ -1,0 +1,41 @@
+// The arg-reduction problem: operations, keys and validation.
+#include "autotune/argreduce_problem.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "autotune/error.hpp"
+
+namespace autotune {
+
+std::string_view to_string(ArgOp op) { return op == ArgOp::argmin ? "argmin" : "argmax"; }
+
+std::optional<ArgOp> parse_arg_op(std::string_view text) {
+  if (text == "argmin") return ArgOp::argmin;
+  if (text == "argmax") return ArgOp::argmax;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& argreduce_distributions() {
+  // Described in kernel_templates/argreduce/reference.hpp (generate_arg_values).
+  static const std::vector<std::string> d{"uniform", "constant", "sorted", "skewed"};
+  return d;
+}
+
+void ArgReduceProblem::validate() const {
+  (void)size_of(type);  // UsageError for a value outside the enum
+  const auto& d = argreduce_distributions();
+  if (std::find(d.begin(), d.end(), distribution) == d.end())
+    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution, fmt::join(d, ", ")));
+}
+
+std::string ArgReduceProblem::shape_key() const {
+  return fmt::format("argreduce/{}/{}/dist={}", to_string(op), to_string(type), distribution);
+}
+
+std::string ArgReduceProblem::key() const {
+  return fmt::format("argreduce/{}/{}/n={}/dist={}", to_string(op), to_string(type), n, distribution);
+}
+
+}  // namespace autotune

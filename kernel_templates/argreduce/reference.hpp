@@ -1,0 +1,37 @@
+// Test inputs for arg-reductions and the CPU reference every variant is checked against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "autotune/argreduce_problem.hpp"
+
+namespace autotune {
+
+/// n values of problem.type following problem.distribution, reproducible from `seed`, as raw bytes:
+///   uniform:  integers over the type's whole range (extremes included); floats in [-1, 1), so at large n the
+///             extreme value occurs more than once and the first index matters;
+///   constant: one value drawn as above, repeated (every element ties: the answer is index 0);
+///   sorted:   the uniform values in ascending order (arg-max at the end, arg-min at the start);
+///   skewed:   a random walk with an upward drift from the middle of the type's range (integers: steps in [-3, 4];
+///             floats: steps in [-0.45, 0.55)), as a time series: the running maximum moves often.
+/// Throws UsageError for an unknown distribution.
+std::vector<unsigned char> generate_arg_values(const ArgReduceProblem& problem, std::uint64_t n, std::uint64_t seed);
+
+/// What an arg-reduction of some input must give.
+struct ArgExpected {
+  std::uint64_t value_bits = 0;  ///< the value's bits, zero-extended (4-byte types in the low half)
+  std::uint64_t index = 0;
+};
+
+/// The arg-reduction of `n` values of problem.type at `data` by the semantics of argreduce_problem.hpp (first index of
+/// the extreme, ties by ==, the first NaN if any, CUB's {1, lowest()/max()} for n = 0). Plain sequential C++, written
+/// independently of the kernel template.
+ArgExpected reference_argreduce(const ArgReduceProblem& problem, const void* data, std::uint64_t n);
+
+/// Empty when `got` (the 16 bytes a kernel wrote: value at 0, index at 8) is exactly `expected` (value bits and
+/// index), else one line saying what was expected and what came back.
+std::string compare_argreduce(const ArgReduceProblem& problem, const ArgExpected& expected, const void* got);
+
+}  // namespace autotune

@@ -1,0 +1,25 @@
+// The arg-reduction search space: every configuration the tuner considers for a problem, and the device limits that
+// prune it before anything is compiled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "autotune/argreduce_problem.hpp"
+#include "autotune/device.hpp"
+
+namespace autotune {
+
+/// The space for `problem`, in a fixed order, every configuration well formed, no duplicates; the fallback first.
+/// The reduction space's families (kernel_templates/reduce/space.hpp) with the deterministic finishes: the seed's
+/// shared-memory tree; warp shuffles with 16-byte loads over block x loads x accumulators; narrower loads; four
+/// accumulators; two passes and the last block on resident and cover-n grids; 64-thread blocks; deeper loads; and,
+/// unless problem.n is above 1M elements, the single-block path, small cover-n grids and one thread-block cluster of 8
+/// blocks (the small-n cases, where a launch and the finish are the whole cost). About 80-110 variants.
+std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem);
+
+/// Why `config` cannot run for `problem` on `device`, or empty: invalid_reason(), then threads and shared memory.
+std::string argreduce_constraint_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
+                                           const DeviceInfo& device);
+
+}  // namespace autotune

@@ -1,0 +1,36 @@
+// The arg-reduction kernel's workspace, defined once: ArgReduceKernel (launcher.cpp) sizes each stream's workspace
+// from it and kernel_source() (source.cpp) emits its offsets into the preamble, where argreduce.cu reads them.
+// Internal to the family.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace autotune::argreduce_detail {
+
+struct ArgReduceWorkspace {
+  // Byte offsets.
+  static constexpr int kTicketOffset = 0;      ///< last_block: blocks retired (unsigned; the last resets it to 0)
+  static constexpr int kPartialsOffset = 256;  ///< one 16-byte (value bits, index) pair per block
+  static constexpr int kPartialBytes = 16;
+
+  static_assert(kTicketOffset + 4 <= kPartialsOffset, "the ticket comes before the partials");
+  static_assert(kPartialsOffset % 16 == 0, "the partials are 16-byte aligned");
+
+  /// Bytes of one stream's workspace: partials for up to `max_grid` blocks.
+  static std::size_t bytes(unsigned max_grid) {
+    return static_cast<std::size_t>(kPartialsOffset) + static_cast<std::size_t>(max_grid) * kPartialBytes;
+  }
+
+  /// The layout as the template sees it (in namespace at).
+  static std::string preamble() {
+    return fmt::format(
+        "constexpr int kTicketOffset = {};\n"
+        "constexpr int kPartialsOffset = {};\n",
+        kTicketOffset, kPartialsOffset);
+  }
+};
+
+}  // namespace autotune::argreduce_detail

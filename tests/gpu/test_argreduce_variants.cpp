@@ -1,0 +1,286 @@
+// Every arg-reduction variant of the space, on the GPU, exactly (value bits and index) against the CPU reference:
+// every value type, arg-min and arg-max, n = 0, 1, 31, ~1M and ~4M, unaligned pointers, all-equal inputs (the answer
+// is index 0), sorted and skewed inputs, the extreme repeated (the first index), the identity value everywhere,
+// NaN (first, last, several), infinities and signed zeros; twice per input (the ticket resets itself). Then indices
+// past 2^32, and the handle (autotune::ArgReduce) with a size table of three tuned sizes.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "autotune/argreduce.hpp"
+#include "autotune/error.hpp"
+#include "core/jit.hpp"
+#include "gpu_fixtures.hpp"
+#include "kernel_templates/argreduce/launcher.hpp"
+#include "kernel_templates/argreduce/reference.hpp"
+#include "kernel_templates/argreduce/space.hpp"
+#include "kernel_templates/reduce/reference.hpp"  // with_value_type
+
+using namespace autotune;
+using namespace autotune::testing;
+
+namespace {
+
+ArgReduceProblem make(ArgOp op, ValueType t, std::uint64_t n = 0) {
+  ArgReduceProblem p;
+  p.op = op, p.type = t, p.n = n;
+  return p;
+}
+
+template <class T>
+void put(std::vector<unsigned char>& bytes, std::uint64_t i, T v) {
+  std::memcpy(&bytes[i * sizeof(T)], &v, sizeof(T));
+}
+
+struct Input {
+  std::string name;
+  std::vector<unsigned char> bytes;
+  std::uint64_t n;
+  std::size_t offset;  // elements: an unaligned start for vector loads
+};
+
+template <class T>
+std::vector<Input> inputs_for(const ArgReduceProblem& base) {
+  constexpr std::uint64_t kMid = 1000003, kBig = (1ull << 22) + 5;
+  const bool max = base.op == ArgOp::argmax;
+  std::vector<Input> in;
+  auto generated = [&](const char* dist, std::uint64_t n, std::uint64_t seed) {
+    ArgReduceProblem p = base;
+    p.distribution = dist;
+    return generate_arg_values(p, n, seed);
+  };
+  for (std::uint64_t n : {0ull, 1ull, 31ull}) in.push_back({fmt::format("uniform n={}", n), generated("uniform", n, n), n, 0});
+  in.push_back({"uniform n=1000003", generated("uniform", kMid, 7), kMid, 0});
+  in.push_back({"uniform n=1000003, unaligned", generated("uniform", kMid, 8), kMid, 1});
+  in.push_back({"uniform n=4M+5", generated("uniform", kBig, 9), kBig, 0});
+  in.push_back({"uniform n=2^18 (whole tiles)", generated("uniform", 1ull << 18, 17), 1ull << 18, 0});
+  in.push_back({"all equal n=1000003, unaligned", generated("constant", kMid, 10), kMid, 1});
+  in.push_back({"sorted n=1000003", generated("sorted", kMid, 11), kMid, 0});
+  in.push_back({"skewed n=4M+5, unaligned", generated("skewed", kBig, 12), kBig, 3});
+  // The extreme three times, late, in the middle, in the scalar tail: the middle one is the answer.
+  const T extreme = max ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+  Input repeated{"the extreme repeated", generated("uniform", kMid, 13), kMid, 1};
+  put<T>(repeated.bytes, kMid - 1, extreme);
+  put<T>(repeated.bytes, kMid / 2 + 1, extreme);
+  put<T>(repeated.bytes, kMid - 2, extreme);
+  in.push_back(repeated);
+  // Every element the value no element beats (what a thread's scan starts from): the answer is index 0.
+  const T identity = std::is_floating_point_v<T> ? (max ? -std::numeric_limits<T>::infinity()
+                                                        : std::numeric_limits<T>::infinity())
+                                                 : (max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+  Input all_identity{"every element the identity", std::vector<unsigned char>(kMid * sizeof(T)), kMid, 1};
+  for (std::uint64_t i = 0; i < kMid; ++i) put<T>(all_identity.bytes, i, identity);
+  in.push_back(all_identity);
+  // The identity everywhere but one element late in the input.
+  Input one_other = all_identity;
+  one_other.name = "the identity but one element";
+  put<T>(one_other.bytes, kMid - 7, T(3));
+  in.push_back(one_other);
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    Input nan_last{"NaN last, unaligned", generated("uniform", kMid, 14), kMid, 1};
+    put<T>(nan_last.bytes, kMid - 1, nan);
+    in.push_back(nan_last);
+    Input nan_first{"negative NaN first, unaligned", generated("uniform", kMid, 15), kMid, 1};
+    put<T>(nan_first.bytes, 0, -nan);
+    in.push_back(nan_first);
+    Input nans{"three NaNs of other payloads, +inf and -inf", generated("uniform", kMid, 16), kMid, 0};
+    put<T>(nans.bytes, 5, inf);
+    put<T>(nans.bytes, 6, -inf);
+    put<T>(nans.bytes, kMid - 100, -nan);
+    put<T>(nans.bytes, kMid / 3, nan);  // the first NaN: the answer
+    put<T>(nans.bytes, kMid / 2, nan);
+    in.push_back(nans);
+    Input infs{"+inf and -inf", generated("uniform", kMid, 18), kMid, 1};
+    put<T>(infs.bytes, kMid / 2 + 3, inf);
+    put<T>(infs.bytes, kMid / 4, -inf);
+    put<T>(infs.bytes, kMid - 3, inf);
+    in.push_back(infs);
+    // Zeros of both signs as the extreme: equal, so the first (here -0.0) wins with its sign.
+    std::vector<unsigned char> zeros(kMid * sizeof(T));
+    for (std::uint64_t i = 0; i < kMid; ++i) put<T>(zeros, i, max ? T(-1) - T(i % 5) : T(1) + T(i % 5));
+    put<T>(zeros, 1001, T(-0.0));
+    put<T>(zeros, 1000, T(0.0));
+    put<T>(zeros, 999, T(-0.0));
+    put<T>(zeros, kMid - 1, T(0.0));
+    in.push_back({"signed zeros as the extreme", zeros, kMid, 1});
+  } else {
+    Input ext{"integer extremes at both ends", generated("uniform", kMid, 19), kMid, 1};
+    put<T>(ext.bytes, 0, std::numeric_limits<T>::max());
+    put<T>(ext.bytes, kMid - 1, std::numeric_limits<T>::lowest());
+    in.push_back(ext);
+  }
+  return in;
+}
+
+std::string run_and_compare(const ArgReduceKernel& kernel, const ArgReduceProblem& p, const ArgExpected& expected,
+                            const void* in, std::uint64_t n, const cuda::DeviceBuffer& out) {
+  AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));  // poison: the result must be written
+  kernel.run(in, n, out.get(), nullptr);
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());
+  unsigned char got[16];
+  AUTOTUNE_CUDA(cudaMemcpy(got, out.get(), sizeof got, cudaMemcpyDeviceToHost));
+  return compare_argreduce(p, expected, got);
+}
+
+void check_every_variant(const ArgReduceProblem& problem) {
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  int pruned = 0;
+  const auto variants = compile_runnable(
+      problem, argreduce_space(problem), dev,
+      [&](const ArgReduceConfig& c) { return argreduce_constraint_violation(problem, c, dev); }, pruned);
+  MESSAGE(fmt::format("{}: {} variants on {} ({} pruned by device limits)", problem.shape_key(), variants.size(),
+                      dev.name, pruned));
+  CHECK(!variants.empty());
+  std::vector<ArgReduceKernel> kernels;
+  for (const auto& v : variants) kernels.emplace_back(problem, v.config, dev, v.cubin);
+
+  const auto inputs = with_value_type(problem.type, [&](auto tag) { return inputs_for<decltype(tag)>(problem); });
+  cuda::DeviceBuffer out(16);
+  for (const auto& in : inputs) {
+    const ArgExpected expected = reference_argreduce(problem, in.bytes.data(), in.n);
+    DeviceSamples dev_in(in.bytes, size_of(problem.type), in.offset);
+    for (const auto& kernel : kernels) {
+      INFO(problem.shape_key(), " ", in.name, " ", kernel.config().key());
+      for (int r = 0; r < 2; ++r) {  // twice: the ticket resets itself
+        const std::string diff = run_and_compare(kernel, problem, expected, dev_in.ptr, in.n, out);
+        CHECK_MESSAGE(diff.empty(), "call ", r, ": ", diff);
+      }
+    }
+  }
+}
+
+std::string temp_cache(const char* name) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    fmt::format("autotune_argreduce_api_{}_{}.db", ::getpid(), name);
+  std::filesystem::remove(path);
+  return path.string();
+}
+
+}  // namespace
+
+TEST_SUITE("gpu_argreduce") {
+  TEST_CASE("argmax: every value type, every variant, exact") {
+    for (ValueType t : all_value_types()) check_every_variant(make(ArgOp::argmax, t));
+  }
+  TEST_CASE("argmin: every value type, every variant, exact") {
+    for (ValueType t : all_value_types()) check_every_variant(make(ArgOp::argmin, t));
+  }
+
+  TEST_CASE("grid sizes: one block for n = 0, cover-n grids cover n, resident grids stay resident") {
+    const DeviceInfo dev = query_device(0);
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    const ArgReduceProblem p = make(ArgOp::argmax, ValueType::f32);
+    for (int grid : {-1, 0, 1}) {
+      ArgReduceConfig c;
+      c.grid_blocks = grid;  // block 256, 2 loads of 4 floats: 2048 elements per block and tile
+      const auto r = jit::compile(kernel_source(p, c), "g.cu", dev.arch());
+      REQUIRE(r.ok);
+      const ArgReduceKernel k(p, c, dev, r.cubin);
+      CHECK(k.grid_for(0) == 1);
+      CHECK(k.grid_for(2048) == 1);
+      if (grid == 1) CHECK(k.grid_for(1ull << 30) == 1);
+      if (grid == -1) {
+        CHECK(k.grid_for(2049) == 2);
+        CHECK(k.grid_for(1ull << 36) == ArgReduceKernel::kMaxCoverGrid);
+      }
+      if (grid == 0) CHECK(k.grid_for(1ull << 30) == static_cast<unsigned>(k.blocks_per_sm() * dev.sm_count));
+    }
+  }
+
+  TEST_CASE("indices past 2^32: the first of two maxima at the end of 2^32 + 5 floats") {
+    const DeviceInfo dev = query_device(0);
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    const std::uint64_t n = (1ull << 32) + 5;
+    if (dev.memory_bytes < n * 4 + (2ull << 30)) {
+      MESSAGE("skipped: the device has too little memory for 16 GiB of f32");
+      return;
+    }
+    cuda::DeviceBuffer values(n * 4), out(16);
+    AUTOTUNE_CUDA(cudaMemset(values.get(), 0, values.bytes()));  // +0.0 everywhere
+    const float one = 1.0f, minus = -1.0f;
+    AUTOTUNE_CUDA(cudaMemcpy(values.as<float>() + (n - 3), &one, 4, cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaMemcpy(values.as<float>() + (n - 1), &one, 4, cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaMemcpy(values.as<float>() + ((1ull << 31) + 7), &minus, 4, cudaMemcpyHostToDevice));
+    for (ArgOp op : {ArgOp::argmax, ArgOp::argmin}) {
+      const ArgReduceProblem p = make(op, ValueType::f32);
+      const ArgExpected expected = op == ArgOp::argmax ? ArgExpected{0x3F800000u, n - 3}
+                                                       : ArgExpected{0xBF800000u, (1ull << 31) + 7};
+      int tested = 0;
+      for (const auto& c : argreduce_space(p)) {
+        const bool pick = c == ArgReduceConfig::fallback(p) || c.block_reduce == BlockReduce::shared_tree ||
+                          c.grid_blocks == -1 || c.grid_blocks == kArgReduceClusterGrid || c.block == 64 || c.accumulators == 4 || c.vec_bytes == 0;
+        if (!pick || !argreduce_constraint_violation(p, c, dev).empty()) continue;
+        const auto r = jit::compile(kernel_source(p, c), "big.cu", dev.arch());
+        REQUIRE(r.ok);
+        const ArgReduceKernel kernel(p, c, dev, r.cubin);
+        INFO(to_string(op), " ", c.key());
+        CHECK(run_and_compare(kernel, p, expected, values.get(), n, out) == "");
+        ++tested;
+      }
+      CHECK(tested >= 8);
+    }
+  }
+
+  TEST_CASE("the handle: a size table of three tuned sizes, each call exact, type and pointer checks") {
+    ArgReduceProblem p = make(ArgOp::argmax, ValueType::f32);
+    ArgReduceConfig one_block, two_pass, resident;
+    one_block.grid_blocks = 1;
+    two_pass.finish = Finish::two_pass, two_pass.grid_blocks = -1;
+    resident.block = 512, resident.loads = 4;
+    const std::string path = temp_cache("sizes");
+    for (const auto& [n, config] : {std::pair{std::uint64_t(4096), one_block},
+                                    std::pair{std::uint64_t(1) << 18, two_pass},
+                                    std::pair{std::uint64_t(1) << 24, resident}}) {
+      ArgReduceProblem at = p;
+      at.n = n;
+      record_forced_winner(path, at, config);
+    }
+    const ArgReduce r(p, ArgReduce::Options{0, path});
+    MESSAGE(r.resolution().message, "\n", r.resolution().sizes_summary());
+    REQUIRE(r.resolution().sizes.size() == 3);
+    CHECK(r.resolution().sizes[0].config == one_block);
+    CHECK(r.resolution().sizes[1].config == two_pass);
+    CHECK(r.resolution().sizes[2].config == resident);
+    CHECK(r.config_for(1000) == one_block);
+    CHECK(r.config_for(1 << 18) == two_pass);
+    CHECK(r.config_for(20000003) == resident);
+    const cuda::Stream stream;
+    for (std::uint64_t n : {0ull, 1ull, 1000ull, 4096ull, 30001ull, 262144ull, 1000003ull, 20000003ull}) {
+      INFO("n=", n);
+      ArgReduceProblem gen = p;
+      gen.distribution = "skewed";
+      const auto host = generate_arg_values(gen, n, n + 1);
+      cuda::DeviceBuffer in(host.size() + 16), out(16);
+      if (!host.empty()) AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      const ArgResult<float> got =
+          r.result(static_cast<const float*>(in.get()), n, static_cast<ArgResult<float>*>(out.get()), stream.get());
+      CHECK(compare_argreduce(p, reference_argreduce(p, host.data(), n), &got) == "");
+    }
+    cuda::DeviceBuffer buf(64);
+    CHECK_THROWS_AS(r(static_cast<const double*>(buf.get()), 4, static_cast<ArgResult<double>*>(buf.get())),
+                    UsageError);
+    CHECK_THROWS_AS(r(static_cast<const float*>(nullptr), 4, static_cast<ArgResult<float>*>(buf.get())), UsageError);
+    CHECK_THROWS_AS(r(static_cast<const float*>(buf.get()), 4, static_cast<ArgResult<float>*>(nullptr)), UsageError);
+    std::filesystem::remove(path);
+  }
+
+  TEST_CASE("the handle without a cache: the built-in default, exact") {
+    const ArgReduceProblem p = make(ArgOp::argmin, ValueType::i64, 1000003);
+    const ArgReduce r(p, ArgReduce::Options{0, temp_cache("empty")});
+    CHECK(r.config_for(1000003) == Config(ArgReduceConfig::fallback(p)));
+    const auto host = generate_arg_values(p, p.n, 5);
+    cuda::DeviceBuffer in(host.size()), out(16);
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    const ArgResult<long long> got = r.result(static_cast<const long long*>(in.get()), p.n,
+                                              static_cast<ArgResult<long long>*>(out.get()));
+    CHECK(compare_argreduce(p, reference_argreduce(p, host.data(), p.n), &got) == "");
+  }
+}
