@@ -6,10 +6,14 @@
 
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "autotune/histogram_range_problem.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "bench/cub_argreduce.hpp"
 #include "bench/cub_baseline.hpp"
+#include "bench/cub_range.hpp"
 #include "bench/cub_reduce.hpp"
+#include "core/cuda.hpp"
+#include "kernel_templates/histogram_range/reference.hpp"
 
 namespace autotune::bench {
 
@@ -20,6 +24,23 @@ std::optional<BaselineCall> cub_baseline(const Problem& problem, const void* inp
                                               p->n);
     auto* counts = static_cast<unsigned*>(output);
     return BaselineCall{"cub", [cub, input, counts](cudaStream_t s) { cub->run(input, counts, s); }, cub};
+  }
+  if (const auto* p = problem.as<HistogramRangeProblem>()) {
+    if (p->counter_bits != 32) return std::nullopt;
+    // The levels the family's workload measures on: generated from the problem alone, so these are the same.
+    struct State {
+      State(const HistogramRangeProblem& p, std::size_t level_bytes)
+          : cub(static_cast<CubSample>(p.type), p.bins, p.n), levels(level_bytes) {}
+      CubHistogramRange cub;
+      cuda::DeviceBuffer levels;
+    };
+    const std::vector<unsigned char> levels = generate_levels(*p);
+    auto state = std::make_shared<State>(*p, levels.size());
+    AUTOTUNE_CUDA(cudaMemcpy(state->levels.get(), levels.data(), levels.size(), cudaMemcpyHostToDevice));
+    auto* counts = static_cast<unsigned*>(output);
+    return BaselineCall{"cub",
+                        [state, input, counts](cudaStream_t s) { state->cub.run(input, state->levels.get(), counts, s); },
+                        state};
   }
   if (const auto* p = problem.as<ReduceProblem>()) {
     // CUB accumulates as autotune's defaults do for the types it covers (bench/cub_reduce.hpp).

@@ -3,6 +3,7 @@
 #include "core/family.hpp"
 #include "kernel_templates/argreduce/family.hpp"
 #include "kernel_templates/histogram/family.hpp"
+#include "kernel_templates/histogram_range/family.hpp"
 #include "kernel_templates/reduce/family.hpp"
 #include "kernel_templates/segreduce/family.hpp"
 
@@ -13,6 +14,7 @@ std::vector<std::unique_ptr<KernelFamily>> built_in_families() {
   out.push_back(make_histogram_family());
   out.push_back(make_reduce_family());
   out.push_back(make_argreduce_family());
+  out.push_back(make_histogram_range_family());
   out.push_back(make_segreduce_family());
   return out;
 }

@@ -10,6 +10,8 @@
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
 #include "autotune/histogram.hpp"
+#include "autotune/histogram_range.hpp"
+#include "autotune/histogram_range_problem.hpp"
 #include "autotune/reduce.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "autotune/resolution.hpp"

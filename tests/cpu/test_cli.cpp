@@ -211,7 +211,7 @@ TEST_SUITE("cli") {
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--n", "1M"}, "--type is required");
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "u8", "--n", "1M"}, "--type: unknown type 'u8'");
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--bins", "4", "--n", "1M"},
-            "--bins is an option of --kernel histogram, not of --kernel reduce");
+            "--bins is an option of --kernel histogram, histogram_range, not of --kernel reduce");
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--mode", "quick", "--n", "1M"},
             "--mode: 'quick'");
     refuses({"tune", "--kernel", "reduce", "--op", "max", "--type", "f32", "--acc", "f64", "--n", "1M"}, "acc");

@@ -86,7 +86,7 @@ TEST_SUITE("plugin") {
                          doctest::Contains("--value is an option of --kernel fill, not of --kernel histogram"),
                          UsageError);
     CHECK_THROWS_WITH_AS(cli::parse_command_line({"tune", "--kernel", "fill", "--bins", "4", "--n", "1M"}),
-                         doctest::Contains("--bins is an option of --kernel histogram, not of --kernel fill"),
+                         doctest::Contains("--bins is an option of --kernel histogram, histogram_range, not of --kernel fill"),
                          UsageError);
   }
 

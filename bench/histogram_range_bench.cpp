@@ -1,0 +1,219 @@
+// Range-histogram benchmark: the tuned winner against cub::DeviceHistogram::HistogramRange and the read roof, on
+// this GPU, in the same run. For each case the tuner runs over the whole space (verifying every variant against the
+// CPU reference), then the winner and CUB are timed by the same harness: CUDA events around one complete call
+// (zeroing included), L2 flushed before every sample, median of --samples. GB/s counts the input bytes once; % roof
+// is against the read-only 16-byte streaming kernel measured at the start of the run. Both answers are compared
+// bin for bin with the CPU reference (and so with each other).
+//
+// Data: the tuner's distributions (uniform, narrow: a hot band of 16 bins' worth, image: a smooth field with noise)
+// and, for u8, English-like text bytes (words from a fixed vocabulary with Zipf-like frequencies, spaces,
+// punctuation, newlines), timed with the winner tuned on uniform bytes of the same shape.
+//
+//   histogram_range_bench [--quick] [--samples K] [--top K] [--markdown FILE]
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autotune/cache.hpp"
+#include "autotune/histogram_range_problem.hpp"
+#include "autotune/tuner.hpp"
+#include "bench/cub_range.hpp"
+#include "bench/read_roof.hpp"
+#include "core/cuda.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/histogram/reference.hpp"
+#include "kernel_templates/histogram_range/launcher.hpp"
+#include "kernel_templates/histogram_range/reference.hpp"
+#include "tuner/harness.hpp"
+#include "tuner/splitmix.hpp"
+
+using namespace autotune;
+
+namespace {
+
+struct Case {
+  std::string group;
+  HistogramRangeProblem problem;
+  bool text = false;  ///< time on text bytes with the winner tuned on uniform bytes of the same shape
+};
+
+HistogramRangeProblem make(SampleType t, int bins, EdgeLayout e, std::uint64_t n, const char* dist) {
+  HistogramRangeProblem p;
+  p.type = t, p.bins = bins, p.edges = e, p.n = n, p.distribution = dist;
+  return p;
+}
+
+std::vector<Case> cases(bool quick) {
+  // The two targets first (a run cut short by a time limit keeps them), then real-ish data, then the rest.
+  const std::uint64_t u8n = 512ull << 20, f32n = 64ull << 20;
+  const char* u8g = "u8, 256 irregular edges, 512 MiB";
+  const char* f32g = "f32, 1000 irregular edges, 64M";
+  std::vector<Case> out{
+      {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "uniform")},
+      {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "uniform")},
+      {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "uniform"), true},
+      {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "narrow")},
+      {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "image")},
+      {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "image")},
+      {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "narrow")},
+      {"f32, 1000 even edges, 64M", make(SampleType::f32, 999, EdgeLayout::even, f32n, "uniform")},
+      {"u8, 256 irregular edges, small n", make(SampleType::u8, 255, EdgeLayout::irregular, 1ull << 20, "uniform")},
+      {"f32, 1000 irregular edges, small n", make(SampleType::f32, 999, EdgeLayout::irregular, 1ull << 20, "uniform")},
+      {"u8, 17 irregular edges, 512 MiB", make(SampleType::u8, 16, EdgeLayout::irregular, u8n, "uniform")},
+      {"u16, 4097 irregular edges, 128M", make(SampleType::u16, 4096, EdgeLayout::irregular, 128ull << 20, "uniform")},
+      {"f64, 1000 irregular edges, 32M", make(SampleType::f64, 999, EdgeLayout::irregular, 32ull << 20, "uniform")},
+  };
+  if (quick) out.resize(2);
+  return out;
+}
+
+// English-like text: words of a fixed vocabulary drawn with Zipf-like weights (1/rank), separated by spaces, with
+// commas, full stops and newlines.
+std::vector<unsigned char> text_bytes(std::uint64_t n, std::uint64_t seed) {
+  static const char* words[] = {
+      "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with", "be", "by", "on", "not",
+      "he", "this", "are", "or", "his", "from", "at", "which", "but", "have", "an", "had", "they", "you", "were",
+      "their", "one", "all", "we", "can", "her", "has", "there", "been", "if", "more", "when", "will", "would", "who",
+      "so", "no", "histogram", "kernel", "memory", "shared", "bandwidth", "levels", "samples", "Between", "Where",
+      "throughput", "August", "Quickly", "zero", "jump", "vex", "quiz", "HTTP", "GPU", "2026", "42"};
+  constexpr int kWords = sizeof(words) / sizeof(words[0]);
+  std::vector<double> cdf(kWords);
+  double total = 0;
+  for (int i = 0; i < kWords; ++i) cdf[i] = total += 1.0 / (i + 1);
+  SplitMix64 rng{seed};
+  std::vector<unsigned char> out;
+  out.reserve(n);
+  while (out.size() < n) {
+    const double u = rng.unit() * total;
+    const char* w = words[std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin()];
+    for (const char* c = w; *c && out.size() < n; ++c) out.push_back(static_cast<unsigned char>(*c));
+    const double r = rng.unit();
+    const char sep = r < 0.06 ? ',' : r < 0.10 ? '.' : r < 0.12 ? '\n' : ' ';
+    if (out.size() < n) out.push_back(static_cast<unsigned char>(sep));
+    if ((sep == ',' || sep == '.') && out.size() < n) out.push_back(' ');
+  }
+  return out;
+}
+
+std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  bool quick = false;
+  int samples = 30, top = 3;
+  std::string markdown;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
+    else if (a == "--top" && i + 1 < argc) top = std::stoi(argv[++i]);
+    else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: histogram_range_bench [--quick] [--samples K] [--top K] [--markdown FILE]\n");
+      return 2;
+    }
+  }
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  cuda::Stream stream;
+  cuda::DeviceBuffer flush(2 * dev.l2_bytes);
+  const bench::ReadRoof roof = bench::measure_bench_roof(flush, samples, stream.get());
+
+  std::string header = fmt::format(
+      "# Range-histogram benchmark: {} ({} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}\n\n"
+      "Read roof (16-byte streaming read of 512 MiB): **{:.0f} GB/s** (spread {:.1f} %). Every time is the median of\n"
+      "{} calls with the L2 flushed before each, events around one whole call (zeroing included). CUB is\n"
+      "cub::DeviceHistogram::HistogramRange on the same samples and levels; `exact` means ours and CUB's counts both\n"
+      "equal the CPU reference in every bin.\n\n"
+      "| case | data | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | CUB % roof | vs CUB | check |\n"
+      "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+      dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
+      dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, roof.gbps, roof.spread * 100, samples);
+  std::printf("%s", header.c_str());
+  std::fflush(stdout);
+  std::string table = header;
+  std::map<std::string, Config> uniform_winners;  // shape without distribution -> the uniform winner
+
+  for (const Case& c : cases(quick)) {
+    const HistogramRangeProblem& p = c.problem;
+    Config winner;
+    TuneOptions o;
+    o.samples = 5;
+    o.warmup = 1;
+    const std::string shape = fmt::format("{}/{}/{}/{}", to_string(p.type), p.bins, to_string(p.edges), p.n);
+    if (c.text && uniform_winners.count(shape)) {
+      winner = uniform_winners.at(shape);
+    } else {
+      Cache cache(":memory:");
+      const TuneReport r = tune(Problem(p), cache, o);
+      if (!r.winner) {
+        std::printf("| %s | %s | %llu | no correct variant | | | | | | | | |\n", c.group.c_str(),
+                    p.distribution.c_str(), static_cast<unsigned long long>(p.n));
+        continue;
+      }
+      winner = r.winner->config;
+      if (p.distribution == "uniform") uniform_winners[shape] = winner;
+      std::vector<const Measurement*> ok;
+      for (const auto& m : r.measurements)
+        if (m.status == MeasurementStatus::ok) ok.push_back(&m);
+      std::sort(ok.begin(), ok.end(), [](auto* a, auto* b) { return a->median_ms < b->median_ms; });
+      for (int k = 0; k < top && k < static_cast<int>(ok.size()); ++k)
+        std::printf("  # %s %s #%d %.2f us %s\n", c.group.c_str(), p.distribution.c_str(), k + 1,
+                    ok[k]->median_ms * 1000.0, ok[k]->config.key().c_str());
+      std::printf("  # %s %s: %zu variants measured ok of %zu\n", c.group.c_str(), p.distribution.c_str(), ok.size(),
+                  r.measurements.size());
+    }
+    const auto host = c.text ? text_bytes(p.n, 7) : generate_range_samples(p, p.n, o.seed);
+    const auto levels = generate_levels(p);
+    cuda::DeviceBuffer in(host.size()), d_levels(levels.size());
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaMemcpy(d_levels.get(), levels.data(), levels.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    cuda::DeviceBuffer ours(static_cast<std::size_t>(p.bins) * 4), theirs(static_cast<std::size_t>(p.bins) * 4);
+    const auto compiled = jit::compile(kernel_source(p, winner), "winner.cu", dev.arch());
+    if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
+    HistogramRangeKernel kernel(p, *winner.as<HistogramRangeConfig>(), dev, compiled.cubin);
+    static_assert(static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64));
+    bench::CubHistogramRange cub(static_cast<bench::CubSample>(p.type), p.bins, p.n);
+
+    const SampleStats t_ours = time_calls(
+        [&](cudaStream_t s) { kernel.run(in.get(), p.n, d_levels.get(), ours.get(), s); }, flush, samples, stream.get());
+    const SampleStats t_cub = time_calls(
+        [&](cudaStream_t s) { cub.run(in.get(), d_levels.get(), theirs.as<unsigned>(), s); }, flush, samples,
+        stream.get());
+    const auto expected = range_counts_as_written(p, reference_range_histogram(p, host.data(), p.n, levels.data()));
+    std::vector<unsigned> got(p.bins), got_cub(p.bins);
+    AUTOTUNE_CUDA(cudaMemcpy(got.data(), ours.get(), ours.bytes(), cudaMemcpyDeviceToHost));
+    AUTOTUNE_CUDA(cudaMemcpy(got_cub.data(), theirs.get(), theirs.bytes(), cudaMemcpyDeviceToHost));
+    int wrong = 0, wrong_cub = 0;
+    for (int b = 0; b < p.bins; ++b) {
+      wrong += expected[b] != got[b];
+      wrong_cub += expected[b] != got_cub[b];
+    }
+    const std::string check = wrong == 0 && wrong_cub == 0
+                                  ? "exact"
+                                  : fmt::format("**ours {} bins off, CUB {} bins off**", wrong, wrong_cub);
+    const double gbps = p.bytes() / (t_ours.median * 1e-3) / 1e9;
+    const double cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
+    std::string row = fmt::format(
+        "| {} | {} | {} | `{}` | {} | {:.0f} | {:.1f} | {} | {:.0f} | {:.1f} | **{:.2f}x** | {} |\n", c.group,
+        c.text ? "text (winner of uniform)" : p.distribution, p.n, winner.key(), fmt_us(t_ours.median), gbps,
+        100.0 * gbps / roof.gbps, fmt_us(t_cub.median), cub_gbps, 100.0 * cub_gbps / roof.gbps,
+        t_cub.median / t_ours.median, check);
+    std::printf("%s", row.c_str());
+    std::fflush(stdout);
+    table += row;
+  }
+  if (!markdown.empty()) std::ofstream(markdown) << table;
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "histogram_range_bench: %s\n", e.what());
+  return 1;
+}

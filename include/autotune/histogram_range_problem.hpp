@@ -1,0 +1,134 @@
+// The range-histogram family's vocabulary (CUB's HistogramRange): the problem (what to count, and on which edges the
+// tuner measures) and the configuration (one variant of the kernel). The edges themselves are data of each call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "autotune/histogram_problem.hpp"  // SampleType, Privatization
+
+namespace autotune {
+
+/// How the levels the tuner measures on are laid out over the span of the sample type (HistogramRangeProblem::span):
+/// the shape of a problem says which kind of edges its winner was chosen for; a call may pass any levels.
+enum class EdgeLayout {
+  even,       ///< bins equal-width bins over the whole span (integers: edges rounded down)
+  irregular,  ///< bins + 1 distinct edges drawn at random inside the span (some samples fall below or above them)
+};
+std::string_view to_string(EdgeLayout e);
+std::optional<EdgeLayout> parse_edge_layout(std::string_view text);
+
+/// The C++ type of the levels for a sample type, as CUB's LevelT: int for u8, u16 and i32 (so that 256 and 65536
+/// can be an upper edge of 8- and 16-bit samples), unsigned int for u32, float for f32, double for f64.
+std::size_t level_size(SampleType t);
+std::string_view level_type_name(SampleType t);
+
+/// A histogram whose bins are given by `bins + 1` strictly ascending levels, with CUB's HistogramRange semantics:
+/// a sample s counts in bin i iff levels[i] <= s < levels[i + 1], the comparison made in the level type (the sample
+/// converted to it). Samples below levels[0], at or above levels[bins], and NaN count nowhere. Counters (32 or 64
+/// bits) are overwritten, not accumulated, by each call.
+///
+/// The levels are data of each call (device memory, like CUB): a compiled variant works for any levels of the
+/// problem's type and bin count. `edges` only says which levels the tuner generates to measure on
+/// (generate_levels in the family's reference.hpp, reproducible from the problem alone).
+struct HistogramRangeProblem {
+  static constexpr std::string_view kFamily = "histogram_range";
+
+  SampleType type = SampleType::u8;
+  int bins = 255;                            ///< levels: bins + 1
+  EdgeLayout edges = EdgeLayout::irregular;  ///< the levels the tuner measures on
+  std::uint64_t n = 0;                       ///< samples: the size tuned; for a handle, a hint (0 = none)
+  std::string distribution = "uniform";      ///< input distribution the tuner measures on (the histogram family's)
+  int counter_bits = 32;                     ///< width of the output counters: 32 or 64
+
+  bool operator==(const HistogramRangeProblem&) const = default;
+
+  /// Throws UsageError when the problem is not well formed: bins outside 1..max_bins(type) (u8: 256, u16: 65536,
+  /// others 1M), counters not 32 or 64, an unknown distribution.
+  void validate() const;
+  static int max_bins(SampleType t);
+
+  /// "histogram_range/u8/bins=255/edges=irregular/n=67108864/dist=uniform" ("/counters=64" appended for 64-bit).
+  std::string key() const;
+  std::string shape_key() const;
+  std::uint64_t bytes() const { return n * size_of(type); }
+
+  /// The value span the tuner's levels and samples lie in, [lower, upper]: [0, 256] for u8, [0, 65536] for u16,
+  /// [0, 2^24] for 32-bit integers, [0, 1] for floats.
+  std::pair<double, double> span() const;
+};
+
+/// Why `count` levels (raw values of the problem's level type, in host memory) cannot be the levels of `problem`,
+/// or empty: a count other than bins + 1, a NaN or infinite edge, edges that are not strictly ascending. The handle
+/// does not read device levels to check them (a call stays one launch, as CUB's): check them here once.
+std::string levels_violation(const HistogramRangeProblem& problem, const void* levels, std::size_t count);
+/// Throws UsageError with levels_violation's text when it is not empty.
+void validate_levels(const HistogramRangeProblem& problem, const void* levels, std::size_t count);
+
+/// How a sample finds its bin.
+enum class RangeBinning {
+  values,         ///< u8: count the 256 sample values (the even u8 histogram's fast path); each block maps its value
+                  ///< counts to bins once at the end (CUB's 8-bit method)
+  lut,            ///< u8, u16: a sample -> bin table in shared memory, built by each block from the levels
+  search,         ///< binary search over the levels copied to shared memory
+  search_global,  ///< binary search over the levels in global memory (through L1): any number of bins
+  prebin,         ///< a uniform pre-bin table in shared memory narrows the search to a few levels
+};
+std::string_view to_string(RangeBinning b);
+
+struct HistogramRangeConfig {
+  static constexpr std::string_view kFamily = "histogram_range";
+  static constexpr int kResidentGrid = 0;  ///< grid_blocks: at most the blocks resident at once
+
+  RangeBinning binning = RangeBinning::search;
+  Privatization privatization = Privatization::shared;  ///< global (atomics into the output) or shared
+  int replicas = 1;  ///< lane-interleaved shared copies of the counters: power of two in 1..32
+  int block = 256;   ///< threads per block: a multiple of 32 in 32..1024
+  int vec_bytes = 16;  ///< bytes per load: 0 = one sample, else a power of two from the sample size to 16
+  int loads = 2;       ///< loads in flight per thread per tile: 1..16
+  /// 0: enough blocks to cover n, at most the resident ones (a persistent grid); N > 0: at most N; 1 is the small-n
+  /// path: one block stores its counts (no zeroing launch, no atomics outside the block).
+  int grid_blocks = kResidentGrid;
+
+  bool operator==(const HistogramRangeConfig&) const = default;
+
+  /// "bin=search,priv=shared,R=1,block=256,vec=16,loads=2,grid=0"
+  std::string key() const;
+  static std::optional<HistogramRangeConfig> parse(std::string_view key);
+
+  int load_bytes(const HistogramRangeProblem& problem) const;
+  std::uint64_t tile_samples(const HistogramRangeProblem& problem) const;
+  unsigned grid_for(const HistogramRangeProblem& problem, std::uint64_t n, unsigned resident_blocks) const;
+  /// Dynamic shared memory: the counters (bins, or 256 values, times replicas; values: and per-bin totals), then
+  /// the levels (search, prebin, values), then the table (lut) or the pre-bin table (prebin).
+  std::size_t shared_bytes(const HistogramRangeProblem& problem) const;
+  /// Whether a call is one launch (a single block that stores its counts) rather than a memset and a launch.
+  bool one_launch() const { return grid_blocks == 1; }
+  std::string invalid_reason(const HistogramRangeProblem& problem) const;
+  /// Valid for every problem and every GPU of sm_70 or newer (48 KiB of shared memory at most).
+  static HistogramRangeConfig fallback(const HistogramRangeProblem& problem);
+};
+
+/// Name of the kernel entry point in every range-histogram variant.
+inline constexpr const char* kHistogramRangeKernelName = "autotune_histogram_range";
+
+/// Complete CUDA source of one variant: the generated preamble, kernel_templates/common.cuh, and
+/// kernel_templates/histogram_range/histogram_range.cu.
+std::string kernel_source(const HistogramRangeProblem& problem, const HistogramRangeConfig& config);
+
+}  // namespace autotune
+
+template <>
+struct std::hash<autotune::HistogramRangeConfig> {
+  std::size_t operator()(const autotune::HistogramRangeConfig& c) const noexcept {
+    return std::hash<std::string>{}(c.key());
+  }
+};

@@ -1,0 +1,132 @@
+// The range-histogram configuration: its key, the launch dimensions and shared memory it implies, its rules.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "autotune/histogram_range_problem.hpp"
+#include "core/key_text.hpp"
+#include "kernel_templates/histogram_range/enums.hpp"
+
+namespace autotune {
+
+std::string_view to_string(RangeBinning b) {
+  switch (b) {
+    case RangeBinning::values: return "values";
+    case RangeBinning::lut: return "lut";
+    case RangeBinning::search: return "search";
+    case RangeBinning::search_global: return "search_global";
+    case RangeBinning::prebin: return "prebin";
+  }
+  return "?";
+}
+
+std::string HistogramRangeConfig::key() const {
+  return fmt::format("bin={},priv={},R={},block={},vec={},loads={},grid={}", to_string(binning),
+                     to_string(privatization), replicas, block, vec_bytes, loads, grid_blocks);
+}
+
+std::optional<HistogramRangeConfig> HistogramRangeConfig::parse(std::string_view key) {
+  using namespace key_text;
+  const auto fields = split(key);
+  if (!fields) return std::nullopt;
+  const Fields& f = *fields;
+  const char* names[] = {"bin", "priv", "R", "block", "vec", "loads", "grid"};
+  if (f.size() != std::size(names)) return std::nullopt;
+  for (const char* name : names)
+    if (!f.count(name)) return std::nullopt;
+  const auto bin = to_enum(f.at("bin"), histogram_range_detail::kBinnings);
+  const auto priv = to_enum(f.at("priv"), histogram_range_detail::kPrivatizations);
+  const auto r = to_int(f.at("R")), block = to_int(f.at("block")), vec = to_int(f.at("vec")),
+             loads = to_int(f.at("loads")), grid = to_int(f.at("grid"));
+  if (!bin || !priv || !r || !block || !vec || !loads || !grid) return std::nullopt;
+  if (*r < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < 0) return std::nullopt;
+  HistogramRangeConfig c;
+  c.binning = *bin;
+  c.privatization = *priv;
+  c.replicas = *r;
+  c.block = *block;
+  c.vec_bytes = *vec;
+  c.loads = *loads;
+  c.grid_blocks = *grid;
+  return c;
+}
+
+int HistogramRangeConfig::load_bytes(const HistogramRangeProblem& problem) const {
+  return vec_bytes == 0 ? static_cast<int>(size_of(problem.type)) : vec_bytes;
+}
+
+std::uint64_t HistogramRangeConfig::tile_samples(const HistogramRangeProblem& problem) const {
+  return static_cast<std::uint64_t>(block) * static_cast<std::uint64_t>(loads) *
+         static_cast<std::uint64_t>(load_bytes(problem) / static_cast<int>(size_of(problem.type)));
+}
+
+unsigned HistogramRangeConfig::grid_for(const HistogramRangeProblem& problem, std::uint64_t n,
+                                        unsigned resident_blocks) const {
+  const std::uint64_t tile = tile_samples(problem);
+  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n ...
+  if (grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(grid_blocks));
+  grid = std::min<std::uint64_t>(grid, std::max(1u, resident_blocks));  // ... with the resident blocks at most
+  // No block may see 2^31 samples (its 32-bit shared counters stay exact); this overrides every cap.
+  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
+  return static_cast<unsigned>(grid);
+}
+
+std::size_t HistogramRangeConfig::shared_bytes(const HistogramRangeProblem& problem) const {
+  // The template's layout (histogram_range.cu checks that its own arithmetic gives this): counters (and, for
+  // values, per-bin totals), then the levels, then the table, each part starting at a multiple of 8 bytes.
+  auto align8 = [](std::size_t v) { return (v + 7) & ~std::size_t{7}; };
+  const bool values = binning == RangeBinning::values;
+  const std::size_t slots = values ? 256 : static_cast<std::size_t>(problem.bins);
+  const std::size_t counters = privatization == Privatization::shared ? slots * replicas : 0;
+  const std::size_t totals = values ? static_cast<std::size_t>(problem.bins) : 0;
+  std::size_t bytes = align8((counters + totals) * 4);
+  if (binning == RangeBinning::search || binning == RangeBinning::prebin || values)
+    bytes = align8(bytes + (static_cast<std::size_t>(problem.bins) + 1) * level_size(problem.type));
+  if (binning == RangeBinning::lut) bytes += static_cast<std::size_t>(histogram_range_detail::lut_size(problem.type)) * 2;
+  if (binning == RangeBinning::prebin) bytes += static_cast<std::size_t>(histogram_range_detail::prebins(problem.bins)) * 4;
+  return bytes;
+}
+
+std::string HistogramRangeConfig::invalid_reason(const HistogramRangeProblem& problem) const {
+  auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (block < 32 || block > 1024 || block % 32 != 0)
+    return fmt::format("block {} is not a multiple of 32 in 32..1024", block);
+  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
+  const int lb = load_bytes(problem);
+  if (!pow2(lb) || lb > 16 || lb < static_cast<int>(size_of(problem.type)))
+    return fmt::format("{}-byte loads do not fit {} samples", lb, to_string(problem.type));
+  if (!pow2(replicas) || replicas > 32) return fmt::format("replicas {} is not a power of two in 1..32", replicas);
+  if (privatization != Privatization::global && privatization != Privatization::shared)
+    return "range histograms privatize in shared memory or not at all (global)";
+  if (replicas != 1 && privatization != Privatization::shared) return "replicas apply to shared privatization only";
+  if (grid_blocks < 0) return fmt::format("grid {} is not 0 (resident blocks) or a positive cap", grid_blocks);
+  if (grid_blocks == 1 && privatization != Privatization::shared)
+    return "the single-block path stores shared counters: not with global atomics";
+  if (binning == RangeBinning::values) {
+    if (problem.type != SampleType::u8) return "counting sample values is for u8 samples";
+    if (privatization != Privatization::shared) return "counting sample values needs shared counters";
+  }
+  if (binning == RangeBinning::lut) {
+    if (histogram_range_detail::lut_size(problem.type) == 0) return "a lookup table is for u8 and u16 samples";
+    if (problem.bins >= 0xFFFF) return "a lookup table's 16-bit entries hold fewer than 65535 bins";
+  }
+  return {};
+}
+
+HistogramRangeConfig HistogramRangeConfig::fallback(const HistogramRangeProblem& problem) {
+  // Levels from global memory and global atomics need no shared memory: they run any problem on any GPU. Shared
+  // counters and levels when they fit the 48 KiB every block gets without opting in.
+  HistogramRangeConfig c;
+  c.binning = RangeBinning::search_global;
+  c.privatization = Privatization::global;
+  c.block = 256;
+  c.vec_bytes = 0;  // one-sample loads: any pointer alignment the API accepts
+  c.loads = 4;
+  HistogramRangeConfig s = c;
+  s.binning = RangeBinning::search;
+  s.privatization = Privatization::shared;
+  if (s.shared_bytes(problem) <= 48 * 1024) return s;
+  return c;
+}
+
+}  // namespace autotune

@@ -1,0 +1,24 @@
+// Every value of the range-histogram configuration's enums, in declaration order: what the key parser (config.cpp)
+// accepts and what the preamble (source.cpp) declares to the template. Internal to the histogram_range family.
+#pragma once
+
+#include "autotune/histogram_range_problem.hpp"
+
+namespace autotune::histogram_range_detail {
+
+inline constexpr RangeBinning kBinnings[] = {RangeBinning::values, RangeBinning::lut, RangeBinning::search,
+                                             RangeBinning::search_global, RangeBinning::prebin};
+/// Privatization is the even histogram's enum; this family takes global and shared (no per-warp copies).
+inline constexpr Privatization kPrivatizations[] = {Privatization::global, Privatization::shared};
+inline constexpr EdgeLayout kEdgeLayouts[] = {EdgeLayout::even, EdgeLayout::irregular};
+
+/// Entries of the sample -> bin table (RangeBinning::lut): one per value of an 8- or 16-bit sample, else 0.
+inline int lut_size(SampleType t) { return t == SampleType::u8 ? 256 : t == SampleType::u16 ? 65536 : 0; }
+/// Buckets of the pre-bin table (RangeBinning::prebin): the power of two at or above 2 * bins, 64..8192.
+inline int prebins(int bins) {
+  int g = 64;
+  while (g < 2 * bins && g < 8192) g *= 2;
+  return g;
+}
+
+}  // namespace autotune::histogram_range_detail

@@ -1,0 +1,190 @@
+// The range-histogram family as the family-independent code sees it (core/family.hpp): keys, cache columns,
+// command-line options, the default problems and the tuner workload, each delegated to this folder's files.
+#include "kernel_templates/histogram_range/family.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "autotune/error.hpp"
+#include "autotune/histogram_range_problem.hpp"
+#include "core/key_text.hpp"
+#include "core/option_text.hpp"
+#include "embedded.hpp"
+#include "kernel_templates/histogram_range/enums.hpp"
+#include "kernel_templates/histogram_range/space.hpp"
+#include "kernel_templates/histogram_range/workload.hpp"
+
+namespace autotune {
+
+namespace {
+
+const HistogramRangeProblem& problem_of(const Problem& p) {
+  const auto* h = p.as<HistogramRangeProblem>();
+  if (!h) throw UsageError(fmt::format("'{}' is not a range-histogram problem", p.key()));
+  return *h;
+}
+
+const HistogramRangeConfig& config_of(const Config& c) {
+  const auto* h = c.as<HistogramRangeConfig>();
+  if (!h) throw UsageError(fmt::format("'{}' is not a range-histogram configuration", c.key()));
+  return *h;
+}
+
+class HistogramRangeFamily final : public KernelFamily {
+ public:
+  std::string_view name() const override { return HistogramRangeProblem::kFamily; }
+  std::string_view summary() const override {
+    return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32 or f64 samples (CUB's HistogramRange)";
+  }
+
+  // "histogram_range/u8/bins=255/edges=irregular/n=67108864/dist=uniform[/counters=64]"
+  std::optional<Problem> parse_problem(std::string_view key) const override {
+    using namespace key_text;
+    const auto parts = problem_parts(key);
+    if (parts.size() < 6 || parts[0] != name()) return std::nullopt;
+    HistogramRangeProblem p;
+    const auto type = parse_sample_type(parts[1]);
+    if (!type) return std::nullopt;
+    p.type = *type;
+    auto named = named_parts(parts, 2);
+    if (!named) return std::nullopt;
+    const auto bins = take(*named, "bins"), edges = take(*named, "edges"), n = take(*named, "n");
+    const auto dist = take(*named, "dist"), counters = take(*named, "counters");
+    if (!bins || !edges || !n || !dist || !named->empty()) return std::nullopt;
+    const auto b = to_u64(*bins);
+    const auto nn = to_u64(*n);
+    const auto e = parse_edge_layout(*edges);
+    if (!b || !nn || !e || *b < 1 || *b > static_cast<std::uint64_t>(HistogramRangeProblem::max_bins(p.type)))
+      return std::nullopt;
+    p.bins = static_cast<int>(*b);
+    p.edges = *e;
+    p.n = *nn;
+    p.distribution = *dist;
+    if (counters) {
+      if (*counters != "64") return std::nullopt;
+      p.counter_bits = 64;
+    }
+    return Problem(p);
+  }
+
+  // The columns spell the problem out for SQL readers: the span in lower/upper, the edge layout in op.
+  ProblemColumns columns(const Problem& problem) const override {
+    const HistogramRangeProblem& h = problem_of(problem);
+    const auto [lo, hi] = h.span();
+    return {std::string(to_string(h.type)), h.bins, lo, hi, fmt::format("edges={}", to_string(h.edges)),
+            h.counter_bits};
+  }
+
+  // The same sample type, counters and distribution; |log2 of the bins ratio| (taking more bins counted twice, as
+  // the even histogram measured), plus 1 for another edge layout (a winner's binning carries over; its speed less).
+  std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
+    const HistogramRangeProblem& a = problem_of(wanted);
+    const HistogramRangeProblem& b = problem_of(tuned);
+    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
+    const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
+    return (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0);
+  }
+  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
+    const HistogramRangeProblem& h = problem_of(p);
+    const HistogramRangeConfig& hc = config_of(c);
+    return device ? histogram_range_constraint_violation(h, hc, *device) : hc.invalid_reason(h);
+  }
+
+  std::optional<Config> parse_config(std::string_view key) const override {
+    if (auto c = HistogramRangeConfig::parse(key)) return Config(*c);
+    return std::nullopt;
+  }
+  Config fallback(const Problem& problem) const override {
+    return HistogramRangeConfig::fallback(problem_of(problem));
+  }
+  int launches(const Config& c) const override { return config_of(c).one_launch() ? 1 : 2; }
+  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
+    return config_of(c).shared_bytes(problem_of(p));
+  }
+  ReportAxes report_axes(const Config& config) const override {
+    const HistogramRangeConfig& h = config_of(config);
+    return {h.block, h.loads, fmt::format("{}/{}/R={}", to_string(h.binning), to_string(h.privatization), h.replicas)};
+  }
+  std::string_view baseline_name() const override { return "CUB HistogramRange"; }
+
+  std::string kernel_source(const Problem& p, const Config& c) const override {
+    return autotune::kernel_source(problem_of(p), config_of(c));
+  }
+  std::string code_text() const override {
+    return std::string(embedded::histogram_range_template) + std::string(embedded::histogram_range_source_cpp) +
+           std::string(embedded::histogram_range_config_cpp) + std::string(embedded::histogram_range_enums_hpp) +
+           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+  }
+
+  std::vector<std::string> distributions() const override { return histogram_distributions(); }
+  bool robust_across_distributions() const override { return true; }
+  std::vector<Problem> default_problems() const override {
+    // The two targets: u8 with 256 irregular edges, f32 with 1000 irregular edges.
+    HistogramRangeProblem u8{.type = SampleType::u8, .bins = 255, .edges = EdgeLayout::irregular, .n = 64ull << 20};
+    HistogramRangeProblem f32{.type = SampleType::f32, .bins = 999, .edges = EdgeLayout::irregular, .n = 16ull << 20};
+    return {Problem(u8), Problem(f32)};
+  }
+  std::uint64_t output_bytes(const Problem& p) const override {
+    const HistogramRangeProblem& h = problem_of(p);
+    return static_cast<std::uint64_t>(h.bins) * static_cast<std::uint64_t>(h.counter_bits / 8);
+  }
+  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
+    return make_histogram_range_workload(problem_of(p), d, seed);
+  }
+
+  std::vector<ProblemParameter> problem_parameters() const override {
+    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64"},
+            {"bins", "N", "number of bins (levels: bins + 1), 1..256 for u8, ..65536 for u16, ..1048576 otherwise "
+                          "(default 255 for u8, required otherwise)"},
+            {"edges", "E", "the levels the tuner measures on: irregular (default: random distinct edges) or even"},
+            {"counters", "BITS", "output counter width: 32 (default) or 64"}};
+  }
+
+  Problem make_problem(const ProblemOptions& o) const override {
+    using option_text::to_integer;
+    auto given = [&](const char* k) { return o.count(k) != 0; };
+    HistogramRangeProblem p;
+    if (given("type")) {
+      const auto t = parse_sample_type(o.at("type"));
+      if (!t)
+        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32, f64)",
+                                     o.at("type")));
+      p.type = *t;
+    }
+    if (given("bins")) {
+      const long long b = to_integer("bins", o.at("bins"));
+      const int max = HistogramRangeProblem::max_bins(p.type);
+      if (b < 1 || b > max) throw UsageError(fmt::format("--bins: {} is outside 1..{} for {}", b, max, to_string(p.type)));
+      p.bins = static_cast<int>(b);
+    } else if (p.type != SampleType::u8) {
+      throw UsageError("--bins is required for sample types other than u8");
+    }
+    if (given("edges")) {
+      const auto e = parse_edge_layout(o.at("edges"));
+      if (!e) throw UsageError(fmt::format("--edges: '{}' is not irregular or even", o.at("edges")));
+      p.edges = *e;
+    }
+    p.n = parse_size(o.at("n"));
+    if (given("dist")) p.distribution = o.at("dist");
+    if (given("counters")) {
+      const std::string c = o.at("counters");
+      if (c != "32" && c != "64") throw UsageError(fmt::format("--counters: '{}' is not 32 or 64", c));
+      p.counter_bits = c == "32" ? 32 : 64;
+    }
+    p.validate();
+    return p;
+  }
+  std::string command_options(const Problem& p) const override {
+    const HistogramRangeProblem& h = problem_of(p);
+    return fmt::format("--type {} --bins {} --edges {}{}", to_string(h.type), h.bins, to_string(h.edges),
+                       h.counter_bits == 64 ? " --counters 64" : "");
+  }
+  std::string example_options() const override { return "--type f32 --bins 999 --edges irregular --n 64M"; }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelFamily> make_histogram_range_family() { return std::make_unique<HistogramRangeFamily>(); }
+
+}  // namespace autotune

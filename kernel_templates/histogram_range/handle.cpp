@@ -1,0 +1,93 @@
+#include "autotune/histogram_range.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "autotune/error.hpp"
+#include "core/cuda.hpp"
+#include "kernel_templates/histogram_range/handle.hpp"
+#include "kernel_templates/histogram_range/launcher.hpp"
+#include "runtime/resolve.hpp"
+#include "runtime/size_table.hpp"
+
+namespace autotune {
+
+struct HistogramRange::Impl {
+  HistogramRangeProblem problem;
+  Resolution resolution;
+  // The size table as a call reads it (each range's first n, its kernel), filled at construction, read-only after.
+  std::vector<std::uint64_t> starts;
+  std::vector<std::size_t> range_kernel;
+  std::vector<std::unique_ptr<HistogramRangeKernel>> kernels;
+  std::vector<Config> configs;
+
+  std::size_t range_of(std::uint64_t n) const { return size_range_index(starts.data(), starts.size(), n); }
+  const HistogramRangeKernel& kernel_for(std::uint64_t n) const { return *kernels[range_kernel[range_of(n)]]; }
+};
+
+HistogramRange::HistogramRange(const HistogramRangeProblem& problem, const Options& options)
+    : impl_(std::make_unique<Impl>()) {
+  problem.validate();
+  impl_->problem = problem;
+  Resolved r = resolve(problem, options.device, options.cache_path, options.require);
+  impl_->resolution = std::move(r.resolution);
+  for (const SizeRange& range : impl_->resolution.sizes) impl_->starts.push_back(range.n_from);
+  impl_->range_kernel = std::move(r.range_kernel);
+  with_device(r.ordinal, [&] {
+    for (const ResolvedKernel& k : r.kernels) {
+      impl_->kernels.push_back(
+          std::make_unique<HistogramRangeKernel>(problem, *k.config.as<HistogramRangeConfig>(), r.device, k.cubin));
+      impl_->configs.emplace_back(impl_->kernels.back()->config());
+    }
+  });
+}
+
+HistogramRange::~HistogramRange() = default;
+HistogramRange::HistogramRange(HistogramRange&&) noexcept = default;
+HistogramRange& HistogramRange::operator=(HistogramRange&&) noexcept = default;
+
+void check_histogram_range_call(const HistogramRangeProblem& p, const void* samples,
+                                std::optional<SampleType> sample_type, std::uint64_t n, const void* levels,
+                                const void* counts, int counter_bits) {
+  if (sample_type && *sample_type != p.type)
+    throw UsageError(fmt::format("autotune::HistogramRange: {} samples passed to a handle of {} samples ({})",
+                                 to_string(*sample_type), to_string(p.type), p.key()));
+  if (counter_bits != p.counter_bits)
+    throw UsageError(fmt::format("autotune::HistogramRange: {}-bit counters passed to a problem with {}-bit counters",
+                                 counter_bits, p.counter_bits));
+  if (counts == nullptr) throw UsageError("autotune::HistogramRange: the counts pointer is null");
+  if (levels == nullptr) throw UsageError("autotune::HistogramRange: the levels pointer is null");
+  if (samples == nullptr && n > 0) throw UsageError("autotune::HistogramRange: the samples pointer is null");
+  if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
+    throw UsageError(fmt::format("autotune::HistogramRange: the samples pointer is not aligned to {} bytes",
+                                 size_of(p.type)));
+  if (reinterpret_cast<std::uintptr_t>(levels) % level_size(p.type) != 0)
+    throw UsageError(fmt::format("autotune::HistogramRange: the levels pointer is not aligned to {} bytes",
+                                 level_size(p.type)));
+}
+
+void HistogramRange::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n,
+                           const void* d_levels, void* d_counts, int counter_bits, cudaStream_t stream) const {
+  check_histogram_range_call(impl_->problem, d_samples, sample_type, n, d_levels, d_counts, counter_bits);
+  impl_->kernel_for(n).run(d_samples, n, d_levels, d_counts, stream);
+}
+
+void HistogramRange::operator()(const void* d_samples, std::uint64_t n, const void* d_levels, unsigned int* d_counts,
+                                cudaStream_t stream) const {
+  count(d_samples, std::nullopt, n, d_levels, d_counts, 32, stream);
+}
+
+void HistogramRange::operator()(const void* d_samples, std::uint64_t n, const void* d_levels,
+                                unsigned long long* d_counts, cudaStream_t stream) const {
+  count(d_samples, std::nullopt, n, d_levels, d_counts, 64, stream);
+}
+
+const HistogramRangeProblem& HistogramRange::problem() const { return impl_->problem; }
+const Resolution& HistogramRange::resolution() const { return impl_->resolution; }
+const Config& HistogramRange::config_for(std::uint64_t n) const {
+  return impl_->configs[impl_->range_kernel[impl_->range_of(n)]];
+}
+const SizeRange& HistogramRange::range_for(std::uint64_t n) const { return impl_->resolution.sizes[impl_->range_of(n)]; }
+
+}  // namespace autotune

@@ -1,0 +1,259 @@
+// Range-histogram kernel template (CUB's HistogramRange semantics), compiled with NVRTC once per variant.
+//
+// Between the preamble and this text comes kernel_templates/common.cuh (u64, Raw, split_unaligned, tile_index).
+// Every parameter arrives as a compile-time constant in namespace `at`, from the preamble that
+// autotune::kernel_source() writes from a HistogramRangeProblem and a HistogramRangeConfig:
+//   sample_t, level_t, out_t   sample type; level type (int for 8/16-bit and i32 samples); counter type
+//   kBins, kLevels             bins; levels = bins + 1 (the levels themselves are an argument of every call)
+//   kBlock, kVecBytes, kLoads  threads per block; bytes per load; loads in flight per thread per tile
+//   kBinning                   how a sample finds its bin:
+//                                values: u8 only: the 256 sample values are counted (the even u8 fast path); at the
+//                                  end each block maps value counts to bins (a contiguous range of values per bin);
+//                                lut: a sample -> bin table (16-bit entries, 0xFFFF = no bin) in shared memory, built
+//                                  by each block from the levels in one merge-like pass;
+//                                search: binary search over the levels copied to shared memory;
+//                                search_global: the same over the levels in global memory (read through L1);
+//                                prebin: kPrebins equal-width buckets over [levels[0], levels[kBins]) give the count
+//                                  of levels at or below the bucket's start, and a short walk over the levels in
+//                                  shared memory makes it exact (exact for any levels; fast when they spread out)
+//   kPriv, kReplicas           Privatization::global: atomics straight into `out`; shared: kReplicas
+//                              lane-interleaved copies of the counters (bin b of copy r at word b * kReplicas + r)
+//   kLutSize, kPrebins         table sizes; kSharedBytes: the dynamic shared memory the host passes (checked below)
+//
+// Semantics: a sample s counts in bin i iff levels[i] <= (level_t)s < levels[i + 1]; below levels[0], at or above
+// levels[kBins], and NaN, it counts nowhere. Levels must be strictly ascending (the host checks what it generates;
+// validate_levels checks an application's).
+//
+// The output is zeroed by the host before the launch (cudaMemsetAsync), except when the grid is one block: then the
+// block stores its counts (the small-n path, one launch). The host keeps every block under 2^31 samples, so per-block
+// 32-bit shared counters are exact.
+
+static_assert(at::kBlock >= 32 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 up to 1024");
+static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
+static_assert(at::kVecBytes >= sizeof(at::sample_t) && at::kVecBytes <= 16 && (at::kVecBytes & (at::kVecBytes - 1)) == 0,
+              "vector width must be a power of two from the sample size to 16 bytes");
+static_assert(at::kBins >= 1 && at::kLevels == at::kBins + 1, "levels are bins + 1");
+static_assert(at::kReplicas >= 1 && at::kReplicas <= 32 && (at::kReplicas & (at::kReplicas - 1)) == 0,
+              "replicas must be a power of two in 1..32");
+static_assert(at::kPriv == at::Privatization::global || at::kPriv == at::Privatization::shared,
+              "privatization is global or shared");
+static_assert(at::kBinning != at::Binning::values || (sizeof(at::sample_t) == 1 && at::kPriv == at::Privatization::shared),
+              "value counting is for u8 samples, in shared memory");
+static_assert(at::kBinning != at::Binning::lut || (at::kLutSize > 0 && at::kBins < 0xFFFF),
+              "a lookup table takes 8- or 16-bit samples and fewer than 65535 bins");
+
+namespace at {
+
+constexpr int kElemsPerVec = kVecBytes / static_cast<int>(sizeof(sample_t));
+constexpr bool kValues = kBinning == Binning::values;
+constexpr bool kShared = kPriv == Privatization::shared;
+// values: the levels too, for the mapping of value counts to bins at the end (a search in shared memory, not a chain
+// of dependent global loads while every block of the grid waits at its end).
+constexpr bool kSharedLevels = kBinning == Binning::search || kBinning == Binning::prebin || kValues;
+constexpr int kSlots = kValues ? 256 : kBins;           // counters per copy
+constexpr int kCounterWords = kShared ? kSlots * kReplicas : 0;
+constexpr int kBinTotalWords = kValues ? kBins : 0;     // values: the block's per-bin totals at the end
+__host__ __device__ constexpr unsigned align8(unsigned v) { return (v + 7u) & ~7u; }
+constexpr unsigned kLevelsOffset = align8((kCounterWords + kBinTotalWords) * 4u);
+constexpr unsigned kTableOffset = align8(kLevelsOffset + (kSharedLevels ? kLevels * sizeof(level_t) : 0u));
+constexpr unsigned kTableBytes = kBinning == Binning::lut ? kLutSize * 2u : (kBinning == Binning::prebin ? kPrebins * 4u : 0u);
+static_assert(kTableOffset + kTableBytes == kSharedBytes || (kTableOffset + kTableBytes == 0 && kSharedBytes == 0),
+              "the kernel's shared layout is the size HistogramRangeConfig::shared_bytes() gives the host");
+__host__ __device__ constexpr int top_step(int n) { return n <= 1 ? 1 : 2 * top_step(n / 2); }  // largest power of two <= n
+constexpr int kTopStep = top_step(kLevels);
+static_assert(kTopStep <= kLevels && 2 * kTopStep > kLevels, "binary lifting covers every level");
+
+typedef typename Raw<kVecBytes>::type raw_t;  // Raw: common.cuh
+union Vec {
+  raw_t raw;
+  sample_t s[kElemsPerVec];
+};
+
+// The number of levels at or below x (levels ascending): upper_bound's index. Binary lifting over compile-time steps,
+// no data-dependent loop. NaN compares false everywhere: 0, no bin.
+template <class Load>
+__device__ __forceinline__ int upper_count(level_t x, Load load) {
+  int c = 0;
+#pragma unroll
+  for (int step = kTopStep; step > 0; step >>= 1)
+    if (c + step <= kLevels && load(c + step - 1) <= x) c += step;
+  return c;
+}
+
+// A count of levels at or below x (0..kLevels) as a bin, or -1.
+__device__ __forceinline__ int bin_of_count(int c) { return c >= 1 && c <= kBins ? c - 1 : -1; }
+
+struct Binner {
+  const level_t* global_levels;
+  const level_t* levels;   // shared copy (search, prebin)
+  const unsigned short* lut;
+  const int* table;        // prebin
+  level_t lo, hi;          // prebin: levels[0], levels[kBins]
+  float scale;             // prebin: kPrebins / (hi - lo)
+
+  // Counter index of one sample (values: the sample; else its bin), or -1.
+  __device__ __forceinline__ int operator()(sample_t s) const {
+    if constexpr (kBinning == Binning::values) {
+      return static_cast<int>(s);
+    } else if constexpr (kBinning == Binning::lut) {
+      const int b = lut[static_cast<int>(s)];  // a cast: this branch must compile for every sample type
+      return b == 0xFFFF ? -1 : b;
+    } else if constexpr (kBinning == Binning::search) {
+      const level_t* lv = levels;
+      return bin_of_count(upper_count(static_cast<level_t>(s), [lv](int i) { return lv[i]; }));
+    } else if constexpr (kBinning == Binning::search_global) {
+      const level_t* lv = global_levels;
+      return bin_of_count(upper_count(static_cast<level_t>(s), [lv](int i) { return __ldg(lv + i); }));
+    } else {  // prebin
+      const level_t x = static_cast<level_t>(s);
+      if (!(x >= lo && x < hi)) return -1;  // written so that NaN fails the test
+      const float f = static_cast<float>(static_cast<double>(x) - static_cast<double>(lo)) * scale;
+      const int g = f < static_cast<float>(kPrebins) ? static_cast<int>(f) : kPrebins - 1;
+      // The table's count is a guess (float rounding): walk to the exact one. lo <= x < hi keeps it in 1..kBins.
+      int c = table[g];
+      while (c < kLevels && levels[c] <= x) ++c;
+      while (c > 0 && levels[c - 1] > x) --c;
+      return c - 1;
+    }
+  }
+};
+
+struct Counter {
+  unsigned* smem;  // this lane's copy
+  out_t* out;
+  __device__ __forceinline__ void add(int b) const {
+    if (b < 0) return;
+    if constexpr (kShared) atomicAdd(smem + b * kReplicas, 1u);
+    else atomicAdd(out + b, static_cast<out_t>(1));
+  }
+};
+
+// Count of counter k summed over the block's copies; the j-th read of thread k goes to copy (j + k) mod R, so a
+// warp's reads hit different banks.
+__device__ __forceinline__ unsigned block_total(const unsigned* counters, int k) {
+  unsigned total = 0;
+#pragma unroll 4
+  for (int j = 0; j < kReplicas; ++j) total += counters[k * kReplicas + ((j + k) & (kReplicas - 1))];
+  return total;
+}
+
+}  // namespace at
+
+extern "C" __global__ void __launch_bounds__(at::kBlock)
+autotune_histogram_range(const at::sample_t* __restrict__ in, unsigned long long n,
+                         const at::level_t* __restrict__ levels, at::out_t* __restrict__ out) {
+  using namespace at;
+  extern __shared__ __align__(16) unsigned char smem_raw[];  // kSharedBytes
+  unsigned* counters = reinterpret_cast<unsigned*>(smem_raw);
+  const int lane = threadIdx.x & 31;
+  const bool one_block = gridDim.x == 1;  // it stores its counts: the host did not zero `out`
+
+  // Prologue: zero the counters, bring the levels (or the table made from them) into shared memory.
+  for (int i = threadIdx.x; i < kCounterWords + kBinTotalWords; i += kBlock) counters[i] = 0;
+  Binner binner;
+  binner.global_levels = levels;
+  binner.levels = reinterpret_cast<const level_t*>(smem_raw + kLevelsOffset);
+  binner.lut = reinterpret_cast<const unsigned short*>(smem_raw + kTableOffset);
+  binner.table = reinterpret_cast<const int*>(smem_raw + kTableOffset);
+  if constexpr (kSharedLevels) {
+    level_t* lv = reinterpret_cast<level_t*>(smem_raw + kLevelsOffset);
+    for (int i = threadIdx.x; i < kLevels; i += kBlock) lv[i] = levels[i];
+  }
+  if constexpr (kBinning == Binning::lut) {
+    // Thread t fills the table for a contiguous run of values: one binary search for the first, then a walk that
+    // advances over the levels as the values grow (a merge of two sorted lists: kLutSize + kBins steps in all).
+    unsigned short* lut = reinterpret_cast<unsigned short*>(smem_raw + kTableOffset);
+    constexpr int kPerThread = (kLutSize + kBlock - 1) / kBlock;
+    const int v0 = static_cast<int>(threadIdx.x) * kPerThread;
+    if (v0 < kLutSize) {
+      int c = upper_count(static_cast<level_t>(v0), [levels](int i) { return __ldg(levels + i); });
+      for (int k = 0; k < kPerThread && v0 + k < kLutSize; ++k) {
+        const level_t v = static_cast<level_t>(v0 + k);
+        while (c < kLevels && __ldg(levels + c) <= v) ++c;
+        const int b = bin_of_count(c);
+        lut[v0 + k] = b < 0 ? static_cast<unsigned short>(0xFFFF) : static_cast<unsigned short>(b);
+      }
+    }
+  }
+  __syncthreads();
+  if constexpr (kBinning == Binning::prebin) {
+    binner.lo = binner.levels[0];
+    binner.hi = binner.levels[kBins];
+    const float width = static_cast<float>(static_cast<double>(binner.hi) - static_cast<double>(binner.lo));
+    binner.scale = static_cast<float>(kPrebins) / width;  // an infinite width gives 0: one bucket, a long walk
+    int* table = reinterpret_cast<int*>(smem_raw + kTableOffset);
+    const level_t* lv = binner.levels;
+    for (int g = threadIdx.x; g < kPrebins; g += kBlock) {
+      const double start = static_cast<double>(binner.lo) + static_cast<double>(g) / static_cast<double>(binner.scale);
+      const level_t x = start < static_cast<double>(binner.hi) ? static_cast<level_t>(start) : binner.hi;
+      table[g] = upper_count(x, [lv](int i) { return lv[i]; });
+    }
+    __syncthreads();
+  }
+
+  Counter counter;
+  counter.smem = counters + (lane & (kReplicas - 1));
+  counter.out = out;
+
+  const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
+  const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
+  const Split split = split_unaligned<kVecBytes>(in, n);
+  const u64 nvec = split.nvec;
+  // Every load of the samples through the read-only path (ld.global.nc), as the even histogram's loads compile to.
+  // Without __ldg these compiled to plain ld.global, and the values variants ran 12 % slower than the even u8
+  // histogram with the same parameters (bench/results/2026-12-01d-h200-histrange-bench.md).
+  if (tid < split.head) counter.add(binner(__ldg(in + tid)));
+  if (tid < n - split.tail_begin) counter.add(binner(__ldg(in + split.tail_begin + tid)));
+
+  const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
+  const u64 tile = threads * kLoads;
+  u64 base = 0;
+  for (; base + tile <= nvec; base += tile) {
+    Vec v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) v[k].raw = __ldg(vin + tile_index<true, kLoads>(base, k, threads, tid));
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k)
+#pragma unroll
+      for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v[k].s[e]));
+  }
+  if (base < nvec) {
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
+      if (i < nvec) {
+        Vec v;
+        v.raw = __ldg(vin + i);
+#pragma unroll
+        for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v.s[e]));
+      }
+    }
+  }
+
+  if constexpr (kShared) {
+    __syncthreads();
+    if constexpr (kValues) {
+      // Value v's count goes to the bin holding v: one search per value and block, then the bins' totals.
+      unsigned* bin_totals = counters + kCounterWords;
+      for (int v = threadIdx.x; v < 256; v += kBlock) {
+        const unsigned t = block_total(counters, v);
+        if (t == 0) continue;
+        const level_t* lv = binner.levels;
+        const int b = bin_of_count(upper_count(static_cast<level_t>(v), [lv](int i) { return lv[i]; }));
+        if (b >= 0) atomicAdd(bin_totals + b, t);
+      }
+      __syncthreads();
+      for (int b = threadIdx.x; b < kBins; b += kBlock) {
+        const unsigned t = bin_totals[b];
+        if (one_block) out[b] = t;
+        else if (t != 0) atomicAdd(out + b, static_cast<out_t>(t));
+      }
+    } else {
+      for (int b = threadIdx.x; b < kBins; b += kBlock) {
+        const unsigned t = block_total(counters, b);
+        if (one_block) out[b] = t;
+        else if (t != 0) atomicAdd(out + b, static_cast<out_t>(t));
+      }
+    }
+  }
+}

@@ -1,0 +1,34 @@
+// The levels and samples the tuner measures on, and the CPU reference every variant is checked against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "autotune/histogram_range_problem.hpp"
+
+namespace autotune {
+
+/// The bins + 1 levels of `problem` (raw values of its level type, level_size(type) bytes each), reproducible from
+/// the problem alone (type, bins, edges), so that a baseline (CUB in bench/) and the tuner measure on the same ones:
+///   even:      levels[i] = lower + i * (upper - lower) / bins over the span (integers rounded down);
+///   irregular: bins + 1 distinct values drawn at random in the span, sorted (for u8 with 255 bins, 256 of the 257
+///              values 0..256; for floats, gaps of random widths).
+std::vector<unsigned char> generate_levels(const HistogramRangeProblem& problem);
+
+/// n samples of problem.type following problem.distribution over the span (the even histogram family's generator,
+/// kernel_templates/histogram/reference.hpp, with the range [span.first, span.second)), reproducible from `seed`.
+std::vector<unsigned char> generate_range_samples(const HistogramRangeProblem& problem, std::uint64_t n,
+                                                  std::uint64_t seed);
+
+/// The histogram of `n` samples over `levels` (raw values of the level type), by the semantics of
+/// histogram_range_problem.hpp: std::upper_bound over the levels, plain sequential C++.
+std::vector<std::uint64_t> reference_range_histogram(const HistogramRangeProblem& problem, const void* samples,
+                                                     std::uint64_t n, const void* levels);
+
+/// Counters as the GPU wrote them (32 or 64 bits), widened; the reference as such counters would hold it.
+std::vector<std::uint64_t> widen_range_counts(const HistogramRangeProblem& problem, const void* raw);
+std::vector<std::uint64_t> range_counts_as_written(const HistogramRangeProblem& problem,
+                                                   std::vector<std::uint64_t> counts);
+
+}  // namespace autotune

@@ -1,0 +1,84 @@
+#include "kernel_templates/histogram_range/space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace autotune {
+
+namespace {
+
+constexpr std::size_t kMaxSharedAnyGpu = 227 * 1024;  // sm_90 opt-in; the device check is exact
+constexpr std::uint64_t kSmallN = 4u << 20;            // the single-block path is measured up to here
+
+struct Builder {
+  const HistogramRangeProblem& problem;
+  std::vector<HistogramRangeConfig> out;
+  void add(RangeBinning bin, Privatization p, int r, int block, int loads, int grid = 0) {
+    HistogramRangeConfig c;
+    c.binning = bin, c.privatization = p, c.replicas = r, c.block = block, c.vec_bytes = 16, c.loads = loads;
+    c.grid_blocks = grid;
+    if (!c.invalid_reason(problem).empty() || c.shared_bytes(problem) > kMaxSharedAnyGpu) return;
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+};
+
+}  // namespace
+
+std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProblem& problem) {
+  Builder b{problem, {}};
+  using P = Privatization;
+  using B = RangeBinning;
+  // 1. u8: the 256 values counted as the even u8 histogram counts them (R = 32 lane-interleaved copies: every lane
+  //    its own bank, measured the fastest there), mapped to bins once per block.
+  for (int r : {16, 32})
+    for (int block : {256, 512, 1024})
+      for (int loads : {1, 2, 4}) b.add(B::values, P::shared, r, block, loads);
+  // 2. u8, u16: the sample -> bin table in shared memory, then the counters of the bins.
+  for (int r : {1, 8, 32})
+    for (int block : {256, 512, 1024})
+      for (int loads : {2, 4}) b.add(B::lut, P::shared, r, block, loads);
+  // 3. Binary search over the levels in shared memory, and the pre-bin table with a short walk.
+  for (B bin : {B::search, B::prebin})
+    for (int r : {1, 8, 32})
+      for (int block : {256, 512, 1024})
+        for (int loads : {2, 4}) b.add(bin, P::shared, r, block, loads);
+  // 4. Global atomics (any number of bins), and the levels read from global memory when they fit no shared memory.
+  for (B bin : {B::lut, B::search, B::prebin, B::search_global})
+    for (int block : {256, 512})
+      for (int loads : {2, 4}) b.add(bin, P::global, 1, block, loads);
+  for (int r : {1, 8})
+    for (int block : {256, 512})
+      for (int loads : {2, 4}) b.add(B::search_global, P::shared, r, block, loads);
+  if (problem.n > kSmallN) return b.out;
+  // 5. Small n: one block, one launch, its counts stored without atomics outside it.
+  for (B bin : {B::values, B::lut, B::search, B::prebin})
+    for (int block : {512, 1024})
+      for (int loads : {2, 4}) b.add(bin, P::shared, bin == B::values ? 32 : 1, block, loads, 1);
+  return b.out;
+}
+
+std::vector<HistogramRangeConfig> histogram_range_space_any_n(const HistogramRangeProblem& problem) {
+  HistogramRangeProblem small = problem, large = problem;
+  small.n = 0;
+  large.n = std::numeric_limits<std::uint64_t>::max();
+  std::vector<HistogramRangeConfig> all = histogram_range_space(small);
+  for (const auto& c : histogram_range_space(large))
+    if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
+  return all;
+}
+
+std::string histogram_range_constraint_violation(const HistogramRangeProblem& problem,
+                                                 const HistogramRangeConfig& config, const DeviceInfo& device) {
+  if (std::string why = config.invalid_reason(problem); !why.empty()) return why;
+  if (config.block > device.max_threads_per_block)
+    return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
+                       device.max_threads_per_block);
+  if (config.shared_bytes(problem) > static_cast<std::size_t>(device.shared_per_block_optin))
+    return fmt::format("{} bytes of shared memory exceed the device's {} per block", config.shared_bytes(problem),
+                       device.shared_per_block_optin);
+  return {};
+}
+
+}  // namespace autotune

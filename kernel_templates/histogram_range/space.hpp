@@ -1,0 +1,23 @@
+// The range-histogram search space, and the device limits that prune it before anything is compiled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "autotune/device.hpp"
+#include "autotune/histogram_range_problem.hpp"
+
+namespace autotune {
+
+/// The space for `problem`, in a fixed order, every configuration well formed and within 227 KiB of shared memory:
+/// per binning that applies to the sample type (values for u8; lut for u8 and u16; search, prebin and
+/// search_global for all), shared counters with 1 to 32 lane-interleaved copies and global atomics, blocks of 256
+/// to 1024 threads, 1 to 4 loads of 16 bytes in flight, and, up to 4M samples, the single-block path.
+std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProblem& problem);
+/// Every configuration histogram_range_space() returns at some n (small-n and large-n spaces, without duplicates).
+std::vector<HistogramRangeConfig> histogram_range_space_any_n(const HistogramRangeProblem& problem);
+/// Why `config` cannot run for `problem` on `device`, or empty.
+std::string histogram_range_constraint_violation(const HistogramRangeProblem& problem,
+                                                 const HistogramRangeConfig& config, const DeviceInfo& device);
+
+}  // namespace autotune

@@ -1,0 +1,284 @@
+// The range-histogram family without a GPU: keys, parsing, the levels' checks, the tuner's levels, the CPU
+// reference on hand-counted inputs, the configuration rules and shared-memory layout, and NVRTC compiling every
+// variant of the space for sm_90.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "autotune/error.hpp"
+#include "autotune/histogram_range_problem.hpp"
+#include "autotune/problem.hpp"
+#include "core/family.hpp"
+#include "kernel_templates/histogram_range/handle.hpp"
+#include "kernel_templates/histogram_range/reference.hpp"
+#include "kernel_templates/histogram_range/space.hpp"
+#include "tests/cpu/nvrtc_fixtures.hpp"
+
+using namespace autotune;
+
+namespace {
+
+HistogramRangeProblem make(SampleType t, int bins, EdgeLayout e = EdgeLayout::irregular, std::uint64_t n = 1 << 20) {
+  HistogramRangeProblem p;
+  p.type = t, p.bins = bins, p.edges = e, p.n = n;
+  return p;
+}
+
+std::string violation_of(const HistogramRangeProblem& p, const std::vector<float>& levels) {
+  return levels_violation(p, levels.data(), levels.size());
+}
+
+template <class L>
+std::vector<L> as_levels(const std::vector<unsigned char>& bytes) {
+  std::vector<L> out(bytes.size() / sizeof(L));
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("histogram_range") {
+  TEST_CASE("keys name type, bins, edges, n, distribution and wide counters, and parse back to the same problem") {
+    HistogramRangeProblem p = make(SampleType::f32, 999);
+    p.n = 64ull << 20;
+    CHECK(p.key() == "histogram_range/f32/bins=999/edges=irregular/n=67108864/dist=uniform");
+    CHECK(p.shape_key() == "histogram_range/f32/bins=999/edges=irregular/dist=uniform");
+    p.counter_bits = 64;
+    p.edges = EdgeLayout::even;
+    p.distribution = "narrow";
+    CHECK(p.key() == "histogram_range/f32/bins=999/edges=even/n=67108864/dist=narrow/counters=64");
+    const auto parsed = Problem::parse(p.key());
+    REQUIRE(parsed.has_value());
+    REQUIRE(parsed->as<HistogramRangeProblem>() != nullptr);
+    CHECK(*parsed->as<HistogramRangeProblem>() == p);
+    CHECK(parsed->family_name() == "histogram_range");
+    CHECK(parsed->bytes() == (64ull << 20) * 4);
+  }
+
+  TEST_CASE("keys that are not canonical range-histogram problems do not parse") {
+    for (const char* key : {"histogram_range/u8/bins=255/n=1/dist=uniform",           // no edges
+                            "histogram_range/u8/bins=255/edges=wavy/n=1/dist=uniform",  // unknown edges
+                            "histogram_range/u8/bins=257/edges=even/n=1/dist=uniform",  // too many bins for u8
+                            "histogram_range/u8/bins=0/edges=even/n=1/dist=uniform",
+                            "histogram_range/f16/bins=10/edges=even/n=1/dist=uniform",
+                            "histogram_range/u8/bins=10/edges=even/n=1/dist=uniform/counters=16",
+                            "histogram_range/u8/bins=10/edges=even/n=1/dist=uniform/extra=1"})
+      CHECK_MESSAGE(!Problem::parse(key).has_value(), key);
+  }
+
+  TEST_CASE("configurations round-trip through their keys; foreign keys do not parse") {
+    HistogramRangeConfig c;
+    c.binning = RangeBinning::prebin, c.privatization = Privatization::shared, c.replicas = 8, c.block = 512;
+    c.vec_bytes = 16, c.loads = 4, c.grid_blocks = 1;
+    CHECK(c.key() == "bin=prebin,priv=shared,R=8,block=512,vec=16,loads=4,grid=1");
+    CHECK(HistogramRangeConfig::parse(c.key()) == c);
+    for (const auto& s : histogram_range_space_any_n(make(SampleType::u8, 255)))
+      CHECK(HistogramRangeConfig::parse(s.key()) == s);
+    CHECK_FALSE(HistogramRangeConfig::parse("bin=search,priv=warp,R=1,block=256,vec=16,loads=2,grid=0"));
+    CHECK_FALSE(HistogramRangeConfig::parse("bin=bisect,priv=shared,R=1,block=256,vec=16,loads=2,grid=0"));
+    CHECK_FALSE(HistogramRangeConfig::parse("bin=search,priv=shared,R=1,block=256,vec=16,loads=2"));
+    CHECK_FALSE(HistogramRangeConfig::parse("priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,"
+                                            "part=interleaved,merge=atomic,grid=0"));
+  }
+
+  TEST_CASE("problems out of bounds are refused with the reason") {
+    CHECK_NOTHROW(make(SampleType::u8, 256).validate());
+    CHECK_THROWS_WITH_AS(make(SampleType::u8, 257).validate(), doctest::Contains("1..256"), UsageError);
+    CHECK_THROWS_WITH_AS(make(SampleType::f32, 0).validate(), doctest::Contains("bins must be in"), UsageError);
+    HistogramRangeProblem p = make(SampleType::f32, 10);
+    p.distribution = "zipf";
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("unknown distribution 'zipf'"), UsageError);
+    p = make(SampleType::f32, 10);
+    p.counter_bits = 16;
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("32 or 64"), UsageError);
+  }
+
+  TEST_CASE("levels: a wrong count, NaN or infinite edges and edges that are not strictly ascending are refused") {
+    const HistogramRangeProblem p = make(SampleType::f32, 3);
+    CHECK(violation_of(p, {0.f, 1.f, 2.f, 3.f}).empty());
+    CHECK(violation_of(p, {0.f, 1.f, 2.f}) == "3 bins take 4 levels (bins + 1), not 3");
+    CHECK(violation_of(p, {0.f, 1.f, 2.f, 3.f, 4.f}) == "3 bins take 4 levels (bins + 1), not 5");
+    CHECK(violation_of(p, {0.f, std::nanf(""), 2.f, 3.f}) == "level 1 is NaN");
+    CHECK(violation_of(p, {-std::numeric_limits<float>::infinity(), 1.f, 2.f, 3.f}).find("level 0 is infinite") == 0);
+    CHECK(violation_of(p, {0.f, 2.f, 1.f, 3.f}) ==
+          "the levels are not strictly ascending: level 1 is 2 and level 2 is 1");
+    CHECK(violation_of(p, {0.f, 1.f, 1.f, 3.f}).find("not strictly ascending") != std::string::npos);
+    const std::vector<float> bad{3.f, 2.f, 1.f, 0.f};
+    CHECK_THROWS_WITH_AS(validate_levels(p, bad.data(), bad.size()), doctest::Contains("not strictly ascending"),
+                         UsageError);
+    // Integer levels (int for u8) are read as int: 256 is a valid upper edge of u8 samples.
+    const HistogramRangeProblem u8 = make(SampleType::u8, 2);
+    const std::vector<int> ok{0, 128, 256}, equal{0, 5, 5};
+    CHECK(levels_violation(u8, ok.data(), ok.size()).empty());
+    CHECK(levels_violation(u8, equal.data(), equal.size()).find("not strictly ascending") != std::string::npos);
+    CHECK(levels_violation(u8, nullptr, 3) == "the levels pointer is null");
+  }
+
+  TEST_CASE("the tuner's levels: bins + 1 strictly ascending values in the span, the same for the same problem") {
+    for (SampleType t : all_sample_types())
+      for (EdgeLayout e : {EdgeLayout::even, EdgeLayout::irregular})
+        for (int bins : {1, 7, 255, 256}) {
+          const HistogramRangeProblem p = make(t, bins, e);
+          const auto levels = generate_levels(p);
+          INFO(p.shape_key());
+          CHECK(levels.size() == (static_cast<std::size_t>(bins) + 1) * level_size(t));
+          CHECK(levels_violation(p, levels.data(), bins + 1).empty());
+          CHECK(generate_levels(p) == levels);
+        }
+    // u8 with 256 bins has one choice of 257 distinct levels in [0, 256]; even levels over the span are 0..256.
+    CHECK(as_levels<int>(generate_levels(make(SampleType::u8, 256))).back() == 256);
+    const auto even = as_levels<int>(generate_levels(make(SampleType::u8, 4, EdgeLayout::even)));
+    CHECK(even == std::vector<int>{0, 64, 128, 192, 256});
+    // Irregular float levels leave part of the span outside them (samples that count nowhere) and differ from even.
+    const auto irr = as_levels<float>(generate_levels(make(SampleType::f32, 999)));
+    CHECK(irr.front() > 0.0f);
+    CHECK(irr.back() < 1.0f);
+    CHECK(irr != as_levels<float>(generate_levels(make(SampleType::f32, 999, EdgeLayout::even))));
+  }
+
+  TEST_CASE("reference: hand-counted u8 samples over int levels, below, between and above them") {
+    const HistogramRangeProblem p = make(SampleType::u8, 3);
+    const std::vector<int> levels{5, 10, 20, 100};
+    const std::vector<std::uint8_t> s{0, 4, 5, 9, 10, 19, 20, 99, 100, 255, 7};
+    // bin 0 [5, 10): 5, 9, 7; bin 1 [10, 20): 10, 19; bin 2 [20, 100): 20, 99; 0, 4, 100, 255 nowhere.
+    CHECK(reference_range_histogram(p, s.data(), s.size(), levels.data()) == std::vector<std::uint64_t>{3, 2, 2});
+  }
+
+  TEST_CASE("reference: f32 at the edges, NaN and infinities count nowhere; f64 and u32 compare in their types") {
+    const HistogramRangeProblem p = make(SampleType::f32, 2);
+    const std::vector<float> levels{-1.0f, 0.5f, 2.0f};
+    const float inf = std::numeric_limits<float>::infinity();
+    const std::vector<float> s{-1.0f, std::nextafter(-1.0f, -2.0f), 0.5f, std::nextafter(0.5f, 0.0f), 2.0f,
+                               std::nextafter(2.0f, 0.0f), std::nanf(""), inf, -inf};
+    // bin 0 [-1, 0.5): -1, below 0.5; bin 1 [0.5, 2): 0.5, below 2.
+    CHECK(reference_range_histogram(p, s.data(), s.size(), levels.data()) == std::vector<std::uint64_t>{2, 2});
+    const HistogramRangeProblem u32 = make(SampleType::u32, 1);
+    const std::vector<unsigned> ulevels{1u << 31, 0xFFFFFFFFu};
+    const std::vector<std::uint32_t> us{0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    CHECK(reference_range_histogram(u32, us.data(), us.size(), ulevels.data()) == std::vector<std::uint64_t>{2});
+  }
+
+  TEST_CASE("configuration rules: values is for u8 in shared memory, lut for u8/u16 under 65535 bins") {
+    HistogramRangeConfig c;
+    c.binning = RangeBinning::values;
+    CHECK(c.invalid_reason(make(SampleType::u8, 255)).empty());
+    CHECK(c.invalid_reason(make(SampleType::u16, 255)) == "counting sample values is for u8 samples");
+    c.privatization = Privatization::global;
+    CHECK(c.invalid_reason(make(SampleType::u8, 255)) == "counting sample values needs shared counters");
+    c = HistogramRangeConfig{};
+    c.binning = RangeBinning::lut;
+    CHECK(c.invalid_reason(make(SampleType::u16, 65534)).empty());
+    CHECK(!c.invalid_reason(make(SampleType::u16, 65535)).empty());
+    CHECK(c.invalid_reason(make(SampleType::f32, 10)) == "a lookup table is for u8 and u16 samples");
+    c = HistogramRangeConfig{};
+    c.privatization = Privatization::global;
+    c.grid_blocks = 1;
+    CHECK(!c.invalid_reason(make(SampleType::f32, 10)).empty());
+    c.privatization = Privatization::warp;
+    c.grid_blocks = 0;
+    CHECK(!c.invalid_reason(make(SampleType::f32, 10)).empty());
+  }
+
+  TEST_CASE("shared memory: counters times replicas, then the levels or the table, each 8-byte aligned") {
+    HistogramRangeConfig c;
+    c.binning = RangeBinning::search, c.replicas = 8;
+    CHECK(c.shared_bytes(make(SampleType::f32, 999)) == 999 * 8 * 4 + 1000 * 4);
+    c.binning = RangeBinning::values, c.replicas = 32;
+    CHECK(c.shared_bytes(make(SampleType::u8, 255)) == (256 * 32 + 255 + 1) * 4 + 256 * 4);  // totals, levels
+    c.binning = RangeBinning::lut, c.replicas = 1;
+    CHECK(c.shared_bytes(make(SampleType::u16, 1000)) == 1000 * 4 + 65536 * 2);
+    c.binning = RangeBinning::search_global, c.privatization = Privatization::global;
+    CHECK(c.shared_bytes(make(SampleType::f64, 1 << 20)) == 0);
+    c.binning = RangeBinning::prebin, c.privatization = Privatization::shared;
+    CHECK(c.shared_bytes(make(SampleType::f64, 3)) == 3 * 4 + 4 + 4 * 8 + 64 * 4);  // 64 buckets at least
+  }
+
+  TEST_CASE("the space: every configuration well formed and within 227 KiB; the fallback runs anything") {
+    for (SampleType t : all_sample_types())
+      for (int bins : {1, 255, 4096, 65534}) {
+        if (bins > HistogramRangeProblem::max_bins(t)) continue;
+        const HistogramRangeProblem p = make(t, bins);
+        const auto space = histogram_range_space_any_n(p);
+        INFO(p.shape_key());
+        CHECK(!space.empty());
+        for (const auto& c : space) {
+          CHECK(c.invalid_reason(p).empty());
+          CHECK(c.shared_bytes(p) <= 227u * 1024);
+        }
+        const auto f = HistogramRangeConfig::fallback(p);
+        CHECK(f.invalid_reason(p).empty());
+        CHECK(f.shared_bytes(p) <= 48u * 1024);
+      }
+    // The u8 space holds value counting, tables and searches; f32's only searches.
+    auto has = [](const std::vector<HistogramRangeConfig>& s, RangeBinning b) {
+      return std::any_of(s.begin(), s.end(), [b](const auto& c) { return c.binning == b; });
+    };
+    const auto u8 = histogram_range_space(make(SampleType::u8, 255));
+    for (RangeBinning b : {RangeBinning::values, RangeBinning::lut, RangeBinning::search, RangeBinning::prebin,
+                           RangeBinning::search_global})
+      CHECK(has(u8, b));
+    const auto f32 = histogram_range_space(make(SampleType::f32, 999));
+    CHECK_FALSE(has(f32, RangeBinning::values));
+    CHECK_FALSE(has(f32, RangeBinning::lut));
+  }
+
+  TEST_CASE("the family: command-line options make the problem, and name it back") {
+    const KernelFamily& f = family_named("histogram_range");
+    ProblemOptions o{{"type", "f32"}, {"bins", "999"}, {"n", "64M"}};
+    const Problem p = f.make_problem(o);
+    CHECK(p.key() == "histogram_range/f32/bins=999/edges=irregular/n=67108864/dist=uniform");
+    CHECK(f.command_options(p) == "--type f32 --bins 999 --edges irregular");
+    ProblemOptions e{{"type", "f32"}, {"n", "1M"}};
+    CHECK_THROWS_WITH_AS(f.make_problem(e), "--bins is required for sample types other than u8", UsageError);
+    ProblemOptions bad_edges{{"edges", "wavy"}, {"n", "1M"}};
+    CHECK_THROWS_WITH_AS(f.make_problem(bad_edges), "--edges: 'wavy' is not irregular or even", UsageError);
+    ProblemOptions u8{{"n", "1M"}, {"edges", "even"}};
+    CHECK(f.make_problem(u8).key() == "histogram_range/u8/bins=255/edges=even/n=1048576/dist=uniform");
+    CHECK(f.baseline_name() == "CUB HistogramRange");
+    CHECK(f.launches(HistogramRangeConfig{}) == 2);
+  }
+
+  TEST_CASE("a handle's call checks: sample type, counter width, null and unaligned pointers") {
+    const HistogramRangeProblem p = make(SampleType::f32, 10);
+    alignas(8) static float buf[4];
+    CHECK_NOTHROW(check_histogram_range_call(p, buf, SampleType::f32, 4, buf, buf, 32));
+    CHECK_THROWS_WITH_AS(check_histogram_range_call(p, buf, SampleType::u8, 4, buf, buf, 32),
+                         doctest::Contains("u8 samples passed to a handle of f32 samples"), UsageError);
+    CHECK_THROWS_WITH_AS(check_histogram_range_call(p, buf, SampleType::f32, 4, buf, buf, 64),
+                         doctest::Contains("64-bit counters"), UsageError);
+    CHECK_THROWS_WITH_AS(check_histogram_range_call(p, buf, SampleType::f32, 4, nullptr, buf, 32),
+                         doctest::Contains("levels pointer is null"), UsageError);
+    CHECK_THROWS_WITH_AS(
+        check_histogram_range_call(p, reinterpret_cast<const char*>(buf) + 2, SampleType::f32, 4, buf, buf, 32),
+        doctest::Contains("not aligned"), UsageError);
+  }
+}
+
+TEST_SUITE("nvrtc_histrange") {
+  TEST_CASE("every u8 variant (values, lut, search, prebin, search_global) compiles for sm_90") {
+    const auto p = make(SampleType::u8, 255);
+    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
+  }
+  TEST_CASE("every f32 variant with 999 bins compiles for sm_90") {
+    const auto p = make(SampleType::f32, 999);
+    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
+  }
+  TEST_CASE("every u16, i32, u32 and f64 variant compiles for sm_90, 64-bit counters too") {
+    for (auto [t, bins] : {std::pair{SampleType::u16, 4096}, std::pair{SampleType::i32, 100},
+                           std::pair{SampleType::u32, 1000}, std::pair{SampleType::f64, 1000}}) {
+      auto p = make(t, bins);
+      p.counter_bits = t == SampleType::u16 ? 64 : 32;
+      INFO(p.shape_key());
+      CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
+    }
+  }
+  TEST_CASE("the fallback compiles for sm_80 at the largest bin count") {
+    const auto p = make(SampleType::f64, 1 << 20);
+    CHECK(test::compile_all(p, std::vector{HistogramRangeConfig::fallback(p)}, "sm_80") == "");
+  }
+}
