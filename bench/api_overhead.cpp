@@ -36,6 +36,7 @@
 #include "kernel_templates/histogram/workspace_layout.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/histogram/reference.hpp"
+#include "tests/forced_winner.hpp"
 
 using namespace autotune;
 
@@ -69,18 +70,7 @@ class TempDir {
 // Writes a cache at `path` whose winner for `p` on `dev` is `config`, with `cubin` (may be empty).
 void write_cache(const std::string& path, const DeviceInfo& dev, const HistogramProblem& p,
                  const HistogramConfig& config, const std::vector<char>& cubin) {
-  RunInfo info;
-  info.strategy = "forced";
-  info.tool_version = "api_overhead";
-  Cache cache(path);
-  const auto run = cache.begin_run(dev, p, info);
-  Measurement m;
-  m.config = config;
-  m.median_ms = 1.0;
-  m.samples = 1;
-  m.gbps = p.bytes() / 1e6;
-  cache.add_measurement(run, m);
-  cache.finish_run(run, m, cubin);
+  testing::write_forced_winner(path, dev, p, config, cubin, "api_overhead");
 }
 
 double median(std::vector<double> v) {

@@ -35,10 +35,15 @@ cudaError_t dispatch(CubValue type, CubOp op, void* temp, std::size_t& bytes, co
     case CubValue::i32:
       return op == CubOp::sum ? call<int, long long>(op, temp, bytes, in, out, n, stream)
                               : call<int, int>(op, temp, bytes, in, out, n, stream);
+    case CubValue::u32:
+      return op == CubOp::sum ? call<unsigned, unsigned long long>(op, temp, bytes, in, out, n, stream)
+                              : call<unsigned, unsigned>(op, temp, bytes, in, out, n, stream);
+    case CubValue::i64: return call<long long, long long>(op, temp, bytes, in, out, n, stream);
+    case CubValue::u64: return call<unsigned long long, unsigned long long>(op, temp, bytes, in, out, n, stream);
     case CubValue::f32: return call<float, float>(op, temp, bytes, in, out, n, stream);
     case CubValue::f64: return call<double, double>(op, temp, bytes, in, out, n, stream);
-    default: throw std::invalid_argument("CubReduce: only i32, f32 and f64 inputs are built");
   }
+  throw std::invalid_argument("CubReduce: unknown value type");
 }
 
 }  // namespace

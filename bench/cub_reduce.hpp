@@ -15,8 +15,8 @@ enum class CubValue { i32 = 0, u32 = 1, i64 = 2, u64 = 3, f32 = 4, f64 = 5 };
 enum class CubOp { sum = 0, min = 1, max = 2 };
 
 /// One cub::DeviceReduce call for n elements, with its temporary storage allocated once (outside any timing).
-/// Supported: i32, f32 and f64 input; sums accumulate as autotune's defaults do (i32 into i64: CUB accumulates in
-/// the output type), min/max in the input type. Other types throw std::invalid_argument.
+/// Every ValueType: sums accumulate as autotune's defaults do (i32 into i64, u32 into u64: CUB accumulates in the
+/// output type), min/max in the input type.
 class CubReduce {
  public:
   CubReduce(CubValue type, CubOp op, std::uint64_t n);

@@ -79,6 +79,20 @@ class KernelFamily {
   }
   /// Why `config` cannot run `problem` (its own rules, and the device's limits when `device` is given), or empty.
   virtual std::string violation(const Problem& problem, const Config& config, const DeviceInfo* device) const = 0;
+  /// A configuration tuned for another shape, made runnable for `problem`: `config` itself when it is valid (change
+  /// empty), else the family's closest valid variant of it with what changed (e.g. a histogram whose bins no longer
+  /// fit 32-bit shared counters keeps its privatization with 16-bit ones instead of falling to global atomics), else
+  /// nullopt. Used by the similar-problem step and the policy (runtime/resolution.cpp, runtime/policy.cpp). The
+  /// default adapts nothing.
+  struct Adapted {
+    Config config;
+    std::string change;  ///< "" when unchanged, else e.g. "cbits=16, merge=atomic"
+  };
+  virtual std::optional<Adapted> adapt_config(const Problem& problem, const Config& config,
+                                              const DeviceInfo* device) const {
+    if (!violation(problem, config, device).empty()) return std::nullopt;
+    return Adapted{config, {}};
+  }
   /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.
   virtual int launches(const Config& config) const = 0;
   /// Dynamic shared memory of a variant for a problem, in bytes.

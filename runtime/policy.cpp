@@ -67,6 +67,7 @@ std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& p
   struct Candidate {
     const PolicyEntry* entry;
     double distance;
+    KernelFamily::Adapted adapted;  // the entry's configuration, made valid for this problem (adapt_config)
   };
   auto n_ratio = [&](std::uint64_t t) {
     const double a = static_cast<double>(t) + 1, b = static_cast<double>(problem.n()) + 1;
@@ -78,8 +79,9 @@ std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& p
     const Problem as_wanted = e.problem.with_distribution(problem.distribution());
     const auto d = family.policy_distance(problem, as_wanted);
     if (!d) continue;
-    if (!family.violation(problem, e.config, device).empty()) continue;
-    usable.push_back({&e, *d});
+    auto adapted = family.adapt_config(problem, e.config, device);
+    if (!adapted) continue;
+    usable.push_back({&e, *d, std::move(*adapted)});
   }
   if (usable.empty()) return std::nullopt;
   const Candidate* best = &usable.front();
@@ -88,18 +90,28 @@ std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& p
         (c.distance == best->distance && n_ratio(c.entry->problem.n()) < n_ratio(best->entry->problem.n())))
       best = &c;
   const std::string shape = best->entry->problem.shape_key();
-  PolicyChoice out{best->entry->problem, {}, best->entry->config, {}};
+  PolicyChoice out;
+  std::vector<std::pair<PolicyEntry, std::string>> chosen;
   for (const Candidate& c : usable)
-    if (c.entry->problem.shape_key() == shape) out.sizes.push_back(*c.entry);
-  std::stable_sort(out.sizes.begin(), out.sizes.end(),
-                   [](const PolicyEntry& a, const PolicyEntry& b) { return a.problem.n() < b.problem.n(); });
+    if (c.entry->problem.shape_key() == shape) {
+      PolicyEntry e = *c.entry;
+      e.config = c.adapted.config;
+      chosen.emplace_back(std::move(e), c.adapted.change);
+    }
+  std::stable_sort(chosen.begin(), chosen.end(),
+                   [](const auto& a, const auto& b) { return a.first.problem.n() < b.first.problem.n(); });
+  for (auto& [e, change] : chosen) {
+    out.sizes.push_back(e);
+    out.changes.push_back(change);
+  }
   // The nearest size by ratio, a tie to the larger (the nearest-size lookup's rule).
-  const PolicyEntry* at = &out.sizes.front();
-  for (const PolicyEntry& e : out.sizes)
-    if (n_ratio(e.problem.n()) <= n_ratio(at->problem.n())) at = &e;
-  out.config = at->config;
-  out.shape = at->problem;
-  out.why = fmt::format("policy fitted for {}{}", at->problem.key(),
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < out.sizes.size(); ++i)
+    if (n_ratio(out.sizes[i].problem.n()) <= n_ratio(out.sizes[at].problem.n())) at = i;
+  out.config = out.sizes[at].config;
+  out.shape = out.sizes[at].problem;
+  out.why = fmt::format("policy fitted for {}{}{}", out.shape.key(),
+                        out.changes[at].empty() ? "" : " (adapted: " + out.changes[at] + ")",
                         policy.provenance.empty() ? "" : " on " + policy.provenance);
   return out;
 }

@@ -45,7 +45,9 @@ Policy parse_policy(std::string_view family, std::string_view json);
 /// What the policy serves a problem with: the sizes of the closest shape, each with its configuration.
 struct PolicyChoice {
   Problem shape;                    ///< the chosen entries' problem at the wanted problem's n (for messages)
-  std::vector<PolicyEntry> sizes;   ///< the chosen shape's valid entries, ascending n (not empty)
+  std::vector<PolicyEntry> sizes;   ///< the chosen shape's entries, ascending n (not empty), each configuration made
+                                    ///< valid for the wanted problem (KernelFamily::adapt_config)
+  std::vector<std::string> changes; ///< parallel to sizes: what adapt_config changed ("" = the fitted configuration)
   Config config;                    ///< the configuration for the wanted problem's n (nearest size)
   std::string why;                  ///< "policy (NVIDIA H200, ...): fitted for histogram/f32/bins=2048/... at n=..."
 };

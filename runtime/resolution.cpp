@@ -122,11 +122,14 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
     // The closest shape of the family tuned on this model, whose winner this problem can run.
     const KernelFamily& family = problem.family();
     std::optional<double> best_distance;
+    std::string best_change;
     for (Winner& w : cache.family_winners(t.model_key, problem.family_name(), here)) {
       const auto d = family.shape_distance(problem, w.problem);
       if (!d) continue;
       const DeviceInfo* device = t.device ? &*t.device : nullptr;
-      if (!family.violation(problem, w.config, device).empty()) continue;
+      // A winner this problem cannot run as tuned is made runnable (adapt_config), its cubin then not reused.
+      auto adapted = family.adapt_config(problem, w.config, device);
+      if (!adapted) continue;
       // Closer shape first; at equal shape distance, the nearer n (by ratio).
       auto n_ratio = [&](const Winner& x) {
         const double a = static_cast<double>(x.problem.n()) + 1, b = static_cast<double>(problem.n()) + 1;
@@ -134,12 +137,18 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
       };
       if (!best_distance || *d < *best_distance || (*d == *best_distance && n_ratio(w) < n_ratio(*l.winner))) {
         best_distance = d;
+        best_change = adapted->change;
+        if (!adapted->change.empty()) {
+          w.config = adapted->config;
+          w.cubin.clear();
+        }
         l.winner = std::move(w);
       }
     }
     if (l.winner) {
       l.source = ConfigSource::similar_problem;
-      l.distance = fmt::format("tuned for {}", l.winner->problem.key());
+      l.distance = fmt::format("tuned for {}{}", l.winner->problem.key(),
+                               best_change.empty() ? "" : " (adapted: " + best_change + ")");
     }
   }
   if (!l.winner && !t.arch.empty()) {

@@ -121,7 +121,9 @@ void policy_table(const LookupTarget& target, const Problem& problem, SizeLookup
   const auto choice = policy_choice(problem, target.device ? &*target.device : nullptr);
   if (!choice) return;
   std::vector<TunedSize> sizes;
-  for (const PolicyEntry& e : choice->sizes) sizes.push_back({e.problem.n(), e.config, {}, {}});
+  for (std::size_t i = 0; i < choice->sizes.size(); ++i)
+    sizes.push_back({choice->sizes[i].problem.n(), choice->sizes[i].config, {},
+                     choice->changes[i].empty() ? std::string() : "adapted: " + choice->changes[i]});
   s.sizes = build_size_table(std::move(sizes), s.at_hint);
   for (SizeRange& r : s.sizes) {
     r.source = ConfigSource::policy;

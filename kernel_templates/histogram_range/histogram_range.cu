@@ -199,9 +199,9 @@ autotune_histogram_range(const at::sample_t* __restrict__ in, unsigned long long
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
   const Split split = split_unaligned<kVecBytes>(in, n);
   const u64 nvec = split.nvec;
-  // Every load of the samples through the read-only path (ld.global.nc), as the even histogram's loads compile to.
-  // Without __ldg these compiled to plain ld.global, and the values variants ran 12 % slower than the even u8
-  // histogram with the same parameters (bench/results/2026-12-01d-h200-histrange-bench.md).
+  // Every load of the samples through the read-only path (ld.global.nc), as the even histogram's loads compile to
+  // (without __ldg these were plain ld.global; on an H200 the u8 winner at 512 MiB took 148.4 us with them and
+  // 146.9 us with __ldg: bench/results/2026-12-01d-h200-histrange-bench-run1.md and -bench.md).
   if (tid < split.head) counter.add(binner(__ldg(in + tid)));
   if (tid < n - split.tail_begin) counter.add(binner(__ldg(in + split.tail_begin + tid)));
 

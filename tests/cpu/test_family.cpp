@@ -248,12 +248,17 @@ TEST_SUITE("family") {
       CHECK(l.source == ConfigSource::policy);  // not similar_problem: the cache's u8 winners are not adopted
       CHECK_FALSE(l.winner);
     }
-    SUBCASE("a winner this problem cannot run on this device is not adopted") {
+    SUBCASE("a winner this problem cannot run on this device as tuned is adopted with fewer replicas") {
       HistogramProblem big = f32;
-      big.bins = 4096;  // 32 copies of 4096 bins: 512 KiB, more than the H100's 227 KiB per block
+      big.bins = 4096;  // 32 copies of 4096 bins: 512 KiB, more than the H100's 227 KiB per block; 8 copies: 128 KiB
       const Lookup l = lookup_config(cache, with_device, big);
-      CHECK(l.source == ConfigSource::policy);
-      CHECK_FALSE(l.config == Config(wide));
+      CHECK(l.source == ConfigSource::similar_problem);
+      HistogramConfig eight = wide;
+      eight.replicas = 8;
+      CHECK(l.config == Config(eight));
+      CHECK(l.distance == "tuned for " + f32.key() + " (adapted: R=8)");
+      REQUIRE(l.winner);
+      CHECK(l.winner->cubin.empty());  // the tuned cubin is another kernel
       HistogramProblem fits = f32;
       fits.bins = 512;
       CHECK(lookup_config(cache, with_device, fits).source == ConfigSource::similar_problem);

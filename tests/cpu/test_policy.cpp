@@ -115,10 +115,31 @@ TEST_SUITE("policy") {
       REQUIRE(c);
       CHECK(c->config == *Config::parse("histogram", kFew));
     }
-    SUBCASE("65536 bins: 4096's configurations do not fit shared memory; 262144's global one serves") {
-      const auto c = policy_choice(p, f32(65536, 1 << 20), &h100);
+    SUBCASE("65536 bins: 4096's 32-bit shared counters (256 KiB) do not fit; they serve with 16-bit ones, not "
+            "262144's global atomics") {
+      // The case: f32 with 65536 bins on skewed data ran global atomics at 0.13x CUB.
+      const auto c = policy_choice(p, f32(65536, 1 << 24), &h100);
+      REQUIRE(c);
+      HistogramConfig want = *HistogramConfig::parse(kFew);  // 4096 bins at 16M: kFew, R=4
+      want.replicas = 1;      // 65536 x 2 B x 4 copies = 512 KiB; one copy of 16-bit counters = 128 KiB
+      want.counter_bits = 16;
+      CHECK(c->config == Config(want));
+      CHECK(c->why.find("(adapted: R=1, cbits=16)") != std::string::npos);
+      // At 64K the 4096-bin entry is kMid (self_zero, which 16-bit counters cannot merge): atomics instead.
+      const auto small = policy_choice(p, f32(65536, 1 << 16), &h100);
+      REQUIRE(small);
+      HistogramConfig mid = *HistogramConfig::parse(kMid);
+      mid.counter_bits = 16;
+      mid.merge = Merge::atomic;
+      CHECK(small->config == Config(mid));
+      CHECK(small->why.find("(adapted: cbits=16, merge=atomic)") != std::string::npos);
+      REQUIRE(small->changes.size() == small->sizes.size());
+    }
+    SUBCASE("bins that fit no shared counters at all (1M bins: 2 MiB even at 16 bits) take the global shape") {
+      const auto c = policy_choice(p, f32(1 << 20, 1 << 20), &h100);
       REQUIRE(c);
       CHECK(c->config == *Config::parse("histogram", kMany));
+      CHECK(c->why.find("adapted") == std::string::npos);
     }
     SUBCASE("another sample type is served from the closest shape of the types held; another counter width is not") {
       HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 2048);
@@ -129,13 +150,18 @@ TEST_SUITE("policy") {
       wide.counter_bits = 64;
       CHECK_FALSE(policy_choice(p, wide, &h100));
     }
-    SUBCASE("a device with less shared memory per block skips what does not fit it") {
+    SUBCASE("a device with less shared memory per block gets what fits it") {
       DeviceInfo small = h100;
-      small.shared_per_block_optin = 48 * 1024;  // 4096 bins x 4 B x 1 copy = 16 KiB fits; 13000 bins do not
+      small.shared_per_block_optin = 48 * 1024;  // 13000 bins x 4 B = 52 KiB does not fit; x 2 B = 26 KiB does
       const auto c = policy_choice(p, f32(13000, 1 << 16), &small);
       REQUIRE(c);
-      CHECK(c->config == *Config::parse("histogram", kMany));
+      HistogramConfig mid = *HistogramConfig::parse(kMid);
+      mid.counter_bits = 16;
+      mid.merge = Merge::atomic;
+      CHECK(c->config == Config(mid));
       CHECK(policy_choice(p, f32(13000, 1 << 16), &h100)->config == *Config::parse("histogram", kMid));
+      small.shared_per_block_optin = 16 * 1024;  // not even 16-bit counters fit: the global shape serves
+      CHECK(policy_choice(p, f32(13000, 1 << 16), &small)->config == *Config::parse("histogram", kMany));
     }
   }
 

@@ -20,6 +20,7 @@
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/histogram/reference.hpp"
+#include "tests/forced_winner.hpp"
 
 namespace autotune::testing {
 
@@ -140,18 +141,7 @@ inline void record_forced_winner(const std::string& path, const Problem& problem
     REQUIRE_MESSAGE(compiled.ok, compiled.log);
     cubin = compiled.cubin;
   }
-  RunInfo info;
-  info.strategy = "forced";
-  info.tool_version = "test";
-  Cache cache(path);
-  const auto run = cache.begin_run(dev, problem, info);
-  Measurement m;
-  m.config = config;
-  m.median_ms = 1.0;
-  m.samples = 1;
-  m.gbps = problem.bytes() / 1e6;
-  cache.add_measurement(run, m);
-  cache.finish_run(run, m, cubin);
+  write_forced_winner(path, dev, problem, config, cubin, "test");
 }
 
 }  // namespace autotune::testing

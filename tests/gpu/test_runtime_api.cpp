@@ -227,6 +227,28 @@ TEST_SUITE("gpu_api") {
     std::filesystem::remove(path);
   }
 
+  TEST_CASE("a similar problem's winner that does not fit the wanted bins runs adapted (16-bit shared counters), exact") {
+    const std::string path = temp_cache();
+    HistogramProblem tuned = HistogramProblem::with_defaults(SampleType::f32, 32768);
+    tuned.n = 16 << 20;
+    // 32768 bins x 4 B x 1 copy = 128 KiB: fits; the wanted 65536 bins x 4 B = 256 KiB does not fit any GPU's block.
+    const HistogramConfig shared32 = *HistogramConfig::parse(
+        "priv=shared,R=1,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0");
+    record_forced_winner(path, tuned, shared32);
+    HistogramProblem wanted = HistogramProblem::with_defaults(SampleType::f32, 65536, 0.02);
+    wanted.upper = 0.8;
+    Histogram h(wanted, Histogram::Options{0, path});
+    CHECK(h.resolution().source == ConfigSource::similar_problem);
+    HistogramConfig want = shared32;
+    want.counter_bits = 16;
+    want.merge = Merge::atomic;
+    CHECK(h.resolution().config == Config(want));
+    CHECK(h.resolution().compiled);  // the stored cubin is the 32-bit kernel: never loaded for the adapted one
+    for (std::uint64_t n : {std::uint64_t{1000}, std::uint64_t{3} << 20, std::uint64_t{70000} * 1024 + 3})
+      check_handle(h, n);
+    std::filesystem::remove(path);
+  }
+
   TEST_CASE("64-bit counters, and a counter width that disagrees with the problem is refused") {
     HistogramProblem p;
     p.type = SampleType::f32, p.bins = 300, p.lower = -2, p.upper = 2, p.n = 100000, p.counter_bits = 64;

@@ -1,0 +1,114 @@
+// What the benchmarks that compare handles share (bench/size_bench.cpp, bench/shape_bench.cpp): statistics over
+// samples, a type-erased handle of any family with one call on (input, n, output), interleaved timing with the L2
+// flushed, and the cubin of a configuration (a stored winner's, else compiled).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autotune/error.hpp"
+#include "autotune/histogram.hpp"
+#include "autotune/reduce.hpp"
+#include "autotune/resolution.hpp"
+#include "core/cuda.hpp"
+#include "core/family.hpp"
+#include "core/jit.hpp"
+#include "tuner/harness.hpp"
+
+namespace autotune::bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+inline double median_of(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+inline double max_of(const std::vector<double>& v) {
+  return v.empty() ? std::numeric_limits<double>::quiet_NaN() : *std::max_element(v.begin(), v.end());
+}
+inline double min_of(const std::vector<double>& v) {
+  return v.empty() ? std::numeric_limits<double>::quiet_NaN() : *std::min_element(v.begin(), v.end());
+}
+inline double geomean_of(const std::vector<double>& v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / static_cast<double>(v.size()));
+}
+
+// The adaptive handle of a shape, type-erased: one call on (input, n, output).
+struct Adaptive {
+  std::function<void(const void*, std::uint64_t, void*, cudaStream_t)> call;
+  std::function<const SizeRange&(std::uint64_t)> range_for;
+  std::function<const Resolution&()> resolution;
+  std::shared_ptr<void> keep;
+};
+
+inline Adaptive make_adaptive(const Problem& base, const std::string& cache_path) {
+  Adaptive a;
+  if (const auto* hp = base.as<HistogramProblem>()) {
+    Histogram::Options o;
+    o.device = 0;
+    o.cache_path = cache_path;
+    auto h = std::make_shared<Histogram>(*hp, o);
+    a.call = [h](const void* in, std::uint64_t n, void* out, cudaStream_t s) {
+      (*h)(in, n, static_cast<unsigned int*>(out), s);
+    };
+    a.range_for = [h](std::uint64_t n) -> const SizeRange& { return h->range_for(n); };
+    a.resolution = [h]() -> const Resolution& { return h->resolution(); };
+    a.keep = h;
+  } else if (const auto* rp = base.as<ReduceProblem>()) {
+    Reduce::Options o;
+    o.device = 0;
+    o.cache_path = cache_path;
+    auto r = std::make_shared<Reduce>(*rp, o);
+    a.call = [r](const void* in, std::uint64_t n, void* out, cudaStream_t s) { r->run(in, n, out, s); };
+    a.range_for = [r](std::uint64_t n) -> const SizeRange& { return r->range_for(n); };
+    a.resolution = [r]() -> const Resolution& { return r->resolution(); };
+    a.keep = r;
+  } else {
+    throw Error("bench: no handle for " + base.key());
+  }
+  return a;
+}
+
+// Interleaved timing: round by round, each contender once (L2 flushed before each call), the starting contender
+// rotating; after two untimed warm-up calls of each. Medians in ms, in the contenders' order.
+inline std::vector<SampleStats> time_interleaved(const std::vector<std::function<void(cudaStream_t)>>& calls,
+                                          const cuda::DeviceBuffer& flush, int samples, cudaStream_t stream) {
+  for (const auto& c : calls) time_calls(c, flush, 0, stream, 2);
+  std::vector<std::vector<double>> ms(calls.size());
+  for (int r = 0; r < samples; ++r)
+    for (std::size_t k = 0; k < calls.size(); ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(r)) % calls.size();
+      ms[i].push_back(time_calls(calls[i], flush, 1, stream, 0).median);
+    }
+  std::vector<SampleStats> out;
+  for (auto& v : ms) out.push_back(summarize(v));
+  return out;
+}
+
+// A cubin for `config` of `problem`'s family: a winner's stored one (a variant's source does not depend on n), else
+// compiled (compile cache `dir`).
+inline std::vector<char> cubin_for(const Config& config, const std::vector<Winner>& winners, const Problem& problem,
+                            const DeviceInfo& dev, const std::string& dir) {
+  for (const Winner& w : winners)
+    if (w.config == config && !w.cubin.empty() && w.arch == dev.arch()) return w.cubin;
+  const auto r = jit::compile_cached(problem.family().kernel_source(problem, config), "bench.cu", dev.arch(), dir);
+  if (!r.ok) throw Error("bench: " + config.key() + " does not compile: " + r.log);
+  return r.cubin;
+}
+
+}  // namespace autotune::bench

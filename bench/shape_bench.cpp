@@ -1,0 +1,466 @@
+// Off the tuned points (issue #15): problems that the standard preset does NOT tune (other bins, ranges, sizes,
+// sample types, distributions), each served by a handle the way an application gets it, against the exact winner of
+// that very problem and against CUB, on GPU 0, in one run.
+//
+// For each problem of the grid (histograms: other bins counts such as 37, 100, 5000, 200000, other ranges, every
+// sample type, skewed and photo-like data; reductions: sum/min/max of every type at sizes between the preset's):
+//   1. the handle with an EMPTY cache (no tuning at all): what the measured default policy alone picks
+//      (kernel_templates/<family>/policy.json, runtime/policy.cpp); its resolution must say `policy`;
+//   2. with --preset-cache FILE (a cache after `autotune tune --preset standard` on this GPU): the handle from it,
+//      i.e. the similar-problem step over the preset's shapes (then the policy);
+//   3. the exact winner: the problem tuned now (exhaustive, the tuner's own timing) into a temporary cache, its
+//      winner loaded through the family's Workload;
+//   4. CUB (bench/baselines), the same input and output buffers.
+// Each contender is verified against the CPU reference first (Workload::check_call / LoadedVariant::check); then all
+// are timed round by round, interleaved, the L2 flushed before each call, median of --samples. Regret = time /
+// time(exact) - 1 (the policy's choice is a configuration the problem did not tune: the leave-one-out of the issue).
+//
+// --text FILE adds u8 histograms of real bytes (FILE's contents repeated to n; e.g. C headers: text): the handle and
+// CUB only (the tuner has no such distribution), each histogram compared bin for bin with a host count.
+//
+//   shape_bench [--samples K] [--tune-samples K] [--preset-cache FILE] [--text FILE] [--quick] [--commit HASH]
+//               [--markdown FILE]
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/cache.hpp"
+#include "autotune/error.hpp"
+#include "autotune/histogram.hpp"
+#include "autotune/histogram_problem.hpp"
+#include "autotune/reduce.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "autotune/resolution.hpp"
+#include "autotune/tuner.hpp"
+#include "bench/baselines.hpp"
+#include "bench/bench_common.hpp"
+#include "bench/read_roof.hpp"
+#include "core/cuda.hpp"
+#include "core/family.hpp"
+#include "core/ladder.hpp"
+#include "core/workload.hpp"
+
+#ifndef AUTOTUNE_BENCH_COMMIT
+#define AUTOTUNE_BENCH_COMMIT "unknown"
+#endif
+
+using namespace autotune;
+using namespace autotune::bench;
+
+namespace {
+
+constexpr std::uint64_t M = 1ull << 20;
+
+HistogramProblem hist(SampleType type, int bins, std::uint64_t n, std::string dist, std::optional<double> lower = {},
+                      std::optional<double> upper = {}) {
+  HistogramProblem p = HistogramProblem::with_defaults(type, bins, lower.value_or(0.0));
+  if (upper) p.upper = *upper;
+  p.n = n;
+  p.distribution = std::move(dist);
+  return p;
+}
+
+ReduceProblem red(ReduceOp op, ValueType type, std::uint64_t n) {
+  ReduceProblem p;
+  p.op = op;
+  p.type = type;
+  p.n = n;
+  return p;
+}
+
+// Not in the standard preset (tuner/tuner.cpp, KernelFamily::preset_problems): the preset's histogram shapes are u8
+// 32/256, u16 1024/65536, i32 1024, u32 256, f32 64/2048/32768/262144, f64 1024 at 64K, 1M, 16M (uniform and narrow);
+// its reductions sum/min/max of every type at 64K, 1M, 16M, 256M (uniform).
+std::vector<Problem> grid(bool quick) {
+  std::vector<Problem> out;
+  out.push_back(hist(SampleType::u8, 128, 64 * M, "runs"));
+  out.push_back(hist(SampleType::u8, 37, 24 * M, "image"));
+  out.push_back(hist(SampleType::f32, 65536, 64 * M, "image", 0.02, 0.8));
+  out.push_back(hist(SampleType::f32, 4096, 64 * M, "narrow"));
+  if (!quick) {
+    out.push_back(hist(SampleType::u8, 100, 5 * M, "uniform"));
+    out.push_back(hist(SampleType::u16, 4096, 24 * M, "image"));
+    out.push_back(hist(SampleType::u16, 300, 24 * M, "narrow"));
+    out.push_back(hist(SampleType::i32, 37, 24 * M, "uniform"));
+    out.push_back(hist(SampleType::i32, 5000, 24 * M, "narrow"));
+    out.push_back(hist(SampleType::u32, 100000, 24 * M, "uniform"));
+    out.push_back(hist(SampleType::f32, 37, 24 * M, "image"));
+    out.push_back(hist(SampleType::f32, 100, 5 * M, "uniform", -1.0, 1.0));
+    out.push_back(hist(SampleType::f32, 5000, 24 * M, "narrow"));
+    out.push_back(hist(SampleType::f32, 200000, 24 * M, "uniform"));
+    out.push_back(hist(SampleType::f64, 100, 24 * M, "image"));
+    out.push_back(hist(SampleType::f64, 5000, 5 * M, "uniform"));
+  }
+  const std::vector<ValueType> types = quick ? std::vector<ValueType>{ValueType::f32}
+                                             : std::vector<ValueType>(all_value_types());
+  int k = 0;
+  for (ValueType t : types)
+    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
+      out.push_back(red(op, t, (k++ % 2) ? 100 * M : 3 * M));
+  return out;
+}
+
+struct Row {
+  Problem problem = HistogramProblem{};
+  std::string policy_why, preset_source, exact_config, policy_config, preset_config;
+  double policy_ms = 0, preset_ms = 0, exact_ms = 0, cub_ms = 0, tune_s = 0;
+  bool has_preset = false, has_exact = false, has_cub = false, policy_served = false, wrong = false;
+  std::vector<std::string> notes;
+  bool is_histogram() const { return problem.as<HistogramProblem>() != nullptr; }
+};
+
+std::string us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
+std::string pct(double x) { return std::isnan(x) ? "-" : fmt::format("{:+.1f}", x * 100.0); }
+std::string ratio(double x) { return std::isnan(x) ? "-" : fmt::format("{:.2f}x", x); }
+
+Row run_problem(const Problem& p, const std::string& empty_cache, const std::string& preset_cache,
+                const std::string& tune_cache, int tune_samples, int samples, const std::string& compile_dir,
+                const DeviceInfo& dev, const cuda::DeviceBuffer& flush, cudaStream_t stream) {
+  Row row;
+  row.problem = p;
+  const Problem shape = p.with_n(0);  // a handle is made for the shape; n is the call's
+
+  // 3. the exact winner, tuned now.
+  {
+    Cache cache(tune_cache);
+    TuneOptions o;
+    o.device = 0;
+    o.samples = tune_samples;
+    o.compile_cache_dir = compile_dir;
+    const auto t0 = Clock::now();
+    const TuneReport r = tune(p, cache, o);
+    row.tune_s = seconds_since(t0);
+    if (r.winner) {
+      row.has_exact = true;
+      row.exact_config = r.winner->config.key();
+    } else {
+      row.notes.push_back("no correct variant when tuned");
+    }
+    std::fprintf(stderr, "shape_bench: %s tuned in %.1f s, winner %s\n", p.key().c_str(), row.tune_s,
+                 row.exact_config.c_str());
+  }
+
+  const auto workload = p.family().make_workload(p, dev, 42);
+  const std::uint64_t n = p.n();
+  std::vector<std::function<void(cudaStream_t)>> contenders;
+  std::vector<double*> slots;
+
+  // 1. the handle from an empty cache: the policy.
+  const Adaptive policy = make_adaptive(shape, empty_cache);
+  {
+    const SizeRange& r = policy.range_for(n);
+    row.policy_served = r.source_at(n) == ConfigSource::policy;
+    row.policy_why = fmt::format("{} ({})", to_string(r.source_at(n)), r.why);
+    row.policy_config = r.config.key();
+  }
+  auto call_of = [&](const Adaptive& h) {
+    return [&h, &workload, n](cudaStream_t s) { h.call(workload->input(), n, workload->output(), s); };
+  };
+  if (auto why = workload->check_call(call_of(policy), stream); !why.empty()) {
+    row.notes.push_back("policy handle WRONG: " + why);
+    row.wrong = true;
+  }
+  contenders.push_back(call_of(policy));
+  slots.push_back(&row.policy_ms);
+
+  // 2. the handle from the preset's cache.
+  std::optional<Adaptive> preset;
+  if (!preset_cache.empty()) {
+    preset = make_adaptive(shape, preset_cache);
+    const SizeRange& r = preset->range_for(n);
+    row.has_preset = true;
+    row.preset_source = fmt::format("{} ({})", to_string(r.source_at(n)), r.why);
+    row.preset_config = r.config.key();
+    if (auto why = workload->check_call(call_of(*preset), stream); !why.empty()) {
+      row.notes.push_back("preset handle WRONG: " + why);
+      row.wrong = true;
+    }
+    contenders.push_back(call_of(*preset));
+    slots.push_back(&row.preset_ms);
+  }
+
+  // 3. the exact winner, loaded as the tuner loads a variant.
+  std::unique_ptr<LoadedVariant> exact;
+  if (row.has_exact) {
+    const std::optional<Config> c = p.family().parse_config(row.exact_config);
+    if (!c) throw Error("shape_bench: the tuner's winner key does not parse: " + row.exact_config);
+    exact = workload->load(*c, cubin_for(*c, {}, p, dev, compile_dir), false);
+    if (auto why = exact->check(stream); !why.empty()) {
+      row.notes.push_back("exact winner WRONG: " + why);
+      row.wrong = true;
+    }
+    contenders.push_back([&exact](cudaStream_t s) { exact->run(s); });
+    slots.push_back(&row.exact_ms);
+  }
+
+  // 4. CUB.
+  const auto cub = cub_baseline(p, workload->input(), workload->output());
+  if (cub) {
+    if (auto why = workload->check_call(cub->run, stream); !why.empty())
+      row.notes.push_back("CUB differs from the CPU reference (" + why + "); timed anyway");
+    contenders.push_back(cub->run);
+    slots.push_back(&row.cub_ms);
+    row.has_cub = true;
+  } else {
+    row.notes.push_back("no CUB call for this problem");
+  }
+
+  const auto t = time_interleaved(contenders, flush, samples, stream);
+  for (std::size_t i = 0; i < t.size(); ++i) *slots[i] = t[i].median;
+  return row;
+}
+
+// A u8 histogram of real bytes: the policy handle against CUB, each checked bin for bin against a host count.
+struct TextRow {
+  HistogramProblem problem;
+  std::string source, config;
+  double policy_ms = 0, cub_ms = 0;
+  bool wrong = false, has_cub = false;
+  std::string note;
+};
+
+TextRow run_text(const std::vector<unsigned char>& bytes, int bins, std::uint64_t n, const std::string& empty_cache,
+                 const cuda::DeviceBuffer& flush, int samples, cudaStream_t stream) {
+  TextRow row;
+  row.problem = HistogramProblem::with_defaults(SampleType::u8, bins);
+  row.problem.n = n;
+  std::vector<unsigned char> host(n);
+  for (std::uint64_t i = 0; i < n; ++i) host[i] = bytes[i % bytes.size()];
+  std::vector<std::uint32_t> expect(static_cast<std::size_t>(bins), 0);
+  for (unsigned char b : host)
+    if (static_cast<double>(b) >= row.problem.lower && static_cast<double>(b) < row.problem.upper)
+      ++expect[static_cast<std::size_t>((b - static_cast<int>(row.problem.lower)) * bins /
+                                        static_cast<int>(row.problem.upper - row.problem.lower))];
+  cuda::DeviceBuffer d_in(n), d_out(sizeof(std::uint32_t) * static_cast<std::size_t>(bins));
+  AUTOTUNE_CUDA(cudaMemcpy(d_in.get(), host.data(), n, cudaMemcpyHostToDevice));
+
+  HistogramProblem shape = row.problem;
+  shape.n = 0;
+  const Adaptive h = make_adaptive(shape, empty_cache);
+  row.source = fmt::format("{} ({})", to_string(h.range_for(n).source_at(n)), h.range_for(n).why);
+  row.config = h.range_for(n).config.key();
+  auto verify = [&](const std::function<void(cudaStream_t)>& f, const char* who) {
+    AUTOTUNE_CUDA(cudaMemsetAsync(d_out.get(), 0xff, d_out.bytes(), stream));
+    f(stream);
+    AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+    std::vector<std::uint32_t> got(expect.size());
+    AUTOTUNE_CUDA(cudaMemcpy(got.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost));
+    if (got != expect) {
+      row.wrong = true;
+      row.note += std::string(who) + " differs from the host count; ";
+    }
+  };
+  std::vector<std::function<void(cudaStream_t)>> contenders{
+      [&](cudaStream_t s) { h.call(d_in.get(), n, d_out.get(), s); }};
+  verify(contenders[0], "handle");
+  const Problem p = row.problem;
+  const auto cub = cub_baseline(p, d_in.get(), d_out.get());
+  if (cub) {
+    verify(cub->run, "CUB");
+    contenders.push_back(cub->run);
+    row.has_cub = true;
+  }
+  const auto t = time_interleaved(contenders, flush, samples, stream);
+  row.policy_ms = t[0].median;
+  if (cub) row.cub_ms = t[1].median;
+  return row;
+}
+
+std::string verdict(bool pass) { return pass ? "**PASS**" : "**MISS**"; }
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  std::string preset_cache, text_file, markdown,
+      commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
+  bool quick = false;
+  int samples = 21, tune_samples = 15;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has = i + 1 < argc;
+    if (a == "--samples" && has) samples = std::stoi(argv[++i]);
+    else if (a == "--tune-samples" && has) tune_samples = std::stoi(argv[++i]);
+    else if (a == "--preset-cache" && has) preset_cache = argv[++i];
+    else if (a == "--text" && has) text_file = argv[++i];
+    else if (a == "--quick") quick = true;
+    else if (a == "--commit" && has) commit = argv[++i];
+    else if (a == "--markdown" && has) markdown = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--preset-cache FILE] [--text FILE] "
+                           "[--quick] [--commit HASH] [--markdown FILE]\n");
+      return 2;
+    }
+  }
+  if (samples < 1 || tune_samples < 1) throw UsageError("--samples, --tune-samples: at least 1");
+  if (!preset_cache.empty() && !std::filesystem::exists(preset_cache))
+    throw UsageError("--preset-cache: no file " + preset_cache);
+  std::vector<unsigned char> text;
+  if (!text_file.empty()) {
+    std::ifstream in(text_file, std::ios::binary);
+    if (!in) throw UsageError("--text: cannot read " + text_file);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+    if (text.empty()) throw UsageError("--text: " + text_file + " is empty");
+  }
+
+  const auto tmp = std::filesystem::temp_directory_path() / fmt::format("autotune_shape_bench_{}", ::getpid());
+  std::filesystem::create_directories(tmp);
+  struct Cleanup {
+    std::filesystem::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  } cleanup{tmp};
+  const std::string empty_cache = (tmp / "empty.db").string();  // never created: a lookup never writes
+  const std::string tune_cache = (tmp / "exact.db").string();
+  const std::string compile_dir = (tmp / "cubins").string();
+
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  cuda::Stream stream;
+  cuda::DeviceBuffer flush(2 * dev.l2_bytes);
+  const ReadRoof roof = measure_bench_roof(flush, samples, stream.get());
+
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::string doc = fmt::format(
+      "# Off the tuned points: the default policy, the preset and CUB on untuned problems (issue #15)\n\n"
+      "GPU: {} ({}, {} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}; {}; commit {}. Data: the tuner's generators "
+      "(seed 42): uniform, narrow (skewed), runs (text-like runs), image (photo-like){}.\n\n"
+      "Read roof (16-byte streaming read of 512 MiB, this run): **{:.0f} GB/s**. Every time is the median of {} "
+      "calls with the L2 flushed before each, contenders interleaved round by round; every contender checked against "
+      "the CPU reference first. `policy` = a handle with an empty cache (no tuning); `preset` = a handle from {}; "
+      "`exact` = the problem tuned now ({} samples per variant); regret = time / exact - 1.\n\n",
+      dev.name, dev.arch(), dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000,
+      dev.driver_version % 1000 / 10, dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, date, commit,
+      text.empty() ? "" : fmt::format("; real text: {} ({} bytes, repeated)", text_file, text.size()), roof.gbps,
+      samples, preset_cache.empty() ? "(not run: no --preset-cache)" : "`" + preset_cache + "`", tune_samples);
+  std::printf("%s", doc.c_str());
+  std::fflush(stdout);
+  auto save = [&]() {
+    if (!markdown.empty()) std::ofstream(markdown) << doc;
+  };
+
+  std::vector<Row> rows;
+  for (const Problem& p : grid(quick)) {
+    rows.push_back(run_problem(p, empty_cache, preset_cache, tune_cache, tune_samples, samples, compile_dir, dev,
+                               flush, stream.get()));
+    const Row& r = rows.back();
+    std::fprintf(stderr, "shape_bench: %s policy %.1f us, exact %.1f us, CUB %.1f us%s\n", p.key().c_str(),
+                 r.policy_ms * 1e3, r.exact_ms * 1e3, r.cub_ms * 1e3, r.wrong ? " WRONG" : "");
+  }
+  if (std::filesystem::exists(empty_cache)) throw Error("shape_bench: a lookup created the empty cache file");
+
+  // The tables.
+  auto section = [&](bool histograms) {
+    std::string out = fmt::format(
+        "## {}\n\n| problem | n | policy (us) | vs CUB | regret % | GB/s | % roof |{} exact (us) | CUB (us) | "
+        "tune (s) |\n|---|---:|---:|---:|---:|---:|---:|{}---:|---:|---:|\n",
+        histograms ? "Histograms" : "Reductions", preset_cache.empty() ? "" : " preset (us) | vs CUB | regret % |",
+        preset_cache.empty() ? "" : "---:|---:|---:|");
+    for (const Row& r : rows) {
+      if (r.is_histogram() != histograms) continue;
+      const double gbps = static_cast<double>(r.problem.bytes()) / (r.policy_ms * 1e-3) / 1e9;
+      std::string preset;
+      if (!preset_cache.empty())
+        preset = fmt::format(" {} | {} | {} |", us(r.preset_ms), r.has_cub ? ratio(r.cub_ms / r.preset_ms) : "-",
+                             r.has_exact ? pct(r.preset_ms / r.exact_ms - 1) : "-");
+      std::string notes;
+      for (const auto& nt : r.notes) notes += " " + nt;
+      out += fmt::format("| `{}` | {} | {} | {} | {} | {:.0f} | {:.1f} |{} {} | {} | {:.1f} |{}\n",
+                         r.problem.with_n(0).shape_key(), format_size(r.problem.n()), us(r.policy_ms),
+                         r.has_cub ? ratio(r.cub_ms / r.policy_ms) : "-",
+                         r.has_exact ? pct(r.policy_ms / r.exact_ms - 1) : "-", gbps, 100 * gbps / roof.gbps, preset,
+                         r.has_exact ? us(r.exact_ms) : "-", r.has_cub ? us(r.cub_ms) : "-", r.tune_s, notes);
+    }
+    out += "\nWhat each handle ran (policy: why / exact winner):\n\n";
+    for (const Row& r : rows) {
+      if (r.is_histogram() != histograms) continue;
+      out += fmt::format("- `{}`: policy `{}` [{}]", r.problem.key(), r.policy_config, r.policy_why);
+      if (r.has_preset) out += fmt::format("; preset `{}` [{}]", r.preset_config, r.preset_source);
+      out += fmt::format("; exact `{}`\n", r.exact_config);
+    }
+    return out + "\n";
+  };
+  doc += section(true) + section(false);
+
+  std::vector<TextRow> text_rows;
+  if (!text.empty()) {
+    doc += "## Real text bytes (u8, the handle with an empty cache against CUB)\n\n| bins | n | handle (us) | CUB (us) "
+           "| vs CUB | % roof | handle ran |\n|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const auto& [bins, n] : std::vector<std::pair<int, std::uint64_t>>{{128, 512 * M}, {256, 512 * M},
+                                                                            {128, 4 * M}}) {
+      text_rows.push_back(run_text(text, bins, n, empty_cache, flush, samples, stream.get()));
+      const TextRow& t = text_rows.back();
+      const double gbps = static_cast<double>(n) / (t.policy_ms * 1e-3) / 1e9;
+      doc += fmt::format("| {} | {} | {} | {} | {} | {:.1f} | `{}` [{}]{} |\n", bins, format_size(n), us(t.policy_ms),
+                         t.has_cub ? us(t.cub_ms) : "-", t.has_cub ? ratio(t.cub_ms / t.policy_ms) : "-",
+                         100 * gbps / roof.gbps, t.config, t.source, t.wrong ? " WRONG: " + t.note : "");
+    }
+    doc += "\n";
+  }
+
+  // The summary against the issue's targets.
+  std::vector<double> h_policy, r_policy, h_preset, r_preset, regret_policy, regret_preset;
+  bool wrong = false, all_policy = true;
+  for (const Row& r : rows) {
+    wrong = wrong || r.wrong;
+    all_policy = all_policy && r.policy_served;
+    if (r.has_cub) (r.is_histogram() ? h_policy : r_policy).push_back(r.cub_ms / r.policy_ms);
+    if (r.has_cub && r.has_preset) (r.is_histogram() ? h_preset : r_preset).push_back(r.cub_ms / r.preset_ms);
+    if (r.has_exact) {
+      regret_policy.push_back(r.policy_ms / r.exact_ms - 1);
+      if (r.has_preset) regret_preset.push_back(r.preset_ms / r.exact_ms - 1);
+    }
+  }
+  for (const TextRow& t : text_rows) {
+    wrong = wrong || t.wrong;
+    if (t.has_cub) h_policy.push_back(t.cub_ms / t.policy_ms);
+  }
+  std::vector<double> all_policy_vs_cub = h_policy;
+  all_policy_vs_cub.insert(all_policy_vs_cub.end(), r_policy.begin(), r_policy.end());
+  doc += "## Summary against the targets of #15\n\n| metric | measured | target | result |\n|---|---:|---|---|\n";
+  auto line = [&](const std::string& metric, const std::string& value, const std::string& target,
+                  std::optional<bool> pass) {
+    doc += fmt::format("| {} | {} | {} | {} |\n", metric, value, target, pass ? verdict(*pass) : "-");
+  };
+  line("every handle with an empty cache was served by the policy", all_policy ? "yes" : "NO", "policy",
+       all_policy);
+  line(fmt::format("empty cache: min vs CUB ({} problems)", all_policy_vs_cub.size()),
+       ratio(min_of(all_policy_vs_cub)), ">= 0.8x", min_of(all_policy_vs_cub) >= 0.8);
+  line("empty cache: histograms geometric mean vs CUB", ratio(geomean_of(h_policy)), "(>= 1.5x after the preset)",
+       std::nullopt);
+  line("empty cache: reductions geometric mean vs CUB", ratio(geomean_of(r_policy)), "(>= 1.1x after the preset)",
+       std::nullopt);
+  line(fmt::format("empty cache: median regret vs the exact winner ({} problems)", regret_policy.size()),
+       pct(median_of(regret_policy)) + " %", "(<= 5 % after the preset)", std::nullopt);
+  line("empty cache: worst regret", pct(max_of(regret_policy)) + " %", "(<= 15 % after the preset)", std::nullopt);
+  if (!preset_cache.empty()) {
+    std::vector<double> both = h_preset;
+    both.insert(both.end(), r_preset.begin(), r_preset.end());
+    line("preset: histograms geometric mean vs CUB", ratio(geomean_of(h_preset)), ">= 1.5x",
+         geomean_of(h_preset) >= 1.5);
+    line("preset: reductions geometric mean vs CUB", ratio(geomean_of(r_preset)), ">= 1.1x",
+         geomean_of(r_preset) >= 1.1);
+    line("preset: min vs CUB", ratio(min_of(both)), ">= 0.95x", min_of(both) >= 0.95);
+    line("preset: median regret", pct(median_of(regret_preset)) + " %", "<= 5 %", median_of(regret_preset) <= 0.05);
+    line("preset: worst regret", pct(max_of(regret_preset)) + " %", "<= 15 %", max_of(regret_preset) <= 0.15);
+  }
+  line("correctness (every contender checked before timing)", wrong ? "WRONG results (see the tables)" : "all exact",
+       "exact", !wrong);
+  std::printf("%s", doc.substr(doc.find("## Histograms")).c_str());
+  save();
+  return wrong ? 1 : 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "shape_bench: %s\n", e.what());
+  return 1;
+}
