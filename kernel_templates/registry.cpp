@@ -5,6 +5,7 @@
 #include "kernel_templates/histogram/family.hpp"
 #include "kernel_templates/histogram_range/family.hpp"
 #include "kernel_templates/reduce/family.hpp"
+#include "kernel_templates/segreduce/family.hpp"
 
 namespace autotune {
 
@@ -14,6 +15,7 @@ std::vector<std::unique_ptr<KernelFamily>> built_in_families() {
   out.push_back(make_reduce_family());
   out.push_back(make_argreduce_family());
   out.push_back(make_histogram_range_family());
+  out.push_back(make_segreduce_family());
   return out;
 }
 

@@ -15,4 +15,6 @@
 #include "autotune/reduce.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "autotune/resolution.hpp"
+#include "autotune/segmented_reduce.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
 #include "autotune/tuner.hpp"

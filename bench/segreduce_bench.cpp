@@ -1,0 +1,248 @@
+// Segmented reduction benchmark: every variant of segreduce_space against cub::DeviceSegmentedReduce and the read
+// roof, on this GPU, in the same run. For each case every variant is verified against the CPU reference on the case's
+// input and screened (--screen samples); the fastest correct one (pick_winner) and CUB are then timed with --samples
+// samples each: CUDA events around one whole call (both launches), L2 flushed before every sample, median. Both use
+// the single offsets array (begin = offsets, end = offsets + 1). GB/s counts the value bytes once (offsets not
+// counted); % roof is against the 16-byte streaming read measured at the start. The f32 sum cases also give the
+// robust variant: the least worst-case slowdown against each case's winner, as `autotune tune --dists` keeps it.
+//
+//   segreduce_bench [--quick] [--samples K] [--screen K] [--markdown FILE]
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/segmented_reduce_problem.hpp"
+#include "bench/cub_segreduce.hpp"
+#include "bench/read_roof.hpp"
+#include "core/cuda.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/segreduce/launcher.hpp"
+#include "kernel_templates/segreduce/reference.hpp"
+#include "kernel_templates/segreduce/space.hpp"
+#include "tuner/harness.hpp"
+#include "tuner/timing.hpp"
+
+using namespace autotune;
+
+namespace {
+
+struct Case {
+  SegReduceOp op;
+  std::string spec;
+  std::uint64_t n;
+};
+
+std::vector<Case> cases(bool quick) {
+  std::vector<Case> out{{SegReduceOp::sum, "fixed:32", 64ull << 20},
+                        {SegReduceOp::sum, "fixed:256K", 256ull << 20},
+                        {SegReduceOp::sum, "power-law", 256ull << 20}};
+  if (quick) return out;
+  out.push_back({SegReduceOp::sum, "fixed:4K", 256ull << 20});
+  out.push_back({SegReduceOp::sum, "uniform:1..64K", 256ull << 20});
+  out.push_back({SegReduceOp::sum, "fixed:1M", 256ull << 20});
+  out.push_back({SegReduceOp::sum, "uniform:0..64", 64ull << 20});
+  out.push_back({SegReduceOp::max, "power-law", 256ull << 20});
+  out.push_back({SegReduceOp::argmin, "fixed:32", 64ull << 20});
+  out.push_back({SegReduceOp::argmax, "power-law", 256ull << 20});
+  return out;
+}
+
+std::string fmt_n(std::uint64_t n) {
+  if (n >= (1ull << 20) && n % (1ull << 20) == 0) return fmt::format("{}M", n >> 20);
+  if (n >= (1ull << 10) && n % (1ull << 10) == 0) return fmt::format("{}K", n >> 10);
+  return std::to_string(n);
+}
+
+struct Shape {
+  std::vector<SegReduceConfig> configs;
+  std::vector<std::optional<SegReduceKernel>> kernels;
+};
+
+Shape build(const SegReduceProblem& p, const DeviceInfo& dev) {
+  Shape s;
+  for (const auto& c : segreduce_space(p))
+    if (segreduce_constraint_violation(p, c, dev).empty()) s.configs.push_back(c);
+  std::vector<jit::CompileResult> compiled(s.configs.size());
+  std::atomic<std::size_t> next{0};
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next++) < s.configs.size();)
+          compiled[i] = jit::compile(kernel_source(p, s.configs[i]), "segreduce.cu", dev.arch());
+      });
+  }
+  s.kernels.resize(s.configs.size());
+  for (std::size_t i = 0; i < s.configs.size(); ++i) {
+    if (!compiled[i].ok) {
+      std::fprintf(stderr, "%s: compile error: %s\n", s.configs[i].key().c_str(), compiled[i].log.c_str());
+      continue;
+    }
+    s.kernels[i].emplace(p, s.configs[i], dev, compiled[i].cubin);
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  bool quick = false;
+  int samples = 30, screen = 10;
+  std::string markdown;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
+    else if (a == "--screen" && i + 1 < argc) screen = std::stoi(argv[++i]);
+    else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: segreduce_bench [--quick] [--samples K] [--screen K] [--markdown FILE]\n");
+      return 2;
+    }
+  }
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  cuda::Stream stream;
+  cuda::DeviceBuffer flush(2 * dev.l2_bytes);
+  const bench::ReadRoof roof = bench::measure_bench_roof(flush, samples, stream.get());
+
+  std::string table = fmt::format(
+      "# Segmented reduction benchmark: {} ({} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}\n\n"
+      "Read roof (16-byte streaming read of 512 MiB): **{:.0f} GB/s** (spread {:.1f} %). Every variant verified on\n"
+      "the case's input and screened ({} samples); winner and cub::DeviceSegmentedReduce timed with {} samples each\n"
+      "(median, L2 flushed before each, events around the whole call). GB/s counts value bytes (not offsets).\n\n"
+      "| case | n | segments | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct |\n"
+      "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+      dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
+      dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, roof.gbps, roof.spread * 100, screen, samples);
+  std::printf("%s", table.c_str());
+  std::fflush(stdout);
+
+  std::map<std::string, Shape> shapes;
+  // f32 sum: every variant's screened time per case (0 = wrong or missing), for the robust choice.
+  std::vector<std::string> sum_cases;
+  std::vector<std::vector<double>> sum_times;  // [case][variant]
+  const Shape* sum_shape = nullptr;
+  for (const Case& c : cases(quick)) {
+    SegReduceProblem p;
+    p.op = c.op, p.type = ValueType::f32, p.n = c.n, p.distribution = c.spec;
+    p = p.normalized();
+    auto it = shapes.find(p.shape_key());
+    if (it == shapes.end()) {
+      SegReduceProblem shape = p;
+      shape.distribution = "uniform";
+      it = shapes.emplace(std::string(to_string(p.op)), build(shape, dev)).first;
+    }
+    const Shape& shape = it->second;
+    const auto offsets = generate_offsets(parse_segment_spec(c.spec), c.n, 42);
+    const std::uint64_t segments = offsets.size() - 1;
+    const auto values = generate_segment_values(p, c.n, 43);
+    const auto expected = reference_segreduce(p, values.data(), offsets.data(), offsets.data() + 1, segments);
+    cuda::DeviceBuffer in(values.size()), d_off(offsets.size() * 4), out(segments * p.result_bytes() + 16),
+        cub_out(segments * p.result_bytes() + 16);
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), values.data(), values.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaMemcpy(d_off.get(), offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    const int* b = static_cast<const int*>(d_off.get());
+    std::vector<unsigned char> got(segments * p.result_bytes() + 16);
+    auto check = [&](const cuda::DeviceBuffer& buf) {
+      AUTOTUNE_CUDA(cudaMemcpy(got.data(), buf.get(), got.size(), cudaMemcpyDeviceToHost));
+      return compare_segreduce(p, expected, got.data());
+    };
+
+    std::vector<Candidate> candidates;
+    std::vector<std::size_t> index;
+    std::vector<double> times(shape.configs.size(), 0.0);
+    for (std::size_t i = 0; i < shape.configs.size(); ++i) {
+      if (!shape.kernels[i]) continue;
+      const SegReduceKernel& k = *shape.kernels[i];
+      AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
+      k.run(in.get(), segments, b, b + 1, out.get(), stream.get());
+      AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
+      if (const std::string diff = check(out); !diff.empty()) {
+        std::fprintf(stderr, "%s %s %s: WRONG: %s\n", to_string(c.op).data(), c.spec.c_str(), k.config().key().c_str(),
+                     diff.c_str());
+        continue;
+      }
+      const SampleStats t = time_calls([&](cudaStream_t s) { k.run(in.get(), segments, b, b + 1, out.get(), s); },
+                                       flush, screen, stream.get());
+      candidates.push_back({t.median, t.noise, 0, k.config().block, k.config().key(), 2});
+      index.push_back(i);
+      times[i] = t.median;
+    }
+    if (c.op == SegReduceOp::sum) {
+      sum_cases.push_back(fmt::format("{} n={}", c.spec, fmt_n(c.n)));
+      sum_times.push_back(times);
+      sum_shape = &shape;
+    }
+    if (candidates.empty()) {
+      const std::string row = fmt::format("| {} {} | {} | {} | no correct variant |||||||| 0/{} |\n", to_string(c.op),
+                                          c.spec, fmt_n(c.n), segments, shape.configs.size());
+      std::printf("%s", row.c_str());
+      table += row;
+      continue;
+    }
+    const SegReduceKernel& winner = *shape.kernels[index[pick_winner(candidates)]];
+    bench::CubSegReduce cub(static_cast<bench::CubSegOp>(c.op), segments);
+    const float* fin = static_cast<const float*>(in.get());
+    const SampleStats t_ours = time_calls(
+        [&](cudaStream_t s) { winner.run(in.get(), segments, b, b + 1, out.get(), s); }, flush, samples, stream.get());
+    const SampleStats t_cub =
+        time_calls([&](cudaStream_t s) { cub.run(fin, b, b + 1, cub_out.get(), s); }, flush, samples, stream.get());
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    const std::string diff = check(out), diff_cub = check(cub_out);
+    const double gbps = p.bytes() / (t_ours.median * 1e-3) / 1e9, cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
+    const std::string note =
+        (diff.empty() ? "" : " WRONG RESULT: " + diff) + (diff_cub.empty() ? "" : " (CUB: " + diff_cub + ")");
+    const std::string row = fmt::format(
+        "| f32 {} {} | {} | {} | `{}` | {:.1f} | {:.0f} | {:.1f} | {:.1f} | {:.0f} | **{:.2f}x** | {}/{} |{}\n",
+        to_string(c.op), c.spec, fmt_n(c.n), segments, winner.config().key(), t_ours.median * 1e3, gbps,
+        100.0 * gbps / roof.gbps, t_cub.median * 1e3, cub_gbps, t_cub.median / t_ours.median, candidates.size(),
+        shape.configs.size(), note);
+    std::printf("%s", row.c_str());
+    std::fflush(stdout);
+    table += row;
+  }
+  // The robust f32 sum variant across the sum cases (screened times): least worst-case slowdown.
+  if (sum_shape && !sum_times.empty()) {
+    double best_worst = 1e30;
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < sum_shape->configs.size(); ++i) {
+      double worst = 0;
+      for (const auto& t : sum_times) {
+        const double fastest = *std::min_element(t.begin(), t.end(), [](double a, double b) {
+          return (a > 0 ? a : 1e30) < (b > 0 ? b : 1e30);
+        });
+        worst = std::max(worst, t[i] > 0 ? t[i] / fastest : 1e30);
+      }
+      if (worst < best_worst) best_worst = worst, best = i;
+    }
+    std::string per;
+    for (std::size_t k = 0; k < sum_times.size(); ++k) {
+      const auto& t = sum_times[k];
+      double fastest = 1e30;
+      for (double x : t)
+        if (x > 0) fastest = std::min(fastest, x);
+      per += fmt::format("{}{} {:.2f}x", k ? ", " : "", sum_cases[k], t[best] / fastest);
+    }
+    const std::string line =
+        fmt::format("\nRobust f32 sum variant across the sum cases: `{}`, worst-case slowdown {:.2f}x ({})\n",
+                    sum_shape->configs[best].key(), best_worst, per);
+    std::printf("%s", line.c_str());
+    table += line;
+  }
+  if (!markdown.empty()) std::ofstream(markdown) << table;
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "segreduce_bench: %s\n", e.what());
+  return 1;
+}

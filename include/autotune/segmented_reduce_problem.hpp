@@ -1,0 +1,125 @@
+// The segmented reduction family's vocabulary: the problem (what to reduce per segment, and the segment lengths the
+// tuner measures on) and the configuration (one variant of the kernel pair).
+//
+// Segments are given as CUB's DeviceSegmentedReduce takes them: 32-bit begin and end offsets into the values
+// (segment s is [begin[s], end[s]); end[s] <= begin[s] is an empty segment), or one offsets array of num_segments + 1
+// entries (begin = offsets, end = offsets + 1). The total n and the number of segments are given per call; the
+// problem's `distribution` is the distribution of segment *lengths* the tuner measures on (values are always drawn
+// as the reduce family's "uniform" input).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotune/reduce_problem.hpp"
+
+namespace autotune {
+
+/// sum, min, max as the reduce family computes them; argmin / argmax give (index within the segment, value) as
+/// cub::DeviceSegmentedReduce::ArgMin / ArgMax do.
+enum class SegReduceOp { sum, min, max, argmin, argmax };
+std::string_view to_string(SegReduceOp op);
+std::optional<SegReduceOp> parse_segreduce_op(std::string_view text);
+bool is_arg(SegReduceOp op);
+
+/// A distribution of segment lengths (the problem's `distribution` text):
+///   "fixed:L"         every segment L elements (L >= 1; the last one holds what is left of n)
+///   "uniform:A..B"    lengths uniform in [A, B] (0 <= A <= B; A = 0 gives empty segments)
+///   "power-law:A..B"  log-uniform lengths in [A, B] (density ~ 1/L, 1 <= A <= B): few long segments carry most of
+///                     the elements, many short ones most of the segments
+///   "power-law"       power-law:1..1M
+///   "uniform"         uniform:1..1K (the default every family can generate)
+/// Lengths are written with K = 1024, M = 2^20 suffixes ("fixed:4K", "uniform:1..64K").
+struct SegmentSpec {
+  enum class Kind { fixed, uniform, power_law };
+  Kind kind = Kind::uniform;
+  std::uint64_t lo = 1, hi = 1024;
+  bool operator==(const SegmentSpec&) const = default;
+};
+/// The spec, or UsageError saying what is wrong with the text and what is accepted.
+SegmentSpec parse_segment_spec(std::string_view text);
+/// Canonical text: "uniform", "power-law", else "fixed:4K" etc. parse_segment_spec(format(s)) == s.
+std::string format_segment_spec(const SegmentSpec& spec);
+/// The named distributions `autotune tune --dists` accepts for the robust winner (other specs tune one at a time).
+const std::vector<std::string>& segreduce_distributions();
+
+/// A segmented reduction of n values of `type` in segments whose lengths follow `distribution`.
+///
+/// Semantics per segment are those of ReduceProblem (reduce_problem.hpp): integer sums wrap in the accumulator,
+/// float sums in the accumulator type (deterministic: the same bits every call for the same offsets on one GPU
+/// model), min/max propagate NaN (canonical quiet NaN), an empty segment gives the identity (0, +inf/-inf for
+/// floats, the type's largest/smallest integer). argmin/argmax: the value and its index relative to the segment's
+/// begin, written as cub::KeyValuePair<int, T> ({int key; T value;}, value at offset sizeof(T) >= 4); ties and equal
+/// values (-0.0 == +0.0) give the smallest index; a NaN beats every number and the first NaN wins (numpy.argmin's
+/// rule); an empty segment gives CUB's {1, numeric_limits<T>::max()} for argmin and {1, numeric_limits<T>::lowest()}
+/// for argmax (device_segmented_reduce.cuh; note: max() of float is FLT_MAX, not +inf).
+struct SegReduceProblem {
+  static constexpr std::string_view kFamily = "segreduce";
+
+  SegReduceOp op = SegReduceOp::sum;
+  ValueType type = ValueType::f32;
+  std::optional<ValueType> accumulator;  ///< sums only; nullopt = i32->i64, u32->u64, else the type
+  std::uint64_t n = 0;                   ///< total elements: the size tuned; for a handle, a hint
+  std::string distribution = "uniform";  ///< segment lengths the tuner measures on (SegmentSpec)
+
+  bool operator==(const SegReduceProblem&) const = default;
+
+  ValueType accumulator_type() const;
+  /// The accumulator made explicit and the distribution in its canonical spelling.
+  SegReduceProblem normalized() const;
+  /// UsageError for a bad accumulator (as ReduceProblem::validate), a bad segment spec, n >= 2^31 (offsets are int).
+  void validate() const;
+  /// "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32"
+  std::string key() const;
+  std::string shape_key() const;
+  /// Value bytes read by one call (the offsets are not counted).
+  std::uint64_t bytes() const { return n * size_of(type); }
+  /// Bytes of one segment's result: the accumulator, or a KeyValuePair<int, T> for argmin/argmax.
+  std::size_t result_bytes() const;
+  /// The same reduction as the reduce family states it (sum/min/max; argmin -> min, argmax -> max).
+  ReduceProblem as_reduce() const;
+};
+
+/// One variant. Segments of at most `small_max` elements are reduced by a group of `group` lanes in the first
+/// kernel (group = 1: a thread per segment, 32: a warp per segment); longer ones are queued (in the workspace,
+/// without host synchronization) and the second kernel reduces them in chunks of `chunk` elements, one block per
+/// chunk, the last block of a segment folding its chunks' partials in a fixed order.
+struct SegReduceConfig {
+  static constexpr std::string_view kFamily = "segreduce";
+
+  int block = 256;        ///< threads per block of both kernels: 64..1024, a multiple of 32
+  int group = 8;          ///< lanes per short segment: 1, 2, 4, 8, 16 or 32
+  int small_max = 256;    ///< the longest segment a group reduces (longer ones go to blocks): 1..65536
+  int vec_bytes = 16;     ///< bytes per load: 0 (one element) or 16 (unaligned heads read one element at a time)
+  int loads = 2;          ///< loads in flight per thread per iteration: 1, 2, 4, 8
+  int chunk = 16384;      ///< elements per block work item of a long segment: a power of two, 1K..1M
+
+  bool operator==(const SegReduceConfig&) const = default;
+
+  /// "block=256,group=8,small=256,vec=16,loads=2,chunk=16384"
+  std::string key() const;
+  static std::optional<SegReduceConfig> parse(std::string_view key);
+  std::size_t shared_bytes(const SegReduceProblem& problem) const;
+  std::string invalid_reason(const SegReduceProblem& problem) const;
+  static SegReduceConfig fallback(const SegReduceProblem& problem);
+};
+
+inline constexpr const char* kSegReduceKernelName = "autotune_segreduce";
+inline constexpr const char* kSegReduceLongKernelName = "autotune_segreduce_long";
+
+/// The complete CUDA source of one variant (both kernels). UsageError when the configuration is invalid.
+std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig& config);
+
+}  // namespace autotune
+
+template <>
+struct std::hash<autotune::SegReduceConfig> {
+  std::size_t operator()(const autotune::SegReduceConfig& c) const noexcept {
+    return std::hash<std::string>{}(c.key());
+  }
+};

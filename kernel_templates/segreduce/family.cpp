@@ -1,0 +1,179 @@
+// The segmented reduction family as the family-independent code sees it (core/family.hpp).
+#include "kernel_templates/segreduce/family.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "autotune/error.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
+#include "core/key_text.hpp"
+#include "embedded.hpp"
+#include "kernel_templates/segreduce/space.hpp"
+#include "kernel_templates/segreduce/workload.hpp"
+
+namespace autotune {
+
+namespace {
+
+const SegReduceProblem& seg_of(const Problem& p) {
+  const auto* r = p.as<SegReduceProblem>();
+  if (!r) throw UsageError(fmt::format("'{}' is not a segmented reduction problem", p.key()));
+  return *r;
+}
+
+const SegReduceConfig& config_of(const Config& c) {
+  const auto* r = c.as<SegReduceConfig>();
+  if (!r) throw UsageError(fmt::format("'{}' is not a segmented reduction configuration", c.key()));
+  return *r;
+}
+
+// An upper bound of the segments n elements make under `spec` (for the tuner's memory check): n / least length,
+// or twice the mean's count when empty segments are allowed.
+std::uint64_t segment_bound(const SegmentSpec& s, std::uint64_t n) {
+  if (s.lo >= 1) return n / s.lo + 1;
+  return 2 * n / std::max<std::uint64_t>(1, (s.lo + s.hi) / 2) + 1024;
+}
+
+class SegReduceFamily final : public KernelFamily {
+ public:
+  std::string_view name() const override { return SegReduceProblem::kFamily; }
+  std::string_view summary() const override {
+    return "per-segment sum, min, max, argmin or argmax (CUB's DeviceSegmentedReduce)";
+  }
+
+  // "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32"
+  std::optional<Problem> parse_problem(std::string_view key) const override {
+    using namespace key_text;
+    const auto parts = problem_parts(key);
+    if (parts.size() != 6 || parts[0] != name()) return std::nullopt;
+    SegReduceProblem p;
+    const auto op = parse_segreduce_op(parts[1]);
+    const auto type = parse_value_type(parts[2]);
+    if (!op || !type) return std::nullopt;
+    p.op = *op;
+    p.type = *type;
+    const auto named = named_parts(parts, 3);
+    if (!named || named->size() != 3 || !named->count("acc") || !named->count("n") || !named->count("dist"))
+      return std::nullopt;
+    const auto acc = parse_value_type(named->at("acc"));
+    const auto n = to_u64(named->at("n"));
+    if (!acc || !n) return std::nullopt;
+    p.accumulator = *acc;
+    p.n = *n;
+    p.distribution = named->at("dist");
+    try {
+      p.validate();
+    } catch (const UsageError&) {
+      return std::nullopt;
+    }
+    return Problem(p);
+  }
+  ProblemColumns columns(const Problem& problem) const override {
+    const SegReduceProblem& r = seg_of(problem);
+    return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)),
+            static_cast<int>(8 * r.result_bytes())};
+  }
+  // The same types and operation; another segment-length distribution is 1 away (its winner reads the same values,
+  // perhaps with the wrong threshold).
+  std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
+    const SegReduceProblem a = seg_of(wanted).normalized(), b = seg_of(tuned).normalized();
+    if (a.type != b.type || a.op != b.op || a.accumulator != b.accumulator) return std::nullopt;
+    return a.distribution == b.distribution ? 0.0 : 1.0;
+  }
+  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
+    return device ? segreduce_constraint_violation(seg_of(p), config_of(c), *device)
+                  : config_of(c).invalid_reason(seg_of(p));
+  }
+  std::optional<Config> parse_config(std::string_view key) const override {
+    if (auto c = SegReduceConfig::parse(key)) return Config(*c);
+    return std::nullopt;
+  }
+  Config fallback(const Problem& problem) const override { return SegReduceConfig::fallback(seg_of(problem)); }
+  int launches(const Config&) const override { return 2; }
+  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
+    return config_of(c).shared_bytes(seg_of(p));
+  }
+  ReportAxes report_axes(const Config& config) const override {
+    const SegReduceConfig& r = config_of(config);
+    return {r.block, r.loads, fmt::format("group={}/small={}", r.group, r.small_max)};
+  }
+  std::string_view baseline_name() const override { return "CUB DeviceSegmentedReduce"; }
+
+  std::string kernel_source(const Problem& p, const Config& c) const override {
+    return autotune::kernel_source(seg_of(p), config_of(c));
+  }
+  std::string code_text() const override {
+    return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
+           std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
+           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+  }
+
+  std::vector<std::string> distributions() const override { return segreduce_distributions(); }
+  bool robust_across_distributions() const override { return true; }
+  std::vector<Problem> default_problems() const override {
+    // None: `autotune tune` without a problem tunes the other families' defaults, and its --dists names their input
+    // distributions, which are not segment lengths. Segmented problems are tuned by name (--kernel segreduce).
+    return {};
+  }
+  std::uint64_t output_bytes(const Problem& problem) const override {
+    const SegReduceProblem& p = seg_of(problem);
+    const std::uint64_t segments = segment_bound(parse_segment_spec(p.distribution), p.n);
+    return segments * (p.result_bytes() + sizeof(int)) + 64;  // results and offsets
+  }
+  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
+    return make_segreduce_workload(seg_of(p), d, seed);
+  }
+
+  std::vector<ProblemParameter> problem_parameters() const override {
+    return {{"op", "OP", "operation: sum, min, max, argmin or argmax (default sum)"},
+            {"type", "T", "element type: i32, u32, i64, u64, f32, f64 (default f32)"},
+            {"acc", "T", "accumulator type of a sum (default: i64 for i32, u32 for u64, else the element type)"},
+            {"segments", "SPEC",
+             "segment lengths the tuner measures on: fixed:L, uniform:A..B, power-law[:A..B] (default uniform = "
+             "uniform:1..1K); the same as --dist"}};
+  }
+  Problem make_problem(const ProblemOptions& o) const override {
+    auto given = [&](const char* k) { return o.count(k) != 0; };
+    auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
+    SegReduceProblem p;
+    if (given("op")) {
+      const auto op = parse_segreduce_op(str("op"));
+      if (!op)
+        throw UsageError(fmt::format("--op: unknown operation '{}' (known: sum, min, max, argmin, argmax)", str("op")));
+      p.op = *op;
+    }
+    auto value_type = [&](const char* flag) {
+      const auto t = parse_value_type(str(flag));
+      if (!t)
+        throw UsageError(fmt::format("--{}: unknown type '{}' (known: i32, u32, i64, u64, f32, f64)", flag, str(flag)));
+      return *t;
+    };
+    if (given("type")) p.type = value_type("type");
+    if (given("acc")) p.accumulator = value_type("acc");
+    if (given("segments") && given("dist"))
+      throw UsageError("--segments and --dist both name the segment lengths of --kernel segreduce: give one");
+    if (given("segments")) p.distribution = str("segments");
+    if (given("dist")) p.distribution = str("dist");
+    try {
+      (void)parse_segment_spec(p.distribution);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--segments: {}", e.what()));
+    }
+    p.n = parse_size(str("n"));
+    p.validate();
+    return p.normalized();
+  }
+  std::string command_options(const Problem& p) const override {
+    const SegReduceProblem r = seg_of(p).normalized();
+    // The segment lengths are the problem's distribution: the CLI spells them --dist (runtime/resolution.cpp).
+    return fmt::format("--op {} --type {} --acc {}", to_string(r.op), to_string(r.type), to_string(*r.accumulator));
+  }
+  std::string example_options() const override { return "--op sum --type f32 --segments fixed:32 --n 64M"; }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelFamily> make_segreduce_family() { return std::make_unique<SegReduceFamily>(); }
+
+}  // namespace autotune

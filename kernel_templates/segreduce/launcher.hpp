@@ -1,0 +1,49 @@
+// One loaded segmented-reduction variant and the one way to launch it: shared by the tuner, the runtime API
+// (autotune::SegmentedReduce), the benchmark and the tests, so that what is measured is what applications run.
+//
+// Thread-safety: run() may be called from several host threads on several streams at once; each stream gets its own
+// workspace (the queue of long segments, core/workspace.hpp), claimed lock-free on its first call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autotune/device.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
+#include "core/cuda.hpp"
+#include "core/workspace.hpp"
+
+namespace autotune {
+
+/// Why `config` cannot run on `device` (threads per block), or empty.
+std::string segreduce_device_violation(const SegReduceConfig& config, const DeviceInfo& device);
+
+/// Blocks of the first kernel for `segments` segments: enough groups to cover them, at most the resident grid
+/// (0 when there are none). A pure function, tested without a GPU.
+unsigned segreduce_short_grid(const SegReduceConfig& config, std::uint64_t segments, unsigned resident_grid);
+
+class SegReduceKernel {
+ public:
+  /// Loads `cubin` (from kernel_source(problem, config)). UsageError when the configuration is invalid or exceeds the
+  /// device, CudaError when the cubin does not load.
+  SegReduceKernel(const SegReduceProblem& problem, const SegReduceConfig& config, const DeviceInfo& device,
+                  const std::vector<char>& cubin);
+
+  /// Reduces segment s = [begin[s], end[s]) of `in` for s < segments into result s of `out` (result_bytes() each).
+  /// Two launches, asynchronous on `stream`, no allocation after a stream's first call.
+  void run(const void* in, std::uint64_t segments, const int* begin, const int* end, void* out,
+           cudaStream_t stream) const;
+
+  const SegReduceConfig& config() const { return config_; }
+
+ private:
+  SegReduceProblem problem_;
+  SegReduceConfig config_;
+  cuda::Module short_, long_;
+  unsigned short_resident_ = 0, long_resident_ = 0;
+  std::unique_ptr<WorkspacePool> workspaces_;
+};
+
+}  // namespace autotune

@@ -1,0 +1,151 @@
+// The segmented reduction problem: operations, segment-length specs, keys and validation.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "autotune/error.hpp"
+#include "autotune/problem.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
+
+namespace autotune {
+
+namespace {
+
+constexpr std::string_view kOpNames[] = {"sum", "min", "max", "argmin", "argmax"};
+
+// "4K" for 4096, "1M" for 2^20, else decimal: the canonical spelling of a length.
+std::string format_length(std::uint64_t v) {
+  if (v >= (1ull << 20) && v % (1ull << 20) == 0) return fmt::format("{}M", v >> 20);
+  if (v >= (1ull << 10) && v % (1ull << 10) == 0) return fmt::format("{}K", v >> 10);
+  return std::to_string(v);
+}
+
+std::uint64_t parse_length(std::string_view text, std::string_view spec) {
+  if (text.empty()) throw UsageError(fmt::format("segment spec '{}': a length is missing", spec));
+  try {
+    return parse_size(text);
+  } catch (const UsageError&) {
+    throw UsageError(fmt::format("segment spec '{}': '{}' is not a length (e.g. 32, 4K, 1M)", spec, text));
+  }
+}
+
+constexpr std::string_view kSpecHelp =
+    "fixed:L, uniform:A..B, power-law:A..B, power-law (1..1M) or uniform (1..1K); e.g. fixed:32, uniform:1..64K";
+
+}  // namespace
+
+std::string_view to_string(SegReduceOp op) { return kOpNames[static_cast<int>(op)]; }
+std::optional<SegReduceOp> parse_segreduce_op(std::string_view text) {
+  for (int i = 0; i < 5; ++i)
+    if (kOpNames[i] == text) return static_cast<SegReduceOp>(i);
+  return std::nullopt;
+}
+bool is_arg(SegReduceOp op) { return op == SegReduceOp::argmin || op == SegReduceOp::argmax; }
+
+// The longest segment a spec may name: offsets are 32-bit ints.
+constexpr std::uint64_t kMaxLength = (1ull << 31) - 1;
+
+SegmentSpec parse_segment_spec(std::string_view text) {
+  SegmentSpec s;
+  if (text == "uniform") return s;  // 1..1K
+  if (text == "power-law") return {SegmentSpec::Kind::power_law, 1, 1ull << 20};
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos)
+    throw UsageError(fmt::format("unknown segment spec '{}' (known: {})", text, kSpecHelp));
+  const std::string_view kind = text.substr(0, colon), args = text.substr(colon + 1);
+  if (kind == "fixed") {
+    s.kind = SegmentSpec::Kind::fixed;
+    s.lo = s.hi = parse_length(args, text);
+    if (s.lo == 0) throw UsageError(fmt::format("segment spec '{}': a fixed length must be at least 1", text));
+  } else if (kind == "uniform" || kind == "power-law") {
+    s.kind = kind == "uniform" ? SegmentSpec::Kind::uniform : SegmentSpec::Kind::power_law;
+    const auto dots = args.find("..");
+    if (dots == std::string_view::npos)
+      throw UsageError(fmt::format("segment spec '{}': expected a range A..B after '{}:'", text, kind));
+    s.lo = parse_length(args.substr(0, dots), text);
+    s.hi = parse_length(args.substr(dots + 2), text);
+    if (s.lo > s.hi) throw UsageError(fmt::format("segment spec '{}': the range is empty ({} > {})", text, s.lo, s.hi));
+    if (s.kind == SegmentSpec::Kind::power_law && s.lo == 0)
+      throw UsageError(fmt::format("segment spec '{}': a power law starts at length 1 or more", text));
+    if (s.hi == 0) throw UsageError(fmt::format("segment spec '{}': every segment would be empty", text));
+  } else {
+    throw UsageError(fmt::format("unknown segment spec '{}' (known: {})", text, kSpecHelp));
+  }
+  if (s.hi > kMaxLength)
+    throw UsageError(fmt::format("segment spec '{}': lengths above 2^31 - 1 do not fit int offsets", text));
+  return s;
+}
+
+std::string format_segment_spec(const SegmentSpec& s) {
+  switch (s.kind) {
+    case SegmentSpec::Kind::fixed: return "fixed:" + format_length(s.lo);
+    case SegmentSpec::Kind::uniform:
+      if (s.lo == 1 && s.hi == 1024) return "uniform";
+      return fmt::format("uniform:{}..{}", format_length(s.lo), format_length(s.hi));
+    case SegmentSpec::Kind::power_law:
+      if (s.lo == 1 && s.hi == (1ull << 20)) return "power-law";
+      return fmt::format("power-law:{}..{}", format_length(s.lo), format_length(s.hi));
+  }
+  return "?";
+}
+
+const std::vector<std::string>& segreduce_distributions() {
+  // The measuring set; "uniform" first, the default of every family.
+  static const std::vector<std::string> d{"uniform", "fixed:32", "fixed:4K", "fixed:1M", "uniform:1..64K",
+                                          "power-law"};
+  return d;
+}
+
+ValueType SegReduceProblem::accumulator_type() const { return as_reduce().accumulator_type(); }
+
+ReduceProblem SegReduceProblem::as_reduce() const {
+  ReduceProblem r;
+  r.op = op == SegReduceOp::sum ? ReduceOp::sum
+         : (op == SegReduceOp::min || op == SegReduceOp::argmin) ? ReduceOp::min
+                                                                  : ReduceOp::max;
+  r.type = type;
+  r.accumulator = accumulator;
+  r.n = n;
+  return r;
+}
+
+SegReduceProblem SegReduceProblem::normalized() const {
+  SegReduceProblem p = *this;
+  p.accumulator = accumulator_type();
+  try {
+    p.distribution = format_segment_spec(parse_segment_spec(distribution));
+  } catch (const UsageError&) {
+    // validate() reports it; the key keeps the text as given
+  }
+  return p;
+}
+
+void SegReduceProblem::validate() const {
+  if (is_arg(op) && accumulator && *accumulator != type)
+    throw UsageError(fmt::format("{} of {} values has no accumulator; {} is not supported", to_string(op),
+                                 to_string(type), to_string(*accumulator)));
+  as_reduce().validate();
+  (void)parse_segment_spec(distribution);
+  if (n > (1ull << 31) - 1)
+    throw UsageError(fmt::format("n = {} exceeds the int offsets' 2^31 - 1 elements", n));
+}
+
+std::string SegReduceProblem::shape_key() const {
+  const SegReduceProblem p = normalized();
+  return fmt::format("segreduce/{}/{}/acc={}/dist={}", to_string(p.op), to_string(p.type), to_string(*p.accumulator),
+                     p.distribution);
+}
+
+std::string SegReduceProblem::key() const {
+  const SegReduceProblem p = normalized();
+  return fmt::format("segreduce/{}/{}/acc={}/n={}/dist={}", to_string(p.op), to_string(p.type),
+                     to_string(*p.accumulator), p.n, p.distribution);
+}
+
+std::size_t SegReduceProblem::result_bytes() const {
+  if (is_arg(op)) return 2 * std::max<std::size_t>(4, size_of(type));
+  return size_of(accumulator_type());
+}
+
+}  // namespace autotune

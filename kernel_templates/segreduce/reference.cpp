@@ -1,0 +1,134 @@
+#include "kernel_templates/segreduce/reference.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "autotune/error.hpp"
+#include "tuner/splitmix.hpp"
+
+namespace autotune {
+
+namespace {
+
+std::uint64_t draw_length(const SegmentSpec& s, SplitMix64& rng) {
+  switch (s.kind) {
+    case SegmentSpec::Kind::fixed: return s.lo;
+    case SegmentSpec::Kind::uniform: return s.lo + rng.next() % (s.hi - s.lo + 1);
+    case SegmentSpec::Kind::power_law: {
+      // Log-uniform: density ~ 1/L on [lo, hi].
+      const double l = static_cast<double>(s.lo) * std::exp(rng.unit() * std::log((s.hi + 1.0) / s.lo));
+      return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(l), s.lo, s.hi);
+    }
+  }
+  return 1;
+}
+
+template <class T>
+bool better(SegReduceOp op, T b, T a) {  // whether b beats a (b comes later: ties keep a)
+  if constexpr (std::is_floating_point_v<T>) {
+    const bool an = std::isnan(a), bn = std::isnan(b);
+    if (an || bn) return bn && !an;
+  }
+  if (b == a) return false;
+  return op == SegReduceOp::argmin ? b < a : b > a;
+}
+
+template <class T>
+std::uint64_t bits_of(T v) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof v);
+  return b;
+}
+
+}  // namespace
+
+std::vector<int> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
+  if (n > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw UsageError(fmt::format("n = {} does not fit int offsets", n));
+  SplitMix64 rng{seed};
+  std::vector<int> offsets{0};
+  std::uint64_t at = 0;
+  while (at < n) {
+    at = std::min(n, at + draw_length(spec, rng));
+    offsets.push_back(static_cast<int>(at));
+  }
+  return offsets;
+}
+
+std::vector<unsigned char> generate_segment_values(const SegReduceProblem& problem, std::uint64_t n,
+                                                   std::uint64_t seed) {
+  ReduceProblem r = problem.as_reduce();
+  r.distribution = "uniform";
+  return generate_values(r, n, seed);
+}
+
+SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const int* begin,
+                                      const int* end, std::uint64_t segments) {
+  SegReduceExpected e;
+  const ReduceProblem r = problem.as_reduce();
+  const std::size_t size = size_of(problem.type);
+  e.length.resize(segments);
+  for (std::uint64_t s = 0; s < segments; ++s)
+    e.length[s] = end[s] > begin[s] ? static_cast<std::uint64_t>(end[s] - begin[s]) : 0;
+  if (!is_arg(problem.op)) {
+    e.value.reserve(segments);
+    for (std::uint64_t s = 0; s < segments; ++s)
+      e.value.push_back(reference_reduce(r, static_cast<const unsigned char*>(values) + begin[s] * size, e.length[s]));
+    return e;
+  }
+  e.key.resize(segments);
+  e.bits.resize(segments);
+  with_value_type(problem.type, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(values);
+    for (std::uint64_t s = 0; s < segments; ++s) {
+      if (e.length[s] == 0) {  // CUB's {1, max()} / {1, lowest()}
+        e.key[s] = 1;
+        e.bits[s] = bits_of(problem.op == SegReduceOp::argmin ? std::numeric_limits<T>::max()
+                                                              : std::numeric_limits<T>::lowest());
+        continue;
+      }
+      const T* seg = x + begin[s];
+      std::uint64_t best = 0;
+      for (std::uint64_t i = 1; i < e.length[s]; ++i)
+        if (better(problem.op, seg[i], seg[best])) best = i;
+      e.key[s] = static_cast<int>(best);
+      e.bits[s] = bits_of(seg[best]);
+    }
+    return 0;
+  });
+  return e;
+}
+
+std::string compare_segreduce(const SegReduceProblem& problem, const SegReduceExpected& expected, const void* got) {
+  const auto* bytes = static_cast<const unsigned char*>(got);
+  const std::size_t stride = problem.result_bytes(), size = size_of(problem.type);
+  const ReduceProblem r = problem.as_reduce();
+  std::uint64_t wrong = 0;
+  std::string first;
+  for (std::uint64_t s = 0; s < expected.length.size(); ++s) {
+    std::string diff;
+    if (is_arg(problem.op)) {
+      int key = 0;
+      std::uint64_t bits = 0;
+      std::memcpy(&key, bytes + s * stride, 4);
+      std::memcpy(&bits, bytes + s * stride + stride / 2, size);
+      if (key != expected.key[s] || bits != expected.bits[s])
+        diff = fmt::format("expected key {} value bits 0x{:x}, got key {} value bits 0x{:x}", expected.key[s],
+                           expected.bits[s], key, bits);
+    } else {
+      diff = compare_reduce(r, expected.value[s], bytes + s * stride, expected.length[s]);
+    }
+    if (!diff.empty() && wrong++ == 0) first = fmt::format("segment {} (length {}): {}", s, expected.length[s], diff);
+  }
+  if (wrong == 0) return {};
+  return fmt::format("{} of {} segments wrong; first: {}", wrong, expected.length.size(), first);
+}
+
+}  // namespace autotune

@@ -1,0 +1,41 @@
+// Test inputs for segmented reductions (segment offsets from a length spec, values) and the CPU reference every
+// variant is checked against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "autotune/segmented_reduce_problem.hpp"
+#include "kernel_templates/reduce/reference.hpp"
+
+namespace autotune {
+
+/// Offsets of segments whose lengths follow `spec` (segmented_reduce_problem.hpp), reproducible from `seed`:
+/// offsets[0] = 0, offsets.back() = n, num_segments + 1 entries; the last segment holds what is left of n (it may be
+/// shorter than the spec's least length). n = 0 gives no segment.
+std::vector<int> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed);
+
+/// n values of problem.type: the reduce family's "uniform" input for the same operation (argmin as min).
+std::vector<unsigned char> generate_segment_values(const SegReduceProblem& problem, std::uint64_t n,
+                                                   std::uint64_t seed);
+
+/// What each segment must give.
+struct SegReduceExpected {
+  std::vector<ReduceExpected> value;  ///< sum/min/max: reduce's reference per segment
+  /// argmin/argmax: the key (index in the segment; 1 for an empty one) and the value's bits, zero-extended.
+  std::vector<int> key;
+  std::vector<std::uint64_t> bits;
+  std::vector<std::uint64_t> length;  ///< each segment's length (sums' tolerance)
+};
+
+/// The reduction of segment s = [begin[s], end[s]) (empty when end <= begin) for s < segments, by the semantics of
+/// segmented_reduce_problem.hpp. Plain sequential C++, independent of the kernel template.
+SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const int* begin,
+                                      const int* end, std::uint64_t segments);
+
+/// Empty when every result in `got` (segments * result_bytes() bytes as the kernel wrote them) is correct, else one
+/// line: how many segments differ and the first of them. Sums: reduce's per-segment tolerance; the rest: exact.
+std::string compare_segreduce(const SegReduceProblem& problem, const SegReduceExpected& expected, const void* got);
+
+}  // namespace autotune

@@ -1,0 +1,339 @@
+// Segmented reduction kernel template, compiled with NVRTC once per variant: two kernels in one module.
+//
+// Between the preamble and this text comes kernel_templates/common.cuh (u64, Raw, split_unaligned,
+// last_block_to_finish). The preamble (autotune::kernel_source, source.cpp) defines in namespace `at`:
+//   in_t, acc_t, work_t   element type; result type; the type the arithmetic is done in (acc_t, or its unsigned twin
+//                         for integer sums, whose wrapping is then defined)
+//   kOp                   SegOp::sum, min, max, argmin, argmax
+//   kIsFloat, kIdentityBits, kNaNBits   as in reduce.cu (identity of sum/min/max, canonical NaN of min/max)
+//   kArgEmptyBits         the value CUB writes for an empty segment's argmin (max()) or argmax (lowest())
+//   kResultBytes          bytes of one segment's result (acc_t, or {int key; in_t value;})
+//   kBlock                threads per block of both kernels
+//   kGroup                lanes that reduce one short segment in autotune_segreduce (1 = a thread, 32 = a warp)
+//   kSmallMax             the longest segment a group reduces; longer ones are queued for autotune_segreduce_long
+//   kVecBytes             0: one element per load; 16: 16-byte loads, the unaligned head and tail element-wise
+//   kLoads                loads in flight per thread per step
+//   kChunk                elements of one block work item of a long segment
+//   the workspace layout  (kernel_templates/segreduce/workspace_layout.hpp)
+//
+// autotune_segreduce: a grid-stride loop over segments, one group per segment; every lane of a warp runs the same
+// number of iterations (the warp leaves when its first group's segment is past the end), so the group folds are
+// full-warp shuffles. A segment longer than kSmallMax is queued instead: one 64-bit atomicAdd reserves its queue slot
+// (high half) and its chunk ids (low half) together, so the queue is sorted by chunk id.
+// autotune_segreduce_long: the queued chunks split evenly over the grid in contiguous runs; each block finds its
+// first chunk's segment by a 32-ary warp search, then walks forward. A one-chunk segment is written by its block; a
+// longer one's blocks store partials, and the last of them (per-segment ticket) folds them in chunk order. The last
+// block of the grid resets the queue. Every sum is formed in an order fixed by the offsets and the configuration:
+// the same bits on every call.
+
+static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32");
+static_assert(at::kGroup == 1 || at::kGroup == 2 || at::kGroup == 4 || at::kGroup == 8 || at::kGroup == 16 ||
+                  at::kGroup == 32, "group is a power of two up to a warp");
+static_assert(at::kVecBytes == 0 || at::kVecBytes == 16, "loads are one element or 16 bytes");
+static_assert(at::kLoads == 1 || at::kLoads == 2 || at::kLoads == 4 || at::kLoads == 8, "1, 2, 4 or 8 loads in flight");
+static_assert(at::kChunk >= at::kSmallMax, "a chunk holds a short segment");
+static_assert(sizeof(at::work_t) == sizeof(at::acc_t), "work_t is acc_t or its unsigned twin");
+static_assert(at::kResultBytes == ((at::kOp == at::SegOp::argmin || at::kOp == at::SegOp::argmax)
+                                       ? 2 * (sizeof(at::in_t) > 4 ? sizeof(at::in_t) : 4)
+                                       : sizeof(at::acc_t)),
+              "the result is acc_t, or cub::KeyValuePair<int, in_t>");
+
+namespace at {
+
+constexpr bool kArg = kOp == SegOp::argmin || kOp == SegOp::argmax;
+constexpr int kElemBytes = static_cast<int>(sizeof(in_t));
+constexpr int kLoadBytes = kVecBytes ? kVecBytes : kElemBytes;
+constexpr int kElems = kLoadBytes / kElemBytes;
+constexpr int kWarps = kBlock / 32;
+
+template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
+template <> struct LoadType<4, 4> { typedef in_t type; };
+template <> struct LoadType<8, 8> { typedef in_t type; };
+typedef typename LoadType<kLoadBytes, kElemBytes>::type raw_t;
+union Vec {
+  raw_t raw;
+  in_t v[kElems];
+};
+
+template <class T> struct Bits;
+template <> struct Bits<float> {
+  typedef unsigned int U;
+  static __device__ __forceinline__ float from(U b) { return __uint_as_float(b); }
+  static __device__ __forceinline__ U to(float f) { return __float_as_uint(f); }
+};
+template <> struct Bits<double> {
+  typedef unsigned long long U;
+  static __device__ __forceinline__ double from(U b) { return __longlong_as_double(static_cast<long long>(b)); }
+  static __device__ __forceinline__ U to(double f) { return static_cast<U>(__double_as_longlong(f)); }
+};
+template <class I> struct IntBits {
+  typedef I U;
+  static __device__ __forceinline__ I from(U b) { return b; }
+  static __device__ __forceinline__ U to(I v) { return v; }
+};
+template <> struct Bits<int> : IntBits<int> {};
+template <> struct Bits<unsigned int> : IntBits<unsigned int> {};
+template <> struct Bits<long long> : IntBits<long long> {};
+template <> struct Bits<unsigned long long> : IntBits<unsigned long long> {};
+
+template <class T>
+__device__ __forceinline__ T from_bits(unsigned long long b) {
+  return Bits<T>::from(static_cast<typename Bits<T>::U>(b));
+}
+
+// A running result: the value, and for argmin/argmax its index in the segment (-1: nothing seen yet).
+struct Item {
+  work_t v;
+  int i;
+};
+
+__device__ __forceinline__ Item identity() {
+  Item x;
+  x.v = from_bits<work_t>(kIdentityBits);
+  x.i = -1;
+  return x;
+}
+
+__device__ __forceinline__ Item lift(in_t x, unsigned index) {
+  Item r;
+  r.v = static_cast<work_t>(static_cast<acc_t>(x));
+  r.i = static_cast<int>(index);
+  return r;
+}
+
+template <class T>
+__device__ __forceinline__ bool negative_bit(T v) {
+  return static_cast<typename Bits<T>::U>(Bits<T>::to(v) >> (8 * sizeof(T) - 1)) != 0;
+}
+
+// min/max as reduce.cu: NaN wins, -0.0 < +0.0, so the result is independent of the order.
+__device__ __forceinline__ work_t combine_value(work_t a, work_t b) {
+  if constexpr (kOp == SegOp::sum) {
+    return a + b;
+  } else if constexpr (kIsFloat) {
+    const bool tie = b == a && negative_bit(a) != negative_bit(b);
+    if constexpr (kOp == SegOp::min) return (b < a || b != b || (tie && negative_bit(b))) ? b : a;
+    else return (b > a || b != b || (tie && negative_bit(a))) ? b : a;
+  } else {
+    if constexpr (kOp == SegOp::min) return b < a ? b : a;
+    else return b > a ? b : a;
+  }
+}
+
+// argmin/argmax: a NaN beats every number, equal values (and two NaNs) go to the smaller index: a total order on
+// (value, index), so any combining order gives the same item.
+__device__ __forceinline__ Item combine(Item a, Item b) {
+  if constexpr (!kArg) {
+    a.v = combine_value(a.v, b.v);
+    return a;
+  } else {
+    if (b.i < 0) return a;
+    if (a.i < 0) return b;
+    const bool an = a.v != a.v, bn = b.v != b.v;
+    bool take_b;
+    if (an || bn) take_b = bn && (!an || b.i < a.i);
+    else if (b.v == a.v) take_b = b.i < a.i;
+    else take_b = kOp == SegOp::argmin ? b.v < a.v : b.v > a.v;
+    return take_b ? b : a;
+  }
+}
+
+// Butterfly over groups of W lanes: every lane of a group ends with the group's item. Every lane of the warp calls it.
+template <int W>
+__device__ __forceinline__ Item fold(Item v) {
+#pragma unroll
+  for (int offset = W / 2; offset > 0; offset >>= 1) {
+    Item o;
+    o.v = __shfl_xor_sync(0xFFFFFFFFu, v.v, offset, W);
+    if constexpr (kArg) o.i = __shfl_xor_sync(0xFFFFFFFFu, v.i, offset, W);
+    else o.i = v.i;
+    v = combine(v, o);
+  }
+  return v;
+}
+
+// The block's item, in every thread of warp 0. Every thread calls it; `sm` holds kWarps items.
+__device__ __forceinline__ Item block_fold(Item v, Item* sm) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = fold<32>(v);
+  if (lane == 0) sm[warp] = v;
+  __syncthreads();
+  if (warp == 0) v = fold<32>(lane < kWarps ? sm[lane] : identity());
+  __syncthreads();  // sm may be written again
+  return v;
+}
+
+// This lane's share of p[0, len) read by W lanes (rank r); indices in the segment start at idx0. The element order
+// of each lane is fixed: the group's and block's folds then fix the order of every operation.
+template <int W>
+__device__ __forceinline__ Item reduce_range(const in_t* __restrict__ p, unsigned len, unsigned idx0, unsigned r) {
+  Item acc = identity();
+  if constexpr (kVecBytes == 0) {
+    unsigned i = r;
+    for (; i + (kLoads - 1) * W < len; i += kLoads * W) {
+      in_t x[kLoads];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k) x[k] = p[i + k * W];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k) acc = combine(acc, lift(x[k], idx0 + i + k * W));
+    }
+    for (; i < len; i += W) acc = combine(acc, lift(p[i], idx0 + i));
+  } else {
+    const Split s = split_unaligned<kVecBytes>(p, static_cast<u64>(len));
+    const unsigned head = static_cast<unsigned>(s.head), nvec = static_cast<unsigned>(s.nvec);
+    for (unsigned i = r; i < head; i += W) acc = combine(acc, lift(p[i], idx0 + i));
+    const raw_t* vp = reinterpret_cast<const raw_t*>(p + head);
+    const unsigned vidx0 = idx0 + head;
+    unsigned j = r;
+    for (; j + (kLoads - 1) * W < nvec; j += kLoads * W) {
+      Vec v[kLoads];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k) v[k].raw = vp[j + k * W];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k)
+#pragma unroll
+        for (int e = 0; e < kElems; ++e) acc = combine(acc, lift(v[k].v[e], vidx0 + (j + k * W) * kElems + e));
+    }
+    for (; j < nvec; j += W) {
+      Vec v;
+      v.raw = vp[j];
+#pragma unroll
+      for (int e = 0; e < kElems; ++e) acc = combine(acc, lift(v.v[e], vidx0 + j * kElems + e));
+    }
+    for (unsigned i = static_cast<unsigned>(s.tail_begin) + r; i < len; i += W) acc = combine(acc, lift(p[i], idx0 + i));
+  }
+  return acc;
+}
+
+__device__ __forceinline__ void write_result(unsigned char* __restrict__ out, u64 s, Item v) {
+  if constexpr (kArg) {
+    unsigned char* p = out + s * kResultBytes;
+    *reinterpret_cast<int*>(p) = v.i < 0 ? 1 : v.i;  // CUB: {1, max()} / {1, lowest()} for an empty segment
+    *reinterpret_cast<in_t*>(p + kResultBytes / 2) = v.i < 0 ? from_bits<in_t>(kArgEmptyBits) : static_cast<in_t>(v.v);
+  } else {
+    work_t r = v.v;
+    if constexpr (kIsFloat && kOp != SegOp::sum) r = r != r ? from_bits<work_t>(kNaNBits) : r;
+    reinterpret_cast<work_t*>(out)[s] = r;
+  }
+}
+
+// Queues long segment s: whether it got a slot and room for its partials (else its group reduces it).
+__device__ __forceinline__ bool enqueue(unsigned char* __restrict__ ws, u64 s, unsigned len) {
+  const unsigned chunks = (len + kChunk - 1) / kChunk;
+  const u64 packed = atomicAdd(reinterpret_cast<u64*>(ws + kCounterOffset), (1ull << 32) | chunks);
+  const unsigned slot = static_cast<unsigned>(packed >> 32), base = static_cast<unsigned>(packed);
+  if (slot >= kQueueCapacity) return false;
+  const bool fits = chunks == 1 || static_cast<u64>(base) + chunks <= kPartialCapacity;
+  unsigned* entry = reinterpret_cast<unsigned*>(ws + kEntriesOffset) + 4 * static_cast<u64>(slot);
+  entry[0] = static_cast<unsigned>(s);
+  entry[1] = base;
+  entry[2] = fits ? chunks : 0u;  // 0: no chunk of it is done by autotune_segreduce_long
+  return fits;
+}
+
+}  // namespace at
+
+extern "C" __global__ void __launch_bounds__(at::kBlock)
+autotune_segreduce(const at::in_t* __restrict__ in, const int* __restrict__ begin, const int* __restrict__ end,
+                   unsigned long long nseg, unsigned char* __restrict__ out, unsigned char* __restrict__ ws) {
+  using namespace at;
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned r = lane % kGroup, leader = lane - r;
+  constexpr unsigned kGroupsPerBlock = kBlock / kGroup;
+  const u64 stride = static_cast<u64>(gridDim.x) * kGroupsPerBlock;
+  for (u64 s = static_cast<u64>(blockIdx.x) * kGroupsPerBlock + threadIdx.x / kGroup;; s += stride) {
+    if (s - lane / kGroup >= nseg) break;  // the warp's first segment: the same test in every lane of the warp
+    const bool valid = s < nseg;
+    int b = 0, e = 0;
+    if (valid) {
+      b = begin[s];
+      e = end[s];
+      if (e < b) e = b;  // CUB: end <= begin is an empty segment
+    }
+    const unsigned len = static_cast<unsigned>(e - b);
+    bool mine = valid;
+    if (valid && len > kSmallMax) {
+      const unsigned mask = kGroup == 32 ? 0xFFFFFFFFu : (((1u << kGroup) - 1u) << leader);
+      int queued = 0;
+      if (r == 0) queued = enqueue(ws, s, len);
+      queued = __shfl_sync(mask, queued, leader);
+      mine = !queued;
+    }
+    Item v = mine ? reduce_range<kGroup>(in + b, len, 0, r) : identity();
+    v = fold<kGroup>(v);
+    if (mine && r == 0) write_result(out, s, v);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(at::kBlock)
+autotune_segreduce_long(const at::in_t* __restrict__ in, const int* __restrict__ begin, const int* __restrict__ end,
+                        unsigned char* __restrict__ out, unsigned char* __restrict__ ws) {
+  using namespace at;
+  __shared__ Item sm[kWarps];
+  __shared__ int last_of_segment;
+  const unsigned lane = threadIdx.x & 31;
+  const u64 packed = __ldcg(reinterpret_cast<const u64*>(ws + kCounterOffset));
+  const unsigned count = min(static_cast<unsigned>(packed >> 32), kQueueCapacity);
+  const unsigned total = static_cast<unsigned>(packed);
+  unsigned* entries = reinterpret_cast<unsigned*>(ws + kEntriesOffset);
+  const unsigned per = (total + gridDim.x - 1) / gridDim.x;
+  const unsigned c0 = blockIdx.x * per, c1 = min(total, c0 + per);
+  if (count > 0 && c0 < c1) {
+    // The last entry whose first chunk is <= c0 (entry 0 starts at chunk 0): a 32-ary search, each warp on its own.
+    unsigned lo = 0, hi = count;
+    while (hi - lo > 1) {
+      const unsigned step = (hi - lo + 31) / 32;
+      const unsigned probe = lo + lane * step;
+      const bool below = probe < hi && __ldcg(entries + 4 * static_cast<u64>(probe) + 1) <= c0;
+      const unsigned ballot = __ballot_sync(0xFFFFFFFFu, below);
+      lo += (31 - __clz(ballot)) * step;
+      hi = min(hi, lo + step);
+    }
+    unsigned idx = lo;
+    for (unsigned c = c0; c < c1; ++c) {
+      while (idx + 1 < count && __ldcg(entries + 4 * static_cast<u64>(idx + 1) + 1) <= c) ++idx;
+      unsigned* entry = entries + 4 * static_cast<u64>(idx);
+      const unsigned seg = __ldcg(entry), base = __ldcg(entry + 1), chunks = __ldcg(entry + 2);
+      const unsigned k = c - base;
+      if (k >= chunks) continue;  // a segment its group reduced (no room), or chunks of one past the queue
+      const int b = begin[seg], e = end[seg];
+      const unsigned cb = static_cast<unsigned>(b) + k * kChunk;
+      const unsigned clen = min(static_cast<unsigned>(e) - cb, kChunk);
+      Item v = reduce_range<kBlock>(in + cb, clen, k * kChunk, threadIdx.x);
+      v = block_fold(v, sm);
+      if (chunks == 1) {
+        if (threadIdx.x == 0) write_result(out, seg, v);
+        continue;
+      }
+      unsigned char* partials = ws + kPartialsOffset;
+      if (threadIdx.x == 0) {
+        *reinterpret_cast<work_t*>(partials + 16ull * c) = v.v;
+        *reinterpret_cast<int*>(partials + 16ull * c + 8) = v.i;
+        __threadfence();
+        last_of_segment = atomicAdd(entry + 3, 1u) == chunks - 1;
+      }
+      __syncthreads();
+      if (last_of_segment) {
+        __threadfence();
+        Item f = identity();
+        for (unsigned j = threadIdx.x; j < chunks; j += kBlock) {
+          Item x;
+          x.v = __ldcg(reinterpret_cast<const work_t*>(partials + 16ull * (base + j)));
+          x.i = __ldcg(reinterpret_cast<const int*>(partials + 16ull * (base + j) + 8));
+          f = combine(f, x);
+        }
+        f = block_fold(f, sm);
+        if (threadIdx.x == 0) {
+          write_result(out, seg, f);
+          entry[3] = 0;  // the ticket, ready for the next call
+        }
+      }
+      __syncthreads();  // last_of_segment is written again
+    }
+  }
+  unsigned* grid_ticket = reinterpret_cast<unsigned*>(ws + kGridTicketOffset);
+  if (last_block_to_finish(grid_ticket) && threadIdx.x == 0) {
+    *reinterpret_cast<u64*>(ws + kCounterOffset) = 0;  // every block has read it
+    *grid_ticket = 0;
+  }
+}

@@ -1,0 +1,90 @@
+#include "kernel_templates/segreduce/workload.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "autotune/error.hpp"
+#include "kernel_templates/segreduce/launcher.hpp"
+#include "kernel_templates/segreduce/reference.hpp"
+#include "kernel_templates/segreduce/space.hpp"
+
+namespace autotune {
+
+namespace {
+
+class SegReduceWorkload final : public Workload {
+ public:
+  SegReduceWorkload(const SegReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
+      : problem_(problem.normalized()), device_(device) {
+    const std::vector<int> offsets = generate_offsets(parse_segment_spec(problem_.distribution), problem_.n, seed);
+    segments_ = offsets.size() - 1;
+    const std::vector<unsigned char> values = generate_segment_values(problem_, problem_.n, seed + 1);
+    expected_ = reference_segreduce(problem_, values.data(), offsets.data(), offsets.data() + 1, segments_);
+    values_ = upload(values);
+    std::vector<unsigned char> raw(offsets.size() * sizeof(int));
+    std::memcpy(raw.data(), offsets.data(), raw.size());
+    offsets_ = upload(raw);
+    out_bytes_ = std::max<std::size_t>(16, segments_ * problem_.result_bytes());
+    out_ = cuda::DeviceBuffer(out_bytes_);
+  }
+
+  std::vector<Config> space() const override {
+    const auto configs = segreduce_space(problem_);
+    return {configs.begin(), configs.end()};
+  }
+  std::string violation(const Config& c) const override {
+    return segreduce_constraint_violation(problem_, *c.as<SegReduceConfig>(), device_);
+  }
+
+  class Variant final : public LoadedVariant {
+   public:
+    Variant(const SegReduceWorkload& w, const SegReduceConfig& c, const std::vector<char>& cubin, bool poison)
+        : w_(w), kernel_(w.problem_, c, w.device_, cubin), input_(poison ? poison_address() : w.values_.get()) {}
+    void run(cudaStream_t stream) const override {
+      const int* offsets = static_cast<const int*>(w_.offsets_.get());
+      kernel_.run(input_, w_.segments_, offsets, offsets + 1, w_.out_.get(), stream);
+    }
+    std::string check(cudaStream_t stream) const override {
+      return w_.check_call([this](cudaStream_t s) { run(s); }, stream);
+    }
+
+   private:
+    const SegReduceWorkload& w_;
+    SegReduceKernel kernel_;
+    const void* input_;
+  };
+
+  std::unique_ptr<LoadedVariant> load(const Config& c, const std::vector<char>& cubin, bool poison) const override {
+    return std::make_unique<Variant>(*this, *c.as<SegReduceConfig>(), cubin, poison);
+  }
+
+  const void* input() const override { return values_.get(); }
+  void* output() const override { return out_.get(); }
+  std::string check_call(const std::function<void(cudaStream_t)>& call, cudaStream_t stream) const override {
+    std::vector<unsigned char> got(out_bytes_);
+    AUTOTUNE_CUDA(cudaMemsetAsync(out_.get(), 0xAB, out_bytes_, stream));
+    call(stream);
+    AUTOTUNE_CUDA(cudaMemcpyAsync(got.data(), out_.get(), out_bytes_, cudaMemcpyDeviceToHost, stream));
+    AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+    return compare_segreduce(problem_, expected_, got.data());
+  }
+
+ private:
+  SegReduceProblem problem_;
+  DeviceInfo device_;
+  std::uint64_t segments_ = 0;
+  SegReduceExpected expected_;
+  cuda::DeviceBuffer values_, offsets_, out_;
+  std::size_t out_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_segreduce_workload(const SegReduceProblem& problem, const DeviceInfo& device,
+                                                  std::uint64_t seed) {
+  return std::make_unique<SegReduceWorkload>(problem, device, seed);
+}
+
+}  // namespace autotune

@@ -1,0 +1,237 @@
+// The segmented reduction family without a GPU: keys, segment specs (good and bad), offsets generation, the CPU
+// reference (empty segments, argmin/argmax ties and NaN), the family's CLI options, and NVRTC compiles of the space.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "autotune/error.hpp"
+#include "autotune/problem.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
+#include "core/family.hpp"
+#include "kernel_templates/segreduce/launcher.hpp"
+#include "kernel_templates/segreduce/reference.hpp"
+#include "kernel_templates/segreduce/space.hpp"
+#include "tests/cpu/nvrtc_fixtures.hpp"
+
+using namespace autotune;
+
+namespace {
+
+SegReduceProblem make(SegReduceOp op, ValueType t, std::string dist = "uniform", std::uint64_t n = 1 << 20) {
+  SegReduceProblem p;
+  p.op = op, p.type = t, p.distribution = std::move(dist), p.n = n;
+  return p;
+}
+
+std::string bad_spec_message(const std::string& text) {
+  try {
+    (void)parse_segment_spec(text);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+DeviceInfo sm90() {
+  DeviceInfo d;
+  d.name = "test device";
+  d.cc_major = 9, d.cc_minor = 0;
+  d.sm_count = 132;
+  d.max_threads_per_block = 1024;
+  d.shared_per_block_optin = 227 * 1024;
+  return d;
+}
+
+}  // namespace
+
+TEST_SUITE("segreduce") {
+  TEST_CASE("a problem key names op, types, n and the canonical segment spec, and parses back to the same problem") {
+    const SegReduceProblem p = make(SegReduceOp::sum, ValueType::f32, "fixed:32", 64ull << 20);
+    CHECK(p.key() == "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32");
+    CHECK(make(SegReduceOp::sum, ValueType::i32).key() == "segreduce/sum/i32/acc=i64/n=1048576/dist=uniform");
+    CHECK(make(SegReduceOp::argmax, ValueType::f64, "uniform:0..65536").key() ==
+          "segreduce/argmax/f64/acc=f64/n=1048576/dist=uniform:0..64K");
+    CHECK(make(SegReduceOp::min, ValueType::u32, "fixed:1048576").shape_key() ==
+          "segreduce/min/u32/acc=u32/dist=fixed:1M");
+    for (const SegReduceProblem& q : {p, make(SegReduceOp::argmin, ValueType::i64, "power-law:4..64K")}) {
+      const auto parsed = Problem::parse(q.key());
+      REQUIRE(parsed.has_value());
+      CHECK(*parsed == Problem(q));
+      CHECK(parsed->family_name() == "segreduce");
+    }
+    CHECK_FALSE(Problem::parse("segreduce/sum/f32/acc=f32/n=64/dist=fixed:0").has_value());
+    CHECK_FALSE(Problem::parse("segreduce/argmin/f32/acc=f64/n=64/dist=uniform").has_value());
+    CHECK_FALSE(Problem::parse("segreduce/sum/f32/acc=f32/n=64").has_value());
+  }
+
+  TEST_CASE("a configuration key round-trips and only canonical, valid keys parse") {
+    const SegReduceConfig c{512, 4, 64, 0, 4, 4096};
+    CHECK(c.key() == "block=512,group=4,small=64,vec=0,loads=4,chunk=4096");
+    REQUIRE(SegReduceConfig::parse(c.key()).has_value());
+    CHECK(*SegReduceConfig::parse(c.key()) == c);
+    CHECK_FALSE(SegReduceConfig::parse("block=256,group=8").has_value());
+    CHECK_FALSE(SegReduceConfig::parse("block=256,group=8,small=256,vec=16,loads=2,chunk=16384,x=1").has_value());
+    const SegReduceProblem p = make(SegReduceOp::sum, ValueType::f32);
+    CHECK(SegReduceConfig{256, 3, 64, 16, 2, 16384}.invalid_reason(p) != "");   // group not a power of two
+    CHECK(SegReduceConfig{256, 8, 64, 16, 2, 1000}.invalid_reason(p) != "");    // chunk not a power of two
+    CHECK(SegReduceConfig{256, 32, 8192, 16, 2, 4096}.invalid_reason(p) != ""); // chunk shorter than small
+    CHECK(SegReduceConfig{256, 8, 64, 8, 2, 16384}.invalid_reason(p) != "");    // 8-byte vectors
+    CHECK(SegReduceConfig::fallback(p).invalid_reason(p) == "");
+  }
+
+  TEST_CASE("the space starts with the fallback, has no duplicates and only valid configurations") {
+    for (const SegReduceProblem& p : {make(SegReduceOp::sum, ValueType::f32), make(SegReduceOp::argmax, ValueType::f64)}) {
+      const auto space = segreduce_space(p);
+      REQUIRE(space.size() >= 20);
+      CHECK(space.front() == SegReduceConfig::fallback(p));
+      for (std::size_t i = 0; i < space.size(); ++i) {
+        CHECK(segreduce_constraint_violation(p, space[i], sm90()) == "");
+        for (std::size_t j = 0; j < i; ++j) CHECK_FALSE(space[i] == space[j]);
+      }
+    }
+  }
+
+  TEST_CASE("segment specs parse to kinds and ranges; bad ones name the problem") {
+    CHECK(parse_segment_spec("fixed:32") == SegmentSpec{SegmentSpec::Kind::fixed, 32, 32});
+    CHECK(parse_segment_spec("fixed:1M") == SegmentSpec{SegmentSpec::Kind::fixed, 1u << 20, 1u << 20});
+    CHECK(parse_segment_spec("uniform:1..64K") == SegmentSpec{SegmentSpec::Kind::uniform, 1, 65536});
+    CHECK(parse_segment_spec("uniform:0..8") == SegmentSpec{SegmentSpec::Kind::uniform, 0, 8});
+    CHECK(parse_segment_spec("power-law") == SegmentSpec{SegmentSpec::Kind::power_law, 1, 1u << 20});
+    CHECK(parse_segment_spec("uniform") == SegmentSpec{SegmentSpec::Kind::uniform, 1, 1024});
+    for (const char* s : {"fixed:32", "fixed:4K", "uniform:1..64K", "power-law", "power-law:2..3", "uniform"})
+      CHECK(format_segment_spec(parse_segment_spec(s)) == s);
+    CHECK(bad_spec_message("fixed") .find("unknown segment spec") != std::string::npos);
+    CHECK(bad_spec_message("fixed:0").find("at least 1") != std::string::npos);
+    CHECK(bad_spec_message("fixed:abc").find("is not a length") != std::string::npos);
+    CHECK(bad_spec_message("uniform:9..3").find("range is empty") != std::string::npos);
+    CHECK(bad_spec_message("uniform:5").find("expected a range") != std::string::npos);
+    CHECK(bad_spec_message("uniform:0..0").find("empty") != std::string::npos);
+    CHECK(bad_spec_message("power-law:0..10").find("starts at length 1") != std::string::npos);
+    CHECK(bad_spec_message("zipf:3").find("unknown segment spec") != std::string::npos);
+    CHECK(bad_spec_message("fixed:4G").find("2^31") != std::string::npos);
+  }
+
+  TEST_CASE("generated offsets start at 0, end at n, rise, and follow the spec's lengths") {
+    const auto fixed = generate_offsets(parse_segment_spec("fixed:32"), 1000, 1);
+    REQUIRE(fixed.size() == 33);  // 31 segments of 32 and one of 8
+    CHECK(fixed[1] == 32);
+    CHECK(fixed.back() == 1000);
+    for (const char* spec : {"uniform:0..8", "power-law:1..4K", "uniform:1..64K"}) {
+      const SegmentSpec s = parse_segment_spec(spec);
+      const auto o = generate_offsets(s, 200000, 7);
+      CHECK(o.front() == 0);
+      CHECK(o.back() == 200000);
+      bool in_range = true, empty_seen = false;
+      for (std::size_t i = 1; i < o.size(); ++i) {
+        const auto len = static_cast<std::uint64_t>(o[i] - o[i - 1]);
+        empty_seen |= len == 0;
+        in_range &= len <= s.hi && (len >= s.lo || i + 1 == o.size());
+      }
+      CHECK(in_range);
+      CHECK(empty_seen == (s.lo == 0));
+    }
+    CHECK(generate_offsets(parse_segment_spec("fixed:32"), 0, 1) == std::vector<int>{0});
+  }
+
+  TEST_CASE("the reference: sums, min/max identities for empty segments, begin/end arrays with gaps") {
+    const std::vector<float> x{1, 2, 3, 4, -5, 6, 7, 8};
+    // Segments [0,3), [3,3) empty, [5,8), [6,2) empty (end before begin), [1,2).
+    const std::vector<int> begin{0, 3, 5, 6, 1}, end{3, 3, 8, 2, 2};
+    auto sum = reference_segreduce(make(SegReduceOp::sum, ValueType::f32), x.data(), begin.data(), end.data(), 5);
+    REQUIRE(sum.value.size() == 5);
+    CHECK(double(sum.value[0].value) == 6.0);
+    CHECK(double(sum.value[1].value) == 0.0);
+    CHECK(double(sum.value[2].value) == 21.0);
+    CHECK(double(sum.value[3].value) == 0.0);
+    CHECK(double(sum.value[4].value) == 2.0);
+    auto mn = reference_segreduce(make(SegReduceOp::min, ValueType::f32), x.data(), begin.data(), end.data(), 5);
+    CHECK(double(mn.value[0].value) == 1.0);
+    CHECK(std::isinf(double(mn.value[1].value)));  // the identity of min: +inf
+    CHECK(double(mn.value[1].value) > 0);
+    auto mx = reference_segreduce(make(SegReduceOp::max, ValueType::f32), x.data(), begin.data(), end.data(), 5);
+    CHECK(double(mx.value[2].value) == 8.0);
+    CHECK(double(mx.value[3].value) < 0);
+    CHECK(std::isinf(double(mx.value[3].value)));
+
+    // Results as a kernel would write them: the comparison accepts the right ones and names the first wrong one.
+    std::vector<float> got{6, 0, 21, 0, 2};
+    CHECK(compare_segreduce(make(SegReduceOp::sum, ValueType::f32), sum, got.data()) == "");
+    got[2] = 20;
+    const std::string diff = compare_segreduce(make(SegReduceOp::sum, ValueType::f32), sum, got.data());
+    CHECK(diff.find("1 of 5 segments wrong") != std::string::npos);
+    CHECK(diff.find("segment 2") != std::string::npos);
+  }
+
+  TEST_CASE("the reference's argmin/argmax: first of equal values, NaN wins, CUB's {1, max()} for empty segments") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> x{3, 1, 2, 1, 5, 5, -0.0f, 0.0f, 4, nan, 2, nan};
+    const std::vector<int> begin{0, 4, 6, 8, 8}, end{4, 6, 8, 12, 8};
+    auto amin = reference_segreduce(make(SegReduceOp::argmin, ValueType::f32), x.data(), begin.data(), end.data(), 5);
+    auto amax = reference_segreduce(make(SegReduceOp::argmax, ValueType::f32), x.data(), begin.data(), end.data(), 5);
+    auto bits = [](float f) {
+      std::uint32_t b;
+      std::memcpy(&b, &f, 4);
+      return std::uint64_t{b};
+    };
+    CHECK(amin.key == std::vector<int>{1, 0, 0, 1, 1});  // 1 at 1 and 3: the first; -0.0 == +0.0: the first; NaN
+    CHECK(amax.key == std::vector<int>{0, 0, 0, 1, 1});
+    CHECK(amin.bits[0] == bits(1.0f));
+    CHECK(amin.bits[2] == bits(-0.0f));
+    CHECK(std::isnan(std::bit_cast<float>(static_cast<std::uint32_t>(amin.bits[3]))));
+    CHECK(amin.bits[4] == bits(std::numeric_limits<float>::max()));
+    CHECK(amax.bits[4] == bits(std::numeric_limits<float>::lowest()));
+  }
+
+  TEST_CASE("the family reads --segments or --dist (not both) and says which option is wrong") {
+    const KernelFamily& f = family_named("segreduce");
+    ProblemOptions o{{"n", "64M"}, {"segments", "fixed:32"}};
+    const Problem p = f.make_problem(o);
+    CHECK(p.key() == "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32");
+    CHECK(f.make_problem({{"n", "1K"}, {"dist", "power-law"}, {"op", "argmax"}, {"type", "i32"}}).key() ==
+          "segreduce/argmax/i32/acc=i32/n=1024/dist=power-law");
+    CHECK_THROWS_WITH_AS(f.make_problem({{"n", "1K"}, {"segments", "fixed:8"}, {"dist", "fixed:8"}}),
+                         doctest::Contains("give one"), UsageError);
+    CHECK_THROWS_WITH_AS(f.make_problem({{"n", "1K"}, {"segments", "fixed:-3"}}), doctest::Contains("--segments"),
+                         UsageError);
+    CHECK_THROWS_WITH_AS(f.make_problem({{"n", "1K"}, {"op", "median"}}), doctest::Contains("--op"), UsageError);
+    CHECK(f.robust_across_distributions());
+    CHECK(f.distributions().front() == "uniform");
+    // The command the lookup suggests reads back to the same problem (the CLI adds --dist).
+    CHECK(f.command_options(p).find("--segments") == std::string::npos);
+  }
+
+  TEST_CASE("the first kernel's grid covers the segments with groups, capped at the resident grid") {
+    const SegReduceConfig c{256, 8, 256, 16, 2, 16384};  // 32 groups per block
+    CHECK(segreduce_short_grid(c, 0, 1000) == 0);
+    CHECK(segreduce_short_grid(c, 1, 1000) == 1);
+    CHECK(segreduce_short_grid(c, 33, 1000) == 2);
+    CHECK(segreduce_short_grid(c, 2u << 20, 1056) == 1056);
+  }
+}
+
+TEST_SUITE("nvrtc_segreduce") {
+  TEST_CASE("every variant of the f32 sum and f32 argmin spaces compiles for sm_90") {
+    for (const SegReduceProblem& p : {make(SegReduceOp::sum, ValueType::f32), make(SegReduceOp::argmin, ValueType::f32)}) {
+      const auto space = segreduce_space(p);
+      const std::string failures = test::compile_all(p, space, "sm_90");
+      MESSAGE(p.shape_key(), ": ", space.size(), " variants");
+      CHECK(failures == "");
+    }
+  }
+  TEST_CASE("the fallback compiles for every type and operation for sm_90") {
+    std::vector<SegReduceProblem> problems;
+    for (ValueType t : all_value_types())
+      for (SegReduceOp op : {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
+                             SegReduceOp::argmax}) {
+        const SegReduceProblem p = make(op, t);
+        const std::string failures = test::compile_all(p, std::vector{SegReduceConfig::fallback(p),
+                                                                      SegReduceConfig{128, 1, 32, 0, 4, 1024}},
+                                                       "sm_90");
+        CHECK_MESSAGE(failures == "", p.shape_key());
+      }
+  }
+}
