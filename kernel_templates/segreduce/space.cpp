@@ -29,12 +29,6 @@ std::vector<SegReduceConfig> segreduce_space(const SegReduceProblem& problem) {
   for (auto [g, small] : {std::pair{8, 256}, std::pair{32, 1024}})
     for (int chunk : {4096, 65536, 262144}) add(256, g, small, 16, 2, chunk);
   for (int chunk : {4096, 65536}) add(512, 32, 1024, 16, 4, chunk);
-  // 6. Long segments at the roof (1K x 256K measured 0.93x CUB with 2 loads, bench/results/2026-12-01d-h200-segreduce-
-  //    bench.md): more bytes in flight per thread on large chunks.
-  for (int chunk : {65536, 262144, 1 << 20})
-    for (int loads : {4, 8}) add(256, 32, 1024, 16, loads, chunk);
-  for (int loads : {4, 8}) add(512, 32, 1024, 16, loads, 262144);
-  add(128, 32, 1024, 16, 8, 262144);
   return out;
 }
 
