@@ -29,6 +29,7 @@
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/error.hpp"
 #include "bench/cub_argreduce.hpp"
+#include "bench/compile_space.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
@@ -82,44 +83,17 @@ std::string fmt_n(std::uint64_t n) {
 }
 
 // Every variant of one type and op, loaded once and reused for every size and distribution.
-struct Shape {
-  std::vector<ArgReduceConfig> configs;
-  std::vector<std::optional<ArgReduceKernel>> kernels;
-  std::vector<std::string> errors;
-};
+using Shape = bench::CompiledSpace<ArgReduceConfig, ArgReduceKernel>;
 
 Shape build_shape(const ArgReduceProblem& p, const DeviceInfo& dev, std::size_t limit, bool no_cluster) {
-  Shape s;
   ArgReduceProblem all = p;
   all.n = 0;  // the largest space (the small-n paths included); each size picks its own part
+  std::vector<ArgReduceConfig> configs;
   for (const auto& c : argreduce_space(all))
     if (argreduce_constraint_violation(all, c, dev).empty() && !(no_cluster && c.grid_blocks == kArgReduceClusterGrid))
-      s.configs.push_back(c);
-  if (limit && s.configs.size() > limit) s.configs.resize(limit);
-  std::vector<jit::CompileResult> compiled(s.configs.size());
-  std::atomic<std::size_t> next{0};
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < s.configs.size();)
-          compiled[i] = jit::compile(kernel_source(all, s.configs[i]), "argreduce.cu", dev.arch());
-      });
-  }
-  s.kernels.resize(s.configs.size());
-  s.errors.resize(s.configs.size());
-  for (std::size_t i = 0; i < s.configs.size(); ++i) {
-    if (!compiled[i].ok) {
-      s.errors[i] = "compile error: " + compiled[i].log;
-      continue;
-    }
-    try {
-      s.kernels[i].emplace(all, s.configs[i], dev, compiled[i].cubin);
-    } catch (const Error& e) {
-      s.errors[i] = e.what();
-    }
-  }
-  return s;
+      configs.push_back(c);
+  if (limit && configs.size() > limit) configs.resize(limit);
+  return bench::compile_space<ArgReduceKernel>(all, std::move(configs), dev, "argreduce.cu");
 }
 
 }  // namespace

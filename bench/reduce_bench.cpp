@@ -27,6 +27,7 @@
 #include "autotune/reduce_problem.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/cub_reduce.hpp"
+#include "bench/compile_space.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
@@ -77,43 +78,16 @@ std::string fmt_n(std::uint64_t n) {
 }
 
 // Every variant of one type and op, loaded once and reused for every size (the source does not depend on n).
-struct Shape {
-  std::vector<ReduceConfig> configs;
-  std::vector<std::optional<ReduceKernel>> kernels;  // nullopt: did not compile or load (the reason in `errors`)
-  std::vector<std::string> errors;
-};
+using Shape = bench::CompiledSpace<ReduceConfig, ReduceKernel>;
 
 Shape build_shape(const ReduceProblem& p, const DeviceInfo& dev, std::size_t limit) {
-  Shape s;
   ReduceProblem all = p;
   all.n = 0;  // the largest space (the single-block path included); each size picks its own part
+  std::vector<ReduceConfig> configs;
   for (const auto& c : reduce_space(all))
-    if (reduce_constraint_violation(all, c, dev).empty()) s.configs.push_back(c);
-  if (limit && s.configs.size() > limit) s.configs.resize(limit);
-  std::vector<jit::CompileResult> compiled(s.configs.size());
-  std::atomic<std::size_t> next{0};
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < s.configs.size();)
-          compiled[i] = jit::compile(kernel_source(all, s.configs[i]), "reduce.cu", dev.arch());
-      });
-  }
-  s.kernels.resize(s.configs.size());
-  s.errors.resize(s.configs.size());
-  for (std::size_t i = 0; i < s.configs.size(); ++i) {
-    if (!compiled[i].ok) {
-      s.errors[i] = "compile error: " + compiled[i].log;
-      continue;
-    }
-    try {
-      s.kernels[i].emplace(all, s.configs[i], dev, compiled[i].cubin);
-    } catch (const Error& e) {
-      s.errors[i] = e.what();
-    }
-  }
-  return s;
+    if (reduce_constraint_violation(all, c, dev).empty()) configs.push_back(c);
+  if (limit && configs.size() > limit) configs.resize(limit);
+  return bench::compile_space<ReduceKernel>(all, std::move(configs), dev, "reduce.cu");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 
 #include "autotune/segmented_reduce_problem.hpp"
 #include "bench/cub_segreduce.hpp"
+#include "bench/compile_space.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
@@ -62,33 +63,15 @@ std::string fmt_n(std::uint64_t n) {
   return std::to_string(n);
 }
 
-struct Shape {
-  std::vector<SegReduceConfig> configs;
-  std::vector<std::optional<SegReduceKernel>> kernels;
-};
+using Shape = bench::CompiledSpace<SegReduceConfig, SegReduceKernel>;
 
 Shape build(const SegReduceProblem& p, const DeviceInfo& dev) {
-  Shape s;
+  std::vector<SegReduceConfig> configs;
   for (const auto& c : segreduce_space(p))
-    if (segreduce_constraint_violation(p, c, dev).empty()) s.configs.push_back(c);
-  std::vector<jit::CompileResult> compiled(s.configs.size());
-  std::atomic<std::size_t> next{0};
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < s.configs.size();)
-          compiled[i] = jit::compile(kernel_source(p, s.configs[i]), "segreduce.cu", dev.arch());
-      });
-  }
-  s.kernels.resize(s.configs.size());
-  for (std::size_t i = 0; i < s.configs.size(); ++i) {
-    if (!compiled[i].ok) {
-      std::fprintf(stderr, "%s: compile error: %s\n", s.configs[i].key().c_str(), compiled[i].log.c_str());
-      continue;
-    }
-    s.kernels[i].emplace(p, s.configs[i], dev, compiled[i].cubin);
-  }
+    if (segreduce_constraint_violation(p, c, dev).empty()) configs.push_back(c);
+  Shape s = bench::compile_space<SegReduceKernel>(p, std::move(configs), dev, "segreduce.cu");
+  for (std::size_t i = 0; i < s.configs.size(); ++i)
+    if (!s.errors[i].empty()) std::fprintf(stderr, "%s: %s\n", s.configs[i].key().c_str(), s.errors[i].c_str());
   return s;
 }
 
