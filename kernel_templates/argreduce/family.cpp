@@ -69,6 +69,16 @@ class ArgReduceFamily final : public KernelFamily {
     if (a.type != b.type || a.distribution != b.distribution) return std::nullopt;
     return a.op == b.op ? 0.0 : 1.0;
   }
+  // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds f32,
+  // i32 and f64: another type is served from the closest of them by element size (the loads, grid and finish carry
+  // over; the comparison is the kernel's), after every entry of its own type.
+  std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
+    if (auto d = shape_distance(wanted, tuned)) return d;
+    const ArgReduceProblem& a = problem_of(wanted);
+    const ArgReduceProblem& b = problem_of(tuned);
+    return 4.0 + (size_of(a.type) == size_of(b.type) ? 0.0 : 2.0) + (a.op == b.op ? 0.0 : 1.0);
+  }
+  std::string_view policy_data() const override { return embedded::argreduce_policy_json; }
   std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
     const ArgReduceProblem& r = problem_of(p);
     const ArgReduceConfig& rc = config_of(c);

@@ -13,3 +13,4 @@ list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_range_template=${CMAKE_CURRENT_LIST
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_range_source_cpp=${CMAKE_CURRENT_LIST_DIR}/source.cpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_range_config_cpp=${CMAKE_CURRENT_LIST_DIR}/config.cpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_range_enums_hpp=${CMAKE_CURRENT_LIST_DIR}/enums.hpp")
+list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_range_policy_json=${CMAKE_CURRENT_LIST_DIR}/policy.json")

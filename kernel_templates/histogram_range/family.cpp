@@ -85,6 +85,19 @@ class HistogramRangeFamily final : public KernelFamily {
     const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
     return (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0);
   }
+  // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds u8,
+  // u16, f32 and f64 shapes: another type or counter width is served from the closest of them (8 more than any bins
+  // distance within a type), a configuration whose binning the wanted type cannot run (values, lut) being skipped
+  // by the validity check.
+  std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
+    if (auto d = shape_distance(wanted, tuned)) return d;
+    const HistogramRangeProblem& a = problem_of(wanted);
+    const HistogramRangeProblem& b = problem_of(tuned);
+    const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
+    return 8.0 + (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0) +
+           (a.counter_bits == b.counter_bits ? 0.0 : 1.0);
+  }
+  std::string_view policy_data() const override { return embedded::histogram_range_policy_json; }
   std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
     const HistogramRangeProblem& h = problem_of(p);
     const HistogramRangeConfig& hc = config_of(c);

@@ -8,13 +8,16 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
+#include "autotune/argreduce_problem.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "autotune/histogram_range_problem.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "autotune/resolution.hpp"
 #include "core/family.hpp"
@@ -57,16 +60,21 @@ const std::string kMany = "priv=global,R=1,cbits=32,block=256,vec=16,loads=1,agg
 
 TEST_SUITE("policy") {
   TEST_CASE("every built-in family's shipped policy parses, is its folder's policy.json, and names its GPU") {
-    for (const std::string family : {"histogram", "reduce"}) {
+    // The preset-fitted ones (scripts/fit_policy.py) and the benchmark-fitted ones (scripts/policy_from_bench.py).
+    for (const auto& [family, command, min_entries] : {std::tuple{"histogram", "--preset standard", 30},
+                                                        std::tuple{"reduce", "--preset standard", 30},
+                                                        std::tuple{"argreduce", "policy_from_bench.py", 10},
+                                                        std::tuple{"histogram_range", "policy_from_bench.py", 6}}) {
       CAPTURE(family);
-      const std::string file = read_text(std::string(AUTOTUNE_SOURCE_DIR) + "/kernel_templates/" + family + "/policy.json");
+      const std::string file =
+          read_text(std::string(AUTOTUNE_SOURCE_DIR) + "/kernel_templates/" + family + "/policy.json");
       CHECK(family_named(family).policy_data() == file);
       const Policy& p = family_policy(family);
       const auto doc = nlohmann::json::parse(file);
       CHECK(p.entries.size() == doc["entries"].size());
-      CHECK(p.entries.size() >= 30);
+      CHECK(p.entries.size() >= static_cast<std::size_t>(min_entries));
       CHECK(p.provenance.find("NVIDIA H200") != std::string::npos);
-      CHECK(p.provenance.find("--preset standard") != std::string::npos);
+      CHECK(p.provenance.find(command) != std::string::npos);
       for (const PolicyEntry& e : p.entries) CHECK(e.problem.family().violation(e.problem, e.config, nullptr).empty());
     }
   }
@@ -163,6 +171,49 @@ TEST_SUITE("policy") {
       small.shared_per_block_optin = 16 * 1024;  // not even 16-bit counters fit: the global shape serves
       CHECK(policy_choice(p, f32(13000, 1 << 16), &small)->config == *Config::parse("histogram", kMany));
     }
+  }
+
+  TEST_CASE("arg-reductions and range histograms: the policy serves every type from measured entries") {
+    const DeviceInfo h100 = test::h100_device("GPU-policy");
+    // The benchmark measured f32, i32 and f64 (argreduce_bench): an f32 argmax at 3M takes f32 argmax's entry nearest
+    // 3M (1M, by ratio 3 against 16M's 5.3).
+    ArgReduceProblem f32max;
+    f32max.type = ValueType::f32;
+    f32max.n = 3 << 20;
+    const auto a = policy_choice(f32max, &h100);
+    REQUIRE(a);
+    CHECK(a->why.find("argreduce/argmax/f32/n=1048576/") != std::string::npos);
+    // u64 argmin: no u64 entry; a 64-bit type (f64) is closer than a 32-bit one.
+    ArgReduceProblem u64min;
+    u64min.op = ArgOp::argmin;
+    u64min.type = ValueType::u64;
+    u64min.n = 5'000'000;
+    const auto b = policy_choice(u64min, &h100);
+    REQUIRE(b);
+    CHECK(b->why.find("/f64/") != std::string::npos);
+    // Range histograms: u8 with 100 bins takes a u8 shape's configuration (the byte-value binning); i32, which no
+    // entry holds, gets a configuration whose binning i32 can run (not the u8/u16-only values or lut).
+    HistogramRangeProblem u8;
+    u8.type = SampleType::u8;
+    u8.bins = 100;
+    u8.n = 64 << 20;
+    const auto c = policy_choice(u8, &h100);
+    REQUIRE(c);
+    CHECK(c->why.find("histogram_range/u8/") != std::string::npos);
+    HistogramRangeProblem i32 = u8;
+    i32.type = SampleType::i32;
+    i32.bins = 500;
+    const auto d = policy_choice(i32, &h100);
+    REQUIRE(d);
+    const HistogramRangeConfig* dc = d->config.as<HistogramRangeConfig>();
+    REQUIRE(dc);
+    CHECK(dc->binning != RangeBinning::values);
+    CHECK(dc->binning != RangeBinning::lut);
+    CHECK(Problem(i32).family().violation(Problem(i32), d->config, &h100).empty());
+    // Through the lookup with no cache: the policy, never the built-in default.
+    const LookupTarget target{h100.model_key(), h100.arch(), h100.sm_count, 0, h100};
+    CHECK(untuned_lookup(target, i32).source == ConfigSource::policy);
+    CHECK(untuned_lookup(target, u64min).source == ConfigSource::policy);
   }
 
   TEST_CASE("in the lookup order the policy comes after everything measured and is never tuned data") {

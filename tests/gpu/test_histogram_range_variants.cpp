@@ -204,8 +204,9 @@ TEST_SUITE("gpu_histrange") {
                       UsageError);
     };
     {
-      HistogramRange h(p, {.cache_path = path});
-      CHECK(h.config_for(p.n) == Config(HistogramRangeConfig::fallback(p)));
+      HistogramRange h(p, {.cache_path = path});  // nothing tuned: the measured default policy (policy.json)
+      CHECK(h.resolution().source == ConfigSource::policy);
+      CHECK_FALSE(h.config_for(p.n) == Config(HistogramRangeConfig::fallback(p)));
       check_handle(h);
     }
     HistogramRangeConfig forced;

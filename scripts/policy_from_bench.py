@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Writes a family's measured default policy (kernel_templates/<family>/policy.json) from a benchmark table in which
+every variant of the space was verified and timed on the GPU and the fastest one is named per case: the families
+that have no `autotune tune --preset standard` data yet (scripts/fit_policy.py fits from that).
+
+    scripts/policy_from_bench.py FAMILY TABLE.md [--write]
+
+FAMILY is argreduce or histogram_range; TABLE.md is its benchmark's Markdown output
+(bench/argreduce_bench.cpp, bench/histogram_range_bench.cpp). Only rows measured on uniform data are used (one entry
+per shape and size). The runtime serves an untuned problem from the closest shape's entries
+(KernelFamily::policy_distance), each size a range of the handle's size table (runtime/policy.cpp).
+Without --write it prints the entries.
+"""
+import argparse
+import json
+import re
+import sys
+
+SIZE = re.compile(r"^(\d+)([KMG]?)$")
+
+
+def size(text):
+    m = SIZE.match(text.strip())
+    if not m:
+        raise ValueError(f"not a size: {text!r}")
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+
+
+def rows(path):
+    """The table's rows as lists of cells, with the header's column names."""
+    header, out = None, []
+    for line in open(path, encoding="utf-8"):
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+        elif not set("".join(cells)) <= set("-: "):
+            out.append(dict(zip(header, cells)))
+    return out
+
+
+def argreduce_entries(path):
+    for r in rows(path):
+        if r["dist"] != "uniform":
+            continue
+        typ, op = r["case"].split()
+        yield f"argreduce/{op}/{typ}/n={size(r['n'])}/dist=uniform", r["winner"].strip("`"), float(r["time (us)"])
+
+
+RANGE_CASE = re.compile(r"^(u8|u16|i32|u32|f32|f64), (\d+) (irregular|even) edges")
+
+
+def histogram_range_entries(path):
+    for r in rows(path):
+        if r["data"] != "uniform":
+            continue
+        m = RANGE_CASE.match(r["case"])
+        if not m:
+            raise ValueError(f"case not understood: {r['case']!r}")
+        typ, edges, layout = m.group(1), int(m.group(2)), m.group(3)
+        key = f"histogram_range/{typ}/bins={edges - 1}/edges={layout}/n={int(r['n'])}/dist=uniform"
+        yield key, r["winner"].strip("`"), float(r["time (us)"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("family", choices=["argreduce", "histogram_range"])
+    ap.add_argument("table")
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    fit = {"argreduce": argreduce_entries, "histogram_range": histogram_range_entries}[a.family]
+    entries, seen = [], set()
+    for key, config, us in fit(a.table):
+        if key in seen:
+            sys.exit(f"policy_from_bench: {key} appears twice in {a.table}")
+        seen.add(key)
+        entries.append({"problem": key, "config": config, "time_ms": us / 1000.0})
+    if not entries:
+        sys.exit(f"policy_from_bench: no uniform rows in {a.table}")
+    header = open(a.table, encoding="utf-8").readline()
+    gpu = re.search(r": (NVIDIA [^(]+?) \(", header)
+    doc = {
+        "format": 1,
+        "family": a.family,
+        "provenance": {
+            "gpu": gpu.group(1) if gpu else "?",
+            "date": "2026-12-01",
+            "command": f"scripts/policy_from_bench.py {a.family} {a.table} --write",
+            "data": a.table,
+            "fit": "the fastest verified variant of the whole space per benchmark case (uniform data)",
+        },
+        "entries": entries,
+    }
+    text = json.dumps(doc, indent=1) + "\n"
+    if a.write:
+        with open(f"kernel_templates/{a.family}/policy.json", "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        print(text, end="")
+
+
+if __name__ == "__main__":
+    main()
