@@ -1,8 +1,11 @@
-// Shared by the NVRTC suites (test_nvrtc.cpp, test_nvrtc_reduce.cpp): compile many variants on all cores.
+// Shared by the NVRTC suites (test_nvrtc.cpp, test_nvrtc_reduce.cpp, ...): compile many variants on all cores, and
+// a pairwise-covering subset of a space for the cases where compiling all of it again would add little.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <set>
+#include <utility>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -36,6 +39,53 @@ std::string compile_all(const P& problem, const std::vector<C>& configs, const s
   std::string all;
   for (const auto& f : failures) all += f;
   return all;
+}
+
+/// The "name=value" fields of a configuration's key: the parameters a compile can depend on.
+template <class C>
+std::vector<std::string> key_fields(const C& c) {
+  std::vector<std::string> out;
+  const std::string key = c.key();
+  for (std::size_t start = 0; start <= key.size();) {
+    const std::size_t comma = std::min(key.find(',', start), key.size());
+    out.push_back(key.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+/// Every pair of parameter values that occurs together in `space`.
+template <class C>
+std::set<std::pair<std::string, std::string>> value_pairs(const std::vector<C>& space) {
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& c : space) {
+    const auto f = key_fields(c);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      for (std::size_t j = i + 1; j < f.size(); ++j) pairs.emplace(f[i], f[j]);
+  }
+  return pairs;
+}
+
+/// A deterministic subset of `space` in which every pair of parameter values of the space occurs (greedy pairwise
+/// covering): where a compile failure would come from a construct meeting one or two parameters (another
+/// architecture, another sample type of a space compiled whole for its main types), at a fraction of the time.
+template <class C>
+std::vector<C> pairwise_subset(const std::vector<C>& space) {
+  auto missing = value_pairs(space);
+  std::vector<std::set<std::pair<std::string, std::string>>> pairs_of;
+  for (const auto& c : space) pairs_of.push_back(value_pairs(std::vector<C>{c}));
+  std::vector<C> subset;
+  while (!missing.empty()) {
+    std::size_t best = 0, best_gain = 0;  // the first configuration that covers the most missing pairs
+    for (std::size_t k = 0; k < space.size(); ++k) {
+      std::size_t gain = 0;
+      for (const auto& pair : pairs_of[k]) gain += missing.count(pair);
+      if (gain > best_gain) best = k, best_gain = gain;
+    }
+    subset.push_back(space[best]);
+    for (const auto& pair : pairs_of[best]) missing.erase(pair);
+  }
+  return subset;
 }
 
 }  // namespace autotune::test

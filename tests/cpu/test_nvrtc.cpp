@@ -26,49 +26,8 @@ using namespace autotune;
 
 namespace {
 
-// The "name=value" fields of a configuration's key: the parameters a compile can depend on.
-std::vector<std::string> fields(const HistogramConfig& c) {
-  std::vector<std::string> out;
-  std::string key = c.key();
-  for (std::size_t start = 0; start <= key.size();) {
-    const std::size_t comma = std::min(key.find(',', start), key.size());
-    out.push_back(key.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
-// Every pair of parameter values that occurs together in `space`.
-std::set<std::pair<std::string, std::string>> value_pairs(const std::vector<HistogramConfig>& space) {
-  std::set<std::pair<std::string, std::string>> pairs;
-  for (const auto& c : space) {
-    const auto f = fields(c);
-    for (std::size_t i = 0; i < f.size(); ++i)
-      for (std::size_t j = i + 1; j < f.size(); ++j) pairs.emplace(f[i], f[j]);
-  }
-  return pairs;
-}
-
-// A deterministic subset of `space` in which every pair of parameter values of the space occurs (greedy pairwise
-// covering): for the secondary architecture, where a compile failure would come from an architecture-specific
-// construct meeting one or two parameters, at a fraction of the compile time of the whole space.
-std::vector<HistogramConfig> pairwise_subset(const std::vector<HistogramConfig>& space) {
-  auto missing = value_pairs(space);
-  std::vector<std::set<std::pair<std::string, std::string>>> pairs_of;
-  for (const auto& c : space) pairs_of.push_back(value_pairs({c}));
-  std::vector<HistogramConfig> subset;
-  while (!missing.empty()) {
-    std::size_t best = 0, best_gain = 0;  // the first configuration that covers the most missing pairs
-    for (std::size_t k = 0; k < space.size(); ++k) {
-      std::size_t gain = 0;
-      for (const auto& pair : pairs_of[k]) gain += missing.count(pair);
-      if (gain > best_gain) best = k, best_gain = gain;
-    }
-    subset.push_back(space[best]);
-    for (const auto& pair : pairs_of[best]) missing.erase(pair);
-  }
-  return subset;
-}
+using test::pairwise_subset;
+using test::value_pairs;
 
 // Compiles every configuration of `space` for `problem` on all cores; returns the failures as text.
 std::string compile_configs(const HistogramProblem& problem, const std::vector<HistogramConfig>& space,
