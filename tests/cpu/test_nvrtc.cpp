@@ -40,6 +40,18 @@ std::string compile_space(const HistogramProblem& problem, const std::string& ar
   return compile_configs(problem, histogram_space_any_n(problem), arch);
 }
 
+// A pairwise-covering subset of that space (test::pairwise_subset): for the sample types and bin counts beyond u8/256,
+// which compiles whole. What differs there is the sample type, the binning arithmetic and the counter
+// widths, which every pair of parameter values meets; the whole spaces made this suite run past CI's limit on 2
+// cores once the pixel paths grew the template. The GPU suite compiles and runs every variant.
+std::string compile_pairwise(const HistogramProblem& problem, const std::string& arch) {
+  const auto space = histogram_space_any_n(problem);
+  const auto subset = pairwise_subset(space);
+  CHECK(value_pairs(subset) == value_pairs(space));
+  CHECK(subset.size() * 3 < space.size());
+  return compile_configs(problem, subset, arch);
+}
+
 HistogramProblem u8_256() { return HistogramProblem{}; }
 HistogramProblem f32_1024() {
   HistogramProblem p;
@@ -82,24 +94,27 @@ TEST_SUITE("nvrtc") {
       CHECK(src.find(fmt::format("constexpr int kChannels = {};", channels)) != std::string::npos);
     }
   }
-  TEST_CASE("every f32/1024-bin variant compiles for sm_90") { CHECK(compile_space(f32_1024(), "sm_90") == ""); }
-  TEST_CASE("every i32 variant with a negative range compiles for sm_90") {
-    CHECK(compile_space(i32_100(), "sm_90") == "");
+  TEST_CASE("a pairwise-covering subset of the f32/1024-bin variants compiles for sm_90") {
+    CHECK(compile_pairwise(f32_1024(), "sm_90") == "");
   }
-  TEST_CASE("every u16/65536-bin variant (16-bit shared counters) and 64-bit output variant compiles for sm_90") {
+  TEST_CASE("a pairwise-covering subset of the i32 variants with a negative range compiles for sm_90") {
+    CHECK(compile_pairwise(i32_100(), "sm_90") == "");
+  }
+  TEST_CASE("a pairwise-covering subset of the u16/65536-bin variants (16-bit shared counters, 64-bit output) compiles "
+            "for sm_90") {
     HistogramProblem p;
     p.type = SampleType::u16, p.bins = 65536, p.lower = 0, p.upper = 65536, p.counter_bits = 64;
-    CHECK(compile_space(p, "sm_90") == "");
+    CHECK(compile_pairwise(p, "sm_90") == "");
   }
-  TEST_CASE("every f64 variant compiles for sm_90") {
+  TEST_CASE("a pairwise-covering subset of the f64 variants compiles for sm_90") {
     HistogramProblem p;
     p.type = SampleType::f64, p.bins = 1000, p.lower = -1000, p.upper = 1000;
-    CHECK(compile_space(p, "sm_90") == "");
+    CHECK(compile_pairwise(p, "sm_90") == "");
     const std::string src = kernel_source(p, HistogramConfig{});
     CHECK(src.find("typedef double sample_t;") != std::string::npos);
     CHECK(src.find("constexpr double kScaleD = 0x1p-1;") != std::string::npos);  // 1000 bins / 2000
   }
-  TEST_CASE("every u32 variant with 1M bins (global atomics only) compiles for sm_90") {
+  TEST_CASE("every u32 variant with 1M bins (global atomics only: 34 variants) compiles for sm_90") {
     HistogramProblem p;
     p.type = SampleType::u32, p.bins = 1 << 20, p.lower = 0, p.upper = 1 << 20;
     CHECK(compile_space(p, "sm_90") == "");
