@@ -12,6 +12,7 @@
 #include <chrono>
 #include <ctime>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -129,7 +130,7 @@ TEST_CASE("a document with a foreign cubin, a lying winner or an impossible valu
        [](Json& d) { d["runs"][0]["winner"]["config"] = d["runs"][0]["measurements"][1]["config"]; },
        "not one of the run's ok"},
       {"negative time", [](Json& d) { d["runs"][0]["measurements"][0]["median_ms"] = -1.0; }, "median_ms is -1"},
-      {"infinite speed", [](Json& d) { d["runs"][0]["measurements"][0]["gbps"] = 1e999; }, "gbps"},
+      {"infinite speed", [](Json& d) { d["runs"][0]["measurements"][0]["gbps"] = std::numeric_limits<double>::infinity(); }, "gbps"},
       {"ok with time 0", [](Json& d) { d["runs"][0]["measurements"][0]["median_ms"] = 0.0; }, "median_ms is 0"},
       {"ok with no samples", [](Json& d) { d["runs"][0]["measurements"][0]["samples"] = 0; }, "samples is 0"},
       {"negative spread", [](Json& d) { d["runs"][0]["measurements"][0]["spread"] = -0.5; }, "spread"},
