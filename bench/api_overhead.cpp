@@ -229,7 +229,12 @@ int main(int argc, char** argv) try {
     const void* samples = in.get();
     void* out = counts.get();
     void* ws = workspace.get();
-    void* args[] = {&samples, &n, &out, &ws};
+    // The launcher's 1D arguments (launcher.cpp): one row of every sample, no 2D mapping.
+    unsigned long long one_row = 1, zero = 0;
+    unsigned no_magic = 0;
+    int no_shift = -1;
+    void* args[] = {&samples, &n, &out, &ws, &n, &one_row, &n, &zero, &zero, &no_magic, &no_shift, &zero, &no_magic,
+                    &no_shift};
     const auto function = reinterpret_cast<CUfunction>(module.kernel());  // a CUkernel launches as a CUfunction
     const bool zero_first = config.merge == Merge::atomic;
     auto raw = [&](cudaStream_t s) {

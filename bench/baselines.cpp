@@ -17,12 +17,27 @@
 
 namespace autotune::bench {
 
+CubProblem cub_problem(const HistogramProblem& p) {
+  CubProblem cp{static_cast<CubSample>(p.type), p.bins, p.lower, p.upper, p.channels, p.active};
+  if (!p.uniform_channels())
+    for (int c = 0; c < p.active; ++c) {
+      const HistogramChannel ch = p.channel(c);
+      cp.channel_bins[c] = ch.bins, cp.channel_lower[c] = ch.lower, cp.channel_upper[c] = ch.upper;
+    }
+  return cp;
+}
+
 std::optional<BaselineCall> cub_baseline(const Problem& problem, const void* input, void* output) {
   if (const auto* p = problem.as<HistogramProblem>()) {
     if (p->counter_bits != 32) return std::nullopt;  // CUB's counters are the sample count type: 32 bits here
-    const CubProblem cp{static_cast<CubSample>(p->type), p->bins, p->lower, p->upper, p->channels, p->active};
+    const CubProblem cp = cub_problem(*p);
     if (!cub_supports(cp)) return std::nullopt;  // channels CUB is not instantiated for here
-    auto cub = std::make_shared<CubHistogram>(cp, p->n);
+    // A 2D region: CUB's 2D overloads, instantiated here for u8 samples.
+    if (p->row_pixels != 0 && p->type != SampleType::u8) return std::nullopt;
+    auto cub = p->row_pixels == 0
+                   ? std::make_shared<CubHistogram>(cp, p->n)
+                   : std::make_shared<CubHistogram>(cp, CubRegion{p->row_pixels, p->n / p->row_pixels,
+                                                                  static_cast<std::size_t>(p->row_stride_bytes)});
     auto* counts = static_cast<unsigned*>(output);
     return BaselineCall{"cub", [cub, input, counts](cudaStream_t s) { cub->run(input, counts, s); }, cub};
   }

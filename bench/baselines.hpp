@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/histogram_problem.hpp"
 #include "autotune/problem.hpp"
 
 namespace autotune::bench {
@@ -20,6 +21,10 @@ struct BaselineCall {
   std::function<void(cudaStream_t)> run;   ///< one call, asynchronous on the stream
   std::shared_ptr<void> state;             ///< what the call uses (temporary storage), kept alive with it
 };
+
+struct CubProblem;
+/// CUB's description of a histogram problem (bench/cub_baseline.hpp), each active channel's bins and range included.
+CubProblem cub_problem(const HistogramProblem& problem);
 
 /// CUB's call for `problem` reading `input` and writing `output` as the family's variants do, or nullopt when
 /// CUB has no such case (a counter width or accumulator CUB does not offer, a type not instantiated).

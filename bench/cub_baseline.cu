@@ -27,18 +27,23 @@ cudaError_t with_type(const CubProblem& p, F&& f) {
   return cudaErrorInvalidValue;
 }
 
-// MultiHistogramEven<C, A> for u8 pixels, 1D or 2D; counts of channel a at counts + a * bins.
+// MultiHistogramEven<C, A> for u8 pixels, 1D or 2D; counts of channel a after those of channels 0..a-1 (bins each,
+// or each channel's own bins and range).
 template <int C, int A>
 cudaError_t multi_u8(void* temp, std::size_t& bytes, const void* samples, unsigned* counts, const CubProblem& p,
                      const CubRegion& r, bool two_d, cudaStream_t stream) {
   ::cuda::std::array<unsigned*, A> hist{};
   ::cuda::std::array<int, A> levels{};
   ::cuda::std::array<int, A> lower{}, upper{};
+  std::size_t offset = 0;
   for (int a = 0; a < A; ++a) {
-    hist[a] = counts ? counts + static_cast<std::size_t>(a) * p.bins : nullptr;
-    levels[a] = p.bins + 1;
-    lower[a] = static_cast<int>(p.lower);
-    upper[a] = static_cast<int>(p.upper);
+    const bool own = p.channel_bins[a] > 0;
+    const int bins = own ? p.channel_bins[a] : p.bins;
+    hist[a] = counts ? counts + offset : nullptr;
+    levels[a] = bins + 1;
+    lower[a] = static_cast<int>(own ? p.channel_lower[a] : p.lower);
+    upper[a] = static_cast<int>(own ? p.channel_upper[a] : p.upper);
+    offset += static_cast<std::size_t>(bins);
   }
   const auto* s = static_cast<const unsigned char*>(samples);
   if (two_d)
@@ -69,7 +74,7 @@ __global__ void empty_kernel() {}
 }  // namespace
 
 bool cub_supports(const CubProblem& p) {
-  if (p.channels == 1 && p.active == 1) return true;
+  if (p.channels == 1 && p.active == 1) return p.channel_bins[0] == 0 || p.channel_bins[0] == p.bins;
   return p.type == CubSample::u8 && ((p.channels == 4 && (p.active == 3 || p.active == 4)) ||
                                      (p.channels == 3 && p.active == 3));
 }

@@ -20,6 +20,11 @@ struct CubProblem {
   double lower, upper;
   int channels = 1;  ///< interleaved channels per pixel (MultiHistogramEven's NUM_CHANNELS)
   int active = 1;    ///< channels counted (NUM_ACTIVE_CHANNELS), each with `bins` bins over [lower, upper)
+  /// Each active channel's own bins and range (MultiHistogramEven's num_levels - 1, lower and upper level per
+  /// channel) where channel_bins[c] > 0; counts of channel c follow those of the channels before it.
+  int channel_bins[4] = {0, 0, 0, 0};
+  double channel_lower[4] = {0, 0, 0, 0};
+  double channel_upper[4] = {0, 0, 0, 0};
 };
 
 /// A 2D region of interest: rows of `row_pixels` pixels, `row_stride_bytes` apart (CUB's 2D overloads).
@@ -34,7 +39,7 @@ struct CubRegion {
 bool cub_supports(const CubProblem& problem);
 
 /// cub::DeviceHistogram::HistogramEven (one channel) or MultiHistogramEven (several) for one problem, 1D or over a
-/// 2D region, with its temporary storage allocated once. Output: `active` x `bins` counters, channel after channel.
+/// 2D region, with its temporary storage allocated once. Output: each active channel's counters, channel after channel.
 class CubHistogram {
  public:
   /// n pixels (samples, for one channel), 1D. Throws std::invalid_argument when !cub_supports(problem).

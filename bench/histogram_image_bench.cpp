@@ -5,6 +5,8 @@
 //      kernel_templates/histogram/reference.cpp): the tuner runs over the whole space (every variant checked), then
 //      the winner and CUB are timed by the same harness (CUDA events around one whole call, zeroing included, L2
 //      flushed before every sample, median of --samples).
+//   1b. The same photo with each active channel's own bins and range (256, 64 and 17 bins) against CUB's
+//      MultiHistogramEven with those levels, run by the winner of 1.
 //   2. A 7680 x 4320 RGBA crop of a 8192-pixel-wide image (row stride 32 KiB > the row's 30 KiB) against the same
 //      pixels contiguous, with the winner of 1 and with CUB; also a crop that starts off the 16-byte grid and one
 //      whose stride is not a multiple of 16 bytes.
@@ -24,6 +26,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "autotune/tuner.hpp"
+#include "bench/baselines.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
@@ -36,9 +39,7 @@ using namespace autotune;
 
 namespace {
 
-bench::CubProblem cub_problem(const HistogramProblem& p) {
-  return {static_cast<bench::CubSample>(p.type), p.bins, p.lower, p.upper, p.channels, p.active};
-}
+using bench::cub_problem;
 
 std::vector<unsigned> download(const cuda::DeviceBuffer& b) {
   std::vector<unsigned> out(b.bytes() / 4);
@@ -136,6 +137,31 @@ int main(int argc, char** argv) try {
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     row("u8 RGBA 3 of 4 x 256 bins, 512 MiB photo", fmt::format("`{}`", best.key()), static_cast<double>(rgba.bytes()),
         t, tc, check_note(reference_histogram(rgba, host.data(), rgba.n), download(ours), download(theirs)));
+  }
+
+  // 1b. The same pixels, each active channel with its own bins and range (MultiHistogramEven with levels per
+  // channel): R 256 bins over [0, 256), G 64 over [0, 256), B 17 over [10, 200). The winner of 1 runs it.
+  {
+    HistogramProblem levels = HistogramProblem::multi_channel(
+        SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}});
+    levels.n = rgba.n, levels.distribution = "image";
+    const auto cc = jit::compile(kernel_source(levels, best), "levels.cu", dev.arch());
+    if (!cc.ok) throw Error("the winner does not compile for per-channel levels: " + cc.log);
+    const HistogramKernel k(levels, best, dev, cc.cubin);
+    const auto host = generate_samples(levels, levels.n, o.seed);
+    const std::size_t counters = static_cast<std::size_t>(levels.counters());
+    cuda::DeviceBuffer in(host.size()), ours(counters * 4), theirs(counters * 4);
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    bench::CubHistogram cub(cub_problem(levels), levels.n);
+    const SampleStats t = time_calls([&](cudaStream_t s) { k.run(in.get(), levels.n, ours.get(), s); }, flush,
+                                     samples, stream.get());
+    const SampleStats tc = time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.as<unsigned>(), s); }, flush,
+                                      samples, stream.get());
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    row("u8 RGBA 3 of 4, per-channel levels: 256 [0,256), 64 [0,256), 17 [10,200), 512 MiB photo", "winner of 1",
+        static_cast<double>(levels.bytes()), t, tc,
+        check_note(reference_histogram(levels, host.data(), levels.n), download(ours), download(theirs)));
   }
 
   // 2. 2D: a 7680 x 4320 crop of an 8192-pixel-wide image, against the same pixels contiguous.

@@ -27,6 +27,15 @@ const std::vector<SampleType>& all_sample_types();
 /// (lower + bins).
 double default_upper(SampleType type, int bins, double lower);
 
+/// One active channel's bins and range (CUB's MultiHistogramEven: num_levels[c] = bins + 1 levels over
+/// [lower_level[c], upper_level[c])), with the semantics of HistogramProblem's bins, lower and upper.
+struct HistogramChannel {
+  int bins = 256;
+  double lower = 0.0;
+  double upper = 256.0;
+  bool operator==(const HistogramChannel&) const = default;
+};
+
 /// An even-binned histogram with CUB's HistogramEven semantics, bit for bit (CUB's ScaleTransform, with levels of
 /// type int for u8/u16, long long for i32/u32, float for f32, double for f64):
 /// a sample s counts only if lower <= s < upper (NaN never counts); its bin is
@@ -56,8 +65,21 @@ struct HistogramProblem {
   /// counts pixels (n * channels samples). 4 with 3 active is an RGBA image whose alpha is not counted.
   int channels = 1;
   /// Channels counted (CUB's NUM_ACTIVE_CHANNELS), the first `active` of each pixel, 1..channels. Each has its own
-  /// `bins` counters over the same [lower, upper): the output is active x bins counters, channel after channel.
+  /// counters, channel after channel: `bins` over [lower, upper) each, unless per_channel says otherwise.
   int active = 1;
+  /// Bins and range of each active channel when they differ (CUB's MultiHistogramEven with a num_levels, lower and
+  /// upper level per channel): empty, every active channel has `bins` over [lower, upper); else exactly `active`
+  /// entries, the first equal to bins, lower and upper (those stay channel 0's: the cache's columns and the key's
+  /// bins and range). Channel c's counters start at channel_offset(c). A problem whose channels are all equal keys
+  /// as one without per_channel; others add "/ch1=64:[0,256)/ch2=17:[10,200)" (channels 1..active-1).
+  /// multi_channel() builds one from the levels alone.
+  std::vector<HistogramChannel> per_channel{};
+  /// The layout the tuner measures on, like the distribution a property of the input it generates: 0, n pixels one
+  /// after the other; else a 2D region (CUB's 2D overloads) of n / row_pixels rows of `row_pixels` pixels, each
+  /// `row_stride_bytes` after the one before (at least a row, a whole number of pixels). A handle still takes the
+  /// region with each call (Histogram's 2D operator()). Keys add "/row=7680/stride=32768".
+  std::uint64_t row_pixels = 0;
+  std::uint64_t row_stride_bytes = 0;
 
   bool operator==(const HistogramProblem&) const = default;
 
@@ -68,20 +90,32 @@ struct HistogramProblem {
 
   /// Throws UsageError when the problem is not well formed (bins < 1, lower >= upper, a range not representable
   /// in the sample type, non-integral bounds for integer types, unknown distribution, channels outside 1..4,
-  /// active outside 1..channels, more than 2^24 counters in all).
+  /// active outside 1..channels, per_channel not one entry per active channel or its first entry not bins, lower
+  /// and upper, a channel's range invalid as above, more than 2^24 counters in all, a region whose rows do not
+  /// divide n or whose stride is shorter than a row or not a whole number of pixels).
   void validate() const;
 
   /// Canonical text, stable across versions, used as a key in the cache and in messages:
   /// "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform" ("/counters=64" is appended for 64-bit counters,
-  /// then "/channels=4/active=3" for pixels of several channels).
+  /// then "/channels=4/active=3" for pixels of several channels, then "/ch1=64:[0,256)/..." when their bins or
+  /// ranges differ, then "/row=W/stride=B" for a 2D region).
   std::string key() const;
   /// The same without n: every size of one histogram shares this (used for "nearest tuned size" lookups).
   std::string shape_key() const;
 
   /// Input bytes read by one run (n pixels of `channels` samples).
   std::uint64_t bytes() const { return n * static_cast<std::uint64_t>(channels) * size_of(type); }
-  /// Counters one call writes: bins for each active channel.
-  int counters() const { return bins * active; }
+  /// Counters one call writes: the bins of every active channel.
+  int counters() const { return channel_offset(active); }
+  /// Channel c's bins and range (c < active): per_channel[c], or bins over [lower, upper).
+  HistogramChannel channel(int c) const;
+  /// Counters before channel c's (channel_offset(active) = counters()).
+  int channel_offset(int c) const;
+  /// Every active channel has `bins` over [lower, upper) (per_channel empty or all equal to them).
+  bool uniform_channels() const;
+  /// Pixels of `channels` interleaved channels whose first levels.size() are counted, channel c with levels[c]
+  /// (bins, lower and upper are levels[0]; per_channel stays empty when every entry is equal). n stays 0.
+  static HistogramProblem multi_channel(SampleType type, int channels, std::vector<HistogramChannel> levels);
   /// Samples of n pixels.
   std::uint64_t samples(std::uint64_t pixels) const { return pixels * static_cast<std::uint64_t>(channels); }
 };

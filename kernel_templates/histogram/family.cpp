@@ -53,27 +53,62 @@ class HistogramFamily final : public KernelFamily {
     const auto bins = take(*named, "bins"), range = take(*named, "range"), n = take(*named, "n");
     const auto dist = take(*named, "dist"), counters = take(*named, "counters");
     const auto channels = take(*named, "channels"), active = take(*named, "active");
+    const std::optional<std::string> levels[] = {take(*named, "ch1"), take(*named, "ch2"), take(*named, "ch3")};
+    const auto row = take(*named, "row"), stride = take(*named, "stride");
     if (!bins || !range || !n || !dist || !named->empty()) return std::nullopt;
     const auto b = to_u64(*bins);
     const auto nn = to_u64(*n);
-    if (!b || !nn || *b > (1u << 24) || range->size() < 5 || range->front() != '[' || range->back() != ')')
-      return std::nullopt;
-    const auto comma = range->find(',');
-    if (comma == std::string::npos) return std::nullopt;
-    const auto lo = to_double(range->substr(1, comma - 1));
-    const auto hi = to_double(range->substr(comma + 1, range->size() - comma - 2));
-    if (!lo || !hi) return std::nullopt;
+    const auto lohi = parse_range(*range);
+    if (!b || !nn || *b > (1u << 24) || !lohi) return std::nullopt;
     p.bins = static_cast<int>(*b);
-    p.lower = *lo;
-    p.upper = *hi;
+    p.lower = lohi->first;
+    p.upper = lohi->second;
     p.n = *nn;
     p.distribution = *dist;
     if (counters) {
       if (*counters != "64") return std::nullopt;
       p.counter_bits = 64;
     }
-    if (!parse_channels(channels, active, p)) return std::nullopt;
+    if (!parse_channels(channels, active, p) || !parse_levels(levels, p)) return std::nullopt;
+    // "/row=W/stride=B": both or neither.
+    if (static_cast<bool>(row) != static_cast<bool>(stride)) return std::nullopt;
+    if (row) {
+      const auto w = to_u64(*row), b = to_u64(*stride);
+      if (!w || !b || *w == 0) return std::nullopt;
+      p.row_pixels = *w;
+      p.row_stride_bytes = *b;
+    }
     return Problem(p);
+  }
+
+  // "[lo,hi)"
+  static std::optional<std::pair<double, double>> parse_range(std::string_view range) {
+    if (range.size() < 5 || range.front() != '[' || range.back() != ')') return std::nullopt;
+    const auto comma = range.find(',');
+    if (comma == std::string_view::npos) return std::nullopt;
+    const auto lo = key_text::to_double(std::string(range.substr(1, comma - 1)));
+    const auto hi = key_text::to_double(std::string(range.substr(comma + 1, range.size() - comma - 2)));
+    if (!lo || !hi) return std::nullopt;
+    return std::pair{*lo, *hi};
+  }
+
+  // "/ch1=64:[0,256)/ch2=17:[10,200)": the bins and range of each active channel after the first, all or none.
+  static bool parse_levels(const std::optional<std::string> (&levels)[3], HistogramProblem& p) {
+    if (!levels[0] && !levels[1] && !levels[2]) return true;
+    std::vector<HistogramChannel> per{HistogramChannel{p.bins, p.lower, p.upper}};
+    for (int c = 1; c < 4; ++c) {
+      const auto& text = levels[c - 1];
+      if (static_cast<bool>(text) != (c < p.active)) return false;
+      if (!text) continue;
+      const auto colon = text->find(':');
+      if (colon == std::string::npos) return false;
+      const auto b = key_text::to_u64(std::string_view(*text).substr(0, colon));
+      const auto lohi = parse_range(std::string_view(*text).substr(colon + 1));
+      if (!b || *b < 1 || *b > (1u << 24) || !lohi) return false;
+      per.push_back({static_cast<int>(*b), lohi->first, lohi->second});
+    }
+    p.per_channel = std::move(per);
+    return true;
   }
 
   // "/channels=C/active=A": both or neither (a one-channel problem writes neither), 1 <= A <= C <= 4.
@@ -93,12 +128,15 @@ class HistogramFamily final : public KernelFamily {
   // The channels are not columns: they come from the key (only keys written since channels exist have them).
   std::optional<Problem> problem_from_row(std::string_view key, const ProblemColumns& c) const override {
     HistogramProblem p;
-    if (key.find("/channels=") != std::string_view::npos) {
+    if (key.find("/channels=") != std::string_view::npos || key.find("/row=") != std::string_view::npos) {
       const auto parsed = parse_problem(key);
       if (!parsed) return std::nullopt;
       const auto* h = parsed->as<HistogramProblem>();
       p.channels = h->channels;
       p.active = h->active;
+      p.per_channel = h->per_channel;  // channels 1.. of the key; channel 0 is the columns' (the same)
+      p.row_pixels = h->row_pixels;
+      p.row_stride_bytes = h->row_stride_bytes;
     }
     const auto t = parse_sample_type(c.sample_type);
     if (!t) return std::nullopt;
@@ -128,8 +166,17 @@ class HistogramFamily final : public KernelFamily {
     // configuration taken from a shape with fewer bins runs a wanted shape with more bins within 1.0-1.7x of its best
     // whenever it fits, while one taken from a shape with more bins can be 7-116x slower (global atomics on few
     // bins). Symmetric distance: leave-one-out worst case 6.8x; asymmetric (x2): 1.96x.
+    // A 2D region or another one: the same kernel over other addresses, close to the contiguous shape (measured:
+    // within 5-7 % of it, bench/results/2026-12-01d-h200-histimage-image-bench.md).
+    const double layout = a.row_pixels == b.row_pixels && a.row_stride_bytes == b.row_stride_bytes ? 0.0 : 0.5;
+    if (!a.uniform_channels() || !b.uniform_channels()) {
+      // Channels of their own bins and ranges: compared by their counters (what sizes the shared histogram), one
+      // more for other levels.
+      const double more = std::log2(static_cast<double>(b.counters()) / a.counters());
+      return layout + (more > 0 ? 2.0 * more : -more) + (a.per_channel == b.per_channel ? 0.0 : 1.0);
+    }
     const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
-    return (more_bins > 0 ? 2.0 * more_bins : -more_bins) +
+    return layout + (more_bins > 0 ? 2.0 * more_bins : -more_bins) +
            (is_float(a.type) ? 0.0
                              : std::abs(std::log2(((a.upper - a.lower) / a.bins) / ((b.upper - b.lower) / b.bins))));
   }
@@ -277,14 +324,19 @@ class HistogramFamily final : public KernelFamily {
 
   std::vector<ProblemParameter> problem_parameters() const override {
     return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64"},
-            {"bins", "N", "number of bins, 1..16777216 (required unless --type u8: 256)"},
-            {"lower", "X", "lowest value counted (default 0)"},
+            {"bins", "N", "number of bins, 1..16777216 (required unless --type u8: 256); pixels: one for every "
+                          "active channel or a list, one per active channel (256,64,17)"},
+            {"lower", "X", "lowest value counted (default 0); pixels: one or a list as --bins"},
             {"upper", "X", "bound above the highest value counted (default: the whole type for u8/u16, 1 for "
-                           "floats, lower + bins for 32-bit integers)"},
+                           "floats, lower + bins for 32-bit integers); pixels: one or a list as --bins"},
             {"counters", "BITS", "output counter width: 32 (default) or 64"},
             {"channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels"},
             {"active", "A", "channels counted, the first A of each pixel, 1..C (default: all C); each gets --bins "
-                            "bins over the same range"}};
+                            "bins over [--lower, --upper), its own where those are lists"},
+            {"row-pixels", "W", "measure on a 2D region: rows of W pixels (--n pixels in all, whole rows), "
+                                "--row-stride bytes apart"},
+            {"row-stride", "BYTES", "bytes from one row's start to the next (with --row-pixels; default: the row, "
+                                    "no padding); a whole number of pixels"}};
   }
 
   Problem make_problem(const ProblemOptions& o) const override {
@@ -300,43 +352,92 @@ class HistogramFamily final : public KernelFamily {
                                      str("type")));
       type = *t;
     }
-    int bins = 256;
-    if (given("bins")) {
-      const long long b = to_integer("bins", str("bins"));
-      if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
-      bins = static_cast<int>(b);
-    } else if (type != SampleType::u8) {
-      throw UsageError("--bins is required for sample types other than u8");
+    // Channels first: --bins, --lower and --upper take one value for every active channel or one per channel.
+    int channels = 1, active = 1;
+    if (given("channels")) {
+      const long long c = to_integer("channels", str("channels"));
+      if (c < 1 || c > 4) throw UsageError(fmt::format("--channels: {} is outside 1..4", c));
+      channels = active = static_cast<int>(c);
     }
-    const double lower = given("lower") ? to_double("lower", str("lower")) : 0.0;
-    HistogramProblem p = HistogramProblem::with_defaults(type, bins, lower);
-    if (given("upper")) p.upper = to_double("upper", str("upper"));
+    if (given("active")) {
+      const long long a = to_integer("active", str("active"));
+      if (a < 1 || a > channels)
+        throw UsageError(fmt::format("--active: {} is outside 1..{} (--channels)", a, channels));
+      active = static_cast<int>(a);
+    }
+    auto values = [&](const char* k) {
+      std::vector<std::string> v;
+      if (!given(k)) return v;
+      const std::string text = str(k);
+      for (std::size_t start = 0;;) {
+        const auto comma = text.find(',', start);
+        v.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      if (v.size() != 1 && v.size() != static_cast<std::size_t>(active))
+        throw UsageError(fmt::format("--{}: {} values for {} active channels (give one for all, or one per active "
+                                     "channel)", k, v.size(), active));
+      return v;
+    };
+    const auto bins_text = values("bins"), lower_text = values("lower"), upper_text = values("upper");
+    if (bins_text.empty() && type != SampleType::u8)
+      throw UsageError("--bins is required for sample types other than u8");
+    auto pick = [](const std::vector<std::string>& v, int c) { return v.size() == 1 ? v[0] : v[static_cast<std::size_t>(c)]; };
+    std::vector<HistogramChannel> levels;
+    for (int c = 0; c < active; ++c) {
+      int bins = 256;
+      if (!bins_text.empty()) {
+        const long long b = to_integer("bins", pick(bins_text, c));
+        if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
+        bins = static_cast<int>(b);
+      }
+      const double lower = lower_text.empty() ? 0.0 : to_double("lower", pick(lower_text, c));
+      const double upper = upper_text.empty() ? default_upper(type, bins, lower) : to_double("upper", pick(upper_text, c));
+      levels.push_back({bins, lower, upper});
+    }
+    HistogramProblem p = HistogramProblem::multi_channel(type, channels, std::move(levels));
     p.n = parse_size(str("n"));
+    if (given("row-stride") && !given("row-pixels")) throw UsageError("--row-stride needs --row-pixels");
+    if (given("row-pixels")) {
+      const long long w = to_integer("row-pixels", str("row-pixels"));
+      if (w < 1) throw UsageError(fmt::format("--row-pixels: {} is not a positive number of pixels", w));
+      p.row_pixels = static_cast<std::uint64_t>(w);
+      const std::uint64_t row_bytes = p.row_pixels * static_cast<std::uint64_t>(channels) * size_of(type);
+      p.row_stride_bytes = row_bytes;
+      if (given("row-stride")) {
+        const long long b = to_integer("row-stride", str("row-stride"));
+        if (b < 1) throw UsageError(fmt::format("--row-stride: {} is not a positive number of bytes", b));
+        p.row_stride_bytes = static_cast<std::uint64_t>(b);
+      }
+      if (p.n % p.row_pixels != 0)
+        throw UsageError(fmt::format("--row-pixels: --n {} is not a whole number of rows of {} pixels", p.n, w));
+      if (p.row_stride_bytes < row_bytes || p.row_stride_bytes % (row_bytes / p.row_pixels) != 0)
+        throw UsageError(fmt::format("--row-stride: {} bytes do not hold a row of {} bytes in whole pixels of {}",
+                                     p.row_stride_bytes, row_bytes, row_bytes / p.row_pixels));
+    }
     if (given("dist")) p.distribution = str("dist");
     if (given("counters")) {
       const std::string c = str("counters");
       if (c != "32" && c != "64") throw UsageError(fmt::format("--counters: '{}' is not 32 or 64", c));
       p.counter_bits = c == "32" ? 32 : 64;
     }
-    if (given("channels")) {
-      const long long c = to_integer("channels", str("channels"));
-      if (c < 1 || c > 4) throw UsageError(fmt::format("--channels: {} is outside 1..4", c));
-      p.channels = p.active = static_cast<int>(c);
-    }
-    if (given("active")) {
-      const long long a = to_integer("active", str("active"));
-      if (a < 1 || a > p.channels)
-        throw UsageError(fmt::format("--active: {} is outside 1..{} (--channels)", a, p.channels));
-      p.active = static_cast<int>(a);
-    }
     p.validate();
     return p;
   }
   std::string command_options(const Problem& p) const override {
     const HistogramProblem& h = histogram_of(p);
-    return fmt::format("--type {} --bins {} --lower {} --upper {}{}{}", to_string(h.type), h.bins, h.lower, h.upper,
+    std::string bins = std::to_string(h.bins), lower = fmt::format("{}", h.lower), upper = fmt::format("{}", h.upper);
+    if (!h.uniform_channels())
+      for (int c = 1; c < h.active; ++c) {
+        const HistogramChannel ch = h.channel(c);
+        bins += fmt::format(",{}", ch.bins), lower += fmt::format(",{}", ch.lower), upper += fmt::format(",{}", ch.upper);
+      }
+    return fmt::format("--type {} --bins {} --lower {} --upper {}{}{}", to_string(h.type), bins, lower, upper,
                        h.counter_bits == 64 ? " --counters 64" : "",
-                       h.channels == 1 ? std::string() : fmt::format(" --channels {} --active {}", h.channels, h.active));
+                       h.channels == 1 ? std::string() : fmt::format(" --channels {} --active {}", h.channels, h.active)) +
+           (h.row_pixels == 0 ? std::string()
+                              : fmt::format(" --row-pixels {} --row-stride {}", h.row_pixels, h.row_stride_bytes));
   }
   std::string example_options() const override { return "--type u8 --bins 256 --n 64M"; }
 };

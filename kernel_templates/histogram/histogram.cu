@@ -6,8 +6,11 @@
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
 //   sample_t, out_t       sample type; output counter type (unsigned int or unsigned long long)
-//   kBins                 counters: kActive * kChannelBins (the output, channel after channel)
-//   kChannelBins          bins of one channel
+//   kBins                 counters: the bins of every active channel (the output, channel after channel)
+//   kChannelBins          bins of one channel (of channel 0 when kUniformChannels is false)
+//   kUniformChannels      every active channel has kChannelBins bins over the same range; otherwise channel c has
+//                         kChBins<c> bins from counter kChOffset<c> over its own range (kChLowerI<c>, kChLowerF<c>,
+//                         kChScaleF<c>, ...: CUB's MultiHistogramEven with levels per channel)
 //   kChannels, kActive    interleaved channels per pixel (1..4; sample i is channel i % kChannels) and how many
 //                         are counted (the first kActive). n counts samples. When a vector holds whole pixels
 //                         (kElemsPerVec % kChannels == 0) the channel of each element is a constant: the host
@@ -60,7 +63,11 @@ static_assert(at::kVecBytes >= sizeof(at::sample_t) && at::kVecBytes <= 16 && (a
               "vector width must be a power of two from the sample size to 16 bytes");
 static_assert(at::kBins >= 1, "at least one bin");
 static_assert(at::kChannels >= 1 && at::kChannels <= 4 && at::kActive >= 1 && at::kActive <= at::kChannels &&
-                  at::kBins == at::kActive * at::kChannelBins,
+                  (at::kUniformChannels ? at::kBins == at::kActive * at::kChannelBins
+                                        : at::kBins == at::kChOffset0 + at::kChBins0 +
+                                                           (at::kActive > 1 ? at::kChBins1 : 0) +
+                                                           (at::kActive > 2 ? at::kChBins2 : 0) +
+                                                           (at::kActive > 3 ? at::kChBins3 : 0)),
               "1..4 channels, 1..channels of them active, each with its own bins");
 static_assert(at::kPriv == at::Privatization::global || at::kPriv == at::Privatization::shared ||
                   at::kPriv == at::Privatization::warp,
@@ -102,32 +109,63 @@ union Vec {
   sample_t s[kElemsPerVec];
 };
 
-// Bin of one sample, or -1 when it is out of range (or NaN).
+// Channel C's levels (C = 0..3; a channel past the active ones repeats channel 0's).
+template <int C>
+struct Levels {
+  static constexpr int bins = C == 0 ? kChBins0 : C == 1 ? kChBins1 : C == 2 ? kChBins2 : kChBins3;
+  static constexpr int offset = C == 0 ? kChOffset0 : C == 1 ? kChOffset1 : C == 2 ? kChOffset2 : kChOffset3;
+  static constexpr long long lower_i = C == 0 ? kChLowerI0 : C == 1 ? kChLowerI1 : C == 2 ? kChLowerI2 : kChLowerI3;
+  static constexpr long long upper_i = C == 0 ? kChUpperI0 : C == 1 ? kChUpperI1 : C == 2 ? kChUpperI2 : kChUpperI3;
+  static constexpr float lower_f = C == 0 ? kChLowerF0 : C == 1 ? kChLowerF1 : C == 2 ? kChLowerF2 : kChLowerF3;
+  static constexpr float upper_f = C == 0 ? kChUpperF0 : C == 1 ? kChUpperF1 : C == 2 ? kChUpperF2 : kChUpperF3;
+  static constexpr float scale_f = C == 0 ? kChScaleF0 : C == 1 ? kChScaleF1 : C == 2 ? kChScaleF2 : kChScaleF3;
+  static constexpr double lower_d = C == 0 ? kChLowerD0 : C == 1 ? kChLowerD1 : C == 2 ? kChLowerD2 : kChLowerD3;
+  static constexpr double upper_d = C == 0 ? kChUpperD0 : C == 1 ? kChUpperD1 : C == 2 ? kChUpperD2 : kChUpperD3;
+  static constexpr double scale_d = C == 0 ? kChScaleD0 : C == 1 ? kChScaleD1 : C == 2 ? kChScaleD2 : kChScaleD3;
+};
+static_assert(Levels<0>::bins == kChannelBins && Levels<0>::offset == 0, "channel 0 is the problem's bins");
+
+// Bin of one sample of channel C, or -1 when it is out of range (or NaN).
+template <int C>
 __device__ __forceinline__ int bin_of(sample_t s) {
+  using L = Levels<C>;
   if constexpr (kIsFloat && sizeof(sample_t) == 8) {  // f64: binned in double
     const double d = static_cast<double>(s);
-    if (!(d >= kLowerD && d < kUpperD)) return -1;  // written so that NaN fails the test
-    const int b = static_cast<int>((d - kLowerD) * kScaleD);
-    return b < kChannelBins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
+    if (!(d >= L::lower_d && d < L::upper_d)) return -1;  // written so that NaN fails the test
+    const int b = static_cast<int>((d - L::lower_d) * L::scale_d);
+    return b < L::bins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
   } else if constexpr (kIsFloat) {
     const float f = static_cast<float>(s);
-    if (!(f >= kLowerF && f < kUpperF)) return -1;  // written so that NaN fails the test
-    const int b = static_cast<int>((f - kLowerF) * kScaleF);
-    return b < kChannelBins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
+    if (!(f >= L::lower_f && f < L::upper_f)) return -1;  // written so that NaN fails the test
+    const int b = static_cast<int>((f - L::lower_f) * L::scale_f);
+    return b < L::bins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
   } else {
     const long long v = static_cast<long long>(s);
-    if (v < kLowerI || v >= kUpperI) return -1;
-    return static_cast<int>(static_cast<u64>(v - kLowerI) * static_cast<u64>(kChannelBins) /
-                            static_cast<u64>(kUpperI - kLowerI));
+    if (v < L::lower_i || v >= L::upper_i) return -1;
+    return static_cast<int>(static_cast<u64>(v - L::lower_i) * static_cast<u64>(L::bins) /
+                            static_cast<u64>(L::upper_i - L::lower_i));
   }
 }
 
 // Counter of one sample of channel `channel` (kBins counters: channel after channel), or -1.
 __device__ __forceinline__ int counter_of(sample_t s, int channel) {
-  if (kChannels == 1) return bin_of(s);
+  if (kChannels == 1) return bin_of<0>(s);
   if (channel >= kActive) return -1;
-  const int b = bin_of(s);
-  return b < 0 ? -1 : channel * kChannelBins + b;
+  if constexpr (kUniformChannels) {
+    const int b = bin_of<0>(s);
+    return b < 0 ? -1 : channel * kChannelBins + b;
+  } else {
+    // Every active channel's counter, then a select: where the channel is known at compile time (pixel vectors,
+    // unrolled) the others fold away; where lanes hold different channels (RGB, scalar heads) no lane diverges.
+    const int c0 = bin_of<0>(s);
+    const int c1 = kActive > 1 ? bin_of<1>(s) : -1;
+    const int c2 = kActive > 2 ? bin_of<2>(s) : -1;
+    const int c3 = kActive > 3 ? bin_of<3>(s) : -1;
+    const int b = channel == 0 ? c0 : channel == 1 ? c1 : channel == 2 ? c2 : c3;
+    const int offset = channel == 0 ? 0 : channel == 1 ? Levels<1>::offset : channel == 2 ? Levels<2>::offset
+                                                                                          : Levels<3>::offset;
+    return b < 0 ? -1 : offset + b;
+  }
 }
 // Channel of the sample at index i (from the start of the samples).
 __device__ __forceinline__ int channel_at(u64 i) { return kChannels == 1 ? 0 : static_cast<int>(i % kChannels); }
@@ -208,35 +246,41 @@ struct Flat {
   __device__ __forceinline__ u64 first_sample(u64 j) const { return head + j * kElemsPerVec; }
 };
 
+// x / d for the 2D mapping, d and its magic number from the host (HistogramKernel::launch): where the numerators fit
+// 32 bits and d > 1, a multiply-high (Granlund-Montgomery, unsigned: magic = 2^32 (2^l - d) / d + 1, shift = l - 1,
+// l = ceil(log2 d)); otherwise (shift < 0) a division, or x itself for d <= 1.
+struct Divider {
+  u64 d;
+  unsigned magic;
+  int shift;
+  __device__ __forceinline__ u64 div(u64 x) const {
+    if (shift >= 0) {
+      const unsigned x32 = static_cast<unsigned>(x), t = __umulhi(x32, magic);
+      return (t + ((x32 - t) >> 1)) >> shift;
+    }
+    return d <= 1 ? x : x / d;
+  }
+};
+
 // 2D: V vectors per row from the row's first aligned sample; vector j is number j mod V of row j / V. Rows whose
 // starts share their alignment (a stride that is a multiple of the vector: the usual padded image) have
 // V = (row - head) / E and vector j is at vin0[j + (j / V) * (stride / E - V)]; otherwise V is what every row holds
-// whatever its alignment, (row - (E - 1)) / E, and each load finds its row's head. The division by V is a multiply
-// by a magic number (Granlund-Montgomery, unsigned) where vector numbers fit 32 bits.
+// whatever its alignment, (row - (E - 1)) / E, and each load finds its row's head. Everything that does not depend
+// on the thread (V, the head of row 0, the magic numbers) is computed once by the host: a 64-bit division and a
+// loop per thread at the start cost about 2 us of a 44 us 7680 x 4320 RGBA call (its setup is the same work in
+// every thread of the grid before the first load).
 struct Rows {
   const sample_t* in;
   const raw_t* vin0;  // same alignment: the first vector of row 0
-  u64 row_stride, vecs_per_row, gap_vecs, head0;
-  unsigned magic, shift;
-  bool fast, same;
-  __device__ static Rows make(const sample_t* in, u64 row_samples, u64 rows, u64 row_stride) {
+  u64 row_stride, gap_vecs, head0;
+  Divider vecs;  // V vectors per row
+  bool same;
+  __device__ __forceinline__ static Rows make(const sample_t* in, u64 row_stride, u64 head0, Divider vecs) {
     Rows m;
-    m.in = in, m.row_stride = row_stride;
+    m.in = in, m.row_stride = row_stride, m.head0 = head0, m.vecs = vecs;
     m.same = (row_stride * sizeof(sample_t)) % kVecBytes == 0;
-    m.head0 = head_of(in) < row_samples ? head_of(in) : row_samples;
-    m.vin0 = reinterpret_cast<const raw_t*>(in + m.head0);
-    if (m.same) m.vecs_per_row = (row_samples - m.head0) / kElemsPerVec;
-    else m.vecs_per_row = row_samples >= kElemsPerVec - 1 ? (row_samples - (kElemsPerVec - 1)) / kElemsPerVec : 0;
-    m.gap_vecs = m.same ? row_stride / kElemsPerVec - m.vecs_per_row : 0;
-    const u64 d = m.vecs_per_row;
-    m.fast = d > 1 && rows * d < (1ull << 32);
-    m.magic = 0, m.shift = 0;
-    if (m.fast) {
-      unsigned l = 0;
-      while ((1ull << l) < d) ++l;  // ceil(log2 d) >= 1
-      m.magic = static_cast<unsigned>(((1ull << 32) * ((1ull << l) - d)) / d + 1);
-      m.shift = l - 1;
-    }
+    m.vin0 = reinterpret_cast<const raw_t*>(in + head0);
+    m.gap_vecs = m.same ? row_stride / kElemsPerVec - vecs.d : 0;
     return m;
   }
   // Samples before the row's first vector-aligned one.
@@ -244,23 +288,17 @@ struct Rows {
     const unsigned misalign = static_cast<unsigned>(reinterpret_cast<u64>(row) % kVecBytes);
     return misalign ? (kVecBytes - misalign) / sizeof(sample_t) : 0;
   }
-  __device__ __forceinline__ u64 row_of(u64 j) const {
-    if (fast) {
-      const unsigned x = static_cast<unsigned>(j), t = __umulhi(x, magic);
-      return (t + ((x - t) >> 1)) >> shift;
-    }
-    return vecs_per_row <= 1 ? j : j / vecs_per_row;
-  }
+  __device__ __forceinline__ u64 row_head(u64 r) const { return same ? head0 : head_of(in + r * row_stride); }
   __device__ __forceinline__ raw_t load(u64 j) const {
-    const u64 r = row_of(j);
+    const u64 r = vecs.div(j);
     if (same) return vin0[j + r * gap_vecs];
     const sample_t* row = in + r * row_stride;
-    return reinterpret_cast<const raw_t*>(row + head_of(row))[j - r * vecs_per_row];
+    return reinterpret_cast<const raw_t*>(row + head_of(row))[j - r * vecs.d];
   }
   // The vector's first sample within its row (rows start on a pixel).
   __device__ __forceinline__ u64 first_sample(u64 j) const {
-    const u64 r = row_of(j), c = j - r * vecs_per_row;
-    return (same ? head0 : head_of(in + r * row_stride)) + c * kElemsPerVec;
+    const u64 r = vecs.div(j), c = j - r * vecs.d;
+    return row_head(r) + c * kElemsPerVec;
   }
 };
 
@@ -351,7 +389,9 @@ static_assert(at::kTicketWord < at::kHistogramWord && at::kStartTicketWord < at:
 extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
 autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
                    unsigned* __restrict__ workspace, unsigned long long row_samples, unsigned long long rows,
-                   unsigned long long row_stride) {
+                   unsigned long long row_stride, unsigned long long head0, unsigned long long vecs_per_row,
+                   unsigned vecs_magic, int vecs_shift, unsigned long long leftover, unsigned leftover_magic,
+                   int leftover_shift) {
   using namespace at;
   extern __shared__ unsigned smem[];  // kSharedWords words: the host passes HistogramConfig::shared_bytes()
   const int lane = threadIdx.x & 31;
@@ -402,17 +442,27 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
     // A 2D region: `rows` rows of `row_samples` samples, `row_stride` samples apart. The vectors of every row are
     // numbered one after the other (the same count V in each row), so tiles and the grid are balanced over the
     // whole region as in 1D; each row's own unaligned head and its tail (the same number L of samples in every
-    // row) are counted one sample at a time.
-    const Rows map = Rows::make(in, row_samples, rows, row_stride);
-    const u64 leftover = row_samples - map.vecs_per_row * kElemsPerVec;  // L
-    for (u64 q = tid; q < rows * leftover; q += threads) {
-      const u64 r = q / leftover, k = q - r * leftover;
-      const sample_t* row = in + r * row_stride;
-      const u64 head = Rows::head_of(row);
-      const u64 x = k < head ? k : k + map.vecs_per_row * kElemsPerVec;
-      counter.add(counter_of(row[x], channel_at(x)));
+    // row) are counted one sample at a time. A thread's first such sample is loaded before its vectors and counted
+    // after them, so that its latency hides behind the vector loop instead of delaying it.
+    const Rows map = Rows::make(in, row_stride, head0, Divider{vecs_per_row, vecs_magic, vecs_shift});
+    const Divider per_row{leftover, leftover_magic, leftover_shift};
+    const u64 nleft = rows * leftover, row_vec_samples = vecs_per_row * kElemsPerVec;
+    auto leftover_at = [&](u64 q, int& channel) {
+      const u64 r = per_row.div(q), k = q - r * leftover;
+      const u64 x = k < map.row_head(r) ? k : k + row_vec_samples;
+      channel = channel_at(x);
+      return in[r * row_stride + x];
+    };
+    int first_channel = -1;
+    sample_t first{};
+    if (tid < nleft) first = leftover_at(tid, first_channel);
+    count_vectors(map, rows * vecs_per_row, threads, tid, counter);
+    if (first_channel >= 0) counter.add(counter_of(first, first_channel));
+    for (u64 q = tid + threads; q < nleft; q += threads) {
+      int channel;
+      const sample_t s = leftover_at(q, channel);
+      counter.add(counter_of(s, channel));
     }
-    count_vectors(map, rows * map.vecs_per_row, threads, tid, counter);
   }
   counter.flush();
 

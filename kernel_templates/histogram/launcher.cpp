@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kernel_templates/histogram/workspace_layout.hpp"
 
 namespace autotune {
@@ -48,15 +50,56 @@ unsigned HistogramKernel::grid_for(std::uint64_t n) const {
   return config_.grid_for(problem_, problem_.samples(n), resident_blocks_);
 }
 
+namespace {
+
+// The kernel's Divider (histogram.cu) for divisions by d of numerators below `limit`: the magic number and shift of
+// an unsigned 32-bit division by multiply-high where they apply (d > 1, numerators of 32 bits), else shift -1.
+struct DividerArgs {
+  unsigned magic = 0;
+  int shift = -1;
+};
+DividerArgs divider_for(std::uint64_t d, std::uint64_t limit) {
+  if (d <= 1 || limit > (std::uint64_t{1} << 32)) return {};
+  int l = 0;
+  while ((std::uint64_t{1} << l) < d) ++l;  // ceil(log2 d) >= 1
+  const auto magic = static_cast<unsigned>(((std::uint64_t{1} << 32) * ((std::uint64_t{1} << l) - d)) / d + 1);
+  return {magic, l - 1};
+}
+
+}  // namespace
+
 void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, const Region& region,
                              cudaStream_t stream) const {
   void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
   std::uint64_t count = problem_.samples(n);  // the kernel counts samples
+  const std::uint64_t size = size_of(problem_.type);
   // 1D: one row of every sample.
   std::uint64_t row_samples = region.rows > 1 ? problem_.samples(region.row_pixels) : count;
   std::uint64_t rows = region.rows > 1 ? region.rows : 1;
-  std::uint64_t row_stride = region.rows > 1 ? region.row_stride_bytes / size_of(problem_.type) : count;
-  void* args[] = {&samples, &count, &counts, &workspace, &row_samples, &rows, &row_stride};
+  std::uint64_t row_stride = region.rows > 1 ? region.row_stride_bytes / size : count;
+  // 2D: what the kernel's Rows map needs that no thread should compute (histogram.cu): the samples before the
+  // first vector-aligned one of row 0, V vectors per row (the same in every row), the L samples per row counted
+  // one at a time, and the magic numbers that divide by V and L.
+  std::uint64_t head0 = 0, vecs_per_row = 0, leftover = 0;
+  unsigned vecs_magic = 0, leftover_magic = 0;
+  int vecs_shift = -1, leftover_shift = -1;
+  if (rows > 1) {
+    const auto vec = static_cast<std::uint64_t>(config_.load_bytes(problem_));
+    const std::uint64_t elems = vec / size;
+    const std::uint64_t misalign = reinterpret_cast<std::uintptr_t>(samples) % vec;
+    head0 = std::min(misalign ? (vec - misalign) / size : 0, row_samples);
+    const bool same = (row_stride * size) % vec == 0;
+    vecs_per_row = same ? (row_samples - head0) / elems
+                        : (row_samples >= elems - 1 ? (row_samples - (elems - 1)) / elems : 0);
+    leftover = row_samples - vecs_per_row * elems;
+    const DividerArgs by_vecs = divider_for(vecs_per_row, rows * vecs_per_row);
+    const DividerArgs by_leftover = divider_for(leftover, rows * leftover);
+    vecs_magic = by_vecs.magic, vecs_shift = by_vecs.shift;
+    leftover_magic = by_leftover.magic, leftover_shift = by_leftover.shift;
+  }
+  void* args[] = {&samples,      &count,      &counts,     &workspace,  &row_samples,
+                  &rows,         &row_stride, &head0,      &vecs_per_row, &vecs_magic,
+                  &vecs_shift,   &leftover,   &leftover_magic, &leftover_shift};
   AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(grid_for(n)),
                                  dim3(config_.block), args, shared_bytes_, stream));
 }

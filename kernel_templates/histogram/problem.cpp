@@ -107,8 +107,38 @@ void HistogramProblem::validate() const {
     throw UsageError(fmt::format("channels must be 1..4 (got {})", channels));
   if (active < 1 || active > channels)
     throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", channels, active));
-  if (static_cast<long long>(bins) * active > (1 << 24))
-    throw UsageError(fmt::format("{} active channels of {} bins are more than 16777216 counters", active, bins));
+  if (!per_channel.empty()) {
+    if (per_channel.size() != static_cast<std::size_t>(active))
+      throw UsageError(fmt::format("per_channel has {} entries for {} active channels (one per active channel)",
+                                   per_channel.size(), active));
+    if (!(per_channel[0] == HistogramChannel{bins, lower, upper}))
+      throw UsageError(fmt::format("per_channel[0] ({} bins over [{}, {})) must equal bins, lower and upper ({} bins "
+                                   "over [{}, {}))", per_channel[0].bins, per_channel[0].lower, per_channel[0].upper,
+                                   bins, lower, upper));
+    for (int c = 1; c < active; ++c) {
+      const HistogramChannel& ch = per_channel[static_cast<std::size_t>(c)];
+      HistogramProblem one{.type = type, .bins = ch.bins, .lower = ch.lower, .upper = ch.upper};
+      try {
+        one.validate();
+      } catch (const UsageError& e) {
+        throw UsageError(fmt::format("channel {}: {}", c, e.what()));
+      }
+    }
+  }
+  if (row_pixels == 0 && row_stride_bytes != 0)
+    throw UsageError(fmt::format("a row stride ({} bytes) needs a row length in pixels", row_stride_bytes));
+  if (row_pixels != 0) {
+    const std::uint64_t pixel = static_cast<std::uint64_t>(channels) * size_of(type);
+    if (n % row_pixels != 0)
+      throw UsageError(fmt::format("{} pixels are not whole rows of {} pixels", n, row_pixels));
+    if (row_stride_bytes < row_pixels * pixel || row_stride_bytes % pixel != 0)
+      throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} pixels of {} bytes in whole "
+                                   "pixels", row_stride_bytes, row_pixels, pixel));
+  }
+  long long total = 0;
+  for (int c = 0; c < active; ++c) total += channel(c).bins;
+  if (total > (1 << 24))
+    throw UsageError(fmt::format("{} active channels of {} bins in all are more than 16777216 counters", active, total));
   if (distribution != kRobustDistribution &&
       std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
           histogram_distributions().end())
@@ -116,21 +146,62 @@ void HistogramProblem::validate() const {
                                  fmt::join(histogram_distributions(), ", ")));
 }
 
+HistogramChannel HistogramProblem::channel(int c) const {
+  if (!per_channel.empty() && c >= 0 && static_cast<std::size_t>(c) < per_channel.size())
+    return per_channel[static_cast<std::size_t>(c)];
+  return {bins, lower, upper};
+}
+
+int HistogramProblem::channel_offset(int c) const {
+  if (per_channel.empty()) return bins * c;
+  int offset = 0;
+  for (int k = 0; k < c; ++k) offset += channel(k).bins;
+  return offset;
+}
+
+bool HistogramProblem::uniform_channels() const {
+  const HistogramChannel first{bins, lower, upper};
+  return std::all_of(per_channel.begin(), per_channel.end(), [&](const HistogramChannel& c) { return c == first; });
+}
+
+HistogramProblem HistogramProblem::multi_channel(SampleType type, int channels, std::vector<HistogramChannel> levels) {
+  if (levels.empty()) throw UsageError("multi_channel: at least one active channel's levels");
+  HistogramProblem p{.type = type, .bins = levels[0].bins, .lower = levels[0].lower, .upper = levels[0].upper,
+                     .channels = channels, .active = static_cast<int>(levels.size())};
+  p.per_channel = std::move(levels);
+  if (p.uniform_channels()) p.per_channel.clear();
+  return p;
+}
+
 namespace {
-// Keys of one-channel problems are unchanged (every key written before channels existed stays canonical).
+// Keys of one-channel problems are unchanged (every key written before channels existed stays canonical), and so
+// are those of pixels whose active channels share bins and range.
 std::string channel_suffix(const HistogramProblem& p) {
-  return p.channels == 1 && p.active == 1 ? std::string() : fmt::format("/channels={}/active={}", p.channels, p.active);
+  if (p.channels == 1 && p.active == 1) return {};
+  std::string s = fmt::format("/channels={}/active={}", p.channels, p.active);
+  if (!p.uniform_channels())
+    for (int c = 1; c < p.active; ++c) {
+      const HistogramChannel ch = p.channel(c);
+      s += fmt::format("/ch{}={}:[{},{})", c, ch.bins, ch.lower, ch.upper);
+    }
+  return s;
+}
+// Contiguous pixels key as before.
+std::string region_suffix(const HistogramProblem& p) {
+  return p.row_pixels == 0 ? std::string() : fmt::format("/row={}/stride={}", p.row_pixels, p.row_stride_bytes);
 }
 }  // namespace
 
 std::string HistogramProblem::shape_key() const {
-  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}{}{}", to_string(type), bins, lower, upper,
-                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this));
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}{}{}{}", to_string(type), bins, lower, upper,
+                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this),
+                     region_suffix(*this));
 }
 
 std::string HistogramProblem::key() const {
-  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}{}{}", to_string(type), bins, lower, upper, n,
-                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this));
+  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}{}{}{}", to_string(type), bins, lower, upper, n,
+                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this),
+                     region_suffix(*this));
 }
 
 double default_upper(SampleType type, int bins, double lower) {

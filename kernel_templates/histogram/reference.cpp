@@ -69,7 +69,8 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
 // the level types of bench/cub_baseline.cu (int or long long for integers, the sample type for floats).
 template <class T>
 struct Binner {
-  explicit Binner(const HistogramProblem& p) : bins(p.bins) {
+  explicit Binner(const HistogramProblem& p) : Binner(p.channel(0)) {}
+  explicit Binner(const HistogramChannel& p) : bins(p.bins) {
     if constexpr (std::is_floating_point_v<T>) {
       // Bounds rounded to T, then the scale in T arithmetic: bins / (upper - lower), each operation rounded to T.
       lo = static_cast<T>(p.lower);
@@ -101,15 +102,20 @@ struct Binner {
   unsigned __int128 width = 1;
 };
 
-// n pixels of p.channels samples; channel c < p.active counts into h[c * bins + bin].
+// n pixels of p.channels samples; channel c < p.active counts into h[offset of c + bin], each channel with its own
+// bins and range.
 template <class T>
 void count(const HistogramProblem& p, const T* s, std::uint64_t n, std::vector<std::uint64_t>& h) {
-  const Binner<T> bin(p);
+  std::vector<Binner<T>> bin;
+  std::vector<std::size_t> offset;
+  for (int c = 0; c < p.active; ++c) {
+    bin.emplace_back(p.channel(c));
+    offset.push_back(c == 0 ? 0 : offset.back() + static_cast<std::size_t>(p.channel(c - 1).bins));
+  }
   const auto channels = static_cast<std::uint64_t>(p.channels);
   for (std::uint64_t pixel = 0; pixel < n; ++pixel)
-    for (int c = 0; c < p.active; ++c)
-      if (const int b = bin(s[pixel * channels + static_cast<std::uint64_t>(c)]); b >= 0)
-        ++h[static_cast<std::size_t>(c) * static_cast<std::size_t>(p.bins) + static_cast<std::size_t>(b)];
+    for (std::size_t c = 0; c < bin.size(); ++c)
+      if (const int b = bin[c](s[pixel * channels + c]); b >= 0) ++h[offset[c] + static_cast<std::size_t>(b)];
 }
 
 // A colour photograph's pixels: the grey field of fill's "image" (gradients, a bright disc), tinted per channel
@@ -130,8 +136,9 @@ void fill_image_pixels(const HistogramProblem& p, std::uint64_t n, std::uint64_t
       else v = vignette * (0.2 + 0.3 * (c == 0 ? x : c == 1 ? y : 1.0 - x) + 0.25 * disc * (c == 2 ? 0.5 : 1.0)) +
                0.02 * rng.unit();
       v = std::min(std::max(v, 0.0), 0.999999);
-      T t = static_cast<T>(p.lower + v * (p.upper - p.lower));
-      if constexpr (std::is_floating_point_v<T>) t = t < static_cast<T>(p.upper) ? t : static_cast<T>(p.lower);
+      const HistogramChannel ch = p.channel(c < p.active ? c : 0);  // each channel over its own range
+      T t = static_cast<T>(ch.lower + v * (ch.upper - ch.lower));
+      if constexpr (std::is_floating_point_v<T>) t = t < static_cast<T>(ch.upper) ? t : static_cast<T>(ch.lower);
       out[i * static_cast<std::uint64_t>(channels) + static_cast<std::uint64_t>(c)] = t;
     }
   }
@@ -156,10 +163,24 @@ std::vector<unsigned char> generate_samples(const HistogramProblem& problem, std
   std::vector<unsigned char> bytes(problem.samples(n) * size_of(problem.type));
   dispatch(problem.type, [&](auto tag) {
     using T = decltype(tag);
-    if (problem.channels > 1 && problem.distribution == "image")
+    if (problem.channels > 1 && problem.distribution == "image") {
       fill_image_pixels<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
-    else  // every other distribution over the interleaved samples as one stream
+    } else if (!problem.uniform_channels()) {
+      // Channels of their own bins and ranges: each channel's stream of the distribution over its levels (the
+      // inactive ones over channel 0's), interleaved.
+      T* out = reinterpret_cast<T*>(bytes.data());
+      const auto channels = static_cast<std::uint64_t>(problem.channels);
+      std::vector<T> one(n);
+      for (int c = 0; c < problem.channels; ++c) {
+        const HistogramChannel ch = problem.channel(c < problem.active ? c : 0);
+        HistogramProblem q{.type = problem.type, .bins = ch.bins, .lower = ch.lower, .upper = ch.upper,
+                           .distribution = problem.distribution};
+        fill<T>(q, n, seed + static_cast<std::uint64_t>(c), one.data());
+        for (std::uint64_t i = 0; i < n; ++i) out[i * channels + static_cast<std::uint64_t>(c)] = one[i];
+      }
+    } else {  // every other distribution over the interleaved samples as one stream
       fill<T>(problem, problem.samples(n), seed, reinterpret_cast<T*>(bytes.data()));
+    }
   });
   return bytes;
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "autotune/error.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
@@ -23,7 +24,20 @@ class HistogramWorkload final : public Workload {
       : problem_(problem), device_(device) {
     const std::vector<unsigned char> host = generate_samples(problem, problem.n, seed);  // n pixels
     expected_ = counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
-    samples_ = upload(host);
+    if (problem.row_pixels == 0) {
+      samples_ = upload(host);
+    } else {
+      // A 2D region: the pixels' rows `row_stride_bytes` apart; the padding between them holds pixels of the image
+      // too (in range), so a variant that reads past a row counts them and fails the check.
+      const std::uint64_t rows = problem.n / problem.row_pixels, row_bytes = host.size() / std::max<std::uint64_t>(rows, 1);
+      std::vector<unsigned char> padded(rows * problem.row_stride_bytes);
+      for (std::uint64_t r = 0; r < rows; ++r) {
+        unsigned char* row = padded.data() + r * problem.row_stride_bytes;
+        std::memcpy(row, host.data() + r * row_bytes, row_bytes);
+        for (std::uint64_t k = row_bytes; k < problem.row_stride_bytes; ++k) row[k] = host[(k - row_bytes) % host.size()];
+      }
+      samples_ = upload(padded);
+    }
     counts_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8));
   }
 
@@ -39,7 +53,12 @@ class HistogramWorkload final : public Workload {
    public:
     Variant(const HistogramWorkload& w, const HistogramConfig& c, const std::vector<char>& cubin, bool poison)
         : w_(w), kernel_(w.problem_, c, w.device_, cubin), input_(poison ? poison_address() : w.samples_.get()) {}
-    void run(cudaStream_t stream) const override { kernel_.run(input_, w_.problem_.n, w_.counts_.get(), stream); }
+    void run(cudaStream_t stream) const override {
+      const HistogramProblem& p = w_.problem_;
+      if (p.row_pixels == 0) kernel_.run(input_, p.n, w_.counts_.get(), stream);
+      else kernel_.run(input_, HistogramKernel::Region{p.row_pixels, p.n / p.row_pixels, p.row_stride_bytes},
+                       w_.counts_.get(), stream);
+    }
     std::string check(cudaStream_t stream) const override {
       return w_.check_call([this](cudaStream_t s) { run(s); }, stream);
     }

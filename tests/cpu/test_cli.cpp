@@ -480,4 +480,75 @@ TEST_SUITE("cli") {
     t.add({"wide cell", "x"});
     CHECK(t.render() == "a          long header\n---------  -----------\nwide cell  x\n");
   }
+
+  TEST_CASE("histogram levels per channel: --bins, --lower and --upper take one value or one per active channel") {
+    const auto rgba = std::get<TuneCommand>(parse({"tune", "--n", "1M", "--channels", "4", "--active", "3", "--bins",
+                                                   "256,64,17", "--lower", "0,0,10", "--upper", "256,256,200"})
+                                                .command);
+    const HistogramProblem* p = rgba.problems.at(0).as<HistogramProblem>();
+    REQUIRE(p);
+    CHECK(p->counters() == 337);
+    CHECK(p->channel(1) == HistogramChannel{64, 0, 256});
+    CHECK(p->channel(2) == HistogramChannel{17, 10, 200});
+    // One --lower for all, --upper defaulted per channel from its bins (f32: 1).
+    const auto f = std::get<BestCommand>(parse({"best", "--n", "1M", "--device", "0", "--type", "f32", "--channels",
+                                                "4", "--active", "2", "--bins", "100,37", "--lower", "-1"})
+                                             .command);
+    const HistogramProblem* q = f.problem.as<HistogramProblem>();
+    REQUIRE(q);
+    CHECK(q->channel(0) == HistogramChannel{100, -1, 1});
+    CHECK(q->channel(1) == HistogramChannel{37, -1, 1});
+    // Equal lists are the problem without levels: the key of before.
+    const auto same = std::get<BenchCommand>(parse({"bench", "--n", "1M", "--channels", "3", "--bins", "64,64,64"})
+                                                 .command);
+    CHECK(same.problems.at(0).key() == "histogram/u8/bins=64/range=[0,256)/n=1048576/dist=uniform/channels=3/active=3");
+    auto refuses = [](std::vector<std::string> args, std::string needle) {
+      CAPTURE(needle);
+      try {
+        parse_command_line(args);
+        FAIL("accepted");
+      } catch (const UsageError& e) {
+        CHECK(std::string(e.what()).find(needle) != std::string::npos);
+      }
+    };
+    refuses({"tune", "--n", "1M", "--channels", "4", "--active", "3", "--bins", "256,64"},
+            "--bins: 2 values for 3 active channels");
+    refuses({"tune", "--n", "1M", "--bins", "256,64"}, "--bins: 2 values for 1 active channels");
+    refuses({"tune", "--n", "1M", "--channels", "2", "--bins", "256,x"}, "--bins");
+    refuses({"tune", "--n", "1M", "--channels", "2", "--bins", "256,0"}, "--bins: 0 is outside 1..16777216");
+    refuses({"tune", "--n", "1M", "--channels", "2", "--upper", "256,300"}, "channel 1: range [0, 300) does not fit u8");
+    refuses({"tune", "--n", "1M", "--channels", "2", "--lower", "0,,"}, "--lower: 3 values for 2 active channels");
+  }
+
+  TEST_CASE("histogram 2D regions: --row-pixels and --row-stride name the layout best, bench and tune measure on") {
+    const auto best = std::get<BestCommand>(parse({"best", "--n", "33177600", "--device", "0", "--channels", "4",
+                                                   "--active", "3", "--row-pixels", "7680", "--row-stride", "32768"})
+                                                .command);
+    const HistogramProblem* p = best.problem.as<HistogramProblem>();
+    REQUIRE(p);
+    CHECK(p->row_pixels == 7680);
+    CHECK(p->row_stride_bytes == 32768);
+    // Without --row-stride the rows are packed: a stride of one row.
+    const auto bench = std::get<BenchCommand>(parse({"bench", "--n", "1000", "--row-pixels", "100"}).command);
+    CHECK(bench.problems.at(0).as<HistogramProblem>()->row_stride_bytes == 100);
+    auto refuses = [](std::vector<std::string> args, std::string needle) {
+      CAPTURE(needle);
+      try {
+        parse_command_line(args);
+        FAIL("accepted");
+      } catch (const UsageError& e) {
+        CHECK(std::string(e.what()).find(needle) != std::string::npos);
+      }
+    };
+    refuses({"bench", "--n", "1000", "--row-stride", "128"}, "--row-stride needs --row-pixels");
+    refuses({"bench", "--n", "1000", "--row-pixels", "0"}, "--row-pixels: 0 is not a positive number of pixels");
+    refuses({"bench", "--n", "1000", "--row-pixels", "x"}, "--row-pixels");
+    refuses({"bench", "--n", "1000", "--row-pixels", "300"}, "--n 1000 is not a whole number of rows of 300 pixels");
+    refuses({"bench", "--n", "1000", "--row-pixels", "100", "--row-stride", "99"},
+            "--row-stride: 99 bytes do not hold a row of 100 bytes");
+    refuses({"bench", "--n", "1000", "--channels", "4", "--row-pixels", "100", "--row-stride", "402"},
+            "in whole pixels of 4");
+    refuses({"bench", "--kernel", "reduce", "--op", "sum", "--type", "f32", "--n", "1000", "--row-pixels", "100"},
+            "--row-pixels is an option of --kernel histogram");
+  }
 }

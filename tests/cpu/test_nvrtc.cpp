@@ -94,6 +94,26 @@ TEST_SUITE("nvrtc") {
       CHECK(src.find(fmt::format("constexpr int kChannels = {};", channels)) != std::string::npos);
     }
   }
+  TEST_CASE("levels per channel: RGBA, RGB and f32 pixels compile for sm_90 with each channel's constants") {
+    // Three configurations each (the GPU suite gpu_histimage runs their spaces): 16-byte loads of whole pixels (the
+    // channel known at compile time), one sample per load (the channel selected at run time), the default.
+    HistogramConfig pixels;
+    pixels.privatization = Privatization::shared, pixels.replicas = 32, pixels.block = 512, pixels.vec_bytes = 16;
+    HistogramConfig scalar = pixels;
+    scalar.vec_bytes = 0, scalar.aggregation = Aggregation::warp;
+    for (const HistogramProblem& p :
+         {HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}}),
+          HistogramProblem::multi_channel(SampleType::u8, 3, {{32, 0, 256}, {256, 0, 256}, {5, 100, 105}}),
+          HistogramProblem::multi_channel(SampleType::f32, 4, {{100, -1, 1}, {37, 0.02, 0.8}})}) {
+      CAPTURE(p.shape_key());
+      CHECK(compile_configs(p, {pixels, scalar, HistogramConfig::fallback(p)}, "sm_90") == "");
+      const std::string src = kernel_source(p, pixels);
+      CHECK(src.find(fmt::format("constexpr int kBins = {};", p.counters())) != std::string::npos);
+      CHECK(src.find("constexpr bool kUniformChannels = false;") != std::string::npos);
+      CHECK(src.find(fmt::format("constexpr int kChBins1 = {};", p.channel(1).bins)) != std::string::npos);
+      CHECK(src.find(fmt::format("constexpr int kChOffset1 = {};", p.channel(0).bins)) != std::string::npos);
+    }
+  }
   TEST_CASE("a pairwise-covering subset of the f32/1024-bin variants compiles for sm_90") {
     CHECK(compile_pairwise(f32_1024(), "sm_90") == "");
   }

@@ -129,6 +129,112 @@ TEST_SUITE("problem") {
       CHECK_MESSAGE(!Problem::parse(bad), bad);
   }
 
+  TEST_CASE("levels per channel: keys add channels 1.., equal channels key as before, parse back, count counters") {
+    HistogramProblem p =
+        HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}});
+    p.n = 1000;
+    CHECK(p.bins == 256);  // channel 0 stays the problem's bins and range (the cache's columns)
+    CHECK(p.channels == 4);
+    CHECK(p.active == 3);
+    CHECK(!p.uniform_channels());
+    CHECK(p.key() ==
+          "histogram/u8/bins=256/range=[0,256)/n=1000/dist=uniform/channels=4/active=3/ch1=64:[0,256)/ch2=17:[10,200)");
+    CHECK(p.counters() == 337);
+    CHECK(p.channel_offset(1) == 256);
+    CHECK(p.channel_offset(2) == 320);
+    CHECK(p.channel(2) == HistogramChannel{17, 10, 200});
+    const auto parsed = Problem::parse(p.key());
+    REQUIRE(parsed);
+    CHECK(*parsed->as<HistogramProblem>() == p);
+    // Channels that all equal channel 0 are the problem without levels: the key of before, nothing stored.
+    HistogramProblem same = HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {256, 0, 256}});
+    same.n = 1000;
+    CHECK(same.per_channel.empty());
+    CHECK(same.key() == "histogram/u8/bins=256/range=[0,256)/n=1000/dist=uniform/channels=4/active=2");
+    HistogramProblem spelled = same;  // per_channel written out with equal entries: the same key and counters
+    spelled.per_channel = {{256, 0, 256}, {256, 0, 256}};
+    CHECK(spelled.key() == same.key());
+    CHECK(spelled.counters() == 512);
+    // Not keys: levels for a channel that is not active, a missing one, equal levels spelled out, bad text.
+    for (const char* bad :
+         {"histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=4/active=2/ch1=64:[0,256)/ch2=17:[10,200)",
+          "histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=4/active=3/ch1=64:[0,256)",
+          "histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=4/active=2/ch1=256:[0,256)",
+          "histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=4/active=2/ch1=64[0,256)",
+          "histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/channels=4/active=2/ch1=0:[0,256)",
+          "histogram/u8/bins=256/range=[0,256)/n=1/dist=uniform/ch1=64:[0,256)"})
+      CHECK_MESSAGE(!Problem::parse(bad), bad);
+  }
+
+  TEST_CASE("levels per channel are refused when not one per active channel, when the first is not bins/lower/upper, "
+            "or when a channel's range is invalid for the type") {
+    auto refused = [](HistogramProblem p) {
+      try {
+        p.validate();
+        return std::string();
+      } catch (const UsageError& e) {
+        return std::string(e.what());
+      }
+    };
+    HistogramProblem p = HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}});
+    CHECK(refused(p).empty());
+    HistogramProblem q = p;
+    q.active = 3;
+    CHECK(refused(q).find("2 entries for 3 active channels") != std::string::npos);
+    q = p;
+    q.bins = 128;
+    CHECK(refused(q).find("per_channel[0]") != std::string::npos);
+    q = p;
+    q.per_channel[1].upper = 300;  // past u8
+    CHECK(refused(q).find("channel 1: range [0, 300) does not fit u8") != std::string::npos);
+    q = p;
+    q.per_channel[1].lower = 0.5;
+    CHECK(refused(q).find("channel 1") != std::string::npos);
+    HistogramProblem f = HistogramProblem::multi_channel(SampleType::f32, 2, {{10, 0, 1}, {10, 1, 1}});
+    CHECK(refused(f).find("channel 1: lower (1) must be less than upper (1)") != std::string::npos);
+    HistogramProblem big =
+        HistogramProblem::multi_channel(SampleType::u32, 2, {{1 << 23, 0, 1 << 23}, {(1 << 23) + 1, 0, (1 << 23) + 1}});
+    CHECK(refused(big).find("more than 16777216 counters") != std::string::npos);
+  }
+
+  TEST_CASE("a 2D region to measure on keys as /row=W/stride=B, parses back, and must hold whole rows and pixels") {
+    HistogramProblem p;
+    p.channels = 4, p.active = 3, p.n = 7680 * 4320, p.row_pixels = 7680, p.row_stride_bytes = 32768;
+    CHECK(p.key() ==
+          "histogram/u8/bins=256/range=[0,256)/n=33177600/dist=uniform/channels=4/active=3/row=7680/stride=32768");
+    CHECK(p.shape_key() == "histogram/u8/bins=256/range=[0,256)/dist=uniform/channels=4/active=3/row=7680/stride=32768");
+    CHECK(p.bytes() == 7680ull * 4320 * 4);  // the pixels' bytes, not the padding
+    const auto parsed = Problem::parse(p.key());
+    REQUIRE(parsed);
+    CHECK(*parsed->as<HistogramProblem>() == p);
+    auto refused = [](HistogramProblem q) {
+      try {
+        q.validate();
+        return std::string();
+      } catch (const UsageError& e) {
+        return std::string(e.what());
+      }
+    };
+    CHECK(refused(p).empty());
+    HistogramProblem q = p;
+    q.n += 1;
+    CHECK(refused(q).find("not whole rows of 7680 pixels") != std::string::npos);
+    q = p;
+    q.row_stride_bytes = 7680 * 4 - 4;  // shorter than the row
+    CHECK(refused(q).find("does not hold rows of 7680 pixels") != std::string::npos);
+    q = p;
+    q.row_stride_bytes = 7680 * 4 + 2;  // not a whole pixel
+    CHECK(refused(q).find("in whole pixels") != std::string::npos);
+    q = p;
+    q.row_pixels = 0;
+    CHECK(refused(q).find("needs a row length") != std::string::npos);
+    for (const char* bad : {"histogram/u8/bins=256/range=[0,256)/n=100/dist=uniform/row=10",
+                            "histogram/u8/bins=256/range=[0,256)/n=100/dist=uniform/stride=10",
+                            "histogram/u8/bins=256/range=[0,256)/n=100/dist=uniform/row=0/stride=10",
+                            "histogram/u8/bins=256/range=[0,256)/n=100/dist=uniform/row=30/stride=30"})
+      CHECK_MESSAGE(!Problem::parse(bad), bad);
+  }
+
   TEST_CASE("channels outside 1..4, active outside 1..channels and more than 2^24 counters are refused") {
     auto refused = [](int channels, int active, int bins) {
       HistogramProblem p = HistogramProblem::with_defaults(SampleType::u16, bins);

@@ -99,6 +99,25 @@ TEST_SUITE("reference") {
           std::vector<std::uint64_t>{2, 0, 1, 1, /* G */ 1, 1, 0, 2, /* B */ 1, 0, 1, 2});
   }
 
+  TEST_CASE("levels per channel: each channel bins over its own range into its own counters, after the channels "
+            "before it") {
+    // R: 4 bins over [0, 256) (64 values each); G: 2 bins over [100, 200) (50 each); B: 3 bins over [0, 3).
+    const HistogramProblem p =
+        HistogramProblem::multi_channel(SampleType::u8, 4, {{4, 0, 256}, {2, 100, 200}, {3, 0, 3}});
+    // Pixels (R, G, B, A): (0, 99, 0, 7) (64, 100, 1, 7) (255, 149, 2, 7) (128, 150, 3, 7) (200, 199, 255, 7).
+    const std::vector<std::uint8_t> s{0, 99, 0, 7, 64, 100, 1, 7, 255, 149, 2, 7, 128, 150, 3, 7, 200, 199, 255, 7};
+    const auto h = reference_histogram(p, s.data(), 5);
+    // R: 0 -> 0, 64 -> 1, 255 -> 3, 128 -> 2, 200 -> 3. G: 99 and outside; 100, 149 -> 0; 150, 199 -> 1.
+    // B: 0 -> 0, 1 -> 1, 2 -> 2; 3 and 255 outside.
+    CHECK(h == std::vector<std::uint64_t>{1, 1, 1, 2, /* G */ 2, 2, /* B */ 1, 1, 1});
+    // f32 channels: [0, 1) in 10 bins and [-8, 8) in 4 bins (4 wide).
+    const HistogramProblem f = HistogramProblem::multi_channel(SampleType::f32, 2, {{10, 0, 1}, {4, -8, 8}});
+    const std::vector<float> fs{0.05f, -8.0f, 0.95f, 7.99f, 1.0f, -0.01f, 0.0f, 8.0f};
+    // Channel 0: 0.05 and 0.0 in bin 0, 0.95 in bin 9, 1.0 outside. Channel 1: -8 in 0, -0.01 in 1, 7.99 in 3, 8 outside.
+    CHECK(reference_histogram(f, fs.data(), 4) == std::vector<std::uint64_t>{2, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+                                                                               /* ch 1 */ 1, 1, 0, 1});
+  }
+
   TEST_CASE("f64 samples are binned in double, not through float") {
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     // 10 bins over [0, 1). 0.39999999999 is bin 3 (3.9999999999); through float it would be 0.4f, bin 4.

@@ -6,7 +6,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <span>
 
 #include "autotune/error.hpp"
@@ -29,7 +32,8 @@ HistogramProblem make(SampleType t, int bins, double lo, double hi, int channels
 // Every `every`-th runnable variant (1: all of them, and the built-in default) on adversarial and distribution inputs
 // of n pixels, at sample offsets `offsets` (a pixel-vector variant refuses a start that is not on a pixel,
 // UsageError, and must not be run there).
-void check_every_variant(const HistogramProblem& base, const std::vector<std::size_t>& offsets, int every = 1) {
+void check_every_variant(const HistogramProblem& base, const std::vector<std::size_t>& offsets, int every = 1,
+                         const std::function<void(std::vector<unsigned char>&, std::uint64_t)>& edges = {}) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   int pruned = 0;
@@ -59,7 +63,8 @@ void check_every_variant(const HistogramProblem& base, const std::vector<std::si
   cuda::DeviceBuffer counts = counter_buffer(base);
   std::size_t runs = 0, refused = 0;
   for (const auto& in : inputs) {
-    const auto host = in.adversarial ? adversarial_samples(in.problem, in.n, 77 + in.n) : generate_samples(in.problem, in.n, 5);
+    auto host = in.adversarial ? adversarial_samples(in.problem, in.n, 77 + in.n) : generate_samples(in.problem, in.n, 5);
+    if (in.adversarial && edges) edges(host, in.n);
     const auto expected = expected_counts(base, host, in.n);
     for (std::size_t offset : offsets) {
       DeviceSamples dev_in(host, size_of(base.type), offset);
@@ -140,9 +145,80 @@ void check_regions(const HistogramProblem& base, int every) {
   MESSAGE(fmt::format("{}: {} region runs exact ({} variants)", base.shape_key(), runs, variants.size()));
 }
 
+// Each active channel's own edges written into pixels 3.. of n (f32 samples): its lower bound, the float below it,
+// its upper bound, the float below that (which CUB's arithmetic may round to `bins`), and the float below its
+// first inner bin edge; the adversarial stream only holds channel 0's.
+std::function<void(std::vector<unsigned char>&, std::uint64_t)> f32_channel_edges(const HistogramProblem& p) {
+  return [p](std::vector<unsigned char>& bytes, std::uint64_t n) {
+    for (int c = 0; c < p.active; ++c) {
+      const HistogramChannel ch = p.channel(c);
+      const float lo = static_cast<float>(ch.lower), hi = static_cast<float>(ch.upper);
+      const float inner = lo + (hi - lo) / static_cast<float>(ch.bins);
+      const float values[] = {lo, std::nextafter(lo, -INFINITY), hi, std::nextafter(hi, lo),
+                              std::nextafter(inner, lo), inner};
+      for (std::size_t k = 0; k < std::size(values); ++k) {
+        const std::uint64_t pixel = 3 + k * 5 + static_cast<std::uint64_t>(c);
+        if (pixel >= n) break;
+        std::memcpy(&bytes[(pixel * static_cast<std::uint64_t>(p.channels) + static_cast<std::uint64_t>(c)) * 4],
+                    &values[k], 4);
+      }
+    }
+  };
+}
+
 }  // namespace
 
 TEST_SUITE("gpu_histimage") {
+  TEST_CASE("levels per channel: u8 RGBA 3 of 4 with 256, 64 and 17 bins over their own ranges, every fourth variant "
+            "exact") {
+    const HistogramProblem p =
+        HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}});
+    REQUIRE(!p.uniform_channels());
+    REQUIRE(p.counters() == 256 + 64 + 17);
+    check_every_variant(p, {0, 4, 1}, 4);
+  }
+  TEST_CASE("levels per channel: f32 2 of 4 channels, 100 bins over [-1, 1) and 37 over [0.02, 0.8), each channel's "
+            "edges, every fourth variant exact") {
+    const HistogramProblem p =
+        HistogramProblem::multi_channel(SampleType::f32, 4, {{100, -1, 1}, {37, 0.02f, 0.8f}});
+    check_every_variant(p, {0, 2}, 4, f32_channel_edges(p));
+  }
+  TEST_CASE("levels per channel: u8 RGB 3 of 3 (channels change within a vector), 2D regions of RGBA and RGB") {
+    const HistogramProblem rgb =
+        HistogramProblem::multi_channel(SampleType::u8, 3, {{32, 0, 256}, {256, 0, 256}, {5, 100, 105}});
+    check_every_variant(rgb, {0, 1, 2}, 6);
+    check_regions(HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}}),
+                  8);
+    check_regions(rgb, 8);
+  }
+  TEST_CASE("levels per channel: the Histogram handle serves a recorded winner of the per-channel key and counts "
+            "each channel into its own counters") {
+    HistogramProblem p = HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}});
+    p.n = 1 << 20;
+    p.distribution = "image";
+    const std::uint64_t n = (1 << 20) + 3;
+    const auto host = generate_samples(p, n, 9);
+    const auto expected = expected_counts(p, host, n);
+    DeviceSamples in(host, 1, 0);
+    cuda::DeviceBuffer counts = counter_buffer(p);
+    HistogramConfig c;
+    c.privatization = Privatization::shared, c.replicas = 32, c.block = 512, c.vec_bytes = 16, c.loads = 2;
+    const auto path = (std::filesystem::temp_directory_path() / fmt::format("histlevels_{}.db", ::getpid())).string();
+    std::filesystem::remove(path);
+    record_forced_winner(path, Problem(p), Config(c));
+    Histogram h(p, Histogram::Options{0, path});
+    CHECK(h.resolution().source == ConfigSource::exact);
+    CHECK(h.config_for(n) == Config(c));
+    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4),
+      std::span<unsigned>(counts.as<unsigned>(), 337));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    CHECK(compare_histograms(expected, download(p, counts)) == "");
+    CHECK_THROWS_AS(h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4),
+                      std::span<unsigned>(counts.as<unsigned>(), 336)),
+                    UsageError);
+    std::filesystem::remove(path);
+  }
   TEST_CASE("2D regions (padded, off the 16-byte grid, odd strides, short rows): u8 RGBA 3 of 4, u8, RGB, f32") {
     check_regions(make(SampleType::u8, 256, 0, 256, 4, 3), 2);
     check_regions(make(SampleType::u8, 256, 0, 256), 4);
