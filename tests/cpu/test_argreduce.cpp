@@ -417,29 +417,17 @@ TEST_SUITE("nvrtc_argreduce") {
     CHECK_THROWS_AS(kernel_source(make(ArgOp::argmax, ValueType::f32), bad), UsageError);
   }
 
-  TEST_CASE("the pair variants of f32 argmax compile for sm_90, a pairwise subset of the packed keys and clusters of "
-            "16 for f32, i32 and u32 and of i64 argmin; the fallback of every shape too") {
-    // The pair variants of f32 argmax whole (n = 0: the small-n paths included), as before the packed keys came.
-    const ArgReduceProblem f32 = make(ArgOp::argmax, ValueType::f32);
-    std::vector<ArgReduceConfig> pairs, added;
-    for (const auto& c : argreduce_space(f32)) (c.pack || c.grid_blocks == 16 ? added : pairs).push_back(c);
-    MESSAGE(f32.shape_key(), ": ", pairs.size(), " pair variants");
-    CHECK(test::compile_all(f32, pairs, "sm_90") == "");
-    // The packed keys and the 16-block clusters: every pair of their parameter values once, for each 32-bit type.
-    // i64 argmin: a pairwise subset too (it differs from f32 in the element type alone, which the fallbacks below
-    // compile for every shape); the CPU time of this suite stays what it was.
-    for (const ArgReduceProblem& p : {f32, make(ArgOp::argmin, ValueType::i32), make(ArgOp::argmax, ValueType::u32)}) {
-      std::vector<ArgReduceConfig> space;
-      for (const auto& c : argreduce_space(p))
-        if (c.pack || c.grid_blocks == 16) space.push_back(c);
-      const auto subset = test::pairwise_subset(space);
-      MESSAGE(p.shape_key(), ": ", subset.size(), " of ", space.size(), " packed or 16-block variants");
-      CHECK(test::compile_all(p, subset, "sm_90") == "");
+  TEST_CASE("the variants of f32 argmax, i32 argmin, u32 argmax (packed keys) and i64 argmin compile for sm_90; the "
+            "fallback of every shape too") {
+    // test::coverage() of each space (n = 0: the small-n paths included): all of it in the nvrtc_full.* tests,
+    // else a pairwise subset, in which every pair of parameter values (pack=u64 and the 16-block clusters with the
+    // others) still meets in one compiled variant.
+    for (const ArgReduceProblem& p : {make(ArgOp::argmax, ValueType::f32), make(ArgOp::argmin, ValueType::i32),
+                                      make(ArgOp::argmax, ValueType::u32), make(ArgOp::argmin, ValueType::i64)}) {
+      const auto space = argreduce_space(p);
+      MESSAGE(p.shape_key(), ": ", test::coverage(space).size(), " of ", space.size(), " variants");
+      CHECK(test::compile_all(p, space, "sm_90") == "");
     }
-    const ArgReduceProblem i64 = make(ArgOp::argmin, ValueType::i64);
-    const auto i64_subset = test::pairwise_subset(argreduce_space(i64));
-    MESSAGE(i64.shape_key(), ": ", i64_subset.size(), " of ", argreduce_space(i64).size(), " variants");
-    CHECK(test::compile_all(i64, i64_subset, "sm_90") == "");
     std::vector<ArgReduceConfig> fallback{ArgReduceConfig{}};
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
       for (ValueType t : all_value_types()) {
