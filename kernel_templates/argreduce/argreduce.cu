@@ -300,6 +300,31 @@ __device__ __forceinline__ u64 remote_u64(const u64* local, unsigned rank) {
   asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(remote) : "memory");
   return v;
 }
+
+// The cluster's finish of the blocks' winners (a Pair, or a packed key): each in its own shared slot, block 0 reads
+// the others' through the cluster's shared memory, folds them in warp 0 and stores the result. The second barrier
+// keeps every block (and so its shared memory) alive until block 0 has read it. Every thread calls it.
+__device__ __forceinline__ Pair remote(const Pair* local, unsigned rank) { return remote_pair(local, rank); }
+__device__ __forceinline__ u64 remote(const u64* local, unsigned rank) { return remote_u64(local, rank); }
+__device__ __forceinline__ Pair fold_warp(Pair p) { return warp_fold(p); }
+__device__ __forceinline__ u64 fold_warp(u64 k) { return warp_max(k); }
+__device__ __forceinline__ Pair nothing(Pair) { return identity(); }
+__device__ __forceinline__ u64 nothing(u64) { return 0ull; }
+__device__ __forceinline__ void store_result(unsigned char* out, Pair p, const in_t*, u64 n) { store(out, p, n); }
+__device__ __forceinline__ void store_result(unsigned char* out, u64 k, const in_t* in, u64 n) {
+  unpack_store(out, k, in, n);
+}
+template <class T>
+__device__ __forceinline__ void cluster_finish(T mine, const in_t* in, u64 n, unsigned char* out) {
+  __shared__ T winner;
+  if (threadIdx.x == 0) winner = mine;
+  cluster_sync();
+  if (cluster_rank() == 0 && threadIdx.x < 32) {
+    const T q = fold_warp(threadIdx.x < kCluster ? remote(&winner, threadIdx.x) : nothing(mine));
+    if (threadIdx.x == 0) store_result(out, q, in, n);
+  }
+  cluster_sync();
+}
 #endif
 
 // The packed finish: the block's greatest key, then one cluster (kCluster), one block, or every block's atomicMax
@@ -310,14 +335,7 @@ __device__ __forceinline__ void finish_packed(u64 k, const in_t* in, u64 n, unsi
   k = block_max(k, smem);
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   if constexpr (kCluster > 0) {
-    __shared__ u64 winner;
-    if (threadIdx.x == 0) winner = k;
-    cluster_sync();
-    if (cluster_rank() == 0 && threadIdx.x < 32) {
-      const u64 q = warp_max(threadIdx.x < kCluster ? remote_u64(&winner, threadIdx.x) : 0ull);
-      if (threadIdx.x == 0) unpack_store(out, q, in, n);
-    }
-    cluster_sync();  // every block's shared memory stays until block 0 has read it
+    cluster_finish(k, in, n, out);
     return;
   }
 #endif
@@ -416,17 +434,7 @@ autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsign
   p = block_reduce(p, smem);
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   if constexpr (kCluster > 0) {
-    // Each block's winner in its own shared slot; block 0 reads the others' through the cluster's shared memory.
-    // The second barrier keeps every block (and so its shared memory) alive until block 0 has read it.
-    __shared__ Pair winner;
-    if (threadIdx.x == 0) winner = p;
-    cluster_sync();
-    if (cluster_rank() == 0 && threadIdx.x < 32) {
-      Pair q = threadIdx.x < kCluster ? remote_pair(&winner, threadIdx.x) : identity();
-      q = warp_fold(q);
-      if (threadIdx.x == 0) store(out, q, n);
-    }
-    cluster_sync();
+    cluster_finish(p, in, n, out);
     return;
   }
 #endif
