@@ -201,7 +201,7 @@ constexpr bool kSignedInt = SignedInt<in_t>::value;
 __device__ __forceinline__ unsigned order(in_t v) {
   unsigned b = bits32(v);
   if constexpr (kIsFloat) {
-    if (v != v) return 0xFFFFFFFFu;  // every NaN, for both operations: above every number (never reached otherwise)
+    if (v != v) return 0xFFFFFFFFu;  // every NaN, for both operations: no number maps there
     if (v == in_t(0)) b = 0u;        // -0.0 == +0.0
     b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
   } else if constexpr (kSignedInt) {
@@ -210,7 +210,7 @@ __device__ __forceinline__ unsigned order(in_t v) {
   return kArgMax ? b : ~b;
 }
 
-// The inverse of order() on its numbers (the zero comes back as +0.0; a NaN is not decoded: see unpack()).
+// The inverse of order() on its numbers (the zero comes back as +0.0; a NaN is not decoded: see unpack_store()).
 __device__ __forceinline__ unsigned unorder(unsigned o) {
   if constexpr (!kArgMax) o = ~o;
   if constexpr (kIsFloat) return (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
@@ -248,7 +248,6 @@ __device__ __forceinline__ u64 warp_max(u64 k) {
 __device__ __forceinline__ u64 block_max(u64 k, u64* smem) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   k = warp_max(k);
-  if constexpr (kWarps == 1) return k;
   if (lane == 0) smem[warp] = k;
   __syncthreads();
   if (warp == 0) k = warp_max(lane < kWarps ? smem[lane] : 0ull);
