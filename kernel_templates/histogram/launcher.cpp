@@ -68,38 +68,40 @@ DividerArgs divider_for(std::uint64_t d, std::uint64_t limit) {
 
 }  // namespace
 
+HistogramKernel::RegionArgs HistogramKernel::region_args(const HistogramProblem& problem, const HistogramConfig& config,
+                                                         const void* samples, std::uint64_t n, const Region& region) {
+  RegionArgs a;
+  const std::uint64_t size = size_of(problem.type);
+  // 1D: one row of every sample.
+  a.row_samples = region.rows > 1 ? problem.samples(region.row_pixels) : problem.samples(n);
+  a.rows = region.rows > 1 ? region.rows : 1;
+  a.row_stride = region.rows > 1 ? region.row_stride_bytes / size : a.row_samples;
+  if (a.rows <= 1) return a;
+  const auto vec = static_cast<std::uint64_t>(config.load_bytes(problem));
+  const std::uint64_t elems = vec / size;
+  const std::uint64_t misalign = reinterpret_cast<std::uintptr_t>(samples) % vec;
+  a.head0 = std::min(misalign ? (vec - misalign) / size : 0, a.row_samples);
+  // Rows whose starts share their alignment (a stride that is a whole number of vectors) hold V vectors after the
+  // common head; otherwise V is what a row holds whatever its alignment.
+  const bool same = (a.row_stride * size) % vec == 0;
+  a.vecs_per_row = same ? (a.row_samples - a.head0) / elems
+                        : (a.row_samples >= elems - 1 ? (a.row_samples - (elems - 1)) / elems : 0);
+  a.leftover = a.row_samples - a.vecs_per_row * elems;
+  const DividerArgs by_vecs = divider_for(a.vecs_per_row, a.rows * a.vecs_per_row);
+  const DividerArgs by_leftover = divider_for(a.leftover, a.rows * a.leftover);
+  a.vecs_magic = by_vecs.magic, a.vecs_shift = by_vecs.shift;
+  a.leftover_magic = by_leftover.magic, a.leftover_shift = by_leftover.shift;
+  return a;
+}
+
 void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, const Region& region,
                              cudaStream_t stream) const {
   void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
   std::uint64_t count = problem_.samples(n);  // the kernel counts samples
-  const std::uint64_t size = size_of(problem_.type);
-  // 1D: one row of every sample.
-  std::uint64_t row_samples = region.rows > 1 ? problem_.samples(region.row_pixels) : count;
-  std::uint64_t rows = region.rows > 1 ? region.rows : 1;
-  std::uint64_t row_stride = region.rows > 1 ? region.row_stride_bytes / size : count;
-  // 2D: what the kernel's Rows map needs that no thread should compute (histogram.cu): the samples before the
-  // first vector-aligned one of row 0, V vectors per row (the same in every row), the L samples per row counted
-  // one at a time, and the magic numbers that divide by V and L.
-  std::uint64_t head0 = 0, vecs_per_row = 0, leftover = 0;
-  unsigned vecs_magic = 0, leftover_magic = 0;
-  int vecs_shift = -1, leftover_shift = -1;
-  if (rows > 1) {
-    const auto vec = static_cast<std::uint64_t>(config_.load_bytes(problem_));
-    const std::uint64_t elems = vec / size;
-    const std::uint64_t misalign = reinterpret_cast<std::uintptr_t>(samples) % vec;
-    head0 = std::min(misalign ? (vec - misalign) / size : 0, row_samples);
-    const bool same = (row_stride * size) % vec == 0;
-    vecs_per_row = same ? (row_samples - head0) / elems
-                        : (row_samples >= elems - 1 ? (row_samples - (elems - 1)) / elems : 0);
-    leftover = row_samples - vecs_per_row * elems;
-    const DividerArgs by_vecs = divider_for(vecs_per_row, rows * vecs_per_row);
-    const DividerArgs by_leftover = divider_for(leftover, rows * leftover);
-    vecs_magic = by_vecs.magic, vecs_shift = by_vecs.shift;
-    leftover_magic = by_leftover.magic, leftover_shift = by_leftover.shift;
-  }
-  void* args[] = {&samples,      &count,      &counts,     &workspace,  &row_samples,
-                  &rows,         &row_stride, &head0,      &vecs_per_row, &vecs_magic,
-                  &vecs_shift,   &leftover,   &leftover_magic, &leftover_shift};
+  RegionArgs a = region_args(problem_, config_, samples, n, region);
+  void* args[] = {&samples,      &count,        &counts,      &workspace,    &a.row_samples,
+                  &a.rows,       &a.row_stride, &a.head0,     &a.vecs_per_row, &a.vecs_magic,
+                  &a.vecs_shift, &a.leftover,   &a.leftover_magic, &a.leftover_shift};
   AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(grid_for(n)),
                                  dim3(config_.block), args, shared_bytes_, stream));
 }

@@ -50,6 +50,17 @@ class HistogramKernel {
   /// Counts the pixels of a 2D region, as run() counts n pixels (one launch, or a memset and one; pixel-vector
   /// configurations also need the row stride to be a multiple of the pixel). A region of one row is 1D.
   void run(const void* samples, const Region& region, void* counts, cudaStream_t stream) const;
+  /// What the kernel's 2D mapping (histogram.cu: Rows, Divider) takes for a region starting at `samples`, computed
+  /// once per call by the host so that no thread does: rows of row_samples samples row_stride apart, head0 samples
+  /// before row 0's first vector, vecs_per_row (V) vectors in every row, `leftover` (L) samples per row counted one
+  /// at a time, and the magic numbers (shift -1: none) that divide by V and by L. 1D (one row): rows = 1, the rest 0.
+  struct RegionArgs {
+    std::uint64_t row_samples = 0, rows = 1, row_stride = 0, head0 = 0, vecs_per_row = 0, leftover = 0;
+    unsigned vecs_magic = 0, leftover_magic = 0;
+    int vecs_shift = -1, leftover_shift = -1;
+  };
+  static RegionArgs region_args(const HistogramProblem& problem, const HistogramConfig& config, const void* samples,
+                                std::uint64_t n, const Region& region);
   /// Whether a configuration needs the samples aligned to a pixel (channels * sample size bytes): several channels
   /// and vectors of whole pixels. Pixels of 2 or 4 channels with vector loads do; 3 channels never.
   static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);

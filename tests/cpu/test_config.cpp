@@ -1,9 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <set>
+#include <vector>
 #include <string>
 
 #include "autotune/histogram_problem.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/space.hpp"
 
 using namespace autotune;
@@ -29,9 +32,102 @@ int count_if(const std::vector<HistogramConfig>& space, auto pred) {
   return n;
 }
 
+// The kernel's x / d (histogram.cu, Divider) with the host's magic number and shift.
+std::uint64_t kernel_div(std::uint64_t x, std::uint64_t d, unsigned magic, int shift) {
+  if (shift >= 0) {
+    const auto x32 = static_cast<std::uint32_t>(x);
+    const auto t = static_cast<std::uint32_t>((static_cast<std::uint64_t>(x32) * magic) >> 32);  // __umulhi
+    return (t + ((x32 - t) >> 1)) >> shift;
+  }
+  return d <= 1 ? x : x / d;
+}
+
+// How often the kernel's 2D mapping (histogram.cu: Rows::load for vector j, leftover_at for head/tail sample q),
+// fed with HistogramKernel::region_args, touches each sample from `base`; empty when a vector is misaligned.
+std::vector<int> region_coverage(const HistogramProblem& p, const HistogramConfig& c, std::uintptr_t base,
+                                 const HistogramKernel::Region& region) {
+  const auto a = HistogramKernel::region_args(p, c, reinterpret_cast<const void*>(base), 0, region);
+  const std::uint64_t size = size_of(p.type), vec = static_cast<std::uint64_t>(c.load_bytes(p)), e = vec / size;
+  std::vector<int> touched(a.rows * a.row_stride + a.row_samples, 0);
+  auto head_of = [&](std::uint64_t sample) {  // samples before the first vector-aligned one of a row
+    const std::uint64_t mis = (base + sample * size) % vec;
+    return mis ? (vec - mis) / size : 0;
+  };
+  const bool same = (a.row_stride * size) % vec == 0;
+  const std::uint64_t gap = same ? a.row_stride / e - a.vecs_per_row : 0;
+  for (std::uint64_t j = 0; j < a.rows * a.vecs_per_row; ++j) {
+    const std::uint64_t r = kernel_div(j, a.vecs_per_row, a.vecs_magic, a.vecs_shift);
+    const std::uint64_t first = same ? a.head0 + (j + r * gap) * e
+                                     : r * a.row_stride + head_of(r * a.row_stride) + (j - r * a.vecs_per_row) * e;
+    if ((base + first * size) % vec != 0) return {};
+    for (std::uint64_t k = 0; k < e; ++k) ++touched[first + k];
+  }
+  for (std::uint64_t q = 0; q < a.rows * a.leftover; ++q) {
+    const std::uint64_t r = kernel_div(q, a.leftover, a.leftover_magic, a.leftover_shift), k = q - r * a.leftover;
+    const std::uint64_t head = same ? a.head0 : head_of(r * a.row_stride);
+    ++touched[r * a.row_stride + (k < head ? k : k + a.vecs_per_row * e)];
+  }
+  return touched;
+}
+
 }  // namespace
 
 TEST_SUITE("config") {
+  TEST_CASE("2D regions: the host's row mapping (V, heads, tails, magic numbers) makes the kernel read every sample "
+            "of the region once and nothing else, aligned, at any start and stride") {
+    struct Case {
+      HistogramProblem problem;
+      int vec_bytes;
+      std::uint64_t row_pixels, rows, stride_bytes;
+    };
+    HistogramProblem rgba;
+    rgba.channels = 4, rgba.active = 3;
+    const HistogramProblem u8 = make(SampleType::u8, 256, 0, 256), f32 = make(SampleType::f32, 100, 0, 1);
+    HistogramProblem rgb = u8;
+    rgb.channels = 3, rgb.active = 3;
+    const std::vector<Case> cases = {
+        {rgba, 16, 1920, 37, 8192 * 4},  // a padded crop: 16-byte strides
+        {rgba, 16, 1919, 23, 1925 * 4},  // stride not a multiple of 16 bytes
+        {rgba, 8, 7, 50, 9 * 4},         // short rows
+        {u8, 16, 1000, 31, 1003},        // odd stride, bytes
+        {u8, 16, 3, 100, 5},             // rows shorter than a vector
+        {u8, 4, 10, 5000, 10},           // packed rows, odd stride: V = 1 (no division)
+        {u8, 4, 13, 5000, 16},           // V = 3, L = 1 (a small magic divisor, a leftover of one)
+        {u8, 16, 100000, 3, 100001},     // long rows
+        {rgb, 16, 333, 41, 335 * 3},     // pixels of 3 samples
+        {f32, 16, 777, 29, 781 * 4},
+        {f32, 8, 1, 300, 12},            // one pixel per row
+    };
+    int checked = 0;
+    for (const Case& k : cases) {
+      HistogramConfig c;
+      c.vec_bytes = k.vec_bytes;
+      const std::uint64_t size = size_of(k.problem.type);
+      const std::uint64_t row = k.problem.samples(k.row_pixels), stride = k.stride_bytes / size;
+      for (std::uintptr_t offset = 0; offset < 16; offset += size) {
+        if (HistogramKernel::needs_pixel_alignment(k.problem, c) &&
+            offset % (size * static_cast<std::uint64_t>(k.problem.channels)) != 0)
+          continue;  // refused by the launcher
+        CAPTURE(k.problem.shape_key());
+        CAPTURE(k.vec_bytes);
+        CAPTURE(k.row_pixels);
+        CAPTURE(k.stride_bytes);
+        CAPTURE(offset);
+        const auto touched =
+            region_coverage(k.problem, c, 0x10000 + offset, HistogramKernel::Region{k.row_pixels, k.rows, k.stride_bytes});
+        REQUIRE(!touched.empty());
+        std::uint64_t wrong = 0;
+        for (std::uint64_t i = 0; i < touched.size(); ++i) {
+          const bool in_region = i / stride < k.rows && i % stride < row;
+          wrong += touched[i] != (in_region ? 1 : 0);
+        }
+        CHECK(wrong == 0);
+        ++checked;
+      }
+    }
+    CHECK(checked > 60);
+  }
+
   TEST_CASE("the u8/256 space holds every family, well formed and without duplicates") {
     const HistogramProblem p = make(SampleType::u8, 256, 0, 256);
     const auto space = histogram_space(p);
