@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <limits>
 #include <vector>
 
 #include "autotune/error.hpp"
@@ -38,12 +39,19 @@ void SegmentedReduce::check_types(ValueType input, ValueType output, bool arg) c
                                  to_string(output), p.key(), to_string(p.accumulator_type())));
 }
 
-void SegmentedReduce::run(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const int* d_begin,
-                          const int* d_end, void* d_out, cudaStream_t stream) const {
+void SegmentedReduce::launch(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const void* d_begin,
+                             const void* d_end, int offset_bits, void* d_out, cudaStream_t stream) const {
   const SegReduceProblem& p = impl_->problem;
+  if (offset_bits != p.offset_bits)
+    throw UsageError(fmt::format("autotune::SegmentedReduce: {}-bit offsets passed to {}, whose offsets are {}",
+                                 offset_bits, p.key(), p.offset_bits == 64 ? "std::int64_t" : "int"));
   if (num_segments == 0) return;
+  if (num_segments >= (1ull << 32))
+    throw UsageError(fmt::format("autotune::SegmentedReduce: {} segments; at most 2^32 - 1 per call", num_segments));
   if (!d_out || !d_begin || !d_end) throw UsageError("autotune::SegmentedReduce: a null offsets or output pointer");
   if (!d_in && n > 0) throw UsageError("autotune::SegmentedReduce: the input pointer is null");
+  if (p.offset_bits == 32 && n > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw UsageError(fmt::format("autotune::SegmentedReduce: n = {} does not fit int offsets; use offset_bits = 64", n));
   if (reinterpret_cast<std::uintptr_t>(d_in) % size_of(p.type) != 0)
     throw UsageError(fmt::format("autotune::SegmentedReduce: the input is not aligned to {} bytes", size_of(p.type)));
   if (reinterpret_cast<std::uintptr_t>(d_out) % std::min<std::size_t>(8, p.result_bytes()) != 0)
