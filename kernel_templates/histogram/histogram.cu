@@ -266,9 +266,11 @@ struct Divider {
 // starts share their alignment (a stride that is a multiple of the vector: the usual padded image) have
 // V = (row - head) / E and vector j is at vin0[j + (j / V) * (stride / E - V)]; otherwise V is what every row holds
 // whatever its alignment, (row - (E - 1)) / E, and each load finds its row's head. Everything that does not depend
-// on the thread (V, the head of row 0, the magic numbers) is computed once by the host: a 64-bit division and a
-// loop per thread at the start cost about 2 us of a 44 us 7680 x 4320 RGBA call (its setup is the same work in
-// every thread of the grid before the first load).
+// on the thread (V, the head of row 0, the magic numbers: HistogramKernel::region_args) is computed once by the
+// host. Computed per thread, as before, a 64-bit division and a loop ran in every thread of the grid before its
+// first load; a padded 7680 x 4320 RGBA crop with no head or tail took 4.6 % longer than the same pixels packed
+// (bench/results/2026-12-01d-h200-histimage-image-bench.md), and that setup and the per-load row arithmetic were
+// all that differed.
 struct Rows {
   const sample_t* in;
   const raw_t* vin0;  // same alignment: the first vector of row 0
