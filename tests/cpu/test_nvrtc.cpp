@@ -29,27 +29,16 @@ namespace {
 using test::pairwise_subset;
 using test::value_pairs;
 
-// Compiles every configuration of `space` for `problem` on all cores; returns the failures as text.
+// Compiles test::coverage() of `space` for `problem` on all cores (every configuration with AUTOTUNE_NVRTC_FULL=1,
+// else a pairwise-covering subset); returns the failures as text. The GPU suite compiles and runs every variant.
 std::string compile_configs(const HistogramProblem& problem, const std::vector<HistogramConfig>& space,
                             const std::string& arch) {
   return test::compile_all(problem, space, arch);
 }
 
-// Every configuration the tuner may measure for `problem`, at any n.
+// The configurations the tuner may measure for `problem`, at any n.
 std::string compile_space(const HistogramProblem& problem, const std::string& arch) {
   return compile_configs(problem, histogram_space_any_n(problem), arch);
-}
-
-// A pairwise-covering subset of that space (test::pairwise_subset): for the sample types and bin counts beyond u8/256,
-// which compiles whole. What differs there is the sample type, the binning arithmetic and the counter
-// widths, which every pair of parameter values meets; the whole spaces made this suite run past CI's limit on 2
-// cores once the pixel paths grew the template. The GPU suite compiles and runs every variant.
-std::string compile_pairwise(const HistogramProblem& problem, const std::string& arch) {
-  const auto space = histogram_space_any_n(problem);
-  const auto subset = pairwise_subset(space);
-  CHECK(value_pairs(subset) == value_pairs(space));
-  CHECK(subset.size() * 3 < space.size());
-  return compile_configs(problem, subset, arch);
 }
 
 HistogramProblem u8_256() { return HistogramProblem{}; }
@@ -68,53 +57,56 @@ HistogramProblem i32_100() {
 
 TEST_SUITE("nvrtc") {
   // Each sample type, the smallest-type extreme (u8, 16 per load) and the bin-count extremes (16-bit counters,
-  // global-only) are compiled for sm_90, every configuration at any n; for sm_80, a subset of the u8 space in
-  // which every pair of parameter values occurs (the whole space there took a fifth of the suite's time).
-  TEST_CASE("every u8/256-bin variant compiles for sm_90, a pairwise-covering subset for sm_80") {
+  // global-only) are compiled for sm_90, u8 for sm_80 too. What a case compiles is test::coverage() of its space: all
+  // of it in the nvrtc_full.* tests (-DAUTOTUNE_TEST_NVRTC_FULL=ON), else a subset in which every pair of parameter
+  // values occurs, since a compile failure comes from a construct meeting one or two parameters.
+  TEST_CASE("a pairwise coverage keeps every pair of parameter values of the u8/256 space in under a third of it") {
+    const auto space = histogram_space_any_n(u8_256());
+    const auto subset = pairwise_subset(space);
+    MESSAGE(subset.size() << " of " << space.size() << " u8/256 variants");
+    CHECK(value_pairs(subset) == value_pairs(space));
+    CHECK(subset.size() * 3 < space.size());
+    CHECK(test::coverage(space).size() == (test::nvrtc_full() ? space.size() : subset.size()));
+  }
+  TEST_CASE("the u8/256-bin variants compile for sm_90 and sm_80") {
     CHECK(compile_space(u8_256(), "sm_90") == "");
     // sm_80 has no thread-block clusters: the tuner prunes those variants there (histogram_constraint_violation).
     std::vector<HistogramConfig> space;
     for (const auto& c : histogram_space_any_n(u8_256()))
       if (c.cluster == 1) space.push_back(c);
-    const auto subset = pairwise_subset(space);
-    MESSAGE(subset.size() << " of " << space.size() << " u8/256 variants compiled for sm_80");
-    CHECK(value_pairs(subset) == value_pairs(space));
-    CHECK(subset.size() * 3 < space.size());
-    CHECK(compile_configs(u8_256(), subset, "sm_80") == "");
+    CHECK(compile_configs(u8_256(), space, "sm_80") == "");
   }
-  TEST_CASE("pixels: a pairwise-covering subset of the u8 RGBA (3 of 4) and RGB (3 of 3) variants compiles for sm_90") {
+  TEST_CASE("pixels: the u8 RGBA (3 of 4) and RGB (3 of 3) variants compile for sm_90") {
     for (const int channels : {4, 3}) {
       HistogramProblem p;
       p.channels = channels, p.active = 3;
-      const auto subset = pairwise_subset(histogram_space_any_n(p));
       CAPTURE(channels);
-      CHECK(compile_configs(p, subset, "sm_90") == "");
+      CHECK(compile_space(p, "sm_90") == "");
       const std::string src = kernel_source(p, HistogramConfig{});
       CHECK(src.find("constexpr int kBins = 768;") != std::string::npos);  // 3 channels x 256 counters
       CHECK(src.find(fmt::format("constexpr int kChannels = {};", channels)) != std::string::npos);
     }
   }
-  TEST_CASE("a pairwise-covering subset of the f32/1024-bin variants compiles for sm_90") {
-    CHECK(compile_pairwise(f32_1024(), "sm_90") == "");
+  TEST_CASE("the f32/1024-bin variants compile for sm_90") {
+    CHECK(compile_space(f32_1024(), "sm_90") == "");
   }
-  TEST_CASE("a pairwise-covering subset of the i32 variants with a negative range compiles for sm_90") {
-    CHECK(compile_pairwise(i32_100(), "sm_90") == "");
+  TEST_CASE("the i32 variants with a negative range compile for sm_90") {
+    CHECK(compile_space(i32_100(), "sm_90") == "");
   }
-  TEST_CASE("a pairwise-covering subset of the u16/65536-bin variants (16-bit shared counters, 64-bit output) compiles "
-            "for sm_90") {
+  TEST_CASE("the u16/65536-bin variants (16-bit shared counters, 64-bit output) compile for sm_90") {
     HistogramProblem p;
     p.type = SampleType::u16, p.bins = 65536, p.lower = 0, p.upper = 65536, p.counter_bits = 64;
-    CHECK(compile_pairwise(p, "sm_90") == "");
+    CHECK(compile_space(p, "sm_90") == "");
   }
-  TEST_CASE("a pairwise-covering subset of the f64 variants compiles for sm_90") {
+  TEST_CASE("the f64 variants compile for sm_90") {
     HistogramProblem p;
     p.type = SampleType::f64, p.bins = 1000, p.lower = -1000, p.upper = 1000;
-    CHECK(compile_pairwise(p, "sm_90") == "");
+    CHECK(compile_space(p, "sm_90") == "");
     const std::string src = kernel_source(p, HistogramConfig{});
     CHECK(src.find("typedef double sample_t;") != std::string::npos);
     CHECK(src.find("constexpr double kScaleD = 0x1p-1;") != std::string::npos);  // 1000 bins / 2000
   }
-  TEST_CASE("every u32 variant with 1M bins (global atomics only: 34 variants) compiles for sm_90") {
+  TEST_CASE("the u32 variants with 1M bins (global atomics only) compile for sm_90") {
     HistogramProblem p;
     p.type = SampleType::u32, p.bins = 1 << 20, p.lower = 0, p.upper = 1 << 20;
     CHECK(compile_space(p, "sm_90") == "");
