@@ -289,21 +289,13 @@ TEST_SUITE("histogram_range") {
 }
 
 TEST_SUITE("nvrtc_histrange") {
-  // The one-launch (self_zero) variants differ from their atomic twins by the merge alone: a pairwise-covering
-  // subset of them compiles, the atomic ones whole.
-  auto atomic_whole_self_zero_pairwise = [](const std::vector<HistogramRangeConfig>& space) {
-    std::vector<HistogramRangeConfig> atomic, self_zero;
-    for (const auto& c : space) (c.merge == Merge::self_zero ? self_zero : atomic).push_back(c);
-    for (const auto& c : test::pairwise_subset(self_zero)) atomic.push_back(c);
-    return atomic;
-  };
-  TEST_CASE("every u8 variant (values, lut, search, prebin, search_global) compiles for sm_90, one-launch ones pairwise") {
+  TEST_CASE("every u8 variant (values, lut, search, prebin, search_global) compiles for sm_90") {
     const auto p = make(SampleType::u8, 255);
-    CHECK(test::compile_all(p, atomic_whole_self_zero_pairwise(histogram_range_space_any_n(p)), "sm_90") == "");
+    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
   }
-  TEST_CASE("every f32 variant with 999 bins compiles for sm_90, one-launch ones pairwise") {
+  TEST_CASE("every f32 variant with 999 bins compiles for sm_90") {
     const auto p = make(SampleType::f32, 999);
-    CHECK(test::compile_all(p, atomic_whole_self_zero_pairwise(histogram_range_space_any_n(p)), "sm_90") == "");
+    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
   }
   // u8 and f32 above compile whole; the other types differ in the sample and level types only, so a subset in which
   // every pair of parameter values occurs (tests/cpu/nvrtc_fixtures.hpp) covers them at a fraction of the time (the
