@@ -8,8 +8,15 @@
 // whose running maximum moves often), ascending values ("sorted") and all-equal values ("constant": every element
 // ties, the answer is index 0).
 //
-//   argreduce_bench [--quick] [--no-cluster] [--samples K] [--screen K] [--limit K] [--markdown FILE]
+// Where the small sizes go: each row also gives the fastest (value, index) pair variant and the fastest packed-key
+// variant (pack=u64: 32-bit types) of the screening, and the run ends with its floors, timed by the same harness:
+// an empty kernel (the launch + event + cold-L2 floor) and the f32 sum of the reduction family at the small sizes
+// (the best of its small-n winners, kernel_templates/reduce/policy.json): what a reduction that reads the same bytes
+// without an index pays.
+//
+//   argreduce_bench [--quick | --small] [--no-cluster] [--samples K] [--screen K] [--limit K] [--markdown FILE]
 //     --quick     f32 argmax at 64K, 1M and 256M (uniform), skewed 256M
+//     --small     only the cases of at most 1M elements (f32, i32, f64), and the floors
 //     --no-cluster  leave the thread-block cluster variants (grid=8) out
 //     --samples   samples for the winner and CUB (default 30)
 //     --screen    samples per variant while searching (default 10)
@@ -36,6 +43,8 @@
 #include "kernel_templates/argreduce/launcher.hpp"
 #include "kernel_templates/argreduce/reference.hpp"
 #include "kernel_templates/argreduce/space.hpp"
+#include "kernel_templates/reduce/launcher.hpp"
+#include "kernel_templates/reduce/reference.hpp"
 #include "tuner/harness.hpp"
 
 using namespace autotune;
@@ -44,6 +53,7 @@ namespace {
 
 struct Options {
   bool quick = false;
+  bool small = false;
   bool no_cluster = false;
   int samples = 30;
   int screen = 10;
@@ -51,7 +61,7 @@ struct Options {
   std::string markdown;
 };
 
-std::vector<ArgReduceProblem> cases(bool quick) {
+std::vector<ArgReduceProblem> cases(bool quick, bool small) {
   std::vector<ArgReduceProblem> out;
   auto add = [&](ValueType t, ArgOp op, std::uint64_t n, const char* dist = "uniform") {
     ArgReduceProblem p;
@@ -61,6 +71,15 @@ std::vector<ArgReduceProblem> cases(bool quick) {
   if (quick) {
     for (std::uint64_t n : {64ull << 10, 1ull << 20, 256ull << 20}) add(ValueType::f32, ArgOp::argmax, n);
     add(ValueType::f32, ArgOp::argmax, 256ull << 20, "skewed");
+    return out;
+  }
+  if (small) {
+    for (std::uint64_t n : {1ull << 10, 64ull << 10, 256ull << 10, 1ull << 20}) add(ValueType::f32, ArgOp::argmax, n);
+    for (std::uint64_t n : {64ull << 10, 1ull << 20}) {
+      add(ValueType::f32, ArgOp::argmin, n);
+      add(ValueType::i32, ArgOp::argmax, n);
+      add(ValueType::f64, ArgOp::argmax, n);
+    }
     return out;
   }
   for (std::uint64_t n : {1ull << 10, 64ull << 10, 256ull << 10, 1ull << 20, 16ull << 20, 256ull << 20})
@@ -96,6 +115,57 @@ Shape build_shape(const ArgReduceProblem& p, const DeviceInfo& dev, std::size_t 
   return bench::compile_space<ArgReduceKernel>(all, std::move(configs), dev, "argreduce.cu");
 }
 
+// The floors of this run, as text after the table (no second table: scripts/policy_from_bench.py reads the first):
+// an empty kernel, and the f32 sum at the small sizes, each timed as the winners are.
+std::string measure_floors(const DeviceInfo& dev, const cuda::DeviceBuffer& flush, int samples, cudaStream_t stream,
+                           const std::map<std::uint64_t, double>& argmax_us) {
+  std::string out = "\nFloors in this run (same harness: L2 flushed, events around one call, median of the samples):\n\n";
+  const auto empty = jit::compile("extern \"C\" __global__ void autotune_empty() {}\n", "empty.cu", dev.arch());
+  if (!empty.ok) throw Error("the empty kernel did not compile: " + empty.log);
+  const cuda::Module module(empty.cubin, "autotune_empty");
+  const SampleStats t_empty = time_calls(
+      [&](cudaStream_t s) {
+        AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module.kernel()), dim3(1), dim3(32), nullptr, 0, s));
+      },
+      flush, samples, stream);
+  out += fmt::format("- empty kernel (1 block of 32 threads): **{} us**\n", fmt_us(t_empty.median));
+  // The reduction family's f32 sum winners of n <= 1M (kernel_templates/reduce/policy.json, 64K..1M).
+  ReduceProblem sum;
+  sum.op = ReduceOp::sum, sum.type = ValueType::f32;
+  std::vector<ReduceConfig> configs;
+  for (const char* key : {"red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0",
+                          "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=-1",
+                          "red=warp_shuffle,block=128,vec=16,loads=4,acc=1,finish=last_block,grid=0",
+                          "red=warp_shuffle,block=1024,vec=16,loads=4,acc=1,finish=last_block,grid=1"})
+    configs.push_back(*ReduceConfig::parse(key));
+  const auto sums = bench::compile_space<ReduceKernel>(sum, configs, dev, "reduce.cu");
+  cuda::DeviceBuffer result(8);
+  for (const auto& entry : argmax_us) {  // no structured binding: the timing lambda captures n (clang 14)
+    const std::uint64_t n = entry.first;
+    const double argmax = entry.second;
+    ReduceProblem at = sum;
+    at.n = n;
+    const auto host = generate_values(at, n, 42 + n);
+    cuda::DeviceBuffer in(host.size());
+    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    double best = 0;
+    std::string best_key;
+    for (std::size_t i = 0; i < sums.configs.size(); ++i) {
+      if (!sums.kernels[i] || (sums.configs[i].grid_blocks == 1 && n > (1u << 20))) continue;
+      const ReduceKernel& k = *sums.kernels[i];
+      const SampleStats t = time_calls([&](cudaStream_t s) { k.run(in.get(), n, result.get(), s); }, flush, samples, stream);
+      if (best == 0 || t.median < best) best = t.median, best_key = k.config().key();
+    }
+    if (best == 0) continue;
+    out += fmt::format("- n={}: f32 sum {} us (`{}`), f32 argmax winner {} us: the argmax pays {:+.1f} us over the "
+                       "sum, {:.1f} us over the empty kernel\n",
+                       fmt_n(n), fmt_us(best), best_key, fmt_us(argmax), (argmax - best) * 1e3,
+                       (argmax - t_empty.median) * 1e3);
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -103,6 +173,7 @@ int main(int argc, char** argv) try {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") o.quick = true;
+    else if (a == "--small") o.small = true;
     else if (a == "--no-cluster") o.no_cluster = true;
     else if (a == "--samples" && i + 1 < argc) o.samples = std::stoi(argv[++i]);
     else if (a == "--screen" && i + 1 < argc) o.screen = std::stoi(argv[++i]);
@@ -110,7 +181,7 @@ int main(int argc, char** argv) try {
     else if (a == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: argreduce_bench [--quick] [--no-cluster] [--samples K] [--screen K] [--limit K] "
+                   "usage: argreduce_bench [--quick | --small] [--no-cluster] [--samples K] [--screen K] [--limit K] "
                    "[--markdown FILE]\n");
       return 2;
     }
@@ -127,8 +198,8 @@ int main(int argc, char** argv) try {
       "is verified exactly (value bits and index) on the case's input and timed ({} samples); the winner and\n"
       "cub::DeviceReduce::ArgMax/ArgMin are then timed with {} samples each: the median of calls with the L2 flushed\n"
       "before each, events around one whole call.\n\n"
-      "| case | dist | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct |\n"
-      "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+      "| case | dist | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct | best pair / packed (us, screening) |\n"
+      "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
       dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
       dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, roof.gbps, roof.spread * 100, o.screen, o.samples);
   std::printf("%s", header.c_str());
@@ -137,7 +208,8 @@ int main(int argc, char** argv) try {
 
   std::map<std::string, Shape> shapes;  // by type and op
   cuda::DeviceBuffer ours(16), theirs(16);
-  for (const ArgReduceProblem& p : cases(o.quick)) {
+  std::map<std::uint64_t, double> f32_argmax_us;  // the winners of the small f32 argmax cases, for the floors
+  for (const ArgReduceProblem& p : cases(o.quick, o.small)) {
     const std::string name = fmt::format("{} {}", to_string(p.type), to_string(p.op));
     auto it = shapes.find(name);
     if (it == shapes.end()) it = shapes.emplace(name, build_shape(p, dev, o.limit, o.no_cluster)).first;
@@ -153,6 +225,7 @@ int main(int argc, char** argv) try {
     std::vector<Candidate> candidates;
     std::vector<const ArgReduceKernel*> contenders;
     std::size_t tried = 0;
+    double best_pair = 0, best_packed = 0;  // screening medians, 0 = none
     for (std::size_t i = 0; i < shape.configs.size(); ++i) {
       if (std::find(space.begin(), space.end(), shape.configs[i]) == space.end()) continue;
       ++tried;
@@ -180,6 +253,8 @@ int main(int argc, char** argv) try {
       }
       const SampleStats t =
           time_calls([&](cudaStream_t s) { k.run(in.get(), p.n, ours.get(), s); }, flush, o.screen, stream.get());
+      double& best = k.config().pack ? best_packed : best_pair;
+      if (best == 0 || t.median < best) best = t.median;
       Candidate c{t.median, t.noise, k.config().shared_bytes(p), k.config().block, k.config().key()};
       c.launches = k.config().finish == Finish::last_block ? 1 : 2;
       candidates.push_back(c);
@@ -208,13 +283,22 @@ int main(int argc, char** argv) try {
     const double cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
     const std::string note =
         (diff.empty() ? "" : " WRONG RESULT: " + diff) + (diff_cub.empty() ? "" : " (CUB: " + diff_cub + ")");
+    const std::string split = fmt::format("{} / {}", best_pair > 0 ? fmt_us(best_pair) : "-",
+                                          best_packed > 0 ? fmt_us(best_packed) : "-");
     const std::string row = fmt::format(
-        "| {} | {} | {} | `{}` | {} | {:.0f} | {:.1f} | {} | {:.0f} | **{:.2f}x** | {}/{} |{}\n", name,
+        "| {} | {} | {} | `{}` | {} | {:.0f} | {:.1f} | {} | {:.0f} | **{:.2f}x** | {}/{} | {} |{}\n", name,
         p.distribution, fmt_n(p.n), winner.config().key(), fmt_us(t_ours.median), gbps, 100.0 * gbps / roof.gbps,
-        fmt_us(t_cub.median), cub_gbps, t_cub.median / t_ours.median, candidates.size(), tried, note);
+        fmt_us(t_cub.median), cub_gbps, t_cub.median / t_ours.median, candidates.size(), tried, split, note);
+    if (p.type == ValueType::f32 && p.op == ArgOp::argmax && p.distribution == "uniform" && p.n <= (1u << 20))
+      f32_argmax_us[p.n] = t_ours.median;
     std::printf("%s", row.c_str());
     std::fflush(stdout);
     table += row;
+  }
+  if (!o.quick) {
+    const std::string floors = measure_floors(dev, flush, o.samples, stream.get(), f32_argmax_us);
+    std::printf("%s", floors.c_str());
+    table += floors;
   }
   if (!o.markdown.empty()) std::ofstream(o.markdown) << table;
   return 0;

@@ -8,12 +8,15 @@
 #include "autotune/histogram_problem.hpp"
 #include "autotune/histogram_range_problem.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
 #include "bench/cub_argreduce.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/cub_range.hpp"
 #include "bench/cub_reduce.hpp"
+#include "bench/cub_segreduce.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram_range/reference.hpp"
+#include "kernel_templates/segreduce/reference.hpp"
 
 namespace autotune::bench {
 
@@ -62,6 +65,29 @@ std::optional<BaselineCall> cub_baseline(const Problem& problem, const void* inp
     } catch (const std::invalid_argument&) {
       return std::nullopt;  // a type the CUB baseline does not instantiate
     }
+  }
+  if (const auto* p = problem.as<SegReduceProblem>()) {
+    // The CUB wrapper is instantiated for f32 values (float sums), int and int64 offsets. The offsets are the
+    // workload's: generated from the problem alone (problem_offsets), so these are the same segments.
+    if (p->type != ValueType::f32 || p->accumulator_type() != ValueType::f32) return std::nullopt;
+    const std::vector<unsigned char> offsets = problem_offsets(*p);
+    struct State {
+      State(SegReduceOp op, std::uint64_t segments, bool wide, std::size_t bytes)
+          : cub(static_cast<CubSegOp>(op), segments, wide), offsets(bytes) {}
+      CubSegReduce cub;
+      cuda::DeviceBuffer offsets;
+    };
+    const std::size_t width = p->offset_bytes();
+    const std::uint64_t segments = offsets.size() / width - 1;
+    auto state = std::make_shared<State>(p->op, segments, p->offset_bits == 64, offsets.size());
+    AUTOTUNE_CUDA(cudaMemcpy(state->offsets.get(), offsets.data(), offsets.size(), cudaMemcpyHostToDevice));
+    const auto* values = static_cast<const float*>(input);
+    return BaselineCall{"cub",
+                        [state, values, output, width](cudaStream_t s) {
+                          const auto* o = static_cast<const unsigned char*>(state->offsets.get());
+                          state->cub.run(values, o, o + width, output, s);
+                        },
+                        state};
   }
   return std::nullopt;
 }

@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "autotune/device.hpp"
 #include "autotune/error.hpp"
 #include "autotune/histogram.hpp"
 #include "autotune/reduce.hpp"
@@ -28,6 +30,17 @@ namespace autotune::bench {
 using Clock = std::chrono::steady_clock;
 
 inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// What a result table's header says of where it was measured: "NVIDIA H200 (sm_90, 132 SMs, 60 MiB L2), driver 13.0,
+// NVRTC 13.0; 2026-12-01 04:43 UTC; commit 24301bb".
+inline std::string measured_on(const DeviceInfo& dev, const std::string& commit) {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  return fmt::format("{} ({}, {} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}; {}; commit {}", dev.name, dev.arch(),
+                     dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
+                     dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, date, commit);
+}
 
 inline double median_of(std::vector<double> v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();

@@ -1,5 +1,5 @@
-// The bar for segmented reductions: cub::DeviceSegmentedReduce (Sum, Min, Max, ArgMin, ArgMax) over int begin/end
-// offsets, compiled by nvcc (bench/cub_segreduce.cu) and called from plain C++.
+// The bar for segmented reductions: cub::DeviceSegmentedReduce (Sum, Min, Max, ArgMin, ArgMax) over int or int64
+// begin/end offsets (CUB's OffsetT), compiled by nvcc (bench/cub_segreduce.cu) and called from plain C++.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -16,15 +16,17 @@ enum class CubSegOp { sum = 0, min = 1, max = 2, argmin = 3, argmax = 4 };
 /// with its temporary storage allocated once, outside any timing.
 class CubSegReduce {
  public:
-  CubSegReduce(CubSegOp op, std::uint64_t segments);
+  /// `wide_offsets`: begin/end are std::int64_t, else int.
+  CubSegReduce(CubSegOp op, std::uint64_t segments, bool wide_offsets = false);
   ~CubSegReduce();
   CubSegReduce(const CubSegReduce&) = delete;
   CubSegReduce& operator=(const CubSegReduce&) = delete;
-  void run(const float* in, const int* begin, const int* end, void* out, cudaStream_t stream) const;
+  void run(const float* in, const void* begin, const void* end, void* out, cudaStream_t stream) const;
 
  private:
   CubSegOp op_;
   std::uint64_t segments_;
+  bool wide_ = false;
   void* temp_ = nullptr;
   std::size_t temp_bytes_ = 0;
 };

@@ -5,6 +5,7 @@
 // the single offsets array (begin = offsets, end = offsets + 1). GB/s counts the value bytes once (offsets not
 // counted); % roof is against the 16-byte streaming read measured at the start. The f32 sum cases also give the
 // robust variant: the least worst-case slowdown against each case's winner, as `autotune tune --dists` keeps it.
+// Rows marked offsets=64 run the variants and CUB on int64 offsets of the same segments.
 //
 //   segreduce_bench [--quick] [--samples K] [--screen K] [--markdown FILE]
 #include <fmt/format.h>
@@ -40,6 +41,7 @@ struct Case {
   SegReduceOp op;
   std::string spec;
   std::uint64_t n;
+  int offset_bits = 32;
 };
 
 std::vector<Case> cases(bool quick) {
@@ -54,6 +56,9 @@ std::vector<Case> cases(bool quick) {
   out.push_back({SegReduceOp::max, "power-law", 256ull << 20});
   out.push_back({SegReduceOp::argmin, "fixed:32", 64ull << 20});
   out.push_back({SegReduceOp::argmax, "power-law", 256ull << 20});
+  // 64-bit offsets, against CUB on the same int64 offsets.
+  out.push_back({SegReduceOp::sum, "fixed:256K", 256ull << 20, 64});
+  out.push_back({SegReduceOp::sum, "power-law", 256ull << 20, 64});
   return out;
 }
 
@@ -117,25 +122,31 @@ int main(int argc, char** argv) try {
   const Shape* sum_shape = nullptr;
   for (const Case& c : cases(quick)) {
     SegReduceProblem p;
-    p.op = c.op, p.type = ValueType::f32, p.n = c.n, p.distribution = c.spec;
+    p.op = c.op, p.type = ValueType::f32, p.n = c.n, p.distribution = c.spec, p.offset_bits = c.offset_bits;
     p = p.normalized();
-    auto it = shapes.find(p.shape_key());
+    const std::string shape_name = fmt::format("{}/{}", to_string(p.op), p.offset_bits);
+    auto it = shapes.find(shape_name);
     if (it == shapes.end()) {
       SegReduceProblem shape = p;
       shape.distribution = "uniform";
-      it = shapes.emplace(std::string(to_string(p.op)), build(shape, dev)).first;
+      it = shapes.emplace(shape_name, build(shape, dev)).first;
     }
     const Shape& shape = it->second;
     const auto offsets = generate_offsets(parse_segment_spec(c.spec), c.n, 42);
+    const std::vector<std::int64_t> offsets64(offsets.begin(), offsets.end());
     const std::uint64_t segments = offsets.size() - 1;
     const auto values = generate_segment_values(p, c.n, 43);
     const auto expected = reference_segreduce(p, values.data(), offsets.data(), offsets.data() + 1, segments);
-    cuda::DeviceBuffer in(values.size()), d_off(offsets.size() * 4), out(segments * p.result_bytes() + 16),
-        cub_out(segments * p.result_bytes() + 16);
+    cuda::DeviceBuffer in(values.size()), d_off(offsets.size() * 4), d_off64(offsets.size() * 8),
+        out(segments * p.result_bytes() + 16), cub_out(segments * p.result_bytes() + 16);
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), values.data(), values.size(), cudaMemcpyHostToDevice));
     AUTOTUNE_CUDA(cudaMemcpy(d_off.get(), offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaMemcpy(d_off64.get(), offsets64.data(), offsets.size() * 8, cudaMemcpyHostToDevice));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
-    const int* b = static_cast<const int*>(d_off.get());
+    // The problem's offsets (int or int64), for our variants and CUB alike.
+    const unsigned char* ob = static_cast<const unsigned char*>(p.offset_bits == 64 ? d_off64.get() : d_off.get());
+    const void* ob_begin = ob;
+    const void* ob_end = ob + p.offset_bytes();
     std::vector<unsigned char> got(segments * p.result_bytes() + 16);
     auto check = [&](const cuda::DeviceBuffer& buf) {
       AUTOTUNE_CUDA(cudaMemcpy(got.data(), buf.get(), got.size(), cudaMemcpyDeviceToHost));
@@ -149,46 +160,50 @@ int main(int argc, char** argv) try {
       if (!shape.kernels[i]) continue;
       const SegReduceKernel& k = *shape.kernels[i];
       AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
-      k.run(in.get(), segments, b, b + 1, out.get(), stream.get());
+      k.run(in.get(), segments, ob_begin, ob_end, out.get(), stream.get());
       AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
       if (const std::string diff = check(out); !diff.empty()) {
         std::fprintf(stderr, "%s %s %s: WRONG: %s\n", to_string(c.op).data(), c.spec.c_str(), k.config().key().c_str(),
                      diff.c_str());
         continue;
       }
-      const SampleStats t = time_calls([&](cudaStream_t s) { k.run(in.get(), segments, b, b + 1, out.get(), s); },
+      const SampleStats t = time_calls([&](cudaStream_t s) { k.run(in.get(), segments, ob_begin, ob_end, out.get(), s); },
                                        flush, screen, stream.get());
-      candidates.push_back({t.median, t.noise, 0, k.config().block, k.config().key(), 2});
+      candidates.push_back({t.median, t.noise, 0, k.config().block, k.config().key(), k.config().one_launch() ? 1 : 2});
       index.push_back(i);
       times[i] = t.median;
     }
-    if (c.op == SegReduceOp::sum) {
+    if (c.op == SegReduceOp::sum && c.offset_bits == 32) {
       sum_cases.push_back(fmt::format("{} n={}", c.spec, fmt_n(c.n)));
       sum_times.push_back(times);
       sum_shape = &shape;
     }
     if (candidates.empty()) {
-      const std::string row = fmt::format("| {} {} | {} | {} | no correct variant |||||||| 0/{} |\n", to_string(c.op),
-                                          c.spec, fmt_n(c.n), segments, shape.configs.size());
+      const std::string row = fmt::format("| f32 {} {}{} | {} | {} | no correct variant |||||||| 0/{} |\n",
+                                          to_string(c.op), c.spec, c.offset_bits == 64 ? " offsets=64" : "",
+                                          fmt_n(c.n), segments, shape.configs.size());
       std::printf("%s", row.c_str());
       table += row;
       continue;
     }
     const SegReduceKernel& winner = *shape.kernels[index[pick_winner(candidates)]];
-    bench::CubSegReduce cub(static_cast<bench::CubSegOp>(c.op), segments);
+    bench::CubSegReduce cub(static_cast<bench::CubSegOp>(c.op), segments, p.offset_bits == 64);
     const float* fin = static_cast<const float*>(in.get());
     const SampleStats t_ours = time_calls(
-        [&](cudaStream_t s) { winner.run(in.get(), segments, b, b + 1, out.get(), s); }, flush, samples, stream.get());
+        [&](cudaStream_t s) { winner.run(in.get(), segments, ob_begin, ob_end, out.get(), s); }, flush, samples,
+        stream.get());
     const SampleStats t_cub =
-        time_calls([&](cudaStream_t s) { cub.run(fin, b, b + 1, cub_out.get(), s); }, flush, samples, stream.get());
+        time_calls([&](cudaStream_t s) { cub.run(fin, ob_begin, ob_end, cub_out.get(), s); }, flush, samples,
+                   stream.get());
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     const std::string diff = check(out), diff_cub = check(cub_out);
     const double gbps = p.bytes() / (t_ours.median * 1e-3) / 1e9, cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
     const std::string note =
         (diff.empty() ? "" : " WRONG RESULT: " + diff) + (diff_cub.empty() ? "" : " (CUB: " + diff_cub + ")");
     const std::string row = fmt::format(
-        "| f32 {} {} | {} | {} | `{}` | {:.1f} | {:.0f} | {:.1f} | {:.1f} | {:.0f} | **{:.2f}x** | {}/{} |{}\n",
-        to_string(c.op), c.spec, fmt_n(c.n), segments, winner.config().key(), t_ours.median * 1e3, gbps,
+        "| f32 {} {}{} | {} | {} | `{}` | {:.1f} | {:.0f} | {:.1f} | {:.1f} | {:.0f} | **{:.2f}x** | {}/{} |{}\n",
+        to_string(c.op), c.spec, c.offset_bits == 64 ? " offsets=64" : "", fmt_n(c.n), segments,
+        winner.config().key(), t_ours.median * 1e3, gbps,
         100.0 * gbps / roof.gbps, t_cub.median * 1e3, cub_gbps, t_cub.median / t_ours.median, candidates.size(),
         shape.configs.size(), note);
     std::printf("%s", row.c_str());

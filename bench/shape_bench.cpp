@@ -329,20 +329,15 @@ int main(int argc, char** argv) try {
   cuda::DeviceBuffer flush(2 * dev.l2_bytes);
   const ReadRoof roof = measure_bench_roof(flush, samples, stream.get());
 
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::string doc = fmt::format(
       "# Off the tuned points: the default policy, the preset and CUB on untuned problems (issue #15)\n\n"
-      "GPU: {} ({}, {} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}; {}; commit {}. Data: the tuner's generators "
+      "GPU: {}. Data: the tuner's generators "
       "(seed 42): uniform, narrow (skewed), runs (text-like runs), image (photo-like){}.\n\n"
       "Read roof (16-byte streaming read of 512 MiB, this run): **{:.0f} GB/s**. Every time is the median of {} "
       "calls with the L2 flushed before each, contenders interleaved round by round; every contender checked against "
       "the CPU reference first. `policy` = a handle with an empty cache (no tuning); `preset` = a handle from {}; "
       "`exact` = the problem tuned now ({} samples per variant); regret = time / exact - 1.\n\n",
-      dev.name, dev.arch(), dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000,
-      dev.driver_version % 1000 / 10, dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, date, commit,
-      text.empty() ? "" : fmt::format("; real text: {} ({} bytes, repeated)", text_file, text.size()), roof.gbps,
+      measured_on(dev, commit), text.empty() ? "" : fmt::format("; real text: {} ({} bytes, repeated)", text_file, text.size()), roof.gbps,
       samples, preset_cache.empty() ? "(not run: no --preset-cache)" : "`" + preset_cache + "`", tune_samples);
   std::printf("%s", doc.c_str());
   std::fflush(stdout);

@@ -577,19 +577,14 @@ int main(int argc, char** argv) try {
   cuda::DeviceBuffer flush(2 * dev.l2_bytes);
   const bench::ReadRoof roof = bench::measure_bench_roof(flush, samples, stream.get());
 
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::string doc = fmt::format(
       "# Size-adaptive handles: regret and CUB (issue #14)\n\n"
-      "GPU: {} ({}, {} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}; {}; commit {}. Synthetic uniform data (seed 42).\n\n"
+      "GPU: {}. Synthetic uniform data (seed 42).\n\n"
       "Read roof (16-byte streaming read of 512 MiB, this run): **{:.0f} GB/s** (spread {:.1f} %). Every time is the "
       "median of {} calls with the L2 flushed before each, events around one whole call (zeroing included); the "
       "contenders of a size are timed round by round, interleaved. Tuning: `tune_ladder`, {} samples per variant, "
       "cache `{}`{}.\n\n",
-      dev.name, dev.arch(), dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000,
-      dev.driver_version % 1000 / 10, dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, date, commit,
-      roof.gbps, roof.spread * 100, samples, tune_samples, cache_path, reuse ? " (--reuse)" : "");
+      bench::measured_on(dev, commit), roof.gbps, roof.spread * 100, samples, tune_samples, cache_path, reuse ? " (--reuse)" : "");
   std::printf("%s", doc.c_str());
   std::fflush(stdout);
   auto save = [&](const std::string& text) {

@@ -266,8 +266,10 @@ OutputFormat make_format(const po::variables_map& vm) {
 
 namespace {
 std::string family_list() {
+  std::size_t width = 0;  // names aligned to the longest (histogram_range)
+  for (const KernelFamily* f : families()) width = std::max(width, f->name().size());
   std::string out;
-  for (const KernelFamily* f : families()) out += fmt::format("  {:<10}{}\n", f->name(), f->summary());
+  for (const KernelFamily* f : families()) out += fmt::format("  {:<{}}  {}\n", f->name(), width, f->summary());
   return out;
 }
 }  // namespace

@@ -119,6 +119,10 @@ class KernelFamily {
   virtual std::vector<std::string> distributions() const = 0;
   /// Whether `autotune tune --dists` records a robust winner across distributions (dist=robust) for it.
   virtual bool robust_across_distributions() const { return false; }
+  /// Whether the distribution is part of the problem's shape (segment lengths) rather than a hint about the input
+  /// values: the measured default policy then weighs an entry's own distribution (policy_distance) instead of
+  /// reading every entry as if measured on the wanted one.
+  virtual bool distribution_is_shape() const { return false; }
   /// The problems of the family in `autotune tune`'s default set.
   virtual std::vector<Problem> default_problems() const = 0;
   /// The problems of the family in the tuning preset `preset` (`autotune tune --preset NAME`, tuner/preset.hpp),

@@ -76,7 +76,8 @@ std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& p
   std::vector<Candidate> usable;
   for (const PolicyEntry& e : policy.entries) {
     if (e.problem.family_name() != problem.family_name()) continue;
-    const Problem as_wanted = e.problem.with_distribution(problem.distribution());
+    const Problem as_wanted =
+        family.distribution_is_shape() ? e.problem : e.problem.with_distribution(problem.distribution());
     const auto d = family.policy_distance(problem, as_wanted);
     if (!d) continue;
     auto adapted = family.adapt_config(problem, e.config, device);

@@ -5,9 +5,9 @@ that have no `autotune tune --preset standard` data yet (scripts/fit_policy.py f
 
     scripts/policy_from_bench.py FAMILY TABLE.md [--write]
 
-FAMILY is argreduce or histogram_range; TABLE.md is its benchmark's Markdown output
-(bench/argreduce_bench.cpp, bench/histogram_range_bench.cpp). Only rows measured on uniform data are used (one entry
-per shape and size). The runtime serves an untuned problem from the closest shape's entries
+FAMILY is argreduce, histogram_range or segreduce; TABLE.md is its benchmark's Markdown output
+(bench/argreduce_bench.cpp, bench/histogram_range_bench.cpp, bench/segreduce_bench.cpp). Only rows measured on uniform
+data are used (one entry per shape and size); segreduce's rows are segment-length distributions, each its own entry. The runtime serves an untuned problem from the closest shape's entries
 (KernelFamily::policy_distance), each size a range of the handle's size table (runtime/policy.cpp).
 Without --write it prints the entries.
 """
@@ -63,13 +63,30 @@ def histogram_range_entries(path):
         yield key, r["winner"].strip("`"), float(r["time (us)"])
 
 
+SEG_CASE = re.compile(r"^(f32|f64|i32|u32|i64|u64) (sum|min|max|argmin|argmax) (\S+)( offsets=64)?$")
+
+
+def segreduce_entries(path):
+    for r in rows(path):
+        if r["winner"].startswith("no correct"):
+            continue
+        m = SEG_CASE.match(r["case"])
+        if not m:
+            raise ValueError(f"case not understood: {r['case']!r}")
+        typ, op, spec, wide = m.groups()
+        acc = {"i32": "i64", "u32": "u64"}.get(typ, typ) if op == "sum" else typ
+        key = f"segreduce/{op}/{typ}/acc={acc}/n={size(r['n'])}/dist={spec}" + ("/offsets=64" if wide else "")
+        yield key, r["winner"].strip("`"), float(r["time (us)"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("family", choices=["argreduce", "histogram_range"])
+    ap.add_argument("family", choices=["argreduce", "histogram_range", "segreduce"])
     ap.add_argument("table")
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
-    fit = {"argreduce": argreduce_entries, "histogram_range": histogram_range_entries}[a.family]
+    fit = {"argreduce": argreduce_entries, "histogram_range": histogram_range_entries,
+           "segreduce": segreduce_entries}[a.family]
     entries, seen = [], set()
     for key, config, us in fit(a.table):
         if key in seen:
@@ -77,7 +94,7 @@ def main():
         seen.add(key)
         entries.append({"problem": key, "config": config, "time_ms": us / 1000.0})
     if not entries:
-        sys.exit(f"policy_from_bench: no uniform rows in {a.table}")
+        sys.exit(f"policy_from_bench: no usable rows in {a.table}")
     header = open(a.table, encoding="utf-8").readline()
     gpu = re.search(r": (NVIDIA [^(]+?) \(", header)
     doc = {
@@ -88,7 +105,9 @@ def main():
             "date": "2026-12-01",
             "command": f"scripts/policy_from_bench.py {a.family} {a.table} --write",
             "data": a.table,
-            "fit": "the fastest verified variant of the whole space per benchmark case (uniform data)",
+            "fit": "the fastest verified variant of the whole space per benchmark case (uniform data)"
+            if a.family != "segreduce" else
+            "the fastest verified variant of the whole space per benchmark case (segment-length distribution)",
         },
         "entries": entries,
     }

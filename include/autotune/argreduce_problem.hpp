@@ -71,19 +71,27 @@ const std::vector<std::string>& argreduce_distributions();
 struct ArgReduceConfig {
   static constexpr std::string_view kFamily = "argreduce";
 
-  BlockReduce block_reduce = BlockReduce::warp_shuffle;  ///< warp_shuffle or shared_tree
+  BlockReduce block_reduce = BlockReduce::warp_shuffle;  ///< warp_shuffle or shared_tree; warp_reduce with `pack`
   int block = 256;         ///< threads per block: 64..1024, a multiple of 32
   int vec_bytes = 16;      ///< bytes per load: 0 = one element per load, else 4, 8 or 16 (>= the element size)
   int loads = 2;           ///< loads in flight per thread per iteration (unrolled), 1..16
   int accumulators = 1;    ///< independent (value, index) pairs per thread (1, 2, 4), combined at the end
   Finish finish = Finish::last_block;  ///< last_block (one launch) or two_pass
-  /// 0 = all resident blocks, -1 = cover n (one tile per block, capped), 1 = one block, 8 = one thread-block cluster
-  /// of 8 blocks (sm_90+) that combine their winners through distributed shared memory (kArgReduceClusterGrid)
+  /// 0 = all resident blocks, -1 = cover n (one tile per block, capped), 1 = one block, 8 or 16 = one thread-block
+  /// cluster of that many blocks (sm_90+; 16 is a non-portable size) that combine their winners through distributed
+  /// shared memory (kArgReduceClusterGrid, kArgReduceLargeClusterGrid)
   int grid_blocks = 0;
+  /// 32-bit types only: after each thread's scan, a candidate travels as one 64-bit key, (order bits of the value)
+  /// << 32 | ~index, whose unsigned maximum is the answer (NaN on top, equal values to the smaller index): the block
+  /// reduction is a u64 max (warp_shuffle, or warp_reduce: two __reduce_max_sync), the grid finish one atomicMax per
+  /// block into the workspace and a ticket, the last block decoding the key (no partials to fold). Printed in the key
+  /// as ",pack=u64" only when set. For n >= 2^32 the same kernel takes the (value, index) pair path.
+  bool pack = false;
 
   bool operator==(const ArgReduceConfig&) const = default;
 
-  /// Canonical text, e.g. "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0".
+  /// Canonical text, e.g. "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0" (and
+  /// ",pack=u64" after it for a packed variant).
   std::string key() const;
   /// Inverse of key(); nullopt for anything else.
   static std::optional<ArgReduceConfig> parse(std::string_view key);
@@ -98,8 +106,15 @@ struct ArgReduceConfig {
   static ArgReduceConfig fallback(const ArgReduceProblem& problem);
 };
 
-/// grid_blocks of the cluster path: the blocks of its one cluster (8, the largest portable cluster size).
+/// grid_blocks of the cluster paths: the blocks of its one cluster (8, the largest portable cluster size; 16, the
+/// largest an sm_90 device allows with the non-portable attribute).
 inline constexpr int kArgReduceClusterGrid = 8;
+inline constexpr int kArgReduceLargeClusterGrid = 16;
+inline constexpr bool is_argreduce_cluster_grid(int grid_blocks) {
+  return grid_blocks == kArgReduceClusterGrid || grid_blocks == kArgReduceLargeClusterGrid;
+}
+/// `pack` variants take the 64-bit key path below this n (the key holds a 32-bit ~index); at and above it the pair path.
+inline constexpr std::uint64_t kArgReducePackMaxN = 1ull << 32;
 
 /// Name of the kernel entry point in every variant (a two_pass variant also has kArgReduceFinishKernelName).
 inline constexpr const char* kArgReduceKernelName = "autotune_argreduce";

@@ -5,6 +5,7 @@
 //   autotune::SegmentedReduce sum(p);                         // looks the winner up in the cache, loads it once
 //   sum(d_values, n, num_segments, d_offsets, d_sums, stream);          // offsets: num_segments + 1 ints
 //   sum(d_values, n, num_segments, d_begin, d_end, d_sums, stream);     // CUB's begin / end arrays
+//   // with p.offset_bits = 64 the offsets are std::int64_t (CUB's OffsetT), and n may pass 2^31
 //
 // Results: one accumulator value per segment (float for an f32 sum, int64_t for an i32 sum), or for argmin/argmax a
 // SegmentedArg<T> ({int key; T value;}, the layout of cub::KeyValuePair<int, T>) per segment; semantics and empty
@@ -14,6 +15,7 @@
 // call, no allocation after a stream's first call.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -24,6 +26,10 @@
 #include "autotune/segmented_reduce_problem.hpp"
 
 namespace autotune {
+
+/// The offset types a call takes: `int` (CUB's usual) or `std::int64_t` (a problem of offset_bits = 64).
+template <class T>
+concept SegmentOffset = std::same_as<T, int> || std::same_as<T, std::int64_t>;
 
 /// An argmin / argmax result: cub::KeyValuePair<int, T>'s layout.
 template <class T>
@@ -47,36 +53,48 @@ class SegmentedReduce {
   SegmentedReduce& operator=(SegmentedReduce&&) noexcept;
 
   /// Untyped: `d_in` holds problem().type values, `d_out` num_segments results of problem().result_bytes(). Segment
-  /// s is [d_begin[s], d_end[s]). UsageError for null pointers or misaligned ones. Asynchronous on `stream`.
+  /// s is [d_begin[s], d_end[s]). The offsets are `int` for a problem of 32-bit offsets and `std::int64_t` for one of
+  /// problem().offset_bits = 64 (else UsageError). UsageError for null or misaligned pointers, or 2^32 segments or
+  /// more. Asynchronous on `stream`.
   void run(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const int* d_begin, const int* d_end,
-           void* d_out, cudaStream_t stream = nullptr) const;
+           void* d_out, cudaStream_t stream = nullptr) const {
+    launch(d_in, n, num_segments, d_begin, d_end, 32, d_out, stream);
+  }
+  void run(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const std::int64_t* d_begin,
+           const std::int64_t* d_end, void* d_out, cudaStream_t stream = nullptr) const {
+    launch(d_in, n, num_segments, d_begin, d_end, 64, d_out, stream);
+  }
   /// The offsets form: num_segments + 1 offsets, segment s = [d_offsets[s], d_offsets[s + 1]).
   void run(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const int* d_offsets, void* d_out,
            cudaStream_t stream = nullptr) const {
     run(d_in, n, num_segments, d_offsets, d_offsets + 1, d_out, stream);
   }
+  void run(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const std::int64_t* d_offsets, void* d_out,
+           cudaStream_t stream = nullptr) const {
+    run(d_in, n, num_segments, d_offsets, d_offsets + 1, d_out, stream);
+  }
 
   /// Typed sum / min / max: the input must be problem().type and the output problem().accumulator_type().
-  template <ReduceValue In, ReduceValue Acc>
-  void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const int* d_begin, const int* d_end,
+  template <ReduceValue In, ReduceValue Acc, SegmentOffset Off>
+  void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const Off* d_begin, const Off* d_end,
                   Acc* d_out, cudaStream_t stream = nullptr) const {
     check_types(value_type_of<In>(), value_type_of<Acc>(), false);
     run(d_in, n, num_segments, d_begin, d_end, d_out, stream);
   }
-  template <ReduceValue In, ReduceValue Acc>
-  void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const int* d_offsets, Acc* d_out,
+  template <ReduceValue In, ReduceValue Acc, SegmentOffset Off>
+  void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const Off* d_offsets, Acc* d_out,
                   cudaStream_t stream = nullptr) const {
     (*this)(d_in, n, num_segments, d_offsets, d_offsets + 1, d_out, stream);
   }
   /// Typed argmin / argmax.
-  template <ReduceValue In>
-  void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const int* d_begin, const int* d_end,
+  template <ReduceValue In, SegmentOffset Off>
+  void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const Off* d_begin, const Off* d_end,
                   SegmentedArg<In>* d_out, cudaStream_t stream = nullptr) const {
     check_types(value_type_of<In>(), value_type_of<In>(), true);
     run(d_in, n, num_segments, d_begin, d_end, d_out, stream);
   }
-  template <ReduceValue In>
-  void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const int* d_offsets,
+  template <ReduceValue In, SegmentOffset Off>
+  void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const Off* d_offsets,
                   SegmentedArg<In>* d_out, cudaStream_t stream = nullptr) const {
     (*this)(d_in, n, num_segments, d_offsets, d_offsets + 1, d_out, stream);
   }
@@ -87,6 +105,8 @@ class SegmentedReduce {
 
  private:
   void check_types(ValueType input, ValueType output, bool arg) const;
+  void launch(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const void* d_begin, const void* d_end,
+              int offset_bits, void* d_out, cudaStream_t stream) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,9 +1,10 @@
 // The segmented reduction family's vocabulary: the problem (what to reduce per segment, and the segment lengths the
 // tuner measures on) and the configuration (one variant of the kernel pair).
 //
-// Segments are given as CUB's DeviceSegmentedReduce takes them: 32-bit begin and end offsets into the values
-// (segment s is [begin[s], end[s]); end[s] <= begin[s] is an empty segment), or one offsets array of num_segments + 1
-// entries (begin = offsets, end = offsets + 1). The total n and the number of segments are given per call; the
+// Segments are given as CUB's DeviceSegmentedReduce takes them: begin and end offsets into the values (segment s is
+// [begin[s], end[s]); end[s] <= begin[s] is an empty segment), or one offsets array of num_segments + 1 entries
+// (begin = offsets, end = offsets + 1). Offsets are `int` (n < 2^31) or, with offset_bits = 64, `std::int64_t`
+// (CUB's OffsetT; any n). The total n and the number of segments are given per call; the
 // problem's `distribution` is the distribution of segment *lengths* the tuner measures on (values are always drawn
 // as the reduce family's "uniform" input).
 #pragma once
@@ -66,19 +67,25 @@ struct SegReduceProblem {
   std::optional<ValueType> accumulator;  ///< sums only; nullopt = i32->i64, u32->u64, else the type
   std::uint64_t n = 0;                   ///< total elements: the size tuned; for a handle, a hint
   std::string distribution = "uniform";  ///< segment lengths the tuner measures on (SegmentSpec)
+  /// The offsets' width: 32 (`int`, n < 2^31; keys carry no field) or 64 (`std::int64_t`, any n; "/offsets=64").
+  /// argmin/argmax keys stay `int` as CUB's (KeyValuePair<int, T>): their segments must be shorter than 2^31.
+  int offset_bits = 32;
 
   bool operator==(const SegReduceProblem&) const = default;
 
   ValueType accumulator_type() const;
   /// The accumulator made explicit and the distribution in its canonical spelling.
   SegReduceProblem normalized() const;
-  /// UsageError for a bad accumulator (as ReduceProblem::validate), a bad segment spec, n >= 2^31 (offsets are int).
+  /// UsageError for a bad accumulator (as ReduceProblem::validate), a bad segment spec, offset_bits other than 32 or
+  /// 64, n >= 2^31 with 32-bit offsets.
   void validate() const;
-  /// "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32"
+  /// "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32", with "/offsets=64" appended for 64-bit offsets
   std::string key() const;
   std::string shape_key() const;
   /// Value bytes read by one call (the offsets are not counted).
   std::uint64_t bytes() const { return n * size_of(type); }
+  /// Bytes of one offset (4 or 8).
+  std::size_t offset_bytes() const { return offset_bits == 64 ? 8 : 4; }
   /// Bytes of one segment's result: the accumulator, or a KeyValuePair<int, T> for argmin/argmax.
   std::size_t result_bytes() const;
   /// The same reduction as the reduce family states it (sum/min/max; argmin -> min, argmax -> max).
@@ -86,15 +93,16 @@ struct SegReduceProblem {
 };
 
 /// One variant. Segments of at most `small_max` elements are reduced by a group of `group` lanes in the first
-/// kernel (group = 1: a thread per segment, 32: a warp per segment); longer ones are queued (in the workspace,
-/// without host synchronization) and the second kernel reduces them in chunks of `chunk` elements, one block per
-/// chunk, the last block of a segment folding its chunks' partials in a fixed order.
+/// kernel (group = 1: a thread per segment, 32: a warp per segment, group = block: a block per segment, the grid
+/// covering the segments as CUB's); longer ones are queued (in the workspace, without host synchronization) and the
+/// second kernel reduces them in chunks of `chunk` elements, one block per chunk, the last block of a segment folding
+/// its chunks' partials in a fixed order. small_max = 0: no limit, nothing is queued and a call is one launch.
 struct SegReduceConfig {
   static constexpr std::string_view kFamily = "segreduce";
 
   int block = 256;        ///< threads per block of both kernels: 64..1024, a multiple of 32
-  int group = 8;          ///< lanes per short segment: 1, 2, 4, 8, 16 or 32
-  int small_max = 256;    ///< the longest segment a group reduces (longer ones go to blocks): 1..65536
+  int group = 8;          ///< lanes per short segment: 1, 2, 4, 8, 16, 32 or `block`
+  int small_max = 256;    ///< the longest segment a group reduces (longer ones go to blocks): 1..65536; 0 = any
   int vec_bytes = 16;     ///< bytes per load: 0 (one element) or 16 (unaligned heads read one element at a time)
   int loads = 2;          ///< loads in flight per thread per iteration: 1, 2, 4, 8
   int chunk = 16384;      ///< elements per block work item of a long segment: a power of two, 1K..1M
@@ -106,6 +114,8 @@ struct SegReduceConfig {
   static std::optional<SegReduceConfig> parse(std::string_view key);
   std::size_t shared_bytes(const SegReduceProblem& problem) const;
   std::string invalid_reason(const SegReduceProblem& problem) const;
+  /// Whether a call is one launch (small_max = 0: the second kernel has nothing to do and is not launched).
+  bool one_launch() const { return small_max == 0; }
   static SegReduceConfig fallback(const SegReduceProblem& problem);
 };
 

@@ -12,9 +12,15 @@
 //                         highest for integers (arg-max / arg-min)
 //   kEmptyBits            the value written for n = 0 (CUB's: numeric_limits lowest() / max()), with index 1
 //   kBlock, kVecBytes, kLoads, kAccumulators, kBlockReduce, kFinish, kSingleBlock: as in reduce.cu
-//   kCluster              0, or the blocks of the one thread-block cluster the host launches (sm_90): the blocks
-//                         combine their winners through distributed shared memory behind two cluster barriers, with
-//                         no global partials, fence or ticket (the small-n path: those are the finish's whole cost)
+//   kCluster              0, or the blocks of the one thread-block cluster the host launches (sm_90; 8, or the
+//                         non-portable 16): the blocks combine their winners through distributed shared memory behind
+//                         two cluster barriers, with no global partials, fence or ticket (the small-n path: those are
+//                         the finish's whole cost)
+//   kPack                 32-bit types: below n = 2^32, a thread's candidate becomes one 64-bit key (pack(), below)
+//                         whose unsigned maximum is the answer: the block reduction is a u64 max (shuffles, or two
+//                         __reduce_max_sync with kBlockReduce == warp_reduce), the grid's finish one atomicMax per
+//                         block into the workspace's key word plus the ticket, and the last block's thread 0 decodes
+//                         the key (no partials to fold, no second block reduction). From n = 2^32 the pair path.
 //
 // The order (the semantics of argreduce_problem.hpp): a value beats another when it is more extreme; NaN beats every
 // number; equal values (==, so -0.0 equals +0.0; two NaNs are equal) go to the smaller index. Over pairs (value,
@@ -30,23 +36,37 @@
 //
 // Ordinals: a thread reads at most n / (kBlock * grid) + 1 vectors; with 64 threads at least, 32 bits hold its
 // ordinals for n < 2^38 elements (the host refuses more: launcher.cpp).
+//
+// The packed key (kPack): order(v) << 32 | ~index, where order() maps the values to 32-bit unsigned integers in the
+// order of "more extreme" (arg-max: ascending; arg-min: the complement), every NaN to 0xFFFFFFFF above every number,
+// and -0.0 to +0.0's image (they are equal). The maximum key is then the most extreme value at its smallest index,
+// the pairs' total order exactly; key 0 (no candidate) is below every element's key, as ~index >= 1 for n < 2^32.
+// Decoding gives the index and, for every value but a zero or a NaN, the value's bits (order() is a bijection on the
+// rest); for those two the bits come from in[index] (the sign of the zero, the NaN's payload).
 
 static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 in 64..1024");
 static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
 static_assert(at::kVecBytes >= sizeof(at::in_t) && at::kVecBytes <= 16 && at::kVecBytes % sizeof(at::in_t) == 0 &&
               (at::kVecBytes & (at::kVecBytes - 1)) == 0, "vector width must be a power of two from the element size to 16 bytes");
 static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulators == 4, "1, 2 or 4 accumulators");
-static_assert(at::kBlockReduce == at::BlockReduce::shared_tree || at::kBlockReduce == at::BlockReduce::warp_shuffle,
-              "block reduction is shared_tree or warp_shuffle");
+static_assert(at::kBlockReduce == at::BlockReduce::shared_tree || at::kBlockReduce == at::BlockReduce::warp_shuffle ||
+                  (at::kPack && at::kBlockReduce == at::BlockReduce::warp_reduce),
+              "block reduction is shared_tree or warp_shuffle; warp_reduce with packed keys");
+static_assert(!at::kPack || (sizeof(at::in_t) == 4 && at::kBlockReduce != at::BlockReduce::shared_tree),
+              "packed keys hold a 32-bit value and travel by shuffles or __reduce_max_sync");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce, "__reduce_max_sync needs sm_80 or newer");
+#endif
 static_assert(at::kFinish == at::Finish::last_block || at::kFinish == at::Finish::two_pass,
               "finish is last_block or two_pass");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(at::kCluster == 0, "thread-block clusters need sm_90 or newer");
 #endif
-static_assert(at::kCluster == 0 || (at::kCluster >= 2 && at::kCluster <= 8 && at::kFinish == at::Finish::last_block),
-              "a cluster of 2..8 blocks (portable sizes), spelled finish=last_block");
-static_assert(at::kTicketOffset % sizeof(unsigned) == 0 && at::kTicketOffset + sizeof(unsigned) <= at::kPartialsOffset &&
-              at::kPartialsOffset % 16 == 0, "the workspace holds the ticket, then 16-byte partials");
+static_assert(at::kCluster == 0 || (at::kCluster >= 2 && at::kCluster <= 16 && at::kFinish == at::Finish::last_block),
+              "a cluster of 2..16 blocks, spelled finish=last_block");
+static_assert(at::kTicketOffset % sizeof(unsigned) == 0 && at::kTicketOffset + sizeof(unsigned) <= at::kKeyOffset &&
+              at::kKeyOffset % 8 == 0 && at::kKeyOffset + 8 <= at::kPartialsOffset && at::kPartialsOffset % 16 == 0,
+              "the workspace holds the ticket, the 64-bit key, then 16-byte partials");
 
 namespace at {
 
@@ -158,11 +178,96 @@ __device__ __forceinline__ void store(unsigned char* out, Pair p, u64 n) {
   if (n == 0) {
     p.v = from_bits(kEmptyBits);  // CUB's value and index for an empty input
     p.i = 1;
-  } else if (p.i == kNone) {
-    p.i = 0;  // no thread took an element: all equal the identity, the first one is the answer (p.v is its value)
+  } else if (p.i == kNone || same(p.v, from_bits(kIdentityBits))) {
+    // The extreme is the identity (-inf for an arg-max of floats, the type's lowest for integers, ...): every element
+    // equals it, and the first one, index 0, is the answer (p.v is its value). Not only when no thread took an
+    // element: the scalar head and tail take theirs with their index, and where the input is aligned index 0 sits in
+    // the vectors, whose scans never take an element equal to the identity.
+    p.i = 0;
   }
   *reinterpret_cast<in_t*>(out) = p.v;
   *reinterpret_cast<u64*>(out + 8) = p.i;
+}
+
+// ---- Packed keys (kPack; 32-bit types) ----
+
+__device__ __forceinline__ unsigned bits32(in_t v) { return *reinterpret_cast<const unsigned*>(&v); }
+
+template <class T> struct SignedInt { static constexpr bool value = false; };
+template <> struct SignedInt<int> { static constexpr bool value = true; };
+constexpr bool kSignedInt = SignedInt<in_t>::value;
+
+// The value's place in the order of "more extreme" as a 32-bit unsigned integer (see the top of this file).
+__device__ __forceinline__ unsigned order(in_t v) {
+  unsigned b = bits32(v);
+  if constexpr (kIsFloat) {
+    if (v != v) return 0xFFFFFFFFu;  // every NaN, for both operations: no number maps there
+    if (v == in_t(0)) b = 0u;        // -0.0 == +0.0
+    b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  } else if constexpr (kSignedInt) {
+    b ^= 0x80000000u;
+  }
+  return kArgMax ? b : ~b;
+}
+
+// The inverse of order() on its numbers (the zero comes back as +0.0; a NaN is not decoded: see unpack_store()).
+__device__ __forceinline__ unsigned unorder(unsigned o) {
+  if constexpr (!kArgMax) o = ~o;
+  if constexpr (kIsFloat) return (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
+  else if constexpr (kSignedInt) return o ^ 0x80000000u;
+  else return o;
+}
+
+// A candidate as a key; 0 for none. Needs p.i < 2^32 - 1 (n < 2^32).
+__device__ __forceinline__ u64 pack(Pair p) {
+  if (p.i == kNone) return 0ull;
+  return (static_cast<u64>(order(p.v)) << 32) | static_cast<unsigned>(~static_cast<unsigned>(p.i));
+}
+
+__device__ __forceinline__ u64 max_u64(u64 a, u64 b) { return b > a ? b : a; }
+
+// The greatest key of the warp: in lane 0 (shuffles) or in every lane (__reduce_max_sync on the high words, then on
+// the low words of the lanes that hold the greatest high word: exactly the 64-bit maximum).
+__device__ __forceinline__ u64 warp_max(u64 k) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  if constexpr (kBlockReduce == BlockReduce::warp_reduce) {
+    const unsigned hi = static_cast<unsigned>(k >> 32);
+    const unsigned top = __reduce_max_sync(0xFFFFFFFFu, hi);
+    const unsigned lo = __reduce_max_sync(0xFFFFFFFFu, hi == top ? static_cast<unsigned>(k) : 0u);
+    return (static_cast<u64>(top) << 32) | lo;
+  } else
+#endif
+  {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) k = max_u64(k, __shfl_down_sync(0xFFFFFFFFu, k, offset));
+    return k;
+  }
+}
+
+// The block's greatest key, valid in thread 0. Every thread calls it; `smem` holds one u64 per warp.
+__device__ __forceinline__ u64 block_max(u64 k, u64* smem) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  k = warp_max(k);
+  if (lane == 0) smem[warp] = k;
+  __syncthreads();
+  if (warp == 0) k = warp_max(lane < kWarps ? smem[lane] : 0ull);
+  return k;
+}
+
+// The result of the greatest key `k` at `out` (as store()).
+__device__ __forceinline__ void unpack_store(unsigned char* out, u64 k, const in_t* in, u64 n) {
+  const unsigned o = static_cast<unsigned>(k >> 32);
+  if (n == 0 || k == 0ull || o == order(from_bits(kIdentityBits))) {
+    store(out, identity(), n);  // empty, or every element the identity: index 0 (store() says why)
+    return;
+  }
+  const u64 index = static_cast<unsigned>(~static_cast<unsigned>(k));
+  unsigned bits = unorder(o);
+  if constexpr (kIsFloat) {
+    if (o == 0xFFFFFFFFu || bits == 0u) bits = bits32(in[index]);  // a NaN's payload, a zero's sign: as they are
+  }
+  *reinterpret_cast<unsigned*>(out) = bits;
+  *reinterpret_cast<u64*>(out + 8) = index;
 }
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
@@ -185,7 +290,71 @@ __device__ __forceinline__ Pair remote_pair(const Pair* local, unsigned rank) {
   asm volatile("ld.shared::cluster.u64 %0, [%1+8];" : "=l"(i) : "r"(remote) : "memory");
   return Pair{from_bits(v), i};  // a 4-byte value is the low half (little-endian)
 }
+// The u64 at the same shared-memory address as `local` in block `rank` of the cluster.
+__device__ __forceinline__ u64 remote_u64(const u64* local, unsigned rank) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(local));
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(addr), "r"(rank));
+  unsigned long long v;
+  asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(remote) : "memory");
+  return v;
+}
+
+// The cluster's finish of the blocks' winners (a Pair, or a packed key): each in its own shared slot, block 0 reads
+// the others' through the cluster's shared memory, folds them in warp 0 and stores the result. The second barrier
+// keeps every block (and so its shared memory) alive until block 0 has read it. Every thread calls it.
+__device__ __forceinline__ Pair remote(const Pair* local, unsigned rank) { return remote_pair(local, rank); }
+__device__ __forceinline__ u64 remote(const u64* local, unsigned rank) { return remote_u64(local, rank); }
+__device__ __forceinline__ Pair fold_warp(Pair p) { return warp_fold(p); }
+__device__ __forceinline__ u64 fold_warp(u64 k) { return warp_max(k); }
+__device__ __forceinline__ Pair nothing(Pair) { return identity(); }
+__device__ __forceinline__ u64 nothing(u64) { return 0ull; }
+__device__ __forceinline__ void store_result(unsigned char* out, Pair p, const in_t*, u64 n) { store(out, p, n); }
+__device__ __forceinline__ void store_result(unsigned char* out, u64 k, const in_t* in, u64 n) {
+  unpack_store(out, k, in, n);
+}
+template <class T>
+__device__ __forceinline__ void cluster_finish(T mine, const in_t* in, u64 n, unsigned char* out) {
+  __shared__ T winner;
+  if (threadIdx.x == 0) winner = mine;
+  cluster_sync();
+  if (cluster_rank() == 0 && threadIdx.x < 32) {
+    const T q = fold_warp(threadIdx.x < kCluster ? remote(&winner, threadIdx.x) : nothing(mine));
+    if (threadIdx.x == 0) store_result(out, q, in, n);
+  }
+  cluster_sync();
+}
 #endif
+
+// The packed finish: the block's greatest key, then one cluster (kCluster), one block, or every block's atomicMax
+// into the workspace's key and the ticket, the last block's thread 0 taking the key (and resetting it to 0, as the
+// ticket) and writing the result. Only thread 0 of a block waits on the global atomics; no __syncthreads after them.
+__device__ __forceinline__ void finish_packed(u64 k, const in_t* in, u64 n, unsigned char* out,
+                                              unsigned char* workspace, u64* smem) {
+  k = block_max(k, smem);
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  if constexpr (kCluster > 0) {
+    cluster_finish(k, in, n, out);
+    return;
+  }
+#endif
+  if (threadIdx.x != 0) return;
+  if (kSingleBlock || gridDim.x == 1) {
+    unpack_store(out, k, in, n);
+    return;
+  }
+  u64* key = reinterpret_cast<u64*>(workspace + kKeyOffset);
+  unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
+  if (k != 0ull) {
+    atomicMax(key, k);
+    __threadfence();  // the maximum is in place before the ticket says so
+  }
+  if (atomicAdd(ticket, 1u) != gridDim.x - 1) return;
+  __threadfence();  // ... and this block reads it after every other block's ticket
+  const u64 best = atomicExch(key, 0ull);  // ready for the next launch, as the ticket below
+  *ticket = 0;
+  unpack_store(out, best, in, n);
+}
 
 }  // namespace at
 
@@ -255,20 +424,16 @@ autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsign
     p = combine(p, Pair{best[a], index});
   }
 
+  if constexpr (kPack) {
+    if (n < (1ull << 32)) {  // every index fits the key's 32 bits (and ~index is never 0)
+      finish_packed(pack(p), in, n, out, workspace, reinterpret_cast<u64*>(at_smem));
+      return;
+    }
+  }
   p = block_reduce(p, smem);
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   if constexpr (kCluster > 0) {
-    // Each block's winner in its own shared slot; block 0 reads the others' through the cluster's shared memory.
-    // The second barrier keeps every block (and so its shared memory) alive until block 0 has read it.
-    __shared__ Pair winner;
-    if (threadIdx.x == 0) winner = p;
-    cluster_sync();
-    if (cluster_rank() == 0 && threadIdx.x < 32) {
-      Pair q = threadIdx.x < kCluster ? remote_pair(&winner, threadIdx.x) : identity();
-      q = warp_fold(q);
-      if (threadIdx.x == 0) store(out, q, n);
-    }
-    cluster_sync();
+    cluster_finish(p, in, n, out);
     return;
   }
 #endif

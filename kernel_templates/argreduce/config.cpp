@@ -9,8 +9,9 @@
 namespace autotune {
 
 std::string ArgReduceConfig::key() const {
-  return fmt::format("red={},block={},vec={},loads={},acc={},finish={},grid={}", to_string(block_reduce), block,
-                     vec_bytes, loads, accumulators, to_string(finish), grid_blocks);
+  // pack is printed only when set, so the keys of the pair variants (cached, in policy.json) stay as they were.
+  return fmt::format("red={},block={},vec={},loads={},acc={},finish={},grid={}{}", to_string(block_reduce), block,
+                     vec_bytes, loads, accumulators, to_string(finish), grid_blocks, pack ? ",pack=u64" : "");
 }
 
 std::optional<ArgReduceConfig> ArgReduceConfig::parse(std::string_view key) {
@@ -20,9 +21,11 @@ std::optional<ArgReduceConfig> ArgReduceConfig::parse(std::string_view key) {
   if (!fields) return std::nullopt;
   const key_text::Fields& f = *fields;
   const char* names[] = {"red", "block", "vec", "loads", "acc", "finish", "grid"};
-  if (f.size() != std::size(names)) return std::nullopt;
+  const bool packed = f.count("pack") != 0;
+  if (f.size() != std::size(names) + (packed ? 1 : 0)) return std::nullopt;
   for (const char* n : names)
     if (!f.count(n)) return std::nullopt;
+  if (packed && f.at("pack") != "u64") return std::nullopt;  // the one spelling key() prints
   const auto red = to_enum(f.at("red"), argreduce_detail::kBlockReduces);
   const auto finish = to_enum(f.at("finish"), argreduce_detail::kFinishes);
   const auto block = to_int(f.at("block")), vec = to_int(f.at("vec")), loads = to_int(f.at("loads")),
@@ -37,6 +40,7 @@ std::optional<ArgReduceConfig> ArgReduceConfig::parse(std::string_view key) {
   c.accumulators = *acc;
   c.finish = *finish;
   c.grid_blocks = *grid;
+  c.pack = packed;
   return c;
 }
 
@@ -51,8 +55,19 @@ std::size_t ArgReduceConfig::shared_bytes(const ArgReduceProblem&) const {
 }
 
 std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) const {
-  if (block_reduce != BlockReduce::warp_shuffle && block_reduce != BlockReduce::shared_tree)
-    return fmt::format("block reduction {} is not warp_shuffle or shared_tree", to_string(block_reduce));
+  if (pack) {
+    if (size_of(problem.type) != 4)
+      return fmt::format("pack=u64 needs a 32-bit type (value order bits and ~index in 64 bits), not {}",
+                         to_string(problem.type));
+    if (block_reduce != BlockReduce::warp_shuffle && block_reduce != BlockReduce::warp_reduce)
+      return fmt::format("block reduction {} of packed keys is not warp_shuffle or warp_reduce",
+                         to_string(block_reduce));
+    if (finish != Finish::last_block)
+      return fmt::format("pack=u64 finishes with an atomicMax and the last block, spelled finish=last_block");
+  } else if (block_reduce != BlockReduce::warp_shuffle && block_reduce != BlockReduce::shared_tree) {
+    return fmt::format("block reduction {} is not warp_shuffle or shared_tree ({} needs pack=u64)",
+                       to_string(block_reduce), to_string(block_reduce));
+  }
   if (finish != Finish::last_block && finish != Finish::two_pass)
     return fmt::format("finish {} is not last_block or two_pass (an arg-reduction has no atomic finish)",
                        to_string(finish));
@@ -65,11 +80,11 @@ std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) con
   if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
   if (accumulators != 1 && accumulators != 2 && accumulators != 4)
     return fmt::format("accumulators {} is not 1, 2 or 4", accumulators);
-  if (grid_blocks < -1 || (grid_blocks > 1 && grid_blocks != kArgReduceClusterGrid))
-    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks), 1 (one block) or {} (one cluster)",
-                       grid_blocks, kArgReduceClusterGrid);
+  if (grid_blocks < -1 || (grid_blocks > 1 && !is_argreduce_cluster_grid(grid_blocks)))
+    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks), 1 (one block), {} or {} (one cluster)",
+                       grid_blocks, kArgReduceClusterGrid, kArgReduceLargeClusterGrid);
   // One block, or one cluster, writes its result directly, whatever the finish: one spelling keeps one key per kernel.
-  if ((grid_blocks == 1 || grid_blocks == kArgReduceClusterGrid) && finish != Finish::last_block)
+  if ((grid_blocks == 1 || is_argreduce_cluster_grid(grid_blocks)) && finish != Finish::last_block)
     return fmt::format("the single-block and cluster paths (grid={}) write their result directly and are spelled "
                        "finish=last_block", grid_blocks);
   return {};

@@ -8,7 +8,8 @@
 namespace autotune::argreduce_detail {
 
 inline constexpr ArgOp kArgOps[] = {ArgOp::argmin, ArgOp::argmax};
-inline constexpr BlockReduce kBlockReduces[] = {BlockReduce::shared_tree, BlockReduce::warp_shuffle};
+inline constexpr BlockReduce kBlockReduces[] = {BlockReduce::shared_tree, BlockReduce::warp_shuffle,
+                                                BlockReduce::warp_reduce};  // warp_reduce: packed keys only
 inline constexpr Finish kFinishes[] = {Finish::last_block, Finish::two_pass};
 
 }  // namespace autotune::argreduce_detail

@@ -96,7 +96,8 @@ class ArgReduceFamily final : public KernelFamily {
   }
   ReportAxes report_axes(const Config& config) const override {
     const ArgReduceConfig& r = config_of(config);
-    return {r.block, r.loads, fmt::format("{}/{}", to_string(r.block_reduce), to_string(r.finish))};
+    return {r.block, r.loads,
+            fmt::format("{}/{}{}", to_string(r.block_reduce), to_string(r.finish), r.pack ? "/pack=u64" : "")};
   }
   std::string_view baseline_name() const override { return "CUB DeviceReduce::ArgMin/ArgMax"; }
 

@@ -11,7 +11,8 @@ namespace autotune {
 namespace {
 
 using Workspace = argreduce_detail::ArgReduceWorkspace;
-constexpr std::size_t kStaticShared = 32;  // the last-block flag (common.cuh) or the cluster path's winner, aligned
+// The last-block flag (common.cuh) and the cluster paths' winners (a pair, a packed key), aligned.
+constexpr std::size_t kStaticShared = 64;
 
 }  // namespace
 
@@ -24,17 +25,19 @@ std::string argreduce_device_violation(const ArgReduceProblem& problem, const Ar
   if (shared > static_cast<std::size_t>(device.shared_per_block_optin))
     return fmt::format("{} bytes of shared memory exceed the device's {} per block", shared,
                        device.shared_per_block_optin);
-  if (config.grid_blocks == kArgReduceClusterGrid && device.cc_major < 9)
+  if (is_argreduce_cluster_grid(config.grid_blocks) && device.cc_major < 9)
     return fmt::format("thread-block clusters (grid={}) need sm_90 or newer; the device is {}", config.grid_blocks,
                        device.arch());
+  if (config.block_reduce == BlockReduce::warp_reduce && device.cc_major < 8)
+    return fmt::format("warp_reduce (__reduce_max_sync) needs sm_80 or newer; the device is {}", device.arch());
   return {};
 }
 
 ArgReduceLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
                                           std::uint64_t n, unsigned resident_grid) {
   ArgReduceLaunchPlan plan;
-  if (config.grid_blocks == kArgReduceClusterGrid) {
-    plan.grid = kArgReduceClusterGrid;  // one cluster, whatever n
+  if (is_argreduce_cluster_grid(config.grid_blocks)) {
+    plan.grid = static_cast<unsigned>(config.grid_blocks);  // one cluster, whatever n
   } else if (config.grid_blocks != 1) {
     const std::uint64_t per_block =
         static_cast<std::uint64_t>(config.block) * config.loads * config.elems_per_load(problem);
@@ -57,13 +60,14 @@ ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduc
   shared_bytes_ = config.shared_bytes(problem_);
   module_ = cuda::Module(cubin, kArgReduceKernelName);
   if (config.finish == Finish::two_pass) finish_module_ = cuda::Module(cubin, kArgReduceFinishKernelName);
+  if (config.grid_blocks > 8 && is_argreduce_cluster_grid(config.grid_blocks)) module_.allow_non_portable_clusters();
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
   if (blocks_per_sm_ < 1)
     throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
                                  device.name));
   resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
   const unsigned max_grid = config.grid_blocks == 1                       ? 1u
-                            : config.grid_blocks == kArgReduceClusterGrid ? unsigned(kArgReduceClusterGrid)
+                            : is_argreduce_cluster_grid(config.grid_blocks) ? unsigned(config.grid_blocks)
                             : config.grid_blocks == 0                     ? resident_grid_
                                                                           : kMaxCoverGrid;
   // Per stream: a zero ticket, then the partials (core/workspace.hpp zero-fills past the prefix).
@@ -82,7 +86,7 @@ void ArgReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream
   void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
   unsigned long long count = n;
   void* args[] = {&in, &count, &out, &workspace};
-  if (config_.grid_blocks == kArgReduceClusterGrid) {  // one cluster of the whole grid
+  if (is_argreduce_cluster_grid(config_.grid_blocks)) {  // one cluster of the whole grid
     cudaLaunchAttribute cluster{};
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = plan.grid;

@@ -67,6 +67,7 @@ std::string kernel_source(const ArgReduceProblem& problem, const ArgReduceConfig
       "{}{}"
       "constexpr bool kSingleBlock = {};\n"
       "constexpr int kCluster = {};\n"
+      "constexpr bool kPack = {};\n"
       "{}"
       "}}  // namespace at\n",
       problem.shape_key(), config.key(), enums, tb.cuda, enum_constant("ArgOp", "kOp", problem.op), argmax,
@@ -74,7 +75,7 @@ std::string kernel_source(const ArgReduceProblem& problem, const ArgReduceConfig
       config.block, config.elems_per_load(problem) * static_cast<int>(size_of(problem.type)), config.loads,
       config.accumulators, enum_constant("BlockReduce", "kBlockReduce", config.block_reduce),
       enum_constant("Finish", "kFinish", config.finish), config.grid_blocks == 1,
-      config.grid_blocks == kArgReduceClusterGrid ? kArgReduceClusterGrid : 0,
+      is_argreduce_cluster_grid(config.grid_blocks) ? config.grid_blocks : 0, config.pack,
       argreduce_detail::ArgReduceWorkspace::preamble());
   return preamble::variant_source(std::move(pre), "argreduce.cu", embedded::argreduce_template);
 }

@@ -13,10 +13,10 @@ constexpr std::uint64_t kSmallMaxN = 1u << 20;
 struct Builder {
   const ArgReduceProblem& problem;
   std::vector<ArgReduceConfig> out;
-  void add(BlockReduce red, int block, int vec, int loads, int acc, Finish finish, int grid) {
+  void add(BlockReduce red, int block, int vec, int loads, int acc, Finish finish, int grid, bool pack = false) {
     ArgReduceConfig c;
     c.block_reduce = red, c.block = block, c.vec_bytes = vec, c.loads = loads, c.accumulators = acc;
-    c.finish = finish, c.grid_blocks = grid;
+    c.finish = finish, c.grid_blocks = grid, c.pack = pack;
     if (!c.invalid_reason(problem).empty()) return;  // e.g. 4-byte loads of 8-byte elements
     for (const auto& e : out)
       if (e == c) return;
@@ -58,7 +58,25 @@ std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem) {
   // 6. 64-thread blocks: many small blocks per multiprocessor.
   for (int loads : {2, 4})
     for (int acc : {1, 2}) b.add(R::warp_shuffle, 64, 16, loads, acc, F::last_block, 0);
-  // 7. Small n (n <= 1M): one block (no ticket, no partials), and cover-n grids of few, deep blocks (one round of loads, few
+  // 7. Packed 64-bit keys (32-bit types): the block reduction a u64 max (two __reduce_max_sync per warp, or
+  //    shuffles), the grid's finish one atomicMax per block and the ticket, with no partials for the last block to
+  //    fold and no second block reduction: the finish chain that a sum pays less for than the pair path
+  //    (bench/results/2026-12-01d-h200-argreduce-bench.md against 2026-12-01b-h200-size-bench-f32-sum.md). The
+  //    grids of the reduction's small-n winners (kernel_templates/reduce/policy.json): resident grids of 128-1024
+  //    threads with 2 or 4 loads in flight, cover-n grids of 128 or 256.
+  const bool packable = size_of(problem.type) == 4;
+  if (packable) {
+    for (int block : {128, 256, 512, 1024})
+      for (int loads : {2, 4}) b.add(R::warp_reduce, block, 16, loads, 1, F::last_block, 0, true);
+    for (int block : {256, 1024})
+      for (int loads : {2, 4}) b.add(R::warp_shuffle, block, 16, loads, 1, F::last_block, 0, true);
+    for (int block : {128, 256})
+      for (int loads : {1, 2, 4}) b.add(R::warp_reduce, block, 16, loads, 1, F::last_block, -1, true);
+    b.add(R::warp_reduce, 256, 16, 4, 2, F::last_block, 0, true);
+    b.add(R::warp_reduce, 256, 0, 4, 1, F::last_block, 0, true);
+    b.add(R::warp_reduce, 64, 16, 4, 1, F::last_block, 0, true);
+  }
+  // 8. Small n (n <= 1M): one block (no ticket, no partials), and cover-n grids of few, deep blocks (one round of loads, few
   //    partials for the last block to fold).
   if (problem.n <= kSmallMaxN) {
     for (int block : {256, 512, 1024})
@@ -66,10 +84,21 @@ std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem) {
     for (int block : {256, 1024}) b.add(R::shared_tree, block, 16, 2, 1, F::last_block, 1);
     for (int block : {128, 256, 512, 1024})
       for (int loads : {1, 8}) b.add(R::warp_shuffle, block, 16, loads, 1, F::last_block, -1);
-    // 8. One thread-block cluster (sm_90; the device check prunes it elsewhere): the blocks' winners meet in
+    // 9. One thread-block cluster (sm_90; the device check prunes it elsewhere): the blocks' winners meet in
     //    distributed shared memory behind two cluster barriers, no global partials, fence or ticket.
     for (int block : {256, 512, 1024})
       for (int loads : {1, 2, 4}) b.add(R::warp_shuffle, block, 16, loads, 1, F::last_block, kArgReduceClusterGrid);
+    // 10. A cluster of 16 blocks (non-portable, sm_90): twice the multiprocessors reading, so that 16 x 1024 threads x
+    //     4 loads x 16 bytes cover 256K floats in one round of loads; and the packed keys on one block and on both
+    //     clusters.
+    for (int block : {512, 1024})
+      for (int loads : {2, 4}) {
+        b.add(R::warp_shuffle, block, 16, loads, 1, F::last_block, kArgReduceLargeClusterGrid);
+        if (!packable) continue;
+        b.add(R::warp_reduce, block, 16, loads, 1, F::last_block, 1, true);
+        b.add(R::warp_reduce, block, 16, loads, 1, F::last_block, kArgReduceClusterGrid, true);
+        b.add(R::warp_reduce, block, 16, loads, 1, F::last_block, kArgReduceLargeClusterGrid, true);
+      }
   }
   return b.out;
 }

@@ -10,41 +10,18 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram/handle.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
-#include "runtime/resolve.hpp"
-#include "runtime/size_table.hpp"
+#include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct Histogram::Impl {
+struct Histogram::Impl : LoadedSizeTable<HistogramKernel> {
   HistogramProblem problem;
-  Resolution resolution;
-  // The size table (resolution.sizes) as a call reads it: each range's first n, ascending, and the index of its
-  // kernel; one loaded kernel per distinct configuration, its configuration type-erased for config_for. Filled at
-  // construction, read-only afterwards: a call searches `starts` without a lock or an allocation.
-  std::vector<std::uint64_t> starts;
-  std::vector<std::size_t> range_kernel;
-  std::vector<std::unique_ptr<HistogramKernel>> kernels;
-  std::vector<Config> configs;
-
-  std::size_t range_of(std::uint64_t n) const { return size_range_index(starts.data(), starts.size(), n); }
-  const HistogramKernel& kernel_for(std::uint64_t n) const { return *kernels[range_kernel[range_of(n)]]; }
 };
 
 Histogram::Histogram(const HistogramProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
   problem.validate();
   impl_->problem = problem;
-  Resolved r = resolve(problem, options.device, options.cache_path, options.require);
-  impl_->resolution = std::move(r.resolution);
-  for (const SizeRange& range : impl_->resolution.sizes) impl_->starts.push_back(range.n_from);
-  impl_->range_kernel = std::move(r.range_kernel);
-  // Loaded on the handle's device without changing the thread's current device for good.
-  with_device(r.ordinal, [&] {
-    for (const ResolvedKernel& k : r.kernels) {
-      impl_->kernels.push_back(
-          std::make_unique<HistogramKernel>(problem, *k.config.as<HistogramConfig>(), r.device, k.cubin));
-      impl_->configs.emplace_back(impl_->kernels.back()->config());  // what is loaded, not what was asked for
-    }
-  });
+  impl_->load<HistogramConfig>(impl_->problem, options);
 }
 
 Histogram::~Histogram() = default;
@@ -103,7 +80,7 @@ std::uint64_t Histogram::pixels_of(std::uint64_t samples) const {
 
 const HistogramProblem& Histogram::problem() const { return impl_->problem; }
 const Resolution& Histogram::resolution() const { return impl_->resolution; }
-const Config& Histogram::config_for(std::uint64_t n) const { return impl_->configs[impl_->range_kernel[impl_->range_of(n)]]; }
-const SizeRange& Histogram::range_for(std::uint64_t n) const { return impl_->resolution.sizes[impl_->range_of(n)]; }
+const Config& Histogram::config_for(std::uint64_t n) const { return impl_->config_for(n); }
+const SizeRange& Histogram::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

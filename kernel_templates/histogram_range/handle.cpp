@@ -8,39 +8,19 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram_range/handle.hpp"
 #include "kernel_templates/histogram_range/launcher.hpp"
-#include "runtime/resolve.hpp"
-#include "runtime/size_table.hpp"
+#include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct HistogramRange::Impl {
+struct HistogramRange::Impl : LoadedSizeTable<HistogramRangeKernel> {
   HistogramRangeProblem problem;
-  Resolution resolution;
-  // The size table as a call reads it (each range's first n, its kernel), filled at construction, read-only after.
-  std::vector<std::uint64_t> starts;
-  std::vector<std::size_t> range_kernel;
-  std::vector<std::unique_ptr<HistogramRangeKernel>> kernels;
-  std::vector<Config> configs;
-
-  std::size_t range_of(std::uint64_t n) const { return size_range_index(starts.data(), starts.size(), n); }
-  const HistogramRangeKernel& kernel_for(std::uint64_t n) const { return *kernels[range_kernel[range_of(n)]]; }
 };
 
 HistogramRange::HistogramRange(const HistogramRangeProblem& problem, const Options& options)
     : impl_(std::make_unique<Impl>()) {
   problem.validate();
   impl_->problem = problem;
-  Resolved r = resolve(problem, options.device, options.cache_path, options.require);
-  impl_->resolution = std::move(r.resolution);
-  for (const SizeRange& range : impl_->resolution.sizes) impl_->starts.push_back(range.n_from);
-  impl_->range_kernel = std::move(r.range_kernel);
-  with_device(r.ordinal, [&] {
-    for (const ResolvedKernel& k : r.kernels) {
-      impl_->kernels.push_back(
-          std::make_unique<HistogramRangeKernel>(problem, *k.config.as<HistogramRangeConfig>(), r.device, k.cubin));
-      impl_->configs.emplace_back(impl_->kernels.back()->config());
-    }
-  });
+  impl_->load<HistogramRangeConfig>(impl_->problem, options);
 }
 
 HistogramRange::~HistogramRange() = default;
@@ -96,8 +76,8 @@ void HistogramRange::operator()(const void* d_samples, std::uint64_t n, const vo
 const HistogramRangeProblem& HistogramRange::problem() const { return impl_->problem; }
 const Resolution& HistogramRange::resolution() const { return impl_->resolution; }
 const Config& HistogramRange::config_for(std::uint64_t n) const {
-  return impl_->configs[impl_->range_kernel[impl_->range_of(n)]];
+  return impl_->config_for(n);
 }
-const SizeRange& HistogramRange::range_for(std::uint64_t n) const { return impl_->resolution.sizes[impl_->range_of(n)]; }
+const SizeRange& HistogramRange::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

@@ -9,39 +9,18 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "runtime/resolve.hpp"
-#include "runtime/size_table.hpp"
+#include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct Reduce::Impl {
+struct Reduce::Impl : LoadedSizeTable<ReduceKernel> {
   ReduceProblem problem;
-  Resolution resolution;
-  // The size table as a call reads it (as Histogram::Impl): each range's first n and its kernel's index; one loaded
-  // kernel per distinct configuration. Read-only after construction.
-  std::vector<std::uint64_t> starts;
-  std::vector<std::size_t> range_kernel;
-  std::vector<std::unique_ptr<ReduceKernel>> kernels;
-  std::vector<Config> configs;
-
-  std::size_t range_of(std::uint64_t n) const { return size_range_index(starts.data(), starts.size(), n); }
-  const ReduceKernel& kernel_for(std::uint64_t n) const { return *kernels[range_kernel[range_of(n)]]; }
 };
 
 Reduce::Reduce(const ReduceProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
   problem.validate();
   impl_->problem = problem.normalized();
-  Resolved r = resolve(impl_->problem, options.device, options.cache_path, options.require);
-  impl_->resolution = std::move(r.resolution);
-  for (const SizeRange& range : impl_->resolution.sizes) impl_->starts.push_back(range.n_from);
-  impl_->range_kernel = std::move(r.range_kernel);
-  with_device(r.ordinal, [&] {
-    for (const ResolvedKernel& k : r.kernels) {
-      impl_->kernels.push_back(
-          std::make_unique<ReduceKernel>(impl_->problem, *k.config.as<ReduceConfig>(), r.device, k.cubin));
-      impl_->configs.emplace_back(impl_->kernels.back()->config());  // what is loaded, not what was asked for
-    }
-  });
+  impl_->load<ReduceConfig>(impl_->problem, options);
 }
 
 Reduce::~Reduce() = default;
@@ -80,7 +59,7 @@ void Reduce::copy_to_host(void* host, const void* device, std::size_t bytes, cud
 
 const ReduceProblem& Reduce::problem() const { return impl_->problem; }
 const Resolution& Reduce::resolution() const { return impl_->resolution; }
-const Config& Reduce::config_for(std::uint64_t n) const { return impl_->configs[impl_->range_kernel[impl_->range_of(n)]]; }
-const SizeRange& Reduce::range_for(std::uint64_t n) const { return impl_->resolution.sizes[impl_->range_of(n)]; }
+const Config& Reduce::config_for(std::uint64_t n) const { return impl_->config_for(n); }
+const SizeRange& Reduce::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

@@ -33,16 +33,16 @@ std::optional<SegReduceConfig> SegReduceConfig::parse(std::string_view key) {
 }
 
 std::size_t SegReduceConfig::shared_bytes(const SegReduceProblem&) const {
-  // One 16-byte slot per warp for the block fold (value and index of the widest type).
+  // One 16-byte slot per warp for the block fold (value and index of the widest type), static in the template.
   return static_cast<std::size_t>(block / 32) * 16;
 }
 
 std::string SegReduceConfig::invalid_reason(const SegReduceProblem& problem) const {
   if (block < 64 || block > 1024 || block % 32 != 0)
     return fmt::format("block {} is not a multiple of 32 in 64..1024", block);
-  if (group < 1 || group > 32 || !std::has_single_bit(static_cast<unsigned>(group)))
-    return fmt::format("group {} is not 1, 2, 4, 8, 16 or 32 lanes", group);
-  if (small_max < 1 || small_max > 65536) return fmt::format("small {} is outside 1..65536", small_max);
+  if (group != block && (group < 1 || group > 32 || !std::has_single_bit(static_cast<unsigned>(group))))
+    return fmt::format("group {} is not 1, 2, 4, 8, 16 or 32 lanes, nor the block's {}", group, block);
+  if (small_max < 0 || small_max > 65536) return fmt::format("small {} is outside 0..65536 (0: no limit)", small_max);
   if (vec_bytes != 0 && vec_bytes != 16) return fmt::format("vector width {} is not 0 or 16 bytes", vec_bytes);
   if (vec_bytes != 0 && static_cast<std::size_t>(vec_bytes) < size_of(problem.type))
     return "vectors narrower than the element";

@@ -13,3 +13,4 @@ list(APPEND AUTOTUNE_EMBED_INPUTS "segreduce_template=${CMAKE_CURRENT_LIST_DIR}/
 list(APPEND AUTOTUNE_EMBED_INPUTS "segreduce_source_cpp=${CMAKE_CURRENT_LIST_DIR}/source.cpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "segreduce_enums_hpp=${CMAKE_CURRENT_LIST_DIR}/enums.hpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "segreduce_workspace_layout_hpp=${CMAKE_CURRENT_LIST_DIR}/workspace_layout.hpp")
+list(APPEND AUTOTUNE_EMBED_INPUTS "segreduce_policy_json=${CMAKE_CURRENT_LIST_DIR}/policy.json")

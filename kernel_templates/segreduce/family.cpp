@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "autotune/error.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
@@ -28,6 +29,18 @@ const SegReduceConfig& config_of(const Config& c) {
   return *r;
 }
 
+// The mean segment length of a spec (log-uniform for a power law): where a distribution sits for the distances.
+double typical_length(const std::string& distribution) {
+  const SegmentSpec s = parse_segment_spec(distribution);
+  const double lo = static_cast<double>(std::max<std::uint64_t>(1, s.lo)), hi = static_cast<double>(s.hi);
+  switch (s.kind) {
+    case SegmentSpec::Kind::fixed: return lo;
+    case SegmentSpec::Kind::uniform: return std::max(1.0, (static_cast<double>(s.lo) + hi) / 2);
+    case SegmentSpec::Kind::power_law: return hi > lo ? (hi - lo) / std::log(hi / lo) : lo;
+  }
+  return 1.0;
+}
+
 // An upper bound of the segments n elements make under `spec` (for the tuner's memory check): n / least length,
 // or twice the mean's count when empty segments are allowed.
 std::uint64_t segment_bound(const SegmentSpec& s, std::uint64_t n) {
@@ -42,11 +55,11 @@ class SegReduceFamily final : public KernelFamily {
     return "per-segment sum, min, max, argmin or argmax (CUB's DeviceSegmentedReduce)";
   }
 
-  // "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32"
+  // "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32" (+ "/offsets=64")
   std::optional<Problem> parse_problem(std::string_view key) const override {
     using namespace key_text;
     const auto parts = problem_parts(key);
-    if (parts.size() != 6 || parts[0] != name()) return std::nullopt;
+    if ((parts.size() != 6 && parts.size() != 7) || parts[0] != name()) return std::nullopt;
     SegReduceProblem p;
     const auto op = parse_segreduce_op(parts[1]);
     const auto type = parse_value_type(parts[2]);
@@ -54,8 +67,13 @@ class SegReduceFamily final : public KernelFamily {
     p.op = *op;
     p.type = *type;
     const auto named = named_parts(parts, 3);
-    if (!named || named->size() != 3 || !named->count("acc") || !named->count("n") || !named->count("dist"))
+    if (!named || named->size() != parts.size() - 3 || !named->count("acc") || !named->count("n") ||
+        !named->count("dist") || (parts.size() == 7 && named->count("offsets") == 0))
       return std::nullopt;
+    if (parts.size() == 7) {
+      if (named->at("offsets") != "64") return std::nullopt;  // 32-bit offsets are spelled by no field
+      p.offset_bits = 64;
+    }
     const auto acc = parse_value_type(named->at("acc"));
     const auto n = to_u64(named->at("n"));
     if (!acc || !n) return std::nullopt;
@@ -74,13 +92,28 @@ class SegReduceFamily final : public KernelFamily {
     return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)),
             static_cast<int>(8 * r.result_bytes())};
   }
-  // The same types and operation; another segment-length distribution is 1 away (its winner reads the same values,
-  // perhaps with the wrong threshold).
+  // The same types, operation and offsets; another segment-length distribution is 0.5 away plus an eighth per
+  // doubling of the typical length between them (a winner for segments of 4K suits 8K better than 32).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const SegReduceProblem a = seg_of(wanted).normalized(), b = seg_of(tuned).normalized();
-    if (a.type != b.type || a.op != b.op || a.accumulator != b.accumulator) return std::nullopt;
-    return a.distribution == b.distribution ? 0.0 : 1.0;
+    if (a.type != b.type || a.op != b.op || a.accumulator != b.accumulator || a.offset_bits != b.offset_bits)
+      return std::nullopt;
+    if (a.distribution == b.distribution) return 0.0;
+    return 0.5 + std::abs(std::log2(typical_length(a.distribution)) - std::log2(typical_length(b.distribution))) / 8;
   }
+  // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds f32
+  // shapes with 32-bit offsets: another type, operation or offset width takes the closest of them (the paths,
+  // loads and thresholds carry over; the comparison is the kernel's), after every entry of its own kind.
+  std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
+    if (auto d = shape_distance(wanted, tuned)) return d;
+    const SegReduceProblem a = seg_of(wanted).normalized(), b = seg_of(tuned).normalized();
+    double d = 4.0 + (a.offset_bits == b.offset_bits ? 0.0 : 1.0) + (a.op == b.op ? 0.0 : 1.0);
+    if (a.type != b.type) d += size_of(a.type) == size_of(b.type) ? 1.0 : 2.0;
+    if (a.distribution != b.distribution)
+      d += 0.5 + std::abs(std::log2(typical_length(a.distribution)) - std::log2(typical_length(b.distribution))) / 8;
+    return d;
+  }
+  std::string_view policy_data() const override { return embedded::segreduce_policy_json; }
   std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
     return device ? segreduce_constraint_violation(seg_of(p), config_of(c), *device)
                   : config_of(c).invalid_reason(seg_of(p));
@@ -90,7 +123,7 @@ class SegReduceFamily final : public KernelFamily {
     return std::nullopt;
   }
   Config fallback(const Problem& problem) const override { return SegReduceConfig::fallback(seg_of(problem)); }
-  int launches(const Config&) const override { return 2; }
+  int launches(const Config& c) const override { return config_of(c).one_launch() ? 1 : 2; }
   std::size_t shared_bytes(const Problem& p, const Config& c) const override {
     return config_of(c).shared_bytes(seg_of(p));
   }
@@ -111,6 +144,8 @@ class SegReduceFamily final : public KernelFamily {
 
   std::vector<std::string> distributions() const override { return segreduce_distributions(); }
   bool robust_across_distributions() const override { return true; }
+  // Segment lengths decide the algorithm (a thread, a warp or a block per segment): the policy weighs them.
+  bool distribution_is_shape() const override { return true; }
   std::vector<Problem> default_problems() const override {
     // None: `autotune tune` without a problem tunes the other families' defaults, and its --dists names their input
     // distributions, which are not segment lengths. Segmented problems are tuned by name (--kernel segreduce).
@@ -119,7 +154,7 @@ class SegReduceFamily final : public KernelFamily {
   std::uint64_t output_bytes(const Problem& problem) const override {
     const SegReduceProblem& p = seg_of(problem);
     const std::uint64_t segments = segment_bound(parse_segment_spec(p.distribution), p.n);
-    return segments * (p.result_bytes() + sizeof(int)) + 64;  // results and offsets
+    return segments * (p.result_bytes() + p.offset_bytes()) + 64;  // results and offsets
   }
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
     return make_segreduce_workload(seg_of(p), d, seed);
@@ -131,7 +166,8 @@ class SegReduceFamily final : public KernelFamily {
             {"acc", "T", "accumulator type of a sum (default: i64 for i32, u32 for u64, else the element type)"},
             {"segments", "SPEC",
              "segment lengths the tuner measures on: fixed:L, uniform:A..B, power-law[:A..B] (default uniform = "
-             "uniform:1..1K); the same as --dist"}};
+             "uniform:1..1K); the same as --dist"},
+            {"offsets", "BITS", "offset width: 32 (int, default) or 64 (int64_t, as CUB's OffsetT; n >= 2^31)"}};
   }
   Problem make_problem(const ProblemOptions& o) const override {
     auto given = [&](const char* k) { return o.count(k) != 0; };
@@ -160,6 +196,11 @@ class SegReduceFamily final : public KernelFamily {
     } catch (const UsageError& e) {
       throw UsageError(fmt::format("--segments: {}", e.what()));
     }
+    if (given("offsets")) {
+      if (str("offsets") != "32" && str("offsets") != "64")
+        throw UsageError(fmt::format("--offsets: '{}' is not 32 or 64", str("offsets")));
+      p.offset_bits = str("offsets") == "64" ? 64 : 32;
+    }
     p.n = parse_size(str("n"));
     p.validate();
     return p.normalized();
@@ -167,7 +208,8 @@ class SegReduceFamily final : public KernelFamily {
   std::string command_options(const Problem& p) const override {
     const SegReduceProblem r = seg_of(p).normalized();
     // The segment lengths are the problem's distribution: the CLI spells them --dist (runtime/resolution.cpp).
-    return fmt::format("--op {} --type {} --acc {}", to_string(r.op), to_string(r.type), to_string(*r.accumulator));
+    return fmt::format("--op {} --type {} --acc {}{}", to_string(r.op), to_string(r.type), to_string(*r.accumulator),
+                       r.offset_bits == 64 ? " --offsets 64" : "");
   }
   std::string example_options() const override { return "--op sum --type f32 --segments fixed:32 --n 64M"; }
 };

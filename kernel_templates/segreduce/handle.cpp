@@ -1,42 +1,25 @@
 #include <fmt/format.h>
 
+#include <limits>
 #include <vector>
 
 #include "autotune/error.hpp"
 #include "autotune/segmented_reduce.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
-#include "runtime/resolve.hpp"
-#include "runtime/size_table.hpp"
+#include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct SegmentedReduce::Impl {
+struct SegmentedReduce::Impl : LoadedSizeTable<SegReduceKernel> {
   SegReduceProblem problem;
-  Resolution resolution;
-  std::vector<std::uint64_t> starts;
-  std::vector<std::size_t> range_kernel;
-  std::vector<std::unique_ptr<SegReduceKernel>> kernels;
-  std::vector<Config> configs;
-
-  std::size_t range_of(std::uint64_t n) const { return size_range_index(starts.data(), starts.size(), n); }
 };
 
 SegmentedReduce::SegmentedReduce(const SegReduceProblem& problem, const Options& options)
     : impl_(std::make_unique<Impl>()) {
   problem.validate();
   impl_->problem = problem.normalized();
-  Resolved r = resolve(impl_->problem, options.device, options.cache_path, options.require);
-  impl_->resolution = std::move(r.resolution);
-  for (const SizeRange& range : impl_->resolution.sizes) impl_->starts.push_back(range.n_from);
-  impl_->range_kernel = std::move(r.range_kernel);
-  with_device(r.ordinal, [&] {
-    for (const ResolvedKernel& k : r.kernels) {
-      impl_->kernels.push_back(
-          std::make_unique<SegReduceKernel>(impl_->problem, *k.config.as<SegReduceConfig>(), r.device, k.cubin));
-      impl_->configs.emplace_back(impl_->kernels.back()->config());
-    }
-  });
+  impl_->load<SegReduceConfig>(impl_->problem, options);
 }
 
 SegmentedReduce::~SegmentedReduce() = default;
@@ -56,23 +39,30 @@ void SegmentedReduce::check_types(ValueType input, ValueType output, bool arg) c
                                  to_string(output), p.key(), to_string(p.accumulator_type())));
 }
 
-void SegmentedReduce::run(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const int* d_begin,
-                          const int* d_end, void* d_out, cudaStream_t stream) const {
+void SegmentedReduce::launch(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const void* d_begin,
+                             const void* d_end, int offset_bits, void* d_out, cudaStream_t stream) const {
   const SegReduceProblem& p = impl_->problem;
+  if (offset_bits != p.offset_bits)
+    throw UsageError(fmt::format("autotune::SegmentedReduce: {}-bit offsets passed to {}, whose offsets are {}",
+                                 offset_bits, p.key(), p.offset_bits == 64 ? "std::int64_t" : "int"));
   if (num_segments == 0) return;
+  if (num_segments >= (1ull << 32))
+    throw UsageError(fmt::format("autotune::SegmentedReduce: {} segments; at most 2^32 - 1 per call", num_segments));
   if (!d_out || !d_begin || !d_end) throw UsageError("autotune::SegmentedReduce: a null offsets or output pointer");
   if (!d_in && n > 0) throw UsageError("autotune::SegmentedReduce: the input pointer is null");
+  if (p.offset_bits == 32 && n > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw UsageError(fmt::format("autotune::SegmentedReduce: n = {} does not fit int offsets; use offset_bits = 64", n));
   if (reinterpret_cast<std::uintptr_t>(d_in) % size_of(p.type) != 0)
     throw UsageError(fmt::format("autotune::SegmentedReduce: the input is not aligned to {} bytes", size_of(p.type)));
   if (reinterpret_cast<std::uintptr_t>(d_out) % std::min<std::size_t>(8, p.result_bytes()) != 0)
     throw UsageError("autotune::SegmentedReduce: the output is not aligned to its result type");
-  impl_->kernels[impl_->range_kernel[impl_->range_of(n)]]->run(d_in, num_segments, d_begin, d_end, d_out, stream);
+  impl_->kernel_for(n).run(d_in, num_segments, d_begin, d_end, d_out, stream);
 }
 
 const SegReduceProblem& SegmentedReduce::problem() const { return impl_->problem; }
 const Resolution& SegmentedReduce::resolution() const { return impl_->resolution; }
 const Config& SegmentedReduce::config_for(std::uint64_t n) const {
-  return impl_->configs[impl_->range_kernel[impl_->range_of(n)]];
+  return impl_->config_for(n);
 }
 
 }  // namespace autotune

@@ -19,6 +19,7 @@ std::string segreduce_device_violation(const SegReduceConfig& config, const Devi
 unsigned segreduce_short_grid(const SegReduceConfig& config, std::uint64_t segments, unsigned resident_grid) {
   const std::uint64_t per_block = static_cast<std::uint64_t>(config.block / config.group);
   const std::uint64_t cover = (segments + per_block - 1) / per_block;
+  if (config.group == config.block) return static_cast<unsigned>(std::min<std::uint64_t>(cover, (1u << 31) - 1));
   return static_cast<unsigned>(std::min<std::uint64_t>(cover, std::max(1u, resident_grid)));
 }
 
@@ -42,7 +43,7 @@ SegReduceKernel::SegReduceKernel(const SegReduceProblem& problem, const SegReduc
                                                 std::vector<unsigned char>{});
 }
 
-void SegReduceKernel::run(const void* in, std::uint64_t segments, const int* begin, const int* end, void* out,
+void SegReduceKernel::run(const void* in, std::uint64_t segments, const void* begin, const void* end, void* out,
                           cudaStream_t stream) const {
   void* workspace = workspaces_->acquire(stream);
   const unsigned grid = segreduce_short_grid(config_, segments, short_resident_);
@@ -52,6 +53,7 @@ void SegReduceKernel::run(const void* in, std::uint64_t segments, const int* beg
     AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(short_.kernel()), dim3(grid), dim3(config_.block),
                                    args, 0, stream));
   }
+  if (config_.one_launch()) return;  // nothing is queued
   void* args[] = {&in, &begin, &end, &out, &workspace};
   AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(long_.kernel()), dim3(long_resident_),
                                  dim3(config_.block), args, 0, stream));

@@ -21,7 +21,8 @@ namespace autotune {
 std::string segreduce_device_violation(const SegReduceConfig& config, const DeviceInfo& device);
 
 /// Blocks of the first kernel for `segments` segments: enough groups to cover them, at most the resident grid
-/// (0 when there are none). A pure function, tested without a GPU.
+/// (0 when there are none); a block per segment (group = block) covers them all as CUB's grid does (the hardware
+/// balances segments of unequal lengths), at most 2^31 - 1 blocks. A pure function, tested without a GPU.
 unsigned segreduce_short_grid(const SegReduceConfig& config, std::uint64_t segments, unsigned resident_grid);
 
 class SegReduceKernel {
@@ -32,8 +33,9 @@ class SegReduceKernel {
                   const std::vector<char>& cubin);
 
   /// Reduces segment s = [begin[s], end[s]) of `in` for s < segments into result s of `out` (result_bytes() each).
-  /// Two launches, asynchronous on `stream`, no allocation after a stream's first call.
-  void run(const void* in, std::uint64_t segments, const int* begin, const int* end, void* out,
+  /// `begin` and `end` point to the problem's offsets (int, or std::int64_t with offset_bits = 64). Two launches
+  /// (one when config().one_launch()), asynchronous on `stream`, no allocation after a stream's first call.
+  void run(const void* in, std::uint64_t segments, const void* begin, const void* end, void* out,
            cudaStream_t stream) const;
 
   const SegReduceConfig& config() const { return config_; }

@@ -127,20 +127,24 @@ void SegReduceProblem::validate() const {
                                  to_string(type), to_string(*accumulator)));
   as_reduce().validate();
   (void)parse_segment_spec(distribution);
-  if (n > (1ull << 31) - 1)
-    throw UsageError(fmt::format("n = {} exceeds the int offsets' 2^31 - 1 elements", n));
+  if (offset_bits != 32 && offset_bits != 64)
+    throw UsageError(fmt::format("offsets of {} bits: 32 (int) or 64 (int64_t)", offset_bits));
+  if (offset_bits == 32 && n > (1ull << 31) - 1)
+    throw UsageError(fmt::format("n = {} exceeds the int offsets' 2^31 - 1 elements (64-bit offsets take any n)", n));
+  if (n > (1ull << 62)) throw UsageError(fmt::format("n = {} exceeds 2^62 elements", n));
 }
 
 std::string SegReduceProblem::shape_key() const {
   const SegReduceProblem p = normalized();
-  return fmt::format("segreduce/{}/{}/acc={}/dist={}", to_string(p.op), to_string(p.type), to_string(*p.accumulator),
-                     p.distribution);
+  return fmt::format("segreduce/{}/{}/acc={}/dist={}{}", to_string(p.op), to_string(p.type), to_string(*p.accumulator),
+                     p.distribution, p.offset_bits == 64 ? "/offsets=64" : "");
 }
 
 std::string SegReduceProblem::key() const {
   const SegReduceProblem p = normalized();
-  return fmt::format("segreduce/{}/{}/acc={}/n={}/dist={}", to_string(p.op), to_string(p.type),
-                     to_string(*p.accumulator), p.n, p.distribution);
+  // 32-bit offsets add no field: the keys of every problem tuned before 64-bit offsets existed stay the same.
+  return fmt::format("segreduce/{}/{}/acc={}/n={}/dist={}{}", to_string(p.op), to_string(p.type),
+                     to_string(*p.accumulator), p.n, p.distribution, p.offset_bits == 64 ? "/offsets=64" : "");
 }
 
 std::size_t SegReduceProblem::result_bytes() const {

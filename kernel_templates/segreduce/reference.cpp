@@ -46,19 +46,38 @@ std::uint64_t bits_of(T v) {
   return b;
 }
 
-}  // namespace
-
-std::vector<int> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
-  if (n > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-    throw UsageError(fmt::format("n = {} does not fit int offsets", n));
+template <class Off>
+std::vector<Off> offsets_of(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
+  if (n > static_cast<std::uint64_t>(std::numeric_limits<Off>::max()))
+    throw UsageError(fmt::format("n = {} does not fit {}-bit offsets", n, 8 * sizeof(Off)));
   SplitMix64 rng{seed};
-  std::vector<int> offsets{0};
+  std::vector<Off> offsets{0};
   std::uint64_t at = 0;
   while (at < n) {
     at = std::min(n, at + draw_length(spec, rng));
-    offsets.push_back(static_cast<int>(at));
+    offsets.push_back(static_cast<Off>(at));
   }
   return offsets;
+}
+
+}  // namespace
+
+std::vector<int> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
+  return offsets_of<int>(spec, n, seed);
+}
+std::vector<std::int64_t> generate_offsets64(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
+  return offsets_of<std::int64_t>(spec, n, seed);
+}
+
+std::vector<unsigned char> problem_offsets(const SegReduceProblem& problem) {
+  const SegmentSpec spec = parse_segment_spec(problem.distribution);
+  auto bytes = [](const auto& v) {
+    std::vector<unsigned char> out(v.size() * sizeof(v[0]));
+    std::memcpy(out.data(), v.data(), out.size());
+    return out;
+  };
+  if (problem.offset_bits == 64) return bytes(generate_offsets64(spec, problem.n, kOffsetsSeed));
+  return bytes(generate_offsets(spec, problem.n, kOffsetsSeed));
 }
 
 std::vector<unsigned char> generate_segment_values(const SegReduceProblem& problem, std::uint64_t n,
@@ -68,8 +87,11 @@ std::vector<unsigned char> generate_segment_values(const SegReduceProblem& probl
   return generate_values(r, n, seed);
 }
 
-SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const int* begin,
-                                      const int* end, std::uint64_t segments) {
+namespace {
+
+template <class Off>
+SegReduceExpected reference_of(const SegReduceProblem& problem, const void* values, const Off* begin, const Off* end,
+                               std::uint64_t segments) {
   SegReduceExpected e;
   const ReduceProblem r = problem.as_reduce();
   const std::size_t size = size_of(problem.type);
@@ -104,6 +126,17 @@ SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const voi
     return 0;
   });
   return e;
+}
+
+}  // namespace
+
+SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const int* begin,
+                                      const int* end, std::uint64_t segments) {
+  return reference_of(problem, values, begin, end, segments);
+}
+SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const std::int64_t* begin,
+                                      const std::int64_t* end, std::uint64_t segments) {
+  return reference_of(problem, values, begin, end, segments);
 }
 
 std::string compare_segreduce(const SegReduceProblem& problem, const SegReduceExpected& expected, const void* got) {

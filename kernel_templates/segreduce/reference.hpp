@@ -15,6 +15,13 @@ namespace autotune {
 /// offsets[0] = 0, offsets.back() = n, num_segments + 1 entries; the last segment holds what is left of n (it may be
 /// shorter than the spec's least length). n = 0 gives no segment.
 std::vector<int> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed);
+/// The same offsets as std::int64_t (64-bit offsets; any n).
+std::vector<std::int64_t> generate_offsets64(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed);
+/// The offsets the tuner's workload and `autotune bench`'s CUB call measure `problem` on: generate_offsets of its
+/// distribution and n with a seed of its own (kOffsetsSeed), as bytes of problem.offset_bytes() each, so a baseline
+/// made from the problem alone sees the workload's segments.
+inline constexpr std::uint64_t kOffsetsSeed = 42;
+std::vector<unsigned char> problem_offsets(const SegReduceProblem& problem);
 
 /// n values of problem.type: the reduce family's "uniform" input for the same operation (argmin as min).
 std::vector<unsigned char> generate_segment_values(const SegReduceProblem& problem, std::uint64_t n,
@@ -33,6 +40,8 @@ struct SegReduceExpected {
 /// segmented_reduce_problem.hpp. Plain sequential C++, independent of the kernel template.
 SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const int* begin,
                                       const int* end, std::uint64_t segments);
+SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const std::int64_t* begin,
+                                      const std::int64_t* end, std::uint64_t segments);
 
 /// Empty when every result in `got` (segments * result_bytes() bytes as the kernel wrote them) is correct, else one
 /// line: how many segments differ and the first of them. Sums: reduce's per-segment tolerance; the rest: exact.

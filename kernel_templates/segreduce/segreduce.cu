@@ -9,14 +9,18 @@
 //   kArgEmptyBits         the value CUB writes for an empty segment's argmin (max()) or argmax (lowest())
 //   kResultBytes          bytes of one segment's result (acc_t, or {int key; in_t value;})
 //   kBlock                threads per block of both kernels
-//   kGroup                lanes that reduce one short segment in autotune_segreduce (1 = a thread, 32 = a warp)
-//   kSmallMax             the longest segment a group reduces; longer ones are queued for autotune_segreduce_long
+//   off_t_, len_t         the offsets' type (int or long long) and the unsigned type of a length (32 or 64 bits)
+//   kGroup                lanes that reduce one short segment in autotune_segreduce (1 = a thread, 32 = a warp,
+//                         kBlock = a block per segment, as CUB)
+//   kSmallMax             the longest segment a group reduces; longer ones are queued for autotune_segreduce_long;
+//                         0 = no limit: nothing is queued and the host launches autotune_segreduce alone
 //   kVecBytes             0: one element per load; 16: 16-byte loads, the unaligned head and tail element-wise
 //   kLoads                loads in flight per thread per step
 //   kChunk                elements of one block work item of a long segment
 //   the workspace layout  (kernel_templates/segreduce/workspace_layout.hpp)
 //
-// autotune_segreduce: a grid-stride loop over segments, one group per segment; every lane of a warp runs the same
+// autotune_segreduce: a grid-stride loop over segments, one group per segment (with kGroup == kBlock one block per
+// segment, the grid covering the segments: CUB's DeviceSegmentedReduce in one launch); every lane of a warp runs the same
 // number of iterations (the warp leaves when its first group's segment is past the end), so the group folds are
 // full-warp shuffles. A segment longer than kSmallMax is queued instead: one 64-bit atomicAdd reserves its queue slot
 // (high half) and its chunk ids (low half) together, so the queue is sorted by chunk id.
@@ -28,10 +32,11 @@
 
 static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32");
 static_assert(at::kGroup == 1 || at::kGroup == 2 || at::kGroup == 4 || at::kGroup == 8 || at::kGroup == 16 ||
-                  at::kGroup == 32, "group is a power of two up to a warp");
+                  at::kGroup == 32 || at::kGroup == at::kBlock, "group is a power of two up to a warp, or the block");
 static_assert(at::kVecBytes == 0 || at::kVecBytes == 16, "loads are one element or 16 bytes");
 static_assert(at::kLoads == 1 || at::kLoads == 2 || at::kLoads == 4 || at::kLoads == 8, "1, 2, 4 or 8 loads in flight");
 static_assert(at::kChunk >= at::kSmallMax, "a chunk holds a short segment");
+static_assert(sizeof(at::off_t_) == sizeof(at::len_t), "a length is as wide as an offset");
 static_assert(sizeof(at::work_t) == sizeof(at::acc_t), "work_t is acc_t or its unsigned twin");
 static_assert(at::kResultBytes == ((at::kOp == at::SegOp::argmin || at::kOp == at::SegOp::argmax)
                                        ? 2 * (sizeof(at::in_t) > 4 ? sizeof(at::in_t) : 4)
@@ -94,7 +99,7 @@ __device__ __forceinline__ Item identity() {
   return x;
 }
 
-__device__ __forceinline__ Item lift(in_t x, unsigned index) {
+__device__ __forceinline__ Item lift(in_t x, len_t index) {
   Item r;
   r.v = static_cast<work_t>(static_cast<acc_t>(x));
   r.i = static_cast<int>(index);
@@ -164,12 +169,13 @@ __device__ __forceinline__ Item block_fold(Item v, Item* sm) {
 }
 
 // This lane's share of p[0, len) read by W lanes (rank r); indices in the segment start at idx0. The element order
-// of each lane is fixed: the group's and block's folds then fix the order of every operation.
+// of each lane is fixed: the group's and block's folds then fix the order of every operation. Every pass keeps kLoads
+// loads in flight, the last one too (predicated): a segment shorter than one pass is still read kLoads loads at once.
 template <int W>
-__device__ __forceinline__ Item reduce_range(const in_t* __restrict__ p, unsigned len, unsigned idx0, unsigned r) {
+__device__ __forceinline__ Item reduce_range(const in_t* __restrict__ p, len_t len, len_t idx0, unsigned r) {
   Item acc = identity();
   if constexpr (kVecBytes == 0) {
-    unsigned i = r;
+    len_t i = r;
     for (; i + (kLoads - 1) * W < len; i += kLoads * W) {
       in_t x[kLoads];
 #pragma unroll
@@ -177,14 +183,22 @@ __device__ __forceinline__ Item reduce_range(const in_t* __restrict__ p, unsigne
 #pragma unroll
       for (int k = 0; k < kLoads; ++k) acc = combine(acc, lift(x[k], idx0 + i + k * W));
     }
-    for (; i < len; i += W) acc = combine(acc, lift(p[i], idx0 + i));
+    if (i < len) {  // at most kLoads - 1 more elements of this lane
+      in_t x[kLoads];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k)
+        if (i + k * W < len) x[k] = p[i + k * W];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k)
+        if (i + k * W < len) acc = combine(acc, lift(x[k], idx0 + i + k * W));
+    }
   } else {
     const Split s = split_unaligned<kVecBytes>(p, static_cast<u64>(len));
-    const unsigned head = static_cast<unsigned>(s.head), nvec = static_cast<unsigned>(s.nvec);
-    for (unsigned i = r; i < head; i += W) acc = combine(acc, lift(p[i], idx0 + i));
+    const len_t head = static_cast<len_t>(s.head), nvec = static_cast<len_t>(s.nvec);
+    for (len_t i = r; i < head; i += W) acc = combine(acc, lift(p[i], idx0 + i));
     const raw_t* vp = reinterpret_cast<const raw_t*>(p + head);
-    const unsigned vidx0 = idx0 + head;
-    unsigned j = r;
+    const len_t vidx0 = idx0 + head;
+    len_t j = r;
     for (; j + (kLoads - 1) * W < nvec; j += kLoads * W) {
       Vec v[kLoads];
 #pragma unroll
@@ -194,13 +208,18 @@ __device__ __forceinline__ Item reduce_range(const in_t* __restrict__ p, unsigne
 #pragma unroll
         for (int e = 0; e < kElems; ++e) acc = combine(acc, lift(v[k].v[e], vidx0 + (j + k * W) * kElems + e));
     }
-    for (; j < nvec; j += W) {
-      Vec v;
-      v.raw = vp[j];
+    if (j < nvec) {  // at most kLoads - 1 more vectors of this lane, loaded together
+      Vec v[kLoads];
 #pragma unroll
-      for (int e = 0; e < kElems; ++e) acc = combine(acc, lift(v.v[e], vidx0 + j * kElems + e));
+      for (int k = 0; k < kLoads; ++k)
+        if (j + k * W < nvec) v[k].raw = vp[j + k * W];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k)
+        if (j + k * W < nvec)
+#pragma unroll
+          for (int e = 0; e < kElems; ++e) acc = combine(acc, lift(v[k].v[e], vidx0 + (j + k * W) * kElems + e));
     }
-    for (unsigned i = static_cast<unsigned>(s.tail_begin) + r; i < len; i += W) acc = combine(acc, lift(p[i], idx0 + i));
+    for (len_t i = static_cast<len_t>(s.tail_begin) + r; i < len; i += W) acc = combine(acc, lift(p[i], idx0 + i));
   }
   return acc;
 }
@@ -218,8 +237,8 @@ __device__ __forceinline__ void write_result(unsigned char* __restrict__ out, u6
 }
 
 // Queues long segment s: whether it got a slot and room for its partials (else its group reduces it).
-__device__ __forceinline__ bool enqueue(unsigned char* __restrict__ ws, u64 s, unsigned len) {
-  const unsigned chunks = (len + kChunk - 1) / kChunk;
+__device__ __forceinline__ bool enqueue(unsigned char* __restrict__ ws, u64 s, len_t len) {
+  const unsigned chunks = static_cast<unsigned>((len + (kChunk - 1)) / kChunk);
   const u64 packed = atomicAdd(reinterpret_cast<u64*>(ws + kCounterOffset), (1ull << 32) | chunks);
   const unsigned slot = static_cast<unsigned>(packed >> 32), base = static_cast<unsigned>(packed);
   if (slot >= kQueueCapacity) return false;
@@ -233,41 +252,75 @@ __device__ __forceinline__ bool enqueue(unsigned char* __restrict__ ws, u64 s, u
 
 }  // namespace at
 
+namespace at {
+
+// A block per segment (kGroup == kBlock): the grid covers the segments (a grid-stride loop past 2^31 - 1 blocks).
+__device__ __forceinline__ void block_per_segment(const in_t* __restrict__ in, const off_t_* __restrict__ begin,
+                                                  const off_t_* __restrict__ end, u64 nseg,
+                                                  unsigned char* __restrict__ out, unsigned char* __restrict__ ws) {
+  __shared__ Item sm[kWarps];
+  __shared__ int queued;
+  for (u64 s = blockIdx.x; s < nseg; s += gridDim.x) {
+    const off_t_ b = begin[s];
+    off_t_ e = end[s];
+    if (e < b) e = b;  // CUB: end <= begin is an empty segment
+    const len_t len = static_cast<len_t>(e - b);
+    if (kSmallMax != 0 && len > kSmallMax) {
+      if (threadIdx.x == 0) queued = enqueue(ws, s, len);
+      __syncthreads();
+      const bool q = queued;
+      __syncthreads();  // queued may be written again by the next segment
+      if (q) continue;
+    }
+    Item v = reduce_range<kBlock>(in + b, len, 0, threadIdx.x);
+    v = block_fold(v, sm);
+    if (threadIdx.x == 0) write_result(out, s, v);
+  }
+}
+
+}  // namespace at
+
 extern "C" __global__ void __launch_bounds__(at::kBlock)
-autotune_segreduce(const at::in_t* __restrict__ in, const int* __restrict__ begin, const int* __restrict__ end,
-                   unsigned long long nseg, unsigned char* __restrict__ out, unsigned char* __restrict__ ws) {
+autotune_segreduce(const at::in_t* __restrict__ in, const at::off_t_* __restrict__ begin,
+                   const at::off_t_* __restrict__ end, unsigned long long nseg, unsigned char* __restrict__ out,
+                   unsigned char* __restrict__ ws) {
   using namespace at;
-  const unsigned lane = threadIdx.x & 31;
-  const unsigned r = lane % kGroup, leader = lane - r;
-  constexpr unsigned kGroupsPerBlock = kBlock / kGroup;
-  const u64 stride = static_cast<u64>(gridDim.x) * kGroupsPerBlock;
-  for (u64 s = static_cast<u64>(blockIdx.x) * kGroupsPerBlock + threadIdx.x / kGroup;; s += stride) {
-    if (s - lane / kGroup >= nseg) break;  // the warp's first segment: the same test in every lane of the warp
-    const bool valid = s < nseg;
-    int b = 0, e = 0;
-    if (valid) {
-      b = begin[s];
-      e = end[s];
-      if (e < b) e = b;  // CUB: end <= begin is an empty segment
+  if constexpr (kGroup == kBlock) {
+    block_per_segment(in, begin, end, nseg, out, ws);
+  } else {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned r = lane % kGroup, leader = lane - r;
+    constexpr unsigned kGroupsPerBlock = kBlock / kGroup;
+    const u64 stride = static_cast<u64>(gridDim.x) * kGroupsPerBlock;
+    for (u64 s = static_cast<u64>(blockIdx.x) * kGroupsPerBlock + threadIdx.x / kGroup;; s += stride) {
+      if (s - lane / kGroup >= nseg) break;  // the warp's first segment: the same test in every lane of the warp
+      const bool valid = s < nseg;
+      off_t_ b = 0, e = 0;
+      if (valid) {
+        b = begin[s];
+        e = end[s];
+        if (e < b) e = b;  // CUB: end <= begin is an empty segment
+      }
+      const len_t len = static_cast<len_t>(e - b);
+      bool mine = valid;
+      if (kSmallMax != 0 && valid && len > kSmallMax) {
+        const unsigned mask = kGroup >= 32 ? 0xFFFFFFFFu : (((1u << (kGroup & 31)) - 1u) << leader);
+        int queued = 0;
+        if (r == 0) queued = enqueue(ws, s, len);
+        queued = __shfl_sync(mask, queued, leader);
+        mine = !queued;
+      }
+      Item v = mine ? reduce_range<kGroup>(in + b, len, 0, r) : identity();
+      v = fold<kGroup>(v);
+      if (mine && r == 0) write_result(out, s, v);
     }
-    const unsigned len = static_cast<unsigned>(e - b);
-    bool mine = valid;
-    if (valid && len > kSmallMax) {
-      const unsigned mask = kGroup == 32 ? 0xFFFFFFFFu : (((1u << kGroup) - 1u) << leader);
-      int queued = 0;
-      if (r == 0) queued = enqueue(ws, s, len);
-      queued = __shfl_sync(mask, queued, leader);
-      mine = !queued;
-    }
-    Item v = mine ? reduce_range<kGroup>(in + b, len, 0, r) : identity();
-    v = fold<kGroup>(v);
-    if (mine && r == 0) write_result(out, s, v);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(at::kBlock)
-autotune_segreduce_long(const at::in_t* __restrict__ in, const int* __restrict__ begin, const int* __restrict__ end,
-                        unsigned char* __restrict__ out, unsigned char* __restrict__ ws) {
+autotune_segreduce_long(const at::in_t* __restrict__ in, const at::off_t_* __restrict__ begin,
+                        const at::off_t_* __restrict__ end, unsigned char* __restrict__ out,
+                        unsigned char* __restrict__ ws) {
   using namespace at;
   __shared__ Item sm[kWarps];
   __shared__ int last_of_segment;
@@ -296,10 +349,10 @@ autotune_segreduce_long(const at::in_t* __restrict__ in, const int* __restrict__
       const unsigned seg = __ldcg(entry), base = __ldcg(entry + 1), chunks = __ldcg(entry + 2);
       const unsigned k = c - base;
       if (k >= chunks) continue;  // a segment its group reduced (no room), or chunks of one past the queue
-      const int b = begin[seg], e = end[seg];
-      const unsigned cb = static_cast<unsigned>(b) + k * kChunk;
-      const unsigned clen = min(static_cast<unsigned>(e) - cb, kChunk);
-      Item v = reduce_range<kBlock>(in + cb, clen, k * kChunk, threadIdx.x);
+      const off_t_ b = begin[seg];
+      const len_t len = static_cast<len_t>(end[seg] - b), from = static_cast<len_t>(k) * kChunk;
+      const len_t clen = len - from < kChunk ? len - from : static_cast<len_t>(kChunk);
+      Item v = reduce_range<kBlock>(in + b + from, clen, from, threadIdx.x);
       v = block_fold(v, sm);
       if (chunks == 1) {
         if (threadIdx.x == 0) write_result(out, seg, v);

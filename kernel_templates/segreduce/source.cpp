@@ -70,6 +70,8 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
       "typedef {} in_t;\n"
       "typedef {} acc_t;\n"
       "typedef {} work_t;\n"
+      "typedef {} off_t_;\n"
+      "typedef {} len_t;\n"
       "{}"
       "constexpr bool kIsFloat = {};\n"
       "constexpr unsigned long long kIdentityBits = 0x{:x}ULL;\n"
@@ -86,7 +88,9 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
       "}}  // namespace at\n",
       p.shape_key(), config.key(), enum_definition("SegOp", segreduce_detail::kSegReduceOps),
       cuda_type(p.type).name, cuda_type(acc).name,
-      integer_sum ? cuda_type(acc).unsigned_twin : cuda_type(acc).name, enum_constant("SegOp", "kOp", p.op),
+      integer_sum ? cuda_type(acc).unsigned_twin : cuda_type(acc).name,
+      p.offset_bits == 64 ? "long long" : "int", p.offset_bits == 64 ? "unsigned long long" : "unsigned",
+      enum_constant("SegOp", "kOp", p.op),
       is_float(acc), r.identity_bits(), is_float(acc) ? nan_bits : 0ull,
       is_arg(p.op) ? arg_empty_bits(p.type, p.op == SegReduceOp::argmin) : 0ull, p.result_bytes(), config.block,
       config.group, config.small_max, config.vec_bytes, config.loads, config.chunk,

@@ -29,6 +29,19 @@ std::vector<SegReduceConfig> segreduce_space(const SegReduceProblem& problem) {
   for (auto [g, small] : {std::pair{8, 256}, std::pair{32, 1024}})
     for (int chunk : {4096, 65536, 262144}) add(256, g, small, 16, 2, chunk);
   for (int chunk : {4096, 65536}) add(512, 32, 1024, 16, 4, chunk);
+  // 6. The long path with 4-8 loads in flight on 64K-256K chunks (CUB reads 256 threads x 4 float4 loads).
+  for (int loads : {4, 8})
+    for (int chunk : {65536, 262144}) add(256, 32, 1024, 16, loads, chunk);
+  add(512, 32, 1024, 16, 8, 262144);
+  add(256, 32, 4096, 16, 4, 16384);
+  // 7. A block per segment over a grid covering the segments, nothing queued: one launch, CUB's algorithm; for long
+  // segments of even lengths (1K x 256K) the queue's second launch and search are pure cost.
+  for (auto [block, loads] : {std::pair{128, 4}, std::pair{256, 2}, std::pair{256, 4}, std::pair{256, 8},
+                              std::pair{512, 4}, std::pair{512, 8}, std::pair{1024, 4}})
+    add(block, block, 0, 16, loads, 16384);
+  // 8. A block per segment, segments past 64K queued: the long tail of a power law split over the grid.
+  for (int chunk : {65536, 262144}) add(256, 256, 65536, 16, 4, chunk);
+  add(512, 512, 65536, 16, 4, 262144);
   return out;
 }
 

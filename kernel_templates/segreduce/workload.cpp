@@ -18,14 +18,21 @@ class SegReduceWorkload final : public Workload {
  public:
   SegReduceWorkload(const SegReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
       : problem_(problem.normalized()), device_(device) {
-    const std::vector<int> offsets = generate_offsets(parse_segment_spec(problem_.distribution), problem_.n, seed);
-    segments_ = offsets.size() - 1;
+    // The offsets depend on the problem alone (bench/baselines.cpp gives CUB the same ones); the values on the seed.
+    const std::vector<unsigned char> raw = problem_offsets(problem_);
+    const std::size_t width = problem_.offset_bytes();
+    segments_ = raw.size() / width - 1;
     const std::vector<unsigned char> values = generate_segment_values(problem_, problem_.n, seed + 1);
-    expected_ = reference_segreduce(problem_, values.data(), offsets.data(), offsets.data() + 1, segments_);
+    if (problem_.offset_bits == 64) {
+      const auto* o = reinterpret_cast<const std::int64_t*>(raw.data());
+      expected_ = reference_segreduce(problem_, values.data(), o, o + 1, segments_);
+    } else {
+      const auto* o = reinterpret_cast<const int*>(raw.data());
+      expected_ = reference_segreduce(problem_, values.data(), o, o + 1, segments_);
+    }
     values_ = upload(values);
-    std::vector<unsigned char> raw(offsets.size() * sizeof(int));
-    std::memcpy(raw.data(), offsets.data(), raw.size());
     offsets_ = upload(raw);
+    offset_width_ = width;
     out_bytes_ = std::max<std::size_t>(16, segments_ * problem_.result_bytes());
     out_ = cuda::DeviceBuffer(out_bytes_);
   }
@@ -43,8 +50,8 @@ class SegReduceWorkload final : public Workload {
     Variant(const SegReduceWorkload& w, const SegReduceConfig& c, const std::vector<char>& cubin, bool poison)
         : w_(w), kernel_(w.problem_, c, w.device_, cubin), input_(poison ? poison_address() : w.values_.get()) {}
     void run(cudaStream_t stream) const override {
-      const int* offsets = static_cast<const int*>(w_.offsets_.get());
-      kernel_.run(input_, w_.segments_, offsets, offsets + 1, w_.out_.get(), stream);
+      const auto* offsets = static_cast<const unsigned char*>(w_.offsets_.get());
+      kernel_.run(input_, w_.segments_, offsets, offsets + w_.offset_width_, w_.out_.get(), stream);
     }
     std::string check(cudaStream_t stream) const override {
       return w_.check_call([this](cudaStream_t s) { run(s); }, stream);
@@ -77,7 +84,7 @@ class SegReduceWorkload final : public Workload {
   std::uint64_t segments_ = 0;
   SegReduceExpected expected_;
   cuda::DeviceBuffer values_, offsets_, out_;
-  std::size_t out_bytes_ = 0;
+  std::size_t out_bytes_ = 0, offset_width_ = 4;
 };
 
 }  // namespace

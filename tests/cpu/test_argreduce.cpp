@@ -116,7 +116,16 @@ TEST_SUITE("argreduce") {
     CHECK(c.key() == "red=shared_tree,block=1024,vec=0,loads=8,acc=4,finish=two_pass,grid=-1");
     REQUIRE(ArgReduceConfig::parse(c.key()));
     CHECK(*ArgReduceConfig::parse(c.key()) == c);
-    for (const char* bad : {"red=warp_reduce,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0",
+    // Packed keys: ",pack=u64" after the grid, only when set (the pair variants' keys are those cached before).
+    ArgReduceConfig packed;
+    packed.block_reduce = BlockReduce::warp_reduce, packed.pack = true, packed.grid_blocks = 16;
+    CHECK(packed.key() == "red=warp_reduce,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=16,pack=u64");
+    REQUIRE(ArgReduceConfig::parse(packed.key()));
+    CHECK(*ArgReduceConfig::parse(packed.key()) == packed);
+    CHECK_FALSE(ArgReduceConfig::parse(ArgReduceConfig{}.key())->pack);
+    for (const char* bad : {"red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0,pack=1",
+                            "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0,pack=",
+                            "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,pack=u64",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=atomic,grid=0",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0,x=1",
@@ -145,7 +154,27 @@ TEST_SUITE("argreduce") {
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 1, c.finish = Finish::two_pass; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 8; }) == "");  // one cluster of 8 blocks
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 8, c.finish = Finish::two_pass; }) != "");
-    CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 16; }) != "");
+    CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 16; }) == "");  // one cluster of 16 (non-portable)
+    CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 16, c.finish = Finish::two_pass; }) != "");
+    CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 12; }) != "");
+    CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 32; }) != "");
+    // Packed keys: 32-bit types only, warp_shuffle or warp_reduce, the last-block finish.
+    CHECK(why([](ArgReduceConfig& c) { c.pack = true; }).find("32-bit") != std::string::npos);  // f64
+    auto why32 = [](ValueType t, auto edit) {
+      ArgReduceConfig c;
+      c.pack = true;
+      edit(c);
+      return c.invalid_reason(make(ArgOp::argmin, t));
+    };
+    for (ValueType t : {ValueType::f32, ValueType::i32, ValueType::u32}) {
+      CHECK(why32(t, [](ArgReduceConfig&) {}) == "");
+      CHECK(why32(t, [](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce; }) == "");
+      CHECK(why32(t, [](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce, c.grid_blocks = 8; }) == "");
+      CHECK(why32(t, [](ArgReduceConfig& c) { c.block_reduce = BlockReduce::shared_tree; }) != "");
+      CHECK(why32(t, [](ArgReduceConfig& c) { c.finish = Finish::two_pass; }) != "");
+    }
+    for (ValueType t : {ValueType::i64, ValueType::u64, ValueType::f64})
+      CHECK(why32(t, [](ArgReduceConfig&) {}) != "");
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
       for (ValueType t : all_value_types()) CHECK(ArgReduceConfig::fallback(make(op, t)).invalid_reason(make(op, t)) == "");
   }
@@ -163,13 +192,26 @@ TEST_SUITE("argreduce") {
         keys.insert(c.key());
       }
       CHECK(keys.size() == small.size());
-      int single = 0, cluster = 0;
-      for (const auto& c : small) single += c.grid_blocks == 1, cluster += c.grid_blocks == 8;
+      int single = 0, cluster = 0, cluster16 = 0, packed = 0, packed_large = 0, redux = 0;
+      for (const auto& c : small) {
+        single += c.grid_blocks == 1, cluster += c.grid_blocks == 8, cluster16 += c.grid_blocks == 16;
+        packed += c.pack, redux += c.block_reduce == BlockReduce::warp_reduce;
+      }
+      for (const auto& c : large) packed_large += c.pack;
       CHECK(single >= 10);
       CHECK(cluster >= 6);
-      for (const auto& c : large) CHECK((c.grid_blocks != 1 && c.grid_blocks != 8));
+      CHECK(cluster16 >= 4);
+      if (size_of(t) == 4) {  // packed keys on every grid, the finish of the last block by atomicMax above 1M too
+        CHECK(packed >= 25);
+        CHECK(packed_large >= 15);
+        CHECK(redux >= 15);
+      } else {
+        CHECK(packed == 0);
+        CHECK(redux == 0);
+      }
+      for (const auto& c : large) CHECK((c.grid_blocks != 1 && c.grid_blocks != 8 && c.grid_blocks != 16));
       CHECK(large.size() >= 40);
-      CHECK(small.size() <= 120);
+      CHECK(small.size() <= 140);
       for (const auto& c : small) CHECK(argreduce_constraint_violation(make(ArgOp::argmax, t), c, h100_like()) == "");
     }
     DeviceInfo tiny = h100_like();
@@ -185,6 +227,17 @@ TEST_SUITE("argreduce") {
     CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, ampere).find("sm_90") !=
           std::string::npos);
     CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, h100_like()) == "");
+    cluster.grid_blocks = 16;
+    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, ampere).find("sm_90") !=
+          std::string::npos);
+    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, h100_like()) == "");
+    ArgReduceConfig redux;
+    redux.pack = true, redux.block_reduce = BlockReduce::warp_reduce;
+    DeviceInfo turing = h100_like();
+    turing.cc_major = 7, turing.cc_minor = 5;
+    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), redux, turing).find("sm_80") !=
+          std::string::npos);
+    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), redux, ampere) == "");
   }
 
   TEST_CASE("the launch plan: one block, cover-n grids, resident grids, and the second launch of two passes") {
@@ -207,6 +260,15 @@ TEST_SUITE("argreduce") {
     c.grid_blocks = 8;  // one cluster of 8 blocks, whatever n
     CHECK(plan_argreduce_launch(p, c, 0, 264).grid == 8);
     CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 8);
+    c.grid_blocks = 16;  // one cluster of 16 blocks, whatever n
+    CHECK(plan_argreduce_launch(p, c, 0, 264).grid == 16);
+    CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 16);
+    // Packed keys change no grid: a resident grid is still at most the resident blocks.
+    c = ArgReduceConfig{};
+    c.pack = true, c.block_reduce = BlockReduce::warp_reduce;
+    CHECK(plan_argreduce_launch(p, c, 2049, 264).grid == 2);
+    CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 264);
+    CHECK_FALSE(plan_argreduce_launch(p, c, 1ull << 30, 264).finish_launch);
     // f64 with 16-byte loads: 2 elements per load, 1024 per block.
     const ArgReduceProblem d = make(ArgOp::argmax, ValueType::f64);
     CHECK(plan_argreduce_launch(d, ArgReduceConfig{}, 1025, 264).grid == 2);
@@ -315,6 +377,22 @@ TEST_SUITE("nvrtc_argreduce") {
     CHECK(src.find("constexpr Finish kFinish = Finish::last_block;") != std::string::npos);
     CHECK(src.find("constexpr int kPartialsOffset = 256;") != std::string::npos);
     CHECK(src.find("constexpr int kCluster = 0;") != std::string::npos);
+    CHECK(src.find("constexpr bool kPack = false;") != std::string::npos);
+    CHECK(src.find("constexpr int kKeyOffset = 128;") != std::string::npos);
+    ArgReduceConfig pk;
+    pk.pack = true, pk.block_reduce = BlockReduce::warp_reduce, pk.grid_blocks = 16;
+    const std::string packed_src = kernel_source(make(ArgOp::argmin, ValueType::i32), pk);
+    CHECK(packed_src.find("constexpr bool kPack = true;") != std::string::npos);
+    CHECK(packed_src.find("constexpr int kCluster = 16;") != std::string::npos);
+    CHECK(packed_src.find("constexpr BlockReduce kBlockReduce = BlockReduce::warp_reduce;") != std::string::npos);
+    // __reduce_max_sync refuses to compile below sm_80.
+    pk.grid_blocks = 0;
+    const auto turing = jit::compile(kernel_source(make(ArgOp::argmin, ValueType::i32), pk), "redux.cu", "sm_75");
+    CHECK_FALSE(turing.ok);
+    CHECK(turing.log.find("sm_80") != std::string::npos);
+    ArgReduceConfig pk64;
+    pk64.pack = true;
+    CHECK_THROWS_AS(kernel_source(make(ArgOp::argmax, ValueType::f64), pk64), UsageError);
     ArgReduceConfig cl;
     cl.grid_blocks = 8;
     CHECK(kernel_source(make(ArgOp::argmax, ValueType::f32), cl).find("constexpr int kCluster = 8;") !=
@@ -339,10 +417,15 @@ TEST_SUITE("nvrtc_argreduce") {
     CHECK_THROWS_AS(kernel_source(make(ArgOp::argmax, ValueType::f32), bad), UsageError);
   }
 
-  TEST_CASE("every variant of f32 argmax and i64 argmin compiles for sm_90; the fallback of every shape too") {
-    for (const ArgReduceProblem& p : {make(ArgOp::argmax, ValueType::f32), make(ArgOp::argmin, ValueType::i64)}) {
-      const auto space = argreduce_space(p);  // n = 0: the whole space, small-n paths included
-      MESSAGE(p.shape_key(), ": ", space.size(), " variants");
+  TEST_CASE("the variants of f32 argmax, i32 argmin, u32 argmax (packed keys) and i64 argmin compile for sm_90; the "
+            "fallback of every shape too") {
+    // test::coverage() of each space (n = 0: the small-n paths included): all of it in the nvrtc_full.* tests,
+    // else a pairwise subset, in which every pair of parameter values (pack=u64 and the 16-block clusters with the
+    // others) still meets in one compiled variant.
+    for (const ArgReduceProblem& p : {make(ArgOp::argmax, ValueType::f32), make(ArgOp::argmin, ValueType::i32),
+                                      make(ArgOp::argmax, ValueType::u32), make(ArgOp::argmin, ValueType::i64)}) {
+      const auto space = argreduce_space(p);
+      MESSAGE(p.shape_key(), ": ", test::coverage(space).size(), " of ", space.size(), " variants");
       CHECK(test::compile_all(p, space, "sm_90") == "");
     }
     std::vector<ArgReduceConfig> fallback{ArgReduceConfig{}};

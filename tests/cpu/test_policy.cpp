@@ -20,6 +20,7 @@
 #include "autotune/histogram_range_problem.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "autotune/resolution.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
 #include "core/family.hpp"
 #include "runtime/policy.hpp"
 #include "runtime/size_table.hpp"
@@ -64,7 +65,8 @@ TEST_SUITE("policy") {
     struct Shipped { const char* family; const char* command; int min_entries; };
     for (const Shipped& s : {Shipped{"histogram", "--preset standard", 30}, Shipped{"reduce", "--preset standard", 30},
                              Shipped{"argreduce", "policy_from_bench.py", 10},
-                             Shipped{"histogram_range", "policy_from_bench.py", 6}}) {
+                             Shipped{"histogram_range", "policy_from_bench.py", 6},
+                             Shipped{"segreduce", "policy_from_bench.py", 8}}) {
       // Named copies, not a structured binding: clang 14 (CI's sanitizer build) cannot capture one in CAPTURE's lambda.
       const std::string family = s.family, command = s.command;
       const int min_entries = s.min_entries;
@@ -217,6 +219,44 @@ TEST_SUITE("policy") {
     const LookupTarget target{h100.model_key(), h100.arch(), h100.sm_count, 0, h100};
     CHECK(untuned_lookup(target, i32).source == ConfigSource::policy);
     CHECK(untuned_lookup(target, u64min).source == ConfigSource::policy);
+  }
+
+  TEST_CASE("segmented reductions: the policy serves the closest segment lengths, other types, ops and offsets") {
+    const DeviceInfo h100 = test::h100_device("GPU-policy");
+    // The benchmark measured f32 sums on seven length distributions (bench/segreduce_bench.cpp): 2K-element segments
+    // take the 4K entry (an eighth per doubling: 1 doubling) over fixed:32 (6) or fixed:256K (7).
+    SegReduceProblem mid;
+    mid.distribution = "fixed:2K";
+    mid.n = 64 << 20;
+    const auto a = policy_choice(mid, &h100);
+    REQUIRE(a);
+    CHECK(a->why.find("segreduce/sum/f32/") != std::string::npos);
+    CAPTURE(a->why);
+    CHECK(a->why.find("dist=fixed:4K") != std::string::npos);
+    SegReduceProblem tiny = mid;
+    tiny.distribution = "fixed:16";  // as far from fixed:32 as from uniform:0..64 (mean 32): one of those two
+    const auto b = policy_choice(tiny, &h100);
+    REQUIRE(b);
+    CHECK((b->why.find("dist=fixed:32") != std::string::npos || b->why.find("dist=uniform:0..64") != std::string::npos));
+    // i32 argmax on power-law lengths: no i32 entry; the f32 argmax of the same lengths (same element size, same op).
+    SegReduceProblem i32max;
+    i32max.op = SegReduceOp::argmax;
+    i32max.type = ValueType::i32;
+    i32max.distribution = "power-law";
+    i32max.n = 16 << 20;
+    const auto c = policy_choice(i32max, &h100);
+    REQUIRE(c);
+    CHECK(c->why.find("segreduce/argmax/f32/") != std::string::npos);
+    CHECK(c->why.find("dist=power-law") != std::string::npos);
+    // 64-bit offsets past 2^31 are served too (the configuration runs either width), never the built-in default.
+    SegReduceProblem wide = mid;
+    wide.offset_bits = 64;
+    wide.n = 3ull << 30;
+    const auto d = policy_choice(wide, &h100);
+    REQUIRE(d);
+    CHECK(Problem(wide).family().violation(Problem(wide), d->config, &h100).empty());
+    const LookupTarget target{h100.model_key(), h100.arch(), h100.sm_count, 0, h100};
+    CHECK(untuned_lookup(target, wide).source == ConfigSource::policy);
   }
 
   TEST_CASE("in the lookup order the policy comes after everything measured and is never tuned data") {

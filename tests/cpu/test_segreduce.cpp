@@ -68,6 +68,34 @@ TEST_SUITE("segreduce") {
     CHECK_FALSE(Problem::parse("segreduce/sum/f32/acc=f32/n=64").has_value());
   }
 
+  TEST_CASE("64-bit offsets: one more key field (none for 32 bits), n past 2^31 accepted, a shape of its own") {
+    SegReduceProblem p = make(SegReduceOp::sum, ValueType::f32, "fixed:1M", (1ull << 31) + 5);
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("64-bit offsets"), UsageError);  // int offsets: n < 2^31
+    p.offset_bits = 64;
+    CHECK_NOTHROW(p.validate());
+    CHECK(p.offset_bytes() == 8);
+    CHECK(p.key() == "segreduce/sum/f32/acc=f32/n=2147483653/dist=fixed:1M/offsets=64");
+    CHECK(p.shape_key() == "segreduce/sum/f32/acc=f32/dist=fixed:1M/offsets=64");
+    const auto parsed = Problem::parse(p.key());
+    REQUIRE(parsed.has_value());
+    CHECK(*parsed == Problem(p));
+    CHECK_FALSE(Problem::parse("segreduce/sum/f32/acc=f32/n=64/dist=fixed:1M/offsets=32").has_value());
+    CHECK_FALSE(Problem::parse("segreduce/sum/f32/acc=f32/n=64/dist=fixed:1M/offsets=16").has_value());
+    CHECK_FALSE(Problem::parse("segreduce/sum/f32/acc=f32/n=64/dist=fixed:1M/bits=64").has_value());
+    SegReduceProblem odd = make(SegReduceOp::sum, ValueType::f32);
+    odd.offset_bits = 16;
+    CHECK_THROWS_WITH_AS(odd.validate(), doctest::Contains("32 (int) or 64"), UsageError);
+    // A winner for int offsets says nothing about int64 ones (their code differs): no similar-problem distance.
+    const KernelFamily& f = family_named("segreduce");
+    SegReduceProblem narrow = p;
+    narrow.offset_bits = 32;
+    narrow.n = 1 << 20;
+    CHECK_FALSE(f.shape_distance(Problem(p), Problem(narrow)).has_value());
+    // The preamble declares the offsets' type the template reads.
+    CHECK(kernel_source(p, SegReduceConfig::fallback(p)).find("typedef long long off_t_;") != std::string::npos);
+    CHECK(kernel_source(narrow, SegReduceConfig::fallback(narrow)).find("typedef int off_t_;") != std::string::npos);
+  }
+
   TEST_CASE("a configuration key round-trips and only canonical, valid keys parse") {
     const SegReduceConfig c{512, 4, 64, 0, 4, 4096};
     CHECK(c.key() == "block=512,group=4,small=64,vec=0,loads=4,chunk=4096");
@@ -81,6 +109,17 @@ TEST_SUITE("segreduce") {
     CHECK(SegReduceConfig{256, 32, 8192, 16, 2, 4096}.invalid_reason(p) != ""); // chunk shorter than small
     CHECK(SegReduceConfig{256, 8, 64, 8, 2, 16384}.invalid_reason(p) != "");    // 8-byte vectors
     CHECK(SegReduceConfig::fallback(p).invalid_reason(p) == "");
+    // A block per segment: group = block (no other group above a warp); small = 0: nothing queued, one launch.
+    CHECK(SegReduceConfig{256, 256, 0, 16, 4, 16384}.invalid_reason(p) == "");
+    CHECK(SegReduceConfig{512, 512, 65536, 16, 4, 262144}.invalid_reason(p) == "");
+    CHECK(SegReduceConfig{256, 64, 1024, 16, 2, 16384}.invalid_reason(p) != "");
+    CHECK(SegReduceConfig{256, 128, 1024, 16, 2, 16384}.invalid_reason(p) != "");
+    CHECK(SegReduceConfig{256, 256, 0, 16, 4, 16384}.one_launch());
+    CHECK_FALSE(SegReduceConfig::fallback(p).one_launch());
+    const KernelFamily& f = family_named("segreduce");
+    CHECK(f.launches(Config(SegReduceConfig{256, 256, 0, 16, 4, 16384})) == 1);
+    CHECK(f.launches(Config(SegReduceConfig::fallback(p))) == 2);
+    CHECK_FALSE(SegReduceConfig::parse("block=256,group=256,small=-1,vec=16,loads=4,chunk=16384").has_value());
   }
 
   TEST_CASE("the space starts with the fallback, has no duplicates and only valid configurations") {
@@ -88,6 +127,14 @@ TEST_SUITE("segreduce") {
       const auto space = segreduce_space(p);
       REQUIRE(space.size() >= 20);
       CHECK(space.front() == SegReduceConfig::fallback(p));
+      // It holds CUB's algorithm (a block per segment, one launch) and the long path with 8 loads in flight.
+      int block_per_segment = 0, eight_loads = 0;
+      for (const auto& c : space) {
+        block_per_segment += c.group == c.block && c.one_launch();
+        eight_loads += c.loads == 8 && c.group < c.block;
+      }
+      CHECK(block_per_segment >= 3);
+      CHECK(eight_loads >= 2);
       for (std::size_t i = 0; i < space.size(); ++i) {
         CHECK(segreduce_constraint_violation(p, space[i], sm90()) == "");
         for (std::size_t j = 0; j < i; ++j) CHECK_FALSE(space[i] == space[j]);
@@ -135,6 +182,22 @@ TEST_SUITE("segreduce") {
       CHECK(empty_seen == (s.lo == 0));
     }
     CHECK(generate_offsets(parse_segment_spec("fixed:32"), 0, 1) == std::vector<int>{0});
+    // 64-bit offsets: the same segments for the same seed; past 2^31 only they can spell n.
+    const SegmentSpec power = parse_segment_spec("power-law:1..4K");
+    const auto narrow = generate_offsets(power, 100000, 3);
+    const auto wide = generate_offsets64(power, 100000, 3);
+    CHECK(std::vector<std::int64_t>(narrow.begin(), narrow.end()) == wide);
+    CHECK_THROWS_AS(generate_offsets(parse_segment_spec("fixed:1M"), 1ull << 31, 1), UsageError);
+    // The workload's offsets (and CUB's in `autotune bench`) come from the problem alone, in its offsets' width.
+    SegReduceProblem p = make(SegReduceOp::sum, ValueType::f32, "power-law:1..4K", 100000);
+    const auto bytes32 = problem_offsets(p);
+    CHECK(bytes32 == problem_offsets(p));
+    CHECK(bytes32.size() == generate_offsets(power, 100000, kOffsetsSeed).size() * 4);
+    p.offset_bits = 64;
+    const auto bytes64 = problem_offsets(p);
+    const auto expect64 = generate_offsets64(power, 100000, kOffsetsSeed);
+    REQUIRE(bytes64.size() == expect64.size() * 8);
+    CHECK(std::memcmp(bytes64.data(), expect64.data(), bytes64.size()) == 0);
   }
 
   TEST_CASE("the reference: sums, min/max identities for empty segments, begin/end arrays with gaps") {
@@ -164,6 +227,13 @@ TEST_SUITE("segreduce") {
     const std::string diff = compare_segreduce(make(SegReduceOp::sum, ValueType::f32), sum, got.data());
     CHECK(diff.find("1 of 5 segments wrong") != std::string::npos);
     CHECK(diff.find("segment 2") != std::string::npos);
+
+    // The same segments as 64-bit offsets give the same answers.
+    const std::vector<std::int64_t> begin64(begin.begin(), begin.end()), end64(end.begin(), end.end());
+    auto sum64 = reference_segreduce(make(SegReduceOp::sum, ValueType::f32), x.data(), begin64.data(), end64.data(), 5);
+    REQUIRE(sum64.value.size() == 5);
+    for (int s = 0; s < 5; ++s) CHECK(double(sum64.value[s].value) == double(sum.value[s].value));
+    CHECK(sum64.length == sum.length);
   }
 
   TEST_CASE("the reference's argmin/argmax: first of equal values, NaN wins, CUB's {1, max()} for empty segments") {
@@ -202,6 +272,13 @@ TEST_SUITE("segreduce") {
     CHECK(f.distributions().front() == "uniform");
     // The command the lookup suggests reads back to the same problem (the CLI adds --dist).
     CHECK(f.command_options(p).find("--segments") == std::string::npos);
+    // --offsets 64: int64 offsets, a key of its own, and the command the lookup suggests says so.
+    const Problem wide = f.make_problem({{"n", "3G"}, {"segments", "fixed:1M"}, {"offsets", "64"}});
+    CHECK(wide.key() == "segreduce/sum/f32/acc=f32/n=3221225472/dist=fixed:1M/offsets=64");
+    CHECK(f.command_options(wide).find("--offsets 64") != std::string::npos);
+    CHECK(f.make_problem({{"n", "1K"}, {"offsets", "32"}}).key() == "segreduce/sum/f32/acc=f32/n=1024/dist=uniform");
+    CHECK_THROWS_WITH_AS(f.make_problem({{"n", "1K"}, {"offsets", "16"}}), doctest::Contains("--offsets"), UsageError);
+    CHECK_THROWS_WITH_AS(f.make_problem({{"n", "3G"}}), doctest::Contains("64-bit offsets"), UsageError);
   }
 
   TEST_CASE("the first kernel's grid covers the segments with groups, capped at the resident grid") {
@@ -210,27 +287,38 @@ TEST_SUITE("segreduce") {
     CHECK(segreduce_short_grid(c, 1, 1000) == 1);
     CHECK(segreduce_short_grid(c, 33, 1000) == 2);
     CHECK(segreduce_short_grid(c, 2u << 20, 1056) == 1056);
+    // A block per segment covers every segment, past the resident grid (the hardware balances unequal lengths).
+    const SegReduceConfig b{256, 256, 0, 16, 4, 16384};
+    CHECK(segreduce_short_grid(b, 0, 1056) == 0);
+    CHECK(segreduce_short_grid(b, 65536, 1056) == 65536);
+    CHECK(segreduce_short_grid(b, 1ull << 40, 1056) == (1u << 31) - 1);
   }
 }
 
 TEST_SUITE("nvrtc_segreduce") {
-  TEST_CASE("every variant of the f32 sum and f32 argmin spaces compiles for sm_90") {
-    for (const SegReduceProblem& p : {make(SegReduceOp::sum, ValueType::f32), make(SegReduceOp::argmin, ValueType::f32)}) {
+  TEST_CASE("a pairwise-covering subset of the f32 sum and f32 argmin spaces compiles for sm_90, int and int64 offsets") {
+    // compile_all compiles a subset in which every pair of parameter values of the space occurs (every variant in
+    // nvrtc_full, tests/cpu/nvrtc_fixtures.hpp); bench/segreduce_bench and the GPU suite compile the whole spaces.
+    SegReduceProblem wide = make(SegReduceOp::argmin, ValueType::f32);
+    wide.offset_bits = 64;
+    for (const SegReduceProblem& p : {make(SegReduceOp::sum, ValueType::f32), wide}) {
       const auto space = segreduce_space(p);
       const std::string failures = test::compile_all(p, space, "sm_90");
-      MESSAGE(p.shape_key(), ": ", space.size(), " variants");
+      MESSAGE(p.shape_key(), ": a pairwise-covering subset of ", space.size(), " variants");
       CHECK(failures == "");
     }
   }
-  TEST_CASE("the fallback compiles for every type and operation for sm_90") {
+  TEST_CASE("the fallback or a block per segment, and one-element loads, compile for every type and operation for sm_90") {
     std::vector<SegReduceProblem> problems;
+    int k = 0;
     for (ValueType t : all_value_types())
       for (SegReduceOp op : {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
                              SegReduceOp::argmax}) {
         const SegReduceProblem p = make(op, t);
-        const std::string failures = test::compile_all(p, std::vector{SegReduceConfig::fallback(p),
-                                                                      SegReduceConfig{128, 1, 32, 0, 4, 1024}},
-                                                       "sm_90");
+        // Every other problem a block per segment (one launch) instead of the fallback: both paths, two compiles each.
+        const SegReduceConfig first = k++ % 2 ? SegReduceConfig{256, 256, 0, 16, 4, 16384} : SegReduceConfig::fallback(p);
+        const std::string failures =
+            test::compile_all(p, std::vector{first, SegReduceConfig{128, 1, 32, 0, 4, 1024}}, "sm_90");
         CHECK_MESSAGE(failures == "", p.shape_key());
       }
   }

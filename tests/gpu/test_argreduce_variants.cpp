@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <type_traits>
 
 #include "autotune/argreduce.hpp"
 #include "autotune/error.hpp"
@@ -54,6 +55,9 @@ std::vector<Input> inputs_for(const ArgReduceProblem& base) {
     return generate_arg_values(p, n, seed);
   };
   for (std::uint64_t n : {0ull, 1ull, 31ull}) in.push_back({fmt::format("uniform n={}", n), generated("uniform", n, n), n, 0});
+  for (std::uint64_t n : {2ull, 5ull, 4099ull})  // short and odd, unaligned: head, one vector or none, tail
+    in.push_back({fmt::format("uniform n={}, unaligned", n), generated("uniform", n, n + 100), n, 1});
+  in.push_back({"all equal n=2 (a tie: index 0)", generated("constant", 2, 20), 2, 0});
   in.push_back({"uniform n=1000003", generated("uniform", kMid, 7), kMid, 0});
   in.push_back({"uniform n=1000003, unaligned", generated("uniform", kMid, 8), kMid, 1});
   in.push_back({"uniform n=4M+5", generated("uniform", kBig, 9), kBig, 0});
@@ -75,6 +79,12 @@ std::vector<Input> inputs_for(const ArgReduceProblem& base) {
   Input all_identity{"every element the identity", std::vector<unsigned char>(kMid * sizeof(T)), kMid, 1};
   for (std::uint64_t i = 0; i < kMid; ++i) put<T>(all_identity.bytes, i, identity);
   in.push_back(all_identity);
+  // The same aligned, n odd: index 0 is in the vectors, which never take an element equal to the identity, while
+  // the scalar tail takes its own (with their larger indices): the answer is still index 0.
+  Input aligned_identity = all_identity;
+  aligned_identity.name = "every element the identity, aligned, a scalar tail";
+  aligned_identity.offset = 0;
+  in.push_back(aligned_identity);
   // The identity everywhere but one element late in the input.
   Input one_other = all_identity;
   one_other.name = "the identity but one element";
@@ -108,6 +118,19 @@ std::vector<Input> inputs_for(const ArgReduceProblem& base) {
     put<T>(zeros, 999, T(-0.0));
     put<T>(zeros, kMid - 1, T(0.0));
     in.push_back({"signed zeros as the extreme", zeros, kMid, 1});
+    // +0.0 first this time: its bits (the packed keys decode a zero as +0.0 and must not take the later -0.0's).
+    put<T>(zeros, 999, T(0.0));
+    put<T>(zeros, 1001, T(-0.0));
+    in.push_back({"+0.0 then -0.0 as the extreme, aligned", zeros, kMid, 0});
+    // A NaN with a payload first, then the canonical one: the first NaN's own bits come back.
+    using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    const U payload = sizeof(T) == 4 ? U(0x7FC01234u) : U(0x7FF8000000001234ull);
+    T odd_nan;
+    std::memcpy(&odd_nan, &payload, sizeof(T));
+    Input payloads{"a NaN with a payload, then the canonical NaN", generated("uniform", kMid, 21), kMid, 0};
+    put<T>(payloads.bytes, kMid / 5, odd_nan);
+    put<T>(payloads.bytes, kMid / 4, nan);
+    in.push_back(payloads);
   } else {
     Input ext{"integer extremes at both ends", generated("uniform", kMid, 19), kMid, 1};
     put<T>(ext.bytes, 0, std::numeric_limits<T>::max());
@@ -193,7 +216,7 @@ TEST_SUITE("gpu_argreduce") {
     }
   }
 
-  TEST_CASE("indices past 2^32: the first of two maxima at the end of 2^32 + 5 floats") {
+  TEST_CASE("indices past 2^32: the first of two maxima at the end of 2^32 + 5 floats; packed keys to n = 2^32 - 1") {
     const DeviceInfo dev = query_device(0);
     AUTOTUNE_CUDA(cudaSetDevice(0));
     const std::uint64_t n = (1ull << 32) + 5;
@@ -207,23 +230,35 @@ TEST_SUITE("gpu_argreduce") {
     AUTOTUNE_CUDA(cudaMemcpy(values.as<float>() + (n - 3), &one, 4, cudaMemcpyHostToDevice));
     AUTOTUNE_CUDA(cudaMemcpy(values.as<float>() + (n - 1), &one, 4, cudaMemcpyHostToDevice));
     AUTOTUNE_CUDA(cudaMemcpy(values.as<float>() + ((1ull << 31) + 7), &minus, 4, cudaMemcpyHostToDevice));
+    // The last element of n = 2^32 - 1, the largest n of the packed keys: ~index is 1 there.
+    const float half = 0.5f;
+    const std::uint64_t n_packed = (1ull << 32) - 1;
+    AUTOTUNE_CUDA(cudaMemcpy(values.as<float>() + (n_packed - 1), &half, 4, cudaMemcpyHostToDevice));
     for (ArgOp op : {ArgOp::argmax, ArgOp::argmin}) {
       const ArgReduceProblem p = make(op, ValueType::f32);
       const ArgExpected expected = op == ArgOp::argmax ? ArgExpected{0x3F800000u, n - 3}
                                                        : ArgExpected{0xBF800000u, (1ull << 31) + 7};
-      int tested = 0;
+      const ArgExpected expected_packed = op == ArgOp::argmax ? ArgExpected{0x3F000000u, n_packed - 1}
+                                                              : ArgExpected{0xBF800000u, (1ull << 31) + 7};
+      int tested = 0, packed = 0;
       for (const auto& c : argreduce_space(p)) {
         const bool pick = c == ArgReduceConfig::fallback(p) || c.block_reduce == BlockReduce::shared_tree ||
-                          c.grid_blocks == -1 || c.grid_blocks == kArgReduceClusterGrid || c.block == 64 || c.accumulators == 4 || c.vec_bytes == 0;
+                          c.grid_blocks == -1 || is_argreduce_cluster_grid(c.grid_blocks) || c.block == 64 ||
+                          c.accumulators == 4 || c.vec_bytes == 0 || (c.pack && c.grid_blocks == 0 && c.block == 256);
         if (!pick || !argreduce_constraint_violation(p, c, dev).empty()) continue;
         const auto r = jit::compile(kernel_source(p, c), "big.cu", dev.arch());
         REQUIRE(r.ok);
         const ArgReduceKernel kernel(p, c, dev, r.cubin);
         INFO(to_string(op), " ", c.key());
-        CHECK(run_and_compare(kernel, p, expected, values.get(), n, out) == "");
+        CHECK(run_and_compare(kernel, p, expected, values.get(), n, out) == "");  // a packed variant's pair path
+        if (c.pack) {
+          CHECK(run_and_compare(kernel, p, expected_packed, values.get(), n_packed, out) == "");
+          ++packed;
+        }
         ++tested;
       }
       CHECK(tested >= 8);
+      CHECK(packed >= 8);
     }
   }
 
@@ -233,6 +268,7 @@ TEST_SUITE("gpu_argreduce") {
     one_block.grid_blocks = 1;
     two_pass.finish = Finish::two_pass, two_pass.grid_blocks = -1;
     resident.block = 512, resident.loads = 4;
+    resident.pack = true, resident.block_reduce = BlockReduce::warp_reduce;  // the handle runs a packed variant too
     const std::string path = temp_cache("sizes");
     for (const auto& [n, config] : {std::pair{std::uint64_t(4096), one_block},
                                     std::pair{std::uint64_t(1) << 18, two_pass},
