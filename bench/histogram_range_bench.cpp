@@ -9,7 +9,12 @@
 // and, for u8, English-like text bytes (words from a fixed vocabulary with Zipf-like frequencies, spaces,
 // punctuation, newlines), timed with the winner tuned on uniform bytes of the same shape.
 //
-//   histogram_range_bench [--quick] [--samples K] [--top K] [--markdown FILE]
+// 2D regions: a crop of rows (row stride larger than the row) timed with the winner tuned on the contiguous samples
+// of the same count, against CUB's 2D HistogramRange and against the same winner on those samples contiguous.
+// Reference row: the even u8 histogram's winner at 512 MiB (bench/results/2026-12-01b-h200-size-bench-u8.md), the
+// same counting method, timed on the same bytes in the same run: what the range family's value counting should reach.
+//
+//   histogram_range_bench [--quick | --all] [--samples K] [--top K] [--markdown FILE]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,6 +32,7 @@
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 #include "kernel_templates/histogram_range/launcher.hpp"
 #include "kernel_templates/histogram_range/reference.hpp"
@@ -41,6 +47,11 @@ struct Case {
   std::string group;
   HistogramRangeProblem problem;
   bool text = false;  ///< time on text bytes with the winner tuned on uniform bytes of the same shape
+  // A 2D region (rows > 0): rows of problem.n / rows samples, row_stride_bytes apart, timed with the winner tuned on
+  // the same shape and count contiguous (a case before it).
+  std::uint64_t rows = 0;
+  std::size_t row_stride_bytes = 0;
+  bool even_reference = false;  ///< the even u8 histogram's 512 MiB winner on the same uniform bytes
 };
 
 HistogramRangeProblem make(SampleType t, int bins, EdgeLayout e, std::uint64_t n, const char* dist) {
@@ -49,29 +60,46 @@ HistogramRangeProblem make(SampleType t, int bins, EdgeLayout e, std::uint64_t n
   return p;
 }
 
-std::vector<Case> cases(bool quick) {
-  // The two targets first (a run cut short by a time limit keeps them), then real-ish data, then the rest.
+std::vector<Case> cases(bool quick, bool all) {
+  // The targets first (a run cut short by a time limit keeps them), then 2D regions, then the rest.
   const std::uint64_t u8n = 512ull << 20, f32n = 64ull << 20;
   const char* u8g = "u8, 256 irregular edges, 512 MiB";
   const char* f32g = "f32, 1000 irregular edges, 64M";
+  // An 8K RGBA frame's bytes as u8 samples: 7680 x 4 bytes per row, 4320 rows (126.6 MiB).
+  const std::uint64_t row = 7680 * 4, rows = 4320;
+  const char* img = "u8, 256 irregular edges, 7680x4320 RGBA bytes";
   std::vector<Case> out{
       {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "uniform")},
-      {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "uniform")},
+      {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "uniform"), false, 0, 0, true},
       {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "uniform"), true},
-      {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "narrow")},
-      {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "image")},
-      {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "image")},
-      {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "narrow")},
-      {"f32, 1000 even edges, 64M", make(SampleType::f32, 999, EdgeLayout::even, f32n, "uniform")},
+      {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "uniform")},
+      {img, make(SampleType::u8, 255, EdgeLayout::irregular, row * rows, "uniform")},
+      {img, make(SampleType::u8, 255, EdgeLayout::irregular, row * rows, "uniform"), false, rows, 8192 * 4},
+      {img, make(SampleType::u8, 255, EdgeLayout::irregular, row * rows, "uniform"), false, rows, row + 52},
       {"u8, 256 irregular edges, small n", make(SampleType::u8, 255, EdgeLayout::irregular, 1ull << 20, "uniform")},
-      {"f32, 1000 irregular edges, small n", make(SampleType::f32, 999, EdgeLayout::irregular, 1ull << 20, "uniform")},
-      {"u8, 17 irregular edges, 512 MiB", make(SampleType::u8, 16, EdgeLayout::irregular, u8n, "uniform")},
-      {"u16, 4097 irregular edges, 128M", make(SampleType::u16, 4096, EdgeLayout::irregular, 128ull << 20, "uniform")},
-      {"f64, 1000 irregular edges, 32M", make(SampleType::f64, 999, EdgeLayout::irregular, 32ull << 20, "uniform")},
   };
   if (quick) out.resize(2);
+  if (all) {
+    std::vector<Case> more{
+        {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "narrow")},
+        {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "image")},
+        {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "image")},
+        {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "narrow")},
+        {"f32, 1000 even edges, 64M", make(SampleType::f32, 999, EdgeLayout::even, f32n, "uniform")},
+        {"f32, 1000 irregular edges, small n", make(SampleType::f32, 999, EdgeLayout::irregular, 1ull << 20, "uniform")},
+        {"u8, 17 irregular edges, 512 MiB", make(SampleType::u8, 16, EdgeLayout::irregular, u8n, "uniform")},
+        {"u16, 4097 irregular edges, 128M", make(SampleType::u16, 4096, EdgeLayout::irregular, 128ull << 20, "uniform")},
+        {"f64, 1000 irregular edges, 32M", make(SampleType::f64, 999, EdgeLayout::irregular, 32ull << 20, "uniform")},
+    };
+    out.insert(out.end(), more.begin(), more.end());
+  }
   return out;
 }
+
+// The even u8 histogram's winner at 512 MiB (bench/results/2026-12-01b-h200-size-bench-u8.md, 95.1 % of that run's
+// roof): R = 32 lane-interleaved byte counters, the range family's value counting without the mapping to bins.
+constexpr const char* kEvenReference =
+    "priv=shared,R=32,cbits=32,block=512,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0";
 
 // English-like text: words of a fixed vocabulary drawn with Zipf-like weights (1/rank), separated by spaces, with
 // commas, full stops and newlines.
@@ -106,17 +134,18 @@ std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 }  // namespace
 
 int main(int argc, char** argv) try {
-  bool quick = false;
+  bool quick = false, all = false;
   int samples = 30, top = 3;
   std::string markdown;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
+    else if (a == "--all") all = true;
     else if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
     else if (a == "--top" && i + 1 < argc) top = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else {
-      std::fprintf(stderr, "usage: histogram_range_bench [--quick] [--samples K] [--top K] [--markdown FILE]\n");
+      std::fprintf(stderr, "usage: histogram_range_bench [--quick | --all] [--samples K] [--top K] [--markdown FILE]\n");
       return 2;
     }
   }
@@ -140,15 +169,46 @@ int main(int argc, char** argv) try {
   std::fflush(stdout);
   std::string table = header;
   std::map<std::string, Config> uniform_winners;  // shape without distribution -> the uniform winner
+  std::map<std::string, double> contiguous_ms;     // shape -> the uniform winner's time on contiguous samples
 
-  for (const Case& c : cases(quick)) {
+  for (const Case& c : cases(quick, all)) {
     const HistogramRangeProblem& p = c.problem;
     Config winner;
     TuneOptions o;
     o.samples = 5;
     o.warmup = 1;
     const std::string shape = fmt::format("{}/{}/{}/{}", to_string(p.type), p.bins, to_string(p.edges), p.n);
-    if (c.text && uniform_winners.count(shape)) {
+    if (c.even_reference) {
+      // The even family's kernel on the uniform bytes of this shape: the same method, measured in the same run.
+      HistogramProblem ep;
+      ep.type = SampleType::u8, ep.bins = 256, ep.lower = 0, ep.upper = 256, ep.n = p.n;
+      const HistogramConfig ec = *HistogramConfig::parse(kEvenReference);
+      const auto host = generate_range_samples(p, p.n, o.seed);
+      cuda::DeviceBuffer in(host.size()), counts(256 * 4);
+      AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+      const auto compiled = jit::compile(kernel_source(ep, ec), "even.cu", dev.arch());
+      if (!compiled.ok) throw Error("the even reference does not compile: " + compiled.log);
+      HistogramKernel kernel(ep, ec, dev, compiled.cubin);
+      const SampleStats t = time_calls([&](cudaStream_t st) { kernel.run(in.get(), p.n, counts.get(), st); }, flush,
+                                       samples, stream.get());
+      std::vector<std::uint64_t> expected(256, 0);
+      for (unsigned char b : host) ++expected[b];
+      std::vector<unsigned> got(256);
+      AUTOTUNE_CUDA(cudaMemcpy(got.data(), counts.get(), counts.bytes(), cudaMemcpyDeviceToHost));
+      int wrong = 0;
+      for (int b = 0; b < 256; ++b) wrong += expected[b] != got[b];
+      const double gbps = p.bytes() / (t.median * 1e-3) / 1e9;
+      std::string row = fmt::format(
+          "| {} | uniform, **even u8 histogram, 256 bins (reference: the same counting method)** | {} | `{}` | {} | "
+          "{:.0f} | {:.1f} | | | | | {} |\n",
+          c.group, p.n, kEvenReference, fmt_us(t.median), gbps, 100.0 * gbps / roof.gbps,
+          wrong == 0 ? "exact" : fmt::format("**{} bins off**", wrong));
+      std::printf("%s", row.c_str());
+      std::fflush(stdout);
+      table += row;
+      continue;
+    }
+    if ((c.text || c.rows > 0) && uniform_winners.count(shape)) {
       winner = uniform_winners.at(shape);
     } else {
       Cache cache(":memory:");
@@ -170,7 +230,10 @@ int main(int argc, char** argv) try {
       std::printf("  # %s %s: %zu variants measured ok of %zu\n", c.group.c_str(), p.distribution.c_str(), ok.size(),
                   r.measurements.size());
     }
-    const auto host = c.text ? text_bytes(p.n, 7) : generate_range_samples(p, p.n, o.seed);
+    // A region's rows lie row_stride_bytes apart in a larger buffer; the samples between them are never counted.
+    const std::uint64_t row_samples = c.rows > 0 ? p.n / c.rows : p.n;
+    const std::uint64_t span = c.rows > 0 ? (c.rows - 1) * (c.row_stride_bytes / size_of(p.type)) + row_samples : p.n;
+    const auto host = c.text ? text_bytes(span, 7) : generate_range_samples(p, span, o.seed);
     const auto levels = generate_levels(p);
     cuda::DeviceBuffer in(host.size()), d_levels(levels.size());
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
@@ -181,14 +244,31 @@ int main(int argc, char** argv) try {
     if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
     HistogramRangeKernel kernel(p, *winner.as<HistogramRangeConfig>(), dev, compiled.cubin);
     static_assert(static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64));
-    bench::CubHistogramRange cub(static_cast<bench::CubSample>(p.type), p.bins, p.n);
+    const auto cub_sample = static_cast<bench::CubSample>(p.type);
+    const bench::CubHistogramRange cub = c.rows > 0
+        ? bench::CubHistogramRange(cub_sample, p.bins, row_samples, c.rows, c.row_stride_bytes)
+        : bench::CubHistogramRange(cub_sample, p.bins, p.n);
+    const HistogramRangeKernel::Region region{row_samples, c.rows > 0 ? c.rows : 1, c.row_stride_bytes};
 
     const SampleStats t_ours = time_calls(
-        [&](cudaStream_t s) { kernel.run(in.get(), p.n, d_levels.get(), ours.get(), s); }, flush, samples, stream.get());
+        [&](cudaStream_t s) { kernel.run(in.get(), region, d_levels.get(), ours.get(), s); }, flush, samples,
+        stream.get());
     const SampleStats t_cub = time_calls(
         [&](cudaStream_t s) { cub.run(in.get(), d_levels.get(), theirs.as<unsigned>(), s); }, flush, samples,
         stream.get());
-    const auto expected = range_counts_as_written(p, reference_range_histogram(p, host.data(), p.n, levels.data()));
+    const auto expected = range_counts_as_written(
+        p, c.rows > 0 ? reference_range_histogram_region(p, host.data(), row_samples, c.rows, c.row_stride_bytes,
+                                                         levels.data())
+                      : reference_range_histogram(p, host.data(), p.n, levels.data()));
+    if (c.rows == 0 && !c.text && p.distribution == "uniform") contiguous_ms[shape] = t_ours.median;
+    std::string data = c.text ? "text (winner of uniform)" : p.distribution;
+    if (c.rows > 0) {
+      data = fmt::format("2D: {} rows of {} B, stride {} B (winner of contiguous)", c.rows, row_samples * size_of(p.type),
+                         c.row_stride_bytes);
+      if (contiguous_ms.count(shape))
+        data += fmt::format("; contiguous {} us, region {:+.1f} %", fmt_us(contiguous_ms.at(shape)),
+                            100.0 * (t_ours.median / contiguous_ms.at(shape) - 1.0));
+    }
     std::vector<unsigned> got(p.bins), got_cub(p.bins);
     AUTOTUNE_CUDA(cudaMemcpy(got.data(), ours.get(), ours.bytes(), cudaMemcpyDeviceToHost));
     AUTOTUNE_CUDA(cudaMemcpy(got_cub.data(), theirs.get(), theirs.bytes(), cudaMemcpyDeviceToHost));

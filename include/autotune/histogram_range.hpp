@@ -16,7 +16,7 @@
 // range_for(n) say what a call of n samples runs, and why.
 //
 // Thread-safety: handles may be constructed from several threads at once; one handle may be called from several
-// host threads at once, on any streams (no workspace), and calls may be captured into CUDA graphs. Moving,
+// host threads at once, on any streams (one-launch configurations keep a workspace per stream), and calls may be captured into CUDA graphs. Moving,
 // assigning or destroying a handle must not overlap calls on it. The application's current device is used.
 #pragma once
 
@@ -63,6 +63,17 @@ class HistogramRange {
                   cudaStream_t stream = nullptr) const {
     count(d_samples, sample_type_of<Sample>(), n, d_levels, d_counts, 8 * sizeof(Counter), stream);
   }
+  /// A 2D region of interest (CUB's 2D HistogramRange): `rows` rows of `row_samples` samples, each starting
+  /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of samples, any alignment the
+  /// sample type allows; rows and row_samples below 2^31), counted as one call of rows x row_samples samples (the
+  /// size table's range for that many). One launch (or a memset and one), whatever the rows.
+  template <HistogramSample Sample, HistogramCounter Counter>
+  void operator()(const Sample* d_samples, std::uint64_t row_samples, std::uint64_t rows,
+                  std::size_t row_stride_bytes, const range_level_t<Sample>* d_levels, Counter* d_counts,
+                  cudaStream_t stream = nullptr) const {
+    count_region(d_samples, sample_type_of<Sample>(), row_samples, rows, row_stride_bytes, d_levels, d_counts,
+                 8 * sizeof(Counter), stream);
+  }
   /// Untyped samples and levels: they must be of problem().type and its level type (not checked).
   void operator()(const void* d_samples, std::uint64_t n, const void* d_levels, unsigned int* d_counts,
                   cudaStream_t stream = nullptr) const;
@@ -77,6 +88,9 @@ class HistogramRange {
  private:
   void count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, const void* d_levels,
              void* d_counts, int counter_bits, cudaStream_t stream) const;
+  void count_region(const void* d_samples, SampleType sample_type, std::uint64_t row_samples, std::uint64_t rows,
+                    std::size_t row_stride_bytes, const void* d_levels, void* d_counts, int counter_bits,
+                    cudaStream_t stream) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

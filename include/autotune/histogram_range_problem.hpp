@@ -97,10 +97,15 @@ struct HistogramRangeConfig {
   /// 0: enough blocks to cover n, at most the resident ones (a persistent grid); N > 0: at most N; 1 is the small-n
   /// path: one block stores its counts (no zeroing launch, no atomics outside the block).
   int grid_blocks = kResidentGrid;
+  /// How blocks reach the output (the even histogram's enum): atomic, a memset launch then the kernel; self_zero,
+  /// one launch (the first block zeroes the output; two control words per stream, zero between launches). Shared
+  /// counters only.
+  Merge merge = Merge::atomic;
 
   bool operator==(const HistogramRangeConfig&) const = default;
 
-  /// "bin=search,priv=shared,R=1,block=256,vec=16,loads=2,grid=0"
+  /// "bin=search,priv=shared,R=1,block=256,vec=16,loads=2,grid=0"; ",merge=self_zero" follows for a one-launch
+  /// merge (a key without it is merge=atomic, so the keys of earlier caches and policies still name what they did).
   std::string key() const;
   static std::optional<HistogramRangeConfig> parse(std::string_view key);
 
@@ -110,8 +115,11 @@ struct HistogramRangeConfig {
   /// Dynamic shared memory: the counters (bins, or 256 values, times replicas; values: and per-bin totals), then
   /// the levels (search, prebin, values), then the table (lut) or the pre-bin table (prebin).
   std::size_t shared_bytes(const HistogramRangeProblem& problem) const;
-  /// Whether a call is one launch (a single block that stores its counts) rather than a memset and a launch.
-  bool one_launch() const { return grid_blocks == 1; }
+  /// Whether a call is one launch (a single block that stores its counts, or self_zero) rather than a memset and a
+  /// launch.
+  bool one_launch() const { return grid_blocks == 1 || merge == Merge::self_zero; }
+  /// Bytes of one stream's workspace: the self_zero control words, else 0.
+  std::size_t workspace_bytes() const { return merge == Merge::self_zero ? 2 * sizeof(unsigned) : 0; }
   std::string invalid_reason(const HistogramRangeProblem& problem) const;
   /// Valid for every problem and every GPU of sm_70 or newer (48 KiB of shared memory at most).
   static HistogramRangeConfig fallback(const HistogramRangeProblem& problem);
@@ -119,6 +127,8 @@ struct HistogramRangeConfig {
 
 /// Name of the kernel entry point in every range-histogram variant.
 inline constexpr const char* kHistogramRangeKernelName = "autotune_histogram_range";
+/// Name of the 2D-region entry point (rows of samples a stride apart) in every range-histogram variant.
+inline constexpr const char* kHistogramRange2dKernelName = "autotune_histogram_range_2d";
 
 /// Complete CUDA source of one variant: the generated preamble, kernel_templates/common.cuh, and
 /// kernel_templates/histogram_range/histogram_range.cu.

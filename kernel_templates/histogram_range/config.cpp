@@ -21,8 +21,9 @@ std::string_view to_string(RangeBinning b) {
 }
 
 std::string HistogramRangeConfig::key() const {
-  return fmt::format("bin={},priv={},R={},block={},vec={},loads={},grid={}", to_string(binning),
-                     to_string(privatization), replicas, block, vec_bytes, loads, grid_blocks);
+  return fmt::format("bin={},priv={},R={},block={},vec={},loads={},grid={}{}", to_string(binning),
+                     to_string(privatization), replicas, block, vec_bytes, loads, grid_blocks,
+                     merge == Merge::atomic ? "" : fmt::format(",merge={}", to_string(merge)));
 }
 
 std::optional<HistogramRangeConfig> HistogramRangeConfig::parse(std::string_view key) {
@@ -31,7 +32,9 @@ std::optional<HistogramRangeConfig> HistogramRangeConfig::parse(std::string_view
   if (!fields) return std::nullopt;
   const Fields& f = *fields;
   const char* names[] = {"bin", "priv", "R", "block", "vec", "loads", "grid"};
-  if (f.size() != std::size(names)) return std::nullopt;
+  // merge is optional (absent: atomic), and never written as atomic: one key per configuration.
+  const bool has_merge = f.count("merge") != 0;
+  if (f.size() != std::size(names) + (has_merge ? 1 : 0)) return std::nullopt;
   for (const char* name : names)
     if (!f.count(name)) return std::nullopt;
   const auto bin = to_enum(f.at("bin"), histogram_range_detail::kBinnings);
@@ -41,6 +44,11 @@ std::optional<HistogramRangeConfig> HistogramRangeConfig::parse(std::string_view
   if (!bin || !priv || !r || !block || !vec || !loads || !grid) return std::nullopt;
   if (*r < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < 0) return std::nullopt;
   HistogramRangeConfig c;
+  if (has_merge) {
+    const auto merge = to_enum(f.at("merge"), histogram_range_detail::kMerges);
+    if (!merge || *merge == Merge::atomic) return std::nullopt;
+    c.merge = *merge;
+  }
   c.binning = *bin;
   c.privatization = *priv;
   c.replicas = *r;
@@ -102,6 +110,9 @@ std::string HistogramRangeConfig::invalid_reason(const HistogramRangeProblem& pr
   if (grid_blocks < 0) return fmt::format("grid {} is not 0 (resident blocks) or a positive cap", grid_blocks);
   if (grid_blocks == 1 && privatization != Privatization::shared)
     return "the single-block path stores shared counters: not with global atomics";
+  if (merge != Merge::atomic && merge != Merge::self_zero) return "range histograms merge by atomic or self_zero";
+  if (merge == Merge::self_zero && privatization != Privatization::shared)
+    return "self_zero merges shared counters: not with global atomics";
   if (binning == RangeBinning::values) {
     if (problem.type != SampleType::u8) return "counting sample values is for u8 samples";
     if (privatization != Privatization::shared) return "counting sample values needs shared counters";

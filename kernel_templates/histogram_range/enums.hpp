@@ -10,6 +10,8 @@ inline constexpr RangeBinning kBinnings[] = {RangeBinning::values, RangeBinning:
                                              RangeBinning::search_global, RangeBinning::prebin};
 /// Privatization is the even histogram's enum; this family takes global and shared (no per-warp copies).
 inline constexpr Privatization kPrivatizations[] = {Privatization::global, Privatization::shared};
+/// Merge is the even histogram's enum; this family takes atomic (memset + launch) and self_zero (one launch).
+inline constexpr Merge kMerges[] = {Merge::atomic, Merge::self_zero};
 inline constexpr EdgeLayout kEdgeLayouts[] = {EdgeLayout::even, EdgeLayout::irregular};
 
 /// Entries of the sample -> bin table (RangeBinning::lut): one per value of an 8- or 16-bit sample, else 0.

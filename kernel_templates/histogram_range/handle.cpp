@@ -53,6 +53,16 @@ void HistogramRange::count(const void* d_samples, std::optional<SampleType> samp
   impl_->kernel_for(n).run(d_samples, n, d_levels, d_counts, stream);
 }
 
+void HistogramRange::count_region(const void* d_samples, SampleType sample_type, std::uint64_t row_samples,
+                                  std::uint64_t rows, std::size_t row_stride_bytes, const void* d_levels,
+                                  void* d_counts, int counter_bits, cudaStream_t stream) const {
+  const std::uint64_t n = row_samples * rows;
+  check_histogram_range_call(impl_->problem, d_samples, sample_type, n, d_levels, d_counts, counter_bits);
+  // The stride is checked against the row by the kernel's launcher; a region of one row is 1D.
+  impl_->kernel_for(n).run(d_samples, HistogramRangeKernel::Region{row_samples, rows, row_stride_bytes}, d_levels,
+                           d_counts, stream);
+}
+
 void HistogramRange::operator()(const void* d_samples, std::uint64_t n, const void* d_levels, unsigned int* d_counts,
                                 cudaStream_t stream) const {
   count(d_samples, std::nullopt, n, d_levels, d_counts, 32, stream);

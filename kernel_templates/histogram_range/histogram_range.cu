@@ -19,14 +19,25 @@
 //   kPriv, kReplicas           Privatization::global: atomics straight into `out`; shared: kReplicas
 //                              lane-interleaved copies of the counters (bin b of copy r at word b * kReplicas + r)
 //   kLutSize, kPrebins         table sizes; kSharedBytes: the dynamic shared memory the host passes (checked below)
+//   kMerge                     Merge::atomic: blocks add into `out`, which the host zeroed (cudaMemsetAsync) before the
+//                              launch. self_zero: one launch: the first block to start (a wrapping ticket in the
+//                              workspace) zeroes `out` with its first warp while the others count, then raises a
+//                              flag; every other block waits for the flag before it adds its totals and gives its
+//                              share of the flag back, so the launch leaves the workspace zero.
 //
 // Semantics: a sample s counts in bin i iff levels[i] <= (level_t)s < levels[i + 1]; below levels[0], at or above
 // levels[kBins], and NaN, it counts nowhere. Levels must be strictly ascending (the host checks what it generates;
 // validate_levels checks an application's).
 //
-// The output is zeroed by the host before the launch (cudaMemsetAsync), except when the grid is one block: then the
-// block stores its counts (the small-n path, one launch). The host keeps every block under 2^31 samples, so per-block
-// 32-bit shared counters are exact.
+// The output is zeroed by the host before the launch (cudaMemsetAsync) or by the kernel (self_zero), except when the
+// grid is one block: then the block stores its counts (the small-n path, one launch). The host keeps every block
+// under 2^31 samples, so per-block 32-bit shared counters are exact.
+//
+// 2D regions (rows > 1): `rows` rows of `row_samples` samples, the first samples of two rows `row_stride` samples
+// apart. Each row holds V whole vectors (the same V in every row) and L = row_samples - V * kElemsPerVec samples
+// around them (its unaligned head and its tail), counted one by one. The rows' vectors are numbered in one sequence,
+// row after row, and dealt to the grid in tiles as in 1D; each thread follows its vectors' (row, column) by adding
+// its constant step (threads = q * V + r vectors) instead of dividing.
 
 static_assert(at::kBlock >= 32 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 up to 1024");
 static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
@@ -41,15 +52,24 @@ static_assert(at::kBinning != at::Binning::values || (sizeof(at::sample_t) == 1 
               "value counting is for u8 samples, in shared memory");
 static_assert(at::kBinning != at::Binning::lut || (at::kLutSize > 0 && at::kBins < 0xFFFF),
               "a lookup table takes 8- or 16-bit samples and fewer than 65535 bins");
+static_assert(at::kMerge == at::Merge::atomic ||
+                  (at::kMerge == at::Merge::self_zero && at::kPriv == at::Privatization::shared),
+              "merge is atomic, or self_zero with shared counters");
 
 namespace at {
 
 constexpr int kElemsPerVec = kVecBytes / static_cast<int>(sizeof(sample_t));
 constexpr bool kValues = kBinning == Binning::values;
 constexpr bool kShared = kPriv == Privatization::shared;
+constexpr bool kSelfZero = kMerge == Merge::self_zero;
+// The workspace of self_zero: two words, zero between launches.
+constexpr int kStartTicketWord = 0;  // blocks that have started (atomicInc wraps it back to 0)
+constexpr int kZeroFlagWord = 1;     // raised by gridDim.x - 1 once `out` is zero; each other block takes one back
 // values: the levels too, for the mapping of value counts to bins at the end (a search in shared memory, not a chain
-// of dependent global loads while every block of the grid waits at its end).
+// of dependent global loads while every block of the grid waits at its end). Copied after the counting loop: the
+// first loads of the samples do not wait for them.
 constexpr bool kSharedLevels = kBinning == Binning::search || kBinning == Binning::prebin || kValues;
+constexpr bool kLevelsFirst = kBinning == Binning::search || kBinning == Binning::prebin;
 constexpr int kSlots = kValues ? 256 : kBins;           // counters per copy
 constexpr int kCounterWords = kShared ? kSlots * kReplicas : 0;
 constexpr int kBinTotalWords = kValues ? kBins : 0;     // values: the block's per-bin totals at the end
@@ -128,6 +148,68 @@ struct Counter {
   }
 };
 
+// 2D: the vectors of a region, V per row from each row's first vector-aligned sample. Rows whose starts share their
+// alignment (kSame: a stride that is a multiple of the vector, the usual padded image) hold V = (row - head) / E
+// vectors and vector (r, c) is at vin0[r * stride_vecs + c]; otherwise V = (row - (E - 1)) / E, what every row holds
+// whatever its alignment, and each load finds its row's head.
+__device__ __forceinline__ u64 head_of(const sample_t* row) {
+  const unsigned misalign = static_cast<unsigned>(reinterpret_cast<u64>(row) % kVecBytes);
+  return misalign ? (kVecBytes - misalign) / sizeof(sample_t) : 0;
+}
+template <bool kSame>
+__device__ __forceinline__ raw_t load_vector(const sample_t* in, const raw_t* vin0, u64 stride, unsigned r,
+                                             unsigned c) {
+  if constexpr (kSame) return __ldg(vin0 + r * stride + c);  // stride in vectors
+  const sample_t* row = in + r * stride;                      // stride in samples
+  return __ldg(reinterpret_cast<const raw_t*>(row + head_of(row)) + c);
+}
+
+// A thread's position (row r, column c) in the region's sequence of vectors, advanced by the grid's `threads`
+// vectors at a time: threads = q * V + rem, so a step is two additions and at most one carry (no division per
+// load). 32-bit: the host keeps rows and V below 2^31.
+struct Cursor {
+  unsigned r, c, q, rem, v;
+  __device__ __forceinline__ void step() {
+    r += q;
+    c += rem;
+    if (c >= v) c -= v, ++r;
+  }
+};
+
+// Counts the rows * V vectors of a region over the grid in tiles of threads * kLoads vectors, as the 1D loop does.
+template <bool kSame, class Count>
+__device__ __forceinline__ void count_region_vectors(const sample_t* in, const raw_t* vin0, u64 stride, unsigned rows,
+                                                     unsigned V, u64 threads, u64 tid, Count count) {
+  const u64 nvec = static_cast<u64>(rows) * V;
+  Cursor cur;
+  cur.v = V;
+  cur.q = static_cast<unsigned>(threads / V);
+  cur.rem = static_cast<unsigned>(threads - static_cast<u64>(cur.q) * V);
+  cur.r = static_cast<unsigned>(tid / V);
+  cur.c = static_cast<unsigned>(tid - static_cast<u64>(cur.r) * V);
+  const u64 tile = threads * kLoads;
+  u64 base = 0;
+  for (; base + tile <= nvec; base += tile) {
+    Vec v[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      v[k].raw = load_vector<kSame>(in, vin0, stride, cur.r, cur.c);
+      cur.step();
+    }
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) count(v[k]);
+  }
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) {
+    if (cur.r < rows) {
+      Vec v;
+      v.raw = load_vector<kSame>(in, vin0, stride, cur.r, cur.c);
+      count(v);
+    }
+    cur.step();
+  }
+}
+
 // Count of counter k summed over the block's copies; the j-th read of thread k goes to copy (j + k) mod R, so a
 // warp's reads hit different banks.
 __device__ __forceinline__ unsigned block_total(const unsigned* counters, int k) {
@@ -139,10 +221,21 @@ __device__ __forceinline__ unsigned block_total(const unsigned* counters, int k)
 
 }  // namespace at
 
-extern "C" __global__ void __launch_bounds__(at::kBlock)
-autotune_histogram_range(const at::sample_t* __restrict__ in, unsigned long long n,
-                         const at::level_t* __restrict__ levels, at::out_t* __restrict__ out) {
-  using namespace at;
+namespace at {
+
+// Value counting keeps to 32 registers, so that 2048 threads fit on a multiprocessor whatever the block (a 1024-thread
+// block of the even u8 histogram at 38 registers ran one block per SM and took 146.9 us instead of 134.9 us at 512
+// MiB: bench/results/2026-12-01b-partial-tile-experiment.md). The other binnings take what they need: 0 is "no
+// minimum", as if the argument were absent (ptxas given an explicit 1 allocates more: the f32 prebin 1024 x 4 variant
+// took 40 registers instead of 32, one block per SM instead of two; nvcc 13.0 -Xptxas -v).
+constexpr int kMinBlocks = kValues ? 2048 / kBlock : 0;
+
+// The whole kernel; k2D: a region of rows (its own entry point, so that the 1D loop keeps its registers).
+template <bool k2D>
+__device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in, u64 n,
+                                                const level_t* __restrict__ levels, out_t* __restrict__ out,
+                                                unsigned* __restrict__ workspace, u64 row_samples, u64 rows,
+                                                u64 row_stride) {
   extern __shared__ __align__(16) unsigned char smem_raw[];  // kSharedBytes
   unsigned* counters = reinterpret_cast<unsigned*>(smem_raw);
   const int lane = threadIdx.x & 31;
@@ -155,10 +248,9 @@ autotune_histogram_range(const at::sample_t* __restrict__ in, unsigned long long
   binner.levels = reinterpret_cast<const level_t*>(smem_raw + kLevelsOffset);
   binner.lut = reinterpret_cast<const unsigned short*>(smem_raw + kTableOffset);
   binner.table = reinterpret_cast<const int*>(smem_raw + kTableOffset);
-  if constexpr (kSharedLevels) {
-    level_t* lv = reinterpret_cast<level_t*>(smem_raw + kLevelsOffset);
-    for (int i = threadIdx.x; i < kLevels; i += kBlock) lv[i] = levels[i];
-  }
+  level_t* shared_levels = reinterpret_cast<level_t*>(smem_raw + kLevelsOffset);
+  if constexpr (kLevelsFirst)
+    for (int i = threadIdx.x; i < kLevels; i += kBlock) shared_levels[i] = levels[i];
   if constexpr (kBinning == Binning::lut) {
     // Thread t fills the table for a contiguous run of values: one binary search for the first, then a walk that
     // advances over the levels as the values grow (a merge of two sorted lists: kLutSize + kBins steps in all).
@@ -191,46 +283,93 @@ autotune_histogram_range(const at::sample_t* __restrict__ in, unsigned long long
     __syncthreads();
   }
 
+  bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only)
+  if constexpr (kSelfZero) {
+    // Warp 0 of the first block to start zeroes `out` and raises the flag by gridDim.x - 1; its other warps, and
+    // every other block, count meanwhile.
+    if (!one_block && threadIdx.x < 32) {
+      unsigned first = 0;
+      if (lane == 0) first = atomicInc(workspace + kStartTicketWord, gridDim.x - 1) == 0;
+      first = __shfl_sync(0xFFFFFFFFu, first, 0);
+      zeroed_out = first != 0;
+      if (zeroed_out) {
+        for (int b = lane; b < kBins; b += 32) out[b] = 0;
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) atomicAdd(workspace + kZeroFlagWord, gridDim.x - 1);
+      }
+    }
+  }
+
   Counter counter;
   counter.smem = counters + (lane & (kReplicas - 1));
   counter.out = out;
 
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
-  const Split split = split_unaligned<kVecBytes>(in, n);
-  const u64 nvec = split.nvec;
-  // Every load of the samples through the read-only path (ld.global.nc), as the even histogram's loads compile to
-  // (without __ldg these were plain ld.global; on an H200 the u8 winner at 512 MiB took 148.4 us with them and
-  // 146.9 us with __ldg: bench/results/2026-12-01d-h200-histrange-bench-run1.md and -bench.md).
-  if (tid < split.head) counter.add(binner(__ldg(in + tid)));
-  if (tid < n - split.tail_begin) counter.add(binner(__ldg(in + split.tail_begin + tid)));
+  if constexpr (!k2D) {
+    const Split split = split_unaligned<kVecBytes>(in, n);
+    const u64 nvec = split.nvec;
+    // Every load of the samples through the read-only path (ld.global.nc), as the even histogram's loads compile to
+    // (without __ldg these were plain ld.global; on an H200 the u8 winner at 512 MiB took 148.4 us with them and
+    // 146.9 us with __ldg: bench/results/2026-12-01d-h200-histrange-bench-run1.md and -bench.md).
+    if (tid < split.head) counter.add(binner(__ldg(in + tid)));
+    if (tid < n - split.tail_begin) counter.add(binner(__ldg(in + split.tail_begin + tid)));
 
-  const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
-  const u64 tile = threads * kLoads;
-  u64 base = 0;
-  for (; base + tile <= nvec; base += tile) {
-    Vec v[kLoads];
+    const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
+    const u64 tile = threads * kLoads;
+    u64 base = 0;
+    for (; base + tile <= nvec; base += tile) {
+      Vec v[kLoads];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k].raw = __ldg(vin + tile_index<true, kLoads>(base, k, threads, tid));
+      for (int k = 0; k < kLoads; ++k) v[k].raw = __ldg(vin + tile_index<true, kLoads>(base, k, threads, tid));
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k)
+      for (int k = 0; k < kLoads; ++k)
 #pragma unroll
-      for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v[k].s[e]));
-  }
-  if (base < nvec) {
+        for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v[k].s[e]));
+    }
+    if (base < nvec) {
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) {
-      const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
-      if (i < nvec) {
-        Vec v;
-        v.raw = __ldg(vin + i);
+      for (int k = 0; k < kLoads; ++k) {
+        const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
+        if (i < nvec) {
+          Vec v;
+          v.raw = __ldg(vin + i);
 #pragma unroll
-        for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v.s[e]));
+          for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v.s[e]));
+        }
       }
     }
+  } else {
+    // Rows starting on one alignment (a stride of whole vectors) share row 0's head; others each find their own.
+    const bool same = (row_stride * sizeof(sample_t)) % kVecBytes == 0;
+    const u64 head0 = head_of(in) < row_samples ? head_of(in) : row_samples;
+    const u64 V = same ? (row_samples - head0) / kElemsPerVec
+                       : (row_samples >= kElemsPerVec - 1 ? (row_samples - (kElemsPerVec - 1)) / kElemsPerVec : 0);
+    // Each row's samples outside its vectors, one at a time: k < head are the head, the rest the tail.
+    const u64 leftover = row_samples - V * kElemsPerVec;
+    for (u64 q = tid; q < rows * leftover; q += threads) {
+      const u64 r = q / leftover, k = q - r * leftover;
+      const sample_t* row = in + r * row_stride;
+      const u64 head = same ? head0 : head_of(row);
+      counter.add(binner(__ldg(row + (k < head ? k : k + V * kElemsPerVec))));
+    }
+    auto count = [&](const Vec& v) {
+#pragma unroll
+      for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v.s[e]));
+    };
+    const raw_t* vin0 = reinterpret_cast<const raw_t*>(in + head0);
+    if (V > 0 && same)
+      count_region_vectors<true>(in, vin0, row_stride / kElemsPerVec, static_cast<unsigned>(rows),
+                                 static_cast<unsigned>(V), threads, tid, count);
+    else if (V > 0)
+      count_region_vectors<false>(in, vin0, row_stride, static_cast<unsigned>(rows), static_cast<unsigned>(V),
+                                  threads, tid, count);
   }
 
   if constexpr (kShared) {
+    if constexpr (kValues)
+      for (int i = threadIdx.x; i < kLevels; i += kBlock) shared_levels[i] = levels[i];
     __syncthreads();
     if constexpr (kValues) {
       // Value v's count goes to the bin holding v: one search per value and block, then the bins' totals.
@@ -243,17 +382,43 @@ autotune_histogram_range(const at::sample_t* __restrict__ in, unsigned long long
         if (b >= 0) atomicAdd(bin_totals + b, t);
       }
       __syncthreads();
-      for (int b = threadIdx.x; b < kBins; b += kBlock) {
-        const unsigned t = bin_totals[b];
-        if (one_block) out[b] = t;
-        else if (t != 0) atomicAdd(out + b, static_cast<out_t>(t));
-      }
-    } else {
-      for (int b = threadIdx.x; b < kBins; b += kBlock) {
-        const unsigned t = block_total(counters, b);
-        if (one_block) out[b] = t;
-        else if (t != 0) atomicAdd(out + b, static_cast<out_t>(t));
-      }
     }
+    if constexpr (kSelfZero) {
+      // `out` may be added into once the first block has zeroed it (long ago, unless n is tiny). The first block
+      // itself does not wait (the others may have taken back every count it lent): its warp 0 zeroed `out` before
+      // the __syncthreads above, which orders that before its other warps' additions.
+      if (threadIdx.x == 0 && !one_block && !zeroed_out) {
+        while (*static_cast<volatile unsigned*>(workspace + kZeroFlagWord) == 0) {
+        }
+        __threadfence();
+      }
+      __syncthreads();
+    }
+    for (int b = threadIdx.x; b < kBins; b += kBlock) {
+      const unsigned t = kValues ? counters[kCounterWords + b] : block_total(counters, b);
+      if (one_block) out[b] = t;
+      else if (t != 0) atomicAdd(out + b, static_cast<out_t>(t));
+    }
+    // Every block but the first gives back the count it was lent; the last one leaves the flag zero.
+    if (kSelfZero && threadIdx.x == 0 && !one_block && !zeroed_out) atomicSub(workspace + kZeroFlagWord, 1u);
   }
+}
+
+}  // namespace at
+
+// 1D: n samples from `in`.
+extern "C" __global__ void __launch_bounds__(at::kBlock, at::kMinBlocks)
+autotune_histogram_range(const at::sample_t* __restrict__ in, unsigned long long n,
+                         const at::level_t* __restrict__ levels, at::out_t* __restrict__ out,
+                         unsigned* __restrict__ workspace) {
+  at::histogram_range<false>(in, n, levels, out, workspace, n, 1, n);
+}
+
+// 2D: `rows` rows of `row_samples` samples, `row_stride` samples apart (n = rows * row_samples).
+extern "C" __global__ void __launch_bounds__(at::kBlock, at::kMinBlocks)
+autotune_histogram_range_2d(const at::sample_t* __restrict__ in, unsigned long long n,
+                            const at::level_t* __restrict__ levels, at::out_t* __restrict__ out,
+                            unsigned* __restrict__ workspace, unsigned long long row_samples,
+                            unsigned long long rows, unsigned long long row_stride) {
+  at::histogram_range<true>(in, n, levels, out, workspace, row_samples, rows, row_stride);
 }

@@ -4,6 +4,8 @@
 
 #include "autotune/error.hpp"
 
+#include <algorithm>
+
 namespace autotune {
 
 HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem, const HistogramRangeConfig& config,
@@ -17,12 +19,19 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
     throw UsageError(fmt::format("{} bytes of shared memory exceed the device limit of {} per block", shared_bytes_,
                                  device.shared_per_block_optin));
   module_ = cuda::Module(cubin, kHistogramRangeKernelName);
-  if (shared_bytes_ > 48 * 1024) module_.set_max_dynamic_shared(shared_bytes_);
+  module_2d_ = cuda::Module(cubin, kHistogramRange2dKernelName);
+  if (shared_bytes_ > 48 * 1024) {
+    module_.set_max_dynamic_shared(shared_bytes_);
+    module_2d_.set_max_dynamic_shared(shared_bytes_);
+  }
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
+  resident_blocks_2d_ = static_cast<unsigned>(std::max(1, module_2d_.blocks_per_sm(config.block, shared_bytes_))) *
+                        static_cast<unsigned>(device.sm_count);
   if (blocks_per_sm_ < 1)
     throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
                                  device.name));
   resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  if (const std::size_t bytes = config.workspace_bytes(); bytes != 0) workspaces_ = std::make_unique<WorkspacePool>(bytes);
 }
 
 unsigned HistogramRangeKernel::grid_for(std::uint64_t n) const {
@@ -31,16 +40,37 @@ unsigned HistogramRangeKernel::grid_for(std::uint64_t n) const {
 
 void HistogramRangeKernel::run(const void* samples, std::uint64_t n, const void* levels, void* counts,
                                cudaStream_t stream) const {
-  const unsigned grid = grid_for(n);
-  // One block with shared counters stores them: no zeroing. Otherwise blocks add into the zeroed output.
-  const bool stores = grid == 1 && config_.privatization == Privatization::shared;
+  run(samples, Region{n, 1, 0}, levels, counts, stream);
+}
+
+void HistogramRangeKernel::run(const void* samples, const Region& region, const void* levels, void* counts,
+                               cudaStream_t stream) const {
+  const std::size_t sample = size_of(problem_.type);
+  const bool two_d = region.rows > 1;
+  if (two_d && (region.row_stride_bytes < region.row_samples * sample || region.row_stride_bytes % sample != 0))
+    throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} samples of {} bytes in whole "
+                                 "samples", region.row_stride_bytes, region.row_samples, sample));
+  constexpr std::uint64_t kMaxRegion = (1ull << 31) - 1;  // the kernel follows rows and vectors in 32 bits
+  if (two_d && (region.rows > kMaxRegion || region.row_samples > kMaxRegion))
+    throw UsageError(fmt::format("a region of {} rows of {} samples: rows and samples per row are limited to {}",
+                                 region.rows, region.row_samples, kMaxRegion));
+  std::uint64_t n = two_d ? region.row_samples * region.rows : region.rows == 1 ? region.row_samples : 0;
+  std::uint64_t row_samples = two_d ? region.row_samples : n;
+  std::uint64_t rows = two_d ? region.rows : 1;
+  std::uint64_t row_stride = two_d ? region.row_stride_bytes / sample : n;
+  const unsigned grid = two_d ? config_.grid_for(problem_, n, resident_blocks_2d_) : grid_for(n);
+  // One block with shared counters stores them, and self_zero zeroes the output itself: no memset. Otherwise blocks
+  // add into the output zeroed here.
+  const bool stores = (grid == 1 && config_.privatization == Privatization::shared) || workspaces_;
   if (!stores) {
     const std::size_t bytes = static_cast<std::size_t>(problem_.bins) * (problem_.counter_bits / 8);
     AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, bytes, stream));
     if (n == 0) return;
   }
-  void* args[] = {&samples, &n, &levels, &counts};
-  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(grid), dim3(config_.block),
+  void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
+  void* args[] = {&samples, &n, &levels, &counts, &workspace, &row_samples, &rows, &row_stride};
+  const cuda::Module& module = two_d ? module_2d_ : module_;
+  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module.kernel()), dim3(grid), dim3(config_.block),
                                  args, shared_bytes_, stream));
 }
 

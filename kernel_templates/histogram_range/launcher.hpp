@@ -1,17 +1,23 @@
 // One loaded range-histogram variant and the one way to launch it: shared by the tuner, the runtime API, the
 // benchmark and the tests, so that what is measured is what applications run.
 //
-// Thread-safety: run() may be called from several host threads at once, on any streams (no workspace: a call is a
-// memset and a launch, or one launch for the single-block path). Construction and destruction are not concurrent
-// with calls on the same object.
+// Thread-safety: run() may be called from several host threads at once, on any streams. Merge::atomic needs no
+// workspace (a call is a memset and a launch, or one launch for the single-block path); Merge::self_zero is one
+// launch whose two control words must be zero when it starts and shared by no concurrent launch: each stream gets
+// its own from a WorkspacePool (core/workspace.hpp), claimed on the stream's first call, as the even histogram's
+// launcher does (a launch captured into a CUDA graph keeps its stream's workspace: launches of that graph must not
+// overlap other calls on that stream). Construction and destruction are not concurrent with calls on the same
+// object.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "autotune/device.hpp"
 #include "autotune/histogram_range_problem.hpp"
 #include "core/cuda.hpp"
+#include "core/workspace.hpp"
 
 namespace autotune {
 
@@ -26,6 +32,15 @@ class HistogramRangeKernel {
   /// Counts n samples over `levels` (bins + 1 values of the level type, device memory) into `counts`, overwriting
   /// them; asynchronous on `stream`.
   void run(const void* samples, std::uint64_t n, const void* levels, void* counts, cudaStream_t stream) const;
+  /// A 2D region of interest (CUB's 2D overloads): `rows` rows of `row_samples` samples, each starting
+  /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of samples; any alignment of
+  /// the samples' type). One launch (or a memset and one) whatever the rows; a region of one row is 1D.
+  struct Region {
+    std::uint64_t row_samples = 0;
+    std::uint64_t rows = 1;
+    std::size_t row_stride_bytes = 0;
+  };
+  void run(const void* samples, const Region& region, const void* levels, void* counts, cudaStream_t stream) const;
 
   const HistogramRangeConfig& config() const { return config_; }
   int blocks_per_sm() const { return blocks_per_sm_; }
@@ -33,10 +48,13 @@ class HistogramRangeKernel {
  private:
   HistogramRangeProblem problem_;
   HistogramRangeConfig config_;
-  cuda::Module module_;
+  cuda::Module module_;     // the 1D entry point
+  cuda::Module module_2d_;  // the region entry point (its own registers: the 1D loop keeps its own)
   std::size_t shared_bytes_ = 0;
   int blocks_per_sm_ = 0;
   unsigned resident_blocks_ = 0;
+  unsigned resident_blocks_2d_ = 0;
+  std::unique_ptr<WorkspacePool> workspaces_;  // self_zero: per-stream control words (a pool is not movable)
 };
 
 }  // namespace autotune

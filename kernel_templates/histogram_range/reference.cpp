@@ -135,6 +135,18 @@ std::vector<std::uint64_t> reference_range_histogram(const HistogramRangeProblem
   return h;
 }
 
+std::vector<std::uint64_t> reference_range_histogram_region(const HistogramRangeProblem& problem, const void* samples,
+                                                            std::uint64_t row_samples, std::uint64_t rows,
+                                                            std::size_t row_stride_bytes, const void* levels) {
+  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.bins), 0);
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    const auto* row = static_cast<const unsigned char*>(samples) + r * row_stride_bytes;
+    const auto part = reference_range_histogram(problem, row, row_samples, levels);
+    for (std::size_t b = 0; b < h.size(); ++b) h[b] += part[b];
+  }
+  return h;
+}
+
 std::vector<std::uint64_t> widen_range_counts(const HistogramRangeProblem& problem, const void* raw) {
   std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.bins));
   for (std::size_t i = 0; i < out.size(); ++i)

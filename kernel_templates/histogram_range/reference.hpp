@@ -26,6 +26,12 @@ std::vector<unsigned char> generate_range_samples(const HistogramRangeProblem& p
 std::vector<std::uint64_t> reference_range_histogram(const HistogramRangeProblem& problem, const void* samples,
                                                      std::uint64_t n, const void* levels);
 
+/// The histogram of a 2D region: `rows` rows of `row_samples` samples, each `row_stride_bytes` after the one before
+/// (the rows' histograms summed).
+std::vector<std::uint64_t> reference_range_histogram_region(const HistogramRangeProblem& problem, const void* samples,
+                                                            std::uint64_t row_samples, std::uint64_t rows,
+                                                            std::size_t row_stride_bytes, const void* levels);
+
 /// Counters as the GPU wrote them (32 or 64 bits), widened; the reference as such counters would hold it.
 std::vector<std::uint64_t> widen_range_counts(const HistogramRangeProblem& problem, const void* raw);
 std::vector<std::uint64_t> range_counts_as_written(const HistogramRangeProblem& problem,

@@ -15,10 +15,10 @@ constexpr std::uint64_t kSmallN = 4u << 20;            // the single-block path 
 struct Builder {
   const HistogramRangeProblem& problem;
   std::vector<HistogramRangeConfig> out;
-  void add(RangeBinning bin, Privatization p, int r, int block, int loads, int grid = 0) {
+  void add(RangeBinning bin, Privatization p, int r, int block, int loads, int grid = 0, Merge merge = Merge::atomic) {
     HistogramRangeConfig c;
     c.binning = bin, c.privatization = p, c.replicas = r, c.block = block, c.vec_bytes = 16, c.loads = loads;
-    c.grid_blocks = grid;
+    c.grid_blocks = grid, c.merge = merge;
     if (!c.invalid_reason(problem).empty() || c.shared_bytes(problem) > kMaxSharedAnyGpu) return;
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
@@ -51,8 +51,19 @@ std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProb
   for (int r : {1, 8})
     for (int block : {256, 512})
       for (int loads : {2, 4}) b.add(B::search_global, P::shared, r, block, loads);
+  // 5. One launch (self_zero: the first block zeroes the output, no memset launch), for the shapes the atomic merge
+  //    measured fastest: the even u8 histogram's winner at 512 MiB is this merge with R = 32, 512 threads and 4
+  //    loads (bench/results/2026-12-01b-h200-size-bench-u8.md), and the range winners of
+  //    2026-12-01d-h200-histrange-bench.md are values R = 32 and lut/search/prebin R = 1 with 1024 threads.
+  for (int block : {512, 1024})
+    for (int loads : {2, 4}) b.add(B::values, P::shared, 32, block, loads, 0, Merge::self_zero);
+  for (int block : {256, 512}) b.add(B::values, P::shared, 16, block, 4, 0, Merge::self_zero);
+  for (B bin : {B::lut, B::search, B::prebin}) {
+    for (int loads : {2, 4}) b.add(bin, P::shared, 1, 1024, loads, 0, Merge::self_zero);
+    b.add(bin, P::shared, 1, 512, 2, 0, Merge::self_zero);
+  }
   if (problem.n > kSmallN) return b.out;
-  // 5. Small n: one block, one launch, its counts stored without atomics outside it.
+  // 6. Small n: one block, one launch, its counts stored without atomics outside it.
   for (B bin : {B::values, B::lut, B::search, B::prebin})
     for (int block : {512, 1024})
       for (int loads : {2, 4}) b.add(bin, P::shared, bin == B::values ? 32 : 1, block, loads, 1);

@@ -84,6 +84,18 @@ TEST_SUITE("histogram_range") {
     CHECK_FALSE(HistogramRangeConfig::parse("bin=search,priv=shared,R=1,block=256,vec=16,loads=2"));
     CHECK_FALSE(HistogramRangeConfig::parse("priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,"
                                             "part=interleaved,merge=atomic,grid=0"));
+    // A one-launch merge is named at the end; a key without it (every key of earlier caches) is the atomic merge,
+    // which is never written out, and last_block is the even family's only.
+    c.merge = Merge::self_zero, c.grid_blocks = 0;
+    CHECK(c.key() == "bin=prebin,priv=shared,R=8,block=512,vec=16,loads=4,grid=0,merge=self_zero");
+    CHECK(HistogramRangeConfig::parse(c.key()) == c);
+    CHECK(HistogramRangeConfig::parse("bin=prebin,priv=shared,R=8,block=512,vec=16,loads=4,grid=0")->merge ==
+          Merge::atomic);
+    CHECK_FALSE(HistogramRangeConfig::parse("bin=prebin,priv=shared,R=8,block=512,vec=16,loads=4,grid=0,merge=atomic"));
+    CHECK_FALSE(
+        HistogramRangeConfig::parse("bin=prebin,priv=shared,R=8,block=512,vec=16,loads=4,grid=0,merge=last_block"));
+    CHECK(c.one_launch());
+    CHECK(c.workspace_bytes() == 8);
   }
 
   TEST_CASE("problems out of bounds are refused with the reason") {
@@ -149,6 +161,16 @@ TEST_SUITE("histogram_range") {
     CHECK(reference_range_histogram(p, s.data(), s.size(), levels.data()) == std::vector<std::uint64_t>{3, 2, 2});
   }
 
+  TEST_CASE("reference of a 2D region: hand-counted rows, the bytes between them unread") {
+    const HistogramRangeProblem p = make(SampleType::u8, 2);
+    const std::vector<int> levels{0, 10, 20};
+    // 3 rows of 2 samples, 4 bytes apart; the 2 bytes after each row (200, 15) lie outside the region.
+    const std::vector<std::uint8_t> s{1, 12, 200, 15, 9, 25, 200, 15, 19, 10};
+    // bin 0 [0, 10): 1, 9; bin 1 [10, 20): 12, 19, 10; 25 nowhere.
+    CHECK(reference_range_histogram_region(p, s.data(), 2, 3, 4, levels.data()) == std::vector<std::uint64_t>{2, 3});
+    CHECK(reference_range_histogram_region(p, s.data(), 2, 0, 4, levels.data()) == std::vector<std::uint64_t>{0, 0});
+  }
+
   TEST_CASE("reference: f32 at the edges, NaN and infinities count nowhere; f64 and u32 compare in their types") {
     const HistogramRangeProblem p = make(SampleType::f32, 2);
     const std::vector<float> levels{-1.0f, 0.5f, 2.0f};
@@ -182,6 +204,13 @@ TEST_SUITE("histogram_range") {
     c.privatization = Privatization::warp;
     c.grid_blocks = 0;
     CHECK(!c.invalid_reason(make(SampleType::f32, 10)).empty());
+    c = HistogramRangeConfig{};
+    c.merge = Merge::self_zero;
+    CHECK(c.invalid_reason(make(SampleType::f32, 10)).empty());
+    c.privatization = Privatization::global;
+    CHECK(c.invalid_reason(make(SampleType::f32, 10)) == "self_zero merges shared counters: not with global atomics");
+    c.privatization = Privatization::shared, c.merge = Merge::last_block;
+    CHECK(c.invalid_reason(make(SampleType::f32, 10)) == "range histograms merge by atomic or self_zero");
   }
 
   TEST_CASE("shared memory: counters times replicas, then the levels or the table, each 8-byte aligned") {

@@ -1,6 +1,6 @@
 // Every range-histogram variant on the GPU against the CPU reference: random bits (NaN, infinities, out-of-range),
 // samples equal to the levels and just below them, levels beyond the sample type's values, n = 0, 1, odd sizes,
-// unaligned pointers, every distribution; and the HistogramRange handle through the API, before and after a tuned
+// unaligned pointers, every distribution, 2D regions (odd strides, strides of whole vectors, 1 and 0 rows); and the HistogramRange handle through the API, before and after a tuned
 // winner is recorded.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -142,6 +142,42 @@ void check_every_variant(const HistogramRangeProblem& base, std::vector<unsigned
       CHECK_MESSAGE(diff.empty(), diff);
     }
   }
+
+  // 2D regions: rows `stride` samples apart from a pointer `offset` samples into an allocation. Strides off the
+  // 16-byte grid (each row its own head), an odd stride, strides of whole vectors (rows share row 0's alignment),
+  // rows narrower than a vector, one row (1D), no rows; 300 x 7001 samples fill whole tiles of a cover-n grid.
+  struct RegionInput {
+    std::string name;
+    std::uint64_t row_samples, rows;
+    std::size_t stride, offset;  // samples
+  };
+  const std::size_t ss = size_of(base.type), whole = 16 / ss;  // samples per 16-byte vector
+  const std::vector<RegionInput> regions{
+      {"stride off the vector grid, odd", 1001, 37, 1001 + 13, 1},
+      {"stride of whole vectors", 4099, 29, (4099 + 2 * whole) / whole * whole, 0},
+      {"stride of whole vectors, unaligned start", 4099, 29, (4099 + whole) / whole * whole + whole, 3},
+      {"rows narrower than a vector", 3, 1001, 8, 0},
+      {"one row", 5000, 1, 5000, 3},
+      {"no rows", 100, 0, 100, 0},
+      {"300 rows x 7001, stride + 5", 7001, 300, 7006, 0},
+  };
+  for (const auto& r : regions) {
+    const std::uint64_t total = r.rows == 0 ? 1 : (r.rows - 1) * r.stride + r.row_samples;
+    const auto host = edge_samples(base, levels, total, 4321 + r.rows);
+    const auto expected = range_counts_as_written(
+        base, reference_range_histogram_region(base, host.data(), r.row_samples, r.rows, r.stride * ss, levels.data()));
+    DeviceSamples dev_in(host, ss, r.offset);
+    for (const auto& v : variants) {
+      HistogramRangeKernel kernel(base, v.config, dev, v.cubin);
+      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      kernel.run(dev_in.ptr, HistogramRangeKernel::Region{r.row_samples, r.rows, r.stride * ss}, d_levels.get(),
+                 counts.get(), nullptr);
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      const auto diff = compare_histograms(expected, download_counts(base, counts));
+      INFO("region ", r.name, " ", v.config.key());
+      CHECK_MESSAGE(diff.empty(), diff);
+    }
+  }
 }
 
 template <class L>
@@ -202,6 +238,16 @@ TEST_SUITE("gpu_histrange") {
       CHECK(compare_histograms(expected, download_counts(p, counts)) == "");
       CHECK_THROWS_AS(h(d_samples.as<float>(), p.n, d_levels.as<float>(), counts.as<unsigned long long>()),
                       UsageError);
+      // The same samples as a region: 1024 rows of 1000 samples, 1024 samples apart (the rest of each row unread).
+      const std::size_t row = 1000, stride = 1024, rows = p.n / stride;
+      const auto region_expected = range_counts_as_written(
+          p, reference_range_histogram_region(p, host.data(), row, rows, stride * 4, levels.data()));
+      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      h(d_samples.as<float>(), row, rows, stride * 4, d_levels.as<float>(), counts.as<std::uint32_t>());
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      CHECK(compare_histograms(region_expected, download_counts(p, counts)) == "");
+      CHECK_THROWS_AS(h(d_samples.as<float>(), row, rows, row * 4 - 4, d_levels.as<float>(), counts.as<std::uint32_t>()),
+                      UsageError);  // a stride shorter than the row
     };
     {
       HistogramRange h(p, {.cache_path = path});  // nothing tuned: the measured default policy (policy.json)
