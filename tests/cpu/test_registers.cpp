@@ -1,0 +1,87 @@
+// Occupancy guards that need no GPU: the registers NVRTC gives the variants that hold the bandwidth targets. A
+// histogram variant of 512-thread blocks runs 4 blocks (2048 threads) per SM only at <= 32 registers; when the pixel
+// and 2D paths were added to the even template, its 512 MiB u8 winner went to 64 (2 blocks per SM) unnoticed,
+// because nothing but a timed GPU run could see it.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "autotune/problem.hpp"
+#include "core/jit.hpp"
+#include "tests/cpu/nvrtc_fixtures.hpp"
+
+using namespace autotune;
+
+namespace {
+
+std::vector<char> cubin_of(const std::string& source, const std::string& arch = "sm_90") {
+  const auto r = jit::compile(source, "registers.cu", arch);
+  REQUIRE_MESSAGE(r.ok, r.log);
+  return r.cubin;
+}
+
+// The registers of a family variant's kernel, compiled for sm_90 from its problem and configuration keys.
+int variant_registers(const std::string& problem_key, const std::string& config_key, const std::string& kernel) {
+  const auto problem = Problem::parse(problem_key);
+  REQUIRE(problem.has_value());
+  const auto config = Config::parse(problem->family_name(), config_key);
+  REQUIRE(config.has_value());
+  return test::registers_of(cubin_of(kernel_source(*problem, *config)), kernel);
+}
+
+}  // namespace
+
+TEST_SUITE("nvrtc") {
+  TEST_CASE("registers_of reads each kernel's register count from a cubin, -1 for a kernel it does not hold") {
+    // 64 independent running sums kept live across a loop need far more than 32 registers; the same work under
+    // __launch_bounds__(1024, 2) (2048 threads per SM) must fit in 32.
+    const std::string body = R"(
+  float acc[64];
+  for (int k = 0; k < 64; ++k) acc[k] = in[k * 131 + threadIdx.x];
+  for (int i = 1; i < n; ++i)
+    for (int k = 0; k < 64; ++k) acc[k] = acc[k] * in[i * 64 + k] + 1.0f;
+  float s = 0;
+  for (int k = 0; k < 64; ++k) s += acc[k];
+  out[threadIdx.x] = s;
+})";
+    const auto cubin = cubin_of(
+        "extern \"C\" __global__ void __launch_bounds__(64) wide(const float* in, float* out, int n) {" + body +
+        "\nextern \"C\" __global__ void __launch_bounds__(1024, 2) narrow(const float* in, float* out, int n) {" +
+        body + "\nextern \"C\" __global__ void empty() {}\n");
+    const int wide = test::registers_of(cubin, "wide"), narrow = test::registers_of(cubin, "narrow");
+    CAPTURE(wide);
+    CAPTURE(narrow);
+    CHECK(wide > 64);
+    CHECK(narrow > 0);
+    CHECK(narrow <= 32);
+    CHECK(test::registers_of(cubin, "empty") >= 0);
+    CHECK(test::registers_of(cubin, "not_a_kernel") == -1);
+    CHECK_THROWS(test::registers_of(std::vector<char>{'\x7f', 'E', 'L', 'F'}, "wide"));
+  }
+
+  TEST_CASE("the even u8/256 512 MiB winner (R=32, 512 x 4 loads, one launch) keeps 2048 threads per SM: <= 32 "
+            "registers") {
+    // bench/results/2026-12-01b-h200-size-bench-u8.md: 95.1 % of the read roof at 512M with this configuration.
+    const int regs = variant_registers(
+        "histogram/u8/bins=256/range=[0,256)/n=536870912/dist=uniform",
+        "priv=shared,R=32,cbits=32,block=512,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0",
+        "autotune_histogram");
+    CAPTURE(regs);
+    CHECK(regs > 0);
+    CHECK(regs <= 32);
+  }
+
+  TEST_CASE("the u8 range histogram's byte-counting variants of 512 and 1024 threads keep 2048 threads per SM: <= 32 "
+            "registers") {
+    for (const std::string config : {"bin=values,priv=shared,R=32,block=512,vec=16,loads=4,grid=0,merge=self_zero",
+                                     "bin=values,priv=shared,R=32,block=1024,vec=16,loads=4,grid=0"}) {
+      CAPTURE(config);
+      const int regs = variant_registers("histogram_range/u8/bins=255/edges=irregular/n=536870912/dist=uniform",
+                                         config, "autotune_histogram_range");
+      CAPTURE(regs);
+      CHECK(regs > 0);
+      CHECK(regs <= 32);
+    }
+  }
+}
