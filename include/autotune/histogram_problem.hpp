@@ -219,8 +219,10 @@ struct HistogramConfig {
   static HistogramConfig fallback(const HistogramProblem& problem);
 };
 
-/// Name of the kernel entry point in every histogram variant.
+/// Names of the kernel entry points in every histogram variant: 1D (n samples), and 2D regions of more than one row
+/// (the same parameters; its own register allocation, so the 1D loop does not pay for the region's).
 inline constexpr const char* kHistogramKernelName = "autotune_histogram";
+inline constexpr const char* kHistogram2dKernelName = "autotune_histogram_2d";
 
 /// Complete CUDA source of one variant: a generated preamble of compile-time constants followed by the
 /// embedded template kernel_templates/histogram/histogram.cu. The preamble is the only place parameters enter the kernel.

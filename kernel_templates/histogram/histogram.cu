@@ -388,13 +388,18 @@ static_assert(at::kTicketWord < at::kHistogramWord && at::kStartTicketWord < at:
                   at::kHistogramWord * sizeof(unsigned) % sizeof(at::out_t) == 0,
               "the workspace's control words precede its histogram, which is aligned to its counters");
 
-extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
-autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
-                   unsigned* __restrict__ workspace, unsigned long long row_samples, unsigned long long rows,
-                   unsigned long long row_stride, unsigned long long head0, unsigned long long vecs_per_row,
-                   unsigned vecs_magic, int vecs_shift, unsigned long long leftover, unsigned leftover_magic,
-                   int leftover_shift) {
-  using namespace at;
+namespace at {
+
+// The kernel, as one body for its two entry points below: kRegion selects the 2D region loop at compile time, so the
+// 1D entry point carries none of its code and keeps its own (lower) register count: 32 for the u8 winners of
+// 512-thread blocks, 2048 threads per SM (tests/cpu/test_registers.cpp).
+template <bool kRegion>
+__device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsigned long long n,
+                                          out_t* __restrict__ out, unsigned* __restrict__ workspace,
+                                          unsigned long long row_samples, unsigned long long rows,
+                                          unsigned long long row_stride, unsigned long long head0,
+                                          unsigned long long vecs_per_row, unsigned vecs_magic, int vecs_shift,
+                                          unsigned long long leftover, unsigned leftover_magic, int leftover_shift) {
   extern __shared__ unsigned smem[];  // kSharedWords words: the host passes HistogramConfig::shared_bytes()
   const int lane = threadIdx.x & 31;
 
@@ -433,7 +438,7 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
 
-  if (rows <= 1) {
+  if constexpr (!kRegion) {
     // A scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail (common.cuh).
     const Split split = split_unaligned<kVecBytes>(in, n);
     if (tid < split.head) counter.add(counter_of(in[tid], channel_at(tid)));
@@ -527,4 +532,29 @@ autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at
     for (int b = threadIdx.x; b < kBins; b += kBlock) out[b] = atomicExch(acc + b, static_cast<out_t>(0));
     if (threadIdx.x == 0) *ticket = 0;
   }
+}
+
+}  // namespace at
+
+// 1D: n samples (pixels of kChannels samples) from `in`; the region arguments are unused (the host passes rows = 1).
+extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
+autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
+                   unsigned* __restrict__ workspace, unsigned long long row_samples, unsigned long long rows,
+                   unsigned long long row_stride, unsigned long long head0, unsigned long long vecs_per_row,
+                   unsigned vecs_magic, int vecs_shift, unsigned long long leftover, unsigned leftover_magic,
+                   int leftover_shift) {
+  at::histogram<false>(in, n, out, workspace, row_samples, rows, row_stride, head0, vecs_per_row, vecs_magic,
+                       vecs_shift, leftover, leftover_magic, leftover_shift);
+}
+
+// 2D: `rows` (> 1) rows of `row_samples` samples, `row_stride` samples apart, with the host's mapping
+// (HistogramKernel::region_args).
+extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
+autotune_histogram_2d(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
+                      unsigned* __restrict__ workspace, unsigned long long row_samples, unsigned long long rows,
+                      unsigned long long row_stride, unsigned long long head0, unsigned long long vecs_per_row,
+                      unsigned vecs_magic, int vecs_shift, unsigned long long leftover, unsigned leftover_magic,
+                      int leftover_shift) {
+  at::histogram<true>(in, n, out, workspace, row_samples, rows, row_stride, head0, vecs_per_row, vecs_magic,
+                      vecs_shift, leftover, leftover_magic, leftover_shift);
 }

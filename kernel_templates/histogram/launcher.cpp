@@ -19,9 +19,13 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     throw UsageError(fmt::format("{} bytes of shared memory exceed the device limit of {} per block", shared_bytes_,
                                  device.shared_per_block_optin));
   module_ = cuda::Module(cubin, kHistogramKernelName);
+  module_2d_ = cuda::Module(cubin, kHistogram2dKernelName);
   // Past 48 KiB a block needs the opt-in attribute; the kernel's own static shared memory (the last-block flag)
   // counts too, so opt in from just below it: 16 warps' copies of 3 x 256 bins are exactly 48 KiB.
-  if (shared_bytes_ + 1024 > 48 * 1024) module_.set_max_dynamic_shared(shared_bytes_);
+  if (shared_bytes_ + 1024 > 48 * 1024) {
+    module_.set_max_dynamic_shared(shared_bytes_);
+    module_2d_.set_max_dynamic_shared(shared_bytes_);
+  }
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
   if (blocks_per_sm_ < 1)
     throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
@@ -31,7 +35,10 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     if (device.cc_major < 9)
       throw UsageError(fmt::format("configuration {} needs thread-block clusters (sm_90 or newer); {} is sm_{}{}",
                                    config.key(), device.name, device.cc_major, device.cc_minor));
-    if (config.cluster > 8) module_.allow_non_portable_clusters();
+    if (config.cluster > 8) {
+      module_.allow_non_portable_clusters();
+      module_2d_.allow_non_portable_clusters();
+    }
     const int clusters = module_.active_clusters(config.cluster, config.block, shared_bytes_);
     if (clusters < 1)
       throw UsageError(fmt::format("configuration {} cannot run on {}: no cluster of {} blocks fits", config.key(),
@@ -102,7 +109,11 @@ void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts,
   void* args[] = {&samples,      &count,        &counts,      &workspace,    &a.row_samples,
                   &a.rows,       &a.row_stride, &a.head0,     &a.vecs_per_row, &a.vecs_magic,
                   &a.vecs_shift, &a.leftover,   &a.leftover_magic, &a.leftover_shift};
-  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(grid_for(n)),
+  // A region of several rows runs the 2D entry point. Its grid is the 1D one (the same tiles over the region's
+  // vectors); with more registers it may have fewer resident blocks, which costs a tail, never correctness: no
+  // block waits for one that has not started (self_zero: the first block to start zeroes `out`).
+  const cuda::Module& module = region.rows > 1 ? module_2d_ : module_;
+  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module.kernel()), dim3(grid_for(n)),
                                  dim3(config_.block), args, shared_bytes_, stream));
 }
 

@@ -76,7 +76,8 @@ class HistogramKernel {
 
   HistogramProblem problem_;
   HistogramConfig config_;
-  cuda::Module module_;
+  cuda::Module module_;     // the 1D entry point
+  cuda::Module module_2d_;  // the region entry point (rows > 1), with its own registers
   std::size_t shared_bytes_ = 0;
   int blocks_per_sm_ = 0;
   std::size_t pixel_alignment_ = 1;  // bytes the samples pointer must be aligned to

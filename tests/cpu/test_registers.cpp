@@ -67,6 +67,7 @@ TEST_SUITE("nvrtc") {
         "histogram/u8/bins=256/range=[0,256)/n=536870912/dist=uniform",
         "priv=shared,R=32,cbits=32,block=512,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0",
         "autotune_histogram");
+    MESSAGE("autotune_histogram: ", regs, " registers");
     CAPTURE(regs);
     CHECK(regs > 0);
     CHECK(regs <= 32);
