@@ -60,4 +60,35 @@ __device__ __forceinline__ bool last_block_to_finish(unsigned* ticket) {
   return true;
 }
 
+// The one-launch merge (self_zero) of the histogram families: `out` is zeroed by the kernel, not by a memset launch.
+// Warp 0 of every block but a grid of one calls self_zero_start first: each takes a ticket (atomicInc wraps to 0
+// after gridDim.x of them, so the launch leaves it zero); the first block to start zeroes out[0, bins), then raises
+// the flag by gridDim.x - 1. Returns true (to warp 0's lanes) in that block. The block's other warps count meanwhile.
+template <class T>
+__device__ __forceinline__ bool self_zero_start(unsigned* start_ticket, unsigned* zero_flag, T* out, int bins) {
+  const int lane = threadIdx.x & 31;
+  unsigned first = 0;
+  if (lane == 0) first = atomicInc(start_ticket, gridDim.x - 1) == 0;
+  first = __shfl_sync(0xFFFFFFFFu, first, 0);
+  if (first) {
+    for (int b = lane; b < bins; b += 32) out[b] = T(0);
+    __threadfence();
+    __syncwarp();
+    if (lane == 0) atomicAdd(zero_flag, gridDim.x - 1);  // each other block takes one back once it has seen it
+  }
+  return first != 0;
+}
+
+// Thread 0 of every block but the first, before it adds into `out`: waits for the first block's flag. (The first
+// block itself must not wait: the others may already have taken back every count it lent.)
+__device__ __forceinline__ void self_zero_wait(const unsigned* zero_flag) {
+  while (*static_cast<const volatile unsigned*>(zero_flag) == 0) {
+  }
+  __threadfence();
+}
+
+// Thread 0 of every block but the first, after its additions: gives back the count it was lent, so the last one
+// leaves the flag zero. No return value is awaited (a reduction, not a ticket).
+__device__ __forceinline__ void self_zero_release(unsigned* zero_flag) { atomicSub(zero_flag, 1u); }
+
 }  // namespace at

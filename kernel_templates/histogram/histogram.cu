@@ -416,23 +416,10 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     __syncthreads();
     counter.smem = kPriv == Privatization::shared ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
   }
-  bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only)
+  bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only; common.cuh)
   if constexpr (kSelfZero) {
-    // Warp 0 takes a ticket (atomicInc wraps to 0 after gridDim.x of them, so the launch leaves it zero); the
-    // first block to start zeroes `out`, publishes that, and only then counts. The other warps count meanwhile.
-    if (!one_unit && threadIdx.x < 32) {
-      unsigned first = 0;
-      if (lane == 0) first = atomicInc(workspace + kStartTicketWord, gridDim.x - 1) == 0;
-      first = __shfl_sync(0xFFFFFFFFu, first, 0);
-      zeroed_out = first != 0;
-      if (first) {
-        for (int b = lane; b < kBins; b += 32) out[b] = 0;
-        __threadfence();
-        __syncwarp();
-        // The other gridDim.x - 1 blocks each take one back after they have seen it: it ends at zero.
-        if (lane == 0) atomicAdd(workspace + kZeroFlagWord, gridDim.x - 1);
-      }
-    }
+    if (!one_unit && threadIdx.x < 32)
+      zeroed_out = self_zero_start(workspace + kStartTicketWord, workspace + kZeroFlagWord, out, kBins);
   }
 
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
@@ -488,11 +475,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
       // `out` may be added into once the first block has zeroed it; that happened long ago unless n is tiny. The
       // first block itself must not wait: the others may already have taken back every count it lent. Its own
       // warp 0 zeroed `out` before this __syncthreads, which orders that before its other warps' additions.
-      if (threadIdx.x == 0 && !one_unit && !zeroed_out) {
-        while (*static_cast<volatile unsigned*>(workspace + kZeroFlagWord) == 0) {
-        }
-        __threadfence();
-      }
+      if (threadIdx.x == 0 && !one_unit && !zeroed_out) self_zero_wait(workspace + kZeroFlagWord);
       __syncthreads();
     }
     if constexpr (kCluster > 1) {
@@ -521,7 +504,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     if constexpr (kSelfZero) {
       // Every block but the first gives back the count it was lent; the last one leaves the flag zero. No return
       // value is awaited (a reduction, not a ticket).
-      if (threadIdx.x == 0 && !zeroed_out) atomicSub(workspace + kZeroFlagWord, 1u);
+      if (threadIdx.x == 0 && !zeroed_out) self_zero_release(workspace + kZeroFlagWord);
     }
   }
   if constexpr (kLastBlock) {

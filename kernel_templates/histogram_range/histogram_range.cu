@@ -283,22 +283,10 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
     __syncthreads();
   }
 
-  bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only)
+  bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only; common.cuh)
   if constexpr (kSelfZero) {
-    // Warp 0 of the first block to start zeroes `out` and raises the flag by gridDim.x - 1; its other warps, and
-    // every other block, count meanwhile.
-    if (!one_block && threadIdx.x < 32) {
-      unsigned first = 0;
-      if (lane == 0) first = atomicInc(workspace + kStartTicketWord, gridDim.x - 1) == 0;
-      first = __shfl_sync(0xFFFFFFFFu, first, 0);
-      zeroed_out = first != 0;
-      if (zeroed_out) {
-        for (int b = lane; b < kBins; b += 32) out[b] = 0;
-        __threadfence();
-        __syncwarp();
-        if (lane == 0) atomicAdd(workspace + kZeroFlagWord, gridDim.x - 1);
-      }
-    }
+    if (!one_block && threadIdx.x < 32)
+      zeroed_out = self_zero_start(workspace + kStartTicketWord, workspace + kZeroFlagWord, out, kBins);
   }
 
   Counter counter;
@@ -387,11 +375,7 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       // `out` may be added into once the first block has zeroed it (long ago, unless n is tiny). The first block
       // itself does not wait (the others may have taken back every count it lent): its warp 0 zeroed `out` before
       // the __syncthreads above, which orders that before its other warps' additions.
-      if (threadIdx.x == 0 && !one_block && !zeroed_out) {
-        while (*static_cast<volatile unsigned*>(workspace + kZeroFlagWord) == 0) {
-        }
-        __threadfence();
-      }
+      if (threadIdx.x == 0 && !one_block && !zeroed_out) self_zero_wait(workspace + kZeroFlagWord);
       __syncthreads();
     }
     for (int b = threadIdx.x; b < kBins; b += kBlock) {
@@ -400,7 +384,7 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       else if (t != 0) atomicAdd(out + b, static_cast<out_t>(t));
     }
     // Every block but the first gives back the count it was lent; the last one leaves the flag zero.
-    if (kSelfZero && threadIdx.x == 0 && !one_block && !zeroed_out) atomicSub(workspace + kZeroFlagWord, 1u);
+    if (kSelfZero && threadIdx.x == 0 && !one_block && !zeroed_out) self_zero_release(workspace + kZeroFlagWord);
   }
 }
 

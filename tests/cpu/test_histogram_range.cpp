@@ -289,17 +289,16 @@ TEST_SUITE("histogram_range") {
 }
 
 TEST_SUITE("nvrtc_histrange") {
-  TEST_CASE("every u8 variant (values, lut, search, prebin, search_global) compiles for sm_90") {
+  TEST_CASE("the u8 variants (values, lut, search, prebin, search_global) compile for sm_90") {
     const auto p = make(SampleType::u8, 255);
     CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
   }
-  TEST_CASE("every f32 variant with 999 bins compiles for sm_90") {
+  TEST_CASE("the f32 variants with 999 bins compile for sm_90") {
     const auto p = make(SampleType::f32, 999);
     CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
   }
-  // u8 and f32 above compile whole; the other types differ in the sample and level types only, so a subset in which
-  // every pair of parameter values occurs (tests/cpu/nvrtc_fixtures.hpp) covers them at a fraction of the time (the
-  // whole spaces took most of CI's CPU test time). The GPU suite compiles and runs every variant.
+  // Each case compiles test::coverage() of its space (tests/cpu/nvrtc_fixtures.hpp): a subset in which every pair of
+  // parameter values occurs, every variant in the nvrtc_full.* tests. The GPU suite compiles and runs every variant.
   TEST_CASE("a pairwise-covering subset of every u16, i32, u32 and f64 space compiles for sm_90, 64-bit counters too") {
     for (auto [t, bins] : {std::pair{SampleType::u16, 4096}, std::pair{SampleType::i32, 100},
                            std::pair{SampleType::u32, 1000}, std::pair{SampleType::f64, 1000}}) {
