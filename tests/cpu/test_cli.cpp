@@ -20,6 +20,17 @@ using namespace autotune::cli;
 namespace {
 CommandLine parse(std::vector<std::string> args) { return parse_command_line(args); }
 
+// The command line is refused with a UsageError whose message contains `needle`.
+void refuses(const std::vector<std::string>& args, const std::string& needle) {
+  CAPTURE(needle);
+  try {
+    parse_command_line(args);
+    FAIL("accepted");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find(needle) != std::string::npos);
+  }
+}
+
 // Runs a command line as `autotune` would; returns the exit code, and what it printed in `out`.
 int run_line(std::vector<std::string> args, std::string& out) {
   std::ostringstream o, e;
@@ -144,15 +155,6 @@ TEST_SUITE("cli") {
   }
 
   TEST_CASE("bad input is refused before any work, naming what was wrong") {
-    auto refuses = [](std::vector<std::string> args, std::string needle) {
-      CAPTURE(needle);
-      try {
-        parse_command_line(args);
-        FAIL("accepted");
-      } catch (const UsageError& e) {
-        CHECK(std::string(e.what()).find(needle) != std::string::npos);
-      }
-    };
     refuses({"frobnicate"}, "unknown subcommand 'frobnicate'");
     // Boost's own message would substitute %original_token% into itself forever (a hang, found by fuzz_cli).
     refuses({"tune", "--b%original_token%"}, "--b%original_token%");
@@ -502,15 +504,6 @@ TEST_SUITE("cli") {
     const auto same = std::get<BenchCommand>(parse({"bench", "--n", "1M", "--channels", "3", "--bins", "64,64,64"})
                                                  .command);
     CHECK(same.problems.at(0).key() == "histogram/u8/bins=64/range=[0,256)/n=1048576/dist=uniform/channels=3/active=3");
-    auto refuses = [](std::vector<std::string> args, std::string needle) {
-      CAPTURE(needle);
-      try {
-        parse_command_line(args);
-        FAIL("accepted");
-      } catch (const UsageError& e) {
-        CHECK(std::string(e.what()).find(needle) != std::string::npos);
-      }
-    };
     refuses({"tune", "--n", "1M", "--channels", "4", "--active", "3", "--bins", "256,64"},
             "--bins: 2 values for 3 active channels");
     refuses({"tune", "--n", "1M", "--bins", "256,64"}, "--bins: 2 values for 1 active channels");
@@ -531,15 +524,6 @@ TEST_SUITE("cli") {
     // Without --row-stride the rows are packed: a stride of one row.
     const auto bench = std::get<BenchCommand>(parse({"bench", "--n", "1000", "--row-pixels", "100"}).command);
     CHECK(bench.problems.at(0).as<HistogramProblem>()->row_stride_bytes == 100);
-    auto refuses = [](std::vector<std::string> args, std::string needle) {
-      CAPTURE(needle);
-      try {
-        parse_command_line(args);
-        FAIL("accepted");
-      } catch (const UsageError& e) {
-        CHECK(std::string(e.what()).find(needle) != std::string::npos);
-      }
-    };
     refuses({"bench", "--n", "1000", "--row-stride", "128"}, "--row-stride needs --row-pixels");
     refuses({"bench", "--n", "1000", "--row-pixels", "0"}, "--row-pixels: 0 is not a positive number of pixels");
     refuses({"bench", "--n", "1000", "--row-pixels", "x"}, "--row-pixels");
