@@ -20,6 +20,7 @@
 #include <iterator>
 #include <limits>
 #include <string_view>
+#include <thread>
 #include <tuple>
 
 #include "autotune/error.hpp"
@@ -331,7 +332,20 @@ Cache::Cache(const std::string& path) {
   // fsync every measurement. An in-memory database has neither.
   if (!memory)
     guarded(path, "switch to WAL mode", [&] {
-      self.db.exec("PRAGMA journal_mode = WAL");
+      // Processes opening one new file at once (a tuner per GPU on a shared cache): while one switches it to WAL,
+      // another's switch can fail with SQLITE_BUSY at once, since SQLite skips the busy handler where waiting could
+      // deadlock. It is retried with growing sleeps for up to kBusyTimeoutMs (20 cache writers on one new file, 15
+      // times: 1 of the 300 failed without this; tests/kill_trials.sh builds its source that way).
+      for (int waited_ms = 0, sleep_ms = 1;; waited_ms += sleep_ms, sleep_ms = std::min(2 * sleep_ms, 100)) {
+        try {
+          self.db.exec("PRAGMA journal_mode = WAL");
+          break;
+        } catch (const SQLite::Exception& e) {
+          const int code = e.getErrorCode() & 0xff;  // the primary result code
+          if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || waited_ms >= kBusyTimeoutMs) throw;
+          std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+        }
+      }
       self.db.exec("PRAGMA synchronous = NORMAL");
     });
 }
