@@ -124,20 +124,25 @@ int main(int argc, char** argv) try {
   const auto compiled = jit::compile(kernel_source(rgba, best), "winner.cu", dev.arch());
   if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
   const HistogramKernel kernel(rgba, best, dev, compiled.cubin);
-  {
-    const auto host = generate_samples(rgba, rgba.n, o.seed);
-    cuda::DeviceBuffer in(host.size()), ours(768 * 4), theirs(768 * 4);
+  // Times `k` on `p`'s generated pixels against CUB's MultiHistogramEven of the same problem, both checked bin for
+  // bin against the CPU reference; one row of the table.
+  auto pixels_row = [&](const HistogramProblem& p, const HistogramKernel& k, const std::string& name,
+                        const std::string& config) {
+    const auto host = generate_samples(p, p.n, o.seed);
+    const std::size_t counters = static_cast<std::size_t>(p.counters());
+    cuda::DeviceBuffer in(host.size()), ours(counters * 4), theirs(counters * 4);
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
-    bench::CubHistogram cub(cub_problem(rgba), rgba.n);
-    const SampleStats t = time_calls([&](cudaStream_t s) { kernel.run(in.get(), rgba.n, ours.get(), s); }, flush,
-                                     samples, stream.get());
+    bench::CubHistogram cub(cub_problem(p), p.n);
+    const SampleStats t =
+        time_calls([&](cudaStream_t s) { k.run(in.get(), p.n, ours.get(), s); }, flush, samples, stream.get());
     const SampleStats tc = time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.as<unsigned>(), s); }, flush,
                                       samples, stream.get());
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
-    row("u8 RGBA 3 of 4 x 256 bins, 512 MiB photo", fmt::format("`{}`", best.key()), static_cast<double>(rgba.bytes()),
-        t, tc, check_note(reference_histogram(rgba, host.data(), rgba.n), download(ours), download(theirs)));
-  }
+    row(name, config, static_cast<double>(p.bytes()), t, tc,
+        check_note(reference_histogram(p, host.data(), p.n), download(ours), download(theirs)));
+  };
+  pixels_row(rgba, kernel, "u8 RGBA 3 of 4 x 256 bins, 512 MiB photo", fmt::format("`{}`", best.key()));
 
   // 1b. The same pixels, each active channel with its own bins and range (MultiHistogramEven with levels per
   // channel): R 256 bins over [0, 256), G 64 over [0, 256), B 17 over [10, 200). The winner of 1 runs it.
@@ -148,20 +153,8 @@ int main(int argc, char** argv) try {
     const auto cc = jit::compile(kernel_source(levels, best), "levels.cu", dev.arch());
     if (!cc.ok) throw Error("the winner does not compile for per-channel levels: " + cc.log);
     const HistogramKernel k(levels, best, dev, cc.cubin);
-    const auto host = generate_samples(levels, levels.n, o.seed);
-    const std::size_t counters = static_cast<std::size_t>(levels.counters());
-    cuda::DeviceBuffer in(host.size()), ours(counters * 4), theirs(counters * 4);
-    AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
-    AUTOTUNE_CUDA(cudaDeviceSynchronize());
-    bench::CubHistogram cub(cub_problem(levels), levels.n);
-    const SampleStats t = time_calls([&](cudaStream_t s) { k.run(in.get(), levels.n, ours.get(), s); }, flush,
-                                     samples, stream.get());
-    const SampleStats tc = time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.as<unsigned>(), s); }, flush,
-                                      samples, stream.get());
-    AUTOTUNE_CUDA(cudaDeviceSynchronize());
-    row("u8 RGBA 3 of 4, per-channel levels: 256 [0,256), 64 [0,256), 17 [10,200), 512 MiB photo", "winner of 1",
-        static_cast<double>(levels.bytes()), t, tc,
-        check_note(reference_histogram(levels, host.data(), levels.n), download(ours), download(theirs)));
+    pixels_row(levels, k, "u8 RGBA 3 of 4, per-channel levels: 256 [0,256), 64 [0,256), 17 [10,200), 512 MiB photo",
+               "winner of 1");
   }
 
   // 2. 2D: a 7680 x 4320 crop of an 8192-pixel-wide image, against the same pixels contiguous.

@@ -519,25 +519,18 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
 
 }  // namespace at
 
-// 1D: n samples (pixels of kChannels samples) from `in`; the region arguments are unused (the host passes rows = 1).
-extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
-autotune_histogram(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
-                   unsigned* __restrict__ workspace, unsigned long long row_samples, unsigned long long rows,
-                   unsigned long long row_stride, unsigned long long head0, unsigned long long vecs_per_row,
-                   unsigned vecs_magic, int vecs_shift, unsigned long long leftover, unsigned leftover_magic,
-                   int leftover_shift) {
-  at::histogram<false>(in, n, out, workspace, row_samples, rows, row_stride, head0, vecs_per_row, vecs_magic,
-                       vecs_shift, leftover, leftover_magic, leftover_shift);
-}
-
-// 2D: `rows` (> 1) rows of `row_samples` samples, `row_stride` samples apart, with the host's mapping
-// (HistogramKernel::region_args).
-extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS
-autotune_histogram_2d(const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,
-                      unsigned* __restrict__ workspace, unsigned long long row_samples, unsigned long long rows,
-                      unsigned long long row_stride, unsigned long long head0, unsigned long long vecs_per_row,
-                      unsigned vecs_magic, int vecs_shift, unsigned long long leftover, unsigned leftover_magic,
-                      int leftover_shift) {
-  at::histogram<true>(in, n, out, workspace, row_samples, rows, row_stride, head0, vecs_per_row, vecs_magic,
-                      vecs_shift, leftover, leftover_magic, leftover_shift);
-}
+// The two entry points, one body each: 1D, n samples (pixels of kChannels samples) from `in`, the region arguments
+// unused (the host passes rows = 1); and 2D, `rows` (> 1) rows of `row_samples` samples, `row_stride` samples apart,
+// with the host's mapping (HistogramKernel::region_args). The same parameters: the launcher passes one argument list.
+#define AT_HISTOGRAM_ENTRY(name, region)                                                                              \
+  extern "C" __global__ void __launch_bounds__(at::kBlock) AT_CLUSTER_DIMS name(                                     \
+      const at::sample_t* __restrict__ in, unsigned long long n, at::out_t* __restrict__ out,                        \
+      unsigned* __restrict__ workspace, unsigned long long row_samples, unsigned long long rows,                     \
+      unsigned long long row_stride, unsigned long long head0, unsigned long long vecs_per_row, unsigned vecs_magic, \
+      int vecs_shift, unsigned long long leftover, unsigned leftover_magic, int leftover_shift) {                    \
+    at::histogram<region>(in, n, out, workspace, row_samples, rows, row_stride, head0, vecs_per_row, vecs_magic,     \
+                          vecs_shift, leftover, leftover_magic, leftover_shift);                                     \
+  }
+AT_HISTOGRAM_ENTRY(autotune_histogram, false)
+AT_HISTOGRAM_ENTRY(autotune_histogram_2d, true)
+#undef AT_HISTOGRAM_ENTRY

@@ -6,6 +6,18 @@
 
 using namespace autotune;
 
+namespace {
+// What validate() says of `p`: empty when it accepts it.
+std::string refused(const HistogramProblem& p) {
+  try {
+    p.validate();
+    return std::string();
+  } catch (const UsageError& e) {
+    return std::string(e.what());
+  }
+}
+}  // namespace
+
 TEST_SUITE("problem") {
   TEST_CASE("sample types round-trip through their names") {
     CHECK(all_sample_types().size() == 6);
@@ -168,14 +180,6 @@ TEST_SUITE("problem") {
 
   TEST_CASE("levels per channel are refused when not one per active channel, when the first is not bins/lower/upper, "
             "or when a channel's range is invalid for the type") {
-    auto refused = [](HistogramProblem p) {
-      try {
-        p.validate();
-        return std::string();
-      } catch (const UsageError& e) {
-        return std::string(e.what());
-      }
-    };
     HistogramProblem p = HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}});
     CHECK(refused(p).empty());
     HistogramProblem q = p;
@@ -207,14 +211,6 @@ TEST_SUITE("problem") {
     const auto parsed = Problem::parse(p.key());
     REQUIRE(parsed);
     CHECK(*parsed->as<HistogramProblem>() == p);
-    auto refused = [](HistogramProblem q) {
-      try {
-        q.validate();
-        return std::string();
-      } catch (const UsageError& e) {
-        return std::string(e.what());
-      }
-    };
     CHECK(refused(p).empty());
     HistogramProblem q = p;
     q.n += 1;

@@ -30,6 +30,10 @@ int variant_registers(const std::string& problem_key, const std::string& config_
   return test::registers_of(cubin_of(kernel_source(*problem, *config)), kernel);
 }
 
+const std::string kU8Roof = "histogram/u8/bins=256/range=[0,256)/n=536870912/dist=uniform";
+const std::string kU8RoofWinner =
+    "priv=shared,R=32,cbits=32,block=512,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0";
+
 }  // namespace
 
 TEST_SUITE("nvrtc") {
@@ -63,10 +67,7 @@ TEST_SUITE("nvrtc") {
   TEST_CASE("the even u8/256 512 MiB winner (R=32, 512 x 4 loads, one launch) keeps 2048 threads per SM: <= 32 "
             "registers") {
     // bench/results/2026-12-01b-h200-size-bench-u8.md: 95.1 % of the read roof at 512M with this configuration.
-    const int regs = variant_registers(
-        "histogram/u8/bins=256/range=[0,256)/n=536870912/dist=uniform",
-        "priv=shared,R=32,cbits=32,block=512,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0",
-        "autotune_histogram");
+    const int regs = variant_registers(kU8Roof, kU8RoofWinner, "autotune_histogram");
     MESSAGE("autotune_histogram: ", regs, " registers");
     CAPTURE(regs);
     CHECK(regs > 0);
@@ -84,5 +85,13 @@ TEST_SUITE("nvrtc") {
       CHECK(regs > 0);
       CHECK(regs <= 32);
     }
+  }
+  TEST_CASE("every histogram variant also holds the 2D entry point the launcher loads for regions of several rows") {
+    // HistogramKernel loads kHistogram2dKernelName from the same cubin; a variant without it could not be constructed.
+    CHECK(variant_registers(kU8Roof, kU8RoofWinner, "autotune_histogram_2d") > 0);
+    CHECK(variant_registers("histogram/f32/bins=1000/range=[-1,1)/n=1048576/dist=uniform/channels=2/active=2",
+                            "priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,"
+                            "merge=atomic,grid=0",
+                            "autotune_histogram_2d") > 0);
   }
 }

@@ -166,6 +166,21 @@ std::function<void(std::vector<unsigned char>&, std::uint64_t)> f32_channel_edge
   };
 }
 
+// The u8 pixel configuration the handle cases record: 16-byte loads of 4 whole pixels (the constant-channel path).
+HistogramConfig pixel_winner() {
+  HistogramConfig c;
+  c.privatization = Privatization::shared, c.replicas = 32, c.block = 512, c.vec_bytes = 16, c.loads = 2;
+  return c;
+}
+
+// A fresh cache file named after `tag` in which `c` is the recorded exact winner of `p`; its path.
+std::string cache_with_winner(const HistogramProblem& p, const HistogramConfig& c, const std::string& tag) {
+  const auto path = (std::filesystem::temp_directory_path() / fmt::format("{}_{}.db", tag, ::getpid())).string();
+  std::filesystem::remove(path);
+  record_forced_winner(path, Problem(p), Config(c));
+  return path;
+}
+
 }  // namespace
 
 TEST_SUITE("gpu_histimage") {
@@ -201,11 +216,8 @@ TEST_SUITE("gpu_histimage") {
     const auto expected = expected_counts(p, host, n);
     DeviceSamples in(host, 1, 0);
     cuda::DeviceBuffer counts = counter_buffer(p);
-    HistogramConfig c;
-    c.privatization = Privatization::shared, c.replicas = 32, c.block = 512, c.vec_bytes = 16, c.loads = 2;
-    const auto path = (std::filesystem::temp_directory_path() / fmt::format("histlevels_{}.db", ::getpid())).string();
-    std::filesystem::remove(path);
-    record_forced_winner(path, Problem(p), Config(c));
+    const HistogramConfig c = pixel_winner();
+    const std::string path = cache_with_winner(p, c, "histlevels");
     Histogram h(p, Histogram::Options{0, path});
     CHECK(h.resolution().source == ConfigSource::exact);
     CHECK(h.config_for(n) == Config(c));
@@ -267,13 +279,9 @@ TEST_SUITE("gpu_histimage") {
     const auto expected = expected_counts(p, host, n);
     DeviceSamples in(host, 1, 0);
     cuda::DeviceBuffer counts = counter_buffer(p);
-    // A recorded winner with 16-byte loads of 4 whole pixels (the kernel's constant-channel path).
-    HistogramConfig c;
-    c.privatization = Privatization::shared, c.replicas = 32, c.block = 512, c.vec_bytes = 16, c.loads = 2;
+    const HistogramConfig c = pixel_winner();
     REQUIRE(HistogramKernel::needs_pixel_alignment(p, c));
-    const auto path = (std::filesystem::temp_directory_path() / fmt::format("histimage_{}.db", ::getpid())).string();
-    std::filesystem::remove(path);
-    record_forced_winner(path, Problem(p), Config(c));
+    const std::string path = cache_with_winner(p, c, "histimage");
     Histogram h(p, Histogram::Options{0, path});
     CHECK(h.config_for(n) == Config(c));
     CHECK(h.problem().counters() == 768);
