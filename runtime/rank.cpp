@@ -66,6 +66,12 @@ FamilyCosts family_costs(const Json& f, const std::string& name, FamilyCosts bas
   };
   sub("size", "from_larger", base.from_larger);
   sub("size", "from_smaller", base.from_smaller);
+  sub("size", "large_from_larger", base.large_from_larger);
+  sub("size", "large_from_smaller", base.large_from_smaller);
+  if (const auto g = f.find("size"); g != f.end() && g->is_object() && g->contains("large_from")) {
+    if (!(*g)["large_from"].is_number_unsigned()) throw malformed(name + ".size.large_from is not a size");
+    base.large_from = (*g)["large_from"].get<std::uint64_t>();
+  }
   sub("shape", "similar_problem", base.similar_problem);
   sub("shape", "policy", base.policy);
   for (auto [key, into] : {std::pair<const char*, double*>{"policy_own", &base.policy_own},
@@ -125,7 +131,12 @@ Ranked price(const TransferCosts& costs, std::string_view family, const std::vec
   }
   const double z = std::log2((static_cast<double>(s.n) + 1) / (static_cast<double>(n) + 1));
   r.doublings = std::abs(z);
-  if (s.n != n) r.predicted = (z > 0 ? c.from_larger : c.from_smaller).at(r.doublings);
+  if (s.n != n) {
+    const bool large = c.large_from > 0 && std::min(s.n, n) >= c.large_from;
+    const CostCurve& both_large = z > 0 ? c.large_from_larger : c.large_from_smaller;
+    r.predicted = (large && !both_large.points.empty() ? both_large : z > 0 ? c.from_larger : c.from_smaller)
+                      .at(r.doublings);
+  }
   else if (ev.kind == ConfigSource::nearest_size) r.source = ConfigSource::exact;
   if (ev.kind == ConfigSource::similar_problem) r.predicted *= c.similar_problem.at(ev.shape_distance);
   if (ev.kind == ConfigSource::policy) r.predicted *= c.policy.at(ev.shape_distance, c.policy_own);

@@ -13,8 +13,9 @@
 // (the policy's shape curve starts at policy_own, the cost of the policy's own entry of a problem), linear between the
 // measured points (each the 90th percentile of the leave-one-out slowdowns at that distance, made non-decreasing
 // along the curve: farther evidence never predicts less), flat after the last.
-// The size curve has two directions because winners carry over unevenly: a histogram winner of a larger n runs a
-// smaller n better than the other way round, a reduction's the reverse. The built-in default is one measured
+// The size curve has two directions because winners carry over unevenly (a histogram winner of a larger n runs a
+// smaller n better than the other way round), and a second pair for two large sizes (both n >= large_from, 1M:
+// bandwidth-bound, where a winner carries over far better than from or to a launch-bound 64K). The built-in default is one measured
 // constant (fallback), times other_model on another GPU model than the costs' own. A family without preset data is
 // priced with default_family's table.
 //
@@ -47,6 +48,10 @@ struct CostCurve {
 struct FamilyCosts {
   CostCurve from_larger;      ///< the problem's shape at a larger tuned n, by doublings
   CostCurve from_smaller;     ///< ... at a smaller tuned n
+  /// The same when both n are at least large_from (bandwidth-bound sizes, where winners carry over far better);
+  /// empty: from_larger / from_smaller.
+  CostCurve large_from_larger, large_from_smaller;
+  std::uint64_t large_from = 0;  ///< 0: no large-size curves
   CostCurve similar_problem;  ///< another shape of the family on this model, by shape_distance, at the same n
   CostCurve policy;           ///< a policy shape, by policy_distance, at the same n (starts at policy_own)
   double policy_own = 1.0;    ///< the policy's entry of the problem itself (a histogram's robust fit); also the

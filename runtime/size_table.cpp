@@ -28,7 +28,7 @@ std::string join(std::string a, const std::string& b) { return b.empty() ? a : a
 // the cost curves' points around them), every power of two, and the hint. Between two of them every prediction is
 // linear in log2(n+1), and the best of linear functions that is best at both ends is best in between.
 std::vector<std::uint64_t> grid(const std::vector<Evidence>& evidence, const FamilyCosts& c, std::uint64_t hint) {
-  std::vector<std::uint64_t> g{0, kMax, hint};
+  std::vector<std::uint64_t> g{0, kMax, hint, c.large_from, c.large_from > 0 ? c.large_from - 1 : 0};
   for (int k = 1; k < 64; ++k) g.push_back((std::uint64_t(1) << k) - 1);
   auto add = [&](double n) {
     if (n >= 0 && n < 1.8e19) g.push_back(static_cast<std::uint64_t>(n));  // 1.8e19 < 2^64
@@ -39,7 +39,7 @@ std::vector<std::uint64_t> grid(const std::vector<Evidence>& evidence, const Fam
       g.push_back(s.n);
       if (s.n > 0) g.push_back(s.n - 1);
       if (s.n < kMax) g.push_back(s.n + 1);
-      for (const CostCurve* curve : {&c.from_larger, &c.from_smaller})
+      for (const CostCurve* curve : {&c.from_larger, &c.from_smaller, &c.large_from_larger, &c.large_from_smaller})
         for (const auto& [x, y] : curve->points) {
           add((static_cast<double>(s.n) + 1) * std::exp2(x) - 1);
           add((static_cast<double>(s.n) + 1) * std::exp2(-x) - 1);

@@ -47,6 +47,9 @@ INTEGER_TYPES = {"u8", "u16", "u32", "i32", "u64", "i64"}
 # (histogram: log2 of the bins ratio, twice when the evidence has more bins; reduce: 1 per operator or accumulator
 # change). Size: doublings of n between the evidence and the problem.
 SHAPE_EDGES = [0, 1, 2, 4, 8, 16]
+# Size transfers between two large sizes cost far less than those involving a small one (launch-bound at 64K,
+# bandwidth-bound from 1M up): the size curves are fitted apart for pairs whose smaller n is at least this.
+LARGE_FROM = 1 << 20
 # Not measurable from one GPU's log: evidence from another GPU model of the same architecture is taken to cost this
 # much more than the same evidence measured on the problem's own model.
 OTHER_MODEL_FACTOR = 1.10
@@ -137,9 +140,9 @@ def quantile(xs, q):
 
 
 def observations(times, defaults):
-    """Every leave-one-out slowdown: (family, kind, shape distance, signed doublings of n) -> [slowdown]; an evidence
-    configuration the problem cannot run is recorded as None. Signed doublings: > 0 when the evidence was measured at
-    a larger n than the problem's."""
+    """Every leave-one-out slowdown: (family, kind, shape distance, signed doublings of n, the problem's n) ->
+    [slowdown]; an evidence configuration the problem cannot run is recorded as None. Signed doublings: > 0 when the
+    evidence was measured at a larger n than the problem's."""
     obs = defaultdict(list)
     winners = {k: min(v, key=v.get) for k, v in times.items()}
     policy = [(key, config) for es in fit(times).values() for key, config, _, _ in es]
@@ -148,7 +151,7 @@ def observations(times, defaults):
 
         def add(kind, shape_d, evidence_n, config):
             size = math.log2((int(evidence_n) + 1) / (n + 1))
-            obs[(family, kind, round(shape_d, 6), round(size, 6))].append(own[config] / best if config in own else None)
+            obs[(family, kind, round(shape_d, 6), round(size, 6), n)].append(own[config] / best if config in own else None)
 
         for q, config in winners.items():
             if q == p:
@@ -200,19 +203,20 @@ def curves(obs):
     similar_problem and policy at the problem's own n, the fallback and the distribution factors."""
     fams = {}
     for family in sorted({k[0] for k in obs}):
-        size = {"from_larger": defaultdict(list), "from_smaller": defaultdict(list)}
+        size = {k: defaultdict(list) for k in ("from_larger", "from_smaller", "large_from_larger", "large_from_smaller")}
         shape = {"similar_problem": defaultdict(list), "policy": defaultdict(list)}
         flat = defaultdict(list)
-        for (fam, kind, d, z), xs in obs.items():
+        for (fam, kind, d, z, n), xs in obs.items():
             if fam != family:
                 continue
             if kind == "nearest_size":
-                size["from_larger" if z > 0 else "from_smaller"][round(abs(z))] += [(abs(z), x) for x in xs]
+                large = "large_" if min(n, n * 2 ** z) >= LARGE_FROM * 0.999 else ""
+                size[large + ("from_larger" if z > 0 else "from_smaller")][round(abs(z))] += [(abs(z), x) for x in xs]
             elif kind in shape and abs(z) < 1e-6 and d > 0:
                 shape[kind][bucket(d, SHAPE_EDGES)] += [(d, x) for x in xs]
             elif kind in ("fallback", "other_dist") or (kind == "policy" and d == 0 and abs(z) < 1e-6):
                 flat["policy_own" if kind == "policy" else kind] += xs
-        fams[family] = {"size": {k: points(v) for k, v in size.items()},
+        fams[family] = {"size": {**{k: points(v) for k, v in size.items()}, "large_from": LARGE_FROM},
                         "shape": {k: points(v) for k, v in shape.items()},
                         **{k: stats(v) for k, v in flat.items()}}
     return fams
@@ -233,8 +237,12 @@ def ranked_side(table, family, a, n, b):
     """Which tuned neighbour the ranking serves n from: 'lower' (a) or 'upper' (b), by the fitted size curves; a tie
     goes to the lower (the nearer in doublings wins ties in the runtime only when the costs are equal)."""
     size = table[family]["size"]
-    lower = interpolate(size["from_smaller"], doublings(n, a))
-    upper = interpolate(size["from_larger"], doublings(n, b))
+
+    def curve(direction, other):
+        large = size["large_" + direction]
+        return large if min(n, other) >= size["large_from"] and large else size[direction]
+    lower = interpolate(curve("from_smaller", a), doublings(n, a))
+    upper = interpolate(curve("from_larger", b), doublings(n, b))
     return "upper" if upper < lower else "lower"
 
 
@@ -309,7 +317,10 @@ def markdown(args, table, regrets, crossovers):
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for family, t in table.items():
         for direction, pts in t["size"].items():
-            lines += point_rows(family, f"nearest size, evidence {direction.replace('_', ' ')} n", pts)
+            if direction != "large_from":
+                band = "both n >= 1M" if direction.startswith("large_") else "the smaller n < 1M"
+                lines += point_rows(family, f"nearest size, evidence {direction.replace('large_', '').replace('_', ' ')}"
+                                            f" n ({band})", pts)
         for kind, pts in t["shape"].items():
             lines += point_rows(family, f"{kind} (shape)", pts)
         for name in ("fallback", "other_dist", "policy_own"):

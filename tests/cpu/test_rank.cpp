@@ -40,7 +40,8 @@ constexpr const char* kCosts = R"({
   "format": 1, "default_family": "histogram", "other_model": {"factor": 1.5},
   "families": {
     "histogram": {
-      "size": {"from_larger": [{"at": 4, "predicted": 1.25}], "from_smaller": [{"at": 4, "predicted": 1.75}]},
+      "size": {"from_larger": [{"at": 4, "predicted": 1.25}], "from_smaller": [{"at": 4, "predicted": 1.75}],
+               "large_from": 1048576, "large_from_smaller": [{"at": 4, "predicted": 1.125}]},
       "shape": {"similar_problem": [{"at": 2, "predicted": 1.5}], "policy": [{"at": 2, "predicted": 1.5}]},
       "policy_own": {"count": 3, "predicted": 1.25}, "other_dist": {"count": 3, "predicted": 2.0},
       "fallback": {"count": 3, "predicted": 4.0}},
@@ -153,6 +154,12 @@ TEST_SUITE("rank") {
     CHECK(predicted(ev, 4, 0, 1023) == 1.5);                 // another GPU model
     CHECK(predicted(ev, 5, 0, 1023) == 4.0);                 // the built-in default, at any n
     CHECK(predicted(ev, 5, 0, kMax) == 4.0);
+    // Both sizes at least 1M (large_from): the large-size curve where there is one (from a smaller n), 2 doublings.
+    const std::vector<Evidence> large{evidence(ConfigSource::nearest_size, {{(1u << 21) - 1, A()}, {(1u << 25) - 1, B()}}),
+                                      evidence(ConfigSource::nearest_size, {{(1u << 19) - 1, A()}})};
+    CHECK(predicted(large, 0, 0, (1u << 23) - 1) == 1.0625);  // 1 + 0.125 x 2/4
+    CHECK(predicted(large, 0, 1, (1u << 23) - 1) == 1.125);   // from a larger n: no large curve, the general one
+    CHECK(predicted(large, 1, 0, (1u << 21) - 1) == 1.375);   // the smaller n is below 1M: the general curve
     ev[0].distribution = DistributionMatch::other;
     CHECK(predicted(ev, 0, 1, 1023) == 2.0);                 // exact, but measured on another distribution
     ev[0].distribution = DistributionMatch::robust;
