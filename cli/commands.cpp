@@ -526,7 +526,8 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
                {"time ms", "median_ms"},   {"GB/s", "gbps"},        {"% of roof", "roof_pct"},
                {"stale runs skipped", "stale_runs_skipped"},        {"cache", "cache"},
                {"size range", "range"},    {"range from n", "range_n_from"}, {"range to n", "range_n_to"},
-               {"size ranges", "size_ranges"}};
+               {"size ranges", "size_ranges"}, {"predicted slowdown", "predicted_slowdown"},
+               {"runner-up", "runner_up"}};
   Cell src = text_cell(std::string(to_string(source)));
   if (source == ConfigSource::fallback) src.text = "fallback: built-in default (nothing tuned applies)";
   else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same problem, " + lookup.distance;
@@ -550,7 +551,8 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   };
   Listing table;
   table.columns = {{"", "selected"},          {"from n", "n_from"}, {"to n", "n_to"},      {"configuration", "config"},
-                   {"source", "source"},      {"tuned n", "tuned_n"}, {"why", "why"}};
+                   {"source", "source"},      {"tuned n", "tuned_n"}, {"predicted", "predicted_slowdown"},
+                   {"why", "why"}};
   for (const SizeRange& r : sizes.sizes) {
     Cell selected = bool_cell(r.contains(n));
     selected.text = r.contains(n) ? "=>" : "";
@@ -558,7 +560,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
     for (const std::uint64_t t : r.tuned_n) tuned += (tuned.empty() ? "" : " ") + std::to_string(t);
     table.rows.push_back({selected, n_cell(r.n_from), n_cell(r.n_to), text_cell(r.config.key()),
                           text_cell(std::string(to_string(r.source))), tuned.empty() ? null_cell("-") : text_cell(tuned),
-                          text_cell(r.why)});
+                          number_cell(r.predicted_slowdown, 3), text_cell(r.why)});
     if (r.contains(n)) {
       auto& row = l.rows.front();
       row.push_back(text_cell(r.describe()));
@@ -567,6 +569,13 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
     }
   }
   l.rows.front().push_back(integer_cell(static_cast<std::int64_t>(sizes.sizes.size())));
+  // The ranking behind the choice: its predicted time over the problem's own best, and the next-best configuration.
+  l.rows.front().push_back(number_cell(lookup.predicted_slowdown, 3));
+  const std::optional<Alternative>& next = lookup.runner_up;
+  l.rows.front().push_back(next ? text_cell(fmt::format("{} {} (predicted {:.3f}x{})", to_string(next->source),
+                                                        next->config.key(), next->predicted_slowdown,
+                                                        next->distance.empty() ? "" : ": " + next->distance))
+                                : null_cell("-"));
   out << render_record_with(l, "sizes",
                             fmt::format("size table (a handle of this shape runs, for each n, its range's configuration;"
                                         " => n={}):",

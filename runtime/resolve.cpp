@@ -46,19 +46,21 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
     // that cannot be read is reported in the message and the rest of the lookup order (policy, default) answers.
     try {
       const Cache cache = Cache::open_read_only(r.cache_path);
-      sizes = lookup_sizes(cache, target, problem);
+      sizes = lookup_sizes(cache, target, problem, required);
       looked_up = true;
     } catch (const CacheError& e) {
       note = fmt::format(" (cache not used: {})", e.what());
     }
   }
-  if (!looked_up) sizes = untuned_sizes(target, problem);  // no cache: the policy, else the default, for every n
+  if (!looked_up) sizes = untuned_sizes(target, problem, required);  // no cache: the policy and the default, ranked
   const Lookup& lookup = sizes.at_hint;
   if (lookup.stale_skipped)
     note += fmt::format(" ({} result{} measured with other code not used; `autotune tune` re-tunes)",
                         lookup.stale_skipped, lookup.stale_skipped == 1 ? "" : "s");
   r.source = lookup.source;
   r.config = lookup.config;
+  r.predicted_slowdown = lookup.predicted_slowdown;
+  r.runner_up = lookup.runner_up;
   // Strict mode: refuse before anything is compiled or loaded, and say what would satisfy it.
   if (const std::string gives = size_table_violation(sizes.sizes, lookup, problem.n(), required); !gives.empty()) {
     std::string command = tune_command(problem, r.cache_path);
@@ -132,18 +134,22 @@ Resolved resolve(const Problem& problem, int device, const std::string& cache_pa
                               r.cache_path);
       break;
     case ConfigSource::policy:
-      r.message = fmt::format("autotune: {} on {}: not tuned in {}; using the measured default policy: {} ({}); "
+      r.message = fmt::format("autotune: {} on {}: {} holds nothing closer; using the measured default policy: {} ({}); "
                               "`autotune tune` measures this GPU",
                               problem.key(), d.name, r.cache_path, r.config.key(), lookup.distance);
       break;
     case ConfigSource::fallback:
-      r.message = fmt::format("autotune: {} on {}: not tuned in {}; using the built-in default {} (run `autotune tune`)",
+      r.message = fmt::format("autotune: {} on {}: {} holds nothing closer; using the built-in default {} (run `autotune tune`)",
                               problem.key(), d.name, r.cache_path, r.config.key());
       break;
   }
   if (r.sizes.size() > 1)
     r.message += fmt::format(" [by size: {} ranges, {} configuration{}: resolution().sizes]", r.sizes.size(),
                              out.kernels.size(), out.kernels.size() == 1 ? "" : "s");
+  r.message += fmt::format(" [predicted {:.2f}x its best{}]", r.predicted_slowdown,
+                           r.runner_up ? fmt::format("; runner-up {} {} at {:.2f}x", to_string(r.runner_up->source),
+                                                     r.runner_up->config.key(), r.runner_up->predicted_slowdown)
+                                       : std::string());
   r.message += note;
   if (r.compiled) r.message += " [compiled with NVRTC]";
   return out;
