@@ -86,6 +86,22 @@ TEST_SUITE("nvrtc") {
       CHECK(regs <= 32);
     }
   }
+  TEST_CASE("the value-counting twins of the u8 winners (37 bins over [10, 250)) keep 2048 threads per SM: <= 32 "
+            "registers") {
+    const std::vector<std::string> configs = {
+        kU8RoofWinner + ",bin=values",
+        "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0,bin=values",
+        "priv=shared,R=16,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0,bin=values"};
+    for (const std::string& config : configs) {
+      CAPTURE(config);
+      const int regs = variant_registers("histogram/u8/bins=37/range=[10,250)/n=268435456/dist=uniform", config,
+                                         "autotune_histogram");
+      MESSAGE("autotune_histogram ", config, ": ", regs, " registers");
+      CAPTURE(regs);
+      CHECK(regs > 0);
+      CHECK(regs <= 32);
+    }
+  }
   TEST_CASE("every histogram variant also holds the 2D entry point the launcher loads for regions of several rows") {
     // HistogramKernel loads kHistogram2dKernelName from the same cubin; a variant without it could not be constructed.
     CHECK(variant_registers(kU8Roof, kU8RoofWinner, "autotune_histogram_2d") > 0);
