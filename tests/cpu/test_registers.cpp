@@ -102,6 +102,23 @@ TEST_SUITE("nvrtc") {
       CHECK(regs <= 32);
     }
   }
+  TEST_CASE("float min and max in 512- and 1024-thread blocks keep 2048 threads per SM: <= 32 registers") {
+    // The f32 sum's 256M winner and the one-tile-per-block grids where min/max were measured 1.3-1.8x slower than
+    // the sum (bench/results/2026-12-01c-h200-preset-standard.log.gz): a hardware min/max per element and NaN noted
+    // beside it (reduce.cu) must not cost the occupancy the sum has.
+    for (const std::string config : {"red=warp_shuffle,block=1024,vec=16,loads=4,acc=2,finish=last_block,grid=0",
+                                     "red=warp_shuffle,block=512,vec=16,loads=2,acc=1,finish=two_pass,grid=-1",
+                                     "red=warp_shuffle,block=512,vec=16,loads=4,acc=4,finish=last_block,grid=0"})
+      for (const std::string type : {"f32", "f64"})
+        for (const std::string op : {"min", "max"}) {
+          CAPTURE(config);
+          const int regs = variant_registers("reduce/" + op + "/" + type + "/acc=" + type + "/n=268435456/dist=uniform",
+                                             config, "autotune_reduce");
+          MESSAGE(type, " ", op, " ", config, ": ", regs, " registers");
+          CHECK(regs > 0);
+          CHECK(regs <= 32);
+        }
+  }
   TEST_CASE("every histogram variant also holds the 2D entry point the launcher loads for regions of several rows") {
     // HistogramKernel loads kHistogram2dKernelName from the same cubin; a variant without it could not be constructed.
     CHECK(variant_registers(kU8Roof, kU8RoofWinner, "autotune_histogram_2d") > 0);
