@@ -166,16 +166,8 @@ namespace {
 std::optional<HistogramConfig> values_fallback(const HistogramProblem& problem) {
   if (problem.type != SampleType::u8 || problem.channels != 1 || histogram_detail::values_are_bins(problem))
     return std::nullopt;
-  HistogramConfig c;
-  c.privatization = Privatization::shared;
-  c.replicas = 32;
-  c.counter_bits = 32;
-  c.block = 512;
-  c.vec_bytes = 16;
-  c.loads = 4;
-  c.merge = Merge::self_zero;
-  c.grid_blocks = HistogramConfig::kResidentGrid;
-  c.binning = Binning::values;
+  HistogramConfig c;  // the defaults (shared 32-bit copies, 16-byte loads, a resident grid) and the winner's fields
+  c.replicas = 32, c.block = 512, c.loads = 4, c.merge = Merge::self_zero, c.binning = Binning::values;
   if (c.shared_bytes(problem) > 48 * 1024) return std::nullopt;
   return c;
 }
