@@ -19,6 +19,6 @@ for b in autotune autotune_gpu_tests histogram_bench histogram_image_bench histo
   strip -o "$stage/$b" "$build/bin/$b"
 done
 mkdir -p "$(dirname "$output")"
-tar -C "$stage" -cf - . | xz -6 -T2 > "$output.tmp"
+tar -C "$stage" -cf - . | xz -3 -T2 > "$output.tmp"
 mv "$output.tmp" "$output"
 echo "pack_for_device: $output $(du -h "$output" | cut -f1)"

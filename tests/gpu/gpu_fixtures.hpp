@@ -138,6 +138,14 @@ struct DeviceSamples {
   }
 };
 
+/// Fills `buffer` with `byte` and waits for it. cudaMemset of device memory may return before the fill lands, and
+/// the handles run on non-blocking streams, which do not wait for the legacy stream: without the wait a poison fill
+/// can land after a launch's own zeroing (gpu_api's full tier saw counts of c - 1: 0xFFFFFFFF + c).
+inline void fill_and_wait(const cuda::DeviceBuffer& buffer, int byte) {
+  AUTOTUNE_CUDA(cudaMemset(buffer.get(), byte, buffer.bytes()));
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());
+}
+
 /// Device counters for `p` (32- or 64-bit).
 inline cuda::DeviceBuffer counter_buffer(const HistogramProblem& p) {
   return cuda::DeviceBuffer(static_cast<std::size_t>(p.counters()) * (p.counter_bits / 8));

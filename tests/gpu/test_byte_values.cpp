@@ -82,7 +82,7 @@ void check_variants(const HistogramProblem& p, const std::vector<HistogramConfig
     DeviceSamples dev_in(host, 1, in.offset);
     for (const auto& kernel : kernels)
       for (int repeat = 0; repeat < 2; ++repeat) {
-        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));  // poison: every counter must be written
+        fill_and_wait(counts, 0xAB);  // poison: every counter must be written
         kernel.run(dev_in.ptr, in.n, counts.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         INFO(in.name, " ", kernel.config().key(), " run ", repeat);
@@ -152,7 +152,7 @@ TEST_SUITE("gpu_histogram") {
                         host.begin() + static_cast<std::ptrdiff_t>(r * stride + row));
         DeviceSamples in(host, 1, 1);
         cuda::DeviceBuffer counts = counter_buffer(p);
-        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+        fill_and_wait(counts, 0xAB);
         kernel.run(in.ptr, HistogramKernel::Region{row, rows, stride}, counts.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         CHECK(compare_histograms(expected_counts(p, packed, packed.size()), download(p, counts)) == "");
@@ -176,7 +176,7 @@ TEST_SUITE("gpu_histogram") {
       const auto host = adversarial_samples(p, n, n);
       DeviceSamples in(host, 1, 1);
       cuda::DeviceBuffer counts = counter_buffer(p);
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xFF, counts.bytes()));
+      fill_and_wait(counts, 0xFF);
       h(in.ptr, n, counts.as<unsigned>(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       INFO("n = ", n, ": ", h.config_for(n).key());
@@ -229,7 +229,7 @@ TEST_SUITE("gpu_reduce") {
               INFO("NaN at ", at, negative ? " (negative)" : "", " ", kernel.config().key());
               std::uint64_t first = 0;
               for (int r = 0; r < 3; ++r) {
-                AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
+                fill_and_wait(out, 0xAB);
                 kernel.run(in.ptr, n, out.get(), nullptr);
                 AUTOTUNE_CUDA(cudaDeviceSynchronize());
                 std::uint64_t bits = 0;

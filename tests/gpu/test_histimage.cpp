@@ -90,7 +90,7 @@ void check_every_variant(const HistogramProblem& base, const std::vector<std::si
           ++refused;
           continue;
         }
-        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+        fill_and_wait(counts, 0xAB);
         kernel.run(dev_in.ptr, in.n, counts.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         const auto diff = compare_histograms(expected, download(base, counts));
@@ -129,7 +129,7 @@ void check_regions(const HistogramProblem& base, int every) {
       HistogramKernel kernel(base, v.config, dev, v.cubin);
       INFO(base.shape_key(), " ", sh.name, ": ", sh.row_pixels, "x", sh.rows, " stride ", sh.stride_bytes,
            " offset ", sh.offset_bytes, " ", v.config.key());
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      fill_and_wait(counts, 0xAB);
       kernel.run(start, HistogramKernel::Region{sh.row_pixels, sh.rows, sh.stride_bytes}, counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       const auto diff = compare_histograms(expected, download(base, counts));
@@ -216,7 +216,7 @@ TEST_SUITE("gpu_histimage") {
     Histogram h(p, Histogram::Options{0, path});
     CHECK(h.resolution().source == ConfigSource::exact);
     CHECK(h.config_for(n) == Config(c));
-    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    fill_and_wait(counts, 0xAB);
     h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4),
       std::span<unsigned>(counts.as<unsigned>(), 337));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
@@ -282,11 +282,11 @@ TEST_SUITE("gpu_histimage") {
     Histogram h(p, Histogram::Options{0, path});
     CHECK(h.config_for(n) == Config(c));
     CHECK(h.problem().counters() == 768);
-    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    fill_and_wait(counts, 0xAB);
     h(static_cast<const std::uint8_t*>(in.ptr), n, counts.as<unsigned>());
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     CHECK(compare_histograms(expected, download(p, counts)) == "");
-    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    fill_and_wait(counts, 0xAB);
     h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4),
       std::span<unsigned>(counts.as<unsigned>(), 768));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());

@@ -66,7 +66,7 @@ void check_every_variant(const HistogramProblem& base, std::uint64_t big_constan
     DeviceSamples dev_in(host, size_of(base.type), in.offset);
     for (auto& kernel : kernels) {
       for (int repeat = 0; repeat < 2; ++repeat) {  // twice: the last-block ticket must reset itself
-        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));  // poison: counters must be overwritten
+        fill_and_wait(counts, 0xAB);  // poison: counters must be overwritten
         kernel.run(dev_in.ptr, in.n, counts.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         const auto diff = compare_histograms(expected, download(base, counts));
@@ -142,7 +142,7 @@ TEST_SUITE("gpu_histogram") {
         p, picked, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); }, pruned);
     for (const auto& v : variants) {
       HistogramKernel kernel(p, v.config, dev, v.cubin);
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      fill_and_wait(counts, 0xAB);
       kernel.run(in.ptr, n, counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       INFO(v.config.key());

@@ -148,7 +148,7 @@ void check_every_variant(const ReduceProblem& problem) {
       std::uint64_t first = 0;
       const int repeats = in.determinism && deterministic ? 10 : 2;  // at least twice: the ticket resets itself
       for (int r = 0; r < repeats; ++r) {
-        AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));  // poison: the result must be written
+        fill_and_wait(out, 0xAB);  // poison: the result must be written
         kernel.run(dev_in.ptr, in.n, out.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         const std::uint64_t bits = read_result(out, acc_bytes);
@@ -238,9 +238,10 @@ TEST_SUITE("gpu_reduce") {
     }
     // Every element 0x01010101 (a byte-wise memset), the last one 0xFFFFFFFF.
     cuda::DeviceBuffer values(n * 4);
-    AUTOTUNE_CUDA(cudaMemset(values.get(), 1, values.bytes()));
+    fill_and_wait(values, 1);
     const std::uint32_t marker = 0xFFFFFFFFu;
     AUTOTUNE_CUDA(cudaMemcpy(values.as<std::uint32_t>() + (n - 1), &marker, 4, cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());  // a pageable copy may land after a non-blocking stream starts
     cuda::DeviceBuffer out(16);
     const std::uint64_t sum = (n - 1) * 0x01010101ull + 0xFFFFFFFFull;  // fits u64: ~7.2e16
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::max, ReduceOp::min}) {
@@ -256,7 +257,7 @@ TEST_SUITE("gpu_reduce") {
           p, picked, dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); }, pruned);
       for (const auto& v : variants) {
         const ReduceKernel kernel(p, v.config, dev, v.cubin);
-        AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
+        fill_and_wait(out, 0xAB);
         kernel.run(values.get(), n, out.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         INFO(to_string(op), " ", v.config.key());

@@ -43,7 +43,7 @@ void check_handle(const Histogram& h, std::uint64_t n) {
   const auto host = adversarial_samples(h.problem(), n, 5);
   DeviceSamples in(host, size_of(h.problem().type), 0);
   cuda::DeviceBuffer counts = counter_buffer(h.problem());
-  AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xFF, counts.bytes()));
+  fill_and_wait(counts, 0xFF);
   cuda::Stream stream;
   if (h.problem().counter_bits == 64) h(in.ptr, n, counts.as<unsigned long long>(), stream.get());
   else h(in.ptr, n, counts.as<unsigned>(), stream.get());
@@ -116,7 +116,7 @@ std::vector<std::string> call_from_threads(const Histogram& h, std::uint64_t n, 
           inputs.push_back(adversarial_samples(p, n, 1000 * t + k + 1));
           d_in.emplace_back(inputs.back(), size_of(p.type), 0);
           d_counts.push_back(counter_buffer(p));
-          AUTOTUNE_CUDA(cudaMemset(d_counts.back().get(), 0xAB, d_counts.back().bytes()));
+          fill_and_wait(d_counts.back(), 0xAB);
         }
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         ++ready;
@@ -402,7 +402,7 @@ TEST_SUITE("gpu_api") {
       std::vector<unsigned char> host = adversarial_samples(p, p.n, 1);
       DeviceSamples in(host, 1, 0);
       cuda::DeviceBuffer counts = counter_buffer(p);
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      fill_and_wait(counts, 0xAB);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       const auto poisoned = download(p, counts);
 
@@ -420,7 +420,7 @@ TEST_SUITE("gpu_api") {
         AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in.ptr), host.data(), host.size(), cudaMemcpyHostToDevice));
         // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
-        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+        fill_and_wait(counts, 0xAB);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         AUTOTUNE_CUDA(cudaGraphLaunch(exec.exec, stream.get()));
         stream.synchronize();
@@ -453,7 +453,7 @@ TEST_SUITE("gpu_api") {
     GraphExec exec;
     AUTOTUNE_CUDA(cudaGraphInstantiate(&exec.exec, graph.graph, 0));
     for (int launch = 0; launch < 2; ++launch) {
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      fill_and_wait(counts, 0xAB);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       AUTOTUNE_CUDA(cudaGraphLaunch(exec.exec, ninth.get()));
       ninth.synchronize();
@@ -471,11 +471,11 @@ TEST_SUITE("gpu_api") {
     const auto* samples = static_cast<const std::uint8_t*>(in.ptr);
     cuda::DeviceBuffer counts = counter_buffer(u8);
     const auto expected = expected_counts(u8, host, u8.n);
-    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    fill_and_wait(counts, 0xAB);
     h(samples, u8.n, counts.as<std::uint32_t>());
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     CHECK(compare_histograms(expected, download(u8, counts)) == "");
-    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    fill_and_wait(counts, 0xAB);
     h(std::span(samples, u8.n), std::span(counts.as<std::uint32_t>(), 256));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     CHECK(compare_histograms(expected, download(u8, counts)) == "");
@@ -496,7 +496,7 @@ TEST_SUITE("gpu_api") {
     hf(fsamples, std::span(fcounts.as<std::uint64_t>(), 300));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     CHECK(compare_histograms(expected_counts(f32, fhost, f32.n), download(f32, fcounts)) == "");
-    AUTOTUNE_CUDA(cudaMemset(fcounts.get(), 0xAB, fcounts.bytes()));
+    fill_and_wait(fcounts, 0xAB);
     hf(fin.ptr, f32.n, fcounts.as<std::uint64_t>());  // untyped samples, std::uint64_t counters
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     CHECK(compare_histograms(expected_counts(f32, fhost, f32.n), download(f32, fcounts)) == "");
@@ -586,7 +586,7 @@ TEST_SUITE("gpu_api") {
                 inputs.push_back(adversarial_samples(p, n, 1000 * t + k + 1));
                 d_in.emplace_back(inputs.back(), 1, 0);
                 d_counts.push_back(counter_buffer(p));
-                AUTOTUNE_CUDA(cudaMemset(d_counts.back().get(), 0xAB, d_counts.back().bytes()));
+                fill_and_wait(d_counts.back(), 0xAB);
               }
               AUTOTUNE_CUDA(cudaDeviceSynchronize());
               ++ready;
@@ -636,8 +636,8 @@ TEST_SUITE("gpu_api") {
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_large.ptr), host_large.data(), large, cudaMemcpyHostToDevice));
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
-        AUTOTUNE_CUDA(cudaMemset(counts_small.get(), 0xAB, counts_small.bytes()));
-        AUTOTUNE_CUDA(cudaMemset(counts_large.get(), 0xAB, counts_large.bytes()));
+        fill_and_wait(counts_small, 0xAB);
+        fill_and_wait(counts_large, 0xAB);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         AUTOTUNE_CUDA(cudaGraphLaunch(e_small.exec, stream.get()));
         AUTOTUNE_CUDA(cudaGraphLaunch(e_large.exec, stream.get()));

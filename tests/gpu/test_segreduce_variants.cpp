@@ -38,6 +38,7 @@ SegReduceProblem make(SegReduceOp op, ValueType t) {
 cuda::DeviceBuffer upload_bytes(const void* data, std::size_t bytes) {
   cuda::DeviceBuffer b(std::max<std::size_t>(bytes, 16));
   if (bytes) AUTOTUNE_CUDA(cudaMemcpy(b.get(), data, bytes, cudaMemcpyHostToDevice));
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());  // a pageable copy may land after a non-blocking stream starts
   return b;
 }
 
@@ -147,7 +148,7 @@ struct Device {
   }
   template <class Call>
   std::vector<unsigned char> run(Call&& call) {
-    AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
+    fill_and_wait(out, 0xAB);
     call();
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     std::vector<unsigned char> got(std::max<std::size_t>(out_bytes, 16));
@@ -379,7 +380,9 @@ TEST_SUITE("gpu_segreduce") {
     }
     cuda::DeviceBuffer values(n * 4);
     AUTOTUNE_CUDA(cudaMemset(values.get(), 0x01, n * 4));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());  // the fill must land before a non-blocking stream reads it
     AUTOTUNE_CUDA(cudaMemcpy(static_cast<int*>(values.get()) + planted_at, &planted, 4, cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
     // [0, 1000), [1000, 2^31 - 5) (one segment of ~2^31: chunked, or one block alone), [2^31 - 5, 2^31 + 100)
     // across 2^31 with the planted value at index 55, [2^31 + 100, n), an empty one past 2^31, a reversed one.
     const std::vector<std::int64_t> begin{0, 1000, two31 - 5, two31 + 100, two31 + 7, two31 + 90};
@@ -401,7 +404,7 @@ TEST_SUITE("gpu_segreduce") {
       for (const auto& v : compiled) {
         CAPTURE(v.config.key());
         const SegReduceKernel k(p, v.config, dev, v.cubin);
-        AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
+        fill_and_wait(out, 0xAB);
         k.run(values.get(), segments, d_begin.get(), d_end.get(), out.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         std::vector<unsigned char> got(out.bytes());
