@@ -14,7 +14,9 @@
 // Reference row: the even u8 histogram's winner at 512 MiB (bench/results/2026-12-01b-h200-size-bench-u8.md), the
 // same counting method, timed on the same bytes in the same run: what the range family's value counting should reach.
 //
-//   histogram_range_bench [--quick | --all] [--samples K] [--top K] [--markdown FILE]
+// --only TEXT runs the cases whose group contains TEXT (e.g. --only "3 of 4 channels": the MultiHistogramRange row).
+//
+//   histogram_range_bench [--quick | --all] [--only TEXT] [--samples K] [--top K] [--markdown FILE]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -147,16 +149,19 @@ std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 int main(int argc, char** argv) try {
   bool quick = false, all = false;
   int samples = 30, top = 3;
-  std::string markdown;
+  std::string markdown, only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--all") all = true;
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
     else if (a == "--top" && i + 1 < argc) top = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else {
-      std::fprintf(stderr, "usage: histogram_range_bench [--quick | --all] [--samples K] [--top K] [--markdown FILE]\n");
+      std::fprintf(stderr,
+                   "usage: histogram_range_bench [--quick | --all] [--only TEXT] [--samples K] [--top K] "
+                   "[--markdown FILE]\n");
       return 2;
     }
   }
@@ -183,6 +188,7 @@ int main(int argc, char** argv) try {
   std::map<std::string, double> contiguous_ms;     // shape -> the uniform winner's time on contiguous samples
 
   for (const Case& c : cases(quick, all)) {
+    if (!only.empty() && c.group.find(only) == std::string::npos) continue;
     const HistogramRangeProblem& p = c.problem;
     Config winner;
     TuneOptions o;
