@@ -57,7 +57,13 @@ std::vector<Case> cases(bool quick) {
   const std::size_t odd_range = out.size();
   for (const char* d : {"image", "uniform"})
     out.push_back({"u8/37 bins over [10,250) at 256M", make(SampleType::u8, 37, 10, 250, 256ull << 20, d)});
-  if (quick) out = {out[0], out[6], out[12], out[odd_range]};
+  // 16-bit floats (binned in float, against CUB's HistogramEven of __half / __nv_bfloat16 samples with float levels)
+  // and signed bytes.
+  const std::size_t typed = out.size();
+  out.push_back({"f16/1000 bins at 64M samples", make(SampleType::f16, 1000, 0, 1, 64ull << 20, "uniform")});
+  out.push_back({"i8/256 at 512 MiB", make(SampleType::i8, 256, -128, 128, 512ull << 20, "uniform")});
+  out.push_back({"bf16/1000 bins at 64M samples", make(SampleType::bf16, 1000, 0, 1, 64ull << 20, "uniform")});
+  if (quick) out = {out[0], out[6], out[12], out[odd_range], out[typed], out[typed + 1]};
   return out;
 }
 
@@ -150,7 +156,8 @@ int main(int argc, char** argv) try {
     if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
     HistogramKernel kernel(p, *r.winner->config.as<HistogramConfig>(), dev, compiled.cubin);
     static_assert(static_cast<int>(SampleType::f32) == static_cast<int>(bench::CubSample::f32) &&
-                  static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64));
+                  static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64) &&
+                  static_cast<int>(SampleType::i16) == static_cast<int>(bench::CubSample::i16));
     bench::CubHistogram cub({static_cast<bench::CubSample>(p.type), p.bins, p.lower, p.upper}, p.n);
 
     const SampleStats t_ours =

@@ -31,7 +31,7 @@ else echo "FAIL: a flag holding a Boost placeholder: exit $code (124: it hung), 
 check 2 "--n abc" tune --n abc
 check 2 "negative bins" tune --type u16 --bins -5 --n 1M
 check 2 "lower >= upper" tune --type f32 --bins 10 --lower 2 --upper 1 --n 1M
-check 2 "unknown type" tune --type f16 --bins 10 --n 1M
+check 2 "unknown type" tune --type f8 --bins 10 --n 1M
 check 0 "best --help" best --help
 check 2 "best without a device model" best --n 1M
 check 2 "show --json --csv" show --json --csv

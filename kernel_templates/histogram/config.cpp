@@ -164,7 +164,8 @@ namespace {
 // for one channel (the unaligned head is counted a sample at a time); 32 KiB of copies and the bins' totals stay
 // within the 48 KiB every GPU gives a block.
 std::optional<HistogramConfig> values_fallback(const HistogramProblem& problem) {
-  if (problem.type != SampleType::u8 || problem.channels != 1 || histogram_detail::values_are_bins(problem))
+  if ((problem.type != SampleType::u8 && problem.type != SampleType::i8) || problem.channels != 1 ||
+      histogram_detail::values_are_bins(problem))
     return std::nullopt;
   HistogramConfig c;  // the defaults (shared 32-bit copies, 16-byte loads, a resident grid) and the winner's fields
   c.replicas = 32, c.block = 512, c.loads = 4, c.merge = Merge::self_zero, c.binning = Binning::values;
@@ -219,7 +220,8 @@ std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) con
       return fmt::format("grid cap {} is not a whole number of {}-block clusters", grid_blocks, cluster);
   }
   if (binning == Binning::values) {
-    if (problem.type != SampleType::u8) return "value counting (bin=values) counts the 256 values of u8 samples only";
+    if (problem.type != SampleType::u8 && problem.type != SampleType::i8)
+      return "value counting (bin=values) counts the 256 values of u8 or i8 samples only";
     if (privatization == Privatization::global)
       return "value counting (bin=values) maps a block's shared value counts to bins: not with global atomics";
     if (counter_bits != 32) return "value counting (bin=values) takes 32-bit shared counters";

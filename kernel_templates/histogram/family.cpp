@@ -37,7 +37,7 @@ class HistogramFamily final : public KernelFamily {
  public:
   std::string_view name() const override { return HistogramProblem::kFamily; }
   std::string_view summary() const override {
-    return "even-binned histograms of u8, u16, i32, u32, f32 or f64 samples (CUB's HistogramEven)";
+    return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
   }
 
   // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64][/channels=4/active=3]"
@@ -220,12 +220,13 @@ class HistogramFamily final : public KernelFamily {
   // the u8/256 winner ran u8 with 37 bins over [10, 250) at 256M at 0.51x CUB, and no variant of that kernel passed
   // 0.57x when tuned exactly (measured on an H200). A winner tuned for the wanted shape itself never comes here (its
   // other sizes are nearest sizes, not a transfer), so no measured choice is overridden. Values are counted only in
-  // u8 samples, and not where the bins are the values (256 over [0, 256): a map that changes nothing).
+  // 8-bit samples (u8, i8), and not where the bins are the values (256 over [0, 256), i8 over [-128, 128): a map
+  // that changes nothing).
   static Binning bin_counting(const HistogramProblem& h, const HistogramConfig& c) {
     if (c.binning == Binning::values)
-      return h.type == SampleType::u8 && !histogram_detail::values_are_bins(h) ? Binning::values : Binning::direct;
+      return size_of(h.type) == 1 && !histogram_detail::values_are_bins(h) ? Binning::values : Binning::direct;
     const bool can_count_values = c.privatization != Privatization::global && c.counter_bits == 32;
-    return h.type == SampleType::u8 && can_count_values && histogram_detail::direct_bin_divides(h) ? Binning::values
+    return size_of(h.type) == 1 && can_count_values && histogram_detail::direct_bin_divides(h) ? Binning::values
                                                                                                    : Binning::direct;
   }
 
@@ -355,12 +356,13 @@ class HistogramFamily final : public KernelFamily {
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64"},
+    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (binned in float), i8, i16"},
             {"bins", "N", "number of bins, 1..16777216 (required unless --type u8: 256); pixels: one for every "
                           "active channel or a list, one per active channel (256,64,17)"},
             {"lower", "X", "lowest value counted (default 0); pixels: one or a list as --bins"},
-            {"upper", "X", "bound above the highest value counted (default: the whole type for u8/u16, 1 for "
-                           "floats, lower + bins for 32-bit integers); pixels: one or a list as --bins"},
+            {"upper", "X", "bound above the highest value counted (default: the whole type for u8/u16, 128 and "
+                           "32768 for i8/i16, 1 for floats, lower + bins for 32-bit integers); pixels: one or a "
+                           "list as --bins"},
             {"counters", "BITS", "output counter width: 32 (default) or 64"},
             {"channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels"},
             {"active", "A", "channels counted, the first A of each pixel, 1..C (default: all C); each gets --bins "
@@ -380,8 +382,7 @@ class HistogramFamily final : public KernelFamily {
     if (given("type")) {
       const auto t = parse_sample_type(str("type"));
       if (!t)
-        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32, f64)",
-                                     str("type")));
+        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: {})", str("type"), sample_type_names()));
       type = *t;
     }
     // Channels first: --bins, --lower and --upper take one value for every active channel or one per channel.
@@ -400,13 +401,7 @@ class HistogramFamily final : public KernelFamily {
     auto values = [&](const char* k) {
       std::vector<std::string> v;
       if (!given(k)) return v;
-      const std::string text = str(k);
-      for (std::size_t start = 0;;) {
-        const auto comma = text.find(',', start);
-        v.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
+      v = option_text::split_list(str(k));
       if (v.size() != 1 && v.size() != static_cast<std::size_t>(active))
         throw UsageError(fmt::format("--{}: {} values for {} active channels (give one for all, or one per active "
                                      "channel)", k, v.size(), active));

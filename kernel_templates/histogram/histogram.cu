@@ -5,7 +5,9 @@
 //
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
-//   sample_t, out_t       sample type; output counter type (unsigned int or unsigned long long)
+//   sample_t, out_t       sample type (f16 and bf16: their bits, unsigned short); output counter type (unsigned int
+//                         or unsigned long long)
+//   kHalfKind             0, or 1 for f16 and 2 for bf16 samples: converted to float exactly, then binned as f32
 //   kBins                 counters: the bins of every active channel (the output, channel after channel)
 //   kChannelBins          bins of one channel (of channel 0 when kUniformChannels is false)
 //   kUniformChannels      every active channel has kChannelBins bins over the same range; otherwise channel c has
@@ -16,8 +18,8 @@
 //                         (kElemsPerVec % kChannels == 0) the channel of each element is a constant: the host
 //                         passes pointers aligned to the pixel (HistogramKernel::run), so the unaligned head is
 //                         whole pixels too, and the inactive channels' elements cost nothing
-//   kIsFloat              f32 uses kLowerF / kUpperF / kScaleF (CUB's float scale), f64 kLowerD / kUpperD / kScaleD,
-//                         integers kLowerI / kUpperI
+//   kIsFloat              f32, f16 and bf16 use kLowerF / kUpperF / kScaleF (CUB's float scale), f64 kLowerD /
+//                         kUpperD / kScaleD, integers kLowerI / kUpperI
 //   kBlock                threads per block (the host launches exactly this many)
 //   kVecBytes             bytes per load: a power of two in sizeof(sample_t) .. 16 (4 or 8 load 4 or 8 u8 samples);
 //                         the pointer's unaligned head is done one sample at a time
@@ -148,11 +150,22 @@ __device__ __forceinline__ int bin_of(sample_t s) {
     if (!(d >= L::lower_d && d < L::upper_d)) return -1;  // written so that NaN fails the test
     const int b = static_cast<int>((d - L::lower_d) * L::scale_d);
     return b < L::bins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
-  } else if constexpr (kIsFloat) {
-    const float f = static_cast<float>(s);
+  } else if constexpr (kIsFloat) {  // f32, and the halves converted to float (exact)
+    float f;
+    if constexpr (kHalfKind != 0) f = half_bits_to_float<kHalfKind>(static_cast<unsigned short>(s));
+    else f = static_cast<float>(s);
     if (!(f >= L::lower_f && f < L::upper_f)) return -1;  // written so that NaN fails the test
     const int b = static_cast<int>((f - L::lower_f) * L::scale_f);
     return b < L::bins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
+  } else if constexpr (sizeof(sample_t) <= 2 &&
+                       static_cast<u64>(L::upper_i - L::lower_i) * static_cast<u64>(L::bins) <= 0xFFFFFFFFull) {
+    // 8- and 16-bit samples whose (s - lower) * bins fits 32 bits: the same exact quotient in 32-bit arithmetic (a
+    // multiply and, for a width that is not a power of two, a multiply-high by the constant's reciprocal), written
+    // out rather than left to the compiler's narrowing of the 64-bit formula below (signed i8/i16 samples included).
+    const int v = static_cast<int>(s);
+    if (v < L::lower_i || v >= L::upper_i) return -1;
+    return static_cast<int>(static_cast<unsigned>(v - L::lower_i) * static_cast<unsigned>(L::bins) /
+                            static_cast<unsigned>(L::upper_i - L::lower_i));
   } else {
     const long long v = static_cast<long long>(s);
     if (v < L::lower_i || v >= L::upper_i) return -1;
@@ -166,7 +179,7 @@ __device__ __forceinline__ int bin_of(sample_t s) {
 __device__ __forceinline__ int counter_of(sample_t s, int channel) {
   if constexpr (kValues) {
     if (kChannels > 1 && channel >= kActive) return -1;
-    return channel * 256 + static_cast<int>(s);  // channel is 0 for one channel
+    return channel * 256 + static_cast<int>(static_cast<unsigned char>(s));  // i8: its bits; channel 0 for one
   }
   if (kChannels == 1) return bin_of<0>(s);
   if (channel >= kActive) return -1;

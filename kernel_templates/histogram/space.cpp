@@ -54,7 +54,7 @@ constexpr std::pair<Aggregation, Partitioning> kAggParts[] = {
     {Aggregation::run, Partitioning::contiguous},
 };
 
-// 11. u8 samples whose bins are not the byte values: count the 256 values and map them to bins once per block
+// 11. u8 (and i8) samples whose bins are not the byte values: count the 256 values and map them to bins once per block
 //     (bin=values), the shapes of the u8/256 winners by size (bench/results/2026-12-01b-h200-size-bench-u8.md):
 //     R = 16 and 32 copies with 256..1024 threads and 2 or 4 loads, one launch (self_zero) or a zeroing launch,
 //     up to 512 MiB; one copy for the sizes around 1M; the 4-byte-load variant of 4M; one block for small n. Any
@@ -66,7 +66,7 @@ constexpr std::pair<Aggregation, Partitioning> kAggParts[] = {
 //     conflicts.
 void add_values(Builder& b) {
   const HistogramProblem& p = b.problem;
-  if (p.type != SampleType::u8 || histogram_detail::values_are_bins(p)) return;
+  if ((p.type != SampleType::u8 && p.type != SampleType::i8) || histogram_detail::values_are_bins(p)) return;
   auto values = [](HistogramConfig c) {
     c.binning = Binning::values;
     return c;

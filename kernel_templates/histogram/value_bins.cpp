@@ -9,16 +9,19 @@
 namespace autotune::histogram_detail {
 
 std::vector<int> value_counters(const HistogramProblem& problem) {
-  if (problem.type != SampleType::u8)
-    throw UsageError(fmt::format("value counting takes u8 samples, not {} ({})", to_string(problem.type),
+  if (problem.type != SampleType::u8 && problem.type != SampleType::i8)
+    throw UsageError(fmt::format("value counting takes u8 or i8 samples, not {} ({})", to_string(problem.type),
                                  problem.key()));
+  // Entry v is the byte v: the sample v for u8, the two's-complement sample (v < 128 ? v : v - 256) for i8.
+  const bool is_signed = problem.type == SampleType::i8;
   std::vector<int> map;
   map.reserve(static_cast<std::size_t>(problem.active) * 256);
   for (int c = 0; c < problem.active; ++c) {
     const HistogramChannel ch = problem.channel(c);
     const auto lower = static_cast<std::int64_t>(ch.lower), upper = static_cast<std::int64_t>(ch.upper);
     const auto width = static_cast<std::uint64_t>(upper - lower);
-    for (std::int64_t v = 0; v < 256; ++v) {
+    for (std::int64_t byte = 0; byte < 256; ++byte) {
+      const std::int64_t v = is_signed && byte >= 128 ? byte - 256 : byte;
       if (v < lower || v >= upper) {
         map.push_back(-1);
         continue;
@@ -37,8 +40,11 @@ std::string value_counters_preamble(const HistogramProblem& problem) {
 }
 
 bool values_are_bins(const HistogramProblem& problem) {
+  // i8 with 256 bins over [-128, 128): the direct bin is s + 128, as cheap as u8's s.
+  const HistogramChannel whole = problem.type == SampleType::i8 ? HistogramChannel{256, -128.0, 128.0}
+                                                                : HistogramChannel{256, 0.0, 256.0};
   for (int c = 0; c < problem.active; ++c)
-    if (!(problem.channel(c) == HistogramChannel{256, 0.0, 256.0})) return false;
+    if (!(problem.channel(c) == whole)) return false;
   return true;
 }
 

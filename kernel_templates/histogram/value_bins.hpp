@@ -10,17 +10,17 @@
 
 namespace autotune::histogram_detail {
 
-/// For u8 samples: 256 entries per active channel, channel after channel. Entry c * 256 + v is the output counter
-/// (channel c's first counter plus the bin) that a sample of value v in channel c counts into, or -1 where it counts
-/// nowhere: the even-bins rule of HistogramProblem (lower <= v < upper, bin = (v - lower) * bins / (upper - lower),
-/// exact). Throws UsageError for another sample type.
+/// For u8 and i8 samples: 256 entries per active channel, channel after channel. Entry c * 256 + v is the output
+/// counter (channel c's first counter plus the bin) that a sample of bits v (the byte v: i8 -128 is entry 128) in
+/// channel c counts into, or -1 where it counts nowhere: the even-bins rule of HistogramProblem (lower <= s < upper,
+/// bin = (s - lower) * bins / (upper - lower), exact). Throws UsageError for another sample type.
 std::vector<int> value_counters(const HistogramProblem& problem);
 
 /// The same as a preamble line for the template: a device array `kValueCounter` of those entries, in namespace at.
 std::string value_counters_preamble(const HistogramProblem& problem);
 
-/// Whether every active channel's bins are the byte values themselves (256 bins over [0, 256)): then value counting
-/// is the direct kernel plus a useless map at the end of each block.
+/// Whether every active channel's bins are the byte values themselves (256 bins over [0, 256), for i8 over
+/// [-128, 128)): then value counting is the direct kernel plus a useless map at the end of each block.
 bool values_are_bins(const HistogramProblem& problem);
 
 /// Whether the direct kernel's bin of some active channel's samples needs an integer division (u8): a range whose

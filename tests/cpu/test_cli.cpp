@@ -164,7 +164,7 @@ TEST_SUITE("cli") {
     refuses({"tune", "--bins", "-5", "--n", "1M"}, "--bins");
     refuses({"tune", "--bins", "abc", "--n", "1M"}, "not an integer");
     refuses({"tune", "--n", "abc"}, "--n");
-    refuses({"tune", "--type", "f16", "--bins", "10", "--n", "1M"}, "unknown sample type 'f16'");
+    refuses({"tune", "--type", "f8", "--bins", "10", "--n", "1M"}, "unknown sample type 'f8'");
     refuses({"tune", "--type", "f32", "--bins", "10", "--lower", "1", "--upper", "1", "--n", "1M"}, "less than upper");
     refuses({"tune", "--type", "f32", "--bins", "10", "--lower", "2", "--upper", "1", "--n", "1M"}, "less than upper");
     refuses({"tune", "--kernel", "sort", "--n", "1M"}, "unknown kernel family 'sort'");
@@ -196,7 +196,7 @@ TEST_SUITE("cli") {
     refuses({"best", "--n", "1M", "--device", "-2"}, "--device");
     refuses({"best", "--n", "1M", "--device-model", ""}, "--device-model: the model key is empty");
     refuses({"best", "--n", "1M", "--device", "0", "--counters", "16"}, "--counters: '16' is not 32 or 64");
-    refuses({"best", "--n", "1M", "--device", "0", "--type", "f16"}, "unknown sample type 'f16'");
+    refuses({"best", "--n", "1M", "--device", "0", "--type", "f8"}, "unknown sample type 'f8'");
     refuses({"best", "--n", "1M", "--device", "0", "--all"}, "best");
     refuses({"best", "--n", "1M", "--device", "0", "stray"}, "best");
     refuses({"tune", "--counters", "48", "--n", "1M"}, "--counters");

@@ -7,9 +7,11 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autotune/histogram_problem.hpp"
+#include "kernel_templates/half_float.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 
 namespace autotune::testing {
@@ -19,19 +21,44 @@ inline void put_sample(const HistogramProblem& p, std::vector<unsigned char>& by
   const std::size_t size = size_of(p.type);
   if ((i + 1) * size > bytes.size()) return;
   unsigned char* at = &bytes[i * size];
+  // Integers through long long: a value past the type wraps (a defined conversion) instead of being undefined.
+  const auto wide = std::isfinite(v) ? static_cast<long long>(v) : 0LL;
   switch (p.type) {
-    case SampleType::u8: { auto t = static_cast<std::uint8_t>(v); std::memcpy(at, &t, size); break; }
-    case SampleType::u16: { auto t = static_cast<std::uint16_t>(v); std::memcpy(at, &t, size); break; }
-    case SampleType::i32: { auto t = static_cast<std::int32_t>(v); std::memcpy(at, &t, size); break; }
-    case SampleType::u32: { auto t = static_cast<std::uint32_t>(v); std::memcpy(at, &t, size); break; }
+    case SampleType::u8: { auto t = static_cast<std::uint8_t>(wide); std::memcpy(at, &t, size); break; }
+    case SampleType::u16: { auto t = static_cast<std::uint16_t>(wide); std::memcpy(at, &t, size); break; }
+    case SampleType::i32: { auto t = static_cast<std::int32_t>(wide); std::memcpy(at, &t, size); break; }
+    case SampleType::u32: { auto t = static_cast<std::uint32_t>(wide); std::memcpy(at, &t, size); break; }
     case SampleType::f32: { auto t = static_cast<float>(v); std::memcpy(at, &t, size); break; }
     case SampleType::f64: std::memcpy(at, &v, size); break;
+    case SampleType::f16: { auto t = f16_from_float(static_cast<float>(v)); std::memcpy(at, &t.bits, size); break; }
+    case SampleType::bf16: { auto t = bf16_from_float(static_cast<float>(v)); std::memcpy(at, &t.bits, size); break; }
+    case SampleType::i8: { auto t = static_cast<std::int8_t>(wide); std::memcpy(at, &t, size); break; }
+    case SampleType::i16: { auto t = static_cast<std::int16_t>(wide); std::memcpy(at, &t, size); break; }
   }
+}
+
+/// The 16-bit float next to x (a value of that type) above it or below it.
+template <class H>
+double half_step(double x, bool up) {
+  H h = std::is_same_v<H, F16> ? H{f16_from_float(static_cast<float>(x)).bits}
+                               : H{bf16_from_float(static_cast<float>(x)).bits};
+  const float f = to_float(h);
+  if (f == 0.0f) return up ? to_float(H{1}) : -to_float(H{1});
+  h.bits = static_cast<std::uint16_t>((up != (f < 0)) ? h.bits + 1 : h.bits - 1);
+  return to_float(h);
 }
 
 /// The special values of one channel's range: its bounds, the values just inside and outside them, and for floats
 /// NaN and -infinity.
 inline std::vector<double> channel_specials(const HistogramProblem& p, const HistogramChannel& ch) {
+  if (is_half(p.type)) {  // the bounds as the 16-bit type holds them, and their neighbours in it
+    const bool f16 = p.type == SampleType::f16;
+    auto held = [&](double v) { return f16 ? to_float(f16_from_float(static_cast<float>(v)))
+                                           : to_float(bf16_from_float(static_cast<float>(v))); };
+    auto step = [&](double v, bool up) { return f16 ? half_step<F16>(held(v), up) : half_step<BF16>(held(v), up); };
+    return {held(ch.lower), held(ch.upper), step(ch.upper, false), std::numeric_limits<double>::quiet_NaN(),
+            -std::numeric_limits<double>::infinity(), step(ch.lower, true), step(ch.lower, false)};
+  }
   if (p.type == SampleType::f32) {
     const auto lo = static_cast<float>(ch.lower), hi = static_cast<float>(ch.upper);
     return {lo, hi, std::nextafter(hi, lo), std::numeric_limits<double>::quiet_NaN(),
@@ -41,9 +68,13 @@ inline std::vector<double> channel_specials(const HistogramProblem& p, const His
     return {ch.lower, ch.upper, std::nextafter(ch.upper, ch.lower), std::numeric_limits<double>::quiet_NaN(),
             -std::numeric_limits<double>::infinity(), std::nextafter(ch.lower, ch.upper),
             std::nextafter(ch.lower, -1e300)};
+  // The first values past the range, where the type holds them.
+  const double top = p.type == SampleType::i8 ? 127.0 : p.type == SampleType::i16 ? 32767.0 : 4294967295.0;
+  const double bottom = p.type == SampleType::i8 ? -128.0 : p.type == SampleType::i16 ? -32768.0
+                        : p.type == SampleType::i32 ? -2147483648.0 : 0.0;
   std::vector<double> out{ch.lower, ch.upper - 1};
-  if (ch.upper <= 4294967295.0) out.push_back(ch.upper);  // first value past the range, if representable
-  if (ch.lower >= 1) out.push_back(ch.lower - 1);
+  if (ch.upper <= top) out.push_back(ch.upper);
+  if (ch.lower - 1 >= bottom) out.push_back(ch.lower - 1);
   return out;
 }
 
