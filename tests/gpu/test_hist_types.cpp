@@ -125,7 +125,7 @@ void check_even_variants(const HistogramProblem& base) {
     const auto expected = expected_counts(base, in.host, in.n);
     const DeviceSamples samples(in.host, size_of(base.type), in.offset);
     for (const auto& kernel : kernels) {
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));  // poison: counters must be overwritten
+      fill_and_wait(counts, 0xAB);  // poison: counters must be overwritten
       kernel.run(samples.ptr, in.n, counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       INFO(in.name, " ", kernel.config().key());
@@ -218,7 +218,7 @@ void check_range_variants(const HistogramRangeProblem& base) {
         base, reference_range_histogram(base, in.host.data(), in.n, levels.data()));
     const DeviceSamples samples(in.host, size_of(base.type), in.offset);
     for (const auto& kernel : kernels) {
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      fill_and_wait(counts, 0xAB);
       kernel.run(samples.ptr, in.n, d_levels.ptr, counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       INFO(in.name, " ", kernel.config().key());
@@ -308,7 +308,7 @@ TEST_SUITE("gpu_histrange") {
       const DeviceSamples samples(host, 1, static_cast<std::size_t>(s.offset_pixels) * 4);
       for (const auto& v : variants) {
         const HistogramRangeKernel kernel(p, v.config, dev, v.cubin);
-        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+        fill_and_wait(counts, 0xAB);
         kernel.run(samples.ptr, HistogramRangeKernel::Region{s.row_pixels, s.rows, stride}, d_levels.ptr, counts.get(),
                    nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
