@@ -173,6 +173,12 @@ Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Probl
     }
   }
   if (l.winner) {
+    // Evidence imported from another machine and not signed by a trusted key (Winner::trusted) is never exact: it
+    // is served as another GPU's measurement would be, and strict mode (require=exact) refuses it.
+    if (!l.winner->trusted() && l.source != ConfigSource::similar_device) {
+      l.source = ConfigSource::similar_device;
+      l.distance = join(std::string(kImportedNote), l.distance);
+    }
     l.config = l.winner->config;
     return l;
   }

@@ -158,7 +158,16 @@ SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Pr
   }
   if (tuned.empty() && s.at_hint.winner) s.winners = {*s.at_hint.winner};
   if (tuned.empty() && s.at_hint.source == ConfigSource::policy) policy_table(target, problem, s);
+  const bool from_tuned = !tuned.empty();
   if (s.sizes.empty()) s.sizes = build_size_table(std::move(tuned), s.at_hint);
+  // A range served from an imported winner (not signed by a trusted key) is never nearest_size, so never exact.
+  for (SizeRange& r : s.sizes)
+    for (std::size_t i = 0; from_tuned && i < s.winners.size(); ++i)
+      if (!s.winners[i].trusted() && r.source == ConfigSource::nearest_size &&
+          std::binary_search(r.tuned_n.begin(), r.tuned_n.end(), s.winners[i].problem.n())) {
+        r.source = ConfigSource::similar_device;
+        r.why += "; " + std::string(kImportedNote);
+      }
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/problem.hpp"
@@ -42,6 +43,10 @@ Lookup untuned_lookup(const LookupTarget& target, const Problem& problem);
 std::vector<Problem> distribution_candidates(const Problem& problem);
 /// "" when `used` has the problem's distribution, else "measured on dist=USED, not PROBLEM'S".
 std::string distribution_note(const Problem& problem, const Problem& used);
+
+/// Why a winner imported from another machine (Winner::trusted false) is served as similar_device, not as exact or
+/// a nearest size: said in Lookup::distance and SizeRange::why.
+inline constexpr std::string_view kImportedNote = "imported from another machine, not measured here";
 
 /// The index of the range holding n, given the ranges' first sizes `starts` (ascending, starts[0] == 0): a binary
 /// search with no allocation, for a handle's call.

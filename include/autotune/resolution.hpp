@@ -17,7 +17,8 @@
 // then a histogram's robust winner across distributions (dist=robust, `autotune tune --dists`), then one measured
 // on the default ("uniform"); Lookup::distance says so ("measured on dist=uniform, not runs").
 // Runs measured with another kernel template, NVRTC or driver are never served (skipped, not marked: a lookup
-// never writes the cache).
+// never writes the cache). A winner imported from another machine and not signed by a trusted key
+// (Winner::trusted() false) is served as similar_device at best, never as exact or nearest_size.
 #pragma once
 
 #include <cstdint>
