@@ -114,6 +114,34 @@ void similar_device(const Cache& cache, const LookupTarget& t, const Problem& pr
   }
 }
 
+// Winners imported from another machine and not signed by a trusted key (Winner::trusted) are data whose timing this
+// machine never saw: each such size becomes evidence of its own, priced and labelled as another GPU's measurement
+// (similar_device, other_model), so it ranks below the same evidence measured here and is never exact.
+void split_untrusted(Gathered& g, std::size_t from) {
+  std::vector<Evidence> imported;
+  for (std::size_t i = from; i < g.evidence.size(); ++i) {
+    Evidence& e = g.evidence[i];
+    std::vector<EvidenceSize> kept;
+    for (EvidenceSize& s : e.sizes) {
+      if (!s.winner || s.winner->trusted()) {
+        kept.push_back(std::move(s));
+        continue;
+      }
+      Evidence x = e;
+      x.kind = e.kind == ConfigSource::similar_problem ? ConfigSource::similar_problem : ConfigSource::similar_device;
+      x.other_model = true;
+      x.note = e.note.empty() ? std::string(kImportedNote) : std::string(kImportedNote) + "; " + e.note;
+      x.sizes = {std::move(s)};
+      imported.push_back(std::move(x));
+    }
+    e.sizes = std::move(kept);
+  }
+  g.evidence.erase(std::remove_if(g.evidence.begin() + static_cast<std::ptrdiff_t>(from), g.evidence.end(),
+                                  [](const Evidence& e) { return e.sizes.empty(); }),
+                   g.evidence.end());
+  for (Evidence& e : imported) g.evidence.push_back(std::move(e));
+}
+
 // The GPU name of a model key ("NVIDIA H200|sm_90|132SM|143771MiB" -> "NVIDIA H200").
 std::string model_name(const std::string& model_key) { return model_key.substr(0, model_key.find('|')); }
 
@@ -149,6 +177,7 @@ Gathered gather_candidates(const Cache* cache, const LookupTarget& target, const
     own_shape(*cache, target, problem, here, g);
     similar_shapes(*cache, target, problem, here, g);
     similar_device(*cache, target, problem, here, g);
+    split_untrusted(g, 0);
   }
   policy_evidence(target, problem, g);
   Evidence fallback;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/cache.hpp"
@@ -22,6 +23,10 @@ enum class DistributionMatch {
   robust,  ///< a histogram's robust winner across distributions (dist=robust)
   other,   ///< another one (the tuner's default, "uniform", for a problem of another distribution)
 };
+
+/// Why a winner imported from another machine (Winner::trusted false) is served as similar_device, not as exact or a
+/// nearest size: said in Lookup::distance and SizeRange::why.
+inline constexpr std::string_view kImportedNote = "imported from another machine, not measured here";
 
 /// One tuned size of a piece of evidence.
 struct EvidenceSize {

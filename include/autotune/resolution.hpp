@@ -21,7 +21,8 @@
 // --dists`) and on the default ("uniform") are all candidates, the latter two priced by what a winner of another
 // distribution loses; Lookup::distance says so ("measured on dist=uniform, not runs").
 // Runs measured with another kernel template, NVRTC or driver are never served (skipped, not marked: a lookup
-// never writes the cache).
+// never writes the cache). A winner imported from another machine and not signed by a trusted key
+// (Winner::trusted() false) is served as similar_device at best, never as exact or nearest_size.
 #pragma once
 
 #include <cstdint>
