@@ -6,8 +6,9 @@
 // every sample, median of --samples. GB/s counts the input bytes once; % roof is against the read-only 16-byte
 // streaming kernel measured at the start of the run.
 //
-//   reduce_bench [--quick] [--samples K] [--screen K] [--limit K] [--markdown FILE]
+//   reduce_bench [--quick | --large] [--samples K] [--screen K] [--limit K] [--markdown FILE]
 //     --quick     f32 sum and min, i32 sum, at 1M and 256M only
+//     --large     f32 and f64 sum, min and max at 128M and 256M: min and max against the sum's time at the roof
 //     --samples   samples for the winner and CUB (default 30)
 //     --screen    samples per variant while searching (default 10)
 //     --limit     only the first K variants of each space (the built-in default is always the first)
@@ -42,19 +43,26 @@ namespace {
 
 struct Options {
   bool quick = false;
+  bool large = false;
   int samples = 30;
   int screen = 10;
   std::size_t limit = 0;  // 0: the whole space
   std::string markdown;
 };
 
-std::vector<ReduceProblem> cases(bool quick) {
+std::vector<ReduceProblem> cases(bool quick, bool large) {
   std::vector<ReduceProblem> out;
   auto add = [&](ValueType t, ReduceOp op, std::uint64_t n) {
     ReduceProblem p;
     p.type = t, p.op = op, p.n = n;
     out.push_back(p);
   };
+  if (large) {
+    for (ValueType t : {ValueType::f32, ValueType::f64})
+      for (std::uint64_t n : {128ull << 20, 256ull << 20})
+        for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max}) add(t, op, n);
+    return out;
+  }
   if (quick) {
     for (std::uint64_t n : {1ull << 20, 256ull << 20}) {
       add(ValueType::f32, ReduceOp::sum, n);
@@ -97,13 +105,14 @@ int main(int argc, char** argv) try {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") o.quick = true;
+    else if (a == "--large") o.large = true;
     else if (a == "--samples" && i + 1 < argc) o.samples = std::stoi(argv[++i]);
     else if (a == "--screen" && i + 1 < argc) o.screen = std::stoi(argv[++i]);
     else if (a == "--limit" && i + 1 < argc) o.limit = std::stoul(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: reduce_bench [--quick] [--samples K] [--screen K] [--limit K] [--markdown FILE]\n");
+                   "usage: reduce_bench [--quick | --large] [--samples K] [--screen K] [--limit K] [--markdown FILE]\n");
       return 2;
     }
   }
@@ -131,7 +140,7 @@ int main(int argc, char** argv) try {
 
   std::map<std::string, Shape> shapes;  // by shape key
   cuda::DeviceBuffer ours(16), theirs(16);
-  for (const ReduceProblem& p : cases(o.quick)) {
+  for (const ReduceProblem& p : cases(o.quick, o.large)) {
     const std::string name = fmt::format("{} {}", to_string(p.type), to_string(p.op));
     auto it = shapes.find(p.shape_key());
     if (it == shapes.end()) it = shapes.emplace(p.shape_key(), build_shape(p, dev, o.limit)).first;

@@ -154,8 +154,16 @@ enum class Merge {
                ///< in a per-stream workspace that the launch leaves zero). Shared or per-warp copies only.
 };
 
+/// How a sample reaches its counter.
+enum class Binning {
+  direct,  ///< each sample's bin is computed (the even-bins formula) and counted
+  values,  ///< u8 samples: the 256 byte values of each active channel are counted, and the block maps the value
+           ///< counts to bins once at its end (CUB's 8-bit path): any bins and range cost what 256 bins cost
+};
+
 std::string_view to_string(Privatization p);
 std::string_view to_string(Partitioning p);
+std::string_view to_string(Binning b);
 std::string_view to_string(Aggregation a);
 std::string_view to_string(Merge m);
 
@@ -191,11 +199,16 @@ struct HistogramConfig {
   /// one block), the cluster's sums are stored straight into the output: no atomics, no zeroing, no workspace.
   /// Written "cluster=N" in the key only when N > 1 (keys written before clusters existed stay canonical).
   int cluster = 1;
+  /// What the shared counters count: bins (direct), or byte values mapped to bins at the end of each block
+  /// (u8 samples, 32-bit shared or per-warp counters). Written ",bin=values" in the key only for values (keys written
+  /// before it existed stay canonical).
+  Binning binning = Binning::direct;
 
   bool operator==(const HistogramConfig&) const = default;
 
   /// Canonical text, e.g.
-  /// "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0".
+  /// "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0"
+  /// (then ",cluster=N" for clusters and ",bin=values" for value counting).
   /// Stable: it is stored in the cache (every key ever written parses back to the same configuration).
   std::string key() const;
   /// Inverse of key(). Also reads the first schema's keys ("priv=shared,block=256,ipt=4,agg=0,part=interleaved":
@@ -209,8 +222,8 @@ struct HistogramConfig {
   /// Blocks to launch for n samples when `resident_blocks` blocks fit on the device at once (grid_blocks above).
   /// The host's launch dimension, computed here so that the tuner, the runtime and the tests agree.
   unsigned grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const;
-  /// Dynamic shared memory the kernel needs for this problem, in bytes (with clusters: one more row of bins, the
-  /// block's totals that its peers read).
+  /// Dynamic shared memory the kernel needs for this problem, in bytes (with clusters or value counting: one more
+  /// row of bins, the block's per-bin totals).
   std::size_t shared_bytes(const HistogramProblem& problem) const;
   /// Why this configuration is not well formed for `problem` (independent of any device), or empty.
   std::string invalid_reason(const HistogramProblem& problem) const;

@@ -8,6 +8,7 @@
 #include "autotune/error.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram/enums.hpp"
+#include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
 #include "kernel_templates/preamble.hpp"
 
@@ -60,7 +61,11 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
   const std::string enums = enum_definition("Privatization", histogram_detail::kPrivatizations) +
                             enum_definition("Aggregation", histogram_detail::kAggregations) +
                             enum_definition("Partitioning", histogram_detail::kPartitionings) +
-                            enum_definition("Merge", histogram_detail::kMerges);
+                            enum_definition("Merge", histogram_detail::kMerges) +
+                            enum_definition("Binning", histogram_detail::kBinnings);
+  // Value counting: the counter of every byte value, computed here once (value_bins.cpp), so no block divides.
+  const bool values = config.binning == Binning::values;
+  const std::string value_map = values ? histogram_detail::value_counters_preamble(problem) : std::string();
   // Each channel's bins, first counter and range (channels past the active ones repeat channel 0's, never used):
   // kChBins0, kChOffset0, kChLowerI0, ... The template selects among them by channel (histogram.cu, Levels).
   std::string levels = fmt::format("constexpr bool kUniformChannels = {};\n", problem.uniform_channels());
@@ -107,9 +112,10 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "constexpr bool kCounter16 = {};\n"
       "{}{}{}"
       "constexpr int kCluster = {};\n"
-      "{}"
+      "{}{}{}"
       "}}  // namespace at\n"
-      "#define AT_CLUSTER {}\n",
+      "#define AT_CLUSTER {}\n"
+      "#define AT_VALUES {}\n",
       // Neither n nor the input distribution enters the code: every size and distribution of one histogram shares
       // its compiled variants (the on-disk compile cache is keyed by this text).
       fmt::format("{} samples, {} bins over [{}, {}), {}-bit counters, {} of {} channels{}", to_string(problem.type),
@@ -127,7 +133,8 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       config.replicas, config.counter_bits == 16, enum_constant("Aggregation", "kAggregation", config.aggregation),
       enum_constant("Partitioning", "kPartitioning", config.partitioning),
       enum_constant("Merge", "kMerge", config.merge), config.cluster,
-      histogram_detail::HistogramWorkspace::preamble(), config.cluster);
+      enum_constant("Binning", "kBinning", config.binning), value_map,
+      histogram_detail::HistogramWorkspace::preamble(), config.cluster, values ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template);
 }
 

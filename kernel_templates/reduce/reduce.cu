@@ -33,14 +33,24 @@
 // fixed grid gives the same bits on every call.
 //
 // Semantics: integer sums wrap modulo 2^bits of acc_t; float sums follow IEEE addition (NaN and infinities
-// propagate). min/max: any NaN gives kNaNBits; -0.0 counts as smaller than +0.0, so min and max are independent
-// of the order (and of the finish) to the last bit. The input pointer must be aligned to sizeof(in_t), `out` to
-// sizeof(acc_t); offsets are 64-bit.
+// propagate). min/max: any NaN gives kNaNBits; -0.0 and +0.0 are equal values (either may be the result). Every
+// order is fixed by the grid except the atomic finish's (and per-thread atomics'), which combine() makes independent
+// of the order by counting -0.0 as smaller than +0.0, so a fixed grid gives the same bits on every call. The input
+// pointer must be aligned to sizeof(in_t), `out` to sizeof(acc_t); offsets are 64-bit.
+//
+// Float min/max in fixed order (a thread's elements, the warp and block trees, the partials) cost what a sum costs:
+// one hardware min/max per element (fminf/fmaxf, or on sm_80+ f32 min.NaN/max.NaN, which propagate NaN themselves),
+// NaN elements noted on the side with one unordered compare per two elements and folded into the thread's value once
+// (kTrackNaN). The H200 preset measured the earlier per-element rule (NaN test, signed-zero tie test, select) 2-17 %
+// slower than the sum in every variant of 16-byte loads and 1.3-1.8x slower in the one-tile-per-block grids
+// (bench/results/2026-12-01c-h200-preset-standard.log.gz, f32 and f64 at 16M and 256M).
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define AT_HAVE_REDUX 0
+#define AT_HAVE_MINMAX_NAN 0
 #else
 #define AT_HAVE_REDUX 1
+#define AT_HAVE_MINMAX_NAN 1  // min.NaN / max.NaN of f32 (PTX ISA 7.0, sm_80); no f64 form exists
 #endif
 
 static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 in 64..1024");
@@ -136,6 +146,50 @@ __device__ __forceinline__ T combine(T a, T b) {
   }
 }
 
+// Float min/max in fixed order: the hardware instruction (kHwNaN: min.NaN/max.NaN, a NaN operand gives NaN; otherwise
+// fminf/fmaxf, which return the other operand for one NaN operand, so NaN is tracked beside them: kTrackNaN).
+constexpr bool kFloatMinMax = kIsFloat && kOp != ReduceOp::sum;
+constexpr bool kHwNaN = kFloatMinMax && sizeof(work_t) == 4 && AT_HAVE_MINMAX_NAN;
+constexpr bool kTrackNaN = kFloatMinMax && !kHwNaN;
+template <class T>
+__device__ __forceinline__ T hw_minmax(T a, T b) {
+  if constexpr (kHwNaN) {
+    float r;
+    if constexpr (kOp == ReduceOp::min) asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    else asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+  } else {
+    return kOp == ReduceOp::min ? fmin(a, b) : fmax(a, b);
+  }
+}
+
+// A thread's step over one element (or a finished value): the operation, NaN left to the caller where kTrackNaN.
+template <class T>
+__device__ __forceinline__ T step(T acc, T x) {
+  if constexpr (kFloatMinMax) return hw_minmax(acc, x);
+  else return combine(acc, x);
+}
+
+// Two values in the fixed order of a tree (warp, block, partials): the operation, a NaN operand giving NaN.
+template <class T>
+__device__ __forceinline__ T fold(T a, T b) {
+  if constexpr (kTrackNaN)
+    return a != a || b != b ? Bits<T>::from(static_cast<typename Bits<T>::U>(kNaNBits)) : hw_minmax(a, b);
+  else if constexpr (kFloatMinMax) return hw_minmax(a, b);
+  else return combine(a, b);
+}
+
+// kTrackNaN: whether an element of a vector is NaN, two elements per unordered compare (setp.nan a, b).
+__device__ __forceinline__ bool any_nan(const Vec& v) {
+  bool r = false;
+#pragma unroll
+  for (int e = 0; e < kElems; e += 2) {
+    const in_t a = v.v[e], b = v.v[e + 1 < kElems ? e + 1 : e];
+    r |= a != a || b != b;
+  }
+  return r;
+}
+
 // The value written at `out`: min/max turn any NaN into the canonical one.
 __device__ __forceinline__ work_t finalize(work_t v) {
   if constexpr (kIsFloat && kOp != ReduceOp::sum) return v != v ? Bits<work_t>::from(static_cast<bits_t>(kNaNBits)) : v;
@@ -181,7 +235,7 @@ __device__ __forceinline__ T warp_fold(T v) {
 #endif
   {
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v = combine(v, __shfl_down_sync(0xFFFFFFFFu, v, offset));
+    for (int offset = 16; offset > 0; offset >>= 1) v = fold(v, __shfl_down_sync(0xFFFFFFFFu, v, offset));
     return v;
   }
 }
@@ -196,7 +250,7 @@ __device__ __forceinline__ T block_reduce(T v, T* smem) {
     __syncthreads();
 #pragma unroll
     for (int s = kPow2 / 2; s > 0; s >>= 1) {
-      if (t < s && t + s < kBlock) smem[t] = combine(smem[t], smem[t + s]);
+      if (t < s && t + s < kBlock) smem[t] = fold(smem[t], smem[t + s]);
       __syncthreads();
     }
     return smem[0];
@@ -214,7 +268,7 @@ __device__ __forceinline__ T block_reduce(T v, T* smem) {
 // block reduction). Loads bypass L1: the partials were written by other multiprocessors.
 __device__ __forceinline__ work_t fold_partials(const work_t* partials, unsigned count, work_t* smem) {
   work_t v = identity();
-  for (unsigned i = threadIdx.x; i < count; i += kBlock) v = combine(v, __ldcg(partials + i));
+  for (unsigned i = threadIdx.x; i < count; i += kBlock) v = fold(v, __ldcg(partials + i));
   return block_reduce(v, smem);
 }
 
@@ -233,12 +287,24 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   work_t acc[kAccumulators];
 #pragma unroll
   for (int a = 0; a < kAccumulators; ++a) acc[a] = identity();
+  bool nan = false;  // kTrackNaN: an element was NaN (fminf/fmaxf passed over it)
+  // One element into the first accumulator; vector k of a tile into the accumulators.
+  auto take = [&](in_t x) {
+    acc[0] = step(acc[0], lift(x));
+    if constexpr (kTrackNaN) nan |= x != x;
+  };
+  auto take_vector = [&](int k, const Vec& v) {
+#pragma unroll
+    for (int e = 0; e < kElems; ++e)
+      acc[(k * kElems + e) % kAccumulators] = step(acc[(k * kElems + e) % kAccumulators], lift(v.v[e]));
+    if constexpr (kTrackNaN) nan |= any_nan(v);
+  };
 
   // A scalar head up to the first kVecBytes-aligned element, whole vectors, and a scalar tail (common.cuh).
   const Split split = split_unaligned<kVecBytes>(in, n);
   const u64 nvec = split.nvec;
-  if (tid < split.head) acc[0] = combine(acc[0], lift(in[tid]));
-  if (tid < n - split.tail_begin) acc[0] = combine(acc[0], lift(in[split.tail_begin + tid]));
+  if (tid < split.head) take(in[tid]);
+  if (tid < n - split.tail_begin) take(in[split.tail_begin + tid]);
 
   // Interleaved tiles: load k of thread t is base + k * threads + t, so each load instruction of a warp is coalesced.
   const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
@@ -249,10 +315,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) v[k].raw = vin[tile_index<true, kLoads>(base, k, threads, tid)];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k)
-#pragma unroll
-      for (int e = 0; e < kElems; ++e)
-        acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v[k].v[e]));
+    for (int k = 0; k < kLoads; ++k) take_vector(k, v[k]);
   }
   if (base < nvec) {  // the last, partial tile
 #pragma unroll
@@ -261,15 +324,15 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       if (i < nvec) {
         Vec v;
         v.raw = vin[i];
-#pragma unroll
-        for (int e = 0; e < kElems; ++e)
-          acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v.v[e]));
+        take_vector(k, v);
       }
     }
   }
   work_t value = acc[0];
 #pragma unroll
-  for (int a = 1; a < kAccumulators; ++a) value = combine(value, acc[a]);
+  for (int a = 1; a < kAccumulators; ++a) value = step(value, acc[a]);
+  if constexpr (kTrackNaN)
+    if (nan) value = Bits<work_t>::from(static_cast<bits_t>(kNaNBits));
 
   if constexpr (kBlockReduce == BlockReduce::atomic) {
     // The seed's naive kernel: one atomic per thread. A thread that saw nothing has nothing to add.
