@@ -126,12 +126,7 @@ ReduceProblem ReduceProblem::normalized() const {
   // (l2norm never finishes with atomics: its root is taken once, at the end; a user operator neither).
   if (op == ReduceOp::l2norm || op == ReduceOp::user || !is_additive(op) || !is_float(*p.accumulator))
     p.deterministic = true;
-  if (op == ReduceOp::user) {
-    if (!user.op.empty()) p.user_hash = user_op_hash(user, type, *p.accumulator);
-  } else {
-    p.user = {};
-    p.user_hash.clear();
-  }
+  if (op == ReduceOp::user && !user.op.empty()) p.user_hash = user_op_hash(user, type, *p.accumulator);
   return p;
 }
 
@@ -141,19 +136,25 @@ void validate_accumulator(const ReduceProblem& p) {
   const ValueInfo& in = info(p.type);
   const ValueInfo& acc = info(p.accumulator_type());
   const std::string_view op = to_string(p.op);
-  if (acc.size < 4)
-    throw UsageError(fmt::format("{} of {} values cannot accumulate in {}: accumulators are 32 or 64 bits", op,
-                                 in.name, acc.name));
   switch (p.op) {
     case ReduceOp::min:
     case ReduceOp::max:
     case ReduceOp::absmax: {
-      const ReduceProblem plain{.op = p.op, .type = p.type};
+      ReduceProblem plain;
+      plain.op = p.op;
+      plain.type = p.type;
       if (acc.type != plain.accumulator_type())
         throw UsageError(fmt::format("{} of {} values is computed in {}; an accumulator of {} is not supported", op,
                                      in.name, to_string(plain.accumulator_type()), acc.name));
       return;
     }
+    default: break;
+  }
+  // The result of a sum (or of a user operator) is its accumulator: halves and i8/i16 would overflow or round away.
+  if (acc.size < 4)
+    throw UsageError(fmt::format("{} of {} values cannot accumulate in {}: accumulators are 32 or 64 bits", op,
+                                 in.name, acc.name));
+  switch (p.op) {
     case ReduceOp::l2norm:
       if (!acc.is_float)
         throw UsageError(fmt::format("l2norm of {} values needs a float accumulator (f32 or f64), not {}", in.name,

@@ -109,6 +109,7 @@ std::string user_op_functions(const UserOp& user) {
     undefs += fmt::format("#undef {}\n", name);
   }
   return fmt::format(
+      "#define AT_USER_OP 1\n"
       "{}"
       "__device__ __forceinline__ acc_t user_transform(acc_t x) {{\n"
       "  return static_cast<acc_t>((\n#line 1 \"transform\"\n{}\n));\n}}\n"
