@@ -23,6 +23,7 @@
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/reduce/user_op.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
+#include "tests/test_devices.hpp"
 
 using namespace autotune;
 using reduce_detail::float_to_half;
@@ -195,16 +196,16 @@ TEST_SUITE("half_reduce") {
     a.n = 4096;
     CHECK(a.key() == "reduce/user:74e613c30ecaeb13/f32/acc=f32/n=4096/dist=uniform");
     // Runs of whitespace, line breaks and the ends do not change the operator; a transform "x" is none.
-    CHECK(user(ValueType::f32, "  a >  b\n ?\ta : b ", " -INFINITY", " x ").key() == a.key());
+    CHECK(user(ValueType::f32, "  a >  b\n ?\ta : b ", " -INFINITY", " x ").shape_key() == a.shape_key());
     // Another text, identity, transform, type or accumulator is another operator.
-    CHECK(user(ValueType::f32, "a>b?a:b", "-INFINITY").key() != a.key());
-    CHECK(user(ValueType::f32, "a > b ? a : b", "-FLT_MAX").key() != a.key());
-    CHECK(user(ValueType::f32, "a > b ? a : b", "-INFINITY", "x * x").key() != a.key());
-    CHECK(user(ValueType::f32, "a < b ? a : b", "INFINITY").key() != a.key());
+    CHECK(user(ValueType::f32, "a>b?a:b", "-INFINITY").shape_key() != a.shape_key());
+    CHECK(user(ValueType::f32, "a > b ? a : b", "-FLT_MAX").shape_key() != a.shape_key());
+    CHECK(user(ValueType::f32, "a > b ? a : b", "-INFINITY", "x * x").shape_key() != a.shape_key());
+    CHECK(user(ValueType::f32, "a < b ? a : b", "INFINITY").shape_key() != a.shape_key());
     ReduceProblem f64 = user(ValueType::f32, "a > b ? a : b", "-INFINITY");
     f64.accumulator = ValueType::f64;
-    CHECK(f64.key() != a.key());
-    CHECK(user(ValueType::f16, "a > b ? a : b", "-INFINITY").key() != a.key());
+    CHECK(f64.shape_key() != a.shape_key());
+    CHECK(user(ValueType::f16, "a > b ? a : b", "-INFINITY").shape_key() != a.shape_key());
     // Read back from its key, the problem knows the hash, not the source: it can be looked up, not compiled.
     const auto parsed = Problem::parse(a.key());
     REQUIRE(parsed.has_value());
@@ -459,20 +460,11 @@ TEST_SUITE("half_reduce") {
 
 namespace {
 
-DeviceInfo sm90() {
-  DeviceInfo d;
-  d.name = "test device";
-  d.cc_major = 9, d.cc_minor = 0;
-  d.sm_count = 132;
-  d.max_threads_per_block = 1024;
-  d.shared_per_block_optin = 227 * 1024;
-  return d;
-}
-
 void check_compiles(const ReduceProblem& p) {
+  const DeviceInfo sm90 = test::h100_device("test");
   std::vector<ReduceConfig> space;
   for (const auto& c : reduce_space(p))
-    if (reduce_constraint_violation(p, c, sm90()).empty()) space.push_back(c);
+    if (reduce_constraint_violation(p, c, sm90).empty()) space.push_back(c);
   REQUIRE(!space.empty());
   const std::string failures = test::compile_all(p, space, "sm_90");
   MESSAGE(p.shape_key(), ": ", test::coverage(space).size(), " of ", space.size(), " variants compiled for sm_90");
