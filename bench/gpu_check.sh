@@ -74,12 +74,13 @@ step histogram_range_bench 100 "$bin/histogram_range_bench" --quick --samples 20
 step histogram_image_bench 130 "$bin/histogram_image_bench" --samples 20 --markdown "$out/histogram_image_bench.md" ||
   failed=1
 step argreduce_bench 100 "$bin/argreduce_bench" --small --markdown "$out/argreduce_bench.md" || failed=1
+step reduce_bench 150 "$bin/reduce_bench" --quick --samples 20 --markdown "$out/reduce_bench.md" || failed=1
 
 echo "total $(($(date +%s) - start)) s, $([ $failed = 0 ] && echo 'every step passed' || echo 'a step FAILED')" |
   tee -a "$summary"
 echo | tee -a "$summary"
 mds=()
-for f in histogram_bench histogram_range_bench histogram_image_bench argreduce_bench; do
+for f in histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench; do
   [ -f "$out/$f.md" ] && mds+=("$out/$f.md")
 done
 if [ ${#mds[@]} -gt 0 ]; then python3 "$here/gpu_targets.py" "${mds[@]}" | tee -a "$summary"

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The open performance targets, read from the benchmarks' markdown tables: one PASS/MISS row per target.
 
-    bench/gpu_targets.py FILE.md...
+    bench/gpu_targets.py [--given-only] FILE.md...
 
 Each file is recognised by its title line (the benchmark that wrote it), so the files of a bench/gpu_check.sh run and
-the committed ones of bench/results/ read alike. A target whose benchmark file or row is absent is NOT MEASURED.
+the committed ones of bench/results/ read alike. A target whose benchmark file or row is absent is NOT MEASURED;
+with --given-only, the targets of a benchmark none of whose files is given are left out (for reading committed tables
+older than a benchmark's targets).
 Prints a markdown table; exits 0 whatever the results (a missed target is a finding, not a broken build), 2 on a
 file that cannot be read.
 """
@@ -34,6 +36,21 @@ TARGETS = [
     ("# Arg-reduction benchmark", "f64 argmax at 1M (uniform): speed-up over CUB",
      {"case": "f64 argmax", "dist": "uniform", "n": "1M"}, "vs CUB", "ratio", ">=", 1.2, "x"),
 ]
+# The halves' reductions (bench/reduce_bench.cpp --quick; CUB is TransformReduce with a float accumulator): at 256M at
+# the roof and at least CUB's speed, at 1M 1.2x CUB; and a user max within 3 % of the built-in max at 256M.
+for _type in ("bf16", "f16"):
+    for _op in ("sum", "absmax", "sumsq"):
+        _case = f"{_type} {_op}"
+        TARGETS += [
+            ("# Reduction benchmark", f"{_case} at 256M: % of the read roof",
+             {"case": _case, "n": "256M"}, "% roof", "number", ">=", 95.0, "%"),
+            ("# Reduction benchmark", f"{_case} at 256M: speed-up over CUB",
+             {"case": _case, "n": "256M"}, "vs CUB", "ratio", ">=", 1.0, "x"),
+            ("# Reduction benchmark", f"{_case} at 1M: speed-up over CUB",
+             {"case": _case, "n": "1M"}, "vs CUB", "ratio", ">=", 1.2, "x"),
+        ]
+TARGETS.append(("# Reduction benchmark", "f32 user max at 256M: slowdown against the built-in max",
+                {"case": "f32 user max", "n": "256M"}, "vs built-in", "signed_percent", "<=", 3.0, "%"))
 
 
 def cells(line):
@@ -66,6 +83,8 @@ def number(cell, kind):
         m = re.fullmatch(r"\s*([-+]?\d+(?:\.\d+)?)\s*", text)
     elif kind == "ratio":
         m = re.fullmatch(r"\s*([-+]?\d+(?:\.\d+)?)x\s*", text)
+    elif kind == "signed_percent":  # "+1.2 %"
+        m = re.fullmatch(r"\s*([-+]?\d+(?:\.\d+)?) %\s*", text)
     else:  # vs_contiguous: "...; +4.6 % vs contiguous (CUB +0.7 %)"
         m = re.search(r"([-+]?\d+(?:\.\d+)?) % vs contiguous", text)
     return float(m.group(1)) if m else None
@@ -84,7 +103,7 @@ def matches(row, wanted):
     return True
 
 
-def main(paths):
+def main(paths, given_only=False):
     by_title = {}
     for path in paths:
         try:
@@ -99,6 +118,8 @@ def main(paths):
     print("|---|---:|---:|---|---|")
     counts = {"PASS": 0, "MISS": 0, "NOT MEASURED": 0}
     for prefix, name, wanted, column, kind, op, threshold, unit in TARGETS:
+        if given_only and not any(title.startswith(prefix) for title in by_title):
+            continue
         found = None
         for title, files in by_title.items():
             if not title.startswith(prefix):
@@ -126,7 +147,10 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        print("usage: bench/gpu_targets.py FILE.md...", file=sys.stderr)
+    args = sys.argv[1:]
+    given_only = "--given-only" in args
+    args = [a for a in args if a != "--given-only"]
+    if not args:
+        print("usage: bench/gpu_targets.py [--given-only] FILE.md...", file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(args, given_only))
