@@ -156,7 +156,7 @@ void check_every_variant(const ReduceProblem& problem, const ReduceProblem& refe
       INFO(in.name, " ", kernel.config().key());
       std::uint64_t first = 0;
       for (int r = 0; r < 2; ++r) {  // twice: the ticket resets itself, and the bits stay
-        AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));  // poison: the result must be written
+        fill_and_wait(out, 0xAB);  // poison: the result must be written
         kernel.run(dev_in.ptr, in.n, out.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         std::uint64_t bits = 0;
