@@ -56,7 +56,7 @@ suite() { step "$1" "$2" "$bin/autotune_gpu_tests" --test-suite="$1" --no-intro=
 
 # The suites, $jobs at a time (each compiles on every core: compiling and running overlap across suites), the
 # slowest first; gpu_tuner alone at the end.
-if [ "$mode" = quick ]; then limit=200; else limit=480; fi
+if [ "$mode" = quick ]; then limit=280; else limit=480; fi
 running=0
 for s in gpu_histogram gpu_histimage gpu_argreduce gpu_reduce gpu_histrange gpu_api gpu_segreduce; do
   if [ "$running" -ge "$jobs" ]; then wait -n || failed=1; running=$((running - 1)); fi
@@ -66,6 +66,8 @@ done
 while [ "$running" -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
 suite gpu_tuner "$limit" || failed=1
 echo "suites done after $(($(date +%s) - start)) s" | tee -a "$summary"
+# A signed export served without NVRTC, and an unsigned import never served as exact (bench/signed_cache_check.sh).
+step signed_cache 90 bash "$here/signed_cache_check.sh" "$bin" "$out/signed" || failed=1
 
 # The benchmarks of the open targets, the cheapest forms that measure them (bench/gpu_targets.py reads the tables).
 step histogram_bench 120 "$bin/histogram_bench" --quick --samples 20 --markdown "$out/histogram_bench.md" || failed=1
