@@ -1,7 +1,7 @@
 // Arg-reductions without a GPU: problem keys, the family's parse and CLI options, configuration keys and validity,
 // the search space, the launch plan, the input generator and the CPU reference (ties, NaN, signed zeros, empty input,
-// the first index); then NVRTC compiles every variant (suite nvrtc_argreduce). Expected values are worked out by hand
-// here, never taken from the code under test.
+// the first index); then NVRTC compiles a pairwise-covering subset of each space, every variant under nvrtc_full (suite
+// nvrtc_argreduce). Expected values are worked out by hand here, never taken from the code under test.
 #include <doctest/doctest.h>
 
 #include <bit>
@@ -417,8 +417,9 @@ TEST_SUITE("nvrtc_argreduce") {
     CHECK_THROWS_AS(kernel_source(make(ArgOp::argmax, ValueType::f32), bad), UsageError);
   }
 
-  TEST_CASE("the variants of f32 argmax, i32 argmin, u32 argmax (packed keys) and i64 argmin compile for sm_90; the "
-            "fallback of every shape too") {
+  TEST_CASE("the variants of f32 argmax, i32 argmin, u32 argmax (packed keys) and i64 argmin compile for sm_90 with "
+            "both entry points (a pairwise-covering subset, every variant under nvrtc_full); the fallback of every "
+            "shape too") {
     // test::coverage() of each space (n = 0: the small-n paths included): all of it in the nvrtc_full.* tests,
     // else a pairwise subset, in which every pair of parameter values (pack=u64 and the 16-block clusters with the
     // others) still meets in one compiled variant.
@@ -426,7 +427,7 @@ TEST_SUITE("nvrtc_argreduce") {
                                       make(ArgOp::argmax, ValueType::u32), make(ArgOp::argmin, ValueType::i64)}) {
       const auto space = argreduce_space(p);
       MESSAGE(p.shape_key(), ": ", test::coverage(space).size(), " of ", space.size(), " variants");
-      CHECK(test::compile_all(p, space, "sm_90") == "");
+      CHECK(test::compile_all(p, space, "sm_90", {kArgReduceKernelName, kArgReduceFinishKernelName}) == "");
     }
     std::vector<ArgReduceConfig> fallback{ArgReduceConfig{}};
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})

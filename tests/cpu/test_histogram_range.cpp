@@ -1,6 +1,6 @@
 // The range-histogram family without a GPU: keys, parsing, the levels' checks, the tuner's levels, the CPU
-// reference on hand-counted inputs, the configuration rules and shared-memory layout, and NVRTC compiling every
-// variant of the space for sm_90.
+// reference on hand-counted inputs, the configuration rules and shared-memory layout, and NVRTC compiling a
+// pairwise-covering subset of each space for sm_90 (every variant under nvrtc_full), both entry points in each cubin.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -289,17 +289,21 @@ TEST_SUITE("histogram_range") {
 }
 
 TEST_SUITE("nvrtc_histrange") {
-  TEST_CASE("the u8 variants (values, lut, search, prebin, search_global) compile for sm_90") {
+  const std::vector<std::string> kEntryPoints{kHistogramRangeKernelName, kHistogramRange2dKernelName};
+  TEST_CASE("the u8 variants (values, lut, search, prebin, search_global) compile for sm_90 with the 1D and the 2D "
+            "entry point: a pairwise-covering subset, every variant under nvrtc_full") {
     const auto p = make(SampleType::u8, 255);
-    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
+    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90", kEntryPoints) == "");
   }
-  TEST_CASE("the f32 variants with 999 bins compile for sm_90") {
+  TEST_CASE("the f32 variants with 999 bins compile for sm_90 with both entry points: a pairwise-covering subset, "
+            "every variant under nvrtc_full") {
     const auto p = make(SampleType::f32, 999);
-    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
+    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90", kEntryPoints) == "");
   }
   // Each case compiles test::coverage() of its space (tests/cpu/nvrtc_fixtures.hpp): a subset in which every pair of
   // parameter values occurs, every variant in the nvrtc_full.* tests. The GPU suite compiles and runs every variant.
-  TEST_CASE("a pairwise-covering subset of every u16, i32, u32 and f64 space compiles for sm_90, 64-bit counters too") {
+  TEST_CASE("a pairwise-covering subset of every u16, i32, u32 and f64 space (each whole under nvrtc_full) compiles "
+            "for sm_90 with both entry points, 64-bit counters too") {
     for (auto [t, bins] : {std::pair{SampleType::u16, 4096}, std::pair{SampleType::i32, 100},
                            std::pair{SampleType::u32, 1000}, std::pair{SampleType::f64, 1000}}) {
       auto p = make(t, bins);
@@ -309,11 +313,11 @@ TEST_SUITE("nvrtc_histrange") {
       const auto subset = test::pairwise_subset(space);
       CHECK(test::value_pairs(subset) == test::value_pairs(space));
       CHECK(subset.size() * 3 < space.size());
-      CHECK(test::compile_all(p, subset, "sm_90") == "");
+      CHECK(test::compile_all(p, space, "sm_90", kEntryPoints) == "");  // compiles test::coverage(space)
     }
   }
   TEST_CASE("the fallback compiles for sm_80 at the largest bin count") {
     const auto p = make(SampleType::f64, 1 << 20);
-    CHECK(test::compile_all(p, std::vector{HistogramRangeConfig::fallback(p)}, "sm_80") == "");
+    CHECK(test::compile_all(p, std::vector{HistogramRangeConfig::fallback(p)}, "sm_80", kEntryPoints) == "");
   }
 }
