@@ -249,7 +249,8 @@ TEST_SUITE("argreduce") {
     CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 264);
     CHECK_FALSE(plan_argreduce_launch(p, c, 1ull << 30, 264).finish_launch);
     c.grid_blocks = -1;
-    CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == kArgReduceMaxCoverGrid);
+    // 2^30 / 2048 = 2^19 tiles, capped at 64K blocks: 64K partials of 16 bytes, the workspace's 1 MiB.
+    CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 65536);
     CHECK(plan_argreduce_launch(p, c, 100 * 2048, 264).grid == 100);
     c.finish = Finish::two_pass;
     CHECK(plan_argreduce_launch(p, c, 100 * 2048, 264).finish_launch);
