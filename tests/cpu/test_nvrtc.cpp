@@ -6,11 +6,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "core/jit.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "kernel_templates/preamble.hpp"
 #include "embedded.hpp"
 
 using namespace autotune;
@@ -138,6 +141,27 @@ TEST_SUITE("nvrtc") {
     HistogramProblem p;
     p.type = SampleType::u32, p.bins = 1 << 20, p.lower = 0, p.upper = 1 << 20;
     CHECK(compile_space(p, "sm_90") == "");
+  }
+
+  TEST_CASE("a variant's source holds region_map.cuh in place of the template's #include, behind #line directives "
+            "that keep each file's own line numbers; a fragment the template does not include is refused") {
+    const std::string tmpl(embedded::histogram_template), frag(embedded::histogram_region_map_cuh);
+    const std::string directive = "#include \"region_map.cuh\"\n";
+    const std::size_t at = tmpl.find(directive);
+    REQUIRE(at != std::string::npos);
+    const long next_line = std::count(tmpl.begin(), tmpl.begin() + static_cast<long>(at), '\n') + 2;
+    const std::string src = kernel_source(u8_256(), HistogramConfig{});
+    CHECK(src.find(directive) == std::string::npos);
+    CHECK(src.find("#line 1 \"region_map.cuh\"\n" + frag + fmt::format("#line {} \"histogram.cu\"\n", next_line) +
+                   tmpl.substr(at + directive.size())) != std::string::npos);
+    // What a fragment is put into: the template's text before the #include, unchanged.
+    CHECK(src.find("#line 1 \"histogram.cu\"\n" + tmpl.substr(0, at) + "#line 1 \"region_map.cuh\"") !=
+          std::string::npos);
+    CHECK(preamble::variant_source("", "t.cu", "a\n#include \"f.cuh\"\nb\n", {{"f.cuh", "x"}}) ==
+          "#line 1 \"common.cuh\"\n" + std::string(embedded::common_cuh) +
+              "#line 1 \"t.cu\"\na\n#line 1 \"f.cuh\"\nx\n#line 3 \"t.cu\"\nb\n");
+    CHECK_THROWS_AS(preamble::variant_source("", "t.cu", "a\nb\n", {{"f.cuh", "x"}}), std::logic_error);
+    CHECK_THROWS_AS(preamble::variant_source("", "t.cu", "a #include \"f.cuh\"\n", {{"f.cuh", "x"}}), std::logic_error);
   }
 
   TEST_CASE("the generated preamble carries the configuration's constants") {
