@@ -5,6 +5,11 @@
 // for speed (the tile loops, with converged counting or independent accumulators; the reduction's LoadType) stays in
 // the templates.
 
+// The functions of a template's fragments that tests also compile for the host (histogram/region_map.cuh, ...): on
+// the device exactly what `__device__ __forceinline__` is; a test defines the macro as `inline` before it includes
+// such a fragment (NVRTC never compiles their host side).
+#define AT_HOST_DEVICE __host__ __device__ __forceinline__
+
 namespace at {
 
 typedef unsigned long long u64;

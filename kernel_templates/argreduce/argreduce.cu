@@ -1,7 +1,7 @@
 // Arg-min / arg-max kernel template, compiled with NVRTC once per variant.
 //
 // Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
-// Raw, split_unaligned, tile_index, last_block_to_finish).
+// Raw, split_unaligned, tile_index, last_block_to_finish); order.cuh is put in place of its #include below.
 //
 // Compile-time constants in namespace `at`, from the preamble autotune::kernel_source() generates from an
 // ArgReduceProblem and an ArgReduceConfig:
@@ -73,8 +73,6 @@ namespace at {
 constexpr int kElems = kVecBytes / static_cast<int>(sizeof(in_t));
 constexpr int kWarps = kBlock / 32;
 constexpr int kPow2 = kBlock <= 64 ? 64 : kBlock <= 128 ? 128 : kBlock <= 256 ? 256 : kBlock <= 512 ? 512 : 1024;
-constexpr u64 kNone = ~0ull;          // no index: the identity's
-constexpr unsigned kNoOrdinal = ~0u;  // the same for a thread's ordinals
 
 template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
 template <> struct LoadType<4, 4> { typedef in_t type; };  // one element per load: load it as itself
@@ -85,43 +83,9 @@ union Vec {
   in_t v[kElems];
 };
 
-__device__ __forceinline__ in_t from_bits(u64 b) {
-  if constexpr (sizeof(in_t) == 4) {
-    const unsigned w = static_cast<unsigned>(b);
-    return *reinterpret_cast<const in_t*>(&w);
-  } else {
-    return *reinterpret_cast<const in_t*>(&b);
-  }
-}
-
-// Whether b beats a strictly: more extreme, or NaN against a number. No fast-math: x != x holds only for NaN.
-__device__ __forceinline__ bool better(in_t b, in_t a) {
-  if constexpr (kIsFloat) {
-    if constexpr (kArgMax) return !(b <= a) && a == a;  // b > a, or b NaN and a not
-    else return !(b >= a) && a == a;
-  } else {
-    if constexpr (kArgMax) return b > a;
-    else return b < a;
-  }
-}
-
-// Equal in the order: ==, or both NaN.
-__device__ __forceinline__ bool same(in_t a, in_t b) {
-  if constexpr (kIsFloat) return a == b || (a != a && b != b);
-  else return a == b;
-}
-
-struct Pair {
-  in_t v;
-  u64 i;
-};
-
-__device__ __forceinline__ Pair identity() { return Pair{from_bits(kIdentityBits), kNone}; }
-
-// The greater of two pairs in the total order: the one combine of the scalar edges, the block and the grid.
-__device__ __forceinline__ Pair combine(Pair a, Pair b) {
-  return (better(b.v, a.v) || (same(a.v, b.v) && b.i < a.i)) ? b : a;
-}
+// The order of (value, index) pairs and its packed keys (from_bits, better, same, Pair, combine, store, order, pack,
+// unpack_store): a fragment of its own, which tests/cpu/test_argreduce.cpp compiles for the host.
+#include "order.cuh"
 
 __device__ __forceinline__ Pair warp_fold(Pair p) {
 #pragma unroll
@@ -173,56 +137,7 @@ __device__ __forceinline__ void store_partial(unsigned char* partials, unsigned 
   *reinterpret_cast<u64*>(partials + 16ull * b + 8) = p.i;
 }
 
-// The result at `out`: value at byte 0, index at byte 8.
-__device__ __forceinline__ void store(unsigned char* out, Pair p, u64 n) {
-  if (n == 0) {
-    p.v = from_bits(kEmptyBits);  // CUB's value and index for an empty input
-    p.i = 1;
-  } else if (p.i == kNone || same(p.v, from_bits(kIdentityBits))) {
-    // The extreme is the identity (-inf for an arg-max of floats, the type's lowest for integers, ...): every element
-    // equals it, and the first one, index 0, is the answer (p.v is its value). Not only when no thread took an
-    // element: the scalar head and tail take theirs with their index, and where the input is aligned index 0 sits in
-    // the vectors, whose scans never take an element equal to the identity.
-    p.i = 0;
-  }
-  *reinterpret_cast<in_t*>(out) = p.v;
-  *reinterpret_cast<u64*>(out + 8) = p.i;
-}
-
-// ---- Packed keys (kPack; 32-bit types) ----
-
-__device__ __forceinline__ unsigned bits32(in_t v) { return *reinterpret_cast<const unsigned*>(&v); }
-
-template <class T> struct SignedInt { static constexpr bool value = false; };
-template <> struct SignedInt<int> { static constexpr bool value = true; };
-constexpr bool kSignedInt = SignedInt<in_t>::value;
-
-// The value's place in the order of "more extreme" as a 32-bit unsigned integer (see the top of this file).
-__device__ __forceinline__ unsigned order(in_t v) {
-  unsigned b = bits32(v);
-  if constexpr (kIsFloat) {
-    if (v != v) return 0xFFFFFFFFu;  // every NaN, for both operations: no number maps there
-    if (v == in_t(0)) b = 0u;        // -0.0 == +0.0
-    b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-  } else if constexpr (kSignedInt) {
-    b ^= 0x80000000u;
-  }
-  return kArgMax ? b : ~b;
-}
-
-// The inverse of order() on its numbers (the zero comes back as +0.0; a NaN is not decoded: see unpack_store()).
-__device__ __forceinline__ unsigned unorder(unsigned o) {
-  if constexpr (!kArgMax) o = ~o;
-  if constexpr (kIsFloat) return (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
-  else if constexpr (kSignedInt) return o ^ 0x80000000u;
-  else return o;
-}
-
-// A candidate as a key; 0 for none. Needs p.i < 2^32 - 1 (n < 2^32).
-__device__ __forceinline__ u64 pack(Pair p) {
-  if (p.i == kNone) return 0ull;
-  return (static_cast<u64>(order(p.v)) << 32) | static_cast<unsigned>(~static_cast<unsigned>(p.i));
-}
+// ---- Packed keys (kPack; 32-bit types): the block's and the grid's greatest key ----
 
 __device__ __forceinline__ u64 max_u64(u64 a, u64 b) { return b > a ? b : a; }
 
@@ -252,22 +167,6 @@ __device__ __forceinline__ u64 block_max(u64 k, u64* smem) {
   __syncthreads();
   if (warp == 0) k = warp_max(lane < kWarps ? smem[lane] : 0ull);
   return k;
-}
-
-// The result of the greatest key `k` at `out` (as store()).
-__device__ __forceinline__ void unpack_store(unsigned char* out, u64 k, const in_t* in, u64 n) {
-  const unsigned o = static_cast<unsigned>(k >> 32);
-  if (n == 0 || k == 0ull || o == order(from_bits(kIdentityBits))) {
-    store(out, identity(), n);  // empty, or every element the identity: index 0 (store() says why)
-    return;
-  }
-  const u64 index = static_cast<unsigned>(~static_cast<unsigned>(k));
-  unsigned bits = unorder(o);
-  if constexpr (kIsFloat) {
-    if (o == 0xFFFFFFFFu || bits == 0u) bits = bits32(in[index]);  // a NaN's payload, a zero's sign: as they are
-  }
-  *reinterpret_cast<unsigned*>(out) = bits;
-  *reinterpret_cast<u64*>(out + 8) = index;
 }
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900

@@ -10,6 +10,7 @@ list(APPEND AUTOTUNE_FAMILY_SOURCES
   kernel_templates/argreduce/handle.cpp
   kernel_templates/argreduce/family.cpp)
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_template=${CMAKE_CURRENT_LIST_DIR}/argreduce.cu")
+list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_order_cuh=${CMAKE_CURRENT_LIST_DIR}/order.cuh")
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_source_cpp=${CMAKE_CURRENT_LIST_DIR}/source.cpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_enums_hpp=${CMAKE_CURRENT_LIST_DIR}/enums.hpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_workspace_layout_hpp=${CMAKE_CURRENT_LIST_DIR}/workspace_layout.hpp")

@@ -105,7 +105,8 @@ class ArgReduceFamily final : public KernelFamily {
     return autotune::kernel_source(problem_of(p), config_of(c));
   }
   std::string code_text() const override {
-    return std::string(embedded::argreduce_template) + std::string(embedded::argreduce_source_cpp) +
+    return std::string(embedded::argreduce_template) + std::string(embedded::argreduce_order_cuh) +
+           std::string(embedded::argreduce_source_cpp) +
            std::string(embedded::argreduce_enums_hpp) + std::string(embedded::argreduce_workspace_layout_hpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }

@@ -303,7 +303,8 @@ class HistogramFamily final : public KernelFamily {
   // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
     // The template and everything that writes its preamble.
-    return std::string(embedded::histogram_template) + std::string(embedded::histogram_source_cpp) +
+    return std::string(embedded::histogram_template) + std::string(embedded::histogram_region_map_cuh) +
+           std::string(embedded::histogram_source_cpp) +
            std::string(embedded::histogram_enums_hpp) + std::string(embedded::histogram_workspace_layout_hpp) +
            std::string(embedded::histogram_value_bins_cpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);

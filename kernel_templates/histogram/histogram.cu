@@ -1,7 +1,7 @@
 // Histogram kernel template, compiled with NVRTC once per variant.
 //
 // Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
-// Raw, split_unaligned, tile_index, last_block_to_finish).
+// Raw, split_unaligned, tile_index, last_block_to_finish); region_map.cuh is put in place of its #include below.
 //
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
@@ -278,63 +278,8 @@ struct Flat {
   __device__ __forceinline__ u64 first_sample(u64 j) const { return head + j * kElemsPerVec; }
 };
 
-// x / d for the 2D mapping, d and its magic number from the host (HistogramKernel::launch): where the numerators fit
-// 32 bits and d > 1, a multiply-high (Granlund-Montgomery, unsigned: magic = 2^32 (2^l - d) / d + 1, shift = l - 1,
-// l = ceil(log2 d)); otherwise (shift < 0) a division, or x itself for d <= 1.
-struct Divider {
-  u64 d;
-  unsigned magic;
-  int shift;
-  __device__ __forceinline__ u64 div(u64 x) const {
-    if (shift >= 0) {
-      const unsigned x32 = static_cast<unsigned>(x), t = __umulhi(x32, magic);
-      return (t + ((x32 - t) >> 1)) >> shift;
-    }
-    return d <= 1 ? x : x / d;
-  }
-};
-
-// 2D: V vectors per row from the row's first aligned sample; vector j is number j mod V of row j / V. Rows whose
-// starts share their alignment (a stride that is a multiple of the vector: the usual padded image) have
-// V = (row - head) / E and vector j is at vin0[j + (j / V) * (stride / E - V)]; otherwise V is what every row holds
-// whatever its alignment, (row - (E - 1)) / E, and each load finds its row's head. Everything that does not depend
-// on the thread (V, the head of row 0, the magic numbers: HistogramKernel::region_args) is computed once by the
-// host. Computed per thread, as before, a 64-bit division and a loop ran in every thread of the grid before its
-// first load; a padded 7680 x 4320 RGBA crop with no head or tail took 4.6 % longer than the same pixels packed
-// (bench/results/2026-12-01d-h200-histimage-image-bench.md), and that setup and the per-load row arithmetic were
-// all that differed.
-struct Rows {
-  const sample_t* in;
-  const raw_t* vin0;  // same alignment: the first vector of row 0
-  u64 row_stride, gap_vecs, head0;
-  Divider vecs;  // V vectors per row
-  bool same;
-  __device__ __forceinline__ static Rows make(const sample_t* in, u64 row_stride, u64 head0, Divider vecs) {
-    Rows m;
-    m.in = in, m.row_stride = row_stride, m.head0 = head0, m.vecs = vecs;
-    m.same = (row_stride * sizeof(sample_t)) % kVecBytes == 0;
-    m.vin0 = reinterpret_cast<const raw_t*>(in + head0);
-    m.gap_vecs = m.same ? row_stride / kElemsPerVec - vecs.d : 0;
-    return m;
-  }
-  // Samples before the row's first vector-aligned one.
-  __device__ __forceinline__ static u64 head_of(const sample_t* row) {
-    const unsigned misalign = static_cast<unsigned>(reinterpret_cast<u64>(row) % kVecBytes);
-    return misalign ? (kVecBytes - misalign) / sizeof(sample_t) : 0;
-  }
-  __device__ __forceinline__ u64 row_head(u64 r) const { return same ? head0 : head_of(in + r * row_stride); }
-  __device__ __forceinline__ raw_t load(u64 j) const {
-    const u64 r = vecs.div(j);
-    if (same) return vin0[j + r * gap_vecs];
-    const sample_t* row = in + r * row_stride;
-    return reinterpret_cast<const raw_t*>(row + head_of(row))[j - r * vecs.d];
-  }
-  // The vector's first sample within its row (rows start on a pixel).
-  __device__ __forceinline__ u64 first_sample(u64 j) const {
-    const u64 r = vecs.div(j), c = j - r * vecs.d;
-    return row_head(r) + c * kElemsPerVec;
-  }
-};
+// The 2D mapping (Divider, Rows): a fragment of its own, which tests/cpu/test_config.cpp compiles for the host.
+#include "region_map.cuh"
 
 // Counts vectors [0, nvec) of `map` over the grid in tiles of threads * kLoads vectors.
 template <class Map>
@@ -496,8 +441,8 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     const Divider per_row{leftover, leftover_magic, leftover_shift};
     const u64 nleft = rows * leftover, row_vec_samples = vecs_per_row * kElemsPerVec;
     auto leftover_at = [&](u64 q, int& channel) {
-      const u64 r = per_row.div(q), k = q - r * leftover;
-      const u64 x = k < map.row_head(r) ? k : k + row_vec_samples;
+      u64 r;
+      const u64 x = map.leftover_at(q, per_row, leftover, row_vec_samples, r);
       channel = channel_at(x);
       return in[r * row_stride + x];
     };

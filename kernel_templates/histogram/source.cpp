@@ -127,7 +127,8 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       enum_constant("Merge", "kMerge", config.merge), config.cluster,
       enum_constant("Binning", "kBinning", config.binning), value_map,
       histogram_detail::HistogramWorkspace::preamble(), config.cluster, values ? 1 : 0);
-  return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template);
+  return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template,
+                                  {{"region_map.cuh", embedded::histogram_region_map_cuh}});
 }
 
 }  // namespace autotune

@@ -159,7 +159,8 @@ class HistogramRangeFamily final : public KernelFamily {
     return autotune::kernel_source(problem_of(p), config_of(c));
   }
   std::string code_text() const override {
-    return std::string(embedded::histogram_range_template) + std::string(embedded::histogram_range_source_cpp) +
+    return std::string(embedded::histogram_range_template) + std::string(embedded::histogram_range_region_map_cuh) +
+           std::string(embedded::histogram_range_source_cpp) +
            std::string(embedded::histogram_range_config_cpp) + std::string(embedded::histogram_range_enums_hpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }

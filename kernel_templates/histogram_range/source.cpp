@@ -80,7 +80,8 @@ std::string kernel_source(const HistogramRangeProblem& problem, const HistogramR
       enum_constant("Merge", "kMerge", config.merge), config.replicas,
       histogram_range_detail::lut_size(problem.type), histogram_range_detail::prebins(problem.bins),
       config.shared_bytes(problem));
-  return preamble::variant_source(std::move(pre), "histogram_range.cu", embedded::histogram_range_template);
+  return preamble::variant_source(std::move(pre), "histogram_range.cu", embedded::histogram_range_template,
+                                  {{"region_map.cuh", embedded::histogram_range_region_map_cuh}});
 }
 
 }  // namespace autotune

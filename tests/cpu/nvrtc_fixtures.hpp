@@ -136,10 +136,19 @@ std::vector<C> coverage(const std::vector<C>& configs) {
   return nvrtc_full() ? configs : pairwise_subset(configs);
 }
 
+/// Whether a cubin holds the code of kernel `name`: its section ".text.<name>", which NVRTC emits for every kernel
+/// it compiles (and for no kernel the source does not define).
+inline bool holds_kernel(const std::vector<char>& cubin, const std::string& name) {
+  const std::string section = ".text." + name;
+  return std::search(cubin.begin(), cubin.end(), section.c_str(), section.c_str() + section.size() + 1) != cubin.end();
+}
+
 /// Compiles kernel_source(problem, c) for every c of coverage(configs) for `arch` on all cores; the failures as text
-/// (configuration key and NVRTC log), empty when every one compiled to a cubin.
+/// (configuration key and NVRTC log, or the entry points of `kernels` a cubin lacks: those the launcher loads),
+/// empty when every one compiled to a cubin that holds them all.
 template <class P, class C>
-std::string compile_all(const P& problem, const std::vector<C>& all_configs, const std::string& arch) {
+std::string compile_all(const P& problem, const std::vector<C>& all_configs, const std::string& arch,
+                        const std::vector<std::string>& kernels = {}) {
   const std::vector<C> configs = coverage(all_configs);
   std::vector<std::string> failures(configs.size());
   std::atomic<std::size_t> next{0};
@@ -147,6 +156,9 @@ std::string compile_all(const P& problem, const std::vector<C>& all_configs, con
     for (std::size_t i; (i = next++) < configs.size();) {
       const auto r = jit::compile(kernel_source(problem, configs[i]), "variant.cu", arch);
       if (!r.ok || !is_elf(r.cubin)) failures[i] = configs[i].key() + ":\n" + r.log;
+      else
+        for (const std::string& k : kernels)
+          if (!holds_kernel(r.cubin, k)) failures[i] += configs[i].key() + ": no entry point " + k + "\n";
     }
   };
   {

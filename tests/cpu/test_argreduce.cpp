@@ -1,12 +1,15 @@
 // Arg-reductions without a GPU: problem keys, the family's parse and CLI options, configuration keys and validity,
 // the search space, the launch plan, the input generator and the CPU reference (ties, NaN, signed zeros, empty input,
-// the first index); then NVRTC compiles every variant (suite nvrtc_argreduce). Expected values are worked out by hand
-// here, never taken from the code under test.
+// the first index); then NVRTC compiles a pairwise-covering subset of each space, every variant under nvrtc_full (suite
+// nvrtc_argreduce). Expected values are worked out by hand here, never taken from the code under test.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +56,184 @@ DeviceInfo h100_like() {
 
 const float kNaNF = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInfF = std::numeric_limits<float>::infinity();
+
+}  // namespace
+
+// The template's own order of pairs and packed keys (kernel_templates/argreduce/order.cuh) compiled for the host, once
+// per 32-bit type and operation (the types of the packed keys), each in a namespace holding the constants the
+// preamble gives it (checked against kernel_source() below). Anonymous: each test file's host copies stay its own.
+#define AT_HOST_DEVICE inline
+#define ARG_HOST_ORDER_CONSTANTS(NS, T, MAX, FLOAT, IDENTITY, EMPTY) \
+  namespace NS::at {                                                 \
+  typedef unsigned long long u64;                                    \
+  typedef T in_t;                                                    \
+  constexpr bool kArgMax = MAX, kIsFloat = FLOAT;                    \
+  constexpr u64 kIdentityBits = IDENTITY, kEmptyBits = EMPTY;        \
+  }
+// What the checks below call, by the same names.
+#define ARG_HOST_ORDER_API(NS, TYPE, OP)                                                                    \
+  namespace NS {                                                                                            \
+  struct Api {                                                                                              \
+    typedef at::in_t T;                                                                                     \
+    typedef at::Pair Pair;                                                                                  \
+    static constexpr ValueType kType = TYPE;                                                                \
+    static constexpr ArgOp kOp = OP;                                                                        \
+    static constexpr unsigned long long kIdentityBits = at::kIdentityBits, kEmptyBits = at::kEmptyBits;     \
+    static constexpr bool kArgMax = at::kArgMax;                                                            \
+    static T identity_value() { return at::from_bits(at::kIdentityBits); }                                  \
+    static Pair none() { return at::identity(); }                                                           \
+    static bool better(T b, T a) { return at::better(b, a); }                                              \
+    static Pair combine(Pair a, Pair b) { return at::combine(a, b); }                                       \
+    static void store(unsigned char* out, Pair p, unsigned long long n) { at::store(out, p, n); }           \
+    static unsigned long long pack(Pair p) { return at::pack(p); }                                          \
+    static void unpack_store(unsigned char* out, unsigned long long k, const T* in, unsigned long long n) { \
+      at::unpack_store(out, k, in, n);                                                                      \
+    }                                                                                                       \
+  };                                                                                                        \
+  }
+namespace {
+ARG_HOST_ORDER_CONSTANTS(f32_max, float, true, true, 0xff800000ull, 0xff7fffffull)   // -inf; -FLT_MAX
+ARG_HOST_ORDER_CONSTANTS(f32_min, float, false, true, 0x7f800000ull, 0x7f7fffffull)  // +inf; FLT_MAX
+ARG_HOST_ORDER_CONSTANTS(i32_max, int, true, false, 0x80000000ull, 0x80000000ull)    // INT_MIN
+ARG_HOST_ORDER_CONSTANTS(i32_min, int, false, false, 0x7fffffffull, 0x7fffffffull)   // INT_MAX
+ARG_HOST_ORDER_CONSTANTS(u32_max, unsigned int, true, false, 0ull, 0ull)
+ARG_HOST_ORDER_CONSTANTS(u32_min, unsigned int, false, false, 0xffffffffull, 0xffffffffull)
+namespace f32_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace f32_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace i32_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace i32_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace u32_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace u32_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+ARG_HOST_ORDER_API(f32_max, ValueType::f32, ArgOp::argmax)
+ARG_HOST_ORDER_API(f32_min, ValueType::f32, ArgOp::argmin)
+ARG_HOST_ORDER_API(i32_max, ValueType::i32, ArgOp::argmax)
+ARG_HOST_ORDER_API(i32_min, ValueType::i32, ArgOp::argmin)
+ARG_HOST_ORDER_API(u32_max, ValueType::u32, ArgOp::argmax)
+ARG_HOST_ORDER_API(u32_min, ValueType::u32, ArgOp::argmin)
+
+// Values that meet the order's corners often: both zeros, NaNs of other signs and payloads, infinities, the
+// denormals, the extremes, the identity, and a few small numbers that tie.
+template <class T>
+T interesting_value(std::mt19937_64& rng) {
+  const int pick = static_cast<int>(rng() % 16);
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (pick) {
+      case 0: return 0.0f;
+      case 1: return -0.0f;
+      case 2: return std::bit_cast<float>(0x7FC00000u | static_cast<std::uint32_t>(rng() % 0x3FFFFF));  // NaN payloads
+      case 3: return std::bit_cast<float>(0xFFC00000u | static_cast<std::uint32_t>(rng() % 0x3FFFFF));  // negative NaN
+      case 4: return kInfF;
+      case 5: return -kInfF;
+      case 6: return std::numeric_limits<float>::denorm_min() * static_cast<float>(rng() % 3 + 1);
+      case 7: return -std::numeric_limits<float>::denorm_min();
+      case 8: return std::numeric_limits<float>::max();
+      case 9: return std::numeric_limits<float>::lowest();
+      default: return static_cast<float>(static_cast<int>(rng() % 7) - 3) * 0.5f;
+    }
+  } else {
+    switch (pick) {
+      case 0: return std::numeric_limits<T>::max();
+      case 1: return std::numeric_limits<T>::lowest();
+      case 2: return static_cast<T>(rng());
+      default: return static_cast<T>(rng() % 5);
+    }
+  }
+}
+
+// One input as the kernel splits it: a scalar head (before the first 16-byte-aligned element) and tail taken with
+// combine() at their indices, the vectors between dealt to `threads` threads in interleaved tiles, each thread
+// scanning its elements in index order into `acc` accumulators with better() (strictly better only, the index of the
+// first), as argreduce.cu's loops do. Returns each thread's candidate (its accumulators and its edge combined).
+template <class Api>
+std::vector<typename Api::Pair> thread_candidates(const std::vector<typename Api::T>& v, std::uint64_t head,
+                                                  std::uint64_t threads, int acc) {
+  typedef typename Api::Pair Pair;
+  constexpr std::uint64_t kElems = 4;  // 16-byte vectors of 4-byte values
+  const std::uint64_t n = v.size(), nvec = (n - head) / kElems, tail = head + nvec * kElems;
+  std::vector<Pair> out;
+  for (std::uint64_t t = 0; t < threads; ++t) {
+    Pair edge = Api::none();
+    if (t < head) edge = Api::combine(edge, Pair{v[t], t});
+    if (t < n - tail) edge = Api::combine(edge, Pair{v[tail + t], tail + t});
+    std::vector<Pair> best(acc, Api::none());
+    int taken = 0;  // the accumulator is chosen by the element's position in the thread's sequence
+    for (std::uint64_t j = t; j < nvec; j += threads)
+      for (std::uint64_t e = 0; e < kElems; ++e, ++taken) {
+        Pair& b = best[taken % acc];
+        const std::uint64_t i = head + j * kElems + e;
+        if (Api::better(v[i], b.v)) b = Pair{v[i], i};
+      }
+    Pair p = edge;
+    for (const Pair& b : best) p = Api::combine(p, b);
+    out.push_back(p);
+  }
+  return out;
+}
+
+// Over `inputs` random inputs (n in 0..72, values from interesting_value(), some all the identity): the pair path
+// (the candidates combined in a random order, store()) and the packed path (their keys' maximum, unpack_store()) each
+// give exactly reference_argreduce's value bits and index. The first difference, or empty.
+template <class Api>
+std::string host_order_difference(std::uint64_t seed, int inputs) {
+  typedef typename Api::T T;
+  std::mt19937_64 rng(seed);
+  ArgReduceProblem p;
+  p.op = Api::kOp, p.type = Api::kType;
+  for (int k = 0; k < inputs; ++k) {
+    const std::uint64_t n = rng() % 73;
+    std::vector<T> v(n);
+    const bool all_identity = rng() % 8 == 0;
+    for (T& x : v) x = all_identity ? Api::identity_value() : interesting_value<T>(rng);
+    if (!all_identity && n > 0 && rng() % 4 == 0) v[rng() % n] = Api::identity_value();
+    const std::uint64_t head = std::min<std::uint64_t>(n, rng() % 4);  // 0: an aligned start
+    const std::uint64_t threads = 4 + rng() % 6;  // at least the head's and the tail's elements (< 4 each)
+    const int acc = 1 << (rng() % 3);
+    auto candidates = thread_candidates<Api>(v, head, threads, acc);
+    const ArgExpected want = reference_argreduce(p, v.data(), n);
+    std::shuffle(candidates.begin(), candidates.end(), rng);
+    typename Api::Pair folded = Api::none();
+    unsigned long long key = 0;  // the greatest key, as the kernel's atomicMax and __reduce_max_sync give it
+    for (const auto& c : candidates) folded = Api::combine(folded, c), key = std::max(key, Api::pack(c));
+    unsigned char pair_out[16] = {}, packed_out[16] = {};
+    Api::store(pair_out, folded, n);
+    Api::unpack_store(packed_out, key, v.data(), n);
+    for (const auto& [path, out] : {std::pair{"pair", pair_out}, std::pair{"packed", packed_out}}) {
+      const std::string diff = compare_argreduce(p, want, out);
+      if (diff.empty()) continue;
+      std::string values;
+      for (T x : v) values += fmt::format(" {:#x}", static_cast<std::uint32_t>(std::bit_cast<std::uint32_t>(x)));
+      return fmt::format("{} {} path, n={} head={} threads={} acc={}: {}; values:{}", p.shape_key(), path, n, head,
+                         threads, acc, diff, values);
+    }
+  }
+  return "";
+}
+
+// The host constants of each namespace are the preamble's (kernel_source() of the fallback configuration).
+template <class Api>
+std::string host_constants_difference() {
+  ArgReduceProblem p;
+  p.op = Api::kOp, p.type = Api::kType;
+  const std::string src = kernel_source(p, ArgReduceConfig{});
+  for (const std::string& line :
+       {fmt::format("constexpr bool kArgMax = {};", Api::kArgMax),
+        fmt::format("constexpr unsigned long long kIdentityBits = 0x{:x}ULL;", Api::kIdentityBits),
+        fmt::format("constexpr unsigned long long kEmptyBits = 0x{:x}ULL;", Api::kEmptyBits)})
+    if (src.find(line) == std::string::npos) return p.shape_key() + ": the preamble has no '" + line + "'";
+  return "";
+}
 
 }  // namespace
 
@@ -249,7 +430,8 @@ TEST_SUITE("argreduce") {
     CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 264);
     CHECK_FALSE(plan_argreduce_launch(p, c, 1ull << 30, 264).finish_launch);
     c.grid_blocks = -1;
-    CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == kArgReduceMaxCoverGrid);
+    // 2^30 / 2048 = 2^19 tiles, capped at 64K blocks: 64K partials of 16 bytes, the workspace's 1 MiB.
+    CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 65536);
     CHECK(plan_argreduce_launch(p, c, 100 * 2048, 264).grid == 100);
     c.finish = Finish::two_pass;
     CHECK(plan_argreduce_launch(p, c, 100 * 2048, 264).finish_launch);
@@ -341,6 +523,25 @@ TEST_SUITE("argreduce") {
     CHECK(diff.find("index 7") != std::string::npos);
   }
 
+  TEST_CASE("the template's order and packed keys, compiled for the host: threads' candidates combined in any order "
+            "and their keys' maximum both give the reference's value and first index") {
+    // Zeros of both signs, NaN payloads, infinities, ties and inputs all the identity, aligned (the identity's
+    // elements in the scalar tail only) or not, over 4-9 emulated threads of 1, 2 or 4 accumulators.
+    CHECK(host_constants_difference<f32_max::Api>() == "");
+    CHECK(host_constants_difference<f32_min::Api>() == "");
+    CHECK(host_constants_difference<i32_max::Api>() == "");
+    CHECK(host_constants_difference<i32_min::Api>() == "");
+    CHECK(host_constants_difference<u32_max::Api>() == "");
+    CHECK(host_constants_difference<u32_min::Api>() == "");
+    constexpr int kInputs = 20000;
+    CHECK(host_order_difference<f32_max::Api>(1, kInputs) == "");
+    CHECK(host_order_difference<f32_min::Api>(2, kInputs) == "");
+    CHECK(host_order_difference<i32_max::Api>(3, kInputs) == "");
+    CHECK(host_order_difference<i32_min::Api>(4, kInputs) == "");
+    CHECK(host_order_difference<u32_max::Api>(5, kInputs) == "");
+    CHECK(host_order_difference<u32_min::Api>(6, kInputs) == "");
+  }
+
   TEST_CASE("the generator: reproducible, each distribution as documented") {
     const std::uint64_t n = 10000;
     for (ValueType t : all_value_types())
@@ -417,8 +618,9 @@ TEST_SUITE("nvrtc_argreduce") {
     CHECK_THROWS_AS(kernel_source(make(ArgOp::argmax, ValueType::f32), bad), UsageError);
   }
 
-  TEST_CASE("the variants of f32 argmax, i32 argmin, u32 argmax (packed keys) and i64 argmin compile for sm_90; the "
-            "fallback of every shape too") {
+  TEST_CASE("the variants of f32 argmax, i32 argmin, u32 argmax (packed keys) and i64 argmin compile for sm_90 with "
+            "both entry points (a pairwise-covering subset, every variant under nvrtc_full); the fallback of every "
+            "shape too") {
     // test::coverage() of each space (n = 0: the small-n paths included): all of it in the nvrtc_full.* tests,
     // else a pairwise subset, in which every pair of parameter values (pack=u64 and the 16-block clusters with the
     // others) still meets in one compiled variant.
@@ -426,7 +628,7 @@ TEST_SUITE("nvrtc_argreduce") {
                                       make(ArgOp::argmax, ValueType::u32), make(ArgOp::argmin, ValueType::i64)}) {
       const auto space = argreduce_space(p);
       MESSAGE(p.shape_key(), ": ", test::coverage(space).size(), " of ", space.size(), " variants");
-      CHECK(test::compile_all(p, space, "sm_90") == "");
+      CHECK(test::compile_all(p, space, "sm_90", {kArgReduceKernelName, kArgReduceFinishKernelName}) == "");
     }
     std::vector<ArgReduceConfig> fallback{ArgReduceConfig{}};
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})

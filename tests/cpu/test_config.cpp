@@ -32,49 +32,103 @@ int count_if(const std::vector<HistogramConfig>& space, auto pred) {
   return n;
 }
 
-// The kernel's x / d (histogram.cu, Divider) with the host's magic number and shift.
-std::uint64_t kernel_div(std::uint64_t x, std::uint64_t d, unsigned magic, int shift) {
-  if (shift >= 0) {
-    const auto x32 = static_cast<std::uint32_t>(x);
-    const auto t = static_cast<std::uint32_t>((static_cast<std::uint64_t>(x32) * magic) >> 32);  // __umulhi
-    return (t + ((x32 - t) >> 1)) >> shift;
+}  // namespace
+
+// The kernel's own 2D mapping (kernel_templates/histogram/region_map.cuh: Divider, Rows) compiled for the host, once
+// per sample size and load width the cases below use, each in a namespace holding what the preamble and histogram.cu
+// give it. raw_t is a probe: a load (Rows::load copies the vector from where it lies) records that address, so the
+// test sees exactly what each load reads. Anonymous: each test file's host copies stay its own.
+#define AT_HOST_DEVICE inline
+namespace {
+const void* g_loaded = nullptr;  // the address the last Rows::load read from
+template <int B>
+struct LoadProbe {
+  unsigned char bytes[B];
+  LoadProbe() = default;
+  LoadProbe(const LoadProbe& from) : bytes{} { g_loaded = &from; }
+};
+#define HISTOGRAM_HOST_ROWS(NS, T, VEC)                          \
+  namespace NS::at {                                             \
+  typedef unsigned long long u64;                                \
+  typedef T sample_t;                                            \
+  typedef LoadProbe<VEC> raw_t;                                  \
+  constexpr int kVecBytes = VEC;                                 \
+  constexpr int kElemsPerVec = VEC / static_cast<int>(sizeof(T)); \
   }
-  return d <= 1 ? x : x / d;
+HISTOGRAM_HOST_ROWS(u8_4, unsigned char, 4)
+HISTOGRAM_HOST_ROWS(u8_8, unsigned char, 8)
+HISTOGRAM_HOST_ROWS(u8_16, unsigned char, 16)
+HISTOGRAM_HOST_ROWS(f32_8, float, 8)
+HISTOGRAM_HOST_ROWS(f32_16, float, 16)
+namespace u8_4::at {
+#include "kernel_templates/histogram/region_map.cuh"
+}
+namespace u8_8::at {
+#include "kernel_templates/histogram/region_map.cuh"
+}
+namespace u8_16::at {
+#include "kernel_templates/histogram/region_map.cuh"
+}
+namespace f32_8::at {
+#include "kernel_templates/histogram/region_map.cuh"
+}
+namespace f32_16::at {
+#include "kernel_templates/histogram/region_map.cuh"
 }
 
-// How often the kernel's 2D mapping (histogram.cu: Rows::load for vector j, leftover_at for head/tail sample q),
-// fed with HistogramKernel::region_args, touches each sample from `base`; empty when a vector is misaligned.
-std::vector<int> region_coverage(const HistogramProblem& p, const HistogramConfig& c, std::uintptr_t base,
+// How often the kernel's 2D mapping (Rows::load for vector j, Rows::leftover_at for head/tail sample q), fed with
+// HistogramKernel::region_args (the host's half), touches each sample from `in`; empty when a vector is misaligned
+// or Rows::first_sample (the channel's source) disagrees with where the vector lies in its row.
+template <class Rows, class S>
+std::vector<int> region_coverage(const HistogramProblem& p, const HistogramConfig& c, const S* in,
                                  const HistogramKernel::Region& region) {
-  const auto a = HistogramKernel::region_args(p, c, reinterpret_cast<const void*>(base), 0, region);
-  const std::uint64_t size = size_of(p.type), vec = static_cast<std::uint64_t>(c.load_bytes(p)), e = vec / size;
+  typedef decltype(Rows::vecs) Divider;
+  const auto a = HistogramKernel::region_args(p, c, in, 0, region);
+  const std::uint64_t vec = static_cast<std::uint64_t>(c.load_bytes(p)), e = vec / sizeof(S);
   std::vector<int> touched(a.rows * a.row_stride + a.row_samples, 0);
-  auto head_of = [&](std::uint64_t sample) {  // samples before the first vector-aligned one of a row
-    const std::uint64_t mis = (base + sample * size) % vec;
-    return mis ? (vec - mis) / size : 0;
-  };
-  const bool same = (a.row_stride * size) % vec == 0;
-  const std::uint64_t gap = same ? a.row_stride / e - a.vecs_per_row : 0;
+  const Rows map = Rows::make(in, a.row_stride, a.head0, Divider{a.vecs_per_row, a.vecs_magic, a.vecs_shift});
   for (std::uint64_t j = 0; j < a.rows * a.vecs_per_row; ++j) {
-    const std::uint64_t r = kernel_div(j, a.vecs_per_row, a.vecs_magic, a.vecs_shift);
-    const std::uint64_t first = same ? a.head0 + (j + r * gap) * e
-                                     : r * a.row_stride + head_of(r * a.row_stride) + (j - r * a.vecs_per_row) * e;
-    if ((base + first * size) % vec != 0) return {};
+    g_loaded = nullptr;
+    [[maybe_unused]] const auto loaded = map.load(j);
+    const auto at = reinterpret_cast<std::uintptr_t>(g_loaded), from = reinterpret_cast<std::uintptr_t>(in);
+    if (at % vec != 0 || at < from || (at - from) % sizeof(S) != 0) return {};
+    const std::uint64_t first = (at - from) / sizeof(S);
+    if (first + e > touched.size() || map.first_sample(j) != first % a.row_stride) return {};
     for (std::uint64_t k = 0; k < e; ++k) ++touched[first + k];
   }
+  const Divider per_row{a.leftover, a.leftover_magic, a.leftover_shift};
   for (std::uint64_t q = 0; q < a.rows * a.leftover; ++q) {
-    const std::uint64_t r = kernel_div(q, a.leftover, a.leftover_magic, a.leftover_shift), k = q - r * a.leftover;
-    const std::uint64_t head = same ? a.head0 : head_of(r * a.row_stride);
-    ++touched[r * a.row_stride + (k < head ? k : k + a.vecs_per_row * e)];
+    unsigned long long r = 0;  // the kernel's u64
+    const std::uint64_t x = map.leftover_at(q, per_row, a.leftover, a.vecs_per_row * e, r);
+    const std::uint64_t i = r * a.row_stride + x;  // histogram.cu: in[r * row_stride + x]
+    if (i >= touched.size() || x >= a.row_stride) return {};
+    ++touched[i];
   }
   return touched;
 }
 
+// The same for the sample type and load width of `p` and `c`, the region from `base` (in a buffer that holds it).
+std::vector<int> region_coverage(const HistogramProblem& p, const HistogramConfig& c, const void* base,
+                                 const HistogramKernel::Region& region) {
+  const int vec = c.load_bytes(p);
+  const auto* u8 = static_cast<const unsigned char*>(base);
+  const auto* f32 = static_cast<const float*>(base);
+  if (p.type == SampleType::u8 && vec == 4) return region_coverage<u8_4::at::Rows>(p, c, u8, region);
+  if (p.type == SampleType::u8 && vec == 8) return region_coverage<u8_8::at::Rows>(p, c, u8, region);
+  if (p.type == SampleType::u8 && vec == 16) return region_coverage<u8_16::at::Rows>(p, c, u8, region);
+  if (p.type == SampleType::f32 && vec == 8) return region_coverage<f32_8::at::Rows>(p, c, f32, region);
+  if (p.type == SampleType::f32 && vec == 16) return region_coverage<f32_16::at::Rows>(p, c, f32, region);
+  FAIL("no host copy of the 2D mapping for ", p.shape_key(), " with ", vec, "-byte loads");
+  return {};
+}
+
 }  // namespace
 
+
 TEST_SUITE("config") {
-  TEST_CASE("2D regions: the host's row mapping (V, heads, tails, magic numbers) makes the kernel read every sample "
-            "of the region once and nothing else, aligned, at any start and stride") {
+  TEST_CASE("2D regions: the kernel's row mapping (region_map.cuh, compiled for the host), fed the host's V, heads, "
+            "tails and magic numbers, reads every sample of the region once and nothing else, aligned, at any start "
+            "and stride") {
     struct Case {
       HistogramProblem problem;
       int vec_bytes;
@@ -104,6 +158,8 @@ TEST_SUITE("config") {
       c.vec_bytes = k.vec_bytes;
       const std::uint64_t size = size_of(k.problem.type);
       const std::uint64_t row = k.problem.samples(k.row_pixels), stride = k.stride_bytes / size;
+      std::vector<unsigned char> buffer(k.rows * k.stride_bytes + 64);
+      const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(buffer.data()) + 15) / 16 * 16;
       for (std::uintptr_t offset = 0; offset < 16; offset += size) {
         if (HistogramKernel::needs_pixel_alignment(k.problem, c) &&
             offset % (size * static_cast<std::uint64_t>(k.problem.channels)) != 0)
@@ -113,8 +169,8 @@ TEST_SUITE("config") {
         CAPTURE(k.row_pixels);
         CAPTURE(k.stride_bytes);
         CAPTURE(offset);
-        const auto touched =
-            region_coverage(k.problem, c, 0x10000 + offset, HistogramKernel::Region{k.row_pixels, k.rows, k.stride_bytes});
+        const auto touched = region_coverage(k.problem, c, reinterpret_cast<const void*>(aligned + offset),
+                                             HistogramKernel::Region{k.row_pixels, k.rows, k.stride_bytes});
         REQUIRE(!touched.empty());
         std::uint64_t wrong = 0;
         for (std::uint64_t i = 0; i < touched.size(); ++i) {

@@ -1,6 +1,6 @@
 // The range-histogram family without a GPU: keys, parsing, the levels' checks, the tuner's levels, the CPU
-// reference on hand-counted inputs, the configuration rules and shared-memory layout, and NVRTC compiling every
-// variant of the space for sm_90.
+// reference on hand-counted inputs, the configuration rules and shared-memory layout, and NVRTC compiling a
+// pairwise-covering subset of each space for sm_90 (every variant under nvrtc_full), both entry points in each cubin.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autotune/error.hpp"
@@ -38,6 +39,125 @@ std::vector<L> as_levels(const std::vector<unsigned char>& bytes) {
   std::vector<L> out(bytes.size() / sizeof(L));
   std::memcpy(out.data(), bytes.data(), bytes.size());
   return out;
+}
+
+}  // namespace
+
+// The kernel's own 2D mapping (kernel_templates/histogram_range/region_map.cuh: count_region, which lays out a
+// region's rows and reads their leftover samples, and count_region_vectors with its Cursor walk over their vectors)
+// compiled for the host, for six sample types, load widths, loads per tile and channels, each in a namespace
+// holding what the preamble and histogram_range.cu give it: an __ldg that records each address it reads, a
+// count_sample that records the channel it is given. Anonymous: each test file's host copies stay its own.
+#define AT_HOST_DEVICE inline
+namespace {
+std::vector<std::pair<std::uintptr_t, std::size_t>> g_reads;  // (address, bytes) of each __ldg
+std::vector<std::pair<std::uintptr_t, int>> g_sample_channels;  // (address, channel) of each leftover sample
+#define RANGE_HOST_MAP(NS, T, VEC, LOADS, CHANNELS)                       \
+  namespace NS::at {                                                      \
+  typedef unsigned long long u64;                                         \
+  typedef T sample_t;                                                     \
+  struct raw_t {                                                          \
+    unsigned char bytes[VEC];                                             \
+  };                                                                      \
+  constexpr int kVecBytes = VEC, kLoads = LOADS, kChannels = CHANNELS;    \
+  constexpr int kElemsPerVec = VEC / static_cast<int>(sizeof(T));         \
+  union Vec {                                                             \
+    raw_t raw;                                                            \
+    sample_t s[kElemsPerVec];                                             \
+  };                                                                      \
+  struct Binner {};                                                       \
+  struct Counter {};                                                      \
+  template <class L>                                                      \
+  L __ldg(const L* p) {                                                   \
+    g_reads.emplace_back(reinterpret_cast<std::uintptr_t>(p), sizeof(L)); \
+    return *p;                                                            \
+  }                                                                       \
+  inline void count_sample(sample_t, int c, const Binner&, const Counter&) { \
+    g_sample_channels.emplace_back(g_reads.back().first, c);              \
+  }                                                                       \
+  }
+RANGE_HOST_MAP(u8_16x4, unsigned char, 16, 4, 1)
+RANGE_HOST_MAP(rgba_16x2, unsigned char, 16, 2, 4)
+RANGE_HOST_MAP(rgb_16x1, unsigned char, 16, 1, 3)
+RANGE_HOST_MAP(u16_8x1, unsigned short, 8, 1, 1)
+RANGE_HOST_MAP(f32_16x2, float, 16, 2, 1)
+RANGE_HOST_MAP(f64_16x3, double, 16, 3, 1)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"  // the fragment's #pragma unroll, for NVRTC
+namespace u8_16x4::at {
+#include "kernel_templates/histogram_range/region_map.cuh"
+}
+namespace rgba_16x2::at {
+#include "kernel_templates/histogram_range/region_map.cuh"
+}
+namespace rgb_16x1::at {
+#include "kernel_templates/histogram_range/region_map.cuh"
+}
+namespace u16_8x1::at {
+#include "kernel_templates/histogram_range/region_map.cuh"
+}
+namespace f32_16x2::at {
+#include "kernel_templates/histogram_range/region_map.cuh"
+}
+namespace f64_16x3::at {
+#include "kernel_templates/histogram_range/region_map.cuh"
+}
+#pragma GCC diagnostic pop
+
+// What the grid of `threads` threads reads of a region (`rows` rows of `row_samples` samples, `row_stride` apart)
+// from `in` through at::count_region, thread after thread: how often each of the `span` samples from `in` is read.
+// Empty when a vector load is misaligned, a read falls outside the span, a vector's first sample as count_region
+// reports it (the channel's source) is not where the vector lies in its row, or a leftover sample's channel is not
+// its place in its row modulo the channels (rows start on a pixel).
+template <class S, class Vec, class Run>
+std::vector<int> region_reads(const void* base, std::uint64_t span, std::uint64_t row_stride, int vec_bytes,
+                              int channels, std::uint64_t threads, Run run) {
+  const S* in = static_cast<const S*>(base);
+  const auto from = reinterpret_cast<std::uintptr_t>(in);
+  auto place = [&](std::uintptr_t at) { return (at - from) / sizeof(S) % row_stride; };  // within its row
+  g_reads.clear();
+  g_sample_channels.clear();
+  std::vector<std::uint64_t> firsts;  // what count_region gives each vector, in the order it loads them
+  for (std::uint64_t tid = 0; tid < threads; ++tid) run(in, tid, [&](const Vec&, unsigned long long first) {
+      firsts.push_back(first);
+    });
+  std::vector<int> reads(span, 0);
+  std::size_t vectors = 0;
+  for (const auto& [at, bytes] : g_reads) {
+    if (at < from || (at - from) % sizeof(S) != 0 || (at - from) / sizeof(S) + bytes / sizeof(S) > span) return {};
+    if (bytes != sizeof(S)) {
+      if (bytes != static_cast<std::size_t>(vec_bytes) || at % vec_bytes != 0) return {};
+      if (vectors >= firsts.size() || firsts[vectors++] != place(at)) return {};
+    }
+    for (std::size_t k = 0; k < bytes / sizeof(S); ++k) ++reads[(at - from) / sizeof(S) + k];
+  }
+  if (vectors != firsts.size()) return {};
+  for (const auto& [at, channel] : g_sample_channels)
+    if (channel != static_cast<int>(place(at) % channels)) return {};
+  return reads;
+}
+
+#define RANGE_REGION_READS(NS)                                                                                     \
+  region_reads<NS::at::sample_t, NS::at::Vec>(                                                                     \
+      in, span, row_stride, NS::at::kVecBytes, NS::at::kChannels, threads, [&](const auto* i, auto tid, auto count) { \
+        NS::at::count_region(i, row_samples, rows, row_stride, threads, tid, NS::at::Binner{}, NS::at::Counter{},  \
+                             count);                                                                               \
+      })
+
+// region_reads through the host copy for `type` and `channels` (RANGE_HOST_MAP above).
+std::vector<int> region_reads(SampleType type, int channels, const void* in, std::uint64_t span,
+                              std::uint64_t row_samples, std::uint64_t rows, std::uint64_t row_stride,
+                              std::uint64_t threads) {
+  if (type == SampleType::u8 && channels == 4) return RANGE_REGION_READS(rgba_16x2);
+  if (type == SampleType::u8 && channels == 3) return RANGE_REGION_READS(rgb_16x1);
+  if (channels != 1) FAIL("no host copy of the 2D mapping for ", channels, " channels of ", to_string(type));
+  switch (type) {
+    case SampleType::u8: return RANGE_REGION_READS(u8_16x4);
+    case SampleType::u16: return RANGE_REGION_READS(u16_8x1);
+    case SampleType::f32: return RANGE_REGION_READS(f32_16x2);
+    case SampleType::f64: return RANGE_REGION_READS(f64_16x3);
+    default: FAIL("no host copy of the 2D mapping for ", to_string(type)); return {};
+  }
 }
 
 }  // namespace
@@ -171,6 +291,60 @@ TEST_SUITE("histogram_range") {
     CHECK(reference_range_histogram_region(p, s.data(), 2, 0, 4, levels.data()) == std::vector<std::uint64_t>{0, 0});
   }
 
+  TEST_CASE("2D regions: the kernel's mapping (region_map.cuh, compiled for the host) reads every sample of the region "
+            "once and nothing else, each vector aligned, with each sample's channel, at any start, stride and grid") {
+    struct Case {
+      SampleType type;
+      std::uint64_t row_samples, rows, row_stride;  // samples
+      int channels = 1;
+    };
+    const std::vector<Case> cases = {
+        {SampleType::u8, 1000, 31, 1003},    // an odd stride: rows of every alignment
+        {SampleType::u8, 1000, 20, 1024},    // a stride of whole vectors: row 0's head in every row
+        {SampleType::u8, 3, 100, 5},         // rows narrower than a vector: leftovers only
+        {SampleType::u8, 3, 50, 16},         // the same, rows on row 0's alignment (heads past the row's end)
+        {SampleType::u8, 15, 40, 32},        // rows of exactly one vector's worth, on one alignment
+        {SampleType::u8, 7001, 30, 7006},
+        {SampleType::u8, 17, 2, 17},         // packed rows
+        {SampleType::u16, 50, 40, 53},       // 8-byte loads, one per tile
+        {SampleType::f32, 777, 29, 781},     // 3124-byte strides: off the 16-byte grid
+        {SampleType::f32, 1000, 10, 1024},
+        {SampleType::f64, 100, 50, 101},     // 808-byte strides: every other row off the 16-byte grid
+        {SampleType::f64, 100, 50, 102},     // 816 bytes: on it
+        {SampleType::f64, 1, 300, 3},        // one sample per row, narrower than a vector
+        {SampleType::u8, 4 * 333, 41, 4 * 335, 4},  // RGBA pixels: rows on a pixel, not on the 16-byte grid
+        {SampleType::u8, 4 * 7, 50, 4 * 8, 4},      // short RGBA rows on the 16-byte grid
+        {SampleType::u8, 3 * 333, 41, 3 * 335, 3},  // RGB: a vector's first sample of any channel
+    };
+    int checked = 0;
+    for (const Case& k : cases) {
+      const std::uint64_t size = size_of(k.type), span = k.rows * k.row_stride + 16;
+      std::vector<unsigned char> buffer(span * size + 64);
+      const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(buffer.data()) + 15) / 16 * 16;
+      for (std::uintptr_t offset = 0; offset < 16; offset += size * static_cast<std::uint64_t>(k.channels))
+        for (std::uint64_t threads : {1, 7, 32, 257}) {
+          CAPTURE(to_string(k.type));
+          CAPTURE(k.row_samples);
+          CAPTURE(k.rows);
+          CAPTURE(k.row_stride);
+          CAPTURE(offset);
+          CAPTURE(threads);
+          CAPTURE(k.channels);
+          const auto reads = region_reads(k.type, k.channels, reinterpret_cast<const void*>(aligned + offset), span,
+                                          k.row_samples, k.rows, k.row_stride, threads);
+          REQUIRE(!reads.empty());
+          std::uint64_t wrong = 0;
+          for (std::uint64_t i = 0; i < reads.size(); ++i) {
+            const bool in_region = i / k.row_stride < k.rows && i % k.row_stride < k.row_samples;
+            wrong += reads[i] != (in_region ? 1 : 0);
+          }
+          CHECK(wrong == 0);
+          ++checked;
+        }
+    }
+    CHECK(checked > 200);
+  }
+
   TEST_CASE("reference: f32 at the edges, NaN and infinities count nowhere; f64 and u32 compare in their types") {
     const HistogramRangeProblem p = make(SampleType::f32, 2);
     const std::vector<float> levels{-1.0f, 0.5f, 2.0f};
@@ -289,17 +463,21 @@ TEST_SUITE("histogram_range") {
 }
 
 TEST_SUITE("nvrtc_histrange") {
-  TEST_CASE("the u8 variants (values, lut, search, prebin, search_global) compile for sm_90") {
+  const std::vector<std::string> kEntryPoints{kHistogramRangeKernelName, kHistogramRange2dKernelName};
+  TEST_CASE("the u8 variants (values, lut, search, prebin, search_global) compile for sm_90 with the 1D and the 2D "
+            "entry point: a pairwise-covering subset, every variant under nvrtc_full") {
     const auto p = make(SampleType::u8, 255);
-    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
+    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90", kEntryPoints) == "");
   }
-  TEST_CASE("the f32 variants with 999 bins compile for sm_90") {
+  TEST_CASE("the f32 variants with 999 bins compile for sm_90 with both entry points: a pairwise-covering subset, "
+            "every variant under nvrtc_full") {
     const auto p = make(SampleType::f32, 999);
-    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
+    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90", kEntryPoints) == "");
   }
   // Each case compiles test::coverage() of its space (tests/cpu/nvrtc_fixtures.hpp): a subset in which every pair of
   // parameter values occurs, every variant in the nvrtc_full.* tests. The GPU suite compiles and runs every variant.
-  TEST_CASE("a pairwise-covering subset of every u16, i32, u32 and f64 space compiles for sm_90, 64-bit counters too") {
+  TEST_CASE("a pairwise-covering subset of every u16, i32, u32 and f64 space (each whole under nvrtc_full) compiles "
+            "for sm_90 with both entry points, 64-bit counters too") {
     for (auto [t, bins] : {std::pair{SampleType::u16, 4096}, std::pair{SampleType::i32, 100},
                            std::pair{SampleType::u32, 1000}, std::pair{SampleType::f64, 1000}}) {
       auto p = make(t, bins);
@@ -309,11 +487,11 @@ TEST_SUITE("nvrtc_histrange") {
       const auto subset = test::pairwise_subset(space);
       CHECK(test::value_pairs(subset) == test::value_pairs(space));
       CHECK(subset.size() * 3 < space.size());
-      CHECK(test::compile_all(p, subset, "sm_90") == "");
+      CHECK(test::compile_all(p, space, "sm_90", kEntryPoints) == "");  // compiles test::coverage(space)
     }
   }
   TEST_CASE("the fallback compiles for sm_80 at the largest bin count") {
     const auto p = make(SampleType::f64, 1 << 20);
-    CHECK(test::compile_all(p, std::vector{HistogramRangeConfig::fallback(p)}, "sm_80") == "");
+    CHECK(test::compile_all(p, std::vector{HistogramRangeConfig::fallback(p)}, "sm_80", kEntryPoints) == "");
   }
 }

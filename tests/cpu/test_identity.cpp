@@ -42,8 +42,9 @@ TEST_SUITE("identity") {
       return std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     };
     const CodeIdentity id = current_identity("histogram", 12345);
-    CHECK(id.template_hash == template_hash(read("histogram/histogram.cu") + read("histogram/source.cpp") +
-                                            read("histogram/enums.hpp") + read("histogram/workspace_layout.hpp") +
+    CHECK(id.template_hash == template_hash(read("histogram/histogram.cu") + read("histogram/region_map.cuh") +
+                                            read("histogram/source.cpp") + read("histogram/enums.hpp") +
+                                            read("histogram/workspace_layout.hpp") + read("histogram/value_bins.cpp") +
                                             read("preamble.hpp") + read("common.cuh")));
     CHECK(id.family == "histogram");
     CHECK(id.driver_version == 12345);

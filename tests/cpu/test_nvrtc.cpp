@@ -1,14 +1,18 @@
-// NVRTC needs no GPU: every variant of the space is compiled here for the architectures we ship for.
+// NVRTC needs no GPU: the variants of each space are compiled here for the architectures we ship for, a
+// pairwise-covering subset of each (every variant in the nvrtc_full.* tests), and each cubin must hold both entry
+// points the launcher loads (HistogramKernel: kHistogramKernelName, kHistogram2dKernelName).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <thread>
@@ -19,6 +23,7 @@
 #include "core/jit.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "kernel_templates/preamble.hpp"
 #include "embedded.hpp"
 
 using namespace autotune;
@@ -30,10 +35,11 @@ using test::pairwise_subset;
 using test::value_pairs;
 
 // Compiles test::coverage() of `space` for `problem` on all cores (every configuration with AUTOTUNE_NVRTC_FULL=1,
-// else a pairwise-covering subset); returns the failures as text. The GPU suite compiles and runs every variant.
+// else a pairwise-covering subset); returns the failures as text, a cubin without the 1D or the 2D entry point
+// among them. The GPU suite compiles and runs every variant.
 std::string compile_configs(const HistogramProblem& problem, const std::vector<HistogramConfig>& space,
                             const std::string& arch) {
-  return test::compile_all(problem, space, arch);
+  return test::compile_all(problem, space, arch, {kHistogramKernelName, kHistogram2dKernelName});
 }
 
 // The configurations the tuner may measure for `problem`, at any n.
@@ -68,7 +74,8 @@ TEST_SUITE("nvrtc") {
     CHECK(subset.size() * 3 < space.size());
     CHECK(test::coverage(space).size() == (test::nvrtc_full() ? space.size() : subset.size()));
   }
-  TEST_CASE("the u8/256-bin variants compile for sm_90 and sm_80") {
+  TEST_CASE("the u8/256 variants compile for sm_90 and sm_80, each cubin with the 1D and the 2D entry point: a "
+            "pairwise-covering subset, every variant under nvrtc_full") {
     CHECK(compile_space(u8_256(), "sm_90") == "");
     // sm_80 has no thread-block clusters: the tuner prunes those variants there (histogram_constraint_violation).
     std::vector<HistogramConfig> space;
@@ -76,7 +83,8 @@ TEST_SUITE("nvrtc") {
       if (c.cluster == 1) space.push_back(c);
     CHECK(compile_configs(u8_256(), space, "sm_80") == "");
   }
-  TEST_CASE("pixels: the u8 RGBA (3 of 4) and RGB (3 of 3) variants compile for sm_90") {
+  TEST_CASE("pixels: the u8 RGBA (3 of 4) and RGB (3 of 3) variants compile for sm_90: a pairwise-covering subset, "
+            "every variant under nvrtc_full") {
     for (const int channels : {4, 3}) {
       HistogramProblem p;
       p.channels = channels, p.active = 3;
@@ -107,18 +115,20 @@ TEST_SUITE("nvrtc") {
       CHECK(src.find(fmt::format("constexpr int kChOffset1 = {};", p.channel(0).bins)) != std::string::npos);
     }
   }
-  TEST_CASE("the f32/1024-bin variants compile for sm_90") {
+  TEST_CASE("the f32/1024-bin variants compile for sm_90: a pairwise-covering subset, every variant under nvrtc_full") {
     CHECK(compile_space(f32_1024(), "sm_90") == "");
   }
-  TEST_CASE("the i32 variants with a negative range compile for sm_90") {
+  TEST_CASE("the i32 variants with a negative range compile for sm_90: a pairwise-covering subset, every variant "
+            "under nvrtc_full") {
     CHECK(compile_space(i32_100(), "sm_90") == "");
   }
-  TEST_CASE("the u16/65536-bin variants (16-bit shared counters, 64-bit output) compile for sm_90") {
+  TEST_CASE("the u16/65536-bin variants (16-bit shared counters, 64-bit output) compile for sm_90: a pairwise-covering "
+            "subset, every variant under nvrtc_full") {
     HistogramProblem p;
     p.type = SampleType::u16, p.bins = 65536, p.lower = 0, p.upper = 65536, p.counter_bits = 64;
     CHECK(compile_space(p, "sm_90") == "");
   }
-  TEST_CASE("the f64 variants compile for sm_90") {
+  TEST_CASE("the f64 variants compile for sm_90: a pairwise-covering subset, every variant under nvrtc_full") {
     HistogramProblem p;
     p.type = SampleType::f64, p.bins = 1000, p.lower = -1000, p.upper = 1000;
     CHECK(compile_space(p, "sm_90") == "");
@@ -126,10 +136,32 @@ TEST_SUITE("nvrtc") {
     CHECK(src.find("typedef double sample_t;") != std::string::npos);
     CHECK(src.find("constexpr double kScaleD = 0x1p-1;") != std::string::npos);  // 1000 bins / 2000
   }
-  TEST_CASE("the u32 variants with 1M bins (global atomics only) compile for sm_90") {
+  TEST_CASE("the u32 variants with 1M bins (global atomics only) compile for sm_90: a pairwise-covering subset, every "
+            "variant under nvrtc_full") {
     HistogramProblem p;
     p.type = SampleType::u32, p.bins = 1 << 20, p.lower = 0, p.upper = 1 << 20;
     CHECK(compile_space(p, "sm_90") == "");
+  }
+
+  TEST_CASE("a variant's source holds region_map.cuh in place of the template's #include, behind #line directives "
+            "that keep each file's own line numbers; a fragment the template does not include is refused") {
+    const std::string tmpl(embedded::histogram_template), frag(embedded::histogram_region_map_cuh);
+    const std::string directive = "#include \"region_map.cuh\"\n";
+    const std::size_t at = tmpl.find(directive);
+    REQUIRE(at != std::string::npos);
+    const long next_line = std::count(tmpl.begin(), tmpl.begin() + static_cast<long>(at), '\n') + 2;
+    const std::string src = kernel_source(u8_256(), HistogramConfig{});
+    CHECK(src.find(directive) == std::string::npos);
+    CHECK(src.find("#line 1 \"region_map.cuh\"\n" + frag + fmt::format("#line {} \"histogram.cu\"\n", next_line) +
+                   tmpl.substr(at + directive.size())) != std::string::npos);
+    // What a fragment is put into: the template's text before the #include, unchanged.
+    CHECK(src.find("#line 1 \"histogram.cu\"\n" + tmpl.substr(0, at) + "#line 1 \"region_map.cuh\"") !=
+          std::string::npos);
+    CHECK(preamble::variant_source("", "t.cu", "a\n#include \"f.cuh\"\nb\n", {{"f.cuh", "x"}}) ==
+          "#line 1 \"common.cuh\"\n" + std::string(embedded::common_cuh) +
+              "#line 1 \"t.cu\"\na\n#line 1 \"f.cuh\"\nx\n#line 3 \"t.cu\"\nb\n");
+    CHECK_THROWS_AS(preamble::variant_source("", "t.cu", "a\nb\n", {{"f.cuh", "x"}}), std::logic_error);
+    CHECK_THROWS_AS(preamble::variant_source("", "t.cu", "a #include \"f.cuh\"\n", {{"f.cuh", "x"}}), std::logic_error);
   }
 
   TEST_CASE("the generated preamble carries the configuration's constants") {

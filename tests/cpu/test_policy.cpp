@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -205,23 +207,33 @@ TEST_SUITE("policy") {
     const auto a = policy_choice(f32max, &h100);
     REQUIRE(a);
     CHECK(a->why.find("argreduce/argmax/f32/n=1048576/") != std::string::npos);
-    // u64 argmin: no u64 entry; a 64-bit type (f64) is closer than a 32-bit one.
+    CHECK(a->config ==
+          *Config::parse("argreduce", "red=warp_shuffle,block=256,vec=16,loads=4,acc=1,finish=last_block,grid=-1"));
+    // u64 argmin: no u64 entry; a 64-bit type (f64) is closer than a 32-bit one: f64 argmax 4 + 1 (the other op) = 5,
+    // f32 argmin 4 + 2 (the other size) = 6. Of f64 argmax's 64K, 1M and 128M, 1M is nearest 5M (ratio 4.8 vs 27).
     ArgReduceProblem u64min;
     u64min.op = ArgOp::argmin;
     u64min.type = ValueType::u64;
     u64min.n = 5'000'000;
     const auto b = policy_choice(u64min, &h100);
     REQUIRE(b);
-    CHECK(b->why.find("/f64/") != std::string::npos);
-    // Range histograms: u8 with 100 bins takes a u8 shape's configuration (the byte-value binning); i32, which no
-    // entry holds, gets a configuration whose binning i32 can run (not the u8/u16-only values or lut).
+    CHECK(b->why.find("argreduce/argmax/f64/n=1048576/") != std::string::npos);
+    CHECK(b->config ==
+          *Config::parse("argreduce", "red=warp_shuffle,block=256,vec=16,loads=8,acc=1,finish=last_block,grid=-1"));
+    // Range histograms: u8 with 100 bins takes a u8 shape's configuration (the byte-value binning): of u8/255 (|log2
+    // 2.55| counted twice: 2.70) and u8/16 (|log2 0.16| = 2.64), 16 bins, held at 512M only. i32, which no entry
+    // holds, gets a configuration whose binning i32 can run (not the u8/u16-only values or lut): 8 + 2 x log2(999/500)
+    // = 9.996 for f32/999 and f64/999 (irregular edges, as the problem's), a tie that the nearer size breaks: f32's
+    // 64M entry is the problem's n.
     HistogramRangeProblem u8;
     u8.type = SampleType::u8;
     u8.bins = 100;
     u8.n = 64 << 20;
     const auto c = policy_choice(u8, &h100);
     REQUIRE(c);
-    CHECK(c->why.find("histogram_range/u8/") != std::string::npos);
+    CHECK(c->why.find("histogram_range/u8/bins=16/edges=irregular/n=536870912/") != std::string::npos);
+    CHECK(c->config ==
+          *Config::parse("histogram_range", "bin=values,priv=shared,R=32,block=1024,vec=16,loads=4,grid=0"));
     HistogramRangeProblem i32 = u8;
     i32.type = SampleType::i32;
     i32.bins = 500;
@@ -231,6 +243,9 @@ TEST_SUITE("policy") {
     REQUIRE(dc);
     CHECK(dc->binning != RangeBinning::values);
     CHECK(dc->binning != RangeBinning::lut);
+    CHECK(d->why.find("histogram_range/f32/bins=999/edges=irregular/n=67108864/") != std::string::npos);
+    CHECK(d->config ==
+          *Config::parse("histogram_range", "bin=prebin,priv=shared,R=1,block=1024,vec=16,loads=4,grid=0"));
     CHECK(Problem(i32).family().violation(Problem(i32), d->config, &h100).empty());
     // Through the lookup with no cache: the policy, never the built-in default.
     const LookupTarget target{h100.model_key(), h100.arch(), h100.sm_count, 0, h100};
@@ -280,17 +295,35 @@ TEST_SUITE("policy") {
     const DeviceInfo h100 = test::h100_device("GPU-policy");
     LookupTarget target{h100.model_key(), h100.arch(), h100.sm_count, 0, h100};
     const Cache empty(":memory:");
+    // f32 with 5000 bins at 3M, from the shipped kernel_templates/histogram/policy.json: of its f32 shapes (all over
+    // [0,1)), 2048 bins is the closest (|log2(2048/5000)| = 1.29; 64: 6.29; 32768: 2 x 2.71; 262144: 2 x 5.71), and its
+    // 20 KB of 32-bit counters fit. Its sizes 64K, 1M and 16M: 3M is served the configuration 1M and 16M share.
+    const std::string k64K =
+        "priv=shared,R=1,cbits=32,block=512,vec=16,loads=1,agg=none,part=interleaved,merge=self_zero,grid=0";
+    const std::string k1M =
+        "priv=shared,R=1,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0";
     const HistogramProblem p = f32(5000, 3 << 20);
     const Lookup l = lookup_config(empty, target, p);
     CHECK(l.source == ConfigSource::policy);
-    CHECK(l.config == policy_choice(p, &h100)->config);
-    CHECK(l.distance.find("policy fitted for histogram/f32/") != std::string::npos);
+    CHECK(l.config == *Config::parse("histogram", k1M));
+    CHECK(l.distance.find("policy fitted for histogram/f32/bins=2048/range=[0,1)/") != std::string::npos);
     CHECK_FALSE(meets(ConfigSource::policy, Requirement::tuned));
     CHECK(meets(ConfigSource::policy, Requirement::any));
     // The table covers every n; its ranges are the policy's sizes, or the built-in default where every policy size
-    // is predicted to run worse (far beyond the sizes it was measured at); it agrees with the lookup.
+    // is predicted to run worse (far beyond the sizes it was measured at); it agrees with the lookup. At the sizes
+    // the chosen shape was measured at, its own entries serve: 64K's configuration at 64K, the one 1M and 16M share
+    // at both.
     const SizeLookup s = lookup_sizes(empty, target, p);
     REQUIRE(s.sizes.size() >= 2);
+    int measured_sizes = 0;
+    for (const SizeRange& r : s.sizes)
+      for (const auto& [n, config] : {std::pair{1u << 16, k64K}, std::pair{1u << 20, k1M}, std::pair{1u << 24, k1M}})
+        if (r.contains(n)) {
+          CAPTURE(n);
+          CHECK(r.config == *Config::parse("histogram", config));
+          ++measured_sizes;
+        }
+    CHECK(measured_sizes == 3);
     CHECK(s.sizes.front().n_from == 0);
     CHECK(s.sizes.back().n_to == std::numeric_limits<std::uint64_t>::max());
     for (const SizeRange& r : s.sizes) {

@@ -121,12 +121,17 @@ TEST_SUITE("nvrtc") {
           CHECK(regs <= 32);
         }
   }
-  TEST_CASE("every histogram variant also holds the 2D entry point the launcher loads for regions of several rows") {
-    // HistogramKernel loads kHistogram2dKernelName from the same cubin; a variant without it could not be constructed.
-    CHECK(variant_registers(kU8Roof, kU8RoofWinner, "autotune_histogram_2d") > 0);
-    CHECK(variant_registers("histogram/f32/bins=1000/range=[-1,1)/n=1048576/dist=uniform/channels=2/active=2",
-                            "priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,"
-                            "merge=atomic,grid=0",
-                            "autotune_histogram_2d") > 0);
+  TEST_CASE("holds_kernel finds the code of each kernel a cubin defines, by its whole name, and no other") {
+    // What the NVRTC suites check of every variant they compile: the entry points the launcher loads
+    // (test::compile_all with the family's kernel names).
+    const auto cubin = cubin_of("extern \"C\" __global__ void k(int* o) { *o = 1; }\n"
+                                "extern \"C\" __global__ void k_2d(int* o) { *o = 2; }\n");
+    CHECK(test::holds_kernel(cubin, "k"));
+    CHECK(test::holds_kernel(cubin, "k_2d"));
+    CHECK_FALSE(test::holds_kernel(cubin, "k_2"));
+    CHECK_FALSE(test::holds_kernel(cubin, "k_3d"));
+    const auto one = cubin_of("extern \"C\" __global__ void k(int* o) { *o = 1; }\n");
+    CHECK(test::holds_kernel(one, "k"));
+    CHECK_FALSE(test::holds_kernel(one, "k_2d"));
   }
 }
