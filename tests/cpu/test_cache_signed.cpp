@@ -133,7 +133,10 @@ TEST_CASE("a self-consistent forgery on this GPU model is imported as data: its 
   CHECK(size_table_violation(sizes.sizes, sizes.at_hint, 64 * M, Requirement::exact) != "");
   CHECK(size_table_violation(sizes.sizes, sizes.at_hint, 0, Requirement::exact) != "");
   for (const SizeRange& r : sizes.sizes) CHECK(r.source_at(64 * M) != ConfigSource::exact);
-  CHECK(size_table_violation(sizes.sizes, sizes.at_hint, 64 * M, Requirement::tuned) == "");
+  // Measured data is asked for: the imported entry qualifies as another machine's measurement (similar_device).
+  const SizeLookup measured = lookup_sizes(c, h100_target(), problem(64 * M), Requirement::tuned);
+  CHECK(size_table_violation(measured.sizes, measured.at_hint, 64 * M, Requirement::tuned) == "");
+  CHECK(measured.at_hint.source == ConfigSource::similar_device);
   CHECK(c.invariant_violations().empty());
 }
 
