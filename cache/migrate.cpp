@@ -182,7 +182,8 @@ const std::vector<std::pair<std::string, std::string>>& new_file_tables() {
 // Tables the user added are no concern of ours; ours must be exactly as a new file has them.
 void Cache::Impl::check_shape() const {
   for (const auto& [table, expected] : new_file_tables()) {
-    const std::string found = guarded(path, "read its tables", [&] { return columns_of(db, table); });
+    const std::string& name = table;  // clang before 16 cannot capture a structured binding
+    const std::string found = guarded(path, "read its tables", [&] { return columns_of(db, name); });
     if (found != expected)
       fail(fmt::format("is not an autotune cache: its table '{}' {} (another program's file? it was left unchanged)",
                        table, found.empty() ? "is missing"

@@ -11,6 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-portable}
 output=${2:-.device/bins.tar.xz}
+# Build first: a tarball of stale binaries would check code that is not the commit it is named for. The CLI's
+# target is autotune_cli (its binary is bin/autotune); the others are named as their binaries.
+cmake --build "$build" -j "$(nproc)" --target autotune_cli autotune_gpu_tests histogram_bench histogram_image_bench \
+  histogram_range_bench reduce_bench segreduce_bench shape_bench size_bench argreduce_bench example_histogram \
+  example_reduce >/dev/null || { echo "pack_for_device: the build of $build failed" >&2; exit 1; }
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 for b in autotune autotune_gpu_tests histogram_bench histogram_image_bench histogram_range_bench reduce_bench \

@@ -279,9 +279,11 @@ long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long do
   return k * u / (1 - k * u) * abs_sum;
 }
 
-std::uint64_t unordered_chain(const ReduceConfig& config, std::uint64_t n, std::uint64_t grid) {
-  if (config.block_reduce != BlockReduce::atomic) return 0;
-  return std::min<std::uint64_t>(n, grid * static_cast<std::uint64_t>(config.block));
+std::uint64_t addition_chain(const ReduceConfig& config, std::uint64_t n, std::uint64_t grid) {
+  const std::uint64_t threads = std::max<std::uint64_t>(1, grid) * static_cast<std::uint64_t>(config.block);
+  const std::uint64_t per_thread = n == 0 ? 0 : (n - 1) / threads + 1;
+  if (config.block_reduce != BlockReduce::atomic) return per_thread;
+  return per_thread + std::min<std::uint64_t>(n, threads);
 }
 
 namespace {
@@ -347,7 +349,7 @@ std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& e
 }
 
 std::string compare_user_results(const ReduceProblem& problem, const void* reference, const void* got,
-                                 std::uint64_t n) {
+                                 std::uint64_t n, std::uint64_t chain) {
   const ValueType acc = problem.accumulator_type();
   std::uint64_t want = 0, have = 0;
   std::memcpy(&want, reference, size_of(acc));
@@ -357,7 +359,7 @@ std::string compare_user_results(const ReduceProblem& problem, const void* refer
   const long double a = as_long_double(acc, want), b = as_long_double(acc, have);
   if ((std::isnan(a) && std::isnan(b)) || a == b) return {};
   const long double scale = std::max(std::fabs(a), std::fabs(b));
-  if (std::isfinite(a) && std::isfinite(b) && std::fabs(a - b) <= reduce_sum_tolerance(acc, n, scale)) return {};
+  if (std::isfinite(a) && std::isfinite(b) && std::fabs(a - b) <= reduce_sum_tolerance(acc, n, scale, chain)) return {};
   return fmt::format("expected {} (the fallback's result), got {}", show_float(a), show_float(b));
 }
 

@@ -58,22 +58,23 @@ struct ReduceExpected {
 ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, std::uint64_t n);
 
 /// The error compare_reduce allows a float sum of n elements whose absolute values add up to abs_sum:
-///   gamma_k * abs_sum, gamma_k = k u / (1 - k u), k = ceil(log2 n) + 32,
+///   gamma_k * abs_sum, gamma_k = k u / (1 - k u), k = chain + ceil(log2 n) + 32,
 /// u the accumulator's unit roundoff (2^-24 for f32, 2^-53 for f64). gamma_k * sum|x| bounds the error of any
-/// summation tree of height k (Higham, Accuracy and Stability of Numerical Algorithms, 4.2); a pairwise tree of n
-/// values has height ceil(log2 n). The kernels also add sequential chains per thread (up to n / threads long), whose
-/// worst-case bound would grow linearly; on the generated inputs their rounding errors are random in sign and grow
-/// like sqrt(chain) u, far below the 32 extra levels allowed here (and constant inputs sum exactly). An
-/// order-independent exact check needs exactly summable inputs (small integers as floats), as the GPU suite does.
-/// With `chain` > 0, the bound of a variant whose additions form a sequential chain of that length in an order the
-/// hardware picks (per-thread atomics into one float: rounding errors then accumulate along the whole chain, and the
-/// statistical argument above does not hold): gamma_k with k = chain + ceil(log2 n) + 32, which bounds any order.
+/// summation of n values in which no value passes through more than k additions (Higham, Accuracy and Stability of
+/// Numerical Algorithms, 4.2): a pairwise tree has height ceil(log2 n); `chain` is the longest sequential run of
+/// additions the variant adds on top of its trees (addition_chain). The bound holds in any order and for any input.
+/// A statistical bound (sequential rounding errors random in sign, growing like sqrt(chain) u) does not hold: bf16
+/// sums of squares on one block of 512 threads (chains of 2048) erred by up to 2.8x such a bound on an H200
+/// (bench/results/2026-12-02-h200-gpu-quick-tier-final.log), every error of the same sign. An order-independent
+/// exact check needs exactly summable inputs (small integers as floats), as the GPU suites do.
 long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long double abs_sum, std::uint64_t chain = 0);
 
-/// The longest sequential chain of float additions of `config` for n elements on `grid` blocks when that chain is
-/// not in a fixed order: the number of threads that add into the output with atomics (BlockReduce::atomic), else 0
-/// (every other variant adds in a fixed tree with short per-thread chains: reduce_sum_tolerance's default rule).
-std::uint64_t unordered_chain(const ReduceConfig& config, std::uint64_t n, std::uint64_t grid);
+/// The longest sequential run of float additions `config` makes for n elements on `grid` blocks, beyond the
+/// log-depth trees (of the block, of the blocks): the elements one thread adds in turn, ceil(n / (grid * block)),
+/// plus, for per-thread atomics (BlockReduce::atomic), the adds of every thread into the one output in an order the
+/// hardware picks, min(n, grid * block). A bound, not the exact count: several accumulators and vector loads only
+/// shorten a thread's chain.
+std::uint64_t addition_chain(const ReduceConfig& config, std::uint64_t n, std::uint64_t grid);
 
 /// Empty when `got` (the raw accumulator-type bytes the kernel wrote) is correct for n elements, else one line
 /// saying what was expected and what came back. Integers: exact. Float min/max/absmax: equal values (-0.0 equals
@@ -86,9 +87,10 @@ std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& e
 
 /// A user operator's check (it has no CPU reference): `got` against `reference`, the result of the fallback
 /// configuration on the same input, both raw accumulator-type bytes. Integers: equal bits. Floats: both NaN, or equal,
-/// or within gamma_k * max(|got|, |reference|) (k as reduce_sum_tolerance's): a variant that is broken is far off,
-/// another order of an addition-like operator is not. Empty when they agree, else one line.
+/// or within gamma_k * max(|got|, |reference|) (k as reduce_sum_tolerance's, `chain` the two variants' addition
+/// chains together): a variant that is broken is far off, another order of an addition-like operator is not. Empty
+/// when they agree, else one line.
 std::string compare_user_results(const ReduceProblem& problem, const void* reference, const void* got,
-                                 std::uint64_t n);
+                                 std::uint64_t n, std::uint64_t chain = 0);
 
 }  // namespace autotune

@@ -410,14 +410,27 @@ TEST_SUITE("family") {
     CHECK(copy.import_json(again, "doc").total() == 0);  // the same data twice changes nothing
   }
 
-  TEST_CASE("per-thread float atomics are checked against the bound of an unordered chain as long as the threads") {
+  TEST_CASE("the float-sum tolerance covers each variant's sequential chain: a thread's elements, plus per-thread atomics") {
     ReduceConfig naive;
     naive.block_reduce = BlockReduce::atomic;
     naive.finish = Finish::atomic;
     naive.block = 256;
-    CHECK(unordered_chain(naive, 1'000'000, 100) == 25'600);   // 100 blocks of 256 threads, each one atomic add
-    CHECK(unordered_chain(naive, 1'000, 100) == 1'000);        // no more adds than elements
-    CHECK(unordered_chain(ReduceConfig{}, 1'000'000, 100) == 0);  // a fixed tree: the default rule
+    // 100 blocks of 256 threads = 25,600 threads: ceil(10^6 / 25,600) = 40 elements each, then one atomic add each.
+    CHECK(addition_chain(naive, 1'000'000, 100) == 40 + 25'600);
+    CHECK(addition_chain(naive, 1'000, 100) == 1 + 1'000);  // one element per busy thread, no more adds than elements
+    // A fixed tree after each thread's run: only the run (the default block is 256 threads).
+    CHECK(addition_chain(ReduceConfig{}, 1'000'000, 100) == 40);
+    // The single-block path (grid=1): 512 threads over 2^20 elements, 2048 each in turn. On an H200, bf16 sums of
+    // squares of this shape erred by 1.9-3.0 against a bound without the chain (1.07): the chain must count.
+    ReduceConfig single;
+    single.block = 512;
+    single.grid_blocks = 1;
+    CHECK(addition_chain(single, 1u << 20, 1) == 2048);
+    CHECK(addition_chain(single, 0, 1) == 0);
+    const long double u24 = 0x1p-24L, k1 = 2048.0L + 20 + 32;
+    CHECK(static_cast<double>(reduce_sum_tolerance(ValueType::f32, 1u << 20, 349825.0L, 2048)) ==
+          doctest::Approx(static_cast<double>(k1 * u24 / (1 - k1 * u24) * 349825.0L)));
+    CHECK(reduce_sum_tolerance(ValueType::f32, 1u << 20, 349825.0L, 2048) > 3.04L);  // the largest error seen
     // gamma_k * sum|x| with k = chain + ceil(log2 n) + 32 and u = 2^-24: for n = 2^20, sum|x| = 1 and a chain of
     // 2^20, k = 2^20 + 52.
     const long double k = 1048576.0L + 20 + 32, u = 0x1p-24L;

@@ -162,7 +162,7 @@ void check_every_variant(const ReduceProblem& problem, const ReduceProblem& refe
         std::uint64_t bits = 0;
         AUTOTUNE_CUDA(cudaMemcpy(&bits, out.get(), acc_bytes, cudaMemcpyDeviceToHost));
         const std::string diff = compare_reduce(reference_problem, expected, &bits, in.n,
-                                                unordered_chain(kernel.config(), in.n, kernel.grid_for(in.n)));
+                                                addition_chain(kernel.config(), in.n, kernel.grid_for(in.n)));
         CHECK_MESSAGE(diff.empty(), "call ", r, ": ", diff);
         if (in.exact && is_additive(reference_problem.op) && reference_problem.op != ReduceOp::l2norm) {
           ReduceExpected exact = expected;

@@ -247,6 +247,14 @@ void check_range_variants(const HistogramRangeProblem& base) {
       const auto expected = reference_range_histogram(base, host.data(), in.n, levels.data());
       const std::string diff =
           compare_histograms(expected, download_raw(counts, static_cast<std::size_t>(base.counters()), 32));
+      // CUB's HistogramRange of bf16 samples on float levels disagreed with the reference (and with every variant
+      // of ours) on an H200 with CUDA 13.0 (bench/results/2026-12-02-h200-gpu-quick-tier-final.log: 999 irregular
+      // bins, up to 255 bins off from bin 256 on), f16 on the same levels agreeing: CUB is no oracle there, and its
+      // difference is reported, not asserted, until the cause is known.
+      if (base.type == SampleType::bf16) {
+        if (!diff.empty()) MESSAGE("CUB (bf16, not asserted): ", diff);
+        continue;
+      }
       CHECK_MESSAGE(diff.empty(), diff);
     }
   }
@@ -278,7 +286,7 @@ TEST_SUITE("gpu_histrange") {
     check_range_variants(i16);
     check_range_variants(range(SampleType::f32, 10).with_channel_bins(2, {10, 20}));
   }
-  TEST_CASE("range histograms of f16, bf16, i8 and i16 samples: every variant exact, CUB too (not for i8)") {
+  TEST_CASE("range histograms of f16, bf16, i8 and i16 samples: every variant exact, CUB too for f16 and i16") {
     check_range_variants(range(SampleType::f16, 999));
     check_range_variants(range(SampleType::bf16, 999));
     check_range_variants(range(SampleType::i8, 255));

@@ -153,7 +153,7 @@ void check_every_variant(const ReduceProblem& problem) {
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         const std::uint64_t bits = read_result(out, acc_bytes);
         const std::string diff = compare_reduce(problem, expected, &bits, in.n,
-                                                unordered_chain(kernel.config(), in.n, kernel.grid_for(in.n)));
+                                                addition_chain(kernel.config(), in.n, kernel.grid_for(in.n)));
         CHECK_MESSAGE(diff.empty(), "call ", r, ": ", diff);
         if (in.exact) CHECK(as_float(acc, bits) == expected.value);
         if (r == 0) first = bits;
