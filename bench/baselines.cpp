@@ -47,9 +47,15 @@ std::optional<BaselineCall> cub_baseline(const Problem& problem, const void* inp
   if (const auto* p = problem.as<HistogramRangeProblem>()) {
     if (p->counter_bits != 32) return std::nullopt;
     // The levels the family's workload measures on: generated from the problem alone, so these are the same.
+    if (!CubHistogramRange::supports(static_cast<CubSample>(p->type), p->channels, p->active)) return std::nullopt;
     struct State {
-      State(const HistogramRangeProblem& p, std::size_t level_bytes)
-          : cub(static_cast<CubSample>(p.type), p.bins, p.n), levels(level_bytes) {}
+      State(const HistogramRangeProblem& p, std::size_t level_bytes) : cub(make(p)), levels(level_bytes) {}
+      static CubHistogramRange make(const HistogramRangeProblem& p) {
+        if (p.channels == 1) return CubHistogramRange(static_cast<CubSample>(p.type), p.bins, p.n);
+        int bins[4] = {0, 0, 0, 0};
+        for (int c = 0; c < p.active; ++c) bins[c] = p.channel_bins(c);
+        return CubHistogramRange(static_cast<CubSample>(p.type), p.channels, p.active, bins, p.n);
+      }
       CubHistogramRange cub;
       cuda::DeviceBuffer levels;
     };

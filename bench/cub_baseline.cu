@@ -1,4 +1,6 @@
 #include <cub/device/device_histogram.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <stdexcept>
 #include <string>
@@ -23,6 +25,11 @@ cudaError_t with_type(const CubProblem& p, F&& f) {
     case CubSample::u32: return f(static_cast<const unsigned*>(nullptr), static_cast<long long>(p.lower), static_cast<long long>(p.upper));
     case CubSample::f32: return f(static_cast<const float*>(nullptr), static_cast<float>(p.lower), static_cast<float>(p.upper));
     case CubSample::f64: return f(static_cast<const double*>(nullptr), p.lower, p.upper);
+    case CubSample::f16: return f(static_cast<const __half*>(nullptr), static_cast<float>(p.lower), static_cast<float>(p.upper));
+    case CubSample::bf16:
+      return f(static_cast<const __nv_bfloat16*>(nullptr), static_cast<float>(p.lower), static_cast<float>(p.upper));
+    case CubSample::i8: return f(static_cast<const signed char*>(nullptr), static_cast<int>(p.lower), static_cast<int>(p.upper));
+    case CubSample::i16: return f(static_cast<const short*>(nullptr), static_cast<int>(p.lower), static_cast<int>(p.upper));
   }
   return cudaErrorInvalidValue;
 }

@@ -12,7 +12,7 @@
 namespace autotune::bench {
 
 /// Sample types, numbered as autotune::SampleType (this header stays free of C++20 for nvcc's C++17).
-enum class CubSample { u8 = 0, u16 = 1, i32 = 2, u32 = 3, f32 = 4, f64 = 5 };
+enum class CubSample { u8 = 0, u16 = 1, i32 = 2, u32 = 3, f32 = 4, f64 = 5, f16 = 6, bf16 = 7, i8 = 8, i16 = 9 };
 
 struct CubProblem {
   CubSample type;
@@ -40,6 +40,8 @@ bool cub_supports(const CubProblem& problem);
 
 /// cub::DeviceHistogram::HistogramEven (one channel) or MultiHistogramEven (several) for one problem, 1D or over a
 /// 2D region, with its temporary storage allocated once. Output: each active channel's counters, channel after channel.
+/// Levels: int for u8, u16, i8 and i16 samples, long long for i32 and u32, float for f32, __half and __nv_bfloat16
+/// (CUB bins a 16-bit float sample with float levels in float: the common type of the two), double for f64.
 class CubHistogram {
  public:
   /// n pixels (samples, for one channel), 1D. Throws std::invalid_argument when !cub_supports(problem).

@@ -1,53 +1,90 @@
 #!/usr/bin/env bash
-# The GPU check of a build, in one call of the device: every GPU suite, then the benchmarks that hold the open
-# issues' targets, each under its own time limit so that one hang cannot eat the rest; logs go to OUT_DIR as they
-# are written, so a cut-off run still shows what ran.
+# The GPU check of a build, in one call of the device: the GPU suites of a tier, then the benchmarks that hold the
+# open performance targets, then a table of those targets (PASS / MISS with the measured values,
+# bench/gpu_targets.py). Each step runs under its own time limit so that one hang cannot eat the rest; logs go to
+# OUT_DIR as they are written, so a cut-off run still shows what ran.
 #
-#   bench/gpu_check.sh BIN_DIR OUT_DIR [COMMIT] [BUDGET_SECONDS]
+#   bench/gpu_check.sh quick|full BIN_DIR OUT_DIR [COMMIT] [BUDGET_SECONDS]
+#
+#   quick  the quick tier (a pairwise-covering subset of every space, tests/gpu/tier.hpp), then the benchmarks' quick
+#          forms: about 7 minutes on an H200
+#   full   the full tier (every variant), then the same benchmarks
 #
 # BIN_DIR holds autotune_gpu_tests, autotune and the bench programs of a -DAUTOTUNE_BUILD_BENCH=ON build (a portable
-# one, -DAUTOTUNE_PORTABLE=ON, to run on another machine). BUDGET_SECONDS (default 1500) bounds the whole run: a step
-# gets what is left when its own limit is more. Order: the suites of code not yet run on a GPU first (the 2D entry
-# point of the even histogram, per-channel levels, range 2D and one-launch merge, segmented block-per-segment and
-# 64-bit offsets, packed arg-reduction keys), then the rest, then the benchmarks.
+# one, -DAUTOTUNE_PORTABLE=ON, to run on another machine). BUDGET_SECONDS (default 570: one 10-minute job with time to
+# spare) bounds the whole run: a step gets what is left when its own limit is more, and a step with less than 20 s left
+# is not run (said in the summary). GPU_CHECK_JOBS (default 4) suites run at once on the GPU, gpu_tuner alone after
+# them (its cases compare timings); GPU_CHECK_JOBS=1 gives each suite's compile/run split without the others' load.
+# AUTOTUNE_REQUIRE_GPU=1 is set: a suite that finds no GPU, or skips a case, fails.
+#
+# OUT_DIR/summary.log: one line per step (exit code, seconds, doctest counts, the suite's
+# "gpu-suite tier=... compile=...s run=...s" line), then the targets table. Exit 0 when every step passed.
 set -u
-bin=$(cd "${1:?BIN_DIR}" && pwd)
-out=${2:?OUT_DIR}
-commit=${3:-unknown}
-budget=${4:-1500}
-mkdir -p "$out"
+mode=${1:?"usage: bench/gpu_check.sh quick|full BIN_DIR OUT_DIR [COMMIT] [BUDGET_SECONDS]"}
+case "$mode" in quick|full) ;; *) echo "bench/gpu_check.sh: mode '$mode': expected quick or full" >&2; exit 2 ;; esac
+bin=$(cd "${2:?BIN_DIR}" && pwd) || exit 2
+out=${3:?OUT_DIR}
+commit=${4:-unknown}
+budget=${5:-570}
+jobs=${GPU_CHECK_JOBS:-4}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out/cache/test-cubins"
+out=$(cd "$out" && pwd)
 start=$(date +%s)
 left() { echo $((budget - ($(date +%s) - start))); }
-export XDG_CACHE_HOME="$out/cache" AUTOTUNE_CACHE="$out/cache/autotune.db"
-mkdir -p "$out/cache"
+export XDG_CACHE_HOME="$out/cache" AUTOTUNE_CACHE="$out/cache/autotune.db" AUTOTUNE_REQUIRE_GPU=1 AUTOTUNE_GPU_TIER=$mode
+# The suites' cubins, shared by every suite and case of this run (and a later run into the same OUT_DIR).
+export AUTOTUNE_GPU_TEST_CUBINS="$out/cache/test-cubins"
 summary="$out/summary.log"
-{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "commit $commit"; } | tee "$summary"
+failed=0
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "commit $commit, mode $mode"; } |
+  tee "$summary"
 
 step() {  # step NAME LIMIT COMMAND...: runs COMMAND under min(LIMIT, time left) with its log in OUT_DIR/NAME.log
   local name=$1 limit=$2; shift 2
   local l; l=$(left); [ "$l" -lt "$limit" ] && limit=$l
-  if [ "$limit" -lt 20 ]; then echo "$name: not run, no time left" | tee -a "$summary"; return; fi
+  if [ "$limit" -lt 20 ]; then echo "$name: not run, no time left" | tee -a "$summary"; return 1; fi
   local t0; t0=$(date +%s)
   timeout "$limit" "$@" > "$out/$name.log" 2>&1
   local rc=$?
-  echo "$name rc=$rc $(($(date +%s) - t0)) s $(grep -hE 'test cases:|assertions:' "$out/$name.log" | tr -s ' ' | tr '\n' ' ')" |
-    tee -a "$summary"
-  grep -h -B2 -A8 "ERROR\|FATAL" "$out/$name.log" | head -40
+  echo "$name rc=$rc $(($(date +%s) - t0)) s $(grep -hE 'test cases:|assertions:|^gpu-suite ' "$out/$name.log" |
+    tr -s ' ' | tr '\n' ' ')" | tee -a "$summary"
+  grep -h -B2 -A8 "ERROR\|FATAL\|FAILED" "$out/$name.log" | head -40
+  return $rc
 }
 suite() { step "$1" "$2" "$bin/autotune_gpu_tests" --test-suite="$1" --no-intro=true; }
 
-suite gpu_histimage 240
-suite gpu_histrange 120
-suite gpu_segreduce 150
-suite gpu_argreduce 260
-suite gpu_api 90
-suite gpu_histogram 300
-suite gpu_reduce 150
-suite gpu_tuner 150
+# The suites, $jobs at a time (each compiles on every core: compiling and running overlap across suites), the
+# slowest first; gpu_tuner alone at the end.
+if [ "$mode" = quick ]; then limit=280; else limit=480; fi
+running=0
+for s in gpu_histogram gpu_histimage gpu_argreduce gpu_reduce gpu_histrange gpu_api gpu_segreduce; do
+  if [ "$running" -ge "$jobs" ]; then wait -n || failed=1; running=$((running - 1)); fi
+  suite "$s" "$limit" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
+suite gpu_tuner "$limit" || failed=1
+echo "suites done after $(($(date +%s) - start)) s" | tee -a "$summary"
+# A signed export served without NVRTC, and an unsigned import never served as exact (bench/signed_cache_check.sh).
+step signed_cache 90 bash "$here/signed_cache_check.sh" "$bin" "$out/signed" || failed=1
 
-step histogram_range_bench 150 "$bin/histogram_range_bench" --markdown "$out/histogram_range_bench.md"
-step histogram_image_bench 120 "$bin/histogram_image_bench" --samples 30 --markdown "$out/histogram_image_bench.md"
-step segreduce_bench 170 "$bin/segreduce_bench" --samples 20 --markdown "$out/segreduce_bench.md"
-step argreduce_bench 200 "$bin/argreduce_bench" --markdown "$out/argreduce_bench.md"
-step shape_bench 240 "$bin/shape_bench" --quick --commit "$commit" --markdown "$out/shape_bench.md"
-echo "total $(($(date +%s) - start)) s" | tee -a "$summary"
+# The benchmarks of the open targets, the cheapest forms that measure them (bench/gpu_targets.py reads the tables).
+step histogram_bench 120 "$bin/histogram_bench" --quick --samples 20 --markdown "$out/histogram_bench.md" || failed=1
+step histogram_range_bench 100 "$bin/histogram_range_bench" --quick --samples 20 \
+  --markdown "$out/histogram_range_bench.md" || failed=1
+step histogram_image_bench 130 "$bin/histogram_image_bench" --samples 20 --markdown "$out/histogram_image_bench.md" ||
+  failed=1
+step argreduce_bench 100 "$bin/argreduce_bench" --small --markdown "$out/argreduce_bench.md" || failed=1
+step reduce_bench 150 "$bin/reduce_bench" --quick --samples 20 --markdown "$out/reduce_bench.md" || failed=1
+
+echo "total $(($(date +%s) - start)) s, $([ $failed = 0 ] && echo 'every step passed' || echo 'a step FAILED')" |
+  tee -a "$summary"
+echo | tee -a "$summary"
+mds=()
+for f in histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench; do
+  [ -f "$out/$f.md" ] && mds+=("$out/$f.md")
+done
+if [ ${#mds[@]} -gt 0 ]; then python3 "$here/gpu_targets.py" "${mds[@]}" | tee -a "$summary"
+else echo "targets: no benchmark table was written" | tee -a "$summary"; fi
+exit $failed

@@ -6,8 +6,11 @@
 //
 // Each case also prints (stdout only) its fastest variants by the tuner's measurement, so a winner's margin over
 // the other families is visible; the header gives the floor of one empty launch, and of a memset + launch.
+// --only TEXT runs the cases whose group contains TEXT (e.g. --only "37 bins": u8 with 37 bins over [10, 250) at
+// 256M samples of the photo-like image and of uniform bytes, where the direct kernel divides per sample and value
+// counting, bin=values, is what the space offers instead).
 //
-//   histogram_bench [--quick] [--small] [--samples K] [--top K] [--skip K] [--markdown FILE]
+//   histogram_bench [--quick] [--small] [--only TEXT] [--samples K] [--top K] [--skip K] [--markdown FILE]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,7 +54,16 @@ std::vector<Case> cases(bool quick) {
     out.push_back({fmt::format("f32/{} bins at 64M samples", bins), make(SampleType::f32, bins, 0, 1, 64ull << 20, "uniform")});
   for (std::uint64_t n : {4ull << 10, 64ull << 10, 1ull << 20, 16ull << 20})
     out.push_back({"u8/256, small n", make(SampleType::u8, 256, 0, 256, n, "uniform")});
-  if (quick) out = {out[0], out[6], out[12]};
+  const std::size_t odd_range = out.size();
+  for (const char* d : {"image", "uniform"})
+    out.push_back({"u8/37 bins over [10,250) at 256M", make(SampleType::u8, 37, 10, 250, 256ull << 20, d)});
+  // 16-bit floats (binned in float, against CUB's HistogramEven of __half / __nv_bfloat16 samples with float levels)
+  // and signed bytes.
+  const std::size_t typed = out.size();
+  out.push_back({"f16/1000 bins at 64M samples", make(SampleType::f16, 1000, 0, 1, 64ull << 20, "uniform")});
+  out.push_back({"i8/256 at 512 MiB", make(SampleType::i8, 256, -128, 128, 512ull << 20, "uniform")});
+  out.push_back({"bf16/1000 bins at 64M samples", make(SampleType::bf16, 1000, 0, 1, 64ull << 20, "uniform")});
+  if (quick) out = {out[0], out[6], out[12], out[odd_range], out[typed], out[typed + 1]};
   return out;
 }
 
@@ -62,7 +74,7 @@ std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 int main(int argc, char** argv) try {
   bool quick = false, small_only = false;
   int samples = 30, top = 5, skip = 0;
-  std::string markdown;
+  std::string markdown, only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
@@ -71,8 +83,10 @@ int main(int argc, char** argv) try {
     else if (a == "--top" && i + 1 < argc) top = std::stoi(argv[++i]);
     else if (a == "--skip" && i + 1 < argc) skip = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: histogram_bench [--quick] [--small] [--samples K] [--top K] [--skip K] [--markdown FILE]\n");
+      std::fprintf(stderr, "usage: histogram_bench [--quick] [--small] [--only TEXT] [--samples K] [--top K] [--skip K] "
+                           "[--markdown FILE]\n");
       return 2;
     }
   }
@@ -110,6 +124,7 @@ int main(int argc, char** argv) try {
   for (const Case& c : cases(quick)) {
     if (skip > 0 && skip--) continue;  // resume a table after its first cases
     if (small_only && c.group.find("small") == std::string::npos) continue;
+    if (!only.empty() && c.group.find(only) == std::string::npos) continue;
     const HistogramProblem& p = c.problem;
     Cache cache(":memory:");
     TuneOptions o;
@@ -141,7 +156,8 @@ int main(int argc, char** argv) try {
     if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
     HistogramKernel kernel(p, *r.winner->config.as<HistogramConfig>(), dev, compiled.cubin);
     static_assert(static_cast<int>(SampleType::f32) == static_cast<int>(bench::CubSample::f32) &&
-                  static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64));
+                  static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64) &&
+                  static_cast<int>(SampleType::i16) == static_cast<int>(bench::CubSample::i16));
     bench::CubHistogram cub({static_cast<bench::CubSample>(p.type), p.bins, p.lower, p.upper}, p.n);
 
     const SampleStats t_ours =

@@ -14,7 +14,9 @@
 // Reference row: the even u8 histogram's winner at 512 MiB (bench/results/2026-12-01b-h200-size-bench-u8.md), the
 // same counting method, timed on the same bytes in the same run: what the range family's value counting should reach.
 //
-//   histogram_range_bench [--quick | --all] [--samples K] [--top K] [--markdown FILE]
+// --only TEXT runs the cases whose group contains TEXT (e.g. --only "3 of 4 channels": the MultiHistogramRange row).
+//
+//   histogram_range_bench [--quick | --all] [--only TEXT] [--samples K] [--top K] [--markdown FILE]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -60,6 +62,11 @@ HistogramRangeProblem make(SampleType t, int bins, EdgeLayout e, std::uint64_t n
   return p;
 }
 
+// RGBA pixels, the first 3 channels counted, each over its own 256 irregular levels (255 bins; MultiHistogramRange).
+HistogramRangeProblem rgba(std::uint64_t pixels, const char* dist) {
+  return make(SampleType::u8, 255, EdgeLayout::irregular, pixels, dist).with_channel_bins(4, {255, 255, 255});
+}
+
 std::vector<Case> cases(bool quick, bool all) {
   // The targets first (a run cut short by a time limit keeps them), then 2D regions, then the rest.
   const std::uint64_t u8n = 512ull << 20, f32n = 64ull << 20;
@@ -68,9 +75,11 @@ std::vector<Case> cases(bool quick, bool all) {
   // An 8K RGBA frame's bytes as u8 samples: 7680 x 4 bytes per row, 4320 rows (126.6 MiB).
   const std::uint64_t row = 7680 * 4, rows = 4320;
   const char* img = "u8, 256 irregular edges, 7680x4320 RGBA bytes";
+  const char* multi = "u8 RGBA, 3 of 4 channels, 256 irregular levels per channel, 512 MiB";
   std::vector<Case> out{
       {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "uniform")},
       {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "uniform"), false, 0, 0, true},
+      {multi, rgba(u8n / 4, "uniform")},
       {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "uniform"), true},
       {f32g, make(SampleType::f32, 999, EdgeLayout::irregular, f32n, "uniform")},
       {img, make(SampleType::u8, 255, EdgeLayout::irregular, row * rows, "uniform")},
@@ -78,7 +87,7 @@ std::vector<Case> cases(bool quick, bool all) {
       {img, make(SampleType::u8, 255, EdgeLayout::irregular, row * rows, "uniform"), false, rows, row + 52},
       {"u8, 256 irregular edges, small n", make(SampleType::u8, 255, EdgeLayout::irregular, 1ull << 20, "uniform")},
   };
-  if (quick) out.resize(2);
+  if (quick) out.resize(3);
   if (all) {
     std::vector<Case> more{
         {u8g, make(SampleType::u8, 255, EdgeLayout::irregular, u8n, "narrow")},
@@ -90,6 +99,10 @@ std::vector<Case> cases(bool quick, bool all) {
         {"u8, 17 irregular edges, 512 MiB", make(SampleType::u8, 16, EdgeLayout::irregular, u8n, "uniform")},
         {"u16, 4097 irregular edges, 128M", make(SampleType::u16, 4096, EdgeLayout::irregular, 128ull << 20, "uniform")},
         {"f64, 1000 irregular edges, 32M", make(SampleType::f64, 999, EdgeLayout::irregular, 32ull << 20, "uniform")},
+        {multi, rgba(u8n / 4, "image")},
+        {"f16, 1000 irregular edges, 64M", make(SampleType::f16, 999, EdgeLayout::irregular, f32n, "uniform")},
+        {"bf16, 1000 irregular edges, 64M", make(SampleType::bf16, 999, EdgeLayout::irregular, f32n, "uniform")},
+        {"i8, 256 irregular edges, 512 MiB", make(SampleType::i8, 255, EdgeLayout::irregular, u8n, "uniform")},
     };
     out.insert(out.end(), more.begin(), more.end());
   }
@@ -136,16 +149,19 @@ std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 int main(int argc, char** argv) try {
   bool quick = false, all = false;
   int samples = 30, top = 3;
-  std::string markdown;
+  std::string markdown, only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--all") all = true;
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
     else if (a == "--top" && i + 1 < argc) top = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else {
-      std::fprintf(stderr, "usage: histogram_range_bench [--quick | --all] [--samples K] [--top K] [--markdown FILE]\n");
+      std::fprintf(stderr,
+                   "usage: histogram_range_bench [--quick | --all] [--only TEXT] [--samples K] [--top K] "
+                   "[--markdown FILE]\n");
       return 2;
     }
   }
@@ -172,12 +188,13 @@ int main(int argc, char** argv) try {
   std::map<std::string, double> contiguous_ms;     // shape -> the uniform winner's time on contiguous samples
 
   for (const Case& c : cases(quick, all)) {
+    if (!only.empty() && c.group.find(only) == std::string::npos) continue;
     const HistogramRangeProblem& p = c.problem;
     Config winner;
     TuneOptions o;
     o.samples = 5;
     o.warmup = 1;
-    const std::string shape = fmt::format("{}/{}/{}/{}", to_string(p.type), p.bins, to_string(p.edges), p.n);
+    const std::string shape = p.key();
     if (c.even_reference) {
       // The even family's kernel on the uniform bytes of this shape: the same method, measured in the same run.
       HistogramProblem ep;
@@ -231,7 +248,7 @@ int main(int argc, char** argv) try {
                   r.measurements.size());
     }
     // A region's rows lie row_stride_bytes apart in a larger buffer; the samples between them are never counted.
-    const std::uint64_t row_samples = c.rows > 0 ? p.n / c.rows : p.n;
+    const std::uint64_t row_samples = c.rows > 0 ? p.n / c.rows : p.n;  // pixels (samples, for one channel)
     const std::uint64_t span = c.rows > 0 ? (c.rows - 1) * (c.row_stride_bytes / size_of(p.type)) + row_samples : p.n;
     const auto host = c.text ? text_bytes(span, 7) : generate_range_samples(p, span, o.seed);
     const auto levels = generate_levels(p);
@@ -239,15 +256,19 @@ int main(int argc, char** argv) try {
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
     AUTOTUNE_CUDA(cudaMemcpy(d_levels.get(), levels.data(), levels.size(), cudaMemcpyHostToDevice));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
-    cuda::DeviceBuffer ours(static_cast<std::size_t>(p.bins) * 4), theirs(static_cast<std::size_t>(p.bins) * 4);
+    const auto counters = static_cast<std::size_t>(p.counters());
+    cuda::DeviceBuffer ours(counters * 4), theirs(counters * 4);
     const auto compiled = jit::compile(kernel_source(p, winner), "winner.cu", dev.arch());
     if (!compiled.ok) throw Error("the winner no longer compiles: " + compiled.log);
     HistogramRangeKernel kernel(p, *winner.as<HistogramRangeConfig>(), dev, compiled.cubin);
-    static_assert(static_cast<int>(SampleType::f64) == static_cast<int>(bench::CubSample::f64));
+    static_assert(static_cast<int>(SampleType::i16) == static_cast<int>(bench::CubSample::i16));
     const auto cub_sample = static_cast<bench::CubSample>(p.type);
-    const bench::CubHistogramRange cub = c.rows > 0
-        ? bench::CubHistogramRange(cub_sample, p.bins, row_samples, c.rows, c.row_stride_bytes)
-        : bench::CubHistogramRange(cub_sample, p.bins, p.n);
+    int channel_bins[4] = {0, 0, 0, 0};
+    for (int ch = 0; ch < p.active; ++ch) channel_bins[ch] = p.channel_bins(ch);
+    const bench::CubHistogramRange cub =
+        p.channels > 1 ? bench::CubHistogramRange(cub_sample, p.channels, p.active, channel_bins, p.n)
+        : c.rows > 0   ? bench::CubHistogramRange(cub_sample, p.bins, row_samples, c.rows, c.row_stride_bytes)
+                       : bench::CubHistogramRange(cub_sample, p.bins, p.n);
     const HistogramRangeKernel::Region region{row_samples, c.rows > 0 ? c.rows : 1, c.row_stride_bytes};
 
     const SampleStats t_ours = time_calls(
@@ -269,11 +290,11 @@ int main(int argc, char** argv) try {
         data += fmt::format("; contiguous {} us, region {:+.1f} %", fmt_us(contiguous_ms.at(shape)),
                             100.0 * (t_ours.median / contiguous_ms.at(shape) - 1.0));
     }
-    std::vector<unsigned> got(p.bins), got_cub(p.bins);
+    std::vector<unsigned> got(counters), got_cub(counters);
     AUTOTUNE_CUDA(cudaMemcpy(got.data(), ours.get(), ours.bytes(), cudaMemcpyDeviceToHost));
     AUTOTUNE_CUDA(cudaMemcpy(got_cub.data(), theirs.get(), theirs.bytes(), cudaMemcpyDeviceToHost));
     int wrong = 0, wrong_cub = 0;
-    for (int b = 0; b < p.bins; ++b) {
+    for (std::size_t b = 0; b < counters; ++b) {
       wrong += expected[b] != got[b];
       wrong_cub += expected[b] != got_cub[b];
     }

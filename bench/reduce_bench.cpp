@@ -1,13 +1,17 @@
 // Reduction benchmark: the best variant of the space against cub::DeviceReduce and the read roof, on this GPU, in the
-// same run. For each case (f32, i32, f64 x sum, min, max x N = 1K .. 256M) every variant of reduce_space is compiled
+// same run. For each case (f32, i32, f64 x sum, min, max x N = 1K .. 256M; f16 and bf16 x sum, absmax, sumsq against
+// TransformReduce with a float accumulator; a user max against the built-in one) every variant of reduce_space is compiled
 // (once per type and op, in parallel), verified against the CPU reference on the case's input, and timed; the
 // fastest correct one (timing.hpp's pick_winner: near-ties go to the cheaper configuration) and CUB are then timed by
 // the same harness: CUDA events around one complete call (presets and second launches included), L2 flushed before
 // every sample, median of --samples. GB/s counts the input bytes once; % roof is against the read-only 16-byte
 // streaming kernel measured at the start of the run.
 //
-//   reduce_bench [--quick] [--samples K] [--screen K] [--limit K] [--markdown FILE]
-//     --quick     f32 sum and min, i32 sum, at 1M and 256M only
+//   reduce_bench [--quick | --large] [--samples K] [--screen K] [--limit K] [--markdown FILE]
+//     --quick     the target rows only: f16 and bf16 x sum, absmax, sumsq at 1M and 256M; f32 max and the same max
+//                 as a user operator ('a > b ? a : b', identity -INFINITY) at 256M, with the user's slowdown against
+//                 the built-in one in a table of its own
+//     --large     f32 and f64 sum, min and max at 128M and 256M: min and max against the sum's time at the roof
 //     --samples   samples for the winner and CUB (default 30)
 //     --screen    samples per variant while searching (default 10)
 //     --limit     only the first K variants of each space (the built-in default is always the first)
@@ -42,31 +46,74 @@ namespace {
 
 struct Options {
   bool quick = false;
+  bool large = false;
   int samples = 30;
   int screen = 10;
   std::size_t limit = 0;  // 0: the whole space
   std::string markdown;
 };
 
-std::vector<ReduceProblem> cases(bool quick) {
+// The user operator of the comparison: the built-in max's semantics on inputs without NaN, so its results are checked
+// against the max's reference and CUB's Max.
+ReduceProblem user_max(std::uint64_t n) {
+  ReduceProblem p;
+  p.op = ReduceOp::user, p.type = ValueType::f32, p.n = n;
+  p.user = UserOp{"a > b ? a : b", "-INFINITY", ""};
+  return p;
+}
+
+// The halves' target rows and the user max against the built-in max.
+void add_target_rows(std::vector<ReduceProblem>& out) {
+  for (std::uint64_t n : {1ull << 20, 256ull << 20})
+    for (ValueType t : {ValueType::bf16, ValueType::f16})
+      for (ReduceOp op : {ReduceOp::sum, ReduceOp::absmax, ReduceOp::sumsq}) {
+        ReduceProblem p;
+        p.type = t, p.op = op, p.n = n;
+        out.push_back(p);
+      }
+  ReduceProblem max;
+  max.type = ValueType::f32, max.op = ReduceOp::max, max.n = 256ull << 20;
+  out.push_back(max);
+  out.push_back(user_max(256ull << 20));
+}
+
+std::vector<ReduceProblem> cases(bool quick, bool large) {
   std::vector<ReduceProblem> out;
   auto add = [&](ValueType t, ReduceOp op, std::uint64_t n) {
     ReduceProblem p;
     p.type = t, p.op = op, p.n = n;
     out.push_back(p);
   };
+  if (large) {
+    for (ValueType t : {ValueType::f32, ValueType::f64})
+      for (std::uint64_t n : {128ull << 20, 256ull << 20})
+        for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max}) add(t, op, n);
+    return out;
+  }
   if (quick) {
-    for (std::uint64_t n : {1ull << 20, 256ull << 20}) {
-      add(ValueType::f32, ReduceOp::sum, n);
-      add(ValueType::f32, ReduceOp::min, n);
-      add(ValueType::i32, ReduceOp::sum, n);
-    }
+    add_target_rows(out);
     return out;
   }
   for (ValueType t : {ValueType::f32, ValueType::i32, ValueType::f64})
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
       for (std::uint64_t n : {1ull << 10, 64ull << 10, 1ull << 20, 16ull << 20, 256ull << 20}) add(t, op, n);
+  add_target_rows(out);
   return out;
+}
+
+// The row's name: "bf16 sumsq", "f32 user max" for the user operator.
+std::string case_name(const ReduceProblem& p) {
+  if (p.op == ReduceOp::user) return fmt::format("{} user max", to_string(p.type));
+  return fmt::format("{} {}", to_string(p.type), to_string(p.op));
+}
+
+// What a case is checked as: the user max as the built-in max (its inputs hold no NaN).
+ReduceProblem checked_as(const ReduceProblem& p) {
+  if (p.op != ReduceOp::user) return p;
+  ReduceProblem max = p;
+  max.op = ReduceOp::max;
+  max.user = {};
+  return max;
 }
 
 std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
@@ -90,6 +137,20 @@ Shape build_shape(const ReduceProblem& p, const DeviceInfo& dev, std::size_t lim
   return bench::compile_space<ReduceKernel>(all, std::move(configs), dev, "reduce.cu");
 }
 
+// The user max's tuned time against the built-in max's, both at 256M in this run: the target is a slowdown of at most
+// 3 %. Empty when either is missing.
+std::string user_table(const std::map<std::string, double>& median_at_256m) {
+  const auto user = median_at_256m.find("f32 user max"), builtin = median_at_256m.find("f32 max");
+  if (user == median_at_256m.end() || builtin == median_at_256m.end()) return {};
+  const std::string text = fmt::format(
+      "\nA user operator against the built-in one (both tuned above, same input):\n\n"
+      "| case | n | user (us) | built-in (us) | vs built-in |\n|---|---:|---:|---:|---:|\n"
+      "| f32 user max | 256M | {} | {} | {:+.1f} % |\n",
+      fmt_us(user->second), fmt_us(builtin->second), 100.0 * (user->second / builtin->second - 1.0));
+  std::printf("%s", text.c_str());
+  return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -97,13 +158,14 @@ int main(int argc, char** argv) try {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") o.quick = true;
+    else if (a == "--large") o.large = true;
     else if (a == "--samples" && i + 1 < argc) o.samples = std::stoi(argv[++i]);
     else if (a == "--screen" && i + 1 < argc) o.screen = std::stoi(argv[++i]);
     else if (a == "--limit" && i + 1 < argc) o.limit = std::stoul(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: reduce_bench [--quick] [--samples K] [--screen K] [--limit K] [--markdown FILE]\n");
+                   "usage: reduce_bench [--quick | --large] [--samples K] [--screen K] [--limit K] [--markdown FILE]\n");
       return 2;
     }
   }
@@ -130,15 +192,17 @@ int main(int argc, char** argv) try {
   std::string table = header;
 
   std::map<std::string, Shape> shapes;  // by shape key
+  std::map<std::string, double> median_at_256m;  // by case name: the user max against the built-in max
   cuda::DeviceBuffer ours(16), theirs(16);
-  for (const ReduceProblem& p : cases(o.quick)) {
-    const std::string name = fmt::format("{} {}", to_string(p.type), to_string(p.op));
+  for (const ReduceProblem& p : cases(o.quick, o.large)) {
+    const std::string name = case_name(p);
+    const ReduceProblem check = checked_as(p);
     auto it = shapes.find(p.shape_key());
     if (it == shapes.end()) it = shapes.emplace(p.shape_key(), build_shape(p, dev, o.limit)).first;
     const Shape& shape = it->second;
 
-    const auto host = generate_values(p, p.n, 42 + p.n);
-    const ReduceExpected expected = reference_reduce(p, host.data(), p.n);
+    const auto host = generate_values(check, p.n, 42 + p.n);
+    const ReduceExpected expected = reference_reduce(check, host.data(), p.n);
     cuda::DeviceBuffer in(host.size());
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
     // A pageable copy may return before its DMA lands: wait before a non-blocking stream reads it.
@@ -163,7 +227,8 @@ int main(int argc, char** argv) try {
       k.run(in.get(), p.n, ours.get(), stream.get());
       AUTOTUNE_CUDA(cudaMemcpyAsync(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost, stream.get()));
       AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
-      if (const std::string diff = compare_reduce(p, expected, got, p.n, unordered_chain(k.config(), p.n, k.grid_for(p.n)));
+      if (const std::string diff =
+              compare_reduce(check, expected, got, p.n, unordered_chain(k.config(), p.n, k.grid_for(p.n)));
           !diff.empty()) {
         std::fprintf(stderr, "%s n=%llu %s: WRONG: %s\n", name.c_str(), static_cast<unsigned long long>(p.n),
                      k.config().key().c_str(), diff.c_str());
@@ -182,9 +247,9 @@ int main(int argc, char** argv) try {
     }
     const ReduceKernel& winner = *contenders[pick_winner(candidates)];
 
-    static_assert(static_cast<int>(ValueType::f64) == static_cast<int>(bench::CubValue::f64));
-    static_assert(static_cast<int>(ReduceOp::max) == static_cast<int>(bench::CubOp::max));
-    bench::CubReduce cub(static_cast<bench::CubValue>(p.type), static_cast<bench::CubOp>(p.op), p.n);
+    static_assert(static_cast<int>(ValueType::bf16) == static_cast<int>(bench::CubValue::bf16));
+    static_assert(static_cast<int>(ReduceOp::sumsq) == static_cast<int>(bench::CubOp::sumsq));
+    bench::CubReduce cub(static_cast<bench::CubValue>(check.type), static_cast<bench::CubOp>(check.op), p.n);
     const SampleStats t_ours = time_calls([&](cudaStream_t s) { winner.run(in.get(), p.n, ours.get(), s); }, flush,
                                          o.samples, stream.get());
     const SampleStats t_cub =
@@ -193,8 +258,8 @@ int main(int argc, char** argv) try {
     unsigned char got[16], got_cub[16];
     AUTOTUNE_CUDA(cudaMemcpy(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost));
     AUTOTUNE_CUDA(cudaMemcpy(got_cub, theirs.get(), sizeof got_cub, cudaMemcpyDeviceToHost));
-    const std::string diff = compare_reduce(p, expected, got, p.n);
-    const std::string diff_cub = compare_reduce(p, expected, got_cub, p.n);
+    const std::string diff = compare_reduce(check, expected, got, p.n);
+    const std::string diff_cub = compare_reduce(check, expected, got_cub, p.n);
     const double gbps = p.bytes() / (t_ours.median * 1e-3) / 1e9;
     const double cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
     const std::string note =
@@ -206,7 +271,9 @@ int main(int argc, char** argv) try {
     std::printf("%s", row.c_str());
     std::fflush(stdout);
     table += row;
+    if (p.n == 256ull << 20 && diff.empty()) median_at_256m[name] = t_ours.median;
   }
+  table += user_table(median_at_256m);
   if (!o.markdown.empty()) std::ofstream(o.markdown) << table;
   return 0;
 } catch (const std::exception& e) {

@@ -83,6 +83,8 @@ std::vector<Problem> grid(bool quick) {
   std::vector<Problem> out;
   out.push_back(hist(SampleType::u8, 128, 64 * M, "runs"));
   out.push_back(hist(SampleType::u8, 37, 24 * M, "image"));
+  // Bins that are not a shift of the byte values: the direct kernel divides per sample, value counting does not.
+  out.push_back(hist(SampleType::u8, 37, 256 * M, "image", 10.0, 250.0));
   out.push_back(hist(SampleType::f32, 65536, 64 * M, "image", 0.02, 0.8));
   out.push_back(hist(SampleType::f32, 4096, 64 * M, "narrow"));
   if (!quick) {

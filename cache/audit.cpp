@@ -21,6 +21,7 @@
 //    ELF image whose SHA-256 is cubin_sha256 when that is recorded; the provenance columns are set only with a
 //    cubin (a NULL cubin has nothing to vouch for), source_sha256 is 64 hex digits, nvrtc_options a JSON array of
 //    strings;
+//  - a run's and a winner's origin is local, imported or signed:<16 hex digits>, a winner's that of its run;
 //  - a baseline has a non-empty name, a positive time and speed and a measured_at time.
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
@@ -158,6 +159,15 @@ class Audit {
       default: return "NULL";
     }
   }
+  // "local", "imported" or "signed:<16 hex digits>" (schema.sql, winners.origin); "" when it is not.
+  std::string origin(const std::string& row, const SQLite::Column& c) {
+    const auto t = text(row, c);
+    if (!t) return {};
+    if (*t == "local" || *t == "imported" || (t->size() == 23 && t->starts_with("signed:") && hex(t->substr(7))))
+      return *t;
+    add(row, fmt::format("origin '{}' is not local, imported or signed:<key id>", *t));
+    return {};
+  }
   static bool hex(const std::string& s) {
     if (s.empty()) return false;
     for (char c : s)
@@ -271,13 +281,13 @@ class Audit {
   void runs() {
     SQLite::Statement q(db_,
         "SELECT id, device_id, problem_id, started_at, finished_at, strategy, tool_version, template_hash,"
-        " nvrtc_version, driver_version, settings, stale, stale_reason FROM runs ORDER BY id");
+        " nvrtc_version, driver_version, settings, stale, stale_reason, origin FROM runs ORDER BY id");
     while (q.executeStep()) {
       const std::int64_t id = q.getColumn(0).getInt64();
       const std::string row = fmt::format("runs row {}", id);
       const std::int64_t device = q.getColumn(1).getInt64(), problem = q.getColumn(2).getInt64();
       const auto family = problem_family_.find(problem);
-      Run r{device, problem, family == problem_family_.end() ? "" : family->second, !q.getColumn(4).isNull()};
+      Run r{device, problem, family == problem_family_.end() ? "" : family->second, !q.getColumn(4).isNull(), {}};
       time(row, q.getColumn(3));
       if (r.finished) time(row, q.getColumn(4));
       text(row, q.getColumn(5), true);
@@ -299,6 +309,7 @@ class Audit {
       }
       integer(row, q.getColumn(11), 0, 1);
       if (!q.getColumn(12).isNull()) text(row, q.getColumn(12));
+      r.origin = origin(row, q.getColumn(13));
       runs_[id] = r;
     }
   }
@@ -333,7 +344,7 @@ class Audit {
   void winners() {
     SQLite::Statement q(db_,
         "SELECT device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at, cubin_sha256,"
-        " source_sha256, nvrtc_options, nvrtc_version FROM winners ORDER BY device_id, problem_id");
+        " source_sha256, nvrtc_options, nvrtc_version, origin FROM winners ORDER BY device_id, problem_id");
     while (q.executeStep()) {
       const std::int64_t device = q.getColumn(0).getInt64(), problem = q.getColumn(1).getInt64(),
                          run_id = q.getColumn(2).getInt64();
@@ -353,6 +364,11 @@ class Audit {
           add(row, fmt::format("config '{}' is not a configuration of family '{}'", *config, run->second.family));
         if (config && median && !ok_measured_.count({run_id, *config, *median}))
           add(row, fmt::format("'{}' with {} ms is not one of run {}'s ok measurements", *config, *median, run_id));
+        // A winner is written with its run's origin (finish_run: local; import: the run's), and a run that has a
+        // winner is finished, so neither changes afterwards.
+        const std::string winner_origin = origin(row, q.getColumn(13));
+        if (!winner_origin.empty() && !run->second.origin.empty() && winner_origin != run->second.origin)
+          add(row, fmt::format("origin '{}' is not its run's '{}'", winner_origin, run->second.origin));
       }
       const auto arch = text(row, q.getColumn(6));
       const auto dev = device_arch_.find(device);
@@ -418,6 +434,7 @@ class Audit {
     std::int64_t device = 0, problem = 0;
     std::string family;
     bool finished = false;
+    std::string origin;
   };
 
   SQLite::Database& db_;
@@ -439,6 +456,9 @@ std::vector<std::string> Cache::invariant_violations() const {
     // One read transaction: a consistent snapshot even while writers write.
     SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::DEFERRED);
     auto out = Audit(self.db).run();
+    // A file cut short by less than a page can pass integrity_check (its last page read with zeros at the end).
+    if (self.path != kMemory)
+      if (const std::string cut = cut_short(self.path); !cut.empty()) out.insert(out.begin(), "file: " + cut);
     tx.commit();
     return out;
   });

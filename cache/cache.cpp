@@ -15,8 +15,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <limits>
 #include <string_view>
@@ -115,7 +117,7 @@ constexpr const char* kWinnerSelect =
     "SELECT d.model_key, d.name, w.arch, p.sample_type, p.bins, p.lower, p.upper, p.n, p.distribution,"
     "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, p.counter_bits, r.stale, r.stale_reason,"
     "       p.family, p.key, d.sm_count, d.memory_bytes, w.cubin_sha256, w.source_sha256, w.nvrtc_options,"
-    "       w.nvrtc_version, r.strategy"
+    "       w.nvrtc_version, r.strategy, w.origin"
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
     "  JOIN problems p ON p.id = w.problem_id";
 
@@ -168,16 +170,53 @@ std::optional<MeasurementStatus> parse_measurement_status(std::string_view text)
   return std::nullopt;
 }
 
+namespace cache_detail {
+
+// A damaged file that SQLite's quick_check passes: one cut short by less than a page (its last page, often an
+// index's, is read with zeros at the end; only integrity_check, which is much slower, sees the index disagree with
+// its table). SQLite writes whole pages, so the main file's size is always a multiple of the page size
+// (https://www.sqlite.org/fileformat2.html: the page size is the 2 bytes at offset 16, 1 meaning 65536). "" when the
+// size is right or the file is too short to have a header (SQLite then says what it is).
+std::string cut_short(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[18] = {};
+  if (!in.read(reinterpret_cast<char*>(header), sizeof header) ||
+      std::memcmp(header, "SQLite format 3", 16) != 0)
+    return {};
+  const std::uint32_t page = header[16] << 8 | header[17];
+  const std::uint32_t page_size = page == 1 ? 65536 : page;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  const bool power_of_two = page_size >= 512 && (page_size & (page_size - 1)) == 0;
+  if (ec || !power_of_two || size % page_size == 0) return {};
+  return fmt::format("its size, {} bytes, is not a whole number of {}-byte pages: it was cut short", size, page_size);
+}
+
+}  // namespace cache_detail
+
 // Reading sqlite_master is what makes SQLite look at the header (a foreign file fails here); quick_check walks
-// every page, so truncation and garbage pages show up.
-void Cache::Impl::check_readable() {
+// every page, so garbage pages show up (a file cut short is seen from its size). What is not ours is refused by its
+// application_id (schema 5) or, for an older file, by the shape of its tables (check_migrates_to_our_shape).
+void Cache::Impl::check_readable(ReadCheck check) {
+  auto damaged = [&](const std::string& what) {
+    fail(fmt::format("is damaged ({}); run `autotune check --cache {}` for details, and move it aside to start a new "
+                     "cache", one_line(what), path));
+  };
   try {
+    if (path != kMemory && check != ReadCheck::none)
+      if (const std::string cut = cut_short(path); !cut.empty()) damaged(cut);
     const auto objects = query_int("SELECT count(*) FROM sqlite_master");
-    SQLite::Statement check(db, "PRAGMA quick_check");
-    if (check.executeStep() && check.getColumn(0).getString() != "ok")
-      fail(fmt::format("is corrupt ({}); move it aside to start a new cache",
-                       one_line(check.getColumn(0).getString())));
+    if (check == ReadCheck::pages) {
+      // quick_check(1) stops at the first problem: enough to refuse the file.
+      SQLite::Statement check(db, "PRAGMA quick_check(1)");
+      if (check.executeStep() && check.getColumn(0).getString() != "ok") damaged(check.getColumn(0).getString());
+    }
+    const std::int64_t application_id = query_int("PRAGMA application_id");
     const int version = user_version();
+    if (application_id != 0 && application_id != kApplicationId)
+      fail(fmt::format("is an SQLite database of another program (application_id {:#x}; autotune's is {:#x}); it was "
+                       "left unchanged", static_cast<std::uint32_t>(application_id),
+                       static_cast<std::uint32_t>(kApplicationId)));
     if (version > kSchemaVersion)
       fail(fmt::format("was written by a newer autotune (schema {}, this build reads up to {})", version,
                        kSchemaVersion));
@@ -186,16 +225,20 @@ void Cache::Impl::check_readable() {
       fail(fmt::format("is an SQLite database but not an autotune cache (user_version 0 and {} schema objects)",
                        objects));
     if (version < 0) fail(fmt::format("is not an autotune cache (user_version {})", version));
+    if (version >= 5 && application_id != kApplicationId)
+      fail(fmt::format("is not an autotune cache (schema {} without autotune's application_id)", version));
     for (const char* table : kV1Tables)
       if (version > 0 && !db.tableExists(table))
         fail(fmt::format("is not an autotune cache (schema {} but no table '{}')", version, table));
     if (version >= 2 && !db.tableExists("templates"))
       fail(fmt::format("is not an autotune cache (schema {} but no table 'templates')", version));
+    if (version == kSchemaVersion) check_shape();
   } catch (const SQLite::Exception& e) {
     const int code = e.getErrorCode() & 0xff;
-    if (code == SQLITE_NOTADB) fail(fmt::format("is not an SQLite database ({})", e.what()));
-    if (code == SQLITE_CORRUPT) fail(fmt::format("is corrupt ({}); move it aside to start a new cache", e.what()));
-    fail(fmt::format("cannot be read ({})", e.what()));
+    if (code == SQLITE_NOTADB) fail(fmt::format("is not an SQLite database ({})", one_line(e.what())));
+    if (code == SQLITE_CORRUPT && check != ReadCheck::none) damaged(e.what());
+    if (code == SQLITE_CORRUPT) fail(fmt::format("is damaged ({})", one_line(e.what())));
+    fail(fmt::format("cannot be read ({})", one_line(e.what())));
   }
 }
 
@@ -301,14 +344,20 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   w.nvrtc_options = q.getColumn(24).getString();
   w.nvrtc_version = q.getColumn(25).getInt();
   w.strategy = q.getColumn(26).getString();
+  w.origin = q.getColumn(27).getString();
   return w;
 }
 
 Cache::Cache(const std::string& path) {
   const bool memory = path == kMemory;
   if (!memory) {
+    // SQLite would open a character device or a FIFO and leave a -journal beside it before failing: only a regular
+    // file (or a new path) is a cache.
+    std::error_code status_ec, ec;
+    const auto status = std::filesystem::status(path, status_ec);
+    if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+      throw CacheError(fmt::format("cache file '{}' is not a regular file", path));
     const auto parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     if (ec)
       throw CacheError(fmt::format("cannot create the directory '{}' for cache file '{}' ({})", parent.string(), path,
@@ -316,7 +365,7 @@ Cache::Cache(const std::string& path) {
   }
   // A writer that finds the file locked waits (SQLite's busy handler: sleeps of 1 ms growing to 100 ms) for up to
   // kBusyTimeoutMs in all, then fails with "database is locked". Other writers hold the lock for one measurement,
-  // one finished run or one chunk of an import (cache/transfer.cpp), so the wait is normally milliseconds; the
+  // one finished run or one import (cache/transfer.cpp), so the wait is normally milliseconds; the
   // bound covers many tuners and imports sharing one file on a loaded machine.
   impl_ = std::make_unique<Impl>(path, guarded(path, "be opened", [&] {
     return SQLite::Database(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, kBusyTimeoutMs);
@@ -324,6 +373,10 @@ Cache::Cache(const std::string& path) {
   Impl& self = *impl_;
   guarded(path, "enable foreign keys", [&] { self.db.exec("PRAGMA foreign_keys = ON"); });
   self.check_readable();
+  // A file of ours from before schema 5 has no application_id: that it is ours is seen from its tables, by
+  // migrating a copy in memory first, so that another program's file is refused before it is changed.
+  if (const int version = self.user_version(); version > 0 && version < kSchemaVersion)
+    self.check_migrates_to_our_shape();
   if (self.user_version() < kSchemaVersion) self.upgrade();
   // WAL lets readers (the runtime looking up winners) proceed while a tuner writes. It is persistent, and only
   // set now that the file is known to be ours and upgraded (so a failed migration leaves the file's bytes as
@@ -519,6 +572,7 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
     win.bind(6, best.gbps);
     win.bind(7, arch);
     win.bind(9, now);
+    win.bind(14, "local");
     if (cubin.empty()) {
       for (int i : {8, 10, 11, 12, 13}) win.bind(i);  // NULL: no cubin, nothing to vouch for
     } else {
@@ -545,6 +599,7 @@ std::optional<std::int64_t> Cache::resumable_run(const std::string& model_key, c
     SQLite::Statement q(self.db,
         "SELECT r.id FROM runs r JOIN devices d ON d.id = r.device_id JOIN problems p ON p.id = r.problem_id"
         " WHERE d.model_key = ? AND p.key = ? AND r.finished_at IS NULL AND r.stale = 0 AND r.strategy = ?"
+        " AND r.origin = 'local'"
         " AND r.template_hash = ? AND r.nvrtc_version = ? AND r.driver_version = ?"
         " ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
     q.bind(1, model_key);

@@ -19,7 +19,10 @@
 
 namespace autotune::cache_detail {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
+/// PRAGMA application_id of every file autotune creates or migrates (schema 5): "auto" in ASCII. A file with
+/// another non-zero application_id belongs to another program and is refused before anything is written.
+inline constexpr std::int32_t kApplicationId = 0x6175746f;
 inline constexpr const char* kMemory = ":memory:";
 /// How long a writer waits for the write lock in all before failing (Cache's constructor says how): 60 s.
 inline constexpr int kBusyTimeoutMs = 60'000;
@@ -29,11 +32,12 @@ inline constexpr const char* kV1Tables[] = {"devices", "problems", "runs", "meas
 /// Stores a winner (finish_run, import): one row per device model and problem, bound in this column order.
 inline constexpr const char* kUpsertWinner =
     "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, cubin, tuned_at,"
-    " cubin_sha256, source_sha256, nvrtc_options, nvrtc_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " cubin_sha256, source_sha256, nvrtc_options, nvrtc_version, origin)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (device_id, problem_id) DO UPDATE SET run_id = excluded.run_id, config = excluded.config,"
     " median_ms = excluded.median_ms, gbps = excluded.gbps, arch = excluded.arch, cubin = excluded.cubin,"
     " tuned_at = excluded.tuned_at, cubin_sha256 = excluded.cubin_sha256, source_sha256 = excluded.source_sha256,"
-    " nvrtc_options = excluded.nvrtc_options, nvrtc_version = excluded.nvrtc_version";
+    " nvrtc_options = excluded.nvrtc_options, nvrtc_version = excluded.nvrtc_version, origin = excluded.origin";
 
 /// Now, as stored: "2026-11-29T16:20:00.123Z".
 std::string utc_now();
@@ -52,6 +56,11 @@ std::string one_line(std::string text);
 
 /// Opens an existing cache file for reading without writing anything, side files included (read_only.cpp).
 SQLite::Database open_file_read_only(const std::string& path);
+/// Why the file at `path` is damaged in a way SQLite's quick_check does not see (a size that is not a whole number
+/// of pages: cut short), or "" (cache.cpp).
+std::string cut_short(const std::string& path);
+/// Whether `path` holds an export document (JSON) rather than an SQLite file (read_only.cpp).
+bool is_document(const std::string& path);
 
 /// Runs f, turning SQLite's exceptions into CacheError that names the file and the operation.
 template <class F>
@@ -85,10 +94,16 @@ struct Cache::Impl {
   }
   int user_version() const { return static_cast<int>(query_int("PRAGMA user_version")); }
 
-  /// Read-only checks before anything is written (cache.cpp): CacheError for a foreign, corrupt or newer file.
-  void check_readable();
+  /// Read-only checks before anything is written (cache.cpp): CacheError for a foreign, newer or damaged file
+  /// (damage as far as `check` looks; writers look at every page).
+  void check_readable(ReadCheck check = ReadCheck::pages);
   /// Creates the schema in an empty file, or migrates an older one, in one transaction (migrate.cpp).
   void upgrade();
+  /// For a file older than schema 5 (no application_id): CacheError unless a copy in memory migrates to exactly the
+  /// tables and columns of a new file (migrate.cpp). Read-only.
+  void check_migrates_to_our_shape();
+  /// CacheError unless every table a new file has exists here with the same columns (migrate.cpp).
+  void check_shape() const;
 
   /// Inserts the device row or updates its per-card columns; returns its id (cache.cpp).
   std::int64_t upsert_device(const DeviceInfo& device);

@@ -151,7 +151,16 @@ Json read_document(std::istream& in, const std::string& source, std::uint64_t ma
     if (bounded.exceeded())
       throw CacheError(fmt::format("cannot import {}: the document is larger than the limit of {} bytes", source,
                                    max_bytes));
-    throw CacheError(fmt::format("cannot import {}: not a JSON document ({})", source, e.what()));
+    // In our words, with where it went wrong: the library's own text ("[json.exception.parse_error.101] ...") means
+    // nothing to a user.
+    const auto* parse = dynamic_cast<const Json::parse_error*>(&e);
+    if (parse && parse->byte <= 1)
+      throw CacheError(fmt::format("cannot import {}: not a JSON document (empty, or not JSON from its first byte)",
+                                   source));
+    if (parse)
+      throw CacheError(fmt::format("cannot import {}: not a JSON document (invalid JSON at byte {})", source,
+                                   parse->byte));
+    throw CacheError(fmt::format("cannot import {}: not a JSON document", source));
   }
 }
 

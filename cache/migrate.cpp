@@ -6,6 +6,7 @@
 //
 // To add version N + 1: append the columns at the end of their tables in schema.sql, bump kSchemaVersion in
 // cache_impl.hpp, add a step {N, vN_to_vN1} below, and keep a golden file of version N in tests/data.
+#include <SQLiteCpp/Backup.h>
 #include <fmt/format.h>
 
 #include <set>
@@ -135,14 +136,71 @@ void v3_to_v4(SQLite::Database& db) {
       "ALTER TABLE winners ADD COLUMN nvrtc_version INTEGER NULL;");
 }
 
+// Schema 4 -> 5: where each run and winner comes from (local, imported or signed). Rows written before schema 5
+// count as local: they are in the user's own file, whoever put them there.
+void v4_to_v5(SQLite::Database& db) {
+  db.exec(
+      "ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'local';"
+      "ALTER TABLE winners ADD COLUMN origin TEXT NOT NULL DEFAULT 'local';");
+}
+
 struct Step {
   int from;  ///< upgrades a file of this version to version from + 1
   void (*apply)(SQLite::Database&);
 };
-constexpr Step kSteps[] = {{1, v1_to_v2}, {2, v2_to_v3}, {3, v3_to_v4}};
+constexpr Step kSteps[] = {{1, v1_to_v2}, {2, v2_to_v3}, {3, v3_to_v4}, {4, v4_to_v5}};
 static_assert(std::size(kSteps) == kSchemaVersion - 1, "one migration step per schema version after the first");
 
+// The columns of `table` as PRAGMA table_info describes them (name, type, not null, default, primary key); empty
+// when there is no such table.
+std::string columns_of(const SQLite::Database& db, const std::string& table) {
+  std::string out;
+  SQLite::Statement q(db, "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)");
+  q.bind(1, table);
+  while (q.executeStep())
+    out += fmt::format("{} {} {} {} {};", q.getColumn(0).getString(), q.getColumn(1).getString(),
+                       q.getColumn(2).getInt(), q.getColumn(3).getString(), q.getColumn(4).getInt());
+  return out;
+}
+
+// The tables of a new file with their columns, from schema.sql run in memory once.
+const std::vector<std::pair<std::string, std::string>>& new_file_tables() {
+  static const auto tables = [] {
+    SQLite::Database fresh(kMemory, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    fresh.exec(std::string(embedded::cache_schema));
+    std::vector<std::pair<std::string, std::string>> out;
+    SQLite::Statement q(fresh, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    while (q.executeStep()) out.emplace_back(q.getColumn(0).getString(), "");
+    for (auto& [name, columns] : out) columns = columns_of(fresh, name);
+    return out;
+  }();
+  return tables;
+}
+
 }  // namespace
+
+// Tables the user added are no concern of ours; ours must be exactly as a new file has them.
+void Cache::Impl::check_shape() const {
+  for (const auto& [table, expected] : new_file_tables()) {
+    const std::string found = guarded(path, "read its tables", [&] { return columns_of(db, table); });
+    if (found != expected)
+      fail(fmt::format("is not an autotune cache: its table '{}' {} (another program's file? it was left unchanged)",
+                       table, found.empty() ? "is missing"
+                                            : fmt::format("does not have the columns of autotune's schema {}",
+                                                          kSchemaVersion)));
+  }
+}
+
+void Cache::Impl::check_migrates_to_our_shape() {
+  SQLite::Database mem(kMemory, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  guarded(path, "be copied", [&] {
+    SQLite::Backup backup(mem, db);
+    backup.executeStep();
+  });
+  Impl copy(path, std::move(mem));
+  copy.upgrade();  // a failure names the file, which is unchanged
+  copy.check_shape();
+}
 
 void Cache::Impl::upgrade() {
   const int found = user_version();
@@ -150,6 +208,7 @@ void Cache::Impl::upgrade() {
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
     // Read again under the write lock: another process may have created or migrated the file meanwhile.
     const int version = user_version();
+    db.exec(fmt::format("PRAGMA application_id = {}", kApplicationId));
     if (version == 0) {
       db.exec(std::string(embedded::cache_schema));
       db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));

@@ -8,7 +8,14 @@
 // outside the main file, which for a WAL-mode file means there is no -wal file. When one exists a writer is active
 // (or crashed before its last checkpoint): then `mode=ro` is the right open, the side files are the writer's, and
 // the committed pages in the -wal are seen. A rollback-journal file (older caches) is read with `mode=ro`, which
-// creates nothing. See https://www.sqlite.org/uri.html and https://www.sqlite.org/wal.html (read-only databases).
+// creates nothing, unless a -wal file lies beside it: SQLite would then switch the connection to WAL and create a
+// -shm (or fail in a directory the reader cannot write), yet no writer of a rollback-mode file writes a -wal (a
+// file's header says WAL from the moment a writer switches it), so such a -wal is stray and the file is read with
+// `immutable=1`, as it is.  See https://www.sqlite.org/uri.html and https://www.sqlite.org/wal.html (read-only
+// databases).
+//
+// An export document (JSON) opened as a cache, an application's shipped cache, is read into memory through
+// import_json, its signature checked against the keys the process trusts (cache/signature.hpp).
 #include <SQLiteCpp/Backup.h>
 
 #include <cctype>
@@ -48,6 +55,18 @@ bool header_says_wal(const std::string& path) {
 
 }  // namespace
 
+bool is_document(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;  // never opened: a FIFO would block the open
+  std::ifstream in(path, std::ios::binary);
+  char start[16] = {};
+  in.read(start, sizeof start);
+  const std::string_view head(start, static_cast<std::size_t>(in.gcount()));
+  if (head.starts_with(std::string_view("SQLite format 3\0", 16))) return false;
+  const auto first = head.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && head[first] == '{';
+}
+
 SQLite::Database open_file_read_only(const std::string& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
@@ -55,8 +74,10 @@ SQLite::Database open_file_read_only(const std::string& path) {
   if (!std::filesystem::is_regular_file(status))
     throw CacheError(fmt::format("cache file '{}' is not a regular file", path));
   const bool wal = header_says_wal(path);
-  const bool writer_active = wal && std::filesystem::exists(path + "-wal", ec);
-  const std::string uri = file_uri(path, wal && !writer_active ? "immutable=1" : "mode=ro");
+  const bool has_wal = std::filesystem::exists(path + "-wal", ec);
+  const bool writer_active = wal && has_wal;
+  const bool stray_wal = !wal && has_wal && !std::filesystem::exists(path + "-journal", ec);
+  const std::string uri = file_uri(path, (wal && !writer_active) || stray_wal ? "immutable=1" : "mode=ro");
   return guarded(path, "be opened for reading", [&] {
     return SQLite::Database(uri, SQLite::OPEN_READONLY | SQLite::OPEN_URI, 5000);
   });
@@ -64,16 +85,26 @@ SQLite::Database open_file_read_only(const std::string& path) {
 
 }  // namespace cache_detail
 
-Cache Cache::open_read_only(const std::string& path) {
+Cache Cache::open_read_only(const std::string& path, ReadCheck check) {
   using namespace cache_detail;
   if (path == kMemory) return Cache(kMemory);
-  auto file = std::make_unique<Impl>(path, open_file_read_only(path));
-  file->check_readable();
-  Cache cache(kMemory);
-  if (file->user_version() < kSchemaVersion) {
-    cache.impl_ = std::move(file);
-    return read_only_snapshot(path);  // an older schema is upgraded in a copy, never in the file
+  if (is_document(path)) {
+    std::ifstream in(path, std::ios::binary);
+    ImportOptions options;
+    try {
+      options.trusted_keys = trusted_public_keys();
+    } catch (const Error& e) {  // a lookup falls back on a CacheError, saying why
+      throw CacheError(fmt::format("cache file '{}' cannot be checked: {}", path, e.what()));
+    }
+    Cache cache(kMemory);
+    cache.import_json(in, path, options);
+    cache.impl_->path = path;  // messages name the document
+    return cache;
   }
+  auto file = std::make_unique<Impl>(path, open_file_read_only(path));
+  file->check_readable(check);
+  if (file->user_version() < kSchemaVersion) return snapshot_of(*file);  // upgraded in a copy, never in the file
+  Cache cache(kMemory);
   cache.impl_ = std::move(file);
   return cache;
 }
@@ -82,6 +113,12 @@ Cache Cache::read_only_snapshot(const std::string& path) {
   using namespace cache_detail;
   Impl file(path, open_file_read_only(path));
   file.check_readable();
+  return snapshot_of(file);
+}
+
+Cache Cache::snapshot_of(Impl& file) {
+  using namespace cache_detail;
+  const std::string& path = file.path;
   auto copy = std::make_unique<Impl>(path, guarded(path, "be copied", [&] {
     SQLite::Database mem(kMemory, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     {
@@ -90,7 +127,10 @@ Cache Cache::read_only_snapshot(const std::string& path) {
     }
     return mem;
   }));
-  if (copy->user_version() < kSchemaVersion) copy->upgrade();
+  if (copy->user_version() < kSchemaVersion) {
+    copy->upgrade();
+    copy->check_shape();  // an older file of another program is not read as ours
+  }
   Cache snapshot(kMemory);
   snapshot.impl_ = std::move(copy);  // messages keep naming the file
   return snapshot;

@@ -1,4 +1,7 @@
--- autotune cache, schema version 4 (stored as PRAGMA user_version = 4).
+-- autotune cache, schema version 5 (stored as PRAGMA user_version = 5), PRAGMA application_id = 1635087471
+-- (0x6175746f, "auto" in ASCII), set on every file autotune creates or migrates: a file with another application_id
+-- is some other program's and is refused before anything is written (older files of ours have 0 and are checked
+-- by their tables' shape instead).
 --
 -- Executed once, in one transaction, when autotune creates a new cache file. A file of an older version is upgraded
 -- in place by the ordered steps of cache/migrate.cpp instead, which must produce the same tables, columns and
@@ -83,7 +86,8 @@ CREATE TABLE runs (
   driver_version INTEGER NULL,                                         -- schema 2
   settings       TEXT NULL,                                            -- schema 2
   stale          INTEGER NOT NULL DEFAULT 0 CHECK (stale IN (0, 1)),   -- schema 2
-  stale_reason   TEXT NULL                                             -- schema 2
+  stale_reason   TEXT NULL,                                            -- schema 2
+  origin         TEXT NOT NULL DEFAULT 'local'                         -- schema 5: see winners.origin
 );
 CREATE UNIQUE INDEX runs_natural_key ON runs (device_id, problem_id, started_at, tool_version, strategy);
 
@@ -119,6 +123,10 @@ CREATE UNIQUE INDEX measurements_natural_key ON measurements (run_id, config);
 -- (the NVRTC options, as a JSON array of strings) and nvrtc_version. The runtime loads a cubin only when its
 -- SHA-256 equals cubin_sha256 and source_sha256 is the hash of the source it would compile itself; otherwise it
 -- compiles that source with NVRTC. Cubins stored before schema 4 have no hash (NULL) and are never loaded.
+-- Schema 5: origin says where the evidence comes from (on runs too): 'local' (a tuner wrote it into this file;
+-- rows older than schema 5 are 'local'), 'imported' (import or merge from another machine, unverified here: never
+-- served as exact, and its cubin kept only when this machine's NVRTC compiled the same bytes) or 'signed:<key id>'
+-- (from an export document signed by a key the importing user trusted).
 CREATE TABLE winners (
   device_id     INTEGER NOT NULL REFERENCES devices (id),
   problem_id    INTEGER NOT NULL REFERENCES problems (id),
@@ -133,6 +141,7 @@ CREATE TABLE winners (
   source_sha256 TEXT NULL,      -- schema 4
   nvrtc_options TEXT NULL,      -- schema 4
   nvrtc_version INTEGER NULL,   -- schema 4
+  origin        TEXT NOT NULL DEFAULT 'local',  -- schema 5
   PRIMARY KEY (device_id, problem_id)
 );
 

@@ -24,8 +24,13 @@
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
 #include "core/family.hpp"
+#include "autotune/device.hpp"
 #include "cache/cache_impl.hpp"
 #include "cache/document.hpp"
+#include "cache/signature.hpp"
+#include "core/integrity.hpp"
+#include "core/jit.hpp"
+#include "core/signing.hpp"
 
 namespace autotune {
 
@@ -166,38 +171,78 @@ std::optional<std::int64_t> id_of(SQLite::Database& db, const char* sql, const s
   return q.getColumn(0).getInt64();
 }
 
-// Writes in chunks: a transaction is committed and a new one begun after about kChunkRows rows, always between
-// two runs, so a run and its measurements are committed together (a reader never sees half a run) and other
-// writers (tuners, other imports) get the write lock between chunks instead of waiting for the whole import.
-class Chunks {
- public:
-  static constexpr std::size_t kChunkRows = 2000;
-  explicit Chunks(SQLite::Database& db) : db_(db) { begin(); }
-  void add(std::size_t rows) { rows_ += rows; }
-  /// Commits if the chunk is full (call only where a chunk may end).
-  void boundary() {
-    if (rows_ < kChunkRows) return;
-    commit();
-    begin();
-  }
-  void commit() {
-    tx_->commit();
-    tx_.reset();
-    rows_ = 0;
-  }
+// Whether this machine compiles the winner's cubin to the same bytes: the recorded source is the one this build
+// compiles for its problem and configuration, with the options and NVRTC version used here. Decided before the
+// import's transaction, since a compile takes seconds and other writers wait for the transaction.
+bool reproduced_here(const Fields& run, const Fields& w, const std::vector<char>& cubin) {
+  const auto problem = Problem::parse(run.text("problem"));
+  if (!problem) return false;
+  const auto config = Config::parse(problem->family_name(), w.text("config"));
+  const auto source_sha256 = w.opt_text("source_sha256"), options = w.opt_text("nvrtc_options");
+  const auto version = w.opt_integer("nvrtc_version");
+  if (!config || !source_sha256 || !options || !version || *version != nvrtc_version()) return false;
+  const std::string arch = w.text("arch");
+  if (nlohmann::json::parse(*options, nullptr, false) != nlohmann::json(jit::options_for(arch))) return false;
+  const std::string source = kernel_source(*problem, *config);
+  return integrity::sha256_hex(source) == *source_sha256 && jit::reproduces(source, arch, cubin);
+}
 
- private:
-  void begin() { tx_.emplace(db_, SQLite::TransactionBehavior::IMMEDIATE); }
-  SQLite::Database& db_;
-  std::optional<SQLite::Transaction> tx_;
-  std::size_t rows_ = 0;
-};
+// For each run of the document, whether its winner's cubin may be stored: cubins wanted, a recorded SHA-256 (the
+// document's validation checked the bytes against it), and a trusted document or a cubin this machine reproduces.
+std::vector<bool> cubins_to_keep(const Json& doc, const std::string& source, const ImportOptions& options,
+                                 bool trusted) {
+  const Fields top(doc, "document", source);
+  const Json& runs = top.array("runs");
+  std::vector<bool> keep(runs.size(), false);
+  if (!options.cubins) return keep;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Fields run(runs[i], fmt::format("runs[{}]", i), source);
+    const Json& winner = run.get("winner");
+    if (winner.is_null()) continue;
+    const Fields w(winner, run.where() + ".winner", source);
+    if (!w.has("cubin") || !w.has("cubin_sha256")) continue;
+    if (trusted) {
+      keep[i] = true;
+      continue;
+    }
+    if (options.verify_cubins) keep[i] = reproduced_here(run, w, *base64_decode(w.text("cubin", (kMaxCubin + 2) / 3 * 4)));
+  }
+  return keep;
+}
 
-// Adds one document, which validate_document accepted, to `db` in chunks. `source` names the document in errors.
-ImportStats import_document(SQLite::Database& db, const Json& doc, const std::string& source,
-                            const ImportOptions& options) {
+bool trusted_origin(const std::string& origin) { return origin == "local" || origin.starts_with("signed:"); }
+
+// Whether a document's winner (of run `run_id`, recorded as `origin`) replaces the file's winner of the same model and
+// problem: there is none; or a fresh one beats a stale one; then local or signed evidence beats imported evidence (an
+// import never displaces what the user measured or trusts); then the later tuned_at; then the lower median time. A
+// full tie, or the same run, keeps the file's.
+bool take_winner(SQLite::Database& db, std::int64_t device_id, std::int64_t problem_id, std::int64_t run_id,
+                 const std::string& tuned_at, double median_ms, const std::string& origin) {
+  SQLite::Statement ours(db,
+      "SELECT w.run_id, w.tuned_at, w.median_ms, r.stale, (SELECT stale FROM runs WHERE id = ?), w.origin"
+      " FROM winners w JOIN runs r ON r.id = w.run_id WHERE w.device_id = ? AND w.problem_id = ?");
+  ours.bind(1, run_id);
+  ours.bind(2, device_id);
+  ours.bind(3, problem_id);
+  if (!ours.executeStep()) return true;
+  if (ours.getColumn(0).getInt64() == run_id) return false;
+  const bool ours_stale = ours.getColumn(3).getInt() != 0, theirs_stale = ours.getColumn(4).getInt() != 0;
+  if (ours_stale != theirs_stale) return ours_stale;
+  const bool ours_trusted = trusted_origin(ours.getColumn(5).getString()), theirs_trusted = trusted_origin(origin);
+  if (ours_trusted != theirs_trusted) return theirs_trusted;
+  const std::string ours_at = ours.getColumn(1).getString();
+  if (ours_at != tuned_at) return tuned_at > ours_at;
+  return median_ms < ours.getColumn(2).getDouble();
+}
+
+// Adds one document, which validate_document accepted, to `db` in one transaction, its new rows recorded as
+// `origin` ("imported" or "signed:<key id>"). `keep_cubin` (cubins_to_keep) says which winners' cubins are stored.
+// `source` names the document in errors.
+ImportStats import_document(SQLite::Database& db, const Json& doc, const std::string& source, const std::string& origin,
+                            const std::vector<bool>& keep_cubin) {
   ImportStats stats;
-  Chunks chunks(db);
+  // One transaction: readers see the whole import or none of it, and a kill -9 leaves the file as it was.
+  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
   const Fields top(doc, "document", source);
 
   const Json& devices = top.array("devices");
@@ -259,16 +304,16 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     q.bind(3, f.text("first_seen"));
     stats.templates += q.exec();
   }
-  chunks.add(devices.size() + problems.size() + templates.size());
 
   struct WinnerCandidate {
     std::int64_t device_id, problem_id, run_id;
     const Json* winner;
     std::string where;
+    bool keep_cubin;
   };
   std::vector<WinnerCandidate> candidates;
   SQLite::Statement find(db,
-      "SELECT id, stale, finished_at IS NULL FROM runs WHERE device_id = ? AND problem_id = ? AND started_at = ?"
+      "SELECT id, stale, finished_at IS NULL, origin FROM runs WHERE device_id = ? AND problem_id = ? AND started_at = ?"
       " AND tool_version = ? AND strategy = ?");
   SQLite::Statement insert_measurement(db,
       "INSERT INTO measurements (run_id, config, status, log, median_ms, spread, samples, gbps, roof_pct)"
@@ -284,7 +329,6 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       " excluded.gbps, excluded.roof_pct)");  // a row that is already the same is not counted as updated
   const Json& runs = top.array("runs");
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    chunks.boundary();
     const Fields f(runs[i], fmt::format("runs[{}]", i), source);
     const auto device_id = id_of(db, "SELECT id FROM devices WHERE model_key = ?", f.text("device"));
     if (!device_id) f.fail("device", fmt::format("'{}' is not in the document's devices", f.text("device")));
@@ -307,7 +351,22 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     if (find.executeStep()) {
       run_id = find.getColumn(0).getInt64();
       const bool ours_stale = find.getColumn(1).getInt() != 0, ours_unfinished = find.getColumn(2).getInt() != 0;
+      // A signed document vouches for a run this file holds only as imported: the run becomes the signed one, its
+      // measurements and winner the document's (an unsigned copy of the same natural key may have said otherwise).
+      const bool adopts = find.getColumn(3).getString() == "imported" && trusted_origin(origin);
       find.reset();
+      if (adopts) {
+        SQLite::Statement u(db, "UPDATE runs SET origin = ?, finished_at = coalesce(?, finished_at) WHERE id = ?");
+        u.bind(1, origin);
+        bind_opt(u, 2, finished_at);
+        u.bind(3, run_id);
+        stats.runs += u.exec();
+        for (const char* sql : {"DELETE FROM winners WHERE run_id = ?", "DELETE FROM measurements WHERE run_id = ?"}) {
+          SQLite::Statement clear(db, sql);
+          clear.bind(1, run_id);
+          clear.exec();
+        }
+      }
       // Staleness is sticky (a run stale anywhere is stale), and a copy taken mid-run learns that it finished.
       if (stale && !ours_stale) {
         SQLite::Statement u(db, "UPDATE runs SET stale = 1, stale_reason = ? WHERE id = ?");
@@ -315,18 +374,21 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
         u.bind(2, run_id);
         stats.runs += u.exec();
       }
+      // The document's measurements replace ours then: the run is the document's evidence from now on.
       if (finished_at && ours_unfinished) {
         finishes_ours = true;
-        SQLite::Statement u(db, "UPDATE runs SET finished_at = ? WHERE id = ?");
+        SQLite::Statement u(db, "UPDATE runs SET finished_at = ?, origin = ? WHERE id = ?");
         u.bind(1, *finished_at);
-        u.bind(2, run_id);
+        u.bind(2, origin);
+        u.bind(3, run_id);
         stats.runs += u.exec();
       }
     } else {
       find.reset();
       SQLite::Statement ins(db,
           "INSERT INTO runs (device_id, problem_id, started_at, finished_at, strategy, tool_version, template_hash,"
-          " nvrtc_version, driver_version, settings, stale, stale_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+          " nvrtc_version, driver_version, settings, stale, stale_reason, origin)"
+          " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       ins.bind(1, *device_id);
       ins.bind(2, *problem_id);
       ins.bind(3, started_at);
@@ -339,6 +401,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       bind_opt(ins, 10, settings);
       ins.bind(11, stale ? 1 : 0);
       bind_opt(ins, 12, f.opt_text("stale_reason"));
+      ins.bind(13, origin);
       ins.exec();
       run_id = db.getLastInsertRowid();
       ++stats.runs;
@@ -360,35 +423,18 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       bind_opt(q, 9, m.opt_number("roof_pct"));
       stats.measurements += q.exec();
     }
-    chunks.add(1 + measurements.size());
     if (const Json& w = f.get("winner"); !w.is_null())
-      candidates.push_back({*device_id, *problem_id, run_id, &w, f.where() + ".winner"});
+      candidates.push_back({*device_id, *problem_id, run_id, &w, f.where() + ".winner", keep_cubin[i]});
   }
 
   // Winners last, once every run's staleness is settled.
   for (const WinnerCandidate& c : candidates) {
-    chunks.boundary();
     const Fields w(*c.winner, c.where, source);
     const std::string config = w.text("config"), tuned_at = w.text("tuned_at");
     const double median_ms = w.number("median_ms");
-    chunks.add(1);
-    SQLite::Statement ours(db,
-        "SELECT w.run_id, w.tuned_at, w.median_ms, r.stale, (SELECT stale FROM runs WHERE id = ?)"
-        " FROM winners w JOIN runs r ON r.id = w.run_id WHERE w.device_id = ? AND w.problem_id = ?");
-    ours.bind(1, c.run_id);
-    ours.bind(2, c.device_id);
-    ours.bind(3, c.problem_id);
-    if (ours.executeStep()) {
-      if (ours.getColumn(0).getInt64() == c.run_id) continue;
-      const bool ours_stale = ours.getColumn(3).getInt() != 0, theirs_stale = ours.getColumn(4).getInt() != 0;
-      const std::string ours_at = ours.getColumn(1).getString();
-      const double ours_ms = ours.getColumn(2).getDouble();
-      bool take = false;
-      if (ours_stale != theirs_stale) take = ours_stale;
-      else if (ours_at != tuned_at) take = tuned_at > ours_at;
-      else take = median_ms < ours_ms;
-      if (!take) continue;
-    }
+    // The winner's origin is its run's in this file: a run this file measured itself stays local.
+    const std::string run_origin = db.execAndGet(fmt::format("SELECT origin FROM runs WHERE id = {}", c.run_id)).getString();
+    if (!take_winner(db, c.device_id, c.problem_id, c.run_id, tuned_at, median_ms, run_origin)) continue;
     // A winner is one of its run's ok measurements in this file too: when this file already held the run, finished,
     // with another time for the configuration (two copies of one run that disagree, which autotune never writes),
     // the document's winner is not taken.
@@ -398,13 +444,15 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     backed.bind(2, config);
     backed.bind(3, median_ms);
     if (!backed.executeStep()) continue;
-    // A cubin is imported only with the SHA-256 recorded when it was built (validated against it) and when wanted;
-    // without one nothing vouches for it, so the winner comes without it and applications compile from source.
+    // A cubin is stored only as cubins_to_keep decided: with the SHA-256 recorded when it was built (validated
+    // against it), and signed or reproduced here. Otherwise the winner comes without it and applications compile
+    // from source.
     std::vector<char> cubin;
     if (const auto text = w.opt_text("cubin", (kMaxCubin + 2) / 3 * 4)) {
-      if (options.cubins && w.has("cubin_sha256")) cubin = *base64_decode(*text);
+      if (c.keep_cubin) cubin = *base64_decode(*text);
       else ++stats.cubins_dropped;
     }
+    if (!cubin.empty() && run_origin == "imported") ++stats.cubins_verified;
     auto provenance = [&](const char* key) { return cubin.empty() || !w.has(key) ? std::nullopt : w.opt_text(key); };
     SQLite::Statement q(db, kUpsertWinner);
     q.bind(1, c.device_id);
@@ -421,6 +469,7 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     bind_opt(q, 11, provenance("source_sha256"));
     bind_opt(q, 12, provenance("nvrtc_options"));
     bind_opt(q, 13, cubin.empty() || !w.has("nvrtc_version") ? std::nullopt : w.opt_integer("nvrtc_version"));
+    q.bind(14, run_origin);
     stats.winners += q.exec();
   }
 
@@ -428,7 +477,6 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
   if (const auto it = doc.find("baselines"); it != doc.end() && !it->is_null()) {
     const Json& baselines = top.array("baselines");
     for (std::size_t i = 0; i < baselines.size(); ++i) {
-      chunks.boundary();
       const Fields f(baselines[i], fmt::format("baselines[{}]", i), source);
       const auto device_id = id_of(db, "SELECT id FROM devices WHERE model_key = ?", f.text("device"));
       if (!device_id) f.fail("device", fmt::format("'{}' is not in the document's devices", f.text("device")));
@@ -445,10 +493,9 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       q.bind(5, f.number("gbps"));
       q.bind(6, f.text("measured_at"));
       stats.baselines += q.exec();
-      chunks.add(1);
     }
   }
-  chunks.commit();
+  tx.commit();
   return stats;
 }
 
@@ -463,7 +510,10 @@ bool ExportFilter::matches(std::string_view problem_key, std::string_view model_
   return problem_ok && model_ok;
 }
 
-ExportStats Cache::export_json(std::ostream& out, const ExportFilter& filter) const {
+ExportStats Cache::export_json(std::ostream& out, const ExportFilter& filter, const std::string& signing_key) const {
+  // The key is read first: a key that cannot be used fails before anything is written.
+  const std::optional<signing::PrivateKey> key =
+      signing_key.empty() ? std::nullopt : std::optional(signing::read_private_key(signing_key));
   Impl& self = *impl_;
   const Json doc = guarded(self.path, "export", [&] {
     // One read transaction: the document is a consistent snapshot even while tuners write.
@@ -478,7 +528,14 @@ ExportStats Cache::export_json(std::ostream& out, const ExportFilter& filter) co
     if (!run["winner"].is_null()) ++stats.winners;
   }
   // A log with bytes that are not UTF-8 is exported with U+FFFD in their place: JSON text must be Unicode.
-  out << doc.dump(1, ' ', false, Json::error_handler_t::replace) << '\n';
+  std::string text = doc.dump(1, ' ', false, Json::error_handler_t::replace);
+  if (key) {
+    // Signed as a reader will parse it: the text read back, so that replaced bytes are signed as replaced.
+    Json written = Json::parse(text);
+    sign_document(written, *key);
+    text = written.dump(1, ' ', false, Json::error_handler_t::strict);
+  }
+  out << text << '\n';
   if (!out) throw CacheError(fmt::format("cache file '{}': the export could not be written", self.path));
   return stats;
 }
@@ -488,22 +545,27 @@ ImportStats Cache::import_json(std::istream& in, const std::string& source, cons
   // Everything is read and checked before the first write: a refused document changes nothing.
   const Json doc = read_document(in, label, options.max_document_bytes);
   validate_document(doc, label);
+  const std::string signer = trusted_signer(doc, options.trusted_keys, label);
+  const std::vector<bool> keep = cubins_to_keep(doc, label, options, !signer.empty());
   Impl& self = *impl_;
-  return guarded(self.path, fmt::format("import {}", label),
-                 [&] { return import_document(self.db, doc, label, options); });
+  return guarded(self.path, fmt::format("import {}", label), [&] {
+    return import_document(self.db, doc, label, signer.empty() ? "imported" : "signed:" + signer, keep);
+  });
 }
 
 ImportStats Cache::merge(const std::string& other_path, const ImportOptions& options) {
   // The other file is read as every reader reads (cache/read_only.cpp): never created, migrated or given side
-  // files; an older schema is upgraded in a copy in memory. Its rows are checked as an imported document's are.
+  // files; an older schema is upgraded in a copy in memory. Its rows are checked as an imported document's are, and
+  // are imported: a cache file carries no signature, whatever its rows say of their origin.
   Cache other = read_only_snapshot(other_path);
   Impl& copy = *other.impl_;
   const Json doc = guarded(other_path, "be read", [&] { return export_document(copy.db); });
   const std::string source = fmt::format("cache file '{}'", other_path);
   validate_document(doc, source);
+  const std::vector<bool> keep = cubins_to_keep(doc, source, options, false);
   Impl& self = *impl_;
   return guarded(self.path, fmt::format("merge {}", source),
-                 [&] { return import_document(self.db, doc, source, options); });
+                 [&] { return import_document(self.db, doc, source, "imported", keep); });
 }
 
 }  // namespace autotune

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -35,6 +36,7 @@
 #include "cli/report.hpp"
 #include "core/family.hpp"
 #include "core/ladder.hpp"
+#include "core/signing.hpp"
 #include "tuner/ladder.hpp"
 
 
@@ -65,10 +67,11 @@ int run_devices(const DevicesCommand& cmd, std::ostream& out) {
 
 // The read-only commands never create, migrate or write the file, nor leave side files (Cache::open_read_only); a
 // missing file reads as an empty cache.
+// Every page is checked (quick_check): a damaged file is said to be damaged rather than read in part.
 Cache open_for_reading(const std::string& path) {
   std::error_code ec;
   if (path == ":memory:" || !std::filesystem::exists(path, ec)) return Cache(":memory:");
-  return Cache::open_read_only(path);
+  return Cache::open_read_only(path, ReadCheck::pages);
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -418,6 +421,7 @@ TuneCommand expand_distributions(const TuneCommand& cmd) {
 int run_tune(const TuneCommand& given, const std::string& cache_path, std::ostream& out, std::ostream& err) {
   if (given.worker) return tune_in_process(given, given.devices.at(0), cache_path, out, err);
   const TuneCommand cmd = expand_distributions(given);
+  device_count();  // without a GPU: its one-line error, before anything is printed
   if (given.default_set)
     fmt::print(out, "The default set: {} (one problem per size). For common shapes of every family (what an "
                     "application's untuned problems are served from) run `autotune tune --preset standard`.\n",
@@ -526,7 +530,8 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
                {"time ms", "median_ms"},   {"GB/s", "gbps"},        {"% of roof", "roof_pct"},
                {"stale runs skipped", "stale_runs_skipped"},        {"cache", "cache"},
                {"size range", "range"},    {"range from n", "range_n_from"}, {"range to n", "range_n_to"},
-               {"size ranges", "size_ranges"}};
+               {"size ranges", "size_ranges"}, {"predicted slowdown", "predicted_slowdown"},
+               {"runner-up", "runner_up"}};
   Cell src = text_cell(std::string(to_string(source)));
   if (source == ConfigSource::fallback) src.text = "fallback: built-in default (nothing tuned applies)";
   else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same problem, " + lookup.distance;
@@ -550,7 +555,8 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   };
   Listing table;
   table.columns = {{"", "selected"},          {"from n", "n_from"}, {"to n", "n_to"},      {"configuration", "config"},
-                   {"source", "source"},      {"tuned n", "tuned_n"}, {"why", "why"}};
+                   {"source", "source"},      {"tuned n", "tuned_n"}, {"predicted", "predicted_slowdown"},
+                   {"why", "why"}};
   for (const SizeRange& r : sizes.sizes) {
     Cell selected = bool_cell(r.contains(n));
     selected.text = r.contains(n) ? "=>" : "";
@@ -558,7 +564,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
     for (const std::uint64_t t : r.tuned_n) tuned += (tuned.empty() ? "" : " ") + std::to_string(t);
     table.rows.push_back({selected, n_cell(r.n_from), n_cell(r.n_to), text_cell(r.config.key()),
                           text_cell(std::string(to_string(r.source))), tuned.empty() ? null_cell("-") : text_cell(tuned),
-                          text_cell(r.why)});
+                          number_cell(r.predicted_slowdown, 3), text_cell(r.why)});
     if (r.contains(n)) {
       auto& row = l.rows.front();
       row.push_back(text_cell(r.describe()));
@@ -567,6 +573,13 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
     }
   }
   l.rows.front().push_back(integer_cell(static_cast<std::int64_t>(sizes.sizes.size())));
+  // The ranking behind the choice: its predicted time over the problem's own best, and the next-best configuration.
+  l.rows.front().push_back(number_cell(lookup.predicted_slowdown, 3));
+  const std::optional<Alternative>& next = lookup.runner_up;
+  l.rows.front().push_back(next ? text_cell(fmt::format("{} {} (predicted {:.3f}x{})", to_string(next->source),
+                                                        next->config.key(), next->predicted_slowdown,
+                                                        next->distance.empty() ? "" : ": " + next->distance))
+                                : null_cell("-"));
   out << render_record_with(l, "sizes",
                             fmt::format("size table (a handle of this shape runs, for each n, its range's configuration;"
                                         " => n={}):",
@@ -623,7 +636,8 @@ std::string describe(const ImportStats& s) {
 // The document is written as cli/output_file.hpp says: an export that fails half-way never replaces an earlier good
 // one, and a FIFO or a device (/dev/null) is written through, never replaced.
 int run_export(const ExportCommand& cmd, const std::string& cache_path, std::ostream& out) {
-  const Cache cache = Cache::open_read_only(cache_path);  // never created, migrated or written by an export
+  // Never created, migrated or written by an export; a damaged file is refused rather than exported in part.
+  const Cache cache = Cache::open_read_only(cache_path, ReadCheck::pages);
   // A filter that matches nothing is a mistake (a mistyped problem or model), not a file to ship.
   auto check = [&](const ExportStats& s) {
     if (cmd.filter.empty() || s.runs > 0) return;
@@ -633,74 +647,116 @@ int run_export(const ExportCommand& cmd, const std::string& cache_path, std::ost
     throw UsageError(fmt::format("autotune export: no run in {} matches{}", cache_path, flags));
   };
   if (cmd.output == "-") {
-    if (cmd.filter.empty()) {
-      cache.export_json(out);
-      return 0;
-    }
-    std::ostringstream document;  // written only when something matched
-    check(cache.export_json(document, cmd.filter));
+    std::ostringstream document;  // written only when something matched and it could be signed
+    check(cache.export_json(document, cmd.filter, cmd.sign));
     out << document.str();
     return 0;
   }
   std::ostringstream document;
-  check(cache.export_json(document, cmd.filter));
+  check(cache.export_json(document, cmd.filter, cmd.sign));
   // Written through to a stream (a FIFO, /dev/stdout), the document is all its reader gets: no message after it.
   if (write_output_file(cmd.output, document.str()) == Written::replaced)
     fmt::print(out, "exported {} to {}\n", cache_path, cmd.output);
   return 0;
 }
 
-// A cache file this command created is removed again when the command fails: a refused import or merge into a new
-// path leaves nothing behind (the document is validated before the first write, so an existing file is unchanged).
-class CreatedFileGuard {
- public:
-  explicit CreatedFileGuard(std::string path) : path_(std::move(path)) {
-    std::error_code ec;
-    created_ = path_ != ":memory:" && !std::filesystem::exists(path_, ec);
+// Adds to the cache at `path` with `add(Cache&)`. A path that does not exist yet is written as a temporary file
+// beside it, linked into place only when `add` succeeded: a refused import leaves nothing, and a killed one no
+// cache file (at most the temporary, named "<path>.import-<pid>.tmp"), never an empty or partial cache.
+template <class Add>
+ImportStats add_to_cache(const std::string& path, Add&& add) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path == ":memory:" || fs::exists(fs::symlink_status(path, ec))) {
+    Cache cache(path);
+    return add(cache);
   }
-  ~CreatedFileGuard() {
-    if (!created_ || keep) return;
-    std::error_code ec;
-    for (const char* side : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path_ + side, ec);
+  const std::string tmp = fmt::format("{}.import-{}.tmp", path, ::getpid());
+  auto remove_tmp = [&] {
+    for (const char* side : {"", "-wal", "-shm", "-journal"}) fs::remove(tmp + side, ec);
+  };
+  remove_tmp();  // left by a killed process of the same pid
+  ImportStats stats;
+  try {
+    Cache cache(tmp);
+    stats = add(cache);
+  } catch (...) {
+    remove_tmp();
+    throw;
   }
-  bool keep = false;
-
- private:
-  std::string path_;
-  bool created_ = false;
-};
+  // Closed: its WAL is checkpointed into the file. link() never replaces a cache another process created meanwhile.
+  const bool linked = ::link(tmp.c_str(), path.c_str()) == 0;
+  const int link_errno = errno;
+  remove_tmp();
+  if (linked) return stats;
+  if (link_errno != EEXIST)
+    throw CacheError(fmt::format("cache file '{}' cannot be created ({})", path, std::strerror(link_errno)));
+  Cache cache(path);
+  return add(cache);
+}
 
 std::string dropped(const ImportStats& s) {
-  return s.cubins_dropped ? fmt::format(" ({} cubin{} left out: applications compile from source)", s.cubins_dropped,
-                                        s.cubins_dropped == 1 ? "" : "s")
-                          : std::string();
+  std::string out;
+  if (s.cubins_verified)
+    out += fmt::format(" ({} cubin{} kept: compiled to the same bytes here)", s.cubins_verified,
+                       s.cubins_verified == 1 ? "" : "s");
+  if (s.cubins_dropped)
+    out += fmt::format(" ({} cubin{} left out: applications compile from source)", s.cubins_dropped,
+                       s.cubins_dropped == 1 ? "" : "s");
+  return out;
+}
+
+// How the import's results are recorded (README "What a cache file is trusted for"): with trusted keys, the
+// document was signed by one of them (or refused).
+std::string provenance(const ImportStats& s, const std::vector<std::string>& trusted_ids) {
+  if (s.winners == 0 && s.runs == 0) return "";
+  if (!trusted_ids.empty()) return fmt::format(" (signed by trusted key {})", fmt::join(trusted_ids, " or "));
+  return " (recorded as imported: never served as exact)";
 }
 
 int run_import(const ImportCommand& cmd, const std::string& cache_path, std::ostream& out) {
-  // The input is opened first, so that a missing file changes nothing (not even creates the cache).
+  // The input and the keys are opened first, so that a missing file changes nothing (not even creates the cache).
   std::ifstream file;
   if (cmd.file != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(cmd.file, ec))
+      throw Error(fmt::format("cannot import '{}': it is a directory, not an `autotune export` document",
+                                   cmd.file));
     file.open(cmd.file, std::ios::binary);
     if (!file) throw Error(fmt::format("cannot open '{}' for reading ({})", cmd.file, std::strerror(errno)));
   }
+  ImportOptions options;
+  options.cubins = !cmd.no_cubins;
+  options.verify_cubins = true;
+  std::vector<std::string> ids;
+  for (const std::string& key : cmd.trust) {
+    const signing::PublicKey k = signing::read_public_key(key);
+    options.trusted_keys.push_back(k.text());
+    ids.push_back(k.id());
+  }
   const bool stdin_input = cmd.file == "-";
   const std::string source = stdin_input ? "standard input" : cmd.file;
-  CreatedFileGuard guard(cache_path);
-  Cache cache(cache_path);
-  const ImportStats s = cache.import_json(stdin_input ? std::cin : file, source, ImportOptions{!cmd.no_cubins});
-  guard.keep = true;
-  fmt::print(out, "imported {} into {}: {}{}\n", source, cache_path, describe(s), dropped(s));
+  const ImportStats s = add_to_cache(cache_path, [&](Cache& cache) {
+    return cache.import_json(stdin_input ? std::cin : file, source, options);
+  });
+  fmt::print(out, "imported {} into {}: {}{}{}\n", source, cache_path, describe(s), provenance(s, ids), dropped(s));
   return 0;
 }
 
 int run_merge(const MergeCommand& cmd, const std::string& cache_path, std::ostream& out) {
   std::error_code ec;
   if (!std::filesystem::exists(cmd.file, ec)) throw CacheError(fmt::format("cache file '{}' does not exist", cmd.file));
-  CreatedFileGuard guard(cache_path);
-  Cache cache(cache_path);
-  const ImportStats s = cache.merge(cmd.file, ImportOptions{!cmd.no_cubins});
-  guard.keep = true;
-  fmt::print(out, "merged {} into {}: {}{}\n", cmd.file, cache_path, describe(s), dropped(s));
+  ImportOptions options;
+  options.cubins = !cmd.no_cubins;
+  options.verify_cubins = true;
+  const ImportStats s = add_to_cache(cache_path, [&](Cache& cache) { return cache.merge(cmd.file, options); });
+  fmt::print(out, "merged {} into {}: {}{}{}\n", cmd.file, cache_path, describe(s), provenance(s, {}), dropped(s));
+  return 0;
+}
+
+int run_keygen(const KeygenCommand& cmd, std::ostream& out) {
+  const std::string id = generate_signing_key(cmd.output);
+  fmt::print(out, "created key {}: private key {} (keep it secret), public key {}.pub\n", id, cmd.output, cmd.output);
   return 0;
 }
 
@@ -715,7 +771,8 @@ int run_gc(const std::string& cache_path, std::ostream& out) {
 // Only reads (Cache::open_read_only): never creates, migrates or writes the file; an older schema is checked in an
 // upgraded copy in memory.
 int run_check(const std::string& cache_path, std::ostream& out) {
-  const Cache cache = Cache::open_read_only(cache_path);
+  // Damage is what check reports (integrity_check, among the invariants): it opens what SQLite can open.
+  const Cache cache = Cache::open_read_only(cache_path, ReadCheck::none);
   const std::vector<std::string> violations = cache.invariant_violations();
   for (const std::string& v : violations) fmt::print(out, "{}\n", printable_line(v));
   if (violations.empty()) fmt::print(out, "{}: every row keeps the schema's invariants\n", cache_path);
@@ -756,6 +813,8 @@ int run(const CommandLine& cl, std::ostream& out, std::ostream& err) {
           return run_merge(cmd, cache_path_of(cl), out);
         } else if constexpr (std::is_same_v<T, CheckCommand>) {
           return run_check(cache_path_of(cl), out);
+        } else if constexpr (std::is_same_v<T, KeygenCommand>) {
+          return run_keygen(cmd, out);
         } else {
           static_assert(std::is_same_v<T, GcCommand>);
           return run_gc(cache_path_of(cl), out);

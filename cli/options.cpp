@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <sstream>
 
 #include "autotune/error.hpp"
@@ -34,6 +35,7 @@ constexpr const char* kSubcommands =
     "  merge     add every result of another cache file to the cache\n"
     "  gc        delete stale results (of a changed template, NVRTC or driver)\n"
     "  check     list the rows of the cache that break an invariant of its schema (exit 1 if any)\n"
+    "  keygen    create a key pair for signing exports (export --sign) and trusting them (import --trust)\n"
     "  help      print this help, or `autotune help SUBCOMMAND`\n"
     "  version   print the version\n";
 
@@ -104,9 +106,17 @@ using option_text::to_integer;
 po::variables_map parse(const std::string& sub, const std::vector<std::string>& args,
                         const po::options_description& desc, const po::positional_options_description& positionals) {
   po::variables_map vm;
+  // Words beyond the subcommand's positional arguments land in a hidden option, so that the first is named.
+  po::options_description all;
+  all.add(desc).add_options()("stray-argument", po::value<std::vector<std::string>>());
+  po::positional_options_description with_stray = positionals;
+  if (positionals.max_total_count() != std::numeric_limits<unsigned>::max()) with_stray.add("stray-argument", -1);
   try {
-    po::store(po::command_line_parser(args).options(desc).positional(positionals).run(), vm);
+    po::store(po::command_line_parser(args).options(all).positional(with_stray).run(), vm);
     po::notify(vm);
+    if (vm.count("stray-argument"))
+      throw UsageError(fmt::format("autotune {}: unexpected argument '{}' (see `autotune {} --help`)", sub,
+                                   vm["stray-argument"].as<std::vector<std::string>>().front(), sub));
   } catch (const po::error_with_option_name& e) {
     // Boost's what() replaces placeholders such as %original_token% with the offending token until none is left:
     // a token that holds one itself (`--x%original_token%`) loops forever (found by tests/fuzz/fuzz_cli.cpp). Such
@@ -481,16 +491,21 @@ void describe_export(const std::string&, Spec& s) {
       ("problem", po::value<std::vector<std::string>>()->value_name("SUBSTRING")->composing(),
        "only runs of problems whose key contains SUBSTRING (repeat for several)")
       ("device-model", po::value<std::vector<std::string>>()->value_name("KEY")->composing(),
-       "only runs on this GPU model, its model key as `autotune devices` prints it (repeat for several)");
+       "only runs on this GPU model, its model key as `autotune devices` prints it (repeat for several)")
+      ("sign", po::value<std::string>()->value_name("KEYFILE"),
+       "sign the document with this private key (`autotune keygen`): an importer that trusts the public key "
+       "(import --trust) keeps its cubins and may serve its winners as exact");
   s.desc.add(exp);
-  s.synopsis = "[--output FILE] [--problem SUBSTRING]... [--device-model KEY]...\n\n"
+  s.synopsis = "[--output FILE] [--problem SUBSTRING]... [--device-model KEY]... [--sign KEYFILE]\n\n"
                "With --problem or --device-model, only the matching runs and the devices, problems and kernel\n"
-               "templates they refer to: the file an application ships (import it into the cache it opens).";
+               "templates they refer to: the file an application ships (import it into the cache it opens, or open\n"
+               "the signed document itself as the cache, trusting its public key).";
   s.examples =
       "  autotune export --output node17.json      # on each machine of a fleet\n"
       "  autotune export --cache fleet.db > fleet.json\n"
       "  autotune export --cache fleet.db --problem histogram/u8/bins=256/ --problem reduce/sum/f32/ \\\n"
-      "      --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --output app.json\n";
+      "      --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --output app.json\n"
+      "  autotune export --sign ~/.config/autotune/release.key --output app.json\n";
 }
 
 Command make_export(const std::string&, const po::variables_map& vm, const Text& text) {
@@ -505,6 +520,7 @@ Command make_export(const std::string&, const po::variables_map& vm, const Text&
   };
   list("problem", e.filter.problems);
   list("device-model", e.filter.device_models);
+  if (vm.count("sign")) e.sign = text("sign", "--sign: the key file");
   return e;
 }
 
@@ -513,14 +529,22 @@ void describe_import_merge(const std::string& sub, Spec& s) {
   s.positionals.add("file", 1);
   po::options_description imp("Options");
   imp.add_options()("no-cubins", "leave the compiled kernels (cubins) out: only configurations and timings are "
-                                 "added, and applications compile the configurations from source with NVRTC; for "
-                                 "results from machines whose binaries you do not trust");
+                                 "added, and applications compile the configurations from source with NVRTC");
+  if (sub == "import")
+    imp.add_options()("trust", po::value<std::vector<std::string>>()->value_name("KEYFILE")->composing(),
+                      "accept only a document signed by this public key (`autotune keygen`; repeat for several): its "
+                      "results count as this machine's own and its cubins are kept as they are");
   s.desc.add(imp);
-  s.synopsis = sub == "import" ? "FILE [--no-cubins] [--cache FILE]\n\nFILE is an `autotune export` document; - reads "
-                               "standard input."
-                             : "FILE [--no-cubins] [--cache FILE]\n\nFILE is another autotune cache file; it is only read.";
+  s.synopsis = sub == "import" ? "FILE [--trust KEYFILE]... [--no-cubins] [--cache FILE]\n\nFILE is an `autotune "
+                                 "export` document; - reads standard input. Without --trust its results are recorded as\n"
+                                 "imported (never served as exact) and a cubin is kept only when this machine's NVRTC\n"
+                                 "compiles the same bytes."
+                             : "FILE [--no-cubins] [--cache FILE]\n\nFILE is another autotune cache file; it is only read. Its "
+                               "results are recorded as imported\n(never served as exact); a cubin is kept only when "
+                               "this machine's NVRTC compiles the same bytes.";
   s.examples = sub == "import" ? "  autotune import node17.json --cache fleet.db\n"
                                "  ssh node17 autotune export | autotune import -\n"
+                               "  autotune import app.json --trust release.key.pub --cache app.db\n"
                              : "  autotune merge node17.db --cache fleet.db\n"
                                "  for f in nodes/*.db; do autotune merge \"$f\" --cache fleet.db; done\n";
 }
@@ -530,7 +554,13 @@ Command make_import_merge(const std::string& sub, const po::variables_map& vm, c
     throw UsageError(fmt::format("autotune {}: FILE is required (see `autotune {} --help`)", sub, sub));
   const std::string file = text("file", "FILE");
   const bool no_cubins = vm.count("no-cubins") > 0;
-  if (sub == "import") return ImportCommand{file, no_cubins};
+  if (sub == "import") {
+    ImportCommand i{file, no_cubins, {}};
+    if (vm.count("trust")) i.trust = vm["trust"].as<std::vector<std::string>>();
+    for (const std::string& t : i.trust)
+      if (t.empty()) throw UsageError("autotune import: --trust: the key file name is empty");
+    return i;
+  }
   else return MergeCommand{file, no_cubins};
 }
 
@@ -548,6 +578,22 @@ void describe_check(const std::string&, Spec& s) {
 
 Command make_check(const std::string&, const po::variables_map&, const Text&) {
   return CheckCommand{};
+}
+
+void describe_keygen(const std::string&, Spec& s) {
+  po::options_description k("Keygen options");
+  k.add_options()("output,o", po::value<std::string>()->value_name("FILE"),
+                  "write the private key to FILE (mode 0600; never overwritten) and the public key to FILE.pub");
+  s.desc.add(k);
+  s.synopsis = "--output FILE\n\nAn Ed25519 key pair: sign exports with the private key (`autotune export --sign FILE`),\n"
+               "give FILE.pub to whoever imports them (`autotune import --trust FILE.pub`) or to the application\n"
+               "that opens the signed document as its cache ($AUTOTUNE_TRUSTED_KEYS, autotune::trust_public_key).";
+  s.examples = "  autotune keygen --output ~/.config/autotune/release.key\n";
+}
+
+Command make_keygen(const std::string&, const po::variables_map& vm, const Text& text) {
+  if (!vm.count("output")) throw UsageError("autotune keygen: --output FILE is required");
+  return KeygenCommand{text("output", "--output: the file name")};
 }
 
 struct Subcommand {
@@ -570,6 +616,7 @@ const std::vector<Subcommand>& subcommands() {
       {"merge", describe_import_merge, make_import_merge},
       {"gc", describe_gc, make_gc},
       {"check", describe_check, make_check},
+      {"keygen", describe_keygen, make_keygen},
   };
   return table;
 }

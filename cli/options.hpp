@@ -83,10 +83,16 @@ struct ReportCommand {
 struct ExportCommand {
   std::string output = "-";  ///< --output FILE; "-" is standard output
   ExportFilter filter;       ///< --problem SUBSTRING (repeatable), --device-model KEY (repeatable)
+  std::string sign;          ///< --sign KEYFILE: a private key of `autotune keygen`; empty: unsigned
 };
 struct ImportCommand {
   std::string file;  ///< an `autotune export` document; "-" is standard input
   bool no_cubins = false;  ///< --no-cubins: results only; applications compile from source
+  std::vector<std::string> trust;  ///< --trust KEYFILE (repeatable): public keys whose signature is required
+};
+/// Creates a signing key pair for `export --sign` / `import --trust`.
+struct KeygenCommand {
+  std::string output;  ///< --output FILE: the private key; FILE.pub the public one
 };
 struct MergeCommand {
   std::string file;  ///< another cache file, only read
@@ -98,7 +104,7 @@ struct CheckCommand {};
 
 using Command = std::variant<HelpCommand, VersionCommand, DevicesCommand, TuneCommand, ShowCommand, BestCommand,
                              CompareCommand, BenchCommand, ReportCommand, ExportCommand, ImportCommand, MergeCommand, GcCommand,
-                             CheckCommand>;
+                             CheckCommand, KeygenCommand>;
 
 struct CommandLine {
   Command command;

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include "core/cuda.hpp"
+#include "core/device_probe.hpp"
 #include "core/nvrtc.hpp"
 
 namespace autotune {
@@ -25,19 +26,31 @@ bool driver_library_present() {
 
 }  // namespace
 
+DeviceProbe classify_device_probe(int cuda_error, int count, bool driver_library_present) {
+  const auto e = static_cast<cudaError_t>(cuda_error);
+  // cudart reports a missing driver and a driver too old for it with the same code: only the first is "no driver".
+  if (e == cudaErrorInsufficientDriver && !driver_library_present) return DeviceProbe::no_driver;
+  if (e == cudaErrorNoDevice || (e == cudaSuccess && count <= 0)) return DeviceProbe::no_device;
+  if (e == cudaSuccess) return DeviceProbe::devices;
+  return DeviceProbe::driver_failed;
+}
+
 int device_count() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e == cudaErrorInsufficientDriver && !driver_library_present())
-    throw NoDeviceError("no CUDA device: no NVIDIA driver is installed (libcuda.so.1 was not found)");
-  if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || e == cudaErrorInitializationError ||
-      e == cudaErrorCallRequiresNewerDriver || e == cudaErrorSystemDriverMismatch ||
-      e == cudaErrorCompatNotSupportedOnDevice) {
-    throw NoDeviceError(fmt::format("no CUDA device: {} (is an NVIDIA GPU and its driver present?)", cuda::describe(e)));
+  switch (classify_device_probe(e, count, e == cudaErrorInsufficientDriver && driver_library_present())) {
+    case DeviceProbe::devices: return count;
+    case DeviceProbe::no_driver:
+      throw NoDeviceError("no CUDA device: no NVIDIA driver is installed (libcuda.so.1 was not found)");
+    case DeviceProbe::no_device:
+      throw NoDeviceError(e == cudaSuccess ? std::string("no CUDA device: the driver reports 0 devices")
+                                           : fmt::format("no CUDA device: {}", cuda::describe(e)));
+    case DeviceProbe::driver_failed: break;
   }
-  if (e != cudaSuccess) throw NoDeviceError(fmt::format("no CUDA device: {}", cuda::describe(e)));
-  if (count == 0) throw NoDeviceError("no CUDA device: the driver reports 0 devices");
-  return count;
+  throw CudaError(static_cast<int>(e),
+                  fmt::format("the NVIDIA driver is installed but CUDA cannot use it: {} (a driver older than this "
+                              "build's CUDA, or one that does not match its kernel module?)",
+                              cuda::describe(e)));
 }
 
 int nvrtc_version() {

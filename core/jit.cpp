@@ -6,10 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string_view>
+#include <utility>
 
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
@@ -39,6 +42,12 @@ std::vector<std::string> options_for(const std::string& arch) {
   return {"--gpu-architecture=" + arch, "-std=c++17"};
 }
 
+// The program name NVRTC is given, whatever the caller's: it ends up in the cubin (the file name of device-side
+// assertions), so a fixed one makes the cubin a function of the source, the options and the NVRTC version alone,
+// which is what the compile cache is keyed by and what an import reproduces to verify a cubin. The caller's name
+// replaces it in the log.
+constexpr std::string_view kProgramName = "autotune_kernel.cu";
+
 CompileResult compile(const std::string& source, const std::string& name, const std::string& arch) {
   CompileResult result;
   result.arch = arch;
@@ -46,7 +55,8 @@ CompileResult compile(const std::string& source, const std::string& name, const 
 
   const nvrtc::Api& api = nvrtc::require();  // throws, saying how to get NVRTC, when it cannot be loaded
   nvrtcProgram raw = nullptr;
-  check(api, api.create_program(&raw, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
+  check(api, api.create_program(&raw, source.c_str(), std::string(kProgramName).c_str(), 0, nullptr, nullptr),
+        "nvrtcCreateProgram");
   Program program(raw, ProgramDeleter{&api});
 
   std::vector<const char*> argv;
@@ -59,6 +69,8 @@ CompileResult compile(const std::string& source, const std::string& name, const 
     result.log.resize(log_size);
     check(api, api.program_log(program.get(), result.log.data()), "nvrtcGetProgramLog");
     result.log.resize(log_size - 1);  // drop the terminating NUL
+    for (std::size_t at = 0; (at = result.log.find(kProgramName, at)) != std::string::npos; at += name.size())
+      result.log.replace(at, kProgramName.size(), name);
   }
   if (compiled == NVRTC_ERROR_COMPILATION) return result;  // ok == false, the log says why
   if (compiled == NVRTC_ERROR_INVALID_OPTION)  // e.g. an architecture this NVRTC does not know
@@ -76,12 +88,49 @@ CompileResult compile(const std::string& source, const std::string& name, const 
 
 namespace {
 
-// A compile-cache file is this line, then the cubin: "autotune-cubin 1 <SHA-256 of the cubin>\n". A file is used only
-// when the hash of what follows the line matches and it is an ELF image, so a file planted in (or damaged in) the
-// directory under the right name is a miss: compiled again and replaced, never loaded.
-constexpr std::string_view kFileMagic = "autotune-cubin 1 ";
+// A compile-cache file is this line, then the cubin: "autotune-cubin 2 <HMAC-SHA256 hex>\n". The HMAC is keyed with
+// the user's secret key file in the directory (kKeyFile: 32 random bytes as hex, mode 0600, owned by the user) and
+// covers the file's name and the cubin, so a file is used only when this user's autotune wrote it under this name:
+// one planted by anybody else (who cannot read the key), damaged, renamed from another source's file or written
+// by an older autotune ("autotune-cubin 1", a plain SHA-256) is a miss, compiled again and replaced, never loaded.
+constexpr std::string_view kFileMagic = "autotune-cubin 2 ";
+constexpr const char* kKeyFile = "hmac-key";
 
-std::optional<std::vector<char>> read_verified(const std::filesystem::path& file) {
+// The directory's key, or nullopt when there is none yet or it cannot be trusted (another owner, readable by
+// others, not a regular file): then the directory is not used at all.
+std::optional<std::string> read_key(const std::filesystem::path& dir) {
+  const std::string path = (dir / kKeyFile).string();
+  if (!integrity::private_file_problem(path).empty()) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  std::string text(64, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.gcount() != 64 || !integrity::from_hex(text)) return std::nullopt;
+  return text;
+}
+
+// The key, created (atomically, 0600) when the directory has none; nullopt when it cannot be made or trusted.
+std::optional<std::string> key_for_writing(const std::filesystem::path& dir) {
+  if (auto key = read_key(dir)) return key;
+  const std::string path = (dir / kKeyFile).string();
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return std::nullopt;  // not ours to replace
+  try {
+    const auto random = integrity::random_bytes(32);
+    integrity::create_private_file(path, integrity::to_hex(random.data(), random.size()));
+  } catch (const Error&) {
+    return std::nullopt;  // best effort, as the cache itself: a compile next time
+  }
+  return read_key(dir);  // ours, or the one another process created first
+}
+
+std::string mac_of(const std::string& key, const std::filesystem::path& file, const char* image, std::size_t size) {
+  std::string message = file.filename().string();
+  message += '\0';
+  message.append(image, size);
+  return integrity::hmac_sha256_hex(key, message.data(), message.size());
+}
+
+std::optional<std::vector<char>> read_verified(const std::filesystem::path& file, const std::string& key) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
   std::ifstream in(file, std::ios::binary);
@@ -94,8 +143,27 @@ std::optional<std::vector<char>> read_verified(const std::filesystem::path& file
   const std::string_view stated(bytes.data() + kFileMagic.size(), 64);
   const char* image = bytes.data() + header;
   const std::size_t size = bytes.size() - header;
-  if (!integrity::is_elf(image, size) || integrity::sha256_hex(image, size) != stated) return std::nullopt;
+  if (!integrity::is_elf(image, size) || mac_of(key, file, image, size) != stated) return std::nullopt;
   return std::vector<char>(image, image + size);
+}
+
+void write_entry(const std::filesystem::path& file, const std::string& key, const std::vector<char>& cubin) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path tmp = file.string() + ".tmp" + std::to_string(std::random_device{}());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    const std::string header = std::string(kFileMagic) + mac_of(key, file, cubin.data(), cubin.size()) + "\n";
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
+    if (!out) {
+      out.close();
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, file, ec);  // replaces a damaged or planted file of the same name
+  if (ec) fs::remove(tmp, ec);
 }
 
 }  // namespace
@@ -112,35 +180,45 @@ CompileResult compile_cached(const std::string& source, const std::string& name,
   if (dir.empty()) return compile(source, name, arch);
   namespace fs = std::filesystem;
   const fs::path file = compile_cache_file(source, arch, dir);
-  if (auto image = read_verified(file)) {
-    CompileResult r;
-    r.ok = true;
-    r.cubin = std::move(*image);
-    r.arch = arch;
-    r.options = options_for(arch);
-    r.from_cache = true;
-    return r;
-  }
+  if (const auto key = read_key(dir))
+    if (auto image = read_verified(file, *key)) {
+      CompileResult r;
+      r.ok = true;
+      r.cubin = std::move(*image);
+      r.arch = arch;
+      r.options = options_for(arch);
+      r.from_cache = true;
+      return r;
+    }
   CompileResult r = compile(source, name, arch);
   if (!r.ok) return r;
   // Best effort: a cache that cannot be written only costs a compile next time.
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const fs::path tmp = file.string() + ".tmp" + std::to_string(std::random_device{}());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    const std::string header = std::string(kFileMagic) + integrity::sha256_hex(r.cubin) + "\n";
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(r.cubin.data(), static_cast<std::streamsize>(r.cubin.size()));
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      return r;
-    }
-  }
-  fs::rename(tmp, file, ec);  // replaces a damaged or planted file of the same name
-  if (ec) fs::remove(tmp, ec);
+  if (const auto key = key_for_writing(dir)) write_entry(file, *key, r.cubin);
   return r;
+}
+
+bool reproduces(const std::string& source, const std::string& arch, const std::vector<char>& cubin) {
+  // One compile per distinct source and architecture in a process: an import of many runs of one configuration
+  // (or a fuzzer importing the same document over and over) compiles it once.
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::optional<std::vector<char>>> compiled;
+  const auto key = std::pair{integrity::sha256_hex(source), arch};
+  std::optional<std::vector<char>> bytes;
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = compiled.find(key); it != compiled.end()) return it->second && *it->second == cubin;
+  }
+  try {
+    CompileResult r = compile(source, "verify.cu", arch);
+    if (r.ok) bytes = std::move(r.cubin);
+  } catch (const Error&) {
+    // No NVRTC here: nothing can be verified, and the cubin is dropped.
+  }
+  std::lock_guard lock(mutex);
+  const auto& entry = compiled.emplace(key, std::move(bytes)).first->second;
+  return entry && *entry == cubin;
 }
 
 std::string default_compile_cache_dir() {

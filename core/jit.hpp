@@ -19,7 +19,9 @@ struct CompileResult {
   bool from_cache = false;           ///< the cubin came from the on-disk compile cache; NVRTC did not run
 };
 
-/// Compiles `source` (program name `name`, used in diagnostics) to a cubin for `arch` ("sm_80", "sm_90", ...).
+/// Compiles `source` to a cubin for `arch` ("sm_80", "sm_90", ...). `name` is the file name the log speaks of; NVRTC
+/// compiles under a fixed program name, so that the cubin depends on the source, options_for(arch) and the NVRTC
+/// version only (what the compile cache is keyed by, and what verifies an imported cubin: reproduces()).
 CompileResult compile(const std::string& source, const std::string& name, const std::string& arch);
 
 /// The options compile() passes for `arch`, in order (part of the compiled-binary identity).
@@ -27,12 +29,20 @@ std::vector<std::string> options_for(const std::string& arch);
 
 /// compile() behind an on-disk cache in `dir`: one file per cubin, named by a hash of the source, the options, the
 /// architecture and the NVRTC version, so a re-tune compiles nothing and any change compiles afresh. A file holds
-/// the SHA-256 of its cubin in a first line ("autotune-cubin 1 <hex>"); a file is trusted by that hash, never by
-/// its name: one whose cubin does not match it (damaged, planted, or written by an older autotune) is a miss,
-/// compiled again and replaced. Files are written atomically (temporary file + rename), so concurrent tuners share
-/// a directory safely. An empty `dir` disables the cache. Compile errors are not cached.
+/// an HMAC-SHA256 of its name and cubin in a first line ("autotune-cubin 2 <hex>"), keyed with the user's secret
+/// `dir`/hmac-key (32 random bytes, created 0600 atomically on first write). A file is trusted by that HMAC, never
+/// by its name or a hash anyone can compute: one written by somebody else, damaged, renamed or written by an older
+/// autotune is a miss, compiled again and replaced. A key file that is not the user's own regular file of mode
+/// 0600 disables the directory (every call compiles, nothing is written). Files are written atomically (temporary
+/// file + rename), so concurrent tuners share a directory safely. An empty `dir` disables the cache. Compile
+/// errors are not cached.
 CompileResult compile_cached(const std::string& source, const std::string& name, const std::string& arch,
                              const std::string& dir);
+
+/// Whether compile() of `source` for `arch` here gives exactly `cubin` (an imported cubin is kept only then: the
+/// caller checks that the recorded source, options and NVRTC version are this machine's). false without NVRTC.
+/// Compiles once per distinct source and architecture in a process. Thread-safe.
+bool reproduces(const std::string& source, const std::string& arch, const std::vector<char>& cubin);
 
 /// The file compile_cached uses for `source` compiled for `arch` in `dir`.
 std::string compile_cache_file(const std::string& source, const std::string& arch, const std::string& dir);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <vector>
 
 #include "autotune/error.hpp"
 
@@ -30,6 +31,18 @@ inline double to_double(const std::string& flag, const std::string& text) {
   } catch (const std::exception&) {
   }
   throw UsageError(fmt::format("--{}: '{}' is not a number", flag, text));
+}
+
+/// The comma-separated items of a list value ("256,64,17"), empty items kept (the caller's parser refuses them); a
+/// value without a comma is one item.
+inline std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const auto comma = text.find(',', start);
+    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
 }
 
 }  // namespace autotune::option_text

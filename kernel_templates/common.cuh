@@ -91,4 +91,14 @@ __device__ __forceinline__ void self_zero_wait(const unsigned* zero_flag) {
 // leaves the flag zero. No return value is awaited (a reduction, not a ticket).
 __device__ __forceinline__ void self_zero_release(unsigned* zero_flag) { atomicSub(zero_flag, 1u); }
 
+// A 16-bit float sample, loaded as its bits (NVRTC compiles without the toolkit's cuda_fp16.h), as a float: exact for
+// every value, NaN stays NaN. Kind 1: IEEE binary16 (__half); 2: bfloat16 (__nv_bfloat16), the top half of a float.
+template <int Kind>
+__device__ __forceinline__ float half_bits_to_float(unsigned short bits) {
+  if (Kind == 2) return __uint_as_float(static_cast<unsigned>(bits) << 16);
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
+  return f;
+}
+
 }  // namespace at

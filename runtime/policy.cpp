@@ -27,6 +27,7 @@ Policy parse_policy(std::string_view family, std::string_view text) {
   const auto entries = doc.find("entries");
   if (entries == doc.end() || !entries->is_array()) throw fail("no entries array");
   if (const auto prov = doc.find("provenance"); prov != doc.end() && prov->is_object()) {
+    p.gpu = prov->value("gpu", std::string());
     p.provenance = fmt::format("{}, {}, `{}`", prov->value("gpu", std::string("?")), prov->value("date", std::string("?")),
                                prov->value("command", std::string("?")));
     if (const std::string data = prov->value("data", std::string()); !data.empty()) p.provenance += ", data " + data;
@@ -61,19 +62,46 @@ const Policy& family_policy(std::string_view family) {
   return *parsed.emplace(std::string(family), std::move(policy)).first->second;
 }
 
-std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& problem, const DeviceInfo* device) {
+namespace {
+
+double n_ratio(std::uint64_t tuned, std::uint64_t wanted) {
+  const double a = static_cast<double>(tuned) + 1, b = static_cast<double>(wanted) + 1;
+  return a > b ? a / b : b / a;
+}
+
+// One shape's usable entries (ascending n, each with what adapt_config changed) as a PolicyChoice for `problem`.
+PolicyChoice shape_choice(const Policy& policy, const Problem& problem, double distance,
+                          std::vector<std::pair<PolicyEntry, std::string>> chosen) {
+  std::stable_sort(chosen.begin(), chosen.end(),
+                   [](const auto& a, const auto& b) { return a.first.problem.n() < b.first.problem.n(); });
+  PolicyChoice out;
+  out.distance = distance;
+  for (auto& [e, change] : chosen) {
+    out.sizes.push_back(e);
+    out.changes.push_back(change);
+  }
+  // The nearest size by ratio, a tie to the larger (the nearest-size lookup's rule).
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < out.sizes.size(); ++i)
+    if (n_ratio(out.sizes[i].problem.n(), problem.n()) <= n_ratio(out.sizes[at].problem.n(), problem.n())) at = i;
+  out.config = out.sizes[at].config;
+  out.shape = out.sizes[at].problem;
+  out.why = fmt::format("policy fitted for {}{}{}", out.shape.key(),
+                        out.changes[at].empty() ? "" : " (adapted: " + out.changes[at] + ")",
+                        policy.provenance.empty() ? "" : " on " + policy.provenance);
+  return out;
+}
+
+}  // namespace
+
+std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& problem, const DeviceInfo* device) {
   const KernelFamily& family = problem.family();
-  // The entries this problem can use, with their shape distance; the closest shape (then the nearest size) wins.
-  struct Candidate {
-    const PolicyEntry* entry;
-    double distance;
-    KernelFamily::Adapted adapted;  // the entry's configuration, made valid for this problem (adapt_config)
+  // The entries this problem can use, by shape, with their distance.
+  struct Shape {
+    double distance = 0.0;
+    std::vector<std::pair<PolicyEntry, std::string>> entries;
   };
-  auto n_ratio = [&](std::uint64_t t) {
-    const double a = static_cast<double>(t) + 1, b = static_cast<double>(problem.n()) + 1;
-    return a > b ? a / b : b / a;
-  };
-  std::vector<Candidate> usable;
+  std::map<std::string, Shape> shapes;
   for (const PolicyEntry& e : policy.entries) {
     if (e.problem.family_name() != problem.family_name()) continue;
     const Problem as_wanted =
@@ -82,39 +110,26 @@ std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& p
     if (!d) continue;
     auto adapted = family.adapt_config(problem, e.config, device);
     if (!adapted) continue;
-    usable.push_back({&e, *d, std::move(*adapted)});
+    Shape& s = shapes[e.problem.shape_key()];
+    s.distance = *d;
+    PolicyEntry entry = e;
+    entry.config = adapted->config;
+    s.entries.emplace_back(std::move(entry), adapted->change);
   }
-  if (usable.empty()) return std::nullopt;
-  const Candidate* best = &usable.front();
-  for (const Candidate& c : usable)
-    if (c.distance < best->distance ||
-        (c.distance == best->distance && n_ratio(c.entry->problem.n()) < n_ratio(best->entry->problem.n())))
-      best = &c;
-  const std::string shape = best->entry->problem.shape_key();
-  PolicyChoice out;
-  std::vector<std::pair<PolicyEntry, std::string>> chosen;
-  for (const Candidate& c : usable)
-    if (c.entry->problem.shape_key() == shape) {
-      PolicyEntry e = *c.entry;
-      e.config = c.adapted.config;
-      chosen.emplace_back(std::move(e), c.adapted.change);
-    }
-  std::stable_sort(chosen.begin(), chosen.end(),
-                   [](const auto& a, const auto& b) { return a.first.problem.n() < b.first.problem.n(); });
-  for (auto& [e, change] : chosen) {
-    out.sizes.push_back(e);
-    out.changes.push_back(change);
-  }
-  // The nearest size by ratio, a tie to the larger (the nearest-size lookup's rule).
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < out.sizes.size(); ++i)
-    if (n_ratio(out.sizes[i].problem.n()) <= n_ratio(out.sizes[at].problem.n())) at = i;
-  out.config = out.sizes[at].config;
-  out.shape = out.sizes[at].problem;
-  out.why = fmt::format("policy fitted for {}{}{}", out.shape.key(),
-                        out.changes[at].empty() ? "" : " (adapted: " + out.changes[at] + ")",
-                        policy.provenance.empty() ? "" : " on " + policy.provenance);
+  std::vector<PolicyChoice> out;
+  for (auto& [key, s] : shapes) out.push_back(shape_choice(policy, problem, s.distance, std::move(s.entries)));
+  // Closest shape first; at equal distance the nearer size (by ratio); then the shape key (the map's order).
+  std::stable_sort(out.begin(), out.end(), [&](const PolicyChoice& a, const PolicyChoice& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return n_ratio(a.shape.n(), problem.n()) < n_ratio(b.shape.n(), problem.n());
+  });
   return out;
+}
+
+std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& problem, const DeviceInfo* device) {
+  std::vector<PolicyChoice> shapes = policy_shapes(policy, problem, device);
+  if (shapes.empty()) return std::nullopt;
+  return std::move(shapes.front());
 }
 
 std::optional<PolicyChoice> policy_choice(const Problem& problem, const DeviceInfo* device) {

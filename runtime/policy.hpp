@@ -1,11 +1,11 @@
-// The measured default policy: the last step of the lookup order before the built-in default
-// (include/autotune/resolution.hpp, ConfigSource::policy).
+// The measured default policy: candidates of the lookup (include/autotune/resolution.hpp, ConfigSource::policy)
+// ranked with the cache's evidence by predicted slowdown (runtime/rank.hpp).
 //
 // Each family may ship a policy (KernelFamily::policy_data: kernel_templates/<family>/policy.json, written by
 // scripts/fit_policy.py from `autotune tune --preset standard` on one GPU, with its provenance): entries of a tuned
-// problem (shape and size) and the configuration fitted for it. An untuned problem is served from the entries of the
-// closest shape (KernelFamily::policy_distance) whose configurations are valid for the problem and fit the device;
-// each of that shape's sizes becomes a range of the handle's size table, so the policy is size-adaptive too.
+// problem (shape and size) and the configuration fitted for it. Every shape of it whose configurations are valid for
+// the problem and fit the device is a candidate (policy_shapes), at its KernelFamily::policy_distance; each of a
+// shape's sizes can become a range of the handle's size table, so the policy is size-adaptive too.
 //
 // Pure functions of the embedded data, the problem and the device limits: no GPU, no cache file, no I/O.
 // Thread-safe (the parsed data is built once).
@@ -34,6 +34,7 @@ struct PolicyEntry {
 struct Policy {
   std::vector<PolicyEntry> entries;
   std::string provenance;  ///< "NVIDIA H200, 2026-12-01, autotune tune --preset standard (bench/results/...)"
+  std::string gpu;         ///< the GPU it was measured on, as DeviceInfo::name ("NVIDIA H200"); "" when not said
 };
 
 /// The policy of the family named `family` (empty when it has none). Error when the embedded data is malformed
@@ -50,9 +51,13 @@ struct PolicyChoice {
   std::vector<std::string> changes; ///< parallel to sizes: what adapt_config changed ("" = the fitted configuration)
   Config config;                    ///< the configuration for the wanted problem's n (nearest size)
   std::string why;                  ///< "policy (NVIDIA H200, ...): fitted for histogram/f32/bins=2048/... at n=..."
+  double distance = 0.0;            ///< KernelFamily::policy_distance of the shape from the wanted problem
 };
-/// The policy's answer for `problem` (nullopt when the family has no entry of a compatible shape whose configuration
-/// is valid for it and, when `device` is given, fits the device).
+/// Every shape of `policy` that can serve `problem` (entries of a compatible shape whose configurations are valid for
+/// it and, when `device` is given, fit the device), closest first (policy_distance, then the nearest size, then the
+/// shape key).
+std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& problem, const DeviceInfo* device);
+/// The policy's closest shape for `problem` (policy_shapes' first; nullopt when there is none).
 std::optional<PolicyChoice> policy_choice(const Problem& problem, const DeviceInfo* device);
 /// The same from an explicit policy (tests).
 std::optional<PolicyChoice> policy_choice(const Policy& policy, const Problem& problem, const DeviceInfo* device);

@@ -5,11 +5,8 @@
 #include <charconv>
 #include <vector>
 
-#include "autotune/identity.hpp"
 #include "core/family.hpp"
 #include "core/integrity.hpp"
-#include "runtime/policy.hpp"
-#include "runtime/size_table.hpp"
 
 namespace autotune {
 
@@ -76,110 +73,8 @@ LookupTarget LookupTarget::from_model_key(const std::string& model_key) {
   return t;
 }
 
-Lookup untuned_lookup(const LookupTarget& target, const Problem& problem) {
-  Lookup l;
-  if (const auto choice = policy_choice(problem, target.device ? &*target.device : nullptr)) {
-    l.source = ConfigSource::policy;
-    l.config = choice->config;
-    l.distance = choice->why;
-  } else {
-    l.config = Config::fallback(problem);
-  }
-  return l;
-}
-
-Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem) {
-  LookupTarget t = target;
-  if (t.arch.empty() || t.sm_count == 0) {
-    const LookupTarget parsed = LookupTarget::from_model_key(t.model_key);
-    if (t.arch.empty()) t.arch = parsed.arch;
-    if (t.sm_count == 0) t.sm_count = parsed.sm_count;
-  }
-  Lookup l;
-  // Results measured with other code (the problem's family template, NVRTC, driver) are never served. They are
-  // skipped in the queries, not marked: a lookup never writes (only `autotune tune` marks, `autotune gc` deletes).
-  const CodeIdentity here = current_identity(problem.family_name(), t.driver_version);
-  l.stale_skipped = cache.count_unserved_winners(t.model_key, problem, here);
-  l.unbacked_skipped = cache.count_unbacked_winners(t.model_key, problem);
-  // The problem's distribution is a hint: a winner measured on it first, then one measured on the tuner's default
-  // input ("uniform"), which every `autotune tune` of the problem records.
-  const std::vector<Problem> candidates = distribution_candidates(problem);
-  auto note_distribution = [&](const Problem& used) { return distribution_note(problem, used); };
-  auto join = [](std::string a, const std::string& b) { return b.empty() ? a : a.empty() ? b : a + "; " + b; };
-  for (const Problem& p : candidates) {
-    if ((l.winner = cache.find_winner(t.model_key, p, here))) {
-      l.source = ConfigSource::exact;
-      l.distance = note_distribution(p);
-      break;
-    }
-    if ((l.winner = cache.find_nearest_winner(t.model_key, p, here))) {
-      l.source = ConfigSource::nearest_size;
-      l.distance = join(fmt::format("tuned for n={}", l.winner->problem.n()), note_distribution(p));
-      break;
-    }
-  }
-  if (!l.winner) {
-    // The closest shape of the family tuned on this model, whose winner this problem can run.
-    const KernelFamily& family = problem.family();
-    std::optional<double> best_distance;
-    std::string best_change;
-    for (Winner& w : cache.family_winners(t.model_key, problem.family_name(), here)) {
-      const auto d = family.shape_distance(problem, w.problem);
-      if (!d) continue;
-      const DeviceInfo* device = t.device ? &*t.device : nullptr;
-      // A winner this problem cannot run as tuned is made runnable (adapt_config), its cubin then not reused.
-      auto adapted = family.adapt_config(problem, w.config, device);
-      if (!adapted) continue;
-      // Closer shape first; at equal shape distance, the nearer n (by ratio).
-      auto n_ratio = [&](const Winner& x) {
-        const double a = static_cast<double>(x.problem.n()) + 1, b = static_cast<double>(problem.n()) + 1;
-        return a > b ? a / b : b / a;
-      };
-      if (!best_distance || *d < *best_distance || (*d == *best_distance && n_ratio(w) < n_ratio(*l.winner))) {
-        best_distance = d;
-        best_change = adapted->change;
-        if (!adapted->change.empty()) {
-          w.config = adapted->config;
-          w.cubin.clear();
-        }
-        l.winner = std::move(w);
-      }
-    }
-    if (l.winner) {
-      l.source = ConfigSource::similar_problem;
-      l.distance = fmt::format("tuned for {}{}", l.winner->problem.key(),
-                               best_change.empty() ? "" : " (adapted: " + best_change + ")");
-    }
-  }
-  if (!l.winner && !t.arch.empty()) {
-    // Another model's runs are checked against this build's kernel template only: their NVRTC and driver are
-    // those of other machines, and a cubin for the same architecture loads here whatever NVRTC built it.
-    CodeIdentity template_only = here;
-    template_only.nvrtc_version = 0;
-    template_only.driver_version = 0;
-    for (const Problem& p : candidates) {
-      l.winner = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, p, template_only);
-      if (l.winner && t.device && !problem.family().violation(problem, l.winner->config, &*t.device).empty())
-        l.winner.reset();  // tuned on a GPU with other limits: this one cannot run it
-      if (l.winner) {
-        l.source = ConfigSource::similar_device;
-        l.distance = join(fmt::format("tuned on {} ({} SMs){}", l.winner->device_name, l.winner->sm_count,
-                                      l.winner->problem.n() == problem.n()
-                                          ? ""
-                                          : fmt::format(" for n={}", l.winner->problem.n())),
-                          note_distribution(p));
-        break;
-      }
-    }
-  }
-  if (l.winner) {
-    l.config = l.winner->config;
-    return l;
-  }
-  Lookup untuned = untuned_lookup(t, problem);
-  untuned.stale_skipped = l.stale_skipped;
-  untuned.unbacked_skipped = l.unbacked_skipped;
-  return untuned;
+Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem, Requirement required) {
+  return lookup_sizes(cache, target, problem, required).at_hint;
 }
 
 std::string cubin_unusable(const Winner& w, const std::string& arch, const std::string& source) {

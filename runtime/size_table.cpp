@@ -2,18 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 
 #include "autotune/error.hpp"
-#include "autotune/identity.hpp"
 #include "core/family.hpp"
-#include "runtime/policy.hpp"
 
 namespace autotune {
 
 namespace {
 
-__extension__ typedef unsigned __int128 u128;
+constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
 
 // "n=4096", "n=4096 and n=65536", "n=4096, n=65536 and n=1048576".
 std::string list_sizes(const std::vector<std::uint64_t>& sizes) {
@@ -23,78 +22,265 @@ std::string list_sizes(const std::vector<std::uint64_t>& sizes) {
   return out;
 }
 
-}  // namespace
+std::string join(std::string a, const std::string& b) { return b.empty() ? a : a.empty() ? b : a + "; " + b; }
 
-std::uint64_t size_switch_point(std::uint64_t a, std::uint64_t b) {
-  if (a >= b) throw UsageError(fmt::format("size_switch_point: {} is not below {}", a, b));
-  // a + 1 <= 2^64 - 1 and b + 1 <= 2^64, so the product stays below 2^128.
-  const u128 product = (u128(a) + 1) * (u128(b) + 1);
-  auto at_or_past = [&](std::uint64_t m) {
-    const u128 x = u128(m) + 1;
-    return x >> 64 ? true : x * x >= product;  // x = 2^64 only for m = 2^64 - 1, which is past any product
+// The sizes where the ranking can change: where a candidate's prediction bends (its tuned sizes, the distances of
+// the cost curves' points around them), every power of two, and the hint. Between two of them every prediction is
+// linear in log2(n+1), and the best of linear functions that is best at both ends is best in between.
+std::vector<std::uint64_t> grid(const std::vector<Evidence>& evidence, const FamilyCosts& c, std::uint64_t hint) {
+  std::vector<std::uint64_t> g{0, kMax, hint, c.large_from, c.large_from > 0 ? c.large_from - 1 : 0};
+  for (int k = 1; k < 64; ++k) g.push_back((std::uint64_t(1) << k) - 1);
+  auto add = [&](double n) {
+    if (n >= 0 && n < 1.8e19) g.push_back(static_cast<std::uint64_t>(n));  // 1.8e19 < 2^64
   };
-  // (a+1)^2 < product <= (b+1)^2: the answer lies in (a, b].
-  std::uint64_t lo = a + 1, hi = b;
-  while (lo < hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (at_or_past(mid)) hi = mid;
-    else lo = mid + 1;
+  for (const Evidence& e : evidence) {
+    if (e.kind == ConfigSource::fallback) continue;
+    for (const EvidenceSize& s : e.sizes) {
+      g.push_back(s.n);
+      if (s.n > 0) g.push_back(s.n - 1);
+      if (s.n < kMax) g.push_back(s.n + 1);
+      for (const CostCurve* curve : {&c.from_larger, &c.from_smaller, &c.large_from_larger, &c.large_from_smaller})
+        for (const auto& [x, y] : curve->points) {
+          add((static_cast<double>(s.n) + 1) * std::exp2(x) - 1);
+          add((static_cast<double>(s.n) + 1) * std::exp2(-x) - 1);
+        }
+    }
   }
-  return lo;
+  std::sort(g.begin(), g.end());
+  g.erase(std::unique(g.begin(), g.end()), g.end());
+  return g;
 }
 
-std::vector<SizeRange> build_size_table(std::vector<TunedSize> tuned, const Lookup& untuned) {
+// Where each choice starts: the best-ranked candidate at every grid point, and between two grid points with
+// different choices the first n of each new one (bisection).
+struct Segment {
+  std::uint64_t from = 0;
+  Ranked choice;
+};
+
+std::vector<Segment> segments(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& ev,
+                              const std::vector<std::uint64_t>& points) {
+  auto best = [&](std::uint64_t n) { return rank_at(costs, family, ev, n).front(); };
+  std::vector<Segment> out{{0, best(0)}};
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const Ranked at_point = best(points[i]);
+    std::uint64_t lo = points[i - 1];
+    while (!(at_point == out.back().choice)) {
+      std::uint64_t a = lo, b = points[i];  // the current choice is best at a, not at b
+      while (b - a > 1) {
+        const std::uint64_t mid = a + (b - a) / 2;
+        (best(mid) == out.back().choice ? a : b) = mid;
+      }
+      out.push_back({b, best(b)});
+      lo = b;
+    }
+  }
+  return out;
+}
+
+// The worst prediction of a segment's choice over [from, to]: at its ends and at the grid points inside (the
+// prediction is linear in between).
+double worst_in(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& ev, const Ranked& c,
+                std::uint64_t from, std::uint64_t to, const std::vector<std::uint64_t>& points) {
+  double worst = std::max(price(costs, family, ev, c.evidence, c.size, from).predicted,
+                          price(costs, family, ev, c.evidence, c.size, to).predicted);
+  for (auto it = std::upper_bound(points.begin(), points.end(), from); it != points.end() && *it < to; ++it)
+    worst = std::max(worst, price(costs, family, ev, c.evidence, c.size, *it).predicted);
+  return worst;
+}
+
+// A range's "why" from its evidence and the sizes that serve in it.
+std::string range_why(const Evidence& e, const std::vector<const EvidenceSize*>& used) {
+  std::vector<std::uint64_t> ns;
+  std::string keys, changes;
+  for (const EvidenceSize* s : used) {
+    ns.push_back(s->n);
+    keys += (keys.empty() ? "" : " and ") + s->key;
+    if (!s->change.empty() && changes.find(s->change) == std::string::npos) changes = join(changes, s->change);
+  }
+  const std::string adapted = changes.empty() ? "" : "adapted: " + changes;
+  switch (e.kind) {
+    case ConfigSource::exact:
+    case ConfigSource::nearest_size: return join("tuned for " + list_sizes(ns), e.note);
+    case ConfigSource::similar_problem: return join("tuned for " + keys, adapted);
+    case ConfigSource::similar_device: {
+      const Winner& w = *used.front()->winner;
+      return join(fmt::format("tuned on {} ({} SMs) for {}", w.device_name, w.sm_count, list_sizes(ns)), e.note);
+    }
+    case ConfigSource::policy: return fmt::format("policy: {} of {}", join("tuned for " + list_sizes(ns), adapted), e.shape);
+    case ConfigSource::fallback: return "built-in default";
+  }
+  return {};
+}
+
+// The table from the segments: consecutive segments of one piece of evidence and one configuration are one range.
+std::vector<SizeRange> ranges(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& ev,
+                              const std::vector<Segment>& segs, const std::vector<std::uint64_t>& points) {
   std::vector<SizeRange> out;
+  std::vector<std::vector<const EvidenceSize*>> used;
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const Ranked& c = segs[i].choice;
+    const Evidence& e = ev[c.evidence];
+    const EvidenceSize& s = e.sizes[c.size];
+    const std::uint64_t to = i + 1 == segs.size() ? kMax : segs[i + 1].from - 1;
+    const double worst = worst_in(costs, family, ev, c, segs[i].from, to, points);
+    const bool same = !out.empty() && ev[segs[i - 1].choice.evidence].shape == e.shape &&
+                      segs[i - 1].choice.evidence == c.evidence && out.back().config == s.config;
+    if (!same) {
+      SizeRange r;
+      r.n_from = segs[i].from;
+      r.config = s.config;
+      r.source = e.kind;
+      r.tuned_model_key = e.model_key;
+      out.push_back(std::move(r));
+      used.emplace_back();
+    }
+    SizeRange& r = out.back();
+    r.n_to = to;
+    r.predicted_slowdown = std::max(same ? r.predicted_slowdown : 0.0, worst);
+    if (e.kind != ConfigSource::fallback && std::find(used.back().begin(), used.back().end(), &s) == used.back().end())
+      used.back().push_back(&s);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::sort(used[i].begin(), used[i].end(), [](const EvidenceSize* a, const EvidenceSize* b) { return a->n < b->n; });
+    for (const EvidenceSize* s : used[i]) out[i].tuned_n.push_back(s->n);
+    const Ranked& c = std::find_if(segs.begin(), segs.end(), [&](const Segment& s) { return s.from >= out[i].n_from; })->choice;
+    out[i].why = range_why(ev[c.evidence], used[i]);
+  }
+  return out;
+}
+
+// Lookup::distance for a choice at the problem's n.
+std::string choice_distance(const Evidence& e, const EvidenceSize& s, const Ranked& r, std::uint64_t n) {
+  const std::string adapted = s.change.empty() ? "" : " (adapted: " + s.change + ")";
+  switch (r.source) {
+    case ConfigSource::exact: return e.note;
+    case ConfigSource::nearest_size: return join(fmt::format("tuned for n={}", s.n), e.note);
+    case ConfigSource::similar_problem: return "tuned for " + s.key + adapted;
+    case ConfigSource::similar_device:
+      return join(fmt::format("tuned on {} ({} SMs){}", s.winner->device_name, s.winner->sm_count,
+                              s.n == n ? "" : fmt::format(" for n={}", s.n)),
+                  e.note);
+    case ConfigSource::policy: return "policy fitted for " + s.key + adapted + (e.note.empty() ? "" : " on " + e.note);
+    case ConfigSource::fallback: return {};
+  }
+  return {};
+}
+
+// What the application's requirement keeps (rank_sizes); everything when nothing meets it.
+std::vector<Evidence> required_evidence(std::vector<Evidence> ev, const Problem& problem, Requirement required) {
+  auto keep = [&](auto wanted) {
+    std::vector<Evidence> kept;
+    for (const Evidence& e : ev)
+      if (wanted(e)) kept.push_back(e);
+    if (!kept.empty()) ev = std::move(kept);
+  };
+  if (required == Requirement::tuned)
+    keep([](const Evidence& e) { return e.kind != ConfigSource::policy && e.kind != ConfigSource::fallback; });
+  if (required == Requirement::exact)
+    keep([&](const Evidence& e) {
+      return e.kind == ConfigSource::nearest_size &&
+             (problem.n() == 0 ||
+              std::any_of(e.sizes.begin(), e.sizes.end(), [&](const EvidenceSize& s) { return s.n == problem.n(); }));
+    });
+  return ev;
+}
+
+struct Table {
+  std::vector<Segment> segs;
+  std::vector<SizeRange> sizes;
+};
+
+Table build(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& ev, std::uint64_t hint) {
+  const std::vector<std::uint64_t> points = grid(ev, costs.of(family), hint);
+  Table t;
+  t.segs = segments(costs, family, ev, points);
+  t.sizes = ranges(costs, family, ev, t.segs, points);
+  return t;
+}
+
+}  // namespace
+
+SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Problem& problem, Requirement required) {
+  std::vector<Evidence> ev = required_evidence(std::move(gathered.evidence), problem, required);
+  for (Evidence& e : ev)
+    if (e.kind == ConfigSource::fallback) e.other_model = !costs.gpu.empty() && costs.gpu != gathered.gpu;
+  if (ev.empty()) throw Error(fmt::format("autotune: no candidate for {} (not even the built-in default)", problem.key()));
+  const std::string family(problem.family_name());
+  const std::uint64_t n = problem.n();
+  Table t = build(costs, family, ev, n);
+  SizeLookup out;
+  // The hint's answer is the table's at n: the segment holding n (n is a grid point, so it is the best-ranked there).
+  const auto seg = std::prev(std::upper_bound(t.segs.begin(), t.segs.end(), n,
+                                              [](std::uint64_t v, const Segment& s) { return v < s.from; }));
+  const Ranked chosen = price(costs, family, ev, seg->choice.evidence, seg->choice.size, n);
+  const Evidence& e = ev[chosen.evidence];
+  const EvidenceSize& s = e.sizes[chosen.size];
+  Lookup& l = out.at_hint;
+  l.source = chosen.source;
+  l.config = s.config;
+  l.winner = s.winner;
+  l.distance = choice_distance(e, s, chosen, n);
+  l.predicted_slowdown = chosen.predicted;
+  l.stale_skipped = gathered.stale_skipped;
+  l.unbacked_skipped = gathered.unbacked_skipped;
+  for (const Ranked& r : rank_at(costs, family, ev, n)) {
+    const EvidenceSize& rs = ev[r.evidence].sizes[r.size];
+    if (rs.config == s.config) continue;  // the runner-up is another configuration
+    l.runner_up = Alternative{r.source, rs.config, r.predicted, choice_distance(ev[r.evidence], rs, r, n)};
+    break;
+  }
+  // The entries the table's ranges run, for their cubins.
+  for (const Segment& sg : t.segs) {
+    const EvidenceSize& used = ev[sg.choice.evidence].sizes[sg.choice.size];
+    if (!used.winner) continue;
+    if (std::none_of(out.winners.begin(), out.winners.end(), [&](const Winner& w) {
+          return w.run_id == used.winner->run_id && w.model_key == used.winner->model_key && w.config == used.config;
+        }))
+      out.winners.push_back(*used.winner);
+  }
+  out.sizes = std::move(t.sizes);
+  return out;
+}
+
+std::vector<SizeRange> build_size_table(std::vector<TunedSize> tuned, const Lookup& untuned, const TransferCosts& costs) {
   if (tuned.empty()) {
     SizeRange r;
     r.config = untuned.config;
     r.source = untuned.source;
+    r.predicted_slowdown = untuned.predicted_slowdown;
     if (untuned.winner) {
       r.tuned_n = {untuned.winner->problem.n()};
       r.tuned_model_key = untuned.winner->model_key;
     }
     r.why = untuned.source == ConfigSource::fallback ? "built-in default" : untuned.distance;
-    out.push_back(std::move(r));
-    return out;
+    return {r};
   }
+  Evidence e;
+  e.kind = ConfigSource::nearest_size;
+  e.model_key = tuned.front().model_key;
+  e.note = tuned.front().note;
   std::stable_sort(tuned.begin(), tuned.end(), [](const TunedSize& a, const TunedSize& b) { return a.n < b.n; });
-  tuned.erase(std::unique(tuned.begin(), tuned.end(), [](const TunedSize& a, const TunedSize& b) { return a.n == b.n; }),
-              tuned.end());
-  for (std::size_t i = 0; i < tuned.size(); ++i) {
-    const std::uint64_t from = i == 0 ? 0 : size_switch_point(tuned[i - 1].n, tuned[i].n);
-    const std::uint64_t to = i + 1 == tuned.size() ? std::numeric_limits<std::uint64_t>::max()
-                                                   : size_switch_point(tuned[i].n, tuned[i + 1].n) - 1;
-    if (!out.empty() && out.back().config == tuned[i].config) {  // the same configuration: one range
-      out.back().n_to = to;
-      out.back().tuned_n.push_back(tuned[i].n);
-      continue;
-    }
-    SizeRange r;
-    r.n_from = from;
-    r.n_to = to;
-    r.config = tuned[i].config;
-    r.source = ConfigSource::nearest_size;
-    r.tuned_n = {tuned[i].n};
-    r.tuned_model_key = tuned[i].model_key;
-    r.why = tuned[i].note;  // completed below, once the range's sizes are known
-    out.push_back(std::move(r));
+  for (const TunedSize& t : tuned)
+    if (e.sizes.empty() || e.sizes.back().n != t.n) e.sizes.push_back(EvidenceSize{t.n, t.config, std::nullopt, {}, {}});
+  return build(costs, tuned.front().config.family_name(), {e}, 0).sizes;
+}
+
+SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Problem& problem, Requirement required) {
+  LookupTarget t = target;
+  if (t.arch.empty() || t.sm_count == 0) {
+    const LookupTarget parsed = LookupTarget::from_model_key(t.model_key);
+    if (t.arch.empty()) t.arch = parsed.arch;
+    if (t.sm_count == 0) t.sm_count = parsed.sm_count;
   }
-  for (SizeRange& r : out) r.why = "tuned for " + list_sizes(r.tuned_n) + (r.why.empty() ? "" : "; " + r.why);
-  return out;
+  return rank_sizes(gather_candidates(&cache, t, problem), shipped_transfer_costs(), problem, required);
 }
 
-std::vector<Problem> distribution_candidates(const Problem& problem) {
-  std::vector<Problem> candidates{problem};
-  if (problem.family().robust_across_distributions() && problem.distribution() != kRobustDistribution)
-    candidates.push_back(problem.with_distribution(kRobustDistribution));
-  if (problem.distribution() != kDefaultDistribution) candidates.push_back(problem.with_distribution(kDefaultDistribution));
-  return candidates;
+SizeLookup untuned_sizes(const LookupTarget& target, const Problem& problem, Requirement required) {
+  return rank_sizes(gather_candidates(nullptr, target, problem), shipped_transfer_costs(), problem, required);
 }
 
-std::string distribution_note(const Problem& problem, const Problem& used) {
-  if (used.distribution() == problem.distribution()) return {};
-  return fmt::format("measured on dist={}, not {}", used.distribution(), problem.distribution());
-}
+Lookup untuned_lookup(const LookupTarget& target, const Problem& problem) { return untuned_sizes(target, problem).at_hint; }
 
 ConfigSource SizeRange::source_at(std::uint64_t n) const {
   if (source == ConfigSource::nearest_size && std::binary_search(tuned_n.begin(), tuned_n.end(), n))
@@ -103,8 +289,7 @@ ConfigSource SizeRange::source_at(std::uint64_t n) const {
 }
 
 std::string SizeRange::describe() const {
-  const std::string to =
-      n_to == std::numeric_limits<std::uint64_t>::max() ? std::string("max") : std::to_string(n_to);
+  const std::string to = n_to == kMax ? std::string("max") : std::to_string(n_to);
   return fmt::format("n={}..{}: {} ({}: {})", n_from, to, config.key(), to_string(source), why);
 }
 
@@ -112,54 +297,6 @@ std::string Resolution::sizes_summary() const {
   std::string out;
   for (const SizeRange& r : sizes) out += r.describe() + "\n";
   return out;
-}
-
-namespace {
-// A table from the policy's chosen shape: one range per size it holds, served as ConfigSource::policy; the answer for
-// the hint is the table's at problem.n, so that the two agree by construction.
-void policy_table(const LookupTarget& target, const Problem& problem, SizeLookup& s) {
-  const auto choice = policy_choice(problem, target.device ? &*target.device : nullptr);
-  if (!choice) return;
-  std::vector<TunedSize> sizes;
-  for (std::size_t i = 0; i < choice->sizes.size(); ++i)
-    sizes.push_back({choice->sizes[i].problem.n(), choice->sizes[i].config, {},
-                     choice->changes[i].empty() ? std::string() : "adapted: " + choice->changes[i]});
-  s.sizes = build_size_table(std::move(sizes), s.at_hint);
-  for (SizeRange& r : s.sizes) {
-    r.source = ConfigSource::policy;
-    r.tuned_model_key.clear();
-    r.why = fmt::format("policy: {} of {}", r.why, choice->shape.shape_key());
-  }
-  for (const SizeRange& r : s.sizes)
-    if (r.contains(problem.n())) s.at_hint.config = r.config;
-}
-}  // namespace
-
-SizeLookup untuned_sizes(const LookupTarget& target, const Problem& problem) {
-  SizeLookup s;
-  s.at_hint = untuned_lookup(target, problem);
-  if (s.at_hint.source == ConfigSource::policy) policy_table(target, problem, s);
-  if (s.sizes.empty()) s.sizes = build_size_table({}, s.at_hint);
-  return s;
-}
-
-SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Problem& problem) {
-  SizeLookup s;
-  s.at_hint = lookup_config(cache, target, problem);
-  const CodeIdentity here = current_identity(problem.family_name(), target.driver_version);
-  std::vector<TunedSize> tuned;
-  // The first distribution with any tuned size on this model: the one lookup_config serves every n from.
-  for (const Problem& p : distribution_candidates(problem)) {
-    s.winners = cache.shape_winners(target.model_key, p, here);
-    if (s.winners.empty()) continue;
-    const std::string note = distribution_note(problem, p);
-    for (const Winner& w : s.winners) tuned.push_back({w.problem.n(), w.config, w.model_key, note});
-    break;
-  }
-  if (tuned.empty() && s.at_hint.winner) s.winners = {*s.at_hint.winner};
-  if (tuned.empty() && s.at_hint.source == ConfigSource::policy) policy_table(target, problem, s);
-  if (s.sizes.empty()) s.sizes = build_size_table(std::move(tuned), s.at_hint);
-  return s;
 }
 
 std::string size_table_violation(const std::vector<SizeRange>& sizes, const Lookup& at_hint, std::uint64_t hint_n,

@@ -1,5 +1,7 @@
-// The size table of a size-adaptive handle (include/autotune/resolution.hpp, SizeRange) as a pure function of what
-// the lookup read: tested without a GPU or a cache file (tests/cpu/test_size_table.cpp).
+// The third part of the lookup (include/autotune/resolution.hpp): a size-adaptive handle's table (SizeRange), built
+// from the ranking (runtime/rank.hpp) of the gathered candidates (runtime/candidates.hpp) at every n, and the
+// answer for the hint n read from it, so that the two agree by construction. Pure functions of what was gathered
+// and the cost table: tested without a GPU or a cache file (tests/cpu/test_size_table.cpp, test_rank.cpp).
 #pragma once
 
 #include <algorithm>
@@ -10,8 +12,18 @@
 
 #include "autotune/problem.hpp"
 #include "autotune/resolution.hpp"
+#include "runtime/candidates.hpp"
+#include "runtime/rank.hpp"
 
 namespace autotune {
+
+/// The table and the hint's answer for `problem` from `gathered`, ranked with `costs`. `required` narrows the
+/// candidates first, so that what an application demands is what the ranking chooses from: tuned drops the policy
+/// and the built-in default when anything measured remains; exact keeps only the problem's own shape on this model
+/// when it holds problem.n (or, with no hint, n = 0, when it holds any size). When nothing meets it, every candidate
+/// is ranked and size_table_violation says what the cache gives instead.
+SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Problem& problem,
+                      Requirement required = Requirement::any);
 
 /// One tuned size of a problem's shape on the target GPU model: the input of build_size_table.
 struct TunedSize {
@@ -22,26 +34,15 @@ struct TunedSize {
   std::string note;
 };
 
-/// The first n served by tuned size b rather than a (a < b): the smallest m with (m+1)^2 >= (a+1)(b+1), the
-/// geometric mean in the measure of the nearest-size lookup (Cache::find_nearest_winner: |log((n+1)/(t+1))|, a tie
-/// to the larger size). Always a < m <= b. Exact integer arithmetic.
-std::uint64_t size_switch_point(std::uint64_t a, std::uint64_t b);
+/// The size table of one shape's tuned sizes on one model (any order; a size given twice keeps its first entry),
+/// ranked with `costs` (each n served by the size predicted to run it best; ranges of one configuration merged).
+/// When `tuned` is empty: one range 0..max from `untuned` (the answer of the rest of the lookup). For the size
+/// benchmark's leave-one-out (bench/size_bench.cpp).
+std::vector<SizeRange> build_size_table(std::vector<TunedSize> tuned, const Lookup& untuned,
+                                        const TransferCosts& costs = shipped_transfer_costs());
 
-/// The size table (SizeRange, sorted, covering 0..max without gaps). From `tuned` (the tuned sizes of one shape on
-/// one model, any order; a size given twice keeps its first entry): each size serves the n nearest to it, the
-/// switch between neighbours at size_switch_point, ranges of equal configurations merged. When `tuned` is empty:
-/// one range 0..max from `untuned` (the lookup's answer for the hint: similar problem, similar GPU or fallback).
-std::vector<SizeRange> build_size_table(std::vector<TunedSize> tuned, const Lookup& untuned);
-
-/// The end of the lookup order for `problem` (nothing in a cache applies): the measured default policy
-/// (runtime/policy.hpp), else the family's built-in default.
+/// The answer without a cache (the shipped policy, else the built-in default) for problem.n: untuned_sizes' at_hint.
 Lookup untuned_lookup(const LookupTarget& target, const Problem& problem);
-
-/// The lookup's distribution order for `problem`: its own distribution, then the robust one (families that record
-/// one), then the default one (include/autotune/resolution.hpp). Shared by lookup_config and lookup_sizes.
-std::vector<Problem> distribution_candidates(const Problem& problem);
-/// "" when `used` has the problem's distribution, else "measured on dist=USED, not PROBLEM'S".
-std::string distribution_note(const Problem& problem, const Problem& used);
 
 /// The index of the range holding n, given the ranges' first sizes `starts` (ascending, starts[0] == 0): a binary
 /// search with no allocation, for a handle's call.

@@ -119,15 +119,21 @@ def transfer_stats(times, entries):
     return lines
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def log_arguments(doc, writes):
+    """The command line of a script fitting shipped data from a preset log: the log, its provenance, --write."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("log")
     ap.add_argument("--gpu", default="NVIDIA H200")
-    ap.add_argument("--model-key", default="")
     ap.add_argument("--date", default="")
     ap.add_argument("--commit", default="")
     ap.add_argument("--source", default="", help="where the log is kept in the repository")
-    ap.add_argument("--write", action="store_true", help="write kernel_templates/<family>/policy.json")
+    ap.add_argument("--write", action="store_true", help="write " + writes)
+    return ap
+
+
+def main():
+    ap = log_arguments(__doc__, "kernel_templates/<family>/policy.json")
+    ap.add_argument("--model-key", default="")
     args = ap.parse_args()
     times = read_log(args.log)
     if not times:

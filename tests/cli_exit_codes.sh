@@ -31,7 +31,7 @@ else echo "FAIL: a flag holding a Boost placeholder: exit $code (124: it hung), 
 check 2 "--n abc" tune --n abc
 check 2 "negative bins" tune --type u16 --bins -5 --n 1M
 check 2 "lower >= upper" tune --type f32 --bins 10 --lower 2 --upper 1 --n 1M
-check 2 "unknown type" tune --type f16 --bins 10 --n 1M
+check 2 "unknown type" tune --type f8 --bins 10 --n 1M
 check 0 "best --help" best --help
 check 2 "best without a device model" best --n 1M
 check 2 "show --json --csv" show --json --csv
@@ -65,6 +65,9 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
   msg=$("$bin" devices 2>&1 >/dev/null)
   case "$msg" in *"no CUDA device"*) echo "ok: message: $msg" ;; *) echo "FAIL: unclear message: $msg"; fail=1 ;; esac
   check 1 "tune without a GPU" tune --cache "$(mktemp -d)/c.db"
+  out=$("$bin" tune --cache "$(mktemp -d)/c.db" 2>/dev/null)
+  [ -z "$out" ] && echo "ok: tune without a GPU prints nothing on stdout" \
+    || { echo "FAIL: tune without a GPU printed on stdout: $out"; fail=1; }
   check 1 "best --device without a GPU" best --n 1M --device 0 --cache "$(mktemp -d)/c.db"
   check 1 "tune --devices all without a GPU" tune --devices all --cache "$(mktemp -d)/c.db"
   check 1 "bench without a GPU" bench --cache "$(mktemp -d)/c.db"
@@ -123,7 +126,28 @@ check 1 "export -o a dangling link" export --cache "$dir/d.db" -o "$dir/dangling
 [ -L "$dir/dangling.json" ] && [ ! -e "$dir/nowhere" ] || { echo "FAIL: a dangling link was followed or replaced"; fail=1; }
 check 1 "export -o a directory" export --cache "$dir/d.db" -o "$dir/real"
 check 1 "report --output in a missing directory" report --cache "$dir/d.db" --output "$dir/missing/r.html"
-leftover=$(find "$dir" -name '*.tmp-*')
+# Signing: keygen, export --sign, import --trust; what is refused says why, naming the file or argument.
+check 2 "keygen without --output" keygen
+check 0 "keygen" keygen --output "$dir/k.key"
+check 1 "keygen over an existing key" keygen --output "$dir/k.key"
+check 0 "export --sign" export --cache "$dir/d.db" --sign "$dir/k.key" -o "$dir/s.json"
+check 0 "import --trust of the signed export" import "$dir/s.json" --trust "$dir/k.key.pub" --cache "$dir/t.db"
+check 1 "import --trust of an unsigned export" import "$dir/c.json" --trust "$dir/k.key.pub" --cache "$dir/u.db"
+[ ! -e "$dir/u.db" ] || { echo "FAIL: a refused import --trust left a cache file"; fail=1; }
+chmod 644 "$dir/k.key"
+check 1 "export --sign with a key others can read" export --cache "$dir/d.db" --sign "$dir/k.key" -o "$dir/x.json"
+[ ! -e "$dir/x.json" ] || { echo "FAIL: an export with a refused key was written"; fail=1; }
+check 2 "import with an extra argument" import a.json b.json
+msg=$("$bin" import a.json b.json 2>&1 >/dev/null)
+case "$msg" in *"'b.json'"*) echo "ok: message: $msg" ;; *) echo "FAIL: the extra argument is not named: $msg"; fail=1 ;; esac
+check 1 "import of a directory" import "$dir/real" --cache "$dir/e.db"
+msg=$("$bin" import "$dir/real" --cache "$dir/e.db" 2>&1 >/dev/null)
+case "$msg" in *"'$dir/real'"*"directory"*) echo "ok: message: $msg" ;; *) echo "FAIL: unclear message: $msg"; fail=1 ;; esac
+echo 'not json' >"$dir/bad.json"
+msg=$("$bin" import "$dir/bad.json" --cache "$dir/e.db" 2>&1 >/dev/null)
+case "$msg" in *json.exception*|*"parse error"*) echo "FAIL: the JSON library's text: $msg"; fail=1 ;;
+  *"'$dir/bad.json'"*) echo "ok: message: $msg" ;; *) echo "FAIL: unclear message: $msg"; fail=1 ;; esac
+leftover=$(find "$dir" -name '*.tmp-*' -o -name '*.import-*.tmp')
 [ -z "$leftover" ] || { echo "FAIL: temporary files left behind: $leftover"; fail=1; }
 rm -rf "$dir"
 exit $fail

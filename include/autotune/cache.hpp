@@ -1,8 +1,14 @@
 // The cache: an SQLite file holding devices, problems, tuning runs, every measurement and the winners.
 //
-// Schema version 4 (PRAGMA user_version = 4); the tables and views are documented in cache/schema.sql, the DDL of
-// new files (embedded at build time). Older files are upgraded when opened (cache/migrate.cpp). Users may read the
-// file with the sqlite3 shell.
+// Schema version 5 (PRAGMA user_version = 5, PRAGMA application_id = 0x6175746f, "auto"); the tables and views are
+// documented in cache/schema.sql, the DDL of new files (embedded at build time). Older files are upgraded when
+// opened (cache/migrate.cpp), after checking that they are ours. Users may read the file with the sqlite3 shell.
+//
+// Trust (README, "What a cache file is trusted for"): a cache file is trusted for what it says by whoever points a
+// program at it, as its own data; what comes from another machine (import, merge) is recorded as such (origin
+// "imported") unless its document is signed by a key the user trusts ("signed:<key id>"). An imported winner is
+// never served as `exact`, and an imported cubin is kept only when signed or when this machine's NVRTC compiles
+// the same bytes.
 //
 // Thread-safety: one Cache object per thread. Several processes may open the same file at once, tuners writing and
 // applications reading (WAL mode, every write in a transaction; a writer waits for the lock with backoff for up to
@@ -76,6 +82,13 @@ struct Winner {
   std::string nvrtc_options;   ///< the NVRTC options, a JSON array of strings
   int nvrtc_version = 0;       ///< of the NVRTC that compiled it
   std::string strategy;        ///< how its run chose variants (RunInfo::strategy), e.g. "exhaustive" or "crossover"
+  /// Where the evidence comes from (schema 5): "local" (measured by a tuner writing this file; rows older than
+  /// schema 5 count as local), "imported" (another machine's export or cache file, not verified here) or
+  /// "signed:<key id>" (a document signed by a key the importer trusted). A lookup ranks imported evidence below
+  /// local evidence and never serves it as exact (include/autotune/resolution.hpp).
+  std::string origin = "local";
+  /// Local or signed: evidence this file's owner vouches for (what `require=exact` accepts).
+  bool trusted() const { return origin == "local" || origin.starts_with("signed:"); }
 };
 
 /// What produced a winner's cubin (Cache::finish_run). Fields left empty / 0 are filled with what this build
@@ -94,6 +107,16 @@ struct ImportOptions {
   bool cubins = true;
   /// A longer document is refused after reading one byte more than this, before it is parsed whole (import_json).
   std::uint64_t max_document_bytes = std::uint64_t(1) << 30;  // 1 GiB
+  /// Public keys (the text of a key file: generate_signing_key) whose signature vouches for a document
+  /// (`autotune import --trust KEYFILE`). When given, a document must carry a valid signature by one of them, or it
+  /// is refused; its rows are recorded as "signed:<key id>" and its cubins kept. When empty, a document's signature
+  /// is not checked and its rows are recorded as "imported". merge() takes no keys: a cache file carries no signature.
+  std::vector<std::string> trusted_keys;
+  /// For rows recorded as "imported": keep a cubin only when this machine's NVRTC, compiling the winner's source as
+  /// recorded (the same source SHA-256, options and NVRTC version as here), gives the same bytes; it is dropped
+  /// otherwise, and when NVRTC cannot be loaded. false: every imported cubin is dropped (applications compile from
+  /// source). One compile per distinct source and architecture. `autotune import` and `merge` set it.
+  bool verify_cubins = false;
 };
 
 struct RunInfo {
@@ -119,6 +142,8 @@ struct ImportStats {
   /// Cubins of imported winners that were left out (not counted in total()): ImportOptions::cubins was false, or
   /// the cubin had no recorded SHA-256 (written before schema 4), so nothing vouches for it.
   std::size_t cubins_dropped = 0;
+  /// Cubins of an unsigned document kept because this machine's NVRTC compiled the same bytes (verify_cubins).
+  std::size_t cubins_verified = 0;
 
   std::size_t total() const { return devices + problems + templates + runs + measurements + winners + baselines; }
   bool operator==(const ImportStats&) const = default;
@@ -166,12 +191,22 @@ struct Baseline {
   std::string measured_at;  ///< UTC time, ISO 8601
 };
 
+/// How far Cache::open_read_only looks for damage before reading.
+enum class ReadCheck {
+  cheap,  ///< the header, the schema and the file's size (a file cut short): the runtime handles' lookups
+  pages,  ///< also SQLite's PRAGMA quick_check, which reads every page: the CLI's readers (show, best, export, ...)
+  none,   ///< nothing beyond what SQLite needs to open it: `autotune check`, which reports damage itself
+};
+
 class Cache {
  public:
   /// Opens (creating if needed) the cache at `path`; ":memory:" gives a private in-memory database.
-  /// Creates missing parent directories. Throws CacheError naming the file when it is not an SQLite database,
-  /// is corrupt, or was written by a newer schema version; the file is never modified in that case. A file of an
-  /// older schema version is migrated in place, all steps in one transaction (a failed migration changes nothing).
+  /// Creates missing parent directories. Throws CacheError naming the file when it is not a regular file, not an
+  /// SQLite database, not ours (another application_id; or, for a file older than schema 5, tables of our names
+  /// that do not have the shape our schema gives them), damaged (PRAGMA quick_check; the message names
+  /// `autotune check`), or written by a newer schema version; the file is never modified in that case. A file of an
+  /// older schema version is migrated in place, all steps in one transaction (a failed migration changes nothing),
+  /// after the same migration has been tried on a copy in memory.
   explicit Cache(const std::string& path);
   ~Cache();
   Cache(Cache&&) noexcept;
@@ -201,7 +236,8 @@ class Cache {
                   const CubinOrigin& origin = {});
 
   /// The newest unfinished run of this problem on this model measured with exactly `code` and `strategy`, if any
-  /// and not stale: an interrupted `tune` resumes it, skipping the configurations it already measured.
+  /// and not stale: an interrupted `tune` resumes it, skipping the configurations it already measured. Only a local
+  /// run: an imported one's measurements were taken on another machine and must not become this machine's winner.
   std::optional<std::int64_t> resumable_run(const std::string& model_key, const Problem& problem,
                                             const CodeIdentity& code, const std::string& strategy) const;
 
@@ -254,8 +290,14 @@ class Cache {
   /// (-wal, -shm, -journal) is left beside it, so it works on a read-only file system, a file of mode 0444 and a
   /// directory the reader cannot write (cache/read_only.cpp says how). A file of an older schema is read through
   /// an upgraded copy in memory. Writes through the returned Cache throw CacheError. CacheError naming the file
-  /// when it does not exist, is not a regular file, is not an autotune cache, is corrupt or is newer.
-  static Cache open_read_only(const std::string& path);
+  /// when it does not exist, is not a regular file, is not an autotune cache, is newer, or is damaged as far as
+  /// `check` looks (ReadCheck).
+  ///
+  /// `path` may also be an export document (JSON, as `autotune export` writes it): an application's shipped cache.
+  /// It is read into memory and its signature checked against trusted_public_keys(): signed by one of them, its
+  /// rows are "signed:<key id>" and its cubins are loaded as they are (no NVRTC); otherwise its rows are "imported"
+  /// (never exact) and its cubins dropped. CacheError naming the file when the document is refused.
+  static Cache open_read_only(const std::string& path, ReadCheck check = ReadCheck::cheap);
   /// A private, writable copy in memory of a cache file, read as open_read_only reads it (an older schema is
   /// upgraded in the copy only); writes change only the copy. Used by merge() and by tests.
   static Cache read_only_snapshot(const std::string& path);
@@ -296,7 +338,16 @@ class Cache {
   /// exported: rows refer to each other by natural keys, and the output is ordered by them, so two files with the
   /// same contents export the same text. With a non-empty filter, only the matching runs (and baselines) and the
   /// devices, problems and templates they refer to: a file to ship with an application.
-  ExportStats export_json(std::ostream& out, const ExportFilter& filter = {}) const;
+  ///
+  /// With `signing_key` (the path of a private key file: generate_signing_key), the document ends with a member
+  /// "signature": {"algorithm": "ed25519", "key_id", "public_key" (64 hex digits), "value" (128 hex digits)}, the
+  /// Ed25519 signature of "autotune-cache-signature 1\n" followed by the document's canonical form: the document
+  /// without its "signature" member as nlohmann::json's dump() writes it (no whitespace, object keys sorted by
+  /// byte, numbers in their shortest round-trip form, strings as UTF-8 with only the escapes JSON requires). Any
+  /// change to the document after signing (a byte of a cubin, a timing, a key) breaks the signature. autotune::Error,
+  /// before anything is written, when the key file is not this user's private key (mode 0600).
+  ExportStats export_json(std::ostream& out, const ExportFilter& filter = {},
+                          const std::string& signing_key = {}) const;
   /// Adds the contents of an export_json document (a bad document changes nothing; CacheError names `source`). Rows are matched by natural key: a device by model_key, a problem by key, a template by
   /// (family, hash), a run by (device, problem, started_at, tool_version, strategy), a measurement by (run, config).
   /// Existing rows are kept (a run becomes stale if either copy is, and gains a missing finished_at or missing
@@ -308,15 +359,20 @@ class Cache {
   /// ImportOptions::max_document_bytes (1 GiB) read, nesting at most 64 deep, bounded counts and string lengths, every row keeping
   /// the invariants of cache/schema.sql (finite non-negative numbers, parseable keys and configurations, timestamps
   /// not in the future, winners among their run's ok measurements, cubins that are ELF images matching their stated
-  /// SHA-256 for the device's arch). The first offending item is named in a one-line CacheError. Rows are written in
-  /// chunks of a few hundred runs, each its own transaction (a run with its measurements in one), so that other
-  /// writers are not locked out for the whole import; importing again completes an import that failed midway.
+  /// SHA-256 for the device's arch). The first offending item is named in a one-line CacheError.
+  ///
+  /// Trust (ImportOptions::trusted_keys, verify_cubins): the rows added are recorded as "signed:<key id>" when the
+  /// document carries a valid signature of a trusted key, else as "imported". An imported winner never replaces a
+  /// local or signed one (a fresh one still replaces a stale one), and its cubin is kept only when verify_cubins
+  /// reproduces it. The whole import is one transaction: readers see all of it or nothing of it, and other writers
+  /// wait for it (up to the busy timeout of 60 s).
   ImportStats import_json(std::istream& in, const std::string& source = "input", const ImportOptions& options = {});
   /// Merges another cache file into this one with the rules of import_json. The other file is
   /// opened read-only and copied into memory (where an older schema is upgraded): it is never modified (SQLite may
   /// leave its -wal and -shm side files next to a WAL-mode file, as any reader does). CacheError naming it when it
   /// does not exist, is not an autotune cache, is corrupt or is newer.
-  /// The other file's rows are validated as an imported document's are.
+  /// The other file's rows are validated as an imported document's are, and recorded as "imported" (a cache file
+  /// carries no signature, whatever its rows say of themselves).
   ImportStats merge(const std::string& other_path, const ImportOptions& options = {});
 
   /// Every row that breaks an invariant of cache/schema.sql, one line each ("winners row (device 1, problem 2):
@@ -330,7 +386,24 @@ class Cache {
 
  private:
   struct Impl;
+  /// A writable copy in memory of an opened file, upgraded there when older (read_only.cpp).
+  static Cache snapshot_of(Impl& file);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Creates a new Ed25519 signing key: the private key in `path` (mode 0600; an existing file is never replaced:
+/// autotune::Error) and the public key in `path` + ".pub", each one line of text (core/signing.hpp gives the format).
+/// Returns the key id (16 hex digits) that signed documents and "signed:<key id>" rows name.
+std::string generate_signing_key(const std::string& path);
+
+/// Adds a public key (the text of a key file, or its 64 hex digits) to the keys this process trusts for export
+/// documents opened as caches (Cache::open_read_only): how an application names the key of its own developers.
+/// UsageError when the text is not a key. Thread-safe.
+void trust_public_key(std::string_view key_text);
+
+/// The keys this process trusts for export documents opened as caches: those given to trust_public_key, then the
+/// public key files listed in $AUTOTUNE_TRUSTED_KEYS (paths separated by ':'; autotune::Error naming one that cannot
+/// be read). As key file texts.
+std::vector<std::string> trusted_public_keys();
 
 }  // namespace autotune

@@ -31,7 +31,8 @@ struct DeviceInfo {
   std::string model_key() const;
 };
 
-/// Number of CUDA devices; throws NoDeviceError with the driver's reason when there is no driver or no device.
+/// Number of CUDA devices; throws NoDeviceError with the driver's reason when there is no driver or no device, and
+/// CudaError when a driver is installed but fails (too old for this build's CUDA, or not initializable).
 int device_count();
 
 /// Fingerprint of one device (ordinal from 0). Throws NoDeviceError / UsageError for a bad ordinal.

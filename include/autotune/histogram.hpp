@@ -38,14 +38,20 @@
 
 struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;  // the same declaration as CUDA's driver_types.h
+// CUDA's 16-bit floats (cuda_fp16.h, cuda_bf16.h), declared as those headers declare them: a handle takes pointers to
+// them without this header including the toolkit's.
+struct __half;
+struct __nv_bfloat16;
 
 namespace autotune {
 
-/// The C++ types of histogram samples: std::uint8_t, std::uint16_t, std::int32_t, std::uint32_t, float, double.
+/// The C++ types of histogram samples: std::uint8_t, std::uint16_t, std::int32_t, std::uint32_t, float, double,
+/// __half, __nv_bfloat16, std::int8_t, std::int16_t.
 template <class T>
 concept HistogramSample = std::same_as<T, std::uint8_t> || std::same_as<T, std::uint16_t> ||
                           std::same_as<T, std::int32_t> || std::same_as<T, std::uint32_t> || std::same_as<T, float> ||
-                          std::same_as<T, double>;
+                          std::same_as<T, double> || std::same_as<T, __half> || std::same_as<T, __nv_bfloat16> ||
+                          std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t>;
 /// The C++ types of histogram counters: unsigned 32-bit (std::uint32_t) or 64-bit (std::uint64_t, unsigned long
 /// long) integers.
 template <class T>
@@ -60,7 +66,11 @@ constexpr SampleType sample_type_of() {
   else if constexpr (std::same_as<T, std::int32_t>) return SampleType::i32;
   else if constexpr (std::same_as<T, std::uint32_t>) return SampleType::u32;
   else if constexpr (std::same_as<T, float>) return SampleType::f32;
-  else return SampleType::f64;
+  else if constexpr (std::same_as<T, double>) return SampleType::f64;
+  else if constexpr (std::same_as<T, __half>) return SampleType::f16;
+  else if constexpr (std::same_as<T, __nv_bfloat16>) return SampleType::bf16;
+  else if constexpr (std::same_as<T, std::int8_t>) return SampleType::i8;
+  else return SampleType::i16;
 }
 
 class Histogram {

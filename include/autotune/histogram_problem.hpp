@@ -12,19 +12,26 @@
 
 namespace autotune {
 
-/// Element type of histogram samples.
-enum class SampleType { u8, u16, i32, u32, f32, f64 };
+/// Element type of histogram samples. f16 is IEEE binary16 (CUDA's __half), bf16 bfloat16 (__nv_bfloat16): both are
+/// binned in float, as CUB bins them with float levels (histogram_problem.hpp's HistogramProblem says how). New types
+/// are appended: the numbering of the first six is what the CUB baselines and stored seeds use.
+enum class SampleType { u8, u16, i32, u32, f32, f64, f16, bf16, i8, i16 };
 
 std::string_view to_string(SampleType t);
 std::optional<SampleType> parse_sample_type(std::string_view text);
 std::size_t size_of(SampleType t);
+/// f32, f64, f16 and bf16.
 bool is_float(SampleType t);
+/// f16 and bf16: 16-bit floats, binned in float.
+bool is_half(SampleType t);
+/// The names every parser of a sample type accepts, "u8, u16, i32, u32, f32, f64, f16, bf16, i8, i16".
+std::string sample_type_names();
 /// All sample types, in a fixed order (for help texts and tests).
 const std::vector<SampleType>& all_sample_types();
 
 /// The upper bound of the range a histogram gets when it names none, the same for the CLI and the API: the whole
-/// type for u8 and u16 (256, 65536), 1 for floats ([lower, 1)), and one value per bin for 32-bit integers
-/// (lower + bins).
+/// type for u8 and u16 (256, 65536), the type's top for i8 and i16 (128, 32768: [lower, 128)), 1 for floats
+/// ([lower, 1)), and one value per bin for 32-bit integers (lower + bins).
 double default_upper(SampleType type, int bins, double lower);
 
 /// One active channel's bins and range (CUB's MultiHistogramEven: num_levels[c] = bins + 1 levels over
@@ -37,12 +44,14 @@ struct HistogramChannel {
 };
 
 /// An even-binned histogram with CUB's HistogramEven semantics, bit for bit (CUB's ScaleTransform, with levels of
-/// type int for u8/u16, long long for i32/u32, float for f32, double for f64):
+/// type int for u8/u16/i8/i16, long long for i32/u32, float for f32, f16 and bf16, double for f64):
 /// a sample s counts only if lower <= s < upper (NaN never counts); its bin is
 ///   integers: (s - lower) * bins / (upper - lower), computed exactly in 64-bit integers;
 ///   floats:   (int)((s - lo) * scale) with lo = T(lower), scale = T(bins) / (T(upper) - lo), every operation in
-///             the sample type T (float for f32, double for f64). When rounding makes that bin equal to bins (a
-///             sample just below upper), the sample is not counted, as in CUB's shared-memory path.
+///             T: double for f64, float for f32, f16 and bf16 (a 16-bit sample is converted to float exactly
+///             first: CUB's HistogramEven with float levels computes the same, its common type of the sample and the
+///             level being float). When rounding makes that bin equal to bins (a sample just below upper), the
+///             sample is not counted, as in CUB's shared-memory path.
 /// Counters (counter_bits = 32 or 64) are overwritten, not accumulated, by each call. 32-bit counters wrap past
 /// 2^32 - 1 samples in one bin: use 64-bit counters for inputs that large.
 ///
@@ -154,8 +163,16 @@ enum class Merge {
                ///< in a per-stream workspace that the launch leaves zero). Shared or per-warp copies only.
 };
 
+/// How a sample reaches its counter.
+enum class Binning {
+  direct,  ///< each sample's bin is computed (the even-bins formula) and counted
+  values,  ///< u8 samples: the 256 byte values of each active channel are counted, and the block maps the value
+           ///< counts to bins once at its end (CUB's 8-bit path): any bins and range cost what 256 bins cost
+};
+
 std::string_view to_string(Privatization p);
 std::string_view to_string(Partitioning p);
+std::string_view to_string(Binning b);
 std::string_view to_string(Aggregation a);
 std::string_view to_string(Merge m);
 
@@ -191,11 +208,16 @@ struct HistogramConfig {
   /// one block), the cluster's sums are stored straight into the output: no atomics, no zeroing, no workspace.
   /// Written "cluster=N" in the key only when N > 1 (keys written before clusters existed stay canonical).
   int cluster = 1;
+  /// What the shared counters count: bins (direct), or byte values mapped to bins at the end of each block
+  /// (u8 samples, 32-bit shared or per-warp counters). Written ",bin=values" in the key only for values (keys written
+  /// before it existed stay canonical).
+  Binning binning = Binning::direct;
 
   bool operator==(const HistogramConfig&) const = default;
 
   /// Canonical text, e.g.
-  /// "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0".
+  /// "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0"
+  /// (then ",cluster=N" for clusters and ",bin=values" for value counting).
   /// Stable: it is stored in the cache (every key ever written parses back to the same configuration).
   std::string key() const;
   /// Inverse of key(). Also reads the first schema's keys ("priv=shared,block=256,ipt=4,agg=0,part=interleaved":
@@ -209,8 +231,8 @@ struct HistogramConfig {
   /// Blocks to launch for n samples when `resident_blocks` blocks fit on the device at once (grid_blocks above).
   /// The host's launch dimension, computed here so that the tuner, the runtime and the tests agree.
   unsigned grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const;
-  /// Dynamic shared memory the kernel needs for this problem, in bytes (with clusters: one more row of bins, the
-  /// block's totals that its peers read).
+  /// Dynamic shared memory the kernel needs for this problem, in bytes (with clusters or value counting: one more
+  /// row of bins, the block's per-bin totals).
   std::size_t shared_bytes(const HistogramProblem& problem) const;
   /// Why this configuration is not well formed for `problem` (independent of any device), or empty.
   std::string invalid_reason(const HistogramProblem& problem) const;

@@ -7,8 +7,15 @@
 //                                                              // std::uint32_t*: one memset and one launch
 //
 // The levels are data of each call: bins + 1 strictly ascending values of the level type (level_size,
-// level_type_name: int for u8, u16 and i32 samples; unsigned for u32; float; double). The handle does not read them
-// to check them (a call is what CUB's is: no copy, no synchronization); validate_levels checks them on the host.
+// level_type_name: int for u8, u16, i8, i16 and i32 samples; unsigned for u32; float for f32, __half and
+// __nv_bfloat16; double). The handle does not read them to check them (a call is what CUB's is: no copy, no
+// synchronization); validate_levels checks them on the host.
+//
+// Pixels of several channels (CUB's MultiHistogramRange): a problem with channels = 4, active = 3 and, say,
+// per_channel_bins = {255, 63, 16} counts the first three samples of every 4-sample pixel, each channel over its own
+// levels. One call takes n pixels, every active channel's levels in one array (255 + 1, then 63 + 1, then 16 + 1:
+// channel c's from problem.level_offset(c)) and writes every active channel's counters in one array (channel c's
+// from problem.channel_offset(c)): what CUB's d_levels[c] and d_histogram[c] point to.
 //
 // Size-adaptive: a handle is made for the problem's shape (type, bins, edges, counters, distribution); problem.n is a
 // hint. At construction it loads the winners of every tuned size of the shape on this GPU model into a size table
@@ -31,11 +38,11 @@
 
 namespace autotune {
 
-/// The level type of samples of type T: int for std::uint8_t, std::uint16_t and std::int32_t; unsigned int for
-/// std::uint32_t; float; double.
+/// The level type of samples of type T: int for std::uint8_t, std::uint16_t, std::int8_t, std::int16_t and
+/// std::int32_t; unsigned int for std::uint32_t; float for float, __half and __nv_bfloat16; double.
 template <HistogramSample T>
 using range_level_t = std::conditional_t<
-    std::same_as<T, float>, float,
+    std::same_as<T, float> || std::same_as<T, __half> || std::same_as<T, __nv_bfloat16>, float,
     std::conditional_t<std::same_as<T, double>, double,
                        std::conditional_t<std::same_as<T, std::uint32_t>, unsigned int, int>>>;
 
@@ -55,18 +62,19 @@ class HistogramRange {
   HistogramRange(HistogramRange&&) noexcept;
   HistogramRange& operator=(HistogramRange&&) noexcept;
 
-  /// Counts `n` samples at `d_samples` over `d_levels` (problem().bins + 1 levels) into `d_counts` (problem().bins
-  /// counters), overwriting them. Device memory, asynchronous on `stream`. Throws UsageError for null pointers, a
-  /// sample type other than problem().type, or a counter width other than problem().counter_bits.
+  /// Counts `n` pixels (samples, for one channel) at `d_samples` over `d_levels` (problem().levels() levels) into
+  /// `d_counts` (problem().counters() counters), overwriting them. Device memory, asynchronous on `stream`. Throws
+  /// UsageError for null pointers, a sample type other than problem().type, a counter width other than
+  /// problem().counter_bits, or pixels of 2 or 4 channels that do not start on a pixel.
   template <HistogramSample Sample, HistogramCounter Counter>
   void operator()(const Sample* d_samples, std::uint64_t n, const range_level_t<Sample>* d_levels, Counter* d_counts,
                   cudaStream_t stream = nullptr) const {
     count(d_samples, sample_type_of<Sample>(), n, d_levels, d_counts, 8 * sizeof(Counter), stream);
   }
-  /// A 2D region of interest (CUB's 2D HistogramRange): `rows` rows of `row_samples` samples, each starting
-  /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of samples, any alignment the
-  /// sample type allows; rows and row_samples below 2^31), counted as one call of rows x row_samples samples (the
-  /// size table's range for that many). One launch (or a memset and one), whatever the rows.
+  /// A 2D region of interest (CUB's 2D HistogramRange): `rows` rows of `row_samples` pixels, each starting
+  /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of pixels, any alignment the
+  /// sample type allows for one or 3 channels; rows and a row's samples below 2^31), counted as one call of rows x
+  /// row_samples pixels (the size table's range for that many). One launch (or a memset and one), whatever the rows.
   template <HistogramSample Sample, HistogramCounter Counter>
   void operator()(const Sample* d_samples, std::uint64_t row_samples, std::uint64_t rows,
                   std::size_t row_stride_bytes, const range_level_t<Sample>* d_levels, Counter* d_counts,

@@ -29,14 +29,20 @@
 
 struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;  // the same declaration as CUDA's driver_types.h
+struct __half;         // CUDA's cuda_fp16.h: f16 values (include it to pass or receive them)
+struct __nv_bfloat16;  // CUDA's cuda_bf16.h: bf16 values
 
 namespace autotune {
 
-/// The ValueType of a C++ type (int32_t -> i32, double -> f64, ...).
+/// The ValueType of a C++ type (int32_t -> i32, double -> f64, __half -> f16, __nv_bfloat16 -> bf16, int8_t -> i8, ...).
 template <class T>
 constexpr ValueType value_type_of() {
   if constexpr (std::is_same_v<T, float>) return ValueType::f32;
   else if constexpr (std::is_same_v<T, double>) return ValueType::f64;
+  else if constexpr (std::is_same_v<T, __half>) return ValueType::f16;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return ValueType::bf16;
+  else if constexpr (std::is_same_v<T, signed char>) return ValueType::i8;
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 2) return ValueType::i16;
   else if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 4) return ValueType::i32;
   else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && sizeof(T) == 4) return ValueType::u32;
   else if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 8) return ValueType::i64;
@@ -46,9 +52,13 @@ constexpr ValueType value_type_of() {
   }
 }
 
-/// The C++ types of reduction values: 32- and 64-bit signed and unsigned integers, float, double.
+/// The C++ types of reduction values: 32- and 64-bit signed and unsigned integers, float, double, __half,
+/// __nv_bfloat16, signed char (int8_t) and 16-bit signed integers (int16_t). Plain char is not one: its signedness is
+/// the platform's.
 template <class T>
-concept ReduceValue = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+concept ReduceValue = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, __half> ||
+                      std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, signed char> ||
+                      (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 2 && !std::is_same_v<T, wchar_t>) ||
                       (std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 4 || sizeof(T) == 8) &&
                        !std::is_same_v<T, wchar_t> && !std::is_same_v<T, char32_t>);
 
@@ -63,10 +73,16 @@ class Reduce {
     std::optional<Requirement> require;
   };
 
-  /// Resolves the configuration and loads the kernel. Throws UsageError for an invalid problem, NoDeviceError
-  /// without a GPU, CacheError for an unreadable cache file, Error if NVRTC fails on the fallback.
+  /// Resolves the configuration and loads the kernel. Throws UsageError for an invalid problem (a user operator that
+  /// does not compile included: the message carries NVRTC's log), NoDeviceError without a GPU, CacheError for an
+  /// unreadable cache file, Error if NVRTC fails on the fallback.
   explicit Reduce(const ReduceProblem& problem, const Options& options);
   explicit Reduce(const ReduceProblem& problem) : Reduce(problem, Options{}) {}
+  /// A reduction of `type` values with an operator of the user's own (ReduceProblem::op = user), e.g.
+  ///   autotune::Reduce max(autotune::ValueType::f32, {.op = "a > b ? a : b", .identity = "-INFINITY"}, n);
+  /// The result type is ReduceProblem::accumulator_type() (f32 for f16/bf16 input, i32 for i8/i16, else the type).
+  Reduce(ValueType type, const UserOp& op, std::uint64_t n, const Options& options);
+  Reduce(ValueType type, const UserOp& op, std::uint64_t n = 0) : Reduce(type, op, n, Options{}) {}
   ~Reduce();
   Reduce(Reduce&&) noexcept;
   Reduce& operator=(Reduce&&) noexcept;

@@ -1,23 +1,28 @@
-// The lookup order every consumer of the cache shares: the runtime handles (autotune::Histogram, autotune::Reduce)
-// and `autotune best`, so that the CLI answers exactly what an application would get.
+// The lookup every consumer of the cache shares: the runtime handles (autotune::Histogram, autotune::Reduce) and
+// `autotune best`, so that the CLI answers exactly what an application would get. It weighs its evidence instead of
+// taking the first step of a fixed order that answers:
 //
-//   1. exact:          the problem, tuned on this GPU model
-//   2. nearest_size:   the same problem shape (everything but n) at the nearest tuned n, on this GPU model
-//   3. similar_problem: the closest tuned shape of the same family on this GPU model (KernelFamily::shape_distance:
-//                      e.g. the same sample type with the nearest bins count, in log scale; then the nearest n),
-//                      whose winner is valid for this problem (and, when the device is known, fits it)
-//   4. similar_device: the same problem (else its nearest tuned size) on another GPU model of the same architecture,
-//                      the one with the closest SM count
-//   5. policy:         the family's measured default policy (runtime/policy.hpp): a configuration fitted from a
-//                      standard preset tuned on one GPU and shipped with the library (kernel_templates/<family>/
-//                      policy.json, with its provenance), from the closest shape it holds whose configuration is
-//                      valid for the problem and fits the device; one size range per size it holds
-//   6. fallback:       the family's built-in default configuration
-// The problem's input distribution is a hint: in steps 1, 2 and 4 a winner measured on that distribution comes first,
-// then a histogram's robust winner across distributions (dist=robust, `autotune tune --dists`), then one measured
-// on the default ("uniform"); Lookup::distance says so ("measured on dist=uniform, not runs").
+//   gather (runtime/candidates.hpp): every candidate for the problem's shape: its tuned sizes on this GPU model
+//     (exact at a tuned n, else nearest_size), every other shape of the family tuned on this model whose winners it
+//     can run (similar_problem, KernelFamily::shape_distance: other bins, another operator, ...), the same shape on
+//     the closest other model of the architecture (similar_device), every shape of the family's shipped measured
+//     policy it can run (policy: kernel_templates/<family>/policy.json, fitted from a standard preset on one GPU,
+//     KernelFamily::policy_distance), and the built-in default (fallback);
+//   rank (runtime/rank.hpp): each candidate's predicted slowdown against the problem's own best, from the transfer
+//     costs measured by leave-one-out over a standard preset (runtime/transfer_costs.json,
+//     scripts/fit_transfer_costs.py, bench/results/2026-12-02-leave-one-out.md): how much a winner loses per
+//     doubling of n away, per unit of shape distance, on another distribution or GPU model; the best-ranked wins,
+//     with deterministic tie rules (runtime/rank.hpp);
+//   size table (runtime/size_table.hpp): the ranking at every n, as ranges (SizeRange); the answer for the hint n is
+//     the table's, so that the two agree.
+// So a measured policy entry of the problem's own operator at its own size on this GPU model beats the winner of
+// another operator (a weaker transfer), and a closer policy shape beats a far tuned one.
+// The problem's input distribution is a hint: winners measured on it, on the robust set (dist=robust, `autotune tune
+// --dists`) and on the default ("uniform") are all candidates, the latter two priced by what a winner of another
+// distribution loses; Lookup::distance says so ("measured on dist=uniform, not runs").
 // Runs measured with another kernel template, NVRTC or driver are never served (skipped, not marked: a lookup
-// never writes the cache).
+// never writes the cache). A winner imported from another machine and not signed by a trusted key
+// (Winner::trusted() false) is served as similar_device at best, never as exact or nearest_size.
 #pragma once
 
 #include <cstdint>
@@ -32,14 +37,14 @@
 
 namespace autotune {
 
-/// Where a configuration came from, best first.
+/// Where a configuration came from, the evidence measured closest to the problem first (a tie rule of the ranking).
 enum class ConfigSource {
   exact,           ///< tuned for exactly this problem on this GPU model
   nearest_size,    ///< tuned for the same problem at another n on this GPU model
   similar_problem, ///< tuned for the closest shape of the same family on this GPU model (e.g. other bins)
   similar_device,  ///< tuned on another GPU model of the same architecture
-  policy,          ///< nothing tuned in the cache applies: the family's measured default policy (shipped data)
-  fallback,        ///< nothing tuned applies: the built-in safe default
+  policy,          ///< the family's measured default policy (shipped data)
+  fallback,        ///< the built-in safe default
 };
 std::string_view to_string(ConfigSource s);
 
@@ -74,6 +79,14 @@ struct LookupTarget {
   static LookupTarget from_model_key(const std::string& model_key);
 };
 
+/// The best-ranked candidate with another configuration than the chosen one (Lookup::runner_up).
+struct Alternative {
+  ConfigSource source = ConfigSource::fallback;
+  Config config;
+  double predicted_slowdown = 1.0;  ///< against the problem's own best
+  std::string distance;             ///< as Lookup::distance
+};
+
 struct Lookup {
   ConfigSource source = ConfigSource::fallback;
   Config config;                 ///< what to run
@@ -84,18 +97,20 @@ struct Lookup {
   std::size_t unbacked_skipped = 0;
   /// "how far from measured data", one phrase: "" (exact), "tuned for n=16777216", "tuned on NVIDIA H100 ...".
   std::string distance;
+  /// The ranking's prediction for the choice: its time over the problem's own best (1 for an exact winner).
+  double predicted_slowdown = 1.0;
+  std::optional<Alternative> runner_up;  ///< the next-best configuration, when there is another
 };
 
 /// One range of sizes of a size-adaptive handle (Resolution::sizes): a call with n_from <= n <= n_to (both bounds
 /// inclusive) runs `config`.
 ///
-/// A handle is made for a problem's shape; at construction it loads the winners of every tuned size of that shape on
-/// this GPU model and serves each n from the nearest tuned size (by ratio): between two adjacent tuned sizes a < b
-/// the switch is at their geometric mean (the first n with (n+1)^2 >= (a+1)(b+1): the measure of the nearest-size
-/// lookup, so that the table and lookup_config agree at every n; for sizes of thousands within one or two of
-/// sqrt(a*b)), below the smallest and above the largest the nearest serves, and adjacent ranges of one configuration
-/// are one range. When no size of the shape is tuned on this model the table is one range, 0..max, answered by the
-/// rest of the lookup order (similar problem, similar GPU model, built-in default) for problem.n.
+/// A handle is made for a problem's shape; at construction it ranks every candidate (the lookup above) at every n and
+/// keeps, for each range of n, the best-ranked one: a tuned size of the shape serves the sizes around it until a
+/// neighbour (or other evidence) is predicted to run them better. Between two tuned sizes of the shape the switch is
+/// where the two predictions cross: measured winners carry over unevenly (bench/results/2026-12-02-leave-one-out.md:
+/// a histogram winner of a larger n runs a smaller n better than the reverse, a reduction's the other way), so it is
+/// not at the geometric mean. Adjacent ranges of one candidate and one configuration are one range.
 struct SizeRange {
   std::uint64_t n_from = 0;                              ///< first n of the range
   std::uint64_t n_to = ~std::uint64_t(0);                ///< last n of the range (inclusive)
@@ -109,6 +124,7 @@ struct SizeRange {
   /// Why, one phrase: "tuned for n=4096 and n=65536", "tuned for n=1048576; measured on dist=uniform, not runs",
   /// "tuned for histogram/u8/bins=256/...", "built-in default".
   std::string why;
+  double predicted_slowdown = 1.0;  ///< the ranking's worst prediction within the range
 
   bool contains(std::uint64_t n) const { return n_from <= n && n <= n_to; }
   /// The source for one n of the range: exact at a tuned size of a range of this model's tuned sizes.
@@ -125,8 +141,13 @@ struct Resolution {
   std::string cache_path;         ///< the cache file consulted (may not exist)
   std::uint64_t tuned_n = 0;      ///< n of the measured problem the configuration comes from (0 for fallback)
   std::string tuned_model_key;    ///< the GPU model it was measured on (this one, or a similar one; empty for fallback)
-  bool compiled = false;          ///< true when NVRTC ran because the cache had no cubin for this GPU's architecture
+  /// true when NVRTC compiled the configuration of problem.n's range because the cache had no usable cubin for it.
+  /// The handle's other ranges are compiled too where they need it; one that cannot be (no NVRTC here) runs this
+  /// range's configuration instead, and `message` says so.
+  bool compiled = false;
   std::string message;            ///< one line saying all of the above, for logs
+  double predicted_slowdown = 1.0;       ///< Lookup::predicted_slowdown of the choice for problem.n
+  std::optional<Alternative> runner_up;  ///< Lookup::runner_up
   /// The handle's size table, sorted by n, covering 0..max without gaps: each call runs the configuration of the
   /// range that holds its n. The fields above describe the range of problem.n (the hint).
   std::vector<SizeRange> sizes;
@@ -143,18 +164,23 @@ struct SizeLookup {
   std::vector<Winner> winners;
 };
 
-/// Looks `problem` up in `cache` for `target` in the order above. Only reads: open the file with
-/// Cache::open_read_only. Throws CacheError when the cache cannot be read.
-Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem);
+/// Looks `problem` up in `cache` for `target`: the best-ranked candidate for problem.n (lookup_sizes' at_hint).
+/// `required` narrows the candidates as lookup_sizes says. Only reads: open the file with Cache::open_read_only.
+/// Throws CacheError when the cache cannot be read.
+Lookup lookup_config(const Cache& cache, const LookupTarget& target, const Problem& problem,
+                     Requirement required = Requirement::any);
 
-/// The size table of a handle of `problem`'s shape on `target` (SizeRange), read from `cache` with the filters and
-/// order of lookup_config: only runs of this build's code, and the winners of the first of the problem's
-/// distribution, the robust one, the default one that has any tuned size on this model. Only reads.
-SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Problem& problem);
+/// The size table of a handle of `problem`'s shape on `target` (SizeRange), ranked from every candidate in `cache`
+/// (only runs of this build's code), the shipped policy and the built-in default. `required` narrows the candidates
+/// first, so that the ranking chooses among what meets it: tuned drops the policy and the built-in default when
+/// anything measured remains; exact keeps only the problem's own shape on this model when it holds problem.n (with no
+/// hint, n = 0, when it holds any size). Only reads.
+SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Problem& problem,
+                        Requirement required = Requirement::any);
 
-/// The end of the lookup order, without a cache (no file, or one that cannot be read): the measured default policy,
-/// else the built-in default. The table has one range per size of the policy's chosen shape.
-SizeLookup untuned_sizes(const LookupTarget& target, const Problem& problem);
+/// The same without a cache (no file, or one that cannot be read): the measured default policy's shapes and the
+/// built-in default, ranked.
+SizeLookup untuned_sizes(const LookupTarget& target, const Problem& problem, Requirement required = Requirement::any);
 
 /// Strict mode for a size table: why `sizes` (with `at_hint`, the answer for the hint n) does not meet `required`,
 /// or "" when it does. any: always met. tuned: every range must be measured data (no built-in default). exact: with

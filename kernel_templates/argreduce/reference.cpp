@@ -88,6 +88,7 @@ std::string show(ValueType t, std::uint64_t bits) {
     case ValueType::f32:
       return fmt::format("{:.9g} (0x{:08x})", std::bit_cast<float>(static_cast<std::uint32_t>(bits)), bits);
     case ValueType::f64: return fmt::format("{:.17g} (0x{:016x})", std::bit_cast<double>(bits), bits);
+    default: break;  // the narrow types: refused by ArgReduceProblem::validate
   }
   return "?";
 }

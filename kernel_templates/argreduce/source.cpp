@@ -31,7 +31,7 @@ TypeBits type_bits(ValueType t) {
     // Floats: -inf / +inf beat no element; CUB's empty values are -FLT_MAX / FLT_MAX (lowest() / max()).
     case ValueType::f32: return {"float", 0xFF800000u, 0x7F800000u, 0xFF7FFFFFu, 0x7F7FFFFFu};
     case ValueType::f64:
-      return {"double", 0xFFF0000000000000ull, 0x7FF0000000000000ull, 0xFFEFFFFFFFFFFFFFull, 0x7FEFFFFFFFFFFFFFull};
+      return {"double", 0xFFF0000000000000ull, 0x7FF0000000000000ull, 0xFFEFFFFFFFFFFFFFull, 0x7FEFFFFFFFFFFFFFull};    default: break;  // the narrow types: refused by ArgReduceProblem::validate
   }
   throw UsageError("unknown value type");
 }

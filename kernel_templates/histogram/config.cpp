@@ -8,6 +8,7 @@
 
 #include "core/key_text.hpp"
 #include "kernel_templates/histogram/enums.hpp"
+#include "kernel_templates/histogram/value_bins.hpp"
 
 namespace autotune {
 
@@ -37,11 +38,14 @@ std::string_view to_string(Merge m) {
   return "?";
 }
 
+std::string_view to_string(Binning b) { return b == Binning::direct ? "direct" : "values"; }
+
 std::string HistogramConfig::key() const {
   std::string k = fmt::format("priv={},R={},cbits={},block={},vec={},loads={},agg={},part={},merge={},grid={}",
                               to_string(privatization), replicas, counter_bits, block, vec_bytes, loads,
                               to_string(aggregation), to_string(partitioning), to_string(merge), grid_blocks);
   if (cluster != 1) k += fmt::format(",cluster={}", cluster);
+  if (binning != Binning::direct) k += fmt::format(",bin={}", to_string(binning));
   return k;
 }
 
@@ -56,6 +60,7 @@ constexpr auto& kPrivs = histogram_detail::kPrivatizations;
 constexpr auto& kParts = histogram_detail::kPartitionings;
 constexpr auto& kAggs = histogram_detail::kAggregations;
 constexpr auto& kMerges = histogram_detail::kMerges;
+constexpr auto& kBinnings = histogram_detail::kBinnings;
 
 // Schema 1 keys: "priv=shared,block=256,ipt=4,agg=0,part=interleaved" (scalar loads, ipt of them per tile).
 std::optional<HistogramConfig> parse_v1(const Fields& f) {
@@ -87,13 +92,17 @@ std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
   const Fields& f = *fields;
   if (f.count("ipt")) return parse_v1(f);
   const char* names[] = {"priv", "R", "cbits", "block", "vec", "loads", "agg", "part", "merge", "grid"};
-  // "cluster" is optional (absent: 1), every other field is required.
-  if (f.size() != std::size(names) + (f.count("cluster") ? 1 : 0)) return std::nullopt;
+  // "cluster" (absent: 1) and "bin" (absent: direct, never written so: one key per configuration) are optional,
+  // every other field is required.
+  if (f.size() != std::size(names) + f.count("cluster") + f.count("bin")) return std::nullopt;
   for (const char* n : names)
     if (!f.count(n)) return std::nullopt;
   std::optional<int> cluster = 1;
   if (f.count("cluster")) cluster = to_int(f.at("cluster"));
   if (!cluster || *cluster < 1) return std::nullopt;
+  std::optional<Binning> binning = Binning::direct;
+  if (f.count("bin")) binning = to_enum(f.at("bin"), kBinnings);
+  if (!binning || (f.count("bin") && *binning == Binning::direct)) return std::nullopt;
   HistogramConfig c;
   const auto priv = to_enum(f.at("priv"), kPrivs);
   const auto agg = to_enum(f.at("agg"), kAggs);
@@ -113,6 +122,7 @@ std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
   c.loads = *loads;
   c.grid_blocks = *grid;
   c.cluster = *cluster;
+  c.binning = *binning;
   if (*r < 1 || *cbits < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < kCoverGrid) return std::nullopt;
   return c;
 }
@@ -144,12 +154,41 @@ unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_
   return static_cast<unsigned>((grid + c - 1) / c * c);
 }
 
+namespace {
+
+// u8 samples of one channel whose bins are not the byte values: the u8/256 winner at 512 MiB (R = 32 lane-interleaved
+// copies, 512 threads x 4 loads of 16 bytes, one launch: 95.1 % of the read roof on an H200,
+// bench/results/2026-12-01b-h200-size-bench-u8.md) counting the byte values, which any bins and range cost the same.
+// Not measured for these shapes: the default when nothing measured exists. The direct kernel divides per sample
+// there (u8 with 37 bins over [10, 250) at 256M: 0.57x CUB even when tuned exactly). 16-byte loads take any pointer
+// for one channel (the unaligned head is counted a sample at a time); 32 KiB of copies and the bins' totals stay
+// within the 48 KiB every GPU gives a block.
+std::optional<HistogramConfig> values_fallback(const HistogramProblem& problem) {
+  if ((problem.type != SampleType::u8 && problem.type != SampleType::i8) || problem.channels != 1 ||
+      histogram_detail::values_are_bins(problem))
+    return std::nullopt;
+  HistogramConfig c;  // the defaults (shared 32-bit copies, 16-byte loads, a resident grid) and the winner's fields
+  c.replicas = 32, c.block = 512, c.loads = 4, c.merge = Merge::self_zero, c.binning = Binning::values;
+  if (c.shared_bytes(problem) > 48 * 1024) return std::nullopt;
+  return c;
+}
+
+// Counters of one shared copy: the bins, or with value counting the 256 byte values of each active channel.
+std::size_t counted_slots(const HistogramProblem& problem, const HistogramConfig& config) {
+  return config.binning == Binning::values ? static_cast<std::size_t>(problem.active) * 256
+                                           : static_cast<std::size_t>(problem.counters());
+}
+
+}  // namespace
+
 std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const {
   if (privatization == Privatization::global) return 0;
   const std::size_t per_word = counter_bits == 16 ? 2 : 1;
-  const std::size_t words_per_copy = (static_cast<std::size_t>(problem.counters()) + per_word - 1) / per_word;
+  const std::size_t words_per_copy = (counted_slots(problem, *this) + per_word - 1) / per_word;
   const std::size_t copies = privatization == Privatization::shared ? replicas : static_cast<std::size_t>(block / 32);
-  const std::size_t totals = cluster > 1 ? static_cast<std::size_t>(problem.counters()) : 0;
+  // The block's per-bin totals: what the peers of a cluster read, and where value counts are mapped to.
+  const bool totals_row = cluster > 1 || binning == Binning::values;
+  const std::size_t totals = totals_row ? static_cast<std::size_t>(problem.counters()) : 0;
   return (words_per_copy * copies + totals) * sizeof(unsigned);
 }
 
@@ -180,10 +219,18 @@ std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) con
     if (grid_blocks > 0 && grid_blocks % cluster != 0)
       return fmt::format("grid cap {} is not a whole number of {}-block clusters", grid_blocks, cluster);
   }
+  if (binning == Binning::values) {
+    if (problem.type != SampleType::u8 && problem.type != SampleType::i8)
+      return "value counting (bin=values) counts the 256 values of u8 or i8 samples only";
+    if (privatization == Privatization::global)
+      return "value counting (bin=values) maps a block's shared value counts to bins: not with global atomics";
+    if (counter_bits != 32) return "value counting (bin=values) takes 32-bit shared counters";
+  }
   return {};
 }
 
 HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {
+  if (auto values = values_fallback(problem)) return *values;
   // 48 KiB is the shared memory every block gets without opting in, on every architecture we target: above it
   // only global atomics are safe. One-sample loads work for any pointer alignment the API accepts.
   HistogramConfig c;

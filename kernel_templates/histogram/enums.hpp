@@ -10,5 +10,6 @@ inline constexpr Privatization kPrivatizations[] = {Privatization::global, Priva
 inline constexpr Partitioning kPartitionings[] = {Partitioning::interleaved, Partitioning::contiguous};
 inline constexpr Aggregation kAggregations[] = {Aggregation::none, Aggregation::run, Aggregation::warp};
 inline constexpr Merge kMerges[] = {Merge::atomic, Merge::last_block, Merge::self_zero};
+inline constexpr Binning kBinnings[] = {Binning::direct, Binning::values};
 
 }  // namespace autotune::histogram_detail

@@ -12,6 +12,7 @@
 #include "core/ladder.hpp"
 #include "core/option_text.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram/workload.hpp"
 #include "embedded.hpp"
 
@@ -36,7 +37,7 @@ class HistogramFamily final : public KernelFamily {
  public:
   std::string_view name() const override { return HistogramProblem::kFamily; }
   std::string_view summary() const override {
-    return "even-binned histograms of u8, u16, i32, u32, f32 or f64 samples (CUB's HistogramEven)";
+    return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
   }
 
   // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64][/channels=4/active=3]"
@@ -198,15 +199,46 @@ class HistogramFamily final : public KernelFamily {
     return device ? histogram_constraint_violation(h, hc, *device) : hc.invalid_reason(h);
   }
 
+  // First what a sample counts as (bin_counting), then the configuration made runnable (runnable); a value-counting
+  // configuration that cannot be made runnable (bins whose totals fit no shared memory) is tried counting bins.
+  std::optional<Adapted> adapt_config(const Problem& p, const Config& c, const DeviceInfo* device) const override {
+    const HistogramProblem& h = histogram_of(p);
+    const HistogramConfig& given = config_of(c);
+    HistogramConfig hc = given;
+    hc.binning = bin_counting(h, given);
+    if (hc.binning != given.binning) {
+      if (auto a = runnable(p, hc, {fmt::format("bin={}", to_string(hc.binning))}, device)) return a;
+      if (hc.binning == Binning::direct) return std::nullopt;
+      hc.binning = Binning::direct;
+    }
+    return runnable(p, hc, {}, device);
+  }
+
+  // A configuration from another shape counts values where the wanted u8 shape's direct bins need a division per
+  // sample and it has 32-bit shared counters (the u8/256 or u8/32-over-[0,256) winners: their bins were a shift):
+  // the same copies, loads and merge, per sample the work of the shape it was measured on. Counting bins directly,
+  // the u8/256 winner ran u8 with 37 bins over [10, 250) at 256M at 0.51x CUB, and no variant of that kernel passed
+  // 0.57x when tuned exactly (measured on an H200). A winner tuned for the wanted shape itself never comes here (its
+  // other sizes are nearest sizes, not a transfer), so no measured choice is overridden. Values are counted only in
+  // 8-bit samples (u8, i8), and not where the bins are the values (256 over [0, 256), i8 over [-128, 128): a map
+  // that changes nothing).
+  static Binning bin_counting(const HistogramProblem& h, const HistogramConfig& c) {
+    if (c.binning == Binning::values)
+      return size_of(h.type) == 1 && !histogram_detail::values_are_bins(h) ? Binning::values : Binning::direct;
+    const bool can_count_values = c.privatization != Privatization::global && c.counter_bits == 32;
+    return size_of(h.type) == 1 && can_count_values && histogram_detail::direct_bin_divides(h) ? Binning::values
+                                                                                                   : Binning::direct;
+  }
+
   // In order, each step keeping what the earlier ones changed: loads at least one sample wide; fewer replicas (down
   // to one copy); no cluster; 16-bit shared counters (merged by atomics: self_zero does not take them); one shared
   // copy per block instead of one per warp. What the preset showed (scripts/fit_policy.py): a shape with fewer bins
   // carries over within 1.0-1.7x when its configuration fits, and privatized counting beats global atomics by
   // 7-116x wherever the bins fit in shared memory at all.
-  std::optional<Adapted> adapt_config(const Problem& p, const Config& c, const DeviceInfo* device) const override {
+  std::optional<Adapted> runnable(const Problem& p, HistogramConfig hc, std::vector<std::string> changes,
+                                  const DeviceInfo* device) const {
     const HistogramProblem& h = histogram_of(p);
-    HistogramConfig hc = config_of(c);
-    std::vector<std::string> changes;
+    const int given_replicas = hc.replicas;
     auto valid = [&] { return violation(p, Config(hc), device).empty(); };
     auto done = [&]() -> std::optional<Adapted> {
       return Adapted{Config(hc), fmt::format("{}", fmt::join(changes, ", "))};
@@ -224,13 +256,13 @@ class HistogramFamily final : public KernelFamily {
         return done();
       }
     }
-    if (config_of(c).replicas != hc.replicas) changes.push_back(fmt::format("R={}", hc.replicas));
+    if (given_replicas != hc.replicas) changes.push_back(fmt::format("R={}", hc.replicas));
     if (hc.cluster != 1) {
       hc.cluster = 1;
       changes.push_back("cluster=1");
       if (valid()) return done();
     }
-    if (hc.privatization == Privatization::global) return std::nullopt;
+    if (hc.privatization == Privatization::global || hc.binning == Binning::values) return std::nullopt;
     if (hc.counter_bits == 32) {
       hc.counter_bits = 16;
       changes.push_back("cbits=16");
@@ -273,6 +305,7 @@ class HistogramFamily final : public KernelFamily {
     // The template and everything that writes its preamble.
     return std::string(embedded::histogram_template) + std::string(embedded::histogram_source_cpp) +
            std::string(embedded::histogram_enums_hpp) + std::string(embedded::histogram_workspace_layout_hpp) +
+           std::string(embedded::histogram_value_bins_cpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }
 
@@ -323,12 +356,13 @@ class HistogramFamily final : public KernelFamily {
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64"},
+    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (binned in float), i8, i16"},
             {"bins", "N", "number of bins, 1..16777216 (required unless --type u8: 256); pixels: one for every "
                           "active channel or a list, one per active channel (256,64,17)"},
             {"lower", "X", "lowest value counted (default 0); pixels: one or a list as --bins"},
-            {"upper", "X", "bound above the highest value counted (default: the whole type for u8/u16, 1 for "
-                           "floats, lower + bins for 32-bit integers); pixels: one or a list as --bins"},
+            {"upper", "X", "bound above the highest value counted (default: the whole type for u8/u16, 128 and "
+                           "32768 for i8/i16, 1 for floats, lower + bins for 32-bit integers); pixels: one or a "
+                           "list as --bins"},
             {"counters", "BITS", "output counter width: 32 (default) or 64"},
             {"channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels"},
             {"active", "A", "channels counted, the first A of each pixel, 1..C (default: all C); each gets --bins "
@@ -348,8 +382,7 @@ class HistogramFamily final : public KernelFamily {
     if (given("type")) {
       const auto t = parse_sample_type(str("type"));
       if (!t)
-        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32, f64)",
-                                     str("type")));
+        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: {})", str("type"), sample_type_names()));
       type = *t;
     }
     // Channels first: --bins, --lower and --upper take one value for every active channel or one per channel.
@@ -368,13 +401,7 @@ class HistogramFamily final : public KernelFamily {
     auto values = [&](const char* k) {
       std::vector<std::string> v;
       if (!given(k)) return v;
-      const std::string text = str(k);
-      for (std::size_t start = 0;;) {
-        const auto comma = text.find(',', start);
-        v.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
+      v = option_text::split_list(str(k));
       if (v.size() != 1 && v.size() != static_cast<std::size_t>(active))
         throw UsageError(fmt::format("--{}: {} values for {} active channels (give one for all, or one per active "
                                      "channel)", k, v.size(), active));

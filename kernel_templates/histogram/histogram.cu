@@ -5,7 +5,9 @@
 //
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a HistogramProblem and a HistogramConfig (the one source of truth):
-//   sample_t, out_t       sample type; output counter type (unsigned int or unsigned long long)
+//   sample_t, out_t       sample type (f16 and bf16: their bits, unsigned short); output counter type (unsigned int
+//                         or unsigned long long)
+//   kHalfKind             0, or 1 for f16 and 2 for bf16 samples: converted to float exactly, then binned as f32
 //   kBins                 counters: the bins of every active channel (the output, channel after channel)
 //   kChannelBins          bins of one channel (of channel 0 when kUniformChannels is false)
 //   kUniformChannels      every active channel has kChannelBins bins over the same range; otherwise channel c has
@@ -16,8 +18,8 @@
 //                         (kElemsPerVec % kChannels == 0) the channel of each element is a constant: the host
 //                         passes pointers aligned to the pixel (HistogramKernel::run), so the unaligned head is
 //                         whole pixels too, and the inactive channels' elements cost nothing
-//   kIsFloat              f32 uses kLowerF / kUpperF / kScaleF (CUB's float scale), f64 kLowerD / kUpperD / kScaleD,
-//                         integers kLowerI / kUpperI
+//   kIsFloat              f32, f16 and bf16 use kLowerF / kUpperF / kScaleF (CUB's float scale), f64 kLowerD /
+//                         kUpperD / kScaleD, integers kLowerI / kUpperI
 //   kBlock                threads per block (the host launches exactly this many)
 //   kVecBytes             bytes per load: a power of two in sizeof(sample_t) .. 16 (4 or 8 load 4 or 8 u8 samples);
 //                         the pointer's unaligned head is done one sample at a time
@@ -40,6 +42,12 @@
 //   kCluster              blocks per thread-block cluster (1: none; also the macro AT_CLUSTER). The blocks of a
 //                         cluster write their per-bin totals to shared memory, then block r sums slice r of the
 //                         bins over all of them through distributed shared memory: one addition per bin and cluster.
+//   kBinning              Binning::direct: a sample's bin is computed and counted. values (u8 samples; also the macro
+//                         AT_VALUES): the shared counters count the 256 byte values of each active channel, and at
+//                         its end each block adds every value's count to the bin the host's map gives it
+//                         (kValueCounter, kernel_templates/histogram/value_bins.cpp): per sample this is the work of
+//                         256 bins over [0, 256), whatever the bins and range (CUB's 8-bit path, and the range
+//                         family's bin=values)
 //
 // When the grid is a single block or a single cluster, its sums are the answer: they are stored into `out`, with no
 // atomics and no workspace (the small-n path), whatever kMerge says.
@@ -90,6 +98,11 @@ static_assert(at::kCluster == 1 || ((at::kCluster & (at::kCluster - 1)) == 0 && 
                                     at::kPriv != at::Privatization::global &&
                                     !at::kCounter16),
               "clusters of 2..16 blocks sum 32-bit shared counters");
+static_assert(at::kBinning == at::Binning::direct ||
+                  (at::kBinning == at::Binning::values && sizeof(at::sample_t) == 1 && !at::kIsFloat &&
+                   at::kPriv != at::Privatization::global && !at::kCounter16),
+              "value counting counts u8 samples in 32-bit shared counters");
+static_assert(AT_VALUES == (at::kBinning == at::Binning::values), "the preamble's value macro and constant agree");
 
 namespace at {
 
@@ -97,8 +110,11 @@ constexpr int kElemsPerVec = kVecBytes / static_cast<int>(sizeof(sample_t));
 constexpr int kWarps = kBlock / 32;
 constexpr int kCopies = kPriv == Privatization::shared ? kReplicas : (kPriv == Privatization::warp ? kWarps : 1);
 constexpr int kPerWord = kCounter16 ? 2 : 1;
-constexpr int kSlots = (kBins + kPerWord - 1) / kPerWord;  // words per copy
-constexpr int kSharedWords = kPriv == Privatization::global ? 0 : kSlots * kCopies;  // the copies; with clusters kBins totals follow
+constexpr bool kValues = kBinning == Binning::values;
+constexpr int kCounted = kValues ? 256 * kActive : kBins;  // counters of one copy: the bins, or the byte values
+constexpr int kSlots = (kCounted + kPerWord - 1) / kPerWord;  // words per copy
+// The copies; with clusters or value counting, the block's kBins per-bin totals follow them.
+constexpr int kSharedWords = kPriv == Privatization::global ? 0 : kSlots * kCopies;
 constexpr bool kLastBlock = kMerge == Merge::last_block;
 constexpr bool kSelfZero = kMerge == Merge::self_zero;
 constexpr bool kInterleaved = kPartitioning == Partitioning::interleaved;
@@ -134,11 +150,22 @@ __device__ __forceinline__ int bin_of(sample_t s) {
     if (!(d >= L::lower_d && d < L::upper_d)) return -1;  // written so that NaN fails the test
     const int b = static_cast<int>((d - L::lower_d) * L::scale_d);
     return b < L::bins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
-  } else if constexpr (kIsFloat) {
-    const float f = static_cast<float>(s);
+  } else if constexpr (kIsFloat) {  // f32, and the halves converted to float (exact)
+    float f;
+    if constexpr (kHalfKind != 0) f = half_bits_to_float<kHalfKind>(static_cast<unsigned short>(s));
+    else f = static_cast<float>(s);
     if (!(f >= L::lower_f && f < L::upper_f)) return -1;  // written so that NaN fails the test
     const int b = static_cast<int>((f - L::lower_f) * L::scale_f);
     return b < L::bins ? b : -1;  // rounded up to bins: counted nowhere, as CUB
+  } else if constexpr (sizeof(sample_t) <= 2 &&
+                       static_cast<u64>(L::upper_i - L::lower_i) * static_cast<u64>(L::bins) <= 0xFFFFFFFFull) {
+    // 8- and 16-bit samples whose (s - lower) * bins fits 32 bits: the same exact quotient in 32-bit arithmetic (a
+    // multiply and, for a width that is not a power of two, a multiply-high by the constant's reciprocal), written
+    // out rather than left to the compiler's narrowing of the 64-bit formula below (signed i8/i16 samples included).
+    const int v = static_cast<int>(s);
+    if (v < L::lower_i || v >= L::upper_i) return -1;
+    return static_cast<int>(static_cast<unsigned>(v - L::lower_i) * static_cast<unsigned>(L::bins) /
+                            static_cast<unsigned>(L::upper_i - L::lower_i));
   } else {
     const long long v = static_cast<long long>(s);
     if (v < L::lower_i || v >= L::upper_i) return -1;
@@ -147,8 +174,13 @@ __device__ __forceinline__ int bin_of(sample_t s) {
   }
 }
 
-// Counter of one sample of channel `channel` (kBins counters: channel after channel), or -1.
+// Counter of one sample of channel `channel` (kBins counters: channel after channel; with value counting the sample's
+// value among its channel's 256), or -1.
 __device__ __forceinline__ int counter_of(sample_t s, int channel) {
+  if constexpr (kValues) {
+    if (kChannels > 1 && channel >= kActive) return -1;
+    return channel * 256 + static_cast<int>(static_cast<unsigned char>(s));  // i8: its bits; channel 0 for one
+  }
   if (kChannels == 1) return bin_of<0>(s);
   if (channel >= kActive) return -1;
   if constexpr (kUniformChannels) {
@@ -358,6 +390,28 @@ __device__ __forceinline__ unsigned block_total(const unsigned* smem, int b) {
   return total;
 }
 
+// Value counting: the counter the host's map gives slot k (channel k / 256, value k % 256), or -1.
+#if AT_VALUES
+__device__ __forceinline__ int value_counter(int k) { return __ldg(kValueCounter + k); }
+#else
+__device__ __forceinline__ int value_counter(int) { return -1; }
+#endif
+
+// Value counting, once per block after its last count: each value's count over the copies is added to its bin's
+// total (kBins words after the copies, zero until now).
+__device__ __forceinline__ void map_values_to_bins(unsigned* smem) {
+  for (int k = threadIdx.x; k < kCounted; k += kBlock) {
+    const int b = value_counter(k);  // issued first: its load overlaps the copies' reads
+    const unsigned t = block_total(smem, k);
+    if (t != 0 && b >= 0) atomicAdd(smem + kSharedWords + b, t);
+  }
+}
+
+// The block's count of bin b: summed over its copies, or the total value counting gave it.
+__device__ __forceinline__ unsigned bin_total(const unsigned* smem, int b) {
+  return kValues ? smem[kSharedWords + b] : block_total(smem, b);
+}
+
 }  // namespace at
 
 // Cluster code only where there are clusters: the intrinsics do not exist before sm_90.
@@ -412,7 +466,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
   Counter counter;
   counter.out = acc;
   if constexpr (kPriv != Privatization::global) {
-    for (int i = threadIdx.x; i < kSharedWords; i += kBlock) smem[i] = 0;
+    for (int i = threadIdx.x; i < kSharedWords + (kValues ? kBins : 0); i += kBlock) smem[i] = 0;
     __syncthreads();
     counter.smem = kPriv == Privatization::shared ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
   }
@@ -462,12 +516,16 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
 
   if constexpr (kPriv != Privatization::global) {
     __syncthreads();
+    if constexpr (kValues) {
+      map_values_to_bins(smem);
+      __syncthreads();
+    }
     if (kCluster == 1 && one_unit) {  // the small-n path: the only block's histogram is the answer
       for (int b = threadIdx.x; b < kBins; b += kBlock) {
         // 16-bit counters may have spilled into `acc` (the workspace, or `out` when the host zeroed it): take
         // those counts too, and leave zeros.
         const out_t spilled = kCounter16 ? atomicExch(acc + b, static_cast<out_t>(0)) : static_cast<out_t>(0);
-        out[b] = spilled + block_total(smem, b);
+        out[b] = spilled + bin_total(smem, b);
       }
       return;
     }
@@ -481,7 +539,8 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     if constexpr (kCluster > 1) {
       // This block's totals, for its peers; then block r of the cluster sums slice r of the bins over all of them.
       unsigned* totals = smem + kSharedWords;
-      for (int b = threadIdx.x; b < kBins; b += kBlock) totals[b] = block_total(smem, b);
+      if constexpr (!kValues)  // value counting left them there
+        for (int b = threadIdx.x; b < kBins; b += kBlock) totals[b] = block_total(smem, b);
       cluster_sync();
       constexpr int kSlice = (kBins + kCluster - 1) / kCluster;
       const int lo = cluster_rank() * kSlice;
@@ -497,7 +556,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
       if (one_unit) return;
     } else {
       for (int b = threadIdx.x; b < kBins; b += kBlock) {
-        const unsigned c = block_total(smem, b);
+        const unsigned c = bin_total(smem, b);
         if (c != 0) global_add(acc, b, static_cast<out_t>(c));
       }
     }

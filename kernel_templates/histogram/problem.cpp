@@ -27,6 +27,10 @@ constexpr TypeInfo kTypes[] = {
     {SampleType::u32, "u32", 4, 0.0, 4294967295.0},
     {SampleType::f32, "f32", 4, -std::numeric_limits<float>::max(), std::numeric_limits<float>::max()},
     {SampleType::f64, "f64", 8, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()},
+    {SampleType::f16, "f16", 2, -65504.0, 65504.0},
+    {SampleType::bf16, "bf16", 2, -3.3895313892515355e38, 3.3895313892515355e38},
+    {SampleType::i8, "i8", 1, -128.0, 127.0},
+    {SampleType::i16, "i16", 2, -32768.0, 32767.0},
 };
 
 const TypeInfo& info(SampleType t) {
@@ -39,7 +43,14 @@ const TypeInfo& info(SampleType t) {
 
 std::string_view to_string(SampleType t) { return info(t).name; }
 std::size_t size_of(SampleType t) { return info(t).size; }
-bool is_float(SampleType t) { return t == SampleType::f32 || t == SampleType::f64; }
+bool is_float(SampleType t) { return t == SampleType::f32 || t == SampleType::f64 || is_half(t); }
+bool is_half(SampleType t) { return t == SampleType::f16 || t == SampleType::bf16; }
+
+std::string sample_type_names() {
+  std::string names;
+  for (const auto& i : kTypes) names += (names.empty() ? "" : ", ") + std::string(i.name);
+  return names;
+}
 
 std::optional<SampleType> parse_sample_type(std::string_view text) {
   for (const auto& i : kTypes)
@@ -83,11 +94,11 @@ void HistogramProblem::validate() const {
     if (!std::isfinite(scale) || !(scale > 0))
       throw UsageError(fmt::format("the range [{}, {}) is too narrow for {} bins: bins / (upper - lower) is not a "
                                    "finite number", lower, upper, bins));
-    if (type == SampleType::f32) {
+    if (type != SampleType::f64) {  // f32, and the halves: binned in float
       const float lo = static_cast<float>(lower), hi = static_cast<float>(upper);
       if (!std::isfinite(lo) || !std::isfinite(hi))
-        throw UsageError(fmt::format("the range [{}, {}) does not fit f32 samples (|bounds| <= {})", lower, upper,
-                                     std::numeric_limits<float>::max()));
+        throw UsageError(fmt::format("the range [{}, {}) does not fit {} samples' float binning (|bounds| <= {})",
+                                     lower, upper, ti.name, std::numeric_limits<float>::max()));
       if (!(lo < hi))
         throw UsageError(fmt::format("the range [{}, {}) is empty in f32: both bounds round to {}", lower, upper, lo));
       const float width_f = hi - lo;
@@ -208,6 +219,8 @@ double default_upper(SampleType type, int bins, double lower) {
   if (is_float(type)) return 1.0;
   if (type == SampleType::u8) return 256.0;  // the whole type: bins split it evenly
   if (type == SampleType::u16) return 65536.0;
+  if (type == SampleType::i8) return 128.0;  // [lower, the type's top]
+  if (type == SampleType::i16) return 32768.0;
   return lower + bins;  // 32-bit types: one value per bin
 }
 

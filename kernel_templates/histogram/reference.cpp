@@ -7,20 +7,46 @@
 #include <cstring>
 
 #include "autotune/error.hpp"
+#include "kernel_templates/half_float.hpp"
 #include "tuner/splitmix.hpp"
 
 namespace autotune {
 
 namespace {
 
+// Floats and the 16-bit floats (binned in float: histogram_problem.hpp).
+template <class T>
+inline constexpr bool kFloatLike = std::is_floating_point_v<T> || is_half_v<T>;
+// The arithmetic type a sample is binned in: float for the halves, the sample type otherwise.
+template <class T>
+using binned_t = std::conditional_t<is_half_v<T>, float, T>;
+
+// v as a sample of type T (halves: rounded to nearest from float) and back.
+template <class T>
+T sample_from(double v) {
+  if constexpr (std::is_same_v<T, F16>) return f16_from_float(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, BF16>) return bf16_from_float(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+template <class T>
+binned_t<T> binned(T s) {
+  if constexpr (is_half_v<T>) return to_float(s);
+  else return s;
+}
+// A float-like sample drawn as v: kept when it lies below `upper` as the sample type holds it, else `lower` (a
+// rounding up to the upper bound would leave the range).
+template <class T>
+T below_upper(double v, double lower, double upper) {
+  const T t = sample_from<T>(v);
+  return binned(t) < binned(sample_from<T>(upper)) ? t : sample_from<T>(lower);
+}
 
 template <class T>
 void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out) {
   SplitMix64 rng{seed};
   auto draw = [&]() -> T {
-    if constexpr (std::is_floating_point_v<T>) {
-      T v = static_cast<T>(p.lower + rng.unit() * (p.upper - p.lower));
-      return v < static_cast<T>(p.upper) ? v : static_cast<T>(p.lower);
+    if constexpr (kFloatLike<T>) {
+      return below_upper<T>(p.lower + rng.unit() * (p.upper - p.lower), p.lower, p.upper);
     } else {
       const auto lo = static_cast<long long>(p.lower);
       const auto width = static_cast<std::uint64_t>(static_cast<long long>(p.upper) - lo);
@@ -37,8 +63,8 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
     const double width = (p.upper - p.lower) * std::min(1.0, 16.0 / p.bins);
     const double lo = p.lower + (p.upper - p.lower) / 2 - width / 2;
     HistogramProblem band = p;
-    band.lower = std::is_floating_point_v<T> ? lo : std::floor(lo);
-    band.upper = std::is_floating_point_v<T> ? lo + width : std::max(band.lower + 1, std::floor(lo + width));
+    band.lower = kFloatLike<T> ? lo : std::floor(lo);
+    band.upper = kFloatLike<T> ? lo + width : std::max(band.lower + 1, std::floor(lo + width));
     band.distribution = "uniform";
     fill<T>(band, n, seed, out);
   } else if (p.distribution == "image") {
@@ -49,9 +75,8 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
       const double r = std::hypot(x - 0.5, y - 0.5);
       double v = 0.35 * x + 0.25 * y + 0.3 * (r < 0.3 ? 1.0 - r / 0.3 : 0.0) + 0.02 * rng.unit();
       v = std::min(std::max(v, 0.0), 0.999999);
-      T t = static_cast<T>(p.lower + v * (p.upper - p.lower));
-      if constexpr (std::is_floating_point_v<T>) t = t < static_cast<T>(p.upper) ? t : static_cast<T>(p.lower);
-      out[i] = t;
+      if constexpr (kFloatLike<T>) out[i] = below_upper<T>(p.lower + v * (p.upper - p.lower), p.lower, p.upper);
+      else out[i] = static_cast<T>(p.lower + v * (p.upper - p.lower));
     }
   } else if (p.distribution == "runs") {
     constexpr std::uint64_t kRun = 1000;
@@ -66,38 +91,41 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
 }
 
 // The bin of one sample or -1, as CUB's ScaleTransform computes it (cub/device/dispatch/dispatch_histogram.cuh), with
-// the level types of bench/cub_baseline.cu (int or long long for integers, the sample type for floats).
+// the level types of bench/cub_baseline.cu (int or long long for integers, the sample type for floats, float for
+// the halves: CUB's common type of a half sample and a float level is float).
 template <class T>
 struct Binner {
+  using F = binned_t<T>;  // the arithmetic of float-like samples
   explicit Binner(const HistogramProblem& p) : Binner(p.channel(0)) {}
   explicit Binner(const HistogramChannel& p) : bins(p.bins) {
-    if constexpr (std::is_floating_point_v<T>) {
-      // Bounds rounded to T, then the scale in T arithmetic: bins / (upper - lower), each operation rounded to T.
-      lo = static_cast<T>(p.lower);
-      hi = static_cast<T>(p.upper);
-      const T width = hi - lo;
-      scale = static_cast<T>(p.bins) / width;
+    if constexpr (kFloatLike<T>) {
+      // Bounds rounded to F, then the scale in F arithmetic: bins / (upper - lower), each operation rounded to F.
+      lo = static_cast<F>(p.lower);
+      hi = static_cast<F>(p.upper);
+      const F width = hi - lo;
+      scale = static_cast<F>(p.bins) / width;
     } else {
       ilo = static_cast<long long>(p.lower);
       ihi = static_cast<long long>(p.upper);
       width = static_cast<unsigned __int128>(ihi - ilo);
     }
   }
-  int operator()(T s) const {
-    if constexpr (std::is_floating_point_v<T>) {
+  int operator()(T sample) const {
+    if constexpr (kFloatLike<T>) {
+      const F s = binned(sample);
       if (std::isnan(s) || s < lo || s >= hi) return -1;
-      const T offset = s - lo;
-      const T scaled = offset * scale;
+      const F offset = s - lo;
+      const F scaled = offset * scale;
       const int b = static_cast<int>(scaled);
       return b < bins ? b : -1;  // rounded up to bins: CUB's shared path counts it nowhere
     } else {
-      const auto v = static_cast<long long>(s);
+      const auto v = static_cast<long long>(sample);
       if (v < ilo || v >= ihi) return -1;
       return static_cast<int>(static_cast<unsigned __int128>(v - ilo) * static_cast<unsigned>(bins) / width);
     }
   }
   int bins;
-  T lo{}, hi{}, scale{};
+  F lo{}, hi{}, scale{};
   long long ilo = 0, ihi = 0;
   unsigned __int128 width = 1;
 };
@@ -137,8 +165,9 @@ void fill_image_pixels(const HistogramProblem& p, std::uint64_t n, std::uint64_t
                0.02 * rng.unit();
       v = std::min(std::max(v, 0.0), 0.999999);
       const HistogramChannel ch = p.channel(c < p.active ? c : 0);  // each channel over its own range
-      T t = static_cast<T>(ch.lower + v * (ch.upper - ch.lower));
-      if constexpr (std::is_floating_point_v<T>) t = t < static_cast<T>(ch.upper) ? t : static_cast<T>(ch.lower);
+      T t{};
+      if constexpr (kFloatLike<T>) t = below_upper<T>(ch.lower + v * (ch.upper - ch.lower), ch.lower, ch.upper);
+      else t = static_cast<T>(ch.lower + v * (ch.upper - ch.lower));
       out[i * static_cast<std::uint64_t>(channels) + static_cast<std::uint64_t>(c)] = t;
     }
   }
@@ -153,6 +182,10 @@ decltype(auto) dispatch(SampleType t, F&& f) {
     case SampleType::u32: return f(std::uint32_t{});
     case SampleType::f32: return f(float{});
     case SampleType::f64: return f(double{});
+    case SampleType::f16: return f(F16{});
+    case SampleType::bf16: return f(BF16{});
+    case SampleType::i8: return f(std::int8_t{});
+    case SampleType::i16: return f(std::int16_t{});
   }
   throw UsageError("unknown sample type");
 }

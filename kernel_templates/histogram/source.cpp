@@ -8,24 +8,14 @@
 #include "autotune/error.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram/enums.hpp"
+#include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/preamble.hpp"
 
 namespace autotune {
 
 namespace {
-
-std::string_view cuda_type(SampleType t) {
-  switch (t) {
-    case SampleType::u8: return "unsigned char";
-    case SampleType::u16: return "unsigned short";
-    case SampleType::i32: return "int";
-    case SampleType::u32: return "unsigned int";
-    case SampleType::f32: return "float";
-    case SampleType::f64: return "double";
-  }
-  throw UsageError("unknown sample type");
-}
 
 // Hexadecimal float literal: exact, so host and device agree on every bit of the constants.
 std::string float_literal(float f) { return fmt::format("{:a}f", f); }
@@ -47,7 +37,9 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
   // cub/device/dispatch/dispatch_histogram.cuh): in the sample type, from the bounds rounded to it. f32:
   // float(bins) / (float(upper) - float(lower)), every operation in float, which is not float(bins / (upper - lower))
   // computed in double (it differs by an ulp for some ranges, e.g. 65536 bins over [0.02, 0.8)). f64 samples are
-  // binned in double (constants kLowerD, kUpperD, kScaleD). The CPU reference computes the same (reference.cpp).
+  // binned in double (constants kLowerD, kUpperD, kScaleD); f16 and bf16 samples as f32, after an exact conversion
+  // to float (CUB's HistogramEven with float levels: its common type of the two is float). The CPU reference
+  // computes the same (reference.cpp).
   const bool f64 = problem.type == SampleType::f64;
   const bool f32 = fp && !f64;
   const double scale_d = static_cast<double>(problem.bins) / (problem.upper - problem.lower);
@@ -60,7 +52,11 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
   const std::string enums = enum_definition("Privatization", histogram_detail::kPrivatizations) +
                             enum_definition("Aggregation", histogram_detail::kAggregations) +
                             enum_definition("Partitioning", histogram_detail::kPartitionings) +
-                            enum_definition("Merge", histogram_detail::kMerges);
+                            enum_definition("Merge", histogram_detail::kMerges) +
+                            enum_definition("Binning", histogram_detail::kBinnings);
+  // Value counting: the counter of every byte value, computed here once (value_bins.cpp), so no block divides.
+  const bool values = config.binning == Binning::values;
+  const std::string value_map = values ? histogram_detail::value_counters_preamble(problem) : std::string();
   // Each channel's bins, first counter and range (channels past the active ones repeat channel 0's, never used):
   // kChBins0, kChOffset0, kChLowerI0, ... The template selects among them by channel (histogram.cu, Levels).
   std::string levels = fmt::format("constexpr bool kUniformChannels = {};\n", problem.uniform_channels());
@@ -84,6 +80,7 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "namespace at {{\n"
       "{}"
       "typedef {} sample_t;\n"
+      "constexpr int kHalfKind = {};\n"
       "typedef {} out_t;\n"
       "constexpr int kBins = {};\n"
       "constexpr int kChannelBins = {};\n"
@@ -107,15 +104,16 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "constexpr bool kCounter16 = {};\n"
       "{}{}{}"
       "constexpr int kCluster = {};\n"
-      "{}"
+      "{}{}{}"
       "}}  // namespace at\n"
-      "#define AT_CLUSTER {}\n",
+      "#define AT_CLUSTER {}\n"
+      "#define AT_VALUES {}\n",
       // Neither n nor the input distribution enters the code: every size and distribution of one histogram shares
       // its compiled variants (the on-disk compile cache is keyed by this text).
       fmt::format("{} samples, {} bins over [{}, {}), {}-bit counters, {} of {} channels{}", to_string(problem.type),
                   problem.bins, problem.lower, problem.upper, problem.counter_bits, problem.active, problem.channels,
                   problem.uniform_channels() ? "" : " (bins and ranges per channel)"),
-      config.key(), enums, cuda_type(problem.type),
+      config.key(), enums, histogram_samples::cuda_type(problem.type), histogram_samples::half_kind(problem.type),
       problem.counter_bits == 64 ? "unsigned long long" : "unsigned int", problem.counters(), problem.bins,
       problem.channels, problem.active, fp,
       fp ? 0LL : static_cast<long long>(problem.lower), fp ? 0LL : static_cast<long long>(problem.upper),
@@ -127,7 +125,8 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       config.replicas, config.counter_bits == 16, enum_constant("Aggregation", "kAggregation", config.aggregation),
       enum_constant("Partitioning", "kPartitioning", config.partitioning),
       enum_constant("Merge", "kMerge", config.merge), config.cluster,
-      histogram_detail::HistogramWorkspace::preamble(), config.cluster);
+      enum_constant("Binning", "kBinning", config.binning), value_map,
+      histogram_detail::HistogramWorkspace::preamble(), config.cluster, values ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template);
 }
 

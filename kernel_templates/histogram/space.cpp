@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernel_templates/histogram/value_bins.hpp"
+
 namespace autotune {
 
 namespace {
@@ -51,6 +53,44 @@ constexpr std::pair<Aggregation, Partitioning> kAggParts[] = {
     {Aggregation::warp, Partitioning::interleaved},
     {Aggregation::run, Partitioning::contiguous},
 };
+
+// 11. u8 (and i8) samples whose bins are not the byte values: count the 256 values and map them to bins once per block
+//     (bin=values), the shapes of the u8/256 winners by size (bench/results/2026-12-01b-h200-size-bench-u8.md):
+//     R = 16 and 32 copies with 256..1024 threads and 2 or 4 loads, one launch (self_zero) or a zeroing launch,
+//     up to 512 MiB; one copy for the sizes around 1M; the 4-byte-load variant of 4M; one block for small n. Any
+//     bins and range then cost what 256 bins cost, where the direct kernel divides per sample.
+//     Not for u16: its 65536 values need 16-bit counters in 128 KiB (one copy, so one block per SM and bank
+//     conflicts on real data, a wrap check per sample) and a 65536-entry map per block, while its direct bin is a
+//     32-bit multiply-high and a shift (the compiler folds the exact 64-bit formula with the template's constants
+//     where a 16-bit value times the bins fits 32 bits), counted into lane-interleaved copies of few bins without
+//     conflicts.
+void add_values(Builder& b) {
+  const HistogramProblem& p = b.problem;
+  if ((p.type != SampleType::u8 && p.type != SampleType::i8) || histogram_detail::values_are_bins(p)) return;
+  auto values = [](HistogramConfig c) {
+    c.binning = Binning::values;
+    return c;
+  };
+  using P = Privatization;
+  constexpr auto kNone = Aggregation::none;
+  constexpr auto kInter = Partitioning::interleaved;
+  for (int r : {16, 32})
+    for (int block : {256, 512, 1024})
+      for (int loads : {2, 4})
+        for (Merge m : {Merge::atomic, Merge::self_zero})
+          b.add(values(make(P::shared, r, 32, block, 16, loads, kNone, kInter, m)));
+  for (int block : {256, 1024})
+    for (int loads : {1, 2}) b.add(values(make(P::shared, 1, 32, block, 16, loads, kNone, kInter, Merge::atomic)));
+  b.add(values(make(P::shared, 16, 32, 512, 4, 16, kNone, kInter, Merge::atomic)));
+  if (p.n > kSmallN) return;
+  for (int block : {512, 1024})
+    for (int loads : {2, 4}) {
+      HistogramConfig c = values(make(P::shared, 1, 32, block, 16, loads, kNone, kInter, Merge::last_block));
+      c.grid_blocks = 1;
+      b.add(c);
+    }
+  b.add(values(make(P::warp, 1, 32, 256, 16, 2, kNone, kInter, Merge::last_block)));
+}
 
 }  // namespace
 
@@ -118,6 +158,7 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
         for (int r : {1, 4}) b.add(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
         b.add(make(P::warp, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
       }
+  add_values(b);
   if (problem.n > kSmallN) {
     // 8. Cover n (issue #3): one tile per block, as many waves as n needs, instead of a persistent resident grid.
     //    Each block pays its shared setup and merge per tile, so only the cheap ones, with big tiles (4 and 8

@@ -16,8 +16,9 @@ namespace autotune {
 ///   the seed chapter's kernels (one-sample loads: global atomics and one shared histogram, coarsened, with and
 ///   without run aggregation, interleaved and contiguous); vectorized global atomics; shared histograms with
 ///   R lane-interleaved copies; per-warp copies; 16-bit shared counters for bins that do not fit otherwise;
-///   4- and 8-byte loads; blocks of 64 and 128 threads; and, by problem.n, either grids that cover n with one
-///   tile per block (above 4M samples) or a single-block path for small inputs (up to 4M).
+///   4- and 8-byte loads; blocks of 64 and 128 threads; for u8 samples whose bins are not the byte values, value
+///   counting (bin=values: the 256 values counted, mapped to bins once per block); and, by problem.n, either grids
+///   that cover n with one tile per block (above 4M samples) or a single-block path for small inputs (up to 4M).
 /// Configurations whose shared memory cannot fit any current GPU (227 KiB) are left out.
 std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem);
 

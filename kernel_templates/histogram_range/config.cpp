@@ -68,6 +68,7 @@ std::uint64_t HistogramRangeConfig::tile_samples(const HistogramRangeProblem& pr
          static_cast<std::uint64_t>(load_bytes(problem) / static_cast<int>(size_of(problem.type)));
 }
 
+// n counts samples here (pixels times channels: the launcher's unit).
 unsigned HistogramRangeConfig::grid_for(const HistogramRangeProblem& problem, std::uint64_t n,
                                         unsigned resident_blocks) const {
   const std::uint64_t tile = tile_samples(problem);
@@ -84,13 +85,15 @@ std::size_t HistogramRangeConfig::shared_bytes(const HistogramRangeProblem& prob
   // values, per-bin totals), then the levels, then the table, each part starting at a multiple of 8 bytes.
   auto align8 = [](std::size_t v) { return (v + 7) & ~std::size_t{7}; };
   const bool values = binning == RangeBinning::values;
-  const std::size_t slots = values ? 256 : static_cast<std::size_t>(problem.bins);
+  const auto active = static_cast<std::size_t>(problem.active);
+  const std::size_t slots = values ? 256 * active : static_cast<std::size_t>(problem.counters());
   const std::size_t counters = privatization == Privatization::shared ? slots * replicas : 0;
-  const std::size_t totals = values ? static_cast<std::size_t>(problem.bins) : 0;
+  const std::size_t totals = values ? static_cast<std::size_t>(problem.counters()) : 0;
   std::size_t bytes = align8((counters + totals) * 4);
   if (binning == RangeBinning::search || binning == RangeBinning::prebin || values)
-    bytes = align8(bytes + (static_cast<std::size_t>(problem.bins) + 1) * level_size(problem.type));
-  if (binning == RangeBinning::lut) bytes += static_cast<std::size_t>(histogram_range_detail::lut_size(problem.type)) * 2;
+    bytes = align8(bytes + static_cast<std::size_t>(problem.levels()) * level_size(problem.type));
+  if (binning == RangeBinning::lut)
+    bytes += static_cast<std::size_t>(histogram_range_detail::lut_size(problem.type)) * active * 2;
   if (binning == RangeBinning::prebin) bytes += static_cast<std::size_t>(histogram_range_detail::prebins(problem.bins)) * 4;
   return bytes;
 }
@@ -114,13 +117,14 @@ std::string HistogramRangeConfig::invalid_reason(const HistogramRangeProblem& pr
   if (merge == Merge::self_zero && privatization != Privatization::shared)
     return "self_zero merges shared counters: not with global atomics";
   if (binning == RangeBinning::values) {
-    if (problem.type != SampleType::u8) return "counting sample values is for u8 samples";
+    if (size_of(problem.type) != 1) return "counting sample values is for 8-bit samples (u8, i8)";
     if (privatization != Privatization::shared) return "counting sample values needs shared counters";
   }
   if (binning == RangeBinning::lut) {
-    if (histogram_range_detail::lut_size(problem.type) == 0) return "a lookup table is for u8 and u16 samples";
-    if (problem.bins >= 0xFFFF) return "a lookup table's 16-bit entries hold fewer than 65535 bins";
+    if (histogram_range_detail::lut_size(problem.type) == 0) return "a lookup table is for 8- and 16-bit samples";
+    if (problem.counters() >= 0xFFFF) return "a lookup table's 16-bit entries hold fewer than 65535 counters";
   }
+  if (binning == RangeBinning::prebin && problem.active != 1) return "the pre-bin table is for one active channel";
   return {};
 }
 

@@ -14,8 +14,12 @@ inline constexpr Privatization kPrivatizations[] = {Privatization::global, Priva
 inline constexpr Merge kMerges[] = {Merge::atomic, Merge::self_zero};
 inline constexpr EdgeLayout kEdgeLayouts[] = {EdgeLayout::even, EdgeLayout::irregular};
 
-/// Entries of the sample -> bin table (RangeBinning::lut): one per value of an 8- or 16-bit sample, else 0.
-inline int lut_size(SampleType t) { return t == SampleType::u8 ? 256 : t == SampleType::u16 ? 65536 : 0; }
+/// Entries of the sample -> counter table (RangeBinning::lut) of one channel: one per bit pattern of an 8- or 16-bit
+/// sample (halves too), else 0.
+inline int lut_size(SampleType t) {
+  const std::size_t bytes = size_of(t);
+  return bytes == 1 ? 256 : bytes == 2 ? 65536 : 0;
+}
 /// Buckets of the pre-bin table (RangeBinning::prebin): the power of two at or above 2 * bins, 64..8192.
 inline int prebins(int bins) {
   int g = 64;

@@ -35,10 +35,12 @@ class HistogramRangeFamily final : public KernelFamily {
  public:
   std::string_view name() const override { return HistogramRangeProblem::kFamily; }
   std::string_view summary() const override {
-    return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32 or f64 samples (CUB's HistogramRange)";
+    return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples, "
+           "one or several channels per pixel (CUB's HistogramRange, MultiHistogramRange)";
   }
 
-  // "histogram_range/u8/bins=255/edges=irregular/n=67108864/dist=uniform[/counters=64]"
+  // "histogram_range/u8/bins=255/edges=irregular/n=67108864/dist=uniform[/counters=64][/channels=4/active=3]
+  //  [/ch1=63/ch2=16]"
   std::optional<Problem> parse_problem(std::string_view key) const override {
     using namespace key_text;
     const auto parts = problem_parts(key);
@@ -51,6 +53,8 @@ class HistogramRangeFamily final : public KernelFamily {
     if (!named) return std::nullopt;
     const auto bins = take(*named, "bins"), edges = take(*named, "edges"), n = take(*named, "n");
     const auto dist = take(*named, "dist"), counters = take(*named, "counters");
+    const auto channels = take(*named, "channels"), active = take(*named, "active");
+    const std::optional<std::string> per[] = {take(*named, "ch1"), take(*named, "ch2"), take(*named, "ch3")};
     if (!bins || !edges || !n || !dist || !named->empty()) return std::nullopt;
     const auto b = to_u64(*bins);
     const auto nn = to_u64(*n);
@@ -65,7 +69,32 @@ class HistogramRangeFamily final : public KernelFamily {
       if (*counters != "64") return std::nullopt;
       p.counter_bits = 64;
     }
+    if (!parse_channels(channels, active, per, p)) return std::nullopt;
     return Problem(p);
+  }
+
+  // "/channels=C/active=A" (both or neither: a one-channel problem writes neither, 1 <= A <= C <= 4), then
+  // "/ch1=B1/ch2=B2..." for every active channel after the first, or none (all channels have `bins`).
+  static bool parse_channels(const std::optional<std::string>& channels, const std::optional<std::string>& active,
+                             const std::optional<std::string> (&per)[3], HistogramRangeProblem& p) {
+    if (!channels && !active && !per[0] && !per[1] && !per[2]) return true;
+    if (!channels || !active) return false;
+    const auto c = key_text::to_u64(*channels), a = key_text::to_u64(*active);
+    if (!c || !a || *c < 1 || *c > 4 || *a < 1 || *a > *c || (*c == 1 && *a == 1)) return false;
+    p.channels = static_cast<int>(*c);
+    p.active = static_cast<int>(*a);
+    if (!per[0] && !per[1] && !per[2]) return true;
+    std::vector<int> bins{p.bins};
+    for (int k = 1; k < 4; ++k) {
+      if (static_cast<bool>(per[k - 1]) != (k < p.active)) return false;
+      if (!per[k - 1]) continue;
+      const auto b = key_text::to_u64(*per[k - 1]);
+      if (!b || *b < 1 || *b > static_cast<std::uint64_t>(HistogramRangeProblem::max_bins(p.type))) return false;
+      bins.push_back(static_cast<int>(*b));
+    }
+    p.per_channel_bins = std::move(bins);
+    // Equal bins are written without the list: a key that spells them out is not canonical.
+    return !p.uniform_channels();
   }
 
   // The columns spell the problem out for SQL readers: the span in lower/upper, the edge layout in op.
@@ -81,9 +110,13 @@ class HistogramRangeFamily final : public KernelFamily {
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const HistogramRangeProblem& a = problem_of(wanted);
     const HistogramRangeProblem& b = problem_of(tuned);
-    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
-    const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
-    return (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0);
+    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution ||
+        a.channels != b.channels || a.active != b.active)
+      return std::nullopt;
+    // Channels are compared by their counters (what sizes the shared counters), one more for other bins per channel.
+    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
+    return (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0) +
+           (a.per_channel_bins == b.per_channel_bins ? 0.0 : 1.0);
   }
   // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds u8,
   // u16, f32 and f64 shapes: another type or counter width is served from the closest of them (8 more than any bins
@@ -93,9 +126,10 @@ class HistogramRangeFamily final : public KernelFamily {
     if (auto d = shape_distance(wanted, tuned)) return d;
     const HistogramRangeProblem& a = problem_of(wanted);
     const HistogramRangeProblem& b = problem_of(tuned);
-    const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
+    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
     return 8.0 + (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0) +
-           (a.counter_bits == b.counter_bits ? 0.0 : 1.0);
+           (a.counter_bits == b.counter_bits ? 0.0 : 1.0) +
+           (a.channels == b.channels && a.active == b.active ? 0.0 : 4.0);
   }
   std::string_view policy_data() const override { return embedded::histogram_range_policy_json; }
   std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
@@ -133,25 +167,29 @@ class HistogramRangeFamily final : public KernelFamily {
   std::vector<std::string> distributions() const override { return histogram_distributions(); }
   bool robust_across_distributions() const override { return true; }
   std::vector<Problem> default_problems() const override {
-    // The issue's two targets: u8 with 256 irregular edges, f32 with 1000 irregular edges.
+    // The two shapes the family was built for: u8 with 256 irregular edges, f32 with 1000 irregular edges.
     HistogramRangeProblem u8{.type = SampleType::u8, .bins = 255, .edges = EdgeLayout::irregular, .n = 64ull << 20};
     HistogramRangeProblem f32{.type = SampleType::f32, .bins = 999, .edges = EdgeLayout::irregular, .n = 16ull << 20};
     return {Problem(u8), Problem(f32)};
   }
   std::uint64_t output_bytes(const Problem& p) const override {
     const HistogramRangeProblem& h = problem_of(p);
-    return static_cast<std::uint64_t>(h.bins) * static_cast<std::uint64_t>(h.counter_bits / 8);
+    return static_cast<std::uint64_t>(h.counters()) * static_cast<std::uint64_t>(h.counter_bits / 8);
   }
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
     return make_histogram_range_workload(problem_of(p), d, seed);
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64"},
-            {"bins", "N", "number of bins (levels: bins + 1), 1..256 for u8, ..65536 for u16, ..1048576 otherwise "
-                          "(default 255 for u8, required otherwise)"},
+    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (float levels), i8, i16"},
+            {"bins", "N", "number of bins (levels: bins + 1), 1..256 for u8/i8, ..65536 for u16/i16, ..1048576 "
+                          "otherwise (default 255 for u8, required otherwise); pixels: one for every active channel "
+                          "or a list, one per active channel (255,63,16)"},
             {"edges", "E", "the levels the tuner measures on: irregular (default: random distinct edges) or even"},
-            {"counters", "BITS", "output counter width: 32 (default) or 64"}};
+            {"counters", "BITS", "output counter width: 32 (default) or 64"},
+            {"channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels"},
+            {"active", "A", "channels counted, the first A of each pixel, 1..C (default: all C), each with its own "
+                            "levels (CUB's MultiHistogramRange)"}};
   }
 
   Problem make_problem(const ProblemOptions& o) const override {
@@ -161,18 +199,39 @@ class HistogramRangeFamily final : public KernelFamily {
     if (given("type")) {
       const auto t = parse_sample_type(o.at("type"));
       if (!t)
-        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: u8, u16, i32, u32, f32, f64)",
-                                     o.at("type")));
+        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: {})", o.at("type"), sample_type_names()));
       p.type = *t;
     }
+    // Channels first: --bins takes one value for every active channel or one per active channel.
+    int channels = 1, active = 1;
+    if (given("channels")) {
+      const long long c = to_integer("channels", o.at("channels"));
+      if (c < 1 || c > 4) throw UsageError(fmt::format("--channels: {} is outside 1..4", c));
+      channels = active = static_cast<int>(c);
+    }
+    if (given("active")) {
+      const long long a = to_integer("active", o.at("active"));
+      if (a < 1 || a > channels)
+        throw UsageError(fmt::format("--active: {} is outside 1..{} (--channels)", a, channels));
+      active = static_cast<int>(a);
+    }
+    std::vector<int> bins(static_cast<std::size_t>(active), p.bins);
     if (given("bins")) {
-      const long long b = to_integer("bins", o.at("bins"));
+      const std::vector<std::string> texts = option_text::split_list(o.at("bins"));
+      if (texts.size() != 1 && texts.size() != static_cast<std::size_t>(active))
+        throw UsageError(fmt::format("--bins: {} values for {} active channels (give one for all, or one per active "
+                                     "channel)", texts.size(), active));
       const int max = HistogramRangeProblem::max_bins(p.type);
-      if (b < 1 || b > max) throw UsageError(fmt::format("--bins: {} is outside 1..{} for {}", b, max, to_string(p.type)));
-      p.bins = static_cast<int>(b);
+      for (int c = 0; c < active; ++c) {
+        const long long b = to_integer("bins", texts.size() == 1 ? texts[0] : texts[static_cast<std::size_t>(c)]);
+        if (b < 1 || b > max)
+          throw UsageError(fmt::format("--bins: {} is outside 1..{} for {}", b, max, to_string(p.type)));
+        bins[static_cast<std::size_t>(c)] = static_cast<int>(b);
+      }
     } else if (p.type != SampleType::u8) {
       throw UsageError("--bins is required for sample types other than u8");
     }
+    p = p.with_channel_bins(channels, std::move(bins));
     if (given("edges")) {
       const auto e = parse_edge_layout(o.at("edges"));
       if (!e) throw UsageError(fmt::format("--edges: '{}' is not irregular or even", o.at("edges")));
@@ -190,8 +249,12 @@ class HistogramRangeFamily final : public KernelFamily {
   }
   std::string command_options(const Problem& p) const override {
     const HistogramRangeProblem& h = problem_of(p);
-    return fmt::format("--type {} --bins {} --edges {}{}", to_string(h.type), h.bins, to_string(h.edges),
-                       h.counter_bits == 64 ? " --counters 64" : "");
+    std::string bins = std::to_string(h.bins);
+    if (!h.uniform_channels())
+      for (int c = 1; c < h.active; ++c) bins += fmt::format(",{}", h.channel_bins(c));
+    return fmt::format("--type {} --bins {} --edges {}{}{}", to_string(h.type), bins, to_string(h.edges),
+                       h.counter_bits == 64 ? " --counters 64" : "",
+                       h.channels == 1 ? std::string() : fmt::format(" --channels {} --active {}", h.channels, h.active));
   }
   std::string example_options() const override { return "--type f32 --bins 999 --edges irregular --n 64M"; }
 };

@@ -3,17 +3,28 @@
 // Between the preamble and this text comes kernel_templates/common.cuh (u64, Raw, split_unaligned, tile_index).
 // Every parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() writes from a HistogramRangeProblem and a HistogramRangeConfig:
-//   sample_t, level_t, out_t   sample type; level type (int for 8/16-bit and i32 samples); counter type
-//   kBins, kLevels             bins; levels = bins + 1 (the levels themselves are an argument of every call)
+//   sample_t, level_t, out_t   sample type (f16/bf16: their bits, unsigned short); level type (int for 8/16-bit
+//                              integers and i32, float for f32 and the halves); counter type
+//   kHalfKind                  0, or 1 for f16 and 2 for bf16 samples: level_of converts the bits to float exactly
+//   kBins, kLevels             counters (every active channel's bins, channel after channel) and levels (bins + 1
+//                              per active channel, channel after channel); the levels are an argument of every call
+//   kChannels, kActive         interleaved channels per pixel (sample i is channel i % kChannels) and the first
+//                              kActive of them counted, channel c with kChBins<c> bins from counter kChOffset<c>,
+//                              its levels from kChLevelOffset<c> (CUB's MultiHistogramRange). n counts samples. When a
+//                              vector holds whole pixels (kElemsPerVec % kChannels == 0) the channel of each element
+//                              is a constant: the host passes pointers aligned to the pixel, so the unaligned head is
+//                              whole pixels too, and the inactive channels' elements cost nothing
 //   kBlock, kVecBytes, kLoads  threads per block; bytes per load; loads in flight per thread per tile
 //   kBinning                   how a sample finds its bin:
-//                                values: u8 only: the 256 sample values are counted (the even u8 fast path); at the
-//                                  end each block maps value counts to bins (a contiguous range of values per bin);
-//                                lut: a sample -> bin table (16-bit entries, 0xFFFF = no bin) in shared memory, built
-//                                  by each block from the levels in one merge-like pass;
+//                                values: 8-bit samples: the 256 sample values of each active channel are counted
+//                                  (the even u8 fast path); at the end each block maps each channel's value counts
+//                                  through that channel's levels (a contiguous range of values per bin);
+//                                lut: a sample bits -> counter table per active channel (16-bit entries, 0xFFFF = no
+//                                  bin) in shared memory, built by each block from the levels in a merge-like pass;
 //                                search: binary search over the levels copied to shared memory;
 //                                search_global: the same over the levels in global memory (read through L1);
-//                                prebin: kPrebins equal-width buckets over [levels[0], levels[kBins]) give the count
+//                                prebin (one active channel): kPrebins equal-width buckets over
+//                                  [levels[0], levels[kBins]) give the count
 //                                  of levels at or below the bucket's start, and a short walk over the levels in
 //                                  shared memory makes it exact (exact for any levels; fast when they spread out)
 //   kPriv, kReplicas           Privatization::global: atomics straight into `out`; shared: kReplicas
@@ -25,16 +36,16 @@
 //                              flag; every other block waits for the flag before it adds its totals and gives its
 //                              share of the flag back, so the launch leaves the workspace zero.
 //
-// Semantics: a sample s counts in bin i iff levels[i] <= (level_t)s < levels[i + 1]; below levels[0], at or above
-// levels[kBins], and NaN, it counts nowhere. Levels must be strictly ascending (the host checks what it generates;
-// validate_levels checks an application's).
+// Semantics: a sample s of channel c counts in its bin i iff levels_c[i] <= (level_t)s < levels_c[i + 1]; below
+// levels_c[0], at or above its last level, and NaN, it counts nowhere. Each channel's levels must be strictly
+// ascending (the host checks what it generates; validate_levels checks an application's).
 //
 // The output is zeroed by the host before the launch (cudaMemsetAsync) or by the kernel (self_zero), except when the
 // grid is one block: then the block stores its counts (the small-n path, one launch). The host keeps every block
 // under 2^31 samples, so per-block 32-bit shared counters are exact.
 //
-// 2D regions (rows > 1): `rows` rows of `row_samples` samples, the first samples of two rows `row_stride` samples
-// apart. Each row holds V whole vectors (the same V in every row) and L = row_samples - V * kElemsPerVec samples
+// 2D regions (rows > 1): `rows` rows of `row_samples` samples (whole pixels), the first samples of two rows
+// `row_stride` samples apart (whole pixels: every row starts on channel 0). Each row holds V whole vectors (the same V in every row) and L = row_samples - V * kElemsPerVec samples
 // around them (its unaligned head and its tail), counted one by one. The rows' vectors are numbered in one sequence,
 // row after row, and dealt to the grid in tiles as in 1D; each thread follows its vectors' (row, column) by adding
 // its constant step (threads = q * V + r vectors) instead of dividing.
@@ -43,15 +54,19 @@ static_assert(at::kBlock >= 32 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "b
 static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
 static_assert(at::kVecBytes >= sizeof(at::sample_t) && at::kVecBytes <= 16 && (at::kVecBytes & (at::kVecBytes - 1)) == 0,
               "vector width must be a power of two from the sample size to 16 bytes");
-static_assert(at::kBins >= 1 && at::kLevels == at::kBins + 1, "levels are bins + 1");
+static_assert(at::kChannels >= 1 && at::kChannels <= 4 && at::kActive >= 1 && at::kActive <= at::kChannels,
+              "1..4 channels, 1..channels of them active");
+static_assert(at::kBins >= 1 && at::kLevels == at::kBins + at::kActive, "levels are bins + 1 per active channel");
+static_assert(at::kHalfKind == 0 || (at::kHalfKind <= 2 && sizeof(at::sample_t) == 2), "halves travel as 16 bits");
 static_assert(at::kReplicas >= 1 && at::kReplicas <= 32 && (at::kReplicas & (at::kReplicas - 1)) == 0,
               "replicas must be a power of two in 1..32");
 static_assert(at::kPriv == at::Privatization::global || at::kPriv == at::Privatization::shared,
               "privatization is global or shared");
 static_assert(at::kBinning != at::Binning::values || (sizeof(at::sample_t) == 1 && at::kPriv == at::Privatization::shared),
-              "value counting is for u8 samples, in shared memory");
+              "value counting is for 8-bit samples, in shared memory");
 static_assert(at::kBinning != at::Binning::lut || (at::kLutSize > 0 && at::kBins < 0xFFFF),
-              "a lookup table takes 8- or 16-bit samples and fewer than 65535 bins");
+              "a lookup table takes 8- or 16-bit samples and fewer than 65535 counters");
+static_assert(at::kBinning != at::Binning::prebin || at::kActive == 1, "the pre-bin table serves one channel");
 static_assert(at::kMerge == at::Merge::atomic ||
                   (at::kMerge == at::Merge::self_zero && at::kPriv == at::Privatization::shared),
               "merge is atomic, or self_zero with shared counters");
@@ -70,18 +85,19 @@ constexpr int kZeroFlagWord = 1;     // raised by gridDim.x - 1 once `out` is ze
 // first loads of the samples do not wait for them.
 constexpr bool kSharedLevels = kBinning == Binning::search || kBinning == Binning::prebin || kValues;
 constexpr bool kLevelsFirst = kBinning == Binning::search || kBinning == Binning::prebin;
-constexpr int kSlots = kValues ? 256 : kBins;           // counters per copy
+constexpr int kSlots = kValues ? 256 * kActive : kBins;  // counters per copy
 constexpr int kCounterWords = kShared ? kSlots * kReplicas : 0;
-constexpr int kBinTotalWords = kValues ? kBins : 0;     // values: the block's per-bin totals at the end
+constexpr int kBinTotalWords = kValues ? kBins : 0;      // values: the block's per-bin totals at the end
+constexpr int kLutEntries = kBinning == Binning::lut ? kLutSize * kActive : 0;  // one table per active channel
 __host__ __device__ constexpr unsigned align8(unsigned v) { return (v + 7u) & ~7u; }
 constexpr unsigned kLevelsOffset = align8((kCounterWords + kBinTotalWords) * 4u);
 constexpr unsigned kTableOffset = align8(kLevelsOffset + (kSharedLevels ? kLevels * sizeof(level_t) : 0u));
-constexpr unsigned kTableBytes = kBinning == Binning::lut ? kLutSize * 2u : (kBinning == Binning::prebin ? kPrebins * 4u : 0u);
+constexpr unsigned kTableBytes = kBinning == Binning::lut ? kLutEntries * 2u : (kBinning == Binning::prebin ? kPrebins * 4u : 0u);
 static_assert(kTableOffset + kTableBytes == kSharedBytes || (kTableOffset + kTableBytes == 0 && kSharedBytes == 0),
               "the kernel's shared layout is the size HistogramRangeConfig::shared_bytes() gives the host");
 __host__ __device__ constexpr int top_step(int n) { return n <= 1 ? 1 : 2 * top_step(n / 2); }  // largest power of two <= n
-constexpr int kTopStep = top_step(kLevels);
-static_assert(kTopStep <= kLevels && 2 * kTopStep > kLevels, "binary lifting covers every level");
+constexpr int kTopStep = top_step(kMostChannelLevels);
+static_assert(kTopStep <= kMostChannelLevels && 2 * kTopStep > kMostChannelLevels, "binary lifting covers every level");
 
 typedef typename Raw<kVecBytes>::type raw_t;  // Raw: common.cuh
 union Vec {
@@ -89,19 +105,54 @@ union Vec {
   sample_t s[kElemsPerVec];
 };
 
-// The number of levels at or below x (levels ascending): upper_bound's index. Binary lifting over compile-time steps,
-// no data-dependent loop. NaN compares false everywhere: 0, no bin.
+// Channel C's bins, first counter and first level (C = 0..3; a channel past the active ones repeats channel 0's).
+template <int C>
+struct Ch {
+  static constexpr int bins = C == 0 ? kChBins0 : C == 1 ? kChBins1 : C == 2 ? kChBins2 : kChBins3;
+  static constexpr int offset = C == 0 ? kChOffset0 : C == 1 ? kChOffset1 : C == 2 ? kChOffset2 : kChOffset3;
+  static constexpr int first_level =
+      C == 0 ? kChLevelOffset0 : C == 1 ? kChLevelOffset1 : C == 2 ? kChLevelOffset2 : kChLevelOffset3;
+};
+static_assert(Ch<0>::offset == 0 && Ch<0>::first_level == 0 && (kActive > 1 || Ch<0>::bins == kBins),
+              "channel 0's counters and levels come first");
+// The same, for a channel known only at run time (a select, no divergence: lanes may hold different channels).
+__device__ __forceinline__ int ch_bins(int c) { return c == 0 ? Ch<0>::bins : c == 1 ? Ch<1>::bins : c == 2 ? Ch<2>::bins : Ch<3>::bins; }
+__device__ __forceinline__ int ch_offset(int c) { return c == 0 ? 0 : c == 1 ? Ch<1>::offset : c == 2 ? Ch<2>::offset : Ch<3>::offset; }
+__device__ __forceinline__ int ch_first_level(int c) {
+  return c == 0 ? 0 : c == 1 ? Ch<1>::first_level : c == 2 ? Ch<2>::first_level : Ch<3>::first_level;
+}
+
+// A sample as the level type: halves from their bits to float (exact), the others converted as C++ converts them.
+__device__ __forceinline__ level_t level_of(sample_t s) {
+  if constexpr (kHalfKind != 0) return half_bits_to_float<kHalfKind>(static_cast<unsigned short>(s));
+  else return static_cast<level_t>(s);
+}
+// 8- and 16-bit samples: their bits as a table index (values, lut), and back.
+typedef typename Raw<sizeof(sample_t) <= 2 ? sizeof(sample_t) : 1>::type bits_t;
+__device__ __forceinline__ int index_of(sample_t s) { return static_cast<int>(static_cast<bits_t>(s)); }
+__device__ __forceinline__ sample_t sample_of(int index) { return static_cast<sample_t>(static_cast<bits_t>(index)); }
+
+// The number of a channel's `count` levels (from `first`, ascending) at or below x: upper_bound's index. Binary
+// lifting over compile-time steps, no data-dependent loop; a channel known at compile time folds count away. NaN
+// compares false everywhere: 0, no bin.
 template <class Load>
-__device__ __forceinline__ int upper_count(level_t x, Load load) {
+__device__ __forceinline__ int upper_count(level_t x, Load load, int first = 0, int count = kLevels) {
   int c = 0;
 #pragma unroll
   for (int step = kTopStep; step > 0; step >>= 1)
-    if (c + step <= kLevels && load(c + step - 1) <= x) c += step;
+    if (c + step <= count && load(first + c + step - 1) <= x) c += step;
   return c;
 }
 
-// A count of levels at or below x (0..kLevels) as a bin, or -1.
-__device__ __forceinline__ int bin_of_count(int c) { return c >= 1 && c <= kBins ? c - 1 : -1; }
+// A count of levels at or below x (0..bins + 1) as a bin of `bins`, or -1.
+__device__ __forceinline__ int bin_of_count(int c, int bins = kBins) { return c >= 1 && c <= bins ? c - 1 : -1; }
+
+// Channel c's counter of x, by a search over its levels (`load` reads them), or -1.
+template <class Load>
+__device__ __forceinline__ int search_counter(level_t x, Load load, int c) {
+  const int b = bin_of_count(upper_count(x, load, ch_first_level(c), ch_bins(c) + 1), ch_bins(c));
+  return b < 0 ? -1 : ch_offset(c) + b;
+}
 
 struct Binner {
   const level_t* global_levels;
@@ -111,29 +162,30 @@ struct Binner {
   level_t lo, hi;          // prebin: levels[0], levels[kBins]
   float scale;             // prebin: kPrebins / (hi - lo)
 
-  // Counter index of one sample (values: the sample; else its bin), or -1.
-  __device__ __forceinline__ int operator()(sample_t s) const {
+  // Counter index of one sample of channel c (values: its channel's slot of the sample's value; else its counter),
+  // or -1. c < kActive: the caller skips inactive channels.
+  __device__ __forceinline__ int operator()(sample_t s, int c) const {
     if constexpr (kBinning == Binning::values) {
-      return static_cast<int>(s);
+      return c * 256 + index_of(s);
     } else if constexpr (kBinning == Binning::lut) {
-      const int b = lut[static_cast<int>(s)];  // a cast: this branch must compile for every sample type
+      const int b = lut[c * kLutSize + index_of(s)];
       return b == 0xFFFF ? -1 : b;
     } else if constexpr (kBinning == Binning::search) {
       const level_t* lv = levels;
-      return bin_of_count(upper_count(static_cast<level_t>(s), [lv](int i) { return lv[i]; }));
+      return search_counter(level_of(s), [lv](int i) { return lv[i]; }, c);
     } else if constexpr (kBinning == Binning::search_global) {
       const level_t* lv = global_levels;
-      return bin_of_count(upper_count(static_cast<level_t>(s), [lv](int i) { return __ldg(lv + i); }));
-    } else {  // prebin
-      const level_t x = static_cast<level_t>(s);
+      return search_counter(level_of(s), [lv](int i) { return __ldg(lv + i); }, c);
+    } else {  // prebin: one active channel
+      const level_t x = level_of(s);
       if (!(x >= lo && x < hi)) return -1;  // written so that NaN fails the test
       const float f = static_cast<float>(static_cast<double>(x) - static_cast<double>(lo)) * scale;
       const int g = f < static_cast<float>(kPrebins) ? static_cast<int>(f) : kPrebins - 1;
       // The table's count is a guess (float rounding): walk to the exact one. lo <= x < hi keeps it in 1..kBins.
-      int c = table[g];
-      while (c < kLevels && levels[c] <= x) ++c;
-      while (c > 0 && levels[c - 1] > x) --c;
-      return c - 1;
+      int k = table[g];
+      while (k < kLevels && levels[k] <= x) ++k;
+      while (k > 0 && levels[k - 1] > x) --k;
+      return k - 1;
     }
   }
 };
@@ -147,6 +199,25 @@ struct Counter {
     else atomicAdd(out + b, static_cast<out_t>(1));
   }
 };
+
+// Channel of the sample at index i (of the samples, or of a row: rows start on a pixel).
+__device__ __forceinline__ int channel_at(u64 i) { return kChannels == 1 ? 0 : static_cast<int>(i % kChannels); }
+// Vectors hold whole pixels and start on a pixel: element e is channel e % kChannels.
+constexpr bool kPixelVectors = kElemsPerVec % kChannels == 0;
+
+// Counts one vector whose first sample is channel c0 (unused for pixel vectors): each element of an active channel.
+__device__ __forceinline__ void count_vector(const Vec& v, int c0, const Binner& binner, const Counter& counter) {
+#pragma unroll
+  for (int e = 0; e < kElemsPerVec; ++e) {
+    const int c = kPixelVectors ? e % kChannels : (c0 + e) % kChannels;
+    if (kChannels > 1 && c >= kActive) continue;  // pixel vectors: known at compile time, the element costs nothing
+    counter.add(binner(v.s[e], c));
+  }
+}
+// One sample of channel c.
+__device__ __forceinline__ void count_sample(sample_t s, int c, const Binner& binner, const Counter& counter) {
+  if (kChannels == 1 || c < kActive) counter.add(binner(s, c));
+}
 
 // 2D: the vectors of a region, V per row from each row's first vector-aligned sample. Rows whose starts share their
 // alignment (kSame: a stride that is a multiple of the vector, the usual padded image) hold V = (row - head) / E
@@ -177,6 +248,7 @@ struct Cursor {
 };
 
 // Counts the rows * V vectors of a region over the grid in tiles of threads * kLoads vectors, as the 1D loop does.
+// count(vector, r, c) is given each vector's row and column.
 template <bool kSame, class Count>
 __device__ __forceinline__ void count_region_vectors(const sample_t* in, const raw_t* vin0, u64 stride, unsigned rows,
                                                      unsigned V, u64 threads, u64 tid, Count count) {
@@ -191,20 +263,22 @@ __device__ __forceinline__ void count_region_vectors(const sample_t* in, const r
   u64 base = 0;
   for (; base + tile <= nvec; base += tile) {
     Vec v[kLoads];
+    unsigned r[kLoads], c[kLoads];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       v[k].raw = load_vector<kSame>(in, vin0, stride, cur.r, cur.c);
+      r[k] = cur.r, c[k] = cur.c;
       cur.step();
     }
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) count(v[k]);
+    for (int k = 0; k < kLoads; ++k) count(v[k], r[k], c[k]);
   }
 #pragma unroll
   for (int k = 0; k < kLoads; ++k) {
     if (cur.r < rows) {
       Vec v;
       v.raw = load_vector<kSame>(in, vin0, stride, cur.r, cur.c);
-      count(v);
+      count(v, cur.r, cur.c);
     }
     cur.step();
   }
@@ -219,6 +293,45 @@ __device__ __forceinline__ unsigned block_total(const unsigned* counters, int k)
   return total;
 }
 
+// lut: thread t fills a contiguous run of the tables' entries (channel after channel). Within a channel the values
+// of the entries mostly grow with the index, so each entry walks on from the last one's level count; where a value
+// does not grow (the start of a run or of a channel, the sign of an i8/i16 or half sample's bits, NaN) it is found
+// by a binary search instead. For u8 and u16 that is a merge of two sorted lists.
+__device__ __forceinline__ void build_lut(unsigned short* lut, const level_t* __restrict__ levels) {
+  constexpr int kPerThread = (kLutEntries + kBlock - 1) / kBlock;
+  const int first = static_cast<int>(threadIdx.x) * kPerThread;
+  int c = -1, count = 0;
+  level_t last = 0;
+  constexpr int kPerChannel = kLutSize > 0 ? kLutSize : 1;  // 0 where there is no table (never called)
+  for (int k = first; k < first + kPerThread && k < kLutEntries; ++k) {
+    const int ch = k / kPerChannel;
+    const level_t x = level_of(sample_of(k - ch * kPerChannel));
+    const int lv0 = ch_first_level(ch), nlv = ch_bins(ch) + 1;
+    if (ch != c || !(x >= last)) {
+      c = ch;
+      count = upper_count(x, [levels](int i) { return __ldg(levels + i); }, lv0, nlv);
+    } else {
+      while (count < nlv && __ldg(levels + lv0 + count) <= x) ++count;
+    }
+    last = x;
+    const int b = bin_of_count(count, nlv - 1);
+    lut[k] = b < 0 ? static_cast<unsigned short>(0xFFFF) : static_cast<unsigned short>(ch_offset(ch) + b);
+  }
+}
+
+// values: each channel's value counts go to the bins holding the values: one search per value, channel and block,
+// into the block's per-bin totals.
+__device__ __forceinline__ void map_values(unsigned* counters, const level_t* shared_levels) {
+  unsigned* bin_totals = counters + kCounterWords;
+  for (int k = threadIdx.x; k < kSlots; k += kBlock) {
+    const unsigned t = block_total(counters, k);
+    if (t == 0) continue;
+    const int ch = k >> 8;
+    const int b = search_counter(level_of(sample_of(k & 255)), [shared_levels](int i) { return shared_levels[i]; }, ch);
+    if (b >= 0) atomicAdd(bin_totals + b, t);
+  }
+}
+
 }  // namespace at
 
 namespace at {
@@ -229,6 +342,37 @@ namespace at {
 // minimum", as if the argument were absent (ptxas given an explicit 1 allocates more: the f32 prebin 1024 x 4 variant
 // took 40 registers instead of 32, one block per SM instead of two; nvcc 13.0 -Xptxas -v).
 constexpr int kMinBlocks = kValues ? 2048 / kBlock : 0;
+
+// 2D regions: each row's samples outside its vectors (its head and its tail), one at a time, then the vectors.
+template <class Count>
+__device__ __forceinline__ void count_region(const sample_t* __restrict__ in, u64 row_samples, u64 rows,
+                                             u64 row_stride, u64 threads, u64 tid, const Binner& binner,
+                                             const Counter& counter, Count count) {
+  // Rows starting on one alignment (a stride of whole vectors) share row 0's head; others each find their own.
+  const bool same = (row_stride * sizeof(sample_t)) % kVecBytes == 0;
+  const u64 head0 = head_of(in) < row_samples ? head_of(in) : row_samples;
+  const u64 V = same ? (row_samples - head0) / kElemsPerVec
+                     : (row_samples >= kElemsPerVec - 1 ? (row_samples - (kElemsPerVec - 1)) / kElemsPerVec : 0);
+  // k < head are the head, the rest the tail.
+  const u64 leftover = row_samples - V * kElemsPerVec;
+  for (u64 q = tid; q < rows * leftover; q += threads) {
+    const u64 r = q / leftover, k = q - r * leftover;
+    const sample_t* row = in + r * row_stride;
+    const u64 head = same ? head0 : head_of(row);
+    const u64 x = k < head ? k : k + V * kElemsPerVec;
+    count_sample(__ldg(row + x), channel_at(x), binner, counter);
+  }
+  const raw_t* vin0 = reinterpret_cast<const raw_t*>(in + head0);
+  if (V > 0 && same)
+    count_region_vectors<true>(in, vin0, row_stride / kElemsPerVec, static_cast<unsigned>(rows),
+                               static_cast<unsigned>(V), threads, tid,
+                               [&](const Vec& v, unsigned, unsigned c) { count(v, head0 + static_cast<u64>(c) * kElemsPerVec); });
+  else if (V > 0)
+    count_region_vectors<false>(in, vin0, row_stride, static_cast<unsigned>(rows), static_cast<unsigned>(V), threads,
+                                tid, [&](const Vec& v, unsigned r, unsigned c) {
+                                  count(v, head_of(in + r * row_stride) + static_cast<u64>(c) * kElemsPerVec);
+                                });
+}
 
 // The whole kernel; k2D: a region of rows (its own entry point, so that the 1D loop keeps its registers).
 template <bool k2D>
@@ -251,22 +395,7 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
   level_t* shared_levels = reinterpret_cast<level_t*>(smem_raw + kLevelsOffset);
   if constexpr (kLevelsFirst)
     for (int i = threadIdx.x; i < kLevels; i += kBlock) shared_levels[i] = levels[i];
-  if constexpr (kBinning == Binning::lut) {
-    // Thread t fills the table for a contiguous run of values: one binary search for the first, then a walk that
-    // advances over the levels as the values grow (a merge of two sorted lists: kLutSize + kBins steps in all).
-    unsigned short* lut = reinterpret_cast<unsigned short*>(smem_raw + kTableOffset);
-    constexpr int kPerThread = (kLutSize + kBlock - 1) / kBlock;
-    const int v0 = static_cast<int>(threadIdx.x) * kPerThread;
-    if (v0 < kLutSize) {
-      int c = upper_count(static_cast<level_t>(v0), [levels](int i) { return __ldg(levels + i); });
-      for (int k = 0; k < kPerThread && v0 + k < kLutSize; ++k) {
-        const level_t v = static_cast<level_t>(v0 + k);
-        while (c < kLevels && __ldg(levels + c) <= v) ++c;
-        const int b = bin_of_count(c);
-        lut[v0 + k] = b < 0 ? static_cast<unsigned short>(0xFFFF) : static_cast<unsigned short>(b);
-      }
-    }
-  }
+  if constexpr (kBinning == Binning::lut) build_lut(reinterpret_cast<unsigned short*>(smem_raw + kTableOffset), levels);
   __syncthreads();
   if constexpr (kBinning == Binning::prebin) {
     binner.lo = binner.levels[0];
@@ -301,10 +430,13 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
     // Every load of the samples through the read-only path (ld.global.nc), as the even histogram's loads compile to
     // (without __ldg these were plain ld.global; on an H200 the u8 winner at 512 MiB took 148.4 us with them and
     // 146.9 us with __ldg: bench/results/2026-12-01d-h200-histrange-bench-run1.md and -bench.md).
-    if (tid < split.head) counter.add(binner(__ldg(in + tid)));
-    if (tid < n - split.tail_begin) counter.add(binner(__ldg(in + split.tail_begin + tid)));
+    if (tid < split.head) count_sample(__ldg(in + tid), channel_at(tid), binner, counter);
+    if (tid < n - split.tail_begin)
+      count_sample(__ldg(in + split.tail_begin + tid), channel_at(split.tail_begin + tid), binner, counter);
 
     const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
+    // The channel of vector j's first sample (a constant 0 for pixel vectors).
+    auto first_channel = [&](u64 j) { return kPixelVectors ? 0 : channel_at(split.head + j * kElemsPerVec); };
     const u64 tile = threads * kLoads;
     u64 base = 0;
     for (; base + tile <= nvec; base += tile) {
@@ -313,8 +445,7 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       for (int k = 0; k < kLoads; ++k) v[k].raw = __ldg(vin + tile_index<true, kLoads>(base, k, threads, tid));
 #pragma unroll
       for (int k = 0; k < kLoads; ++k)
-#pragma unroll
-        for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v[k].s[e]));
+        count_vector(v[k], first_channel(tile_index<true, kLoads>(base, k, threads, tid)), binner, counter);
     }
     if (base < nvec) {
 #pragma unroll
@@ -323,36 +454,14 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
         if (i < nvec) {
           Vec v;
           v.raw = __ldg(vin + i);
-#pragma unroll
-          for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v.s[e]));
+          count_vector(v, first_channel(i), binner, counter);
         }
       }
     }
   } else {
-    // Rows starting on one alignment (a stride of whole vectors) share row 0's head; others each find their own.
-    const bool same = (row_stride * sizeof(sample_t)) % kVecBytes == 0;
-    const u64 head0 = head_of(in) < row_samples ? head_of(in) : row_samples;
-    const u64 V = same ? (row_samples - head0) / kElemsPerVec
-                       : (row_samples >= kElemsPerVec - 1 ? (row_samples - (kElemsPerVec - 1)) / kElemsPerVec : 0);
-    // Each row's samples outside its vectors, one at a time: k < head are the head, the rest the tail.
-    const u64 leftover = row_samples - V * kElemsPerVec;
-    for (u64 q = tid; q < rows * leftover; q += threads) {
-      const u64 r = q / leftover, k = q - r * leftover;
-      const sample_t* row = in + r * row_stride;
-      const u64 head = same ? head0 : head_of(row);
-      counter.add(binner(__ldg(row + (k < head ? k : k + V * kElemsPerVec))));
-    }
-    auto count = [&](const Vec& v) {
-#pragma unroll
-      for (int e = 0; e < kElemsPerVec; ++e) counter.add(binner(v.s[e]));
-    };
-    const raw_t* vin0 = reinterpret_cast<const raw_t*>(in + head0);
-    if (V > 0 && same)
-      count_region_vectors<true>(in, vin0, row_stride / kElemsPerVec, static_cast<unsigned>(rows),
-                                 static_cast<unsigned>(V), threads, tid, count);
-    else if (V > 0)
-      count_region_vectors<false>(in, vin0, row_stride, static_cast<unsigned>(rows), static_cast<unsigned>(V),
-                                  threads, tid, count);
+    count_region(in, row_samples, rows, row_stride, threads, tid, binner, counter, [&](const Vec& v, u64 first) {
+      count_vector(v, kPixelVectors ? 0 : channel_at(first), binner, counter);
+    });
   }
 
   if constexpr (kShared) {
@@ -360,15 +469,7 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       for (int i = threadIdx.x; i < kLevels; i += kBlock) shared_levels[i] = levels[i];
     __syncthreads();
     if constexpr (kValues) {
-      // Value v's count goes to the bin holding v: one search per value and block, then the bins' totals.
-      unsigned* bin_totals = counters + kCounterWords;
-      for (int v = threadIdx.x; v < 256; v += kBlock) {
-        const unsigned t = block_total(counters, v);
-        if (t == 0) continue;
-        const level_t* lv = binner.levels;
-        const int b = bin_of_count(upper_count(static_cast<level_t>(v), [lv](int i) { return lv[i]; }));
-        if (b >= 0) atomicAdd(bin_totals + b, t);
-      }
+      map_values(counters, shared_levels);
       __syncthreads();
     }
     if constexpr (kSelfZero) {

@@ -35,7 +35,7 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
 }
 
 unsigned HistogramRangeKernel::grid_for(std::uint64_t n) const {
-  return config_.grid_for(problem_, n, resident_blocks_);
+  return config_.grid_for(problem_, problem_.samples(n), resident_blocks_);
 }
 
 void HistogramRangeKernel::run(const void* samples, std::uint64_t n, const void* levels, void* counts,
@@ -46,24 +46,32 @@ void HistogramRangeKernel::run(const void* samples, std::uint64_t n, const void*
 void HistogramRangeKernel::run(const void* samples, const Region& region, const void* levels, void* counts,
                                cudaStream_t stream) const {
   const std::size_t sample = size_of(problem_.type);
+  // Pixels of 2 or 4 channels start on a pixel: the kernel's vectors of whole pixels take each element's channel
+  // from its place in the vector. (3 channels never fill a vector with whole pixels: any sample alignment.)
+  const std::size_t pixel = static_cast<std::size_t>(problem_.channels) * sample;
+  const std::size_t pixel_alignment = problem_.channels == 2 || problem_.channels == 4 ? pixel : 1;
+  if (reinterpret_cast<std::uintptr_t>(samples) % pixel_alignment != 0)
+    throw UsageError(fmt::format("the samples of {} must be aligned to a pixel ({} bytes)", problem_.key(), pixel));
   const bool two_d = region.rows > 1;
-  if (two_d && (region.row_stride_bytes < region.row_samples * sample || region.row_stride_bytes % sample != 0))
-    throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} samples of {} bytes in whole "
-                                 "samples", region.row_stride_bytes, region.row_samples, sample));
+  if (two_d && (region.row_stride_bytes < region.row_samples * pixel || region.row_stride_bytes % pixel != 0))
+    throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} pixels of {} bytes in whole "
+                                 "pixels", region.row_stride_bytes, region.row_samples, pixel));
   constexpr std::uint64_t kMaxRegion = (1ull << 31) - 1;  // the kernel follows rows and vectors in 32 bits
-  if (two_d && (region.rows > kMaxRegion || region.row_samples > kMaxRegion))
+  if (two_d && (region.rows > kMaxRegion || problem_.samples(region.row_samples) > kMaxRegion))
     throw UsageError(fmt::format("a region of {} rows of {} samples: rows and samples per row are limited to {}",
-                                 region.rows, region.row_samples, kMaxRegion));
-  std::uint64_t n = two_d ? region.row_samples * region.rows : region.rows == 1 ? region.row_samples : 0;
-  std::uint64_t row_samples = two_d ? region.row_samples : n;
+                                 region.rows, problem_.samples(region.row_samples), kMaxRegion));
+  // The kernel counts samples: pixels times channels.
+  const std::uint64_t pixels = two_d ? region.row_samples * region.rows : region.rows == 1 ? region.row_samples : 0;
+  std::uint64_t n = problem_.samples(pixels);
+  std::uint64_t row_samples = two_d ? problem_.samples(region.row_samples) : n;
   std::uint64_t rows = two_d ? region.rows : 1;
   std::uint64_t row_stride = two_d ? region.row_stride_bytes / sample : n;
-  const unsigned grid = two_d ? config_.grid_for(problem_, n, resident_blocks_2d_) : grid_for(n);
+  const unsigned grid = config_.grid_for(problem_, n, two_d ? resident_blocks_2d_ : resident_blocks_);
   // One block with shared counters stores them, and self_zero zeroes the output itself: no memset. Otherwise blocks
   // add into the output zeroed here.
   const bool stores = (grid == 1 && config_.privatization == Privatization::shared) || workspaces_;
   if (!stores) {
-    const std::size_t bytes = static_cast<std::size_t>(problem_.bins) * (problem_.counter_bits / 8);
+    const std::size_t bytes = static_cast<std::size_t>(problem_.counters()) * (problem_.counter_bits / 8);
     AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, bytes, stream));
     if (n == 0) return;
   }

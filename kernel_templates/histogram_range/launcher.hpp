@@ -28,15 +28,18 @@ class HistogramRangeKernel {
   HistogramRangeKernel(const HistogramRangeProblem& problem, const HistogramRangeConfig& config,
                        const DeviceInfo& device, const std::vector<char>& cubin);
 
+  /// Blocks of a call of n pixels (samples, for one channel).
   unsigned grid_for(std::uint64_t n) const;
-  /// Counts n samples over `levels` (bins + 1 values of the level type, device memory) into `counts`, overwriting
-  /// them; asynchronous on `stream`.
+  /// Counts n pixels (samples, for one channel) over `levels` (problem.levels() values of the level type, device
+  /// memory, channel after channel) into `counts` (problem.counters(), channel after channel), overwriting them;
+  /// asynchronous on `stream`. Pixels of 2 or 4 channels must be aligned to a pixel (UsageError).
   void run(const void* samples, std::uint64_t n, const void* levels, void* counts, cudaStream_t stream) const;
-  /// A 2D region of interest (CUB's 2D overloads): `rows` rows of `row_samples` samples, each starting
-  /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of samples; any alignment of
-  /// the samples' type). One launch (or a memset and one) whatever the rows; a region of one row is 1D.
+  /// A 2D region of interest (CUB's 2D overloads): `rows` rows of `row_samples` pixels, each starting
+  /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of pixels; any alignment of
+  /// the samples' type for one or three channels). One launch (or a memset and one) whatever the rows; a region of
+  /// one row is 1D.
   struct Region {
-    std::uint64_t row_samples = 0;
+    std::uint64_t row_samples = 0;  ///< pixels per row
     std::uint64_t rows = 1;
     std::size_t row_stride_bytes = 0;
   };

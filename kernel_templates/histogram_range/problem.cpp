@@ -26,22 +26,68 @@ std::size_t level_size(SampleType t) { return t == SampleType::f64 ? 8 : 4; }
 std::string_view level_type_name(SampleType t) {
   switch (t) {
     case SampleType::u32: return "unsigned int";
-    case SampleType::f32: return "float";
+    case SampleType::f32:
+    case SampleType::f16:
+    case SampleType::bf16: return "float";
     case SampleType::f64: return "double";
     default: return "int";
   }
 }
 
 int HistogramRangeProblem::max_bins(SampleType t) {
-  // The tuner's levels are distinct values of the span: 257 of them for u8, 65537 for u16.
-  if (t == SampleType::u8) return 256;
-  if (t == SampleType::u16) return 65536;
+  // The tuner's levels are distinct values of the span: 257 of them for 8-bit integers, 65537 for 16-bit ones.
+  if (t == SampleType::u8 || t == SampleType::i8) return 256;
+  if (t == SampleType::u16 || t == SampleType::i16) return 65536;
   return 1 << 20;
+}
+
+int HistogramRangeProblem::channel_bins(int c) const {
+  if (!per_channel_bins.empty() && c >= 0 && static_cast<std::size_t>(c) < per_channel_bins.size())
+    return per_channel_bins[static_cast<std::size_t>(c)];
+  return bins;
+}
+
+int HistogramRangeProblem::channel_offset(int c) const {
+  if (per_channel_bins.empty()) return bins * c;
+  int offset = 0;
+  for (int k = 0; k < c; ++k) offset += channel_bins(k);
+  return offset;
+}
+
+int HistogramRangeProblem::level_offset(int c) const { return channel_offset(c) + c; }
+
+bool HistogramRangeProblem::uniform_channels() const {
+  return std::all_of(per_channel_bins.begin(), per_channel_bins.end(), [&](int b) { return b == bins; });
+}
+
+HistogramRangeProblem HistogramRangeProblem::with_channel_bins(int pixel_channels, std::vector<int> channel_bins) const {
+  if (channel_bins.empty()) throw UsageError("with_channel_bins: at least one active channel's bins");
+  HistogramRangeProblem p = *this;
+  p.channels = pixel_channels;
+  p.active = static_cast<int>(channel_bins.size());
+  p.bins = channel_bins[0];
+  p.per_channel_bins = std::move(channel_bins);
+  if (p.uniform_channels()) p.per_channel_bins.clear();
+  return p;
 }
 
 void HistogramRangeProblem::validate() const {
   if (bins < 1 || bins > max_bins(type))
     throw UsageError(fmt::format("bins must be in 1..{} for {} samples (got {})", max_bins(type), to_string(type), bins));
+  if (channels < 1 || channels > 4) throw UsageError(fmt::format("channels must be 1..4 (got {})", channels));
+  if (active < 1 || active > channels)
+    throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", channels, active));
+  if (!per_channel_bins.empty()) {
+    if (per_channel_bins.size() != static_cast<std::size_t>(active))
+      throw UsageError(fmt::format("per_channel_bins has {} entries for {} active channels (one per active channel)",
+                                   per_channel_bins.size(), active));
+    if (per_channel_bins[0] != bins)
+      throw UsageError(fmt::format("per_channel_bins[0] ({}) must equal bins ({})", per_channel_bins[0], bins));
+    for (int c = 1; c < active; ++c)
+      if (channel_bins(c) < 1 || channel_bins(c) > max_bins(type))
+        throw UsageError(fmt::format("channel {}: bins must be in 1..{} for {} samples (got {})", c, max_bins(type),
+                                     to_string(type), channel_bins(c)));
+  }
   if (counter_bits != 32 && counter_bits != 64)
     throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
   const auto& dists = histogram_distributions();
@@ -53,20 +99,34 @@ std::pair<double, double> HistogramRangeProblem::span() const {
   switch (type) {
     case SampleType::u8: return {0.0, 256.0};
     case SampleType::u16: return {0.0, 65536.0};
+    case SampleType::i8: return {-128.0, 128.0};
+    case SampleType::i16: return {-32768.0, 32768.0};
     case SampleType::i32:
     case SampleType::u32: return {0.0, 16777216.0};
     default: return {0.0, 1.0};
   }
 }
 
+namespace {
+// Keys of one-channel problems are unchanged (every key written before channels existed stays canonical), and so are
+// those of pixels whose active channels share their bins.
+std::string channel_suffix(const HistogramRangeProblem& p) {
+  if (p.channels == 1 && p.active == 1) return {};
+  std::string s = fmt::format("/channels={}/active={}", p.channels, p.active);
+  if (!p.uniform_channels())
+    for (int c = 1; c < p.active; ++c) s += fmt::format("/ch{}={}", c, p.channel_bins(c));
+  return s;
+}
+}  // namespace
+
 std::string HistogramRangeProblem::shape_key() const {
-  return fmt::format("histogram_range/{}/bins={}/edges={}/dist={}{}", to_string(type), bins, to_string(edges),
-                     distribution, counter_bits == 64 ? "/counters=64" : "");
+  return fmt::format("histogram_range/{}/bins={}/edges={}/dist={}{}{}", to_string(type), bins, to_string(edges),
+                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this));
 }
 
 std::string HistogramRangeProblem::key() const {
-  return fmt::format("histogram_range/{}/bins={}/edges={}/n={}/dist={}{}", to_string(type), bins, to_string(edges), n,
-                     distribution, counter_bits == 64 ? "/counters=64" : "");
+  return fmt::format("histogram_range/{}/bins={}/edges={}/n={}/dist={}{}{}", to_string(type), bins, to_string(edges),
+                     n, distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this));
 }
 
 namespace {
@@ -88,15 +148,27 @@ std::string ascending_violation(const L* levels, std::size_t count) {
 }  // namespace
 
 std::string levels_violation(const HistogramRangeProblem& problem, const void* levels, std::size_t count) {
-  if (count != static_cast<std::size_t>(problem.bins) + 1)
-    return fmt::format("{} bins take {} levels (bins + 1), not {}", problem.bins, problem.bins + 1, count);
-  if (levels == nullptr) return "the levels pointer is null";
-  switch (problem.type) {
-    case SampleType::u32: return ascending_violation(static_cast<const unsigned*>(levels), count);
-    case SampleType::f32: return ascending_violation(static_cast<const float*>(levels), count);
-    case SampleType::f64: return ascending_violation(static_cast<const double*>(levels), count);
-    default: return ascending_violation(static_cast<const int*>(levels), count);
+  const auto wanted = static_cast<std::size_t>(problem.levels());
+  if (count != wanted) {
+    if (problem.active == 1)
+      return fmt::format("{} bins take {} levels (bins + 1), not {}", problem.bins, problem.bins + 1, count);
+    return fmt::format("{} active channels of {} bins in all take {} levels (bins + 1 each), not {}", problem.active,
+                       problem.counters(), wanted, count);
   }
+  if (levels == nullptr) return "the levels pointer is null";
+  for (int c = 0; c < problem.active; ++c) {
+    // Each channel's levels are ascending on their own: channel c + 1's first may be below channel c's last.
+    const auto first = static_cast<std::size_t>(problem.level_offset(c)) * level_size(problem.type);
+    const auto* raw = static_cast<const unsigned char*>(levels) + first;
+    const auto n = static_cast<std::size_t>(problem.channel_bins(c)) + 1;
+    std::string why;
+    if (problem.type == SampleType::u32) why = ascending_violation(reinterpret_cast<const unsigned*>(raw), n);
+    else if (level_type_name(problem.type) == "float") why = ascending_violation(reinterpret_cast<const float*>(raw), n);
+    else if (problem.type == SampleType::f64) why = ascending_violation(reinterpret_cast<const double*>(raw), n);
+    else why = ascending_violation(reinterpret_cast<const int*>(raw), n);
+    if (!why.empty()) return problem.active == 1 ? why : fmt::format("channel {}: {}", c, why);
+  }
+  return {};
 }
 
 void validate_levels(const HistogramRangeProblem& problem, const void* levels, std::size_t count) {

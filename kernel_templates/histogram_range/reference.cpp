@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "autotune/error.hpp"
+#include "kernel_templates/half_float.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 #include "tuner/splitmix.hpp"
 
@@ -16,20 +17,23 @@ namespace autotune {
 
 namespace {
 
+// One channel's bins + 1 levels; channel c > 0 draws its irregular levels from its own seed (channel 0's are those
+// of the one-channel problem).
 template <class L>
-std::vector<L> levels_of(const HistogramRangeProblem& p) {
+std::vector<L> levels_of(const HistogramRangeProblem& p, int bins, int channel) {
   const auto [lo, hi] = p.span();
-  const std::size_t count = static_cast<std::size_t>(p.bins) + 1;
+  const std::size_t count = static_cast<std::size_t>(bins) + 1;
   std::vector<L> out(count);
   if (p.edges == EdgeLayout::even) {
     for (std::size_t i = 0; i < count; ++i) {
-      const double v = lo + (hi - lo) * static_cast<double>(i) / p.bins;
+      const double v = lo + (hi - lo) * static_cast<double>(i) / bins;
       out[i] = std::is_floating_point_v<L> ? static_cast<L>(v) : static_cast<L>(std::floor(v));
     }
     return out;
   }
   // Irregular: seeded by the shape, so that every caller draws the same levels for the problem.
-  SplitMix64 rng{0x5EED0000u + static_cast<std::uint64_t>(p.bins) * 16 + static_cast<std::uint64_t>(p.type)};
+  SplitMix64 rng{0x5EED0000u + static_cast<std::uint64_t>(bins) * 16 + static_cast<std::uint64_t>(p.type) +
+                 static_cast<std::uint64_t>(channel) * 0x9E3779B97F4A7C15ull};
   if constexpr (std::is_floating_point_v<L>) {
     // Gaps of random widths (1 to 16 units), scaled to a random part of the span in its middle.
     std::vector<double> cum(count, 0.0);
@@ -47,7 +51,7 @@ std::vector<L> levels_of(const HistogramRangeProblem& p) {
       if (!chosen.insert(t).second) chosen.insert(j);
     }
     std::size_t i = 0;
-    for (std::uint64_t v : chosen) out[i++] = static_cast<L>(static_cast<std::uint64_t>(lo) + v);
+    for (std::uint64_t v : chosen) out[i++] = static_cast<L>(static_cast<long long>(lo) + static_cast<long long>(v));
   }
   return out;
 }
@@ -56,7 +60,9 @@ template <class F>
 decltype(auto) with_level_type(SampleType t, F&& f) {
   switch (t) {
     case SampleType::u32: return f(unsigned{});
-    case SampleType::f32: return f(float{});
+    case SampleType::f32:
+    case SampleType::f16:
+    case SampleType::bf16: return f(float{});
     case SampleType::f64: return f(double{});
     default: return f(int{});
   }
@@ -71,8 +77,52 @@ decltype(auto) with_sample_type(SampleType t, F&& f) {
     case SampleType::u32: return f(std::uint32_t{});
     case SampleType::f32: return f(float{});
     case SampleType::f64: return f(double{});
+    case SampleType::f16: return f(F16{});
+    case SampleType::bf16: return f(BF16{});
+    case SampleType::i8: return f(std::int8_t{});
+    case SampleType::i16: return f(std::int16_t{});
   }
   throw UsageError("unknown sample type");
+}
+
+// A sample as the level type L: halves exactly to float, the others as C++ converts them.
+template <class L, class S>
+L as_level(S s) {
+  if constexpr (is_half_v<S>) return to_float(s);
+  else return static_cast<L>(s);
+}
+
+// One channel's histogram: `n` samples `stride` apart from `s`, over `count` levels from `first`, added into h.
+template <class L, class S>
+void count_channel(const S* s, std::uint64_t n, std::uint64_t stride, const L* first, int count,
+                   std::uint64_t* h) {
+  const L* last = first + count;
+  auto bin_of = [&](L x) -> std::ptrdiff_t {
+    if constexpr (std::is_floating_point_v<L>)
+      if (std::isnan(x)) return -1;
+    // upper_bound: the first level above x; the bin is the one before it, if there is one and it is not last.
+    const auto k = std::upper_bound(first, last, x) - first;
+    return k >= 1 && k < count ? k - 1 : -1;
+  };
+  if constexpr (sizeof(S) <= 2) {
+    // 8- and 16-bit samples: count each bit pattern, then bin each once (the same rule, far fewer searches).
+    std::vector<std::uint64_t> per_value(std::size_t{1} << (8 * sizeof(S)), 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      std::uint16_t bits = 0;
+      std::memcpy(&bits, &s[i * stride], sizeof(S));
+      ++per_value[bits];
+    }
+    for (std::size_t v = 0; v < per_value.size(); ++v) {
+      if (per_value[v] == 0) continue;
+      S sample;
+      const auto bits = static_cast<std::uint16_t>(v);
+      std::memcpy(&sample, &bits, sizeof(S));  // little-endian: the low bytes
+      if (const auto b = bin_of(as_level<L>(sample)); b >= 0) h[b] += per_value[v];
+    }
+  } else {
+    for (std::uint64_t i = 0; i < n; ++i)
+      if (const auto b = bin_of(as_level<L>(s[i * stride])); b >= 0) ++h[b];
+  }
 }
 
 }  // namespace
@@ -81,7 +131,11 @@ std::vector<unsigned char> generate_levels(const HistogramRangeProblem& problem)
   problem.validate();
   return with_level_type(problem.type, [&](auto tag) {
     using L = decltype(tag);
-    const std::vector<L> levels = levels_of<L>(problem);
+    std::vector<L> levels;
+    for (int c = 0; c < problem.active; ++c) {
+      const std::vector<L> one = levels_of<L>(problem, problem.channel_bins(c), c);
+      levels.insert(levels.end(), one.begin(), one.end());
+    }
     std::vector<unsigned char> bytes(levels.size() * sizeof(L));
     std::memcpy(bytes.data(), levels.data(), bytes.size());
     validate_levels(problem, bytes.data(), levels.size());
@@ -91,6 +145,7 @@ std::vector<unsigned char> generate_levels(const HistogramRangeProblem& problem)
 
 std::vector<unsigned char> generate_range_samples(const HistogramRangeProblem& problem, std::uint64_t n,
                                                   std::uint64_t seed) {
+  // The interleaved samples of every channel are one stream of the distribution over the span.
   HistogramProblem h;
   h.type = problem.type;
   h.bins = problem.bins;
@@ -98,38 +153,20 @@ std::vector<unsigned char> generate_range_samples(const HistogramRangeProblem& p
   h.lower = lo;
   h.upper = hi;
   h.distribution = problem.distribution;
-  return generate_samples(h, n, seed);
+  return generate_samples(h, problem.samples(n), seed);
 }
 
 std::vector<std::uint64_t> reference_range_histogram(const HistogramRangeProblem& problem, const void* samples,
                                                      std::uint64_t n, const void* levels) {
-  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.bins), 0);
+  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.counters()), 0);
   with_level_type(problem.type, [&](auto ltag) {
     using L = decltype(ltag);
-    const L* first = static_cast<const L*>(levels);
-    const L* last = first + problem.bins + 1;
     with_sample_type(problem.type, [&](auto stag) {
       using S = decltype(stag);
-      const S* s = static_cast<const S*>(samples);
-      auto bin_of = [&](L x) -> std::ptrdiff_t {
-        // upper_bound: the first level above x; the bin is the one before it, if there is one and it is not last.
-        const auto k = std::upper_bound(first, last, x) - first;
-        return k >= 1 && k <= problem.bins ? k - 1 : -1;
-      };
-      if constexpr (sizeof(S) <= 2) {
-        // 8- and 16-bit samples: count each value, then bin each value once (the same rule, far fewer searches).
-        std::vector<std::uint64_t> per_value(std::size_t{1} << (8 * sizeof(S)), 0);
-        for (std::uint64_t i = 0; i < n; ++i) ++per_value[s[i]];
-        for (std::size_t v = 0; v < per_value.size(); ++v)
-          if (const auto b = bin_of(static_cast<L>(v)); b >= 0) h[static_cast<std::size_t>(b)] += per_value[v];
-        return;
-      }
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const L x = static_cast<L>(s[i]);
-        if constexpr (std::is_floating_point_v<L>)
-          if (std::isnan(x)) continue;
-        if (const auto b = bin_of(x); b >= 0) ++h[static_cast<std::size_t>(b)];
-      }
+      for (int c = 0; c < problem.active; ++c)
+        count_channel<L>(static_cast<const S*>(samples) + c, n, static_cast<std::uint64_t>(problem.channels),
+                         static_cast<const L*>(levels) + problem.level_offset(c), problem.channel_bins(c) + 1,
+                         h.data() + problem.channel_offset(c));
     });
   });
   return h;
@@ -138,7 +175,7 @@ std::vector<std::uint64_t> reference_range_histogram(const HistogramRangeProblem
 std::vector<std::uint64_t> reference_range_histogram_region(const HistogramRangeProblem& problem, const void* samples,
                                                             std::uint64_t row_samples, std::uint64_t rows,
                                                             std::size_t row_stride_bytes, const void* levels) {
-  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.bins), 0);
+  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.counters()), 0);
   for (std::uint64_t r = 0; r < rows; ++r) {
     const auto* row = static_cast<const unsigned char*>(samples) + r * row_stride_bytes;
     const auto part = reference_range_histogram(problem, row, row_samples, levels);
@@ -148,7 +185,7 @@ std::vector<std::uint64_t> reference_range_histogram_region(const HistogramRange
 }
 
 std::vector<std::uint64_t> widen_range_counts(const HistogramRangeProblem& problem, const void* raw) {
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.bins));
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.counters()));
   for (std::size_t i = 0; i < out.size(); ++i)
     out[i] = problem.counter_bits == 64 ? static_cast<const std::uint64_t*>(raw)[i]
                                         : static_cast<const std::uint32_t*>(raw)[i];

@@ -2,6 +2,7 @@
 // into one variant.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 #include <utility>
 
@@ -9,22 +10,26 @@
 #include "autotune/histogram_range_problem.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/preamble.hpp"
 
 namespace autotune {
 
 namespace {
 
-std::string_view cuda_type(SampleType t) {
-  switch (t) {
-    case SampleType::u8: return "unsigned char";
-    case SampleType::u16: return "unsigned short";
-    case SampleType::i32: return "int";
-    case SampleType::u32: return "unsigned int";
-    case SampleType::f32: return "float";
-    case SampleType::f64: return "double";
+// Each channel's bins, first counter and first level (channels past the active ones repeat channel 0's, never used):
+// kChBins0, kChOffset0, kChLevelOffset0, ... The template selects among them by channel (histogram_range.cu, Ch).
+std::string channel_constants(const HistogramRangeProblem& p) {
+  std::string text;
+  int most_levels = 0;
+  for (int c = 0; c < 4; ++c) {
+    const int k = c < p.active ? c : 0;
+    text += fmt::format("constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n"
+                        "constexpr int kChLevelOffset{0} = {3};\n",
+                        c, p.channel_bins(k), p.channel_offset(k), p.level_offset(k));
+    most_levels = std::max(most_levels, p.channel_bins(k) + 1);
   }
-  throw UsageError("unknown sample type");
+  return text + fmt::format("constexpr int kMostChannelLevels = {};\n", most_levels);
 }
 
 }  // namespace
@@ -43,10 +48,14 @@ std::string kernel_source(const HistogramRangeProblem& problem, const HistogramR
       "namespace at {{\n"
       "{}"
       "typedef {} sample_t;\n"
+      "constexpr int kHalfKind = {};\n"
       "typedef {} level_t;\n"
       "typedef {} out_t;\n"
       "constexpr int kBins = {};\n"
       "constexpr int kLevels = {};\n"
+      "constexpr int kChannels = {};\n"
+      "constexpr int kActive = {};\n"
+      "{}"
       "constexpr int kBlock = {};\n"
       "constexpr int kVecBytes = {};\n"
       "constexpr int kLoads = {};\n"
@@ -58,10 +67,14 @@ std::string kernel_source(const HistogramRangeProblem& problem, const HistogramR
       "}}  // namespace at\n",
       // Neither n, the edges the tuner measures on nor the distribution enters the code: every size and every
       // levels of one shape share its compiled variants.
-      fmt::format("{} samples, {} bins given by {} levels, {}-bit counters", to_string(problem.type), problem.bins,
-                  level_type_name(problem.type), problem.counter_bits),
-      config.key(), enums, cuda_type(problem.type), level_type_name(problem.type),
-      problem.counter_bits == 64 ? "unsigned long long" : "unsigned int", problem.bins, problem.bins + 1,
+      fmt::format("{} samples, {} bins given by {} levels, {}-bit counters{}", to_string(problem.type), problem.bins,
+                  level_type_name(problem.type), problem.counter_bits,
+                  problem.channels == 1 ? std::string()
+                                        : fmt::format(", {} of {} channels of {} bins in all", problem.active,
+                                                      problem.channels, problem.counters())),
+      config.key(), enums, histogram_samples::cuda_type(problem.type), histogram_samples::half_kind(problem.type),
+      level_type_name(problem.type), problem.counter_bits == 64 ? "unsigned long long" : "unsigned int",
+      problem.counters(), problem.levels(), problem.channels, problem.active, channel_constants(problem),
       config.block, config.load_bytes(problem), config.loads, enum_constant("Binning", "kBinning", config.binning),
       enum_constant("Privatization", "kPriv", config.privatization),
       enum_constant("Merge", "kMerge", config.merge), config.replicas,

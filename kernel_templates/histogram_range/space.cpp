@@ -30,12 +30,18 @@ std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProb
   Builder b{problem, {}};
   using P = Privatization;
   using B = RangeBinning;
-  // 1. u8: the 256 values counted as the even u8 histogram counts them (R = 32 lane-interleaved copies: every lane
-  //    its own bank, measured the fastest there), mapped to bins once per block.
+  // 1. 8-bit samples: the 256 values counted as the even u8 histogram counts them (R = 32 lane-interleaved copies:
+  //    every lane its own bank, measured the fastest there), mapped to bins once per block. Pixels of several active
+  //    channels hold 256 counters per channel in each copy (3 channels x 32 copies: 96 KiB, two 512-thread blocks
+  //    per SM), so fewer copies are tried too.
   for (int r : {16, 32})
     for (int block : {256, 512, 1024})
       for (int loads : {1, 2, 4}) b.add(B::values, P::shared, r, block, loads);
-  // 2. u8, u16: the sample -> bin table in shared memory, then the counters of the bins.
+  if (problem.active > 1)
+    for (int r : {4, 8})
+      for (int block : {256, 512, 1024})
+        for (int loads : {2, 4}) b.add(B::values, P::shared, r, block, loads);
+  // 2. 8- and 16-bit samples (halves too): the sample bits -> counter table in shared memory, then the counters.
   for (int r : {1, 8, 32})
     for (int block : {256, 512, 1024})
       for (int loads : {2, 4}) b.add(B::lut, P::shared, r, block, loads);
@@ -58,6 +64,9 @@ std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProb
   for (int block : {512, 1024})
     for (int loads : {2, 4}) b.add(B::values, P::shared, 32, block, loads, 0, Merge::self_zero);
   for (int block : {256, 512}) b.add(B::values, P::shared, 16, block, 4, 0, Merge::self_zero);
+  if (problem.active > 1)
+    for (int r : {8, 16})
+      for (int block : {512, 1024}) b.add(B::values, P::shared, r, block, 4, 0, Merge::self_zero);
   for (B bin : {B::lut, B::search, B::prebin}) {
     for (int loads : {2, 4}) b.add(bin, P::shared, 1, 1024, loads, 0, Merge::self_zero);
     b.add(bin, P::shared, 1, 512, 2, 0, Merge::self_zero);

@@ -10,8 +10,9 @@
 namespace autotune {
 
 /// The space for `problem`, in a fixed order, every configuration well formed and within 227 KiB of shared memory:
-/// per binning that applies to the sample type (values for u8; lut for u8 and u16; search, prebin and
-/// search_global for all), shared counters with 1 to 32 lane-interleaved copies and global atomics, blocks of 256
+/// per binning that applies to the sample type (values for 8-bit samples; lut for 8- and 16-bit ones; search and
+/// search_global for all; prebin for one active channel), shared counters with 1 to 32 lane-interleaved copies
+/// (values for several active channels: 4 to 32) and global atomics, blocks of 256
 /// to 1024 threads, 1 to 4 loads of 16 bytes in flight, and, up to 4M samples, the single-block path.
 std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProblem& problem);
 /// Every configuration histogram_range_space() returns at some n (small-n and large-n spaces, without duplicates).

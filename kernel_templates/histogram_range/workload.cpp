@@ -22,7 +22,7 @@ class HistogramRangeWorkload final : public Workload {
                                                                            levels.data()));
     samples_ = upload(host);
     levels_ = upload(levels);
-    counts_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8));
+    counts_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8));
   }
 
   std::vector<Config> space() const override {

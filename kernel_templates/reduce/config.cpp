@@ -9,6 +9,7 @@
 #include "autotune/reduce_problem.hpp"
 #include "core/key_text.hpp"
 #include "kernel_templates/reduce/enums.hpp"
+#include "kernel_templates/reduce/value_types.hpp"
 
 namespace autotune {
 
@@ -78,7 +79,8 @@ int ReduceConfig::elems_per_load(const ReduceProblem& problem) const {
 }
 
 std::size_t ReduceConfig::shared_bytes(const ReduceProblem& problem) const {
-  const std::size_t acc = size_of(problem.accumulator_type());
+  // Shared memory holds work-type values (float for a min of halves, int for one of i8).
+  const std::size_t acc = size_of(reduce_detail::work_type(problem));
   switch (block_reduce) {
     case BlockReduce::atomic: return 0;
     case BlockReduce::shared_tree: return static_cast<std::size_t>(block) * acc;  // one slot per thread
@@ -102,15 +104,22 @@ std::string ReduceConfig::invalid_reason(const ReduceProblem& problem) const {
     return fmt::format("accumulators {} is not 1, 2 or 4", accumulators);
   if (grid_blocks < -1 || grid_blocks > 1)
     return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or 1 (one block)", grid_blocks);
-  if (block_reduce == BlockReduce::warp_reduce && (is_float(acc) || size_of(acc) != 4))
+  const ValueType work = reduce_detail::work_type(p);
+  if (block_reduce == BlockReduce::warp_reduce && (is_float(work) || size_of(work) != 4))
     return fmt::format("warp_reduce (__reduce_*_sync) exists for 32-bit integers only, not a {} accumulator",
-                       to_string(acc));
+                       to_string(work));
+  if (block_reduce == BlockReduce::warp_reduce && p.op == ReduceOp::user)
+    return "warp_reduce (__reduce_*_sync) adds, takes a min or a max: a user operator folds by shuffles";
+  if ((finish == Finish::atomic || block_reduce == BlockReduce::atomic) && !reduce_detail::takes_atomics(p))
+    return fmt::format("the result of {} is not combined with atomics (a user operator, a root, or a result "
+                       "converted from the work type): it needs finish=last_block or two_pass",
+                       p.shape_key());
   if (block_reduce == BlockReduce::atomic && finish != Finish::atomic)
     return "per-thread atomics (red=atomic) combine straight into the output: they need finish=atomic";
   // One block writes its result directly, whatever the finish: one spelling keeps one key per kernel.
   if (grid_blocks == 1 && finish != Finish::last_block)
     return "the single-block path (grid=1) writes its result directly and is spelled finish=last_block";
-  if (p.deterministic && p.op == ReduceOp::sum && is_float(acc) &&
+  if (p.deterministic && is_additive(p.op) && is_float(acc) &&
       (finish == Finish::atomic || block_reduce == BlockReduce::atomic))
     return "float atomics add in no fixed order: a deterministic float sum cannot finish with atomics (mode=fast can)";
   return {};

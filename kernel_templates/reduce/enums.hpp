@@ -6,7 +6,8 @@
 
 namespace autotune::reduce_detail {
 
-inline constexpr ReduceOp kReduceOps[] = {ReduceOp::sum, ReduceOp::min, ReduceOp::max};
+inline constexpr ReduceOp kReduceOps[] = {ReduceOp::sum,    ReduceOp::min,    ReduceOp::max,    ReduceOp::absmax,
+                                          ReduceOp::sumsq,  ReduceOp::sumabs, ReduceOp::l2norm, ReduceOp::user};
 inline constexpr BlockReduce kBlockReduces[] = {BlockReduce::atomic, BlockReduce::shared_tree,
                                                 BlockReduce::warp_shuffle, BlockReduce::warp_reduce};
 inline constexpr Finish kFinishes[] = {Finish::atomic, Finish::last_block, Finish::two_pass};

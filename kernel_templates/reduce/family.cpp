@@ -9,6 +9,7 @@
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "kernel_templates/reduce/space.hpp"
+#include "kernel_templates/reduce/user_op.hpp"
 #include "kernel_templates/reduce/workload.hpp"
 #include "embedded.hpp"
 
@@ -16,6 +17,9 @@
 namespace autotune {
 
 namespace {
+
+// A user operator's text in a command line to copy: in single quotes, which the text never holds (validate_user_op).
+std::string shell_quote(const std::string& text) { return "'" + text + "'"; }
 
 const ReduceProblem& reduce_of(const Problem& p) {
   const auto* r = p.as<ReduceProblem>();
@@ -33,16 +37,23 @@ class ReduceFamily final : public KernelFamily {
  public:
   std::string_view name() const override { return ReduceProblem::kFamily; }
   std::string_view summary() const override {
-    return "sum, min or max of i32, u32, i64, u64, f32 or f64 values (CUB's DeviceReduce)";
+    return "sum, min, max, absmax, sumsq, sumabs, l2norm or an operator of your own over i32, u32, i64, u64, f32, "
+           "f64, f16, bf16, i8 or i16 values (CUB's DeviceReduce and TransformReduce)";
   }
 
-  // "reduce/sum/i32/acc=i64/n=1048576/dist=uniform[/mode=fast]": the key is the reduction's source of truth.
+  // "reduce/sum/i32/acc=i64/n=1048576/dist=uniform[/mode=fast]": the key is the reduction's source of truth. A user
+  // operator's op part is "user:<16 hex digits>": the problem read back knows its hash, not its source.
   std::optional<Problem> parse_problem(std::string_view key) const override {
     using namespace key_text;
     const auto parts = problem_parts(key);
     if (parts.size() < 6 || parts[0] != name()) return std::nullopt;
     ReduceProblem p;
-    const auto op = parse_reduce_op(parts[1]);
+    constexpr std::string_view kUser = "user:";
+    std::optional<ReduceOp> op = parse_reduce_op(parts[1]);
+    if (!op && parts[1].starts_with(kUser) && reduce_detail::is_user_hash(parts[1].substr(kUser.size()))) {
+      op = ReduceOp::user;
+      p.user_hash = std::string(parts[1].substr(kUser.size()));
+    }
     const auto type = parse_value_type(parts[2]);
     if (!op || !type) return std::nullopt;
     p.op = *op;
@@ -81,9 +92,11 @@ class ReduceFamily final : public KernelFamily {
   // same way. Distance: 1 for another operator, 1 more for another accumulator width (the configuration's
   // validity for this problem is checked apart, by violation()).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
-    const ReduceProblem& a = reduce_of(wanted);
-    const ReduceProblem& b = reduce_of(tuned);
+    const ReduceProblem a = reduce_of(wanted).normalized();
+    const ReduceProblem b = reduce_of(tuned).normalized();
     if (a.type != b.type || a.deterministic != b.deterministic || a.distribution != b.distribution) return std::nullopt;
+    // A user operator's winners serve that operator alone: another one (or a built-in) may cost anything per element.
+    if ((a.op == ReduceOp::user || b.op == ReduceOp::user) && a.user_hash != b.user_hash) return std::nullopt;
     return (a.op == b.op ? 0.0 : 1.0) + (a.accumulator_type() == b.accumulator_type() ? 0.0 : 1.0);
   }
   std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
@@ -116,6 +129,7 @@ class ReduceFamily final : public KernelFamily {
   std::string code_text() const override {
     // The template and everything that writes its preamble.
     return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp) +
+           std::string(embedded::reduce_user_op_cpp) + std::string(embedded::reduce_value_types_hpp) +
            std::string(embedded::reduce_enums_hpp) + std::string(embedded::reduce_workspace_layout_hpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }
@@ -158,27 +172,46 @@ class ReduceFamily final : public KernelFamily {
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"op", "OP", "operation: sum, min or max (required)"},
-            {"type", "T", "element type: i32, u32, i64, u64, f32, f64 (required)"},
-            {"acc", "T", "accumulator type of a sum (default: i64 for i32, u64 for u32, else the element type)"},
-            {"mode", "MODE", "deterministic (default) or fast (float sums may finish with atomics)"}};
+    return {{"op", "OP", "operation: sum, min, max, absmax, sumsq, sumabs or l2norm (required unless --user-op)"},
+            {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)"},
+            {"acc", "T",
+             "accumulator type (default: i64 for sums of i8, i16, i32; u64 for u32; f32 for f16 and bf16; else the "
+             "element type; see reduce_problem.hpp)"},
+            {"mode", "MODE", "deterministic (default) or fast (float sums may finish with atomics)"},
+            {"user-op", "EXPR", "an operator of your own: a CUDA expression in a and b, e.g. 'a > b ? a : b'"},
+            {"identity", "EXPR", "the identity of --user-op, e.g. -INFINITY"},
+            {"transform", "EXPR", "with --user-op: a CUDA expression in x applied to every element first, e.g. 'x*x'"}};
   }
 
   Problem make_problem(const ProblemOptions& o) const override {
     auto given = [&](const char* k) { return o.count(k) != 0; };
     auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
     ReduceProblem p;
-    if (!given("op")) throw UsageError("--op is required for --kernel reduce (sum, min or max)");
-    const auto op = parse_reduce_op(str("op"));
-    if (!op) throw UsageError(fmt::format("--op: unknown operation '{}' (known: sum, min, max)", str("op")));
-    p.op = *op;
+    if (given("user-op")) {
+      if (given("op")) throw UsageError("--op and --user-op exclude each other: --user-op is the operation");
+      if (!given("identity")) throw UsageError("--user-op needs --identity (an expression e with op(e, v) == v)");
+      p.op = ReduceOp::user;
+      p.user = UserOp{str("user-op"), str("identity"), str("transform")};
+    } else {
+      for (const char* only : {"identity", "transform"})
+        if (given(only)) throw UsageError(fmt::format("--{} goes with --user-op", only));
+      if (!given("op"))
+        throw UsageError("--op is required for --kernel reduce (sum, min, max, absmax, sumsq, sumabs, l2norm), or "
+                         "--user-op");
+      const auto op = parse_reduce_op(str("op"));
+      if (!op)
+        throw UsageError(fmt::format(
+            "--op: unknown operation '{}' (known: sum, min, max, absmax, sumsq, sumabs, l2norm; or --user-op)",
+            str("op")));
+      p.op = *op;
+    }
+    constexpr const char* kTypes = "i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16";
     auto value_type = [&](const char* flag) {
       const auto t = parse_value_type(str(flag));
-      if (!t)
-        throw UsageError(fmt::format("--{}: unknown type '{}' (known: i32, u32, i64, u64, f32, f64)", flag, str(flag)));
+      if (!t) throw UsageError(fmt::format("--{}: unknown type '{}' (known: {})", flag, str(flag), kTypes));
       return *t;
     };
-    if (!given("type")) throw UsageError("--type is required for --kernel reduce (i32, u32, i64, u64, f32, f64)");
+    if (!given("type")) throw UsageError(fmt::format("--type is required for --kernel reduce ({})", kTypes));
     p.type = value_type("type");
     if (given("acc")) p.accumulator = value_type("acc");
     if (given("mode")) {
@@ -190,12 +223,24 @@ class ReduceFamily final : public KernelFamily {
     p.n = parse_size(str("n"));
     if (given("dist")) p.distribution = str("dist");
     p.validate();
+    // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
+    // check needs NVRTC, which tuning needs anyway; sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+    if (p.op == ReduceOp::user) check_user_op_compiles(p, "sm_75");
     return p;
   }
   std::string command_options(const Problem& p) const override {
     const ReduceProblem& r = reduce_of(p);
-    return fmt::format("--op {} --type {} --acc {}{}", to_string(r.op), to_string(r.type),
-                       to_string(r.accumulator_type()), r.deterministic ? "" : " --mode fast");
+    const std::string mode = r.normalized().deterministic ? "" : " --mode fast";
+    if (r.op != ReduceOp::user)
+      return fmt::format("--op {} --type {} --acc {}{}", to_string(r.op), to_string(r.type),
+                         to_string(r.accumulator_type()), mode);
+    if (r.user.op.empty())  // read back from a key: the source is the application's
+      return fmt::format("--user-op <the source of user:{}> --identity <its identity> --type {} --acc {}",
+                         r.normalized().user_hash, to_string(r.type), to_string(r.accumulator_type()));
+    const UserOp c = canonical(r.user);
+    std::string out = fmt::format("--user-op {} --identity {}", shell_quote(c.op), shell_quote(c.identity));
+    if (!c.transform.empty()) out += fmt::format(" --transform {}", shell_quote(c.transform));
+    return out + fmt::format(" --type {} --acc {}", to_string(r.type), to_string(r.accumulator_type()));
   }
   std::string example_options() const override { return "--op sum --type f32 --n 256M"; }
 };

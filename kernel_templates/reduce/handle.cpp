@@ -9,6 +9,7 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
+#include "kernel_templates/reduce/user_op.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -20,8 +21,27 @@ struct Reduce::Impl : LoadedSizeTable<ReduceKernel> {
 Reduce::Reduce(const ReduceProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
   problem.validate();
   impl_->problem = problem.normalized();
+  // The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/reduce/
+  // user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+  check_user_op_compiles(impl_->problem, "sm_75");
   impl_->load<ReduceConfig>(impl_->problem, options);
 }
+
+namespace {
+
+ReduceProblem user_problem(ValueType type, const UserOp& op, std::uint64_t n) {
+  ReduceProblem p;
+  p.op = ReduceOp::user;
+  p.type = type;
+  p.user = op;
+  p.n = n;
+  return p;
+}
+
+}  // namespace
+
+Reduce::Reduce(ValueType type, const UserOp& op, std::uint64_t n, const Options& options)
+    : Reduce(user_problem(type, op, n), options) {}
 
 Reduce::~Reduce() = default;
 Reduce::Reduce(Reduce&&) noexcept = default;

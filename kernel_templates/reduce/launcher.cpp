@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "kernel_templates/reduce/value_types.hpp"
 #include "kernel_templates/reduce/workspace_layout.hpp"
 
 namespace autotune {
@@ -81,7 +82,9 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
   std::vector<unsigned char> prefix(Workspace::kIdentityOffset + acc_bytes_, 0);
   const std::uint64_t identity = problem_.identity_bits();
   std::memcpy(prefix.data() + Workspace::kIdentityOffset, &identity, acc_bytes_);
-  workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid, acc_bytes_), std::move(prefix));
+  // Partials are work-type values (a float per block for a min of halves).
+  const std::size_t partial_bytes = size_of(reduce_detail::work_type(problem_));
+  workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid, partial_bytes), std::move(prefix));
 }
 
 unsigned ReduceKernel::grid_for(std::uint64_t n) const {

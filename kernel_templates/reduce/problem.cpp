@@ -9,6 +9,7 @@
 
 #include "autotune/error.hpp"
 #include "core/key_text.hpp"
+#include "kernel_templates/reduce/user_op.hpp"
 #include "kernel_templates/reduce/value_types.hpp"
 
 namespace autotune {
@@ -19,7 +20,33 @@ using reduce_detail::kValues;
 
 namespace {
 
-constexpr std::string_view kOpNames[] = {"sum", "min", "max"};
+// Every operation in declaration order; "user" prints as itself, a key spells it "user:<hash>".
+constexpr std::string_view kOpNames[] = {"sum", "min", "max", "absmax", "sumsq", "sumabs", "l2norm", "user"};
+
+ValueType unsigned_twin(ValueType t) {
+  switch (t) {
+    case ValueType::i8:
+    case ValueType::i16:
+    case ValueType::i32: return ValueType::u32;  // no u8/u16 value types: |-128| and |-32768| fit u32 as well
+    case ValueType::i64: return ValueType::u64;
+    default: return t;
+  }
+}
+
+// The default accumulator of an additive reduction (sum, sumsq, sumabs) of `t`: 64-bit integers (a 32-bit integer
+// sum overflows after a handful of large elements; CUB does the same when asked for a 64-bit output; our callers
+// should not have to know), f32 for halves, else the type itself.
+ValueType sum_default(ValueType t) {
+  switch (t) {
+    case ValueType::i8:
+    case ValueType::i16:
+    case ValueType::i32: return ValueType::i64;
+    case ValueType::u32: return ValueType::u64;
+    case ValueType::f16:
+    case ValueType::bf16: return ValueType::f32;
+    default: return t;
+  }
+}
 
 }  // namespace
 
@@ -38,18 +65,33 @@ std::optional<ValueType> parse_value_type(std::string_view text) {
 const std::vector<ValueType>& all_value_types() {
   static const std::vector<ValueType> all = [] {
     std::vector<ValueType> v;
-    for (const auto& i : kValues) v.push_back(i.type);
+    for (const auto& i : kValues)
+      if (i.size >= 4) v.push_back(i.type);
     return v;
   }();
   return all;
 }
 
+const std::vector<ValueType>& narrow_value_types() {
+  static const std::vector<ValueType> narrow = [] {
+    std::vector<ValueType> v;
+    for (const auto& i : kValues)
+      if (i.size < 4) v.push_back(i.type);
+    return v;
+  }();
+  return narrow;
+}
+
 std::string_view to_string(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }
 
 std::optional<ReduceOp> parse_reduce_op(std::string_view text) {
-  for (int i = 0; i < 3; ++i)
-    if (kOpNames[i] == text) return static_cast<ReduceOp>(i);
+  for (int i = 0; i < static_cast<int>(std::size(kOpNames)); ++i)
+    if (kOpNames[i] == text && static_cast<ReduceOp>(i) != ReduceOp::user) return static_cast<ReduceOp>(i);
   return std::nullopt;
+}
+
+bool is_additive(ReduceOp op) {
+  return op == ReduceOp::sum || op == ReduceOp::sumsq || op == ReduceOp::sumabs || op == ReduceOp::l2norm;
 }
 
 // --- the problem -----------------------------------------------------------------------------------------------------
@@ -62,37 +104,87 @@ const std::vector<std::string>& reduce_distributions() {
 
 ValueType ReduceProblem::accumulator_type() const {
   if (accumulator) return *accumulator;
-  if (op != ReduceOp::sum) return type;
-  // A 32-bit integer sum overflows after a handful of large elements: widen by default (CUB does the same when
-  // asked for a 64-bit output; our callers should not have to know).
-  if (type == ValueType::i32) return ValueType::i64;
-  if (type == ValueType::u32) return ValueType::u64;
+  switch (op) {
+    case ReduceOp::sum:
+    case ReduceOp::sumsq:
+    case ReduceOp::sumabs: return sum_default(type);
+    case ReduceOp::min:
+    case ReduceOp::max: return type;
+    case ReduceOp::absmax: return is_float(type) ? type : unsigned_twin(type);
+    case ReduceOp::l2norm: return type == ValueType::f32 || type == ValueType::f16 || type == ValueType::bf16
+                                      ? ValueType::f32
+                                      : ValueType::f64;
+    case ReduceOp::user: return info(type).size < 4 ? info(type).compute : type;
+  }
   return type;
 }
 
 ReduceProblem ReduceProblem::normalized() const {
   ReduceProblem p = *this;
   p.accumulator = accumulator_type();
-  // Only a float sum depends on the order of its operations; everything else is exact whatever the kernel does.
-  if (op != ReduceOp::sum || !is_float(*p.accumulator)) p.deterministic = true;
+  // Only a float sum depends on the order of its operations; everything else is exact whatever the kernel does
+  // (l2norm never finishes with atomics: its root is taken once, at the end; a user operator neither).
+  if (op == ReduceOp::l2norm || op == ReduceOp::user || !is_additive(op) || !is_float(*p.accumulator))
+    p.deterministic = true;
+  if (op == ReduceOp::user && !user.op.empty()) p.user_hash = user_op_hash(user, type, *p.accumulator);
   return p;
 }
 
+namespace {
+
+void validate_accumulator(const ReduceProblem& p) {
+  const ValueInfo& in = info(p.type);
+  const ValueInfo& acc = info(p.accumulator_type());
+  const std::string_view op = to_string(p.op);
+  switch (p.op) {
+    case ReduceOp::min:
+    case ReduceOp::max:
+    case ReduceOp::absmax: {
+      ReduceProblem plain;
+      plain.op = p.op;
+      plain.type = p.type;
+      if (acc.type != plain.accumulator_type())
+        throw UsageError(fmt::format("{} of {} values is computed in {}; an accumulator of {} is not supported", op,
+                                     in.name, to_string(plain.accumulator_type()), acc.name));
+      return;
+    }
+    default: break;
+  }
+  // The result of a sum (or of a user operator) is its accumulator: halves and i8/i16 would overflow or round away.
+  if (acc.size < 4)
+    throw UsageError(fmt::format("{} of {} values cannot accumulate in {}: accumulators are 32 or 64 bits", op,
+                                 in.name, acc.name));
+  switch (p.op) {
+    case ReduceOp::l2norm:
+      if (!acc.is_float)
+        throw UsageError(fmt::format("l2norm of {} values needs a float accumulator (f32 or f64), not {}", in.name,
+                                     acc.name));
+      return;
+    case ReduceOp::user: return;  // the operator's own: any 32- or 64-bit type, the transform converts into it
+    default: break;
+  }
+  if (in.is_float != acc.is_float)
+    throw UsageError(fmt::format("a {} of {} values cannot accumulate in {} ({} into {})", op, in.name, acc.name,
+                                 in.is_float ? "float" : "integer", acc.is_float ? "float" : "integer"));
+  if (acc.size < in.size)
+    throw UsageError(fmt::format("a {} accumulator is narrower than the {} values it sums", acc.name, in.name));
+  if (!in.is_float && in.is_signed != acc.is_signed)
+    throw UsageError(fmt::format("a {} of {} values cannot accumulate in {} (signedness differs)", op, in.name,
+                                 acc.name));
+}
+
+}  // namespace
+
 void ReduceProblem::validate() const {
-  const ValueInfo& in = info(type);
-  const ValueInfo& acc = info(accumulator_type());
-  if (op != ReduceOp::sum && acc.type != in.type)
-    throw UsageError(fmt::format("{} of {} values is computed in {}; an accumulator of {} is not supported",
-                                 to_string(op), in.name, in.name, acc.name));
-  if (op == ReduceOp::sum) {
-    if (in.is_float != acc.is_float)
-      throw UsageError(fmt::format("a sum of {} values cannot accumulate in {} ({} into {})", in.name, acc.name,
-                                   in.is_float ? "float" : "integer", acc.is_float ? "float" : "integer"));
-    if (acc.size < in.size)
-      throw UsageError(fmt::format("a {} accumulator is narrower than the {} values it sums", acc.name, in.name));
-    if (!in.is_float && in.is_signed != acc.is_signed)
-      throw UsageError(fmt::format("a sum of {} values cannot accumulate in {} (signedness differs)", in.name,
-                                   acc.name));
+  validate_accumulator(*this);
+  if (op == ReduceOp::user) {
+    if (user.op.empty() && user_hash.empty())
+      throw UsageError("a user operator needs its source: the operator expression and its identity");
+    if (!user.op.empty()) validate_user_op(user);
+    if (user.op.empty() && !reduce_detail::is_user_hash(user_hash))
+      throw UsageError(fmt::format("'{}' is not a user operator's hash (16 lowercase hex digits)", user_hash));
+  } else if (!user.op.empty() || !user.identity.empty() || !user.transform.empty()) {
+    throw UsageError(fmt::format("a {} reduction takes no operator source (only op user does)", to_string(op)));
   }
   if (std::find(reduce_distributions().begin(), reduce_distributions().end(), distribution) ==
       reduce_distributions().end())
@@ -100,31 +192,64 @@ void ReduceProblem::validate() const {
                                  fmt::join(reduce_distributions(), ", ")));
 }
 
+namespace {
+
+std::string op_part(const ReduceProblem& p) {
+  if (p.op != ReduceOp::user) return std::string(to_string(p.op));
+  return "user:" + p.user_hash;
+}
+
+}  // namespace
+
 std::string ReduceProblem::shape_key() const {
   const ReduceProblem p = normalized();
-  return fmt::format("reduce/{}/{}/acc={}/dist={}{}", to_string(p.op), to_string(p.type),
-                     to_string(*p.accumulator), p.distribution, p.deterministic ? "" : "/mode=fast");
+  return fmt::format("reduce/{}/{}/acc={}/dist={}{}", op_part(p), to_string(p.type), to_string(*p.accumulator),
+                     p.distribution, p.deterministic ? "" : "/mode=fast");
 }
 
 std::string ReduceProblem::key() const {
   const ReduceProblem p = normalized();
-  return fmt::format("reduce/{}/{}/acc={}/n={}/dist={}{}", to_string(p.op), to_string(p.type),
-                     to_string(*p.accumulator), p.n, p.distribution, p.deterministic ? "" : "/mode=fast");
+  return fmt::format("reduce/{}/{}/acc={}/n={}/dist={}{}", op_part(p), to_string(p.type), to_string(*p.accumulator),
+                     p.n, p.distribution, p.deterministic ? "" : "/mode=fast");
 }
 
 std::uint64_t ReduceProblem::identity_bits() const {
   const ValueType acc = accumulator_type();
-  if (op == ReduceOp::sum) return 0;  // 0 and +0.0 alike
+  // The sums and absmax start from zero (|x| >= 0); a user operator's identity is an expression for the device.
+  if (op != ReduceOp::min && op != ReduceOp::max) return 0;
   const bool lowest = op == ReduceOp::max;  // max starts from the smallest value, min from the largest
   switch (acc) {
+    case ValueType::i8: return lowest ? 0x80u : 0x7Fu;
+    case ValueType::i16: return lowest ? 0x8000u : 0x7FFFu;
     case ValueType::i32: return lowest ? 0x80000000u : 0x7FFFFFFFu;
     case ValueType::u32: return lowest ? 0u : 0xFFFFFFFFu;
     case ValueType::i64: return lowest ? 0x8000000000000000ull : 0x7FFFFFFFFFFFFFFFull;
     case ValueType::u64: return lowest ? 0ull : ~0ull;
+    case ValueType::f16: return lowest ? 0xFC00u : 0x7C00u;                                // -inf, +inf
+    case ValueType::bf16: return lowest ? 0xFF80u : 0x7F80u;                               // -inf, +inf
     case ValueType::f32: return lowest ? 0xFF800000u : 0x7F800000u;                        // -inf, +inf
     case ValueType::f64: return lowest ? 0xFFF0000000000000ull : 0x7FF0000000000000ull;  // -inf, +inf
   }
   throw UsageError("unknown value type");
 }
+
+// --- internal: the kernel's view ---------------------------------------------------------------------------------
+
+namespace reduce_detail {
+
+ValueType work_type(const ReduceProblem& problem) {
+  if (problem.op == ReduceOp::min || problem.op == ReduceOp::max) return info(problem.type).compute;
+  // absmax of a half compares in float; of a signed integer in its unsigned result type (|lowest| fits).
+  if (problem.op == ReduceOp::absmax && is_float(problem.type)) return info(problem.type).compute;
+  return problem.accumulator_type();
+}
+
+bool takes_atomics(const ReduceProblem& problem) {
+  const ValueType acc = problem.accumulator_type();
+  if (problem.op == ReduceOp::user || problem.op == ReduceOp::l2norm) return false;
+  return work_type(problem) == acc && is_wide(acc);
+}
+
+}  // namespace reduce_detail
 
 }  // namespace autotune

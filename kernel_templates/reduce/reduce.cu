@@ -5,13 +5,23 @@
 //
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a ReduceProblem and a ReduceConfig (the one source of truth):
-//   in_t, acc_t           element type; result type written at `out`
+//   in_t, acc_t           element type; result type written at `out`. A half (kStorage, kOutStorage: f16 or bf16)
+//                         travels as its 16 bits (unsigned short) and is converted here, so that no header is needed
 //   work_t                the type the arithmetic is done in: acc_t, or its unsigned twin for integer sums (unsigned
-//                         addition wraps by definition, signed overflow is undefined; the bits are the same)
-//   kOp                   ReduceOp::sum, min or max
-//   kIsFloat              the accumulator is float or double
-//   kIdentityBits         bits of the identity (the result for n = 0); the host presets `out` to the same bits
-//   kNaNBits              the canonical NaN that min/max return when any element is NaN
+//                         addition wraps by definition, signed overflow is undefined; the bits are the same); float
+//                         for min/max/absmax of halves, int for min/max of i8 and i16 (converted back at the end:
+//                         exactly, the result is one of the elements)
+//   kOp                   ReduceOp::sum, min, max; absmax, sumsq, sumabs, l2norm (a built-in transform applied to
+//                         every element by lift(), the root of l2norm once by finalize()); user (the preamble's
+//                         user_transform, user_op and user_identity, from autotune::UserOp)
+//   kIsFloat              the work type is float or double
+//   kSignedIn             the element is a signed integer (|x| of absmax and sumabs is taken in the unsigned work type)
+//   kIdentityBits         bits of the identity in work_t (the result for n = 0); the host presets `out` to the same
+//                         bits for the atomic finish, which only a result of the work type takes (kAtomics)
+//   kNaNBits              the canonical NaN of work_t that min/max/absmax return when any element is NaN
+//   kOutNaNBits           the same in acc_t (a half's canonical NaN: 0x7e00 f16, 0x7fc0 bf16)
+//   kAtomics              the host may choose atomics (Finish::atomic, BlockReduce::atomic): a built-in operator
+//                         whose result is its work type
 //   kBlock                threads per block (the host launches exactly this many)
 //   kVecBytes             bytes per load (a multiple of sizeof(in_t), at most 16); the unaligned head of the input
 //                         and the tail that fills no vector are read one element at a time
@@ -33,14 +43,24 @@
 // fixed grid gives the same bits on every call.
 //
 // Semantics: integer sums wrap modulo 2^bits of acc_t; float sums follow IEEE addition (NaN and infinities
-// propagate). min/max: any NaN gives kNaNBits; -0.0 counts as smaller than +0.0, so min and max are independent
-// of the order (and of the finish) to the last bit. The input pointer must be aligned to sizeof(in_t), `out` to
-// sizeof(acc_t); offsets are 64-bit.
+// propagate). min/max: any NaN gives kNaNBits; -0.0 and +0.0 are equal values (either may be the result). Every
+// order is fixed by the grid except the atomic finish's (and per-thread atomics'), which combine() makes independent
+// of the order by counting -0.0 as smaller than +0.0, so a fixed grid gives the same bits on every call. The input
+// pointer must be aligned to sizeof(in_t), `out` to sizeof(acc_t); offsets are 64-bit.
+//
+// Float min/max in fixed order (a thread's elements, the warp and block trees, the partials) cost what a sum costs:
+// one hardware min/max per element (fminf/fmaxf, or on sm_80+ f32 min.NaN/max.NaN, which propagate NaN themselves),
+// NaN elements noted on the side with one unordered compare per two elements and folded into the thread's value once
+// (kTrackNaN). The H200 preset measured the earlier per-element rule (NaN test, signed-zero tie test, select) 2-17 %
+// slower than the sum in every variant of 16-byte loads and 1.3-1.8x slower in the one-tile-per-block grids
+// (bench/results/2026-12-01c-h200-preset-standard.log.gz, f32 and f64 at 16M and 256M).
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define AT_HAVE_REDUX 0
+#define AT_HAVE_MINMAX_NAN 0
 #else
 #define AT_HAVE_REDUX 1
+#define AT_HAVE_MINMAX_NAN 1  // min.NaN / max.NaN of f32 (PTX ISA 7.0, sm_80); no f64 form exists
 #endif
 
 static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 in 64..1024");
@@ -48,9 +68,15 @@ static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1
 static_assert(at::kVecBytes >= sizeof(at::in_t) && at::kVecBytes <= 16 && at::kVecBytes % sizeof(at::in_t) == 0 &&
               (at::kVecBytes & (at::kVecBytes - 1)) == 0, "vector width must be a power of two from the element size to 16 bytes");
 static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulators == 4, "1, 2 or 4 accumulators");
-static_assert(sizeof(at::work_t) == sizeof(at::acc_t), "work_t is acc_t or its unsigned twin");
-static_assert(at::kOp == at::ReduceOp::sum || at::kOp == at::ReduceOp::min || at::kOp == at::ReduceOp::max,
-              "op is sum, min or max");
+static_assert(!at::kAtomics || sizeof(at::work_t) == sizeof(at::acc_t), "atomics need work_t to be acc_t or its twin");
+static_assert(at::kAtomics || (at::kFinish != at::Finish::atomic && at::kBlockReduce != at::BlockReduce::atomic),
+              "this result is not combined with atomics (a user operator, a root, a converted result)");
+static_assert(at::kOp == at::ReduceOp::sum || at::kOp == at::ReduceOp::min || at::kOp == at::ReduceOp::max ||
+                  at::kOp == at::ReduceOp::absmax || at::kOp == at::ReduceOp::sumsq ||
+                  at::kOp == at::ReduceOp::sumabs || at::kOp == at::ReduceOp::l2norm || at::kOp == at::ReduceOp::user,
+              "op is sum, min, max, absmax, sumsq, sumabs, l2norm or user");
+static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || at::kOp != at::ReduceOp::user,
+              "__reduce_*_sync knows add, min and max only");
 static_assert(at::kBlockReduce == at::BlockReduce::atomic || at::kBlockReduce == at::BlockReduce::shared_tree ||
                   at::kBlockReduce == at::BlockReduce::warp_shuffle || at::kBlockReduce == at::BlockReduce::warp_reduce,
               "block reduction is atomic, shared_tree, warp_shuffle or warp_reduce");
@@ -70,6 +96,16 @@ static_assert(at::kTicketOffset % sizeof(unsigned) == 0 &&
                   at::kIdentityOffset + sizeof(at::acc_t) <= at::kPartialsOffset &&
                   at::kPartialsOffset % sizeof(at::work_t) == 0,
               "the workspace holds the ticket, then the identity, then aligned partials");
+
+#ifndef AT_USER_OP
+namespace at {
+// A built-in operator: the user operator's functions (the preamble defines them for ReduceOp::user, with
+// AT_USER_OP) are only named in branches `if constexpr` discards, so declarations are enough.
+__device__ acc_t user_transform(acc_t x);
+__device__ acc_t user_op(acc_t a, acc_t b);
+__device__ acc_t user_identity();
+}  // namespace at
+#endif
 
 namespace at {
 
@@ -110,10 +146,82 @@ template <> struct Bits<long long> : IntBits<long long> {};
 template <> struct Bits<unsigned long long> : IntBits<unsigned long long> {};
 typedef Bits<work_t>::U bits_t;
 
-__device__ __forceinline__ work_t identity() { return Bits<work_t>::from(static_cast<bits_t>(kIdentityBits)); }
+constexpr bool kAdditive =
+    kOp == ReduceOp::sum || kOp == ReduceOp::sumsq || kOp == ReduceOp::sumabs || kOp == ReduceOp::l2norm;
+constexpr bool kMaxLike = kOp == ReduceOp::max || kOp == ReduceOp::absmax;  // absmax is a max of |x|
 
-// An element as the accumulator sees it: widened (sign- or zero-extended, f32 -> f64), then as work_t.
-__device__ __forceinline__ work_t lift(in_t x) { return static_cast<work_t>(static_cast<acc_t>(x)); }
+__device__ __forceinline__ work_t identity() {
+  if constexpr (kOp == ReduceOp::user) return user_identity();
+  else return Bits<work_t>::from(static_cast<bits_t>(kIdentityBits));
+}
+
+// Halves as their bits: to float exactly (cvt.f32.f16; a bf16 is the high half of an f32), and back from a float
+// that is one of them (exact: min/max/absmax results only).
+__device__ __forceinline__ float f16_to_float(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ unsigned short float_to_f16(float f) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float bf16_to_float(unsigned short h) { return __uint_as_float(static_cast<unsigned>(h) << 16); }
+__device__ __forceinline__ unsigned short float_to_bf16(float f) {
+  return static_cast<unsigned short>(__float_as_uint(f) >> 16);
+}
+
+// The element's value: a half as float, anything else as itself. (Templates, so that the branches of the other
+// storages are discarded unseen: bit operations on a float element would not compile.)
+template <class T>
+__device__ __forceinline__ auto element(T x) {
+  if constexpr (kStorage == Storage::f16) return f16_to_float(x);
+  else if constexpr (kStorage == Storage::bf16) return bf16_to_float(x);
+  else return x;
+}
+
+// Whether an element is NaN, from its bits for halves (no float conversion needed).
+template <class T>
+__device__ __forceinline__ bool is_nan_element(T x) {
+  if constexpr (kStorage == Storage::f16) return (x & 0x7FFFu) > 0x7C00u;
+  else if constexpr (kStorage == Storage::bf16) return (x & 0x7FFFu) > 0x7F80u;
+  else return x != x;  // never true for integers
+}
+
+// |v| and sqrt(v) of the float work types (the integer forms exist for branches `if constexpr` discards).
+template <class T> __device__ __forceinline__ T abs_of(T v) { return v; }
+template <> __device__ __forceinline__ float abs_of(float v) { return fabsf(v); }
+template <> __device__ __forceinline__ double abs_of(double v) { return fabs(v); }
+template <class T> __device__ __forceinline__ T root_of(T v) { return v; }
+template <> __device__ __forceinline__ float root_of(float v) { return sqrtf(v); }
+template <> __device__ __forceinline__ double root_of(double v) { return sqrt(v); }
+
+// An element as the operation sees it: widened (sign- or zero-extended, f32 -> f64, a half to float), transformed
+// (|x| of absmax and sumabs, x^2 of sumsq and l2norm, the user's transform), then as work_t.
+__device__ __forceinline__ work_t lift(in_t x) {
+  const auto v = element(x);
+  if constexpr (kOp == ReduceOp::user) {
+    return user_transform(static_cast<acc_t>(v));
+  } else if constexpr (kOp == ReduceOp::min || kOp == ReduceOp::max) {
+    return static_cast<work_t>(v);
+  } else if constexpr (kOp == ReduceOp::absmax || kOp == ReduceOp::sumabs) {
+    if constexpr (kIsFloat) {
+      return abs_of(static_cast<work_t>(v));  // never -0.0
+    } else if constexpr (kSignedIn) {
+      // In the unsigned work type: |lowest| is representable (absmax) or wraps like the sum (sumabs of i64).
+      const long long s = static_cast<long long>(v);
+      return s < 0 ? work_t(0) - static_cast<work_t>(s) : static_cast<work_t>(s);
+    } else {
+      return static_cast<work_t>(v);
+    }
+  } else if constexpr (kOp == ReduceOp::sumsq || kOp == ReduceOp::l2norm) {
+    const work_t w = static_cast<work_t>(static_cast<acc_t>(v));
+    return w * w;  // integers: modulo 2^bits of the unsigned work type, as the sum
+  } else {
+    return static_cast<work_t>(static_cast<acc_t>(v));
+  }
+}
 
 template <class T>
 __device__ __forceinline__ bool negative_bit(T v) {
@@ -124,7 +232,9 @@ __device__ __forceinline__ bool negative_bit(T v) {
 // result does not depend on the order of the operands.
 template <class T>
 __device__ __forceinline__ T combine(T a, T b) {
-  if constexpr (kOp == ReduceOp::sum) {
+  if constexpr (kOp == ReduceOp::user) {
+    return user_op(a, b);
+  } else if constexpr (kAdditive) {
     return a + b;
   } else if constexpr (kIsFloat) {
     const bool tie = b == a && negative_bit(a) != negative_bit(b);  // +0.0 against -0.0
@@ -136,18 +246,78 @@ __device__ __forceinline__ T combine(T a, T b) {
   }
 }
 
-// The value written at `out`: min/max turn any NaN into the canonical one.
+// Float min/max in fixed order: the hardware instruction (kHwNaN: min.NaN/max.NaN, a NaN operand gives NaN; otherwise
+// fminf/fmaxf, which return the other operand for one NaN operand, so NaN is tracked beside them: kTrackNaN).
+constexpr bool kFloatMinMax = kIsFloat && (kOp == ReduceOp::min || kMaxLike);
+constexpr bool kHwNaN = kFloatMinMax && sizeof(work_t) == 4 && AT_HAVE_MINMAX_NAN;
+constexpr bool kTrackNaN = kFloatMinMax && !kHwNaN;
+template <class T>
+__device__ __forceinline__ T hw_minmax(T a, T b) {
+  if constexpr (kHwNaN) {
+    float r;
+    if constexpr (kOp == ReduceOp::min) asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    else asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+  } else {
+    return kOp == ReduceOp::min ? fmin(a, b) : fmax(a, b);
+  }
+}
+
+// A thread's step over one element (or a finished value): the operation, NaN left to the caller where kTrackNaN.
+template <class T>
+__device__ __forceinline__ T step(T acc, T x) {
+  if constexpr (kFloatMinMax) return hw_minmax(acc, x);
+  else return combine(acc, x);
+}
+
+// Two values in the fixed order of a tree (warp, block, partials): the operation, a NaN operand giving NaN.
+template <class T>
+__device__ __forceinline__ T fold(T a, T b) {
+  if constexpr (kTrackNaN)
+    return a != a || b != b ? Bits<T>::from(static_cast<typename Bits<T>::U>(kNaNBits)) : hw_minmax(a, b);
+  else if constexpr (kFloatMinMax) return hw_minmax(a, b);
+  else return combine(a, b);
+}
+
+// kTrackNaN: whether an element of a vector is NaN, two elements per unordered compare (setp.nan a, b).
+__device__ __forceinline__ bool any_nan(const Vec& v) {
+  bool r = false;
+#pragma unroll
+  for (int e = 0; e < kElems; e += 2) {
+    const in_t a = v.v[e], b = v.v[e + 1 < kElems ? e + 1 : e];
+    r |= is_nan_element(a) || is_nan_element(b);
+  }
+  return r;
+}
+
+// The value written at `out`: min/max/absmax turn any NaN into the canonical one; l2norm takes its root.
 __device__ __forceinline__ work_t finalize(work_t v) {
-  if constexpr (kIsFloat && kOp != ReduceOp::sum) return v != v ? Bits<work_t>::from(static_cast<bits_t>(kNaNBits)) : v;
+  if constexpr (kFloatMinMax) return v != v ? Bits<work_t>::from(static_cast<bits_t>(kNaNBits)) : v;
+  else if constexpr (kOp == ReduceOp::l2norm) return root_of(v);  // correctly rounded: no fast-math
   else return v;
 }
 
-__device__ __forceinline__ void store(acc_t* out, work_t v) { *reinterpret_cast<work_t*>(out) = finalize(v); }
+// The result at `out`, in acc_t: the work value's bits, or a half converted from float (exact: it is one of the
+// elements, or an infinity of the identity), or an int narrowed to i8/i16 (likewise).
+__device__ __forceinline__ void store(acc_t* out, work_t v) {
+  v = finalize(v);
+  if constexpr (kOutStorage != Storage::plain) {
+    if (v != v) *out = static_cast<acc_t>(kOutNaNBits);
+    else if constexpr (kOutStorage == Storage::f16) *out = float_to_f16(v);
+    else *out = float_to_bf16(v);
+  } else if constexpr (sizeof(acc_t) == sizeof(work_t)) {
+    *reinterpret_cast<work_t*>(out) = v;
+  } else {
+    *out = static_cast<acc_t>(v);
+  }
+}
 
 // Combines v into *out with atomics (the atomic finish and the per-thread-atomics block reduction).
 template <class T>
 __device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
-  if constexpr (kOp == ReduceOp::sum) {
+  if constexpr (!kAtomics) {
+    return;  // never chosen (the host refuses it, a static_assert above backs that up)
+  } else if constexpr (kAdditive) {
     if constexpr (kIsFloat) atomicAdd(out, v);  // float (sm_20+), double (sm_60+)
     else atomicAdd(reinterpret_cast<T*>(out), v);  // unsigned int / unsigned long long: wraps like the sum
   } else if constexpr (!kIsFloat) {
@@ -174,14 +344,14 @@ template <class T>
 __device__ __forceinline__ T warp_fold(T v) {
 #if AT_HAVE_REDUX
   if constexpr (kBlockReduce == BlockReduce::warp_reduce) {
-    if constexpr (kOp == ReduceOp::sum) return __reduce_add_sync(0xFFFFFFFFu, v);
+    if constexpr (kAdditive) return __reduce_add_sync(0xFFFFFFFFu, v);
     else if constexpr (kOp == ReduceOp::min) return __reduce_min_sync(0xFFFFFFFFu, v);
     else return __reduce_max_sync(0xFFFFFFFFu, v);
   } else
 #endif
   {
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v = combine(v, __shfl_down_sync(0xFFFFFFFFu, v, offset));
+    for (int offset = 16; offset > 0; offset >>= 1) v = fold(v, __shfl_down_sync(0xFFFFFFFFu, v, offset));
     return v;
   }
 }
@@ -196,7 +366,7 @@ __device__ __forceinline__ T block_reduce(T v, T* smem) {
     __syncthreads();
 #pragma unroll
     for (int s = kPow2 / 2; s > 0; s >>= 1) {
-      if (t < s && t + s < kBlock) smem[t] = combine(smem[t], smem[t + s]);
+      if (t < s && t + s < kBlock) smem[t] = fold(smem[t], smem[t + s]);
       __syncthreads();
     }
     return smem[0];
@@ -214,7 +384,7 @@ __device__ __forceinline__ T block_reduce(T v, T* smem) {
 // block reduction). Loads bypass L1: the partials were written by other multiprocessors.
 __device__ __forceinline__ work_t fold_partials(const work_t* partials, unsigned count, work_t* smem) {
   work_t v = identity();
-  for (unsigned i = threadIdx.x; i < count; i += kBlock) v = combine(v, __ldcg(partials + i));
+  for (unsigned i = threadIdx.x; i < count; i += kBlock) v = fold(v, __ldcg(partials + i));
   return block_reduce(v, smem);
 }
 
@@ -233,12 +403,24 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   work_t acc[kAccumulators];
 #pragma unroll
   for (int a = 0; a < kAccumulators; ++a) acc[a] = identity();
+  bool nan = false;  // kTrackNaN: an element was NaN (fminf/fmaxf passed over it)
+  // One element into the first accumulator; vector k of a tile into the accumulators.
+  auto take = [&](in_t x) {
+    acc[0] = step(acc[0], lift(x));
+    if constexpr (kTrackNaN) nan |= is_nan_element(x);
+  };
+  auto take_vector = [&](int k, const Vec& v) {
+#pragma unroll
+    for (int e = 0; e < kElems; ++e)
+      acc[(k * kElems + e) % kAccumulators] = step(acc[(k * kElems + e) % kAccumulators], lift(v.v[e]));
+    if constexpr (kTrackNaN) nan |= any_nan(v);
+  };
 
   // A scalar head up to the first kVecBytes-aligned element, whole vectors, and a scalar tail (common.cuh).
   const Split split = split_unaligned<kVecBytes>(in, n);
   const u64 nvec = split.nvec;
-  if (tid < split.head) acc[0] = combine(acc[0], lift(in[tid]));
-  if (tid < n - split.tail_begin) acc[0] = combine(acc[0], lift(in[split.tail_begin + tid]));
+  if (tid < split.head) take(in[tid]);
+  if (tid < n - split.tail_begin) take(in[split.tail_begin + tid]);
 
   // Interleaved tiles: load k of thread t is base + k * threads + t, so each load instruction of a warp is coalesced.
   const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
@@ -249,10 +431,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) v[k].raw = vin[tile_index<true, kLoads>(base, k, threads, tid)];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k)
-#pragma unroll
-      for (int e = 0; e < kElems; ++e)
-        acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v[k].v[e]));
+    for (int k = 0; k < kLoads; ++k) take_vector(k, v[k]);
   }
   if (base < nvec) {  // the last, partial tile
 #pragma unroll
@@ -261,15 +440,15 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       if (i < nvec) {
         Vec v;
         v.raw = vin[i];
-#pragma unroll
-        for (int e = 0; e < kElems; ++e)
-          acc[(k * kElems + e) % kAccumulators] = combine(acc[(k * kElems + e) % kAccumulators], lift(v.v[e]));
+        take_vector(k, v);
       }
     }
   }
   work_t value = acc[0];
 #pragma unroll
-  for (int a = 1; a < kAccumulators; ++a) value = combine(value, acc[a]);
+  for (int a = 1; a < kAccumulators; ++a) value = step(value, acc[a]);
+  if constexpr (kTrackNaN)
+    if (nan) value = Bits<work_t>::from(static_cast<bits_t>(kNaNBits));
 
   if constexpr (kBlockReduce == BlockReduce::atomic) {
     // The seed's naive kernel: one atomic per thread. A thread that saw nothing has nothing to add.

@@ -10,20 +10,66 @@
 #include <type_traits>
 
 #include "autotune/error.hpp"
+#include "kernel_templates/reduce/half_host.hpp"
 #include "tuner/splitmix.hpp"
 
 namespace autotune {
 
+using reduce_detail::float_to_half;
+using reduce_detail::half_to_float;
+
 namespace {
 
+// --- reading the elements ----------------------------------------------------------------------------------------
+
+// Element i of the input as the host type the reference computes in: the value itself, a half as float.
+template <class T>
+struct Plain {
+  using V = T;
+  static V get(const void* data, std::uint64_t i) {
+    T v;
+    std::memcpy(&v, static_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
+    return v;
+  }
+};
+template <ValueType H>
+struct Half {
+  using V = float;
+  static V get(const void* data, std::uint64_t i) {
+    std::uint16_t b;
+    std::memcpy(&b, static_cast<const unsigned char*>(data) + i * 2, 2);
+    return half_to_float(H, b);
+  }
+};
+
+template <class F>
+decltype(auto) with_reader(ValueType t, F&& f) {
+  switch (t) {
+    case ValueType::i32: return f(Plain<std::int32_t>{});
+    case ValueType::u32: return f(Plain<std::uint32_t>{});
+    case ValueType::i64: return f(Plain<std::int64_t>{});
+    case ValueType::u64: return f(Plain<std::uint64_t>{});
+    case ValueType::f32: return f(Plain<float>{});
+    case ValueType::f64: return f(Plain<double>{});
+    case ValueType::f16: return f(Half<ValueType::f16>{});
+    case ValueType::bf16: return f(Half<ValueType::bf16>{});
+    case ValueType::i8: return f(Plain<std::int8_t>{});
+    case ValueType::i16: return f(Plain<std::int16_t>{});
+  }
+  throw UsageError("unknown value type");
+}
+
+bool takes_whole_range(ReduceOp op) { return op == ReduceOp::min || op == ReduceOp::max || op == ReduceOp::absmax; }
+
+// --- generating inputs -------------------------------------------------------------------------------------------
 
 template <class T>
 T draw(const ReduceProblem& p, SplitMix64& rng) {
   if constexpr (std::is_floating_point_v<T>) {
     const T v = static_cast<T>(rng.unit() * 2.0 - 1.0);
     return v < T(1) ? v : T(-1);  // rounding to f32 can reach 1
-  } else if (p.op != ReduceOp::sum) {
-    return static_cast<T>(rng.next());  // min/max: the whole range, extremes included
+  } else if (sizeof(T) < 4 || takes_whole_range(p.op)) {
+    return static_cast<T>(rng.next());  // the whole range, extremes included (i8/i16 sums fit i64 for any n)
   } else if constexpr (std::is_same_v<T, std::uint32_t>) {
     return static_cast<T>(rng.next());  // n * (2^32 - 1) < 2^64 for n <= 2^32
   } else if constexpr (std::is_signed_v<T>) {
@@ -53,55 +99,118 @@ void fill(const ReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out) {
   }
 }
 
+// --- bits ----------------------------------------------------------------------------------------------------------
 
 template <class T>
 std::uint64_t bits_of(T v) {
-  if constexpr (sizeof(T) == 4) return std::bit_cast<std::uint32_t>(v);
+  if constexpr (sizeof(T) == 1) return std::bit_cast<std::uint8_t>(v);
+  else if constexpr (sizeof(T) == 2) return std::bit_cast<std::uint16_t>(v);
+  else if constexpr (sizeof(T) == 4) return std::bit_cast<std::uint32_t>(v);
   else return std::bit_cast<std::uint64_t>(v);
 }
 
-template <class T>
-ReduceExpected integer_reduce(const ReduceProblem& p, const T* x, std::uint64_t n) {
+std::uint64_t width_mask(ValueType t) { return size_of(t) == 8 ? ~0ull : (1ull << (8 * size_of(t))) - 1; }
+
+// The bits of a float value in float type t; exact for the values a min/max/absmax gives (elements, infinities).
+std::uint64_t float_bits(ValueType t, long double v) {
+  switch (t) {
+    case ValueType::f16:
+    case ValueType::bf16: return float_to_half(t, static_cast<float>(v));
+    case ValueType::f32: return std::bit_cast<std::uint32_t>(static_cast<float>(v));
+    default: return std::bit_cast<std::uint64_t>(static_cast<double>(v));
+  }
+}
+
+std::uint64_t canonical_nan(ValueType t) {
+  switch (t) {
+    case ValueType::f16: return 0x7E00u;
+    case ValueType::bf16: return 0x7FC0u;
+    case ValueType::f32: return 0x7FC00000u;
+    default: return 0x7FF8000000000000ull;
+  }
+}
+
+long double as_long_double(ValueType t, std::uint64_t bits) {
+  switch (t) {
+    case ValueType::f16:
+    case ValueType::bf16: return half_to_float(t, static_cast<std::uint16_t>(bits));
+    case ValueType::f32: return std::bit_cast<float>(static_cast<std::uint32_t>(bits));
+    default: return std::bit_cast<double>(bits);
+  }
+}
+
+// --- the reference -------------------------------------------------------------------------------------------------
+
+// Integer results: sums modulo 2^64 cut to the accumulator, min/max in the type, absmax in 64 bits unsigned.
+template <class R>
+ReduceExpected integer_reduce(const ReduceProblem& p, const void* x, std::uint64_t n) {
+  using T = typename R::V;
   ReduceExpected e;
-  if (p.op == ReduceOp::sum) {
-    // Two's complement: the sum modulo 2^64 (signed values sign-extended), then cut to the accumulator's width.
+  const ValueType acc = p.accumulator_type();
+  auto wide = [](T v) {  // two's complement: signed values sign-extended to 64 bits
+    if constexpr (std::is_signed_v<T>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    else return static_cast<std::uint64_t>(v);
+  };
+  auto magnitude = [&](T v) { return std::is_signed_v<T> && v < 0 ? 0 - wide(v) : wide(v); };  // |lowest| fits
+  if (is_additive(p.op)) {
     std::uint64_t s = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
-      if constexpr (std::is_signed_v<T>) s += static_cast<std::uint64_t>(static_cast<std::int64_t>(x[i]));
-      else s += static_cast<std::uint64_t>(x[i]);
+      const T v = R::get(x, i);
+      s += p.op == ReduceOp::sum ? wide(v) : p.op == ReduceOp::sumsq ? wide(v) * wide(v) : magnitude(v);
     }
-    e.bits = size_of(p.accumulator_type()) == 4 ? (s & 0xFFFFFFFFull) : s;
-    return e;
+    e.bits = s & width_mask(acc);
+  } else if (p.op == ReduceOp::absmax) {
+    std::uint64_t m = 0;
+    for (std::uint64_t i = 0; i < n; ++i) m = std::max(m, magnitude(R::get(x, i)));
+    e.bits = m;
+  } else {
+    T r = p.op == ReduceOp::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+    for (std::uint64_t i = 0; i < n; ++i) r = p.op == ReduceOp::min ? std::min(r, R::get(x, i)) : std::max(r, R::get(x, i));
+    e.bits = bits_of(r);
   }
-  T r = p.op == ReduceOp::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
-  for (std::uint64_t i = 0; i < n; ++i) r = p.op == ReduceOp::min ? std::min(r, x[i]) : std::max(r, x[i]);
-  e.bits = bits_of(r);
   return e;
 }
 
-template <class T>
-ReduceExpected float_reduce(const ReduceProblem& p, const T* x, std::uint64_t n) {
+// Float min/max/absmax: exact, NaN wins (canonical), the result's bits in the accumulator (= result) type.
+template <class R>
+ReduceExpected float_extreme(const ReduceProblem& p, const void* x, std::uint64_t n) {
   ReduceExpected e;
-  if (p.op != ReduceOp::sum) {
-    bool nan = false;
-    T r = p.op == ReduceOp::min ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
-    for (std::uint64_t i = 0; i < n; ++i) {
-      if (std::isnan(x[i])) nan = true;
-      else if (p.op == ReduceOp::min ? x[i] < r : x[i] > r) r = x[i];
+  bool nan = false;
+  const long double inf = std::numeric_limits<long double>::infinity();
+  long double r = p.op == ReduceOp::min ? inf : p.op == ReduceOp::max ? -inf : 0.0L;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    long double v = R::get(x, i);
+    if (std::isnan(v)) {
+      nan = true;
+      continue;
     }
-    if (nan) r = std::numeric_limits<T>::quiet_NaN();
-    e.value = r;
-    e.bits = bits_of(r);
-    return e;
+    if (p.op == ReduceOp::absmax) v = std::fabs(v);
+    if (p.op == ReduceOp::min ? v < r : v > r) r = v;
   }
-  // Neumaier's compensated sum in long double over the finite elements; the non-finite ones decide by IEEE rules.
+  const ValueType acc = p.accumulator_type();
+  e.value = nan ? std::numeric_limits<long double>::quiet_NaN() : r;
+  e.bits = nan ? canonical_nan(acc) : float_bits(acc, r);
+  return e;
+}
+
+// Float sums of t(x) (t: x, x^2, |x|): Neumaier's compensated sum in long double over the finite elements; the
+// non-finite ones decide by IEEE rules. l2norm: the root at the end. Integer inputs (l2norm) are exact in long double.
+template <class R>
+ReduceExpected float_sum(const ReduceProblem& p, const void* x, std::uint64_t n) {
+  ReduceExpected e;
   bool nan = false, pos_inf = false, neg_inf = false;
   long double sum = 0, compensation = 0, abs_sum = 0;
   for (std::uint64_t i = 0; i < n; ++i) {
-    const long double v = x[i];
-    if (std::isnan(v)) nan = true;
-    else if (std::isinf(v)) (v > 0 ? pos_inf : neg_inf) = true;
-    else {
+    long double v = static_cast<long double>(R::get(x, i));
+    if (std::isnan(v)) {
+      nan = true;
+      continue;
+    }
+    if (p.op == ReduceOp::sumsq || p.op == ReduceOp::l2norm) v = v * v;
+    else if (p.op == ReduceOp::sumabs) v = std::fabs(v);
+    if (std::isinf(v)) {
+      (v > 0 ? pos_inf : neg_inf) = true;
+    } else {
       const long double t = sum + v;
       compensation += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
       sum = t;
@@ -112,13 +221,9 @@ ReduceExpected float_reduce(const ReduceProblem& p, const T* x, std::uint64_t n)
   else if (pos_inf) e.value = std::numeric_limits<long double>::infinity();
   else if (neg_inf) e.value = -std::numeric_limits<long double>::infinity();
   else e.value = sum + compensation;
+  if (p.op == ReduceOp::l2norm && !std::isnan(e.value)) e.value = std::sqrt(e.value);
   e.abs_sum = abs_sum;
   return e;
-}
-
-long double as_long_double(ValueType t, std::uint64_t bits) {
-  if (t == ValueType::f32) return std::bit_cast<float>(static_cast<std::uint32_t>(bits));
-  return std::bit_cast<double>(bits);
 }
 
 std::string show_int(ValueType t, std::uint64_t bits) {
@@ -131,28 +236,43 @@ std::string show_int(ValueType t, std::uint64_t bits) {
 
 std::string show_float(long double v) { return fmt::format("{:.17g}", static_cast<double>(v)); }
 
+long double unit_roundoff(ValueType acc) { return acc == ValueType::f64 ? 0x1p-53L : 0x1p-24L; }
+
 }  // namespace
 
 std::vector<unsigned char> generate_values(const ReduceProblem& problem, std::uint64_t n, std::uint64_t seed) {
   std::vector<unsigned char> bytes(n * size_of(problem.type));
-  with_value_type(problem.type, [&](auto tag) {
-    using T = decltype(tag);
+  if (problem.type == ValueType::f16 || problem.type == ValueType::bf16) {
+    // A float of [-1, 1) (or k/8) rounded to the half: rounding is monotone, so sorted floats stay sorted.
+    std::vector<float> values(n);
+    fill<float>(problem, n, seed, values.data());
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint16_t h = float_to_half(problem.type, values[i]);
+      std::memcpy(&bytes[i * 2], &h, 2);
+    }
+    return bytes;
+  }
+  with_reader(problem.type, [&](auto reader) {
+    using T = typename decltype(reader)::V;
     fill<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
   });
   return bytes;
 }
 
 ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, std::uint64_t n) {
-  return with_value_type(problem.type, [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = static_cast<const T*>(data);
-    if constexpr (std::is_floating_point_v<T>) return float_reduce<T>(problem, x, n);
-    else return integer_reduce<T>(problem, x, n);
+  if (problem.op == ReduceOp::user)
+    throw UsageError("a user operator has no CPU reference (its text is CUDA): compare with another variant");
+  return with_reader(problem.type, [&](auto reader) {
+    using R = decltype(reader);
+    if (is_float(problem.accumulator_type()))
+      return is_additive(problem.op) ? float_sum<R>(problem, data, n) : float_extreme<R>(problem, data, n);
+    if constexpr (std::is_integral_v<typename R::V>) return integer_reduce<R>(problem, data, n);
+    throw UsageError("a float input has a float result");  // validate() allows no other
   });
 }
 
 long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long double abs_sum, std::uint64_t chain) {
-  const long double u = accumulator == ValueType::f32 ? 0x1p-24L : 0x1p-53L;
+  const long double u = unit_roundoff(accumulator);
   const int log2n = n <= 1 ? 0 : static_cast<int>(std::bit_width(n - 1));  // ceil(log2 n)
   const long double k = static_cast<long double>(chain) + log2n + 32;
   if (k * u >= 1) return std::numeric_limits<long double>::infinity();  // no bound: only exact inputs can check it
@@ -164,17 +284,49 @@ std::uint64_t unordered_chain(const ReduceConfig& config, std::uint64_t n, std::
   return std::min<std::uint64_t>(n, grid * static_cast<std::uint64_t>(config.block));
 }
 
+namespace {
+
+// A float sum's (or l2norm's) check, past the specials: within the tolerance of the reference.
+std::string compare_float_sum(const ReduceProblem& problem, const ReduceExpected& expected, long double value,
+                              std::uint64_t n, std::uint64_t chain) {
+  const ValueType acc = problem.accumulator_type();
+  const long double largest = acc == ValueType::f32 ? std::numeric_limits<float>::max()
+                                                     : std::numeric_limits<double>::max();
+  // A transform rounds each term once more (the conversion to the accumulator and the square): two more levels.
+  const long double tolerance =
+      reduce_sum_tolerance(acc, n, expected.abs_sum, chain + (problem.op == ReduceOp::sum ? 0 : 2));
+  if (std::isinf(value)) {
+    // Partial sums never exceed sum|x| (plus rounding): below the largest finite value no order can overflow.
+    if (expected.abs_sum + tolerance >= largest) return {};
+    return fmt::format("expected {}, got {} (sum|x| = {} cannot overflow)", show_float(expected.value),
+                       show_float(value), show_float(expected.abs_sum));
+  }
+  long double allowed = tolerance;
+  if (problem.op == ReduceOp::l2norm) {
+    // The root of [S - tol, S + tol], and the root's own rounding (and the sum's last one) on top.
+    const long double s = expected.abs_sum;
+    allowed = std::sqrt(s) - std::sqrt(std::max(0.0L, s - tolerance)) + 2 * unit_roundoff(acc) * std::sqrt(s + tolerance);
+  }
+  const long double error = std::fabs(value - expected.value);
+  if (error <= allowed) return {};
+  return fmt::format("expected {}, got {}: error {:.3g} exceeds the tolerance {:.3g} (n = {}, sum|t(x)| = {:.6g})",
+                     show_float(expected.value), show_float(value), static_cast<double>(error),
+                     static_cast<double>(allowed), n, static_cast<double>(expected.abs_sum));
+}
+
+}  // namespace
+
 std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& expected, const void* got,
                            std::uint64_t n, std::uint64_t chain) {
   const ValueType acc = problem.accumulator_type();
   std::uint64_t bits = 0;
-  std::memcpy(&bits, got, size_of(acc));  // little-endian: a 32-bit value lands in the low half
+  std::memcpy(&bits, got, size_of(acc));  // little-endian: a narrower value lands in the low bytes
   if (!is_float(acc)) {
     if (bits == expected.bits) return {};
     return fmt::format("expected {}, got {}", show_int(acc, expected.bits), show_int(acc, bits));
   }
   const long double value = as_long_double(acc, bits);
-  if (problem.op != ReduceOp::sum) {
+  if (!is_additive(problem.op)) {
     if (std::isnan(expected.value)) {
       if (bits == expected.bits) return {};
       return fmt::format("expected the canonical NaN 0x{:x}, got 0x{:x} ({})", expected.bits, bits, show_float(value));
@@ -191,20 +343,22 @@ std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& e
     return fmt::format("expected {}, got {}", show_float(expected.value), show_float(value));
   }
   if (std::isnan(value)) return fmt::format("expected {}, got NaN", show_float(expected.value));
-  const long double largest = acc == ValueType::f32 ? std::numeric_limits<float>::max()
-                                                     : std::numeric_limits<double>::max();
-  const long double tolerance = reduce_sum_tolerance(acc, n, expected.abs_sum, chain);
-  if (std::isinf(value)) {
-    // Partial sums never exceed sum|x| (plus rounding): below the largest finite value no order can overflow.
-    if (expected.abs_sum + tolerance >= largest) return {};
-    return fmt::format("expected {}, got {} (sum|x| = {} cannot overflow)", show_float(expected.value),
-                       show_float(value), show_float(expected.abs_sum));
-  }
-  const long double error = std::fabs(value - expected.value);
-  if (error <= tolerance) return {};
-  return fmt::format("expected {}, got {}: error {:.3g} exceeds the tolerance {:.3g} (n = {}, sum|x| = {:.6g})",
-                     show_float(expected.value), show_float(value), static_cast<double>(error),
-                     static_cast<double>(tolerance), n, static_cast<double>(expected.abs_sum));
+  return compare_float_sum(problem, expected, value, n, chain);
+}
+
+std::string compare_user_results(const ReduceProblem& problem, const void* reference, const void* got,
+                                 std::uint64_t n) {
+  const ValueType acc = problem.accumulator_type();
+  std::uint64_t want = 0, have = 0;
+  std::memcpy(&want, reference, size_of(acc));
+  std::memcpy(&have, got, size_of(acc));
+  if (want == have) return {};
+  if (!is_float(acc)) return fmt::format("expected {} (the fallback's result), got {}", show_int(acc, want), show_int(acc, have));
+  const long double a = as_long_double(acc, want), b = as_long_double(acc, have);
+  if ((std::isnan(a) && std::isnan(b)) || a == b) return {};
+  const long double scale = std::max(std::fabs(a), std::fabs(b));
+  if (std::isfinite(a) && std::isfinite(b) && std::fabs(a - b) <= reduce_sum_tolerance(acc, n, scale)) return {};
+  return fmt::format("expected {} (the fallback's result), got {}", show_float(a), show_float(b));
 }
 
 }  // namespace autotune

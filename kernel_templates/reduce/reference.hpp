@@ -5,11 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 
 namespace autotune {
 
-/// Calls f with a value of the C++ type of `t` (int32_t, uint32_t, int64_t, uint64_t, float, double).
+/// Calls f with a value of the C++ type of `t` (int32_t, uint32_t, int64_t, uint64_t, float, double): the 32- and
+/// 64-bit types of all_value_types(). The narrow ones (no host arithmetic type for halves) throw UsageError.
 template <class F>
 decltype(auto) with_value_type(ValueType t, F&& f) {
   switch (t) {
@@ -19,14 +21,16 @@ decltype(auto) with_value_type(ValueType t, F&& f) {
     case ValueType::u64: return f(std::uint64_t{});
     case ValueType::f32: return f(float{});
     case ValueType::f64: return f(double{});
+    default: break;
   }
-  return f(float{});  // unreachable: every ValueType is listed
+  throw UsageError("with_value_type: only the 32- and 64-bit value types have a host type here");
 }
 
 /// n values of problem.type following problem.distribution, reproducible from `seed`, as raw bytes:
-///   uniform:  integer sums: i32 and i64 in [-2^30, 2^30), u32 over its whole range, u64 in [0, 2^31), so the
-///             default accumulator cannot overflow for n up to 2^32; integer min/max: any value of the type;
-///             floats: [-1, 1).
+///   uniform:  integer sums (and sumsq, sumabs, l2norm, user operators): i32 and i64 in [-2^30, 2^30), u32 over its
+///             whole range, u64 in [0, 2^31), i8 and i16 over their whole range, so the default accumulator of a sum
+///             cannot overflow for n up to 2^32; integer min/max/absmax: any value of the type; floats: [-1, 1)
+///             (halves: a float of [-1, 1) rounded to the nearest half).
 ///   constant: one value drawn as above, repeated; for floats a multiple of 1/8 (k/8, 1 <= |k| <= 7), so that every
 ///             partial sum a kernel forms below 2^21 (f32) is exact whatever its order.
 ///   sorted:   the uniform values in ascending order.
@@ -35,19 +39,22 @@ std::vector<unsigned char> generate_values(const ReduceProblem& problem, std::ui
 
 /// What the reduction of some input must give, computed by reference_reduce.
 struct ReduceExpected {
-  /// Integer accumulators, and float min/max: the bits of the exact result in the accumulator type, zero-extended
-  /// (a NaN min/max is the canonical quiet NaN of reduction.hpp).
+  /// Integer accumulators, and float min/max/absmax: the bits of the exact result in the accumulator type,
+  /// zero-extended (a NaN min/max/absmax is the canonical quiet NaN of reduce_problem.hpp).
   std::uint64_t bits = 0;
-  /// Float accumulators: the result. min/max: exact. Sums: the compensated (Neumaier, long double) sum of the finite
-  /// elements, or the IEEE special that the non-finite ones force (NaN, +inf, -inf).
+  /// Float results. min/max/absmax: exact. Sums (sum, sumsq, sumabs): the compensated (Neumaier, long double) sum of
+  /// the transformed finite elements, or the IEEE special that the non-finite ones force (NaN, +inf, -inf). l2norm:
+  /// the root of that sum of squares.
   long double value = 0;
-  /// Float sums: the sum of |x| over the finite elements, the scale of the tolerance.
+  /// Float sums: the sum of |t(x)| over the finite elements (t the transform), the scale of the tolerance. l2norm:
+  /// the sum of squares.
   long double abs_sum = 0;
 };
 
-/// The reduction of `n` values of problem.type at `data`, by the semantics of reduction.hpp (integer sums modulo
-/// the accumulator's width, NaN-propagating min/max, identities for n = 0). Plain sequential C++, written
-/// independently of the kernel template.
+/// The reduction of `n` values of problem.type at `data`, by the semantics of reduce_problem.hpp (integer sums
+/// modulo the accumulator's width, NaN-propagating min/max/absmax, identities for n = 0), for every built-in
+/// operation; halves are decoded by half_host.hpp. Plain sequential C++, written independently of the kernel
+/// template. A user operator has no CPU reference (its text is CUDA): UsageError.
 ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, std::uint64_t n);
 
 /// The error compare_reduce allows a float sum of n elements whose absolute values add up to abs_sum:
@@ -69,11 +76,19 @@ long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long do
 std::uint64_t unordered_chain(const ReduceConfig& config, std::uint64_t n, std::uint64_t grid);
 
 /// Empty when `got` (the raw accumulator-type bytes the kernel wrote) is correct for n elements, else one line
-/// saying what was expected and what came back. Integers: exact. Float min/max: equal values (-0.0 equals +0.0);
-/// an expected NaN must be the canonical NaN. Float sums: an expected NaN must be a NaN, an infinity that infinity;
-/// otherwise within reduce_sum_tolerance of the reference, and an infinity is accepted only where the finite sum
-/// could overflow the accumulator (sum|x| near its largest value).
+/// saying what was expected and what came back. Integers: exact. Float min/max/absmax: equal values (-0.0 equals
+/// +0.0); an expected NaN must be the canonical NaN. Float sums: an expected NaN must be a NaN, an infinity that
+/// infinity; otherwise within reduce_sum_tolerance of the reference (k two larger for a transform: the rounding of
+/// each converted and squared term), and an infinity is accepted only where the finite sum could overflow the
+/// accumulator (sum|x| near its largest value). l2norm: within the root's image of that interval plus two roundings.
 std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& expected, const void* got,
                            std::uint64_t n, std::uint64_t chain = 0);
+
+/// A user operator's check (it has no CPU reference): `got` against `reference`, the result of the fallback
+/// configuration on the same input, both raw accumulator-type bytes. Integers: equal bits. Floats: both NaN, or equal,
+/// or within gamma_k * max(|got|, |reference|) (k as reduce_sum_tolerance's): a variant that is broken is far off,
+/// another order of an addition-like operator is not. Empty when they agree, else one line.
+std::string compare_user_results(const ReduceProblem& problem, const void* reference, const void* got,
+                                 std::uint64_t n);
 
 }  // namespace autotune

@@ -10,23 +10,36 @@
 
 namespace autotune::reduce_detail {
 
+/// How a kernel reads an element: as itself, or as the 16 bits of a half that it converts to float first.
+enum class Storage { plain, f16, bf16 };
+
 struct ValueInfo {
   ValueType type;
   std::string_view name;
   std::size_t size;
   bool is_float;
   bool is_signed;
-  std::string_view cuda;           // the type in the kernel
+  std::string_view cuda;           // the type in the kernel (halves: their bits, converted by the template)
   std::string_view cuda_unsigned;  // its unsigned twin: integer sums add in it, so wrapping is defined
+  Storage storage;
+  /// The type min and max compute in: the value itself for the 32- and 64-bit types, float for halves (exact), int
+  /// for i8 and i16 (what C++ promotes them to, and what __reduce_{min,max}_sync take).
+  ValueType compute;
 };
 
+// The 32- and 64-bit types first, in their order of before the narrow ones came: enum values never move.
 inline constexpr ValueInfo kValues[] = {
-    {ValueType::i32, "i32", 4, false, true, "int", "unsigned int"},
-    {ValueType::u32, "u32", 4, false, false, "unsigned int", "unsigned int"},
-    {ValueType::i64, "i64", 8, false, true, "long long", "unsigned long long"},
-    {ValueType::u64, "u64", 8, false, false, "unsigned long long", "unsigned long long"},
-    {ValueType::f32, "f32", 4, true, true, "float", "float"},
-    {ValueType::f64, "f64", 8, true, true, "double", "double"},
+    {ValueType::i32, "i32", 4, false, true, "int", "unsigned int", Storage::plain, ValueType::i32},
+    {ValueType::u32, "u32", 4, false, false, "unsigned int", "unsigned int", Storage::plain, ValueType::u32},
+    {ValueType::i64, "i64", 8, false, true, "long long", "unsigned long long", Storage::plain, ValueType::i64},
+    {ValueType::u64, "u64", 8, false, false, "unsigned long long", "unsigned long long", Storage::plain,
+     ValueType::u64},
+    {ValueType::f32, "f32", 4, true, true, "float", "float", Storage::plain, ValueType::f32},
+    {ValueType::f64, "f64", 8, true, true, "double", "double", Storage::plain, ValueType::f64},
+    {ValueType::f16, "f16", 2, true, true, "unsigned short", "unsigned short", Storage::f16, ValueType::f32},
+    {ValueType::bf16, "bf16", 2, true, true, "unsigned short", "unsigned short", Storage::bf16, ValueType::f32},
+    {ValueType::i8, "i8", 1, false, true, "signed char", "unsigned char", Storage::plain, ValueType::i32},
+    {ValueType::i16, "i16", 2, false, true, "short", "unsigned short", Storage::plain, ValueType::i32},
 };
 
 inline const ValueInfo& info(ValueType t) {
@@ -34,5 +47,22 @@ inline const ValueInfo& info(ValueType t) {
     if (i.type == t) return i;
   throw UsageError("unknown value type");
 }
+
+/// The 32- and 64-bit types: what accumulators, atomics and the template's Bits<> handle.
+inline bool is_wide(ValueType t) { return info(t).size >= 4; }
+
+}  // namespace autotune::reduce_detail
+
+namespace autotune::reduce_detail {
+
+/// The type the kernel's arithmetic is done in (work_t, before integer sums take its unsigned twin): the accumulator,
+/// except for min and max of the narrow types, which compute in float (halves) or int (i8, i16) and convert the
+/// result back (exactly: it is one of the elements). Its size is that of the partials in shared memory and the
+/// workspace.
+ValueType work_type(const ReduceProblem& problem);
+
+/// Whether blocks (or threads) may combine their values into the output with atomics: only when the work type is the
+/// result type (no conversion at the end), the result is no root (l2norm) and the operator is a built-in one.
+bool takes_atomics(const ReduceProblem& problem);
 
 }  // namespace autotune::reduce_detail

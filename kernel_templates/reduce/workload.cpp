@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "autotune/error.hpp"
+#include "core/jit.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "kernel_templates/reduce/reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
@@ -22,9 +23,21 @@ class ReduceWorkload final : public Workload {
   ReduceWorkload(const ReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
       : problem_(problem), device_(device) {
     const std::vector<unsigned char> host = generate_values(problem, problem.n, seed);
-    expected_ = reference_reduce(problem, host.data(), problem.n);
     values_ = upload(host);
     out_ = cuda::DeviceBuffer(16);
+    if (problem.op == ReduceOp::user) user_reference();
+    else expected_ = reference_reduce(problem, host.data(), problem.n);
+  }
+
+  // A user operator has no CPU reference: the fallback configuration's result (one-launch, fixed-order) is what every
+  // variant must agree with (compare_user_results).
+  void user_reference() {
+    const ReduceConfig fallback = ReduceConfig::fallback(problem_);
+    const jit::CompileResult c = jit::compile(kernel_source(problem_, fallback), "reduce.cu", device_.arch());
+    if (!c.ok) throw UsageError(fmt::format("the user operator of {} does not compile:\n{}", problem_.key(), c.log));
+    const ReduceKernel kernel(problem_, fallback, device_, c.cubin);
+    kernel.run(values_.get(), problem_.n, out_.get(), nullptr);
+    AUTOTUNE_CUDA(cudaMemcpy(user_expected_, out_.get(), sizeof user_expected_, cudaMemcpyDeviceToHost));
   }
 
   std::vector<Config> space() const override {
@@ -69,6 +82,7 @@ class ReduceWorkload final : public Workload {
     call(stream);
     AUTOTUNE_CUDA(cudaMemcpyAsync(got, out_.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
     AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+    if (problem_.op == ReduceOp::user) return compare_user_results(problem_, user_expected_, got, problem_.n);
     return compare_reduce(problem_, expected_, got, problem_.n, chain);
   }
 
@@ -76,6 +90,7 @@ class ReduceWorkload final : public Workload {
   ReduceProblem problem_;
   DeviceInfo device_;
   ReduceExpected expected_;
+  unsigned char user_expected_[16] = {};
   cuda::DeviceBuffer values_, out_;
 };
 

@@ -26,7 +26,7 @@ CudaType cuda_type(ValueType t) {
     case ValueType::i64: return {"long long", "unsigned long long"};
     case ValueType::u64: return {"unsigned long long", "unsigned long long"};
     case ValueType::f32: return {"float", "float"};
-    case ValueType::f64: return {"double", "double"};
+    case ValueType::f64: return {"double", "double"};    default: break;  // the narrow types: refused by SegReduceProblem::validate
   }
   throw UsageError("unknown value type");
 }
@@ -45,7 +45,7 @@ std::uint64_t arg_empty_bits(ValueType t, bool max) {
     case ValueType::i64: return bits(max ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::lowest());
     case ValueType::u64: return bits(max ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t{0});
     case ValueType::f32: return bits(max ? std::numeric_limits<float>::max() : std::numeric_limits<float>::lowest());
-    case ValueType::f64: return bits(max ? std::numeric_limits<double>::max() : std::numeric_limits<double>::lowest());
+    case ValueType::f64: return bits(max ? std::numeric_limits<double>::max() : std::numeric_limits<double>::lowest());    default: break;
   }
   return 0;
 }

@@ -24,7 +24,9 @@
 
 #include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
+#include "autotune/device.hpp"
 #include "autotune/error.hpp"
+#include "autotune/identity.hpp"
 #include "tests/test_devices.hpp"
 
 namespace autotune::test {
@@ -157,6 +159,21 @@ inline std::vector<char> elf(std::initializer_list<char> tail = {}) {
   std::vector<char> b{'\x7f', 'E', 'L', 'F'};
   b.insert(b.end(), tail.begin(), tail.end());
   return b;
+}
+
+/// A complete run of `p` (any family) recorded with this build's code, so that the lookup's staleness check serves it.
+template <class P, class Cfg>
+void record_current(Cache& cache, const DeviceInfo& d, const P& p, const Cfg& c, double ms = 0.25) {
+  RunInfo info = run_info(current_identity(Problem(p).family_name(), 0).template_hash, nvrtc_version(), 0);
+  info.code.family = std::string(Problem(p).family_name());
+  const auto run = cache.begin_run(d, p, info);
+  Measurement m;
+  m.config = c;
+  m.median_ms = ms;
+  m.samples = 10;
+  m.gbps = 4.0;
+  cache.add_measurement(run, m);
+  cache.finish_run(run, m, elf());
 }
 
 /// One column as text that tells types apart (a double prints with every digit it needs to round-trip).

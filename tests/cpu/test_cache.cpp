@@ -30,8 +30,8 @@ using namespace autotune::test;
 
 TEST_SUITE("cache") {
 
-TEST_CASE("a new cache has schema version 3 with the documented tables, indexes and views") {
-  CHECK(Cache::schema_version() == 4);
+TEST_CASE("a new cache has schema version 5 with the documented tables, indexes and views") {
+  CHECK(Cache::schema_version() == 5);
   {
     Cache mem(":memory:");
     CHECK(mem.path() == ":memory:");
@@ -40,7 +40,8 @@ TEST_CASE("a new cache has schema version 3 with the documented tables, indexes 
   TempPath file;
   { Cache c(file.str()); }
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 4);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 5);
+  CHECK(raw.execAndGet("PRAGMA application_id").getInt() == 0x6175746f);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
   auto columns = [&](const char* object) {
     SQLite::Statement q(raw, "SELECT group_concat(name, ',') FROM pragma_table_info(?)");
@@ -68,10 +69,10 @@ TEST_CASE("a new cache has schema version 3 with the documented tables, indexes 
         "id,key,shape_key,family,sample_type,bins,lower,upper,n,distribution,op,counter_bits");
   CHECK(columns("runs") ==
         "id,device_id,problem_id,started_at,finished_at,strategy,tool_version,template_hash,nvrtc_version,"
-        "driver_version,settings,stale,stale_reason");
+        "driver_version,settings,stale,stale_reason,origin");
   CHECK(columns("measurements") == "id,run_id,config,status,log,median_ms,spread,samples,gbps,roof_pct");
   CHECK(columns("winners") == "device_id,problem_id,run_id,config,median_ms,gbps,arch,cubin,tuned_at,cubin_sha256,"
-                              "source_sha256,nvrtc_options,nvrtc_version");
+                              "source_sha256,nvrtc_options,nvrtc_version,origin");
   CHECK(columns("templates") == "id,family,hash,first_seen");
   CHECK(columns("baselines") == "device_id,problem_id,name,median_ms,gbps,measured_at");
   CHECK(columns("best") == "device,arch,problem,config,gbps,median_ms,tuned_at");
@@ -264,7 +265,8 @@ TEST_CASE("a damaged database is rejected with a CacheError, not a crash") {
   const std::string before = read_bytes(file.path);
   const std::string err = open_error(file.str());
   CHECK(contains(err, "'" + file.str() + "'"));
-  CHECK(contains(err, "corrupt"));
+  CHECK(contains(err, "is damaged"));
+  CHECK(contains(err, "autotune check"));
   CHECK(read_bytes(file.path) == before);
 }
 

@@ -19,6 +19,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
+#include "tests/cpu/trust_fixtures.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -258,9 +259,9 @@ TEST_CASE("a copy taken mid-run, then the finished run: the winner is the re-mea
   tuner.finish_run(run, ok_measurement(config(512, 8), 0.25), elf({'x'}));
   const std::string finished = export_text(tuner);
 
-  Cache fleet(":memory:");
-  import_text(fleet, mid_run);
-  import_text(fleet, finished);
+  Cache fleet(":memory:");  // signed copies, so that the cubin is kept and the export compares whole
+  import_signed(fleet, mid_run);
+  import_signed(fleet, finished);
   CHECK(joined(fleet.invariant_violations()) == "");
   const auto w = fleet.find_winner(h100().model_key(), problem(M));
   REQUIRE(w);

@@ -208,9 +208,10 @@ TEST_CASE("eight writers wait out a writer that holds the lock longer than 5 s, 
         kWriters * (plan::kRuns + 1) * plan::kMeasurements);
 }
 
-TEST_CASE("an import commits in chunks: a writer gets the lock while a long import runs") {
-  // A document of 3000 runs (one measurement each) imports in several chunks; a tuner-like writer started at the
-  // same time finishes its run before the import ends, instead of waiting for all of it.
+TEST_CASE("a writer and a long import at once: both complete, whichever gets the lock first") {
+  // A document of 3000 runs (one measurement each) imports in one transaction (readers see all of it or nothing:
+  // tests/cpu/test_cache_refusals.cpp); a tuner-like writer started at the same time waits for the lock, or takes
+  // it first (the import validates the document before it writes), and completes either way.
   TempPath target;
   Cache s(":memory:");
   {
@@ -240,7 +241,7 @@ TEST_CASE("an import commits in chunks: a writer gets the lock while a long impo
   CHECK(stats.runs == 3000);
   SQLite::Database raw(target.str(), SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("SELECT count(*) FROM runs").getInt() == 3001);
-  MESSAGE("the writer finished before the import: " << writer_done_first.load());
+  MESSAGE("the writer finished before the import ended: " << writer_done_first.load());
 }
 
 }  // TEST_SUITE("cache_concurrency")

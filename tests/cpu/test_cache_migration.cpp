@@ -12,6 +12,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
+#include "core/integrity.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 
 using namespace autotune;
@@ -259,7 +260,7 @@ TEST_CASE("a failed migration leaves the file as it was") {
   const std::string before = read_bytes(file.path);
   const std::string err = open_error(file.str());
   CHECK(contains(err, "'" + file.str() + "'"));
-  CHECK(contains(err, "cannot be migrated from schema 1 to 4"));
+  CHECK(contains(err, fmt::format("cannot be migrated from schema 1 to {}", Cache::schema_version())));
   CHECK(contains(err, "templates"));
   CHECK(read_bytes(file.path) == before);
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
@@ -268,7 +269,7 @@ TEST_CASE("a failed migration leaves the file as it was") {
 
 }  // TEST_SUITE("cache_migration")
 
-// The golden file of schema 2 (tests/data/cache_v2.db, see tests/data/README.md): migrated to schema 4, every row
+// The golden file of schema 2 (tests/data/cache_v2.db, see tests/data/README.md): migrated to the current schema, every row
 // kept, the new baselines table usable, and the same structure as a new file.
 TEST_SUITE("cache_migration") {
 TEST_CASE("the golden schema-2 file opens with the current code, keeps its rows and gains the baselines table") {
@@ -302,9 +303,53 @@ TEST_CASE("the golden schema-2 file opens with the current code, keeps its rows 
     CHECK_FALSE(c.baseline(h200, winners[0].problem, "cub"));
   }
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 4);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == Cache::schema_version());
   { Cache c(fresh.str()); }
   CHECK(structure(file.str()) == structure(fresh.str()));
   CHECK(read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v2.db") == golden);  // the golden file is never touched
+}
+}
+
+// The golden file of schema 4 (tests/data/cache_v4.db, see tests/data/README.md), written by autotune's schema-4 code
+// without an application_id: ours by the shape of its tables, it migrates to the current schema, every row kept and
+// counted as local (its user put it there), and gains the application_id.
+TEST_SUITE("cache_migration") {
+TEST_CASE("the golden schema-4 file opens with the current code: its rows are local, it gains the application_id") {
+  TempPath file, fresh;
+  const fs::path golden = fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v4.db";
+  const std::string golden_bytes = read_bytes(golden);
+  {
+    SQLite::Database raw(golden.string(), SQLite::OPEN_READONLY);
+    REQUIRE(raw.execAndGet("PRAGMA user_version").getInt() == 4);
+    REQUIRE(raw.execAndGet("PRAGMA application_id").getInt() == 0);
+  }
+  const std::string h200 = "NVIDIA H200|sm_90|132SM|143155MiB";
+  const auto problem16m = *Problem::parse("histogram/u8/bins=256/range=[0,256)/n=16777216/dist=uniform");
+  {
+    const Cache c = Cache::open_read_only(golden.string());  // read through an upgraded copy in memory
+    const auto w = c.find_winner(h200, problem16m);
+    REQUIRE(w);
+    CHECK(w->origin == "local");
+    CHECK(w->cubin.size() == 1024);
+    CHECK(w->cubin_sha256 == integrity::sha256_hex(w->cubin));
+  }
+  fs::copy_file(golden, file.path);
+  {
+    Cache c(file.str());
+    const auto w = c.find_winner(h200, problem16m);
+    REQUIRE(w);
+    CHECK(w->origin == "local");
+    CHECK(w->median_ms == 0.0091);
+    CHECK(c.measurements(w->run_id).size() == 2);
+    REQUIRE(c.baseline(h200, problem16m, "cub"));
+    CHECK(c.invariant_violations().empty());
+  }
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == Cache::schema_version());
+  CHECK(raw.execAndGet("PRAGMA application_id").getInt() == 0x6175746f);
+  CHECK(raw.execAndGet("SELECT group_concat(DISTINCT origin) FROM runs").getString() == "local");
+  { Cache c(fresh.str()); }
+  CHECK(structure(file.str()) == structure(fresh.str()));
+  CHECK(read_bytes(golden) == golden_bytes);  // the golden file is never touched
 }
 }

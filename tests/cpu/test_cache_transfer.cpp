@@ -20,6 +20,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
+#include "tests/cpu/trust_fixtures.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -80,9 +81,16 @@ void fill(Cache& c) {
   REQUIRE(c.mark_stale({"00000000000000aa", 0, 0, "histogram"}, h.model_key()) == 1);
 }
 
+// Signed with a trusted key, so that the rows count as the user's own, cubins included: these tests are about what
+// survives a transfer (tests/cpu/test_cache_signed.cpp is about what an unsigned import is trusted for).
 ImportStats import_text(Cache& c, const std::string& text, const std::string& source = "test.json") {
+  return import_signed(c, text, source);
+}
+
+// Unsigned: the rows are recorded as imported and the cubins dropped, as merge() records another file's.
+ImportStats import_as_data(Cache& c, const std::string& text) {
   std::istringstream in(text);
-  return c.import_json(in, source);
+  return c.import_json(in, "test.json");
 }
 
 std::string describe(const Winner& w) {
@@ -355,10 +363,10 @@ TEST_CASE("merge adds another cache file, which it never modifies; merging again
   }
   fs::copy_file(mine.path, expected.path);
   {
-    // What the merge must give: the same as importing their export.
+    // What the merge must give: the same as importing their export, unsigned.
     Cache e(expected.str());
     const Cache t(theirs.str());
-    import_text(e, export_text(t));
+    import_as_data(e, export_text(t));
   }
   const std::string theirs_bytes = read_bytes(theirs.path);  // after every connection of ours to it closed
   Cache m(mine.str());
@@ -441,7 +449,7 @@ TEST_CASE("merging a missing, foreign, corrupt or newer file is an error naming 
     std::mt19937 rng(3);
     for (int i = 0; i < page_size; ++i) bytes[std::size_t(page_count / 2) * page_size + i] = static_cast<char>(rng());
     write_bytes(other.path, bytes);
-    expect = "corrupt";
+    expect = "is damaged";
   }
   const bool exists = fs::exists(other.path);
   const std::string other_before = exists ? read_bytes(other.path) : "";

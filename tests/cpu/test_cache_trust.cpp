@@ -1,7 +1,8 @@
 // A cache is untrusted input (caches travel between machines, and the cubins they carry run on users' GPUs):
-// import refuses documents that break the schema's invariants or carry unverifiable cubins, without writing
-// anything; lookups serve a stored cubin only when it is verifiably what this build compiles; merge of the
-// repository's own golden files works; a refused import into a new path leaves no file.
+// import refuses documents that break the schema's invariants, without writing anything; what it accepts is data
+// recorded as imported (never served as exact, its cubins dropped unless this machine compiles the same bytes)
+// unless the document is signed by a trusted key; lookups serve a stored cubin only when it is verifiably what this
+// build compiles; merge of the repository's own golden files works; a refused import into a new path leaves no file.
 #include <doctest/doctest.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -17,12 +18,20 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "autotune/cache.hpp"
+#include "autotune/device.hpp"
 #include "autotune/error.hpp"
+#include "autotune/identity.hpp"
 #include "autotune/resolution.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/integrity.hpp"
+#include "core/jit.hpp"
+#include "runtime/size_table.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
+#include "tests/cpu/trust_fixtures.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -186,8 +195,14 @@ TEST_CASE("cubins: a cubin without a recorded hash and --no-cubins import the re
     CHECK(w->cubin.empty());
   }
   {
+    // Unsigned, without verify_cubins: the cubin is another machine's code that nothing here vouches for.
     Cache c(":memory:");
-    CHECK(import_text(c, exported().dump()).cubins_dropped == 0);
+    CHECK(import_text(c, exported().dump()).cubins_dropped == 1);
+    CHECK(c.find_winner(h100().model_key(), problem(M))->cubin.empty());
+  }
+  {
+    Cache c(":memory:");
+    CHECK(import_signed(c, exported().dump()).cubins_dropped == 0);
     CHECK(c.find_winner(h100().model_key(), problem(M))->cubin == good_cubin());
   }
 }

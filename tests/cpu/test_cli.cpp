@@ -164,7 +164,7 @@ TEST_SUITE("cli") {
     refuses({"tune", "--bins", "-5", "--n", "1M"}, "--bins");
     refuses({"tune", "--bins", "abc", "--n", "1M"}, "not an integer");
     refuses({"tune", "--n", "abc"}, "--n");
-    refuses({"tune", "--type", "f16", "--bins", "10", "--n", "1M"}, "unknown sample type 'f16'");
+    refuses({"tune", "--type", "f8", "--bins", "10", "--n", "1M"}, "unknown sample type 'f8'");
     refuses({"tune", "--type", "f32", "--bins", "10", "--lower", "1", "--upper", "1", "--n", "1M"}, "less than upper");
     refuses({"tune", "--type", "f32", "--bins", "10", "--lower", "2", "--upper", "1", "--n", "1M"}, "less than upper");
     refuses({"tune", "--kernel", "sort", "--n", "1M"}, "unknown kernel family 'sort'");
@@ -196,7 +196,7 @@ TEST_SUITE("cli") {
     refuses({"best", "--n", "1M", "--device", "-2"}, "--device");
     refuses({"best", "--n", "1M", "--device-model", ""}, "--device-model: the model key is empty");
     refuses({"best", "--n", "1M", "--device", "0", "--counters", "16"}, "--counters: '16' is not 32 or 64");
-    refuses({"best", "--n", "1M", "--device", "0", "--type", "f16"}, "unknown sample type 'f16'");
+    refuses({"best", "--n", "1M", "--device", "0", "--type", "f8"}, "unknown sample type 'f8'");
     refuses({"best", "--n", "1M", "--device", "0", "--all"}, "best");
     refuses({"best", "--n", "1M", "--device", "0", "stray"}, "best");
     refuses({"tune", "--counters", "48", "--n", "1M"}, "--counters");
@@ -404,16 +404,28 @@ TEST_SUITE("cli") {
     CHECK(doc["format"] == "autotune-cache");
     CHECK(doc["runs"].size() == 2);
 
+    // Unsigned: recorded as imported; the made-up cubin is not what NVRTC compiles here, so it is left out.
     REQUIRE(run_line({"import", json.str(), "--cache", imported.str()}, out) == 0);
     CHECK(out == "imported " + json.str() + " into " + imported.str() +
-                     ": 2 devices, 1 problem, 2 templates, 2 runs, 2 measurements, 2 winners added or updated\n");
+                     ": 2 devices, 1 problem, 2 templates, 2 runs, 2 measurements, 2 winners added or updated"
+                     " (recorded as imported: never served as exact) (1 cubin left out: applications compile from "
+                     "source)\n");
     REQUIRE(run_line({"import", json.str(), "--cache", imported.str()}, out) == 0);
     CHECK(out == "imported " + json.str() + " into " + imported.str() + ": nothing new\n");
-    CHECK(autotune::test::dump_contents(imported.str()) == autotune::test::dump_contents(source.str()));
 
+    // Signed and trusted: the same contents as the source, cubin included.
+    TempPath key, signed_json, trusted;
+    REQUIRE(run_line({"keygen", "--output", key.str()}, out) == 0);
+    REQUIRE(run_line({"export", "--cache", source.str(), "--sign", key.str(), "--output", signed_json.str()}, out) == 0);
+    REQUIRE(run_line({"import", signed_json.str(), "--trust", key.str() + ".pub", "--cache", trusted.str()}, out) == 0);
+    CHECK(out.find(" (signed by trusted key ") != std::string::npos);
+    CHECK(autotune::test::dump_contents(trusted.str()) == autotune::test::dump_contents(source.str()));
+    std::filesystem::remove(key.str() + ".pub");
+
+    // A merged file is another machine's data too: the same as the unsigned import.
     REQUIRE(run_line({"merge", source.str(), "--cache", merged.str()}, out) == 0);
     CHECK(out.find("merged " + source.str() + " into " + merged.str() + ": 2 devices") == 0);
-    CHECK(autotune::test::dump_contents(merged.str()) == autotune::test::dump_contents(source.str()));
+    CHECK(autotune::test::dump_contents(merged.str()) == autotune::test::dump_contents(imported.str()));
 
     REQUIRE(run_line({"gc", "--cache", merged.str()}, out) == 0);
     CHECK(out == "deleted 4 stale rows from " + merged.str() + "\n");  // winner, measurement, run, template

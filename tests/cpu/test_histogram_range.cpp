@@ -65,7 +65,7 @@ TEST_SUITE("histogram_range") {
                             "histogram_range/u8/bins=255/edges=wavy/n=1/dist=uniform",  // unknown edges
                             "histogram_range/u8/bins=257/edges=even/n=1/dist=uniform",  // too many bins for u8
                             "histogram_range/u8/bins=0/edges=even/n=1/dist=uniform",
-                            "histogram_range/f16/bins=10/edges=even/n=1/dist=uniform",
+                            "histogram_range/f8/bins=10/edges=even/n=1/dist=uniform",  // no such type
                             "histogram_range/u8/bins=10/edges=even/n=1/dist=uniform/counters=16",
                             "histogram_range/u8/bins=10/edges=even/n=1/dist=uniform/extra=1"})
       CHECK_MESSAGE(!Problem::parse(key).has_value(), key);
@@ -185,18 +185,18 @@ TEST_SUITE("histogram_range") {
     CHECK(reference_range_histogram(u32, us.data(), us.size(), ulevels.data()) == std::vector<std::uint64_t>{2});
   }
 
-  TEST_CASE("configuration rules: values is for u8 in shared memory, lut for u8/u16 under 65535 bins") {
+  TEST_CASE("configuration rules: values is for 8-bit samples in shared memory, lut for 8/16-bit under 65535 bins") {
     HistogramRangeConfig c;
     c.binning = RangeBinning::values;
     CHECK(c.invalid_reason(make(SampleType::u8, 255)).empty());
-    CHECK(c.invalid_reason(make(SampleType::u16, 255)) == "counting sample values is for u8 samples");
+    CHECK(c.invalid_reason(make(SampleType::u16, 255)) == "counting sample values is for 8-bit samples (u8, i8)");
     c.privatization = Privatization::global;
     CHECK(c.invalid_reason(make(SampleType::u8, 255)) == "counting sample values needs shared counters");
     c = HistogramRangeConfig{};
     c.binning = RangeBinning::lut;
     CHECK(c.invalid_reason(make(SampleType::u16, 65534)).empty());
     CHECK(!c.invalid_reason(make(SampleType::u16, 65535)).empty());
-    CHECK(c.invalid_reason(make(SampleType::f32, 10)) == "a lookup table is for u8 and u16 samples");
+    CHECK(c.invalid_reason(make(SampleType::f32, 10)) == "a lookup table is for 8- and 16-bit samples");
     c = HistogramRangeConfig{};
     c.privatization = Privatization::global;
     c.grid_blocks = 1;

@@ -1,9 +1,13 @@
-// The on-disk compile cache (jit::compile_cached) trusts a file by the SHA-256 it carries, never by its name: a
-// file planted or damaged under the right name is compiled again and replaced. NVRTC runs on the CPU; no GPU needed.
+// The on-disk compile cache (jit::compile_cached) trusts a file by the HMAC it carries, keyed with the user's own
+// secret key file beside it, never by its name or a hash anyone can compute: a file planted, damaged or renamed
+// under the right name is compiled again and replaced. NVRTC runs on the CPU; no GPU needed.
 #include <doctest/doctest.h>
+
+#include <sys/stat.h>
 
 #include <string>
 
+#include "core/integrity.hpp"
 #include "core/jit.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 
@@ -24,6 +28,15 @@ TEST_CASE("a cubin planted in the compile cache under the right name is not used
     write_bytes(file, "autotune-cubin 1 " + std::string(64, '0') + "\n" + std::string("\x7f" "ELF", 4) +
                           std::string(4096, 'A'));
   }
+  SUBCASE("a header with the payload's own SHA-256, which anyone can compute") {
+    const std::string payload = std::string("\x7f" "ELF", 4) + std::string(4096, 'A');
+    write_bytes(file, "autotune-cubin 1 " + integrity::sha256_hex(payload) + "\n" + payload);
+  }
+  SUBCASE("the current format with an HMAC made without the user's key") {
+    const std::string payload = std::string("\x7f" "ELF", 4) + std::string(4096, 'A');
+    write_bytes(file, "autotune-cubin 2 " + integrity::hmac_sha256_hex("guessed", payload.data(), payload.size()) +
+                          "\n" + payload);
+  }
   const std::string planted = read_bytes(file);
   const jit::CompileResult first = jit::compile_cached(source, "probe.cu", "sm_90", dir.str());
   REQUIRE_MESSAGE(first.ok, first.log);
@@ -41,6 +54,47 @@ TEST_CASE("a cubin planted in the compile cache under the right name is not used
   const jit::CompileResult third = jit::compile_cached(source, "probe.cu", "sm_90", dir.str());
   CHECK_FALSE(third.from_cache);
   CHECK(third.cubin == first.cubin);
+}
+
+TEST_CASE("the compile cache's key is created 0600; a file written under one name is a miss under another") {
+  TempPath dir;
+  const std::string a = "extern \"C\" __global__ void renamed_a(int* p) { if (p) *p = 1; }\n";
+  const std::string b = "extern \"C\" __global__ void renamed_b(int* p) { if (p) *p = 2; }\n";
+  const jit::CompileResult first = jit::compile_cached(a, "a.cu", "sm_90", dir.str());
+  REQUIRE_MESSAGE(first.ok, first.log);
+  struct stat st {};
+  REQUIRE(::stat((dir.path / "hmac-key").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  CHECK(st.st_uid == ::geteuid());
+  // A's file, valid under A's name, copied to B's name: B's source would run A's kernel. It is a miss.
+  const std::string file_b = jit::compile_cache_file(b, "sm_90", dir.str());
+  fs::copy_file(jit::compile_cache_file(a, "sm_90", dir.str()), file_b);
+  const jit::CompileResult second = jit::compile_cached(b, "b.cu", "sm_90", dir.str());
+  REQUIRE_MESSAGE(second.ok, second.log);
+  CHECK_FALSE(second.from_cache);
+  CHECK(second.cubin != first.cubin);
+  CHECK(jit::compile_cached(b, "b.cu", "sm_90", dir.str()).from_cache);
+}
+
+TEST_CASE("a compile-cache key readable by others, or not a regular file, disables the directory") {
+  TempPath dir;
+  const std::string source = "extern \"C\" __global__ void loose_key(int* p) { if (p) *p = 3; }\n";
+  REQUIRE(jit::compile_cached(source, "k.cu", "sm_90", dir.str()).ok);
+  REQUIRE(jit::compile_cached(source, "k.cu", "sm_90", dir.str()).from_cache);
+  const fs::path key = dir.path / "hmac-key";
+  SUBCASE("mode 0644") { fs::permissions(key, fs::perms::owner_read | fs::perms::owner_write |
+                                               fs::perms::group_read | fs::perms::others_read); }
+  SUBCASE("a directory in its place") {
+    fs::remove(key);
+    fs::create_directory(key);
+  }
+  const std::string file = jit::compile_cache_file(source, "sm_90", dir.str());
+  const std::string stored = read_bytes(file);
+  const jit::CompileResult r = jit::compile_cached(source, "k.cu", "sm_90", dir.str());
+  REQUIRE(r.ok);
+  CHECK_FALSE(r.from_cache);
+  CHECK(read_bytes(file) == stored);  // nothing written with a key that cannot be trusted
+  CHECK(integrity::private_file_problem(key.string()) != "");
 }
 
 }  // TEST_SUITE("jit_cache")

@@ -1,9 +1,10 @@
 // The measured default policy (runtime/policy.hpp): the shipped data of each built-in family parses and is what its
 // folder holds, malformed data is refused with a reason, the choice rule (closest valid shape, asymmetric in bins,
-// device limits, nearest size) and its place in the lookup order (after everything measured, before the built-in
-// default; never "tuned" for strict mode).
+// device limits, nearest size), every usable shape as a candidate of the lookup, and what the lookup serves with
+// nothing measured (never "tuned" for strict mode).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -105,6 +106,22 @@ TEST_SUITE("policy") {
                               "priv=global,R=1,cbits=32,block=256,vec=16,loads=1,agg=none,part=interleaved,merge=self_zero,grid=0")),
             "cannot run");
     CHECK(parse_policy("histogram", "").entries.empty());  // a family without a policy
+  }
+
+  TEST_CASE("every usable shape is a candidate of the lookup, closest first, with its distance and GPU") {
+    const Policy p = parse_policy("histogram", policy_text(entry(f32(64, 1 << 20), kFew) + "," +
+                                                             entry(f32(4096, 1 << 16), kMid) + "," +
+                                                             entry(f32(4096, 1 << 24), kFew)));
+    CHECK(p.gpu == "Test GPU");
+    const auto shapes = policy_shapes(p, f32(2000, 1 << 16), nullptr);
+    REQUIRE(shapes.size() == 2);
+    // 4096 bins: log2(4096/2000) = 1.034 doublings more, counted twice; 64 bins: log2(2000/64) = 4.966 fewer.
+    CHECK(shapes[0].shape.shape_key() == f32(4096, 0).shape_key());
+    CHECK(shapes[0].distance == doctest::Approx(2 * std::log2(4096.0 / 2000)));
+    CHECK(shapes[0].sizes.size() == 2);
+    CHECK(shapes[1].shape.shape_key() == f32(64, 0).shape_key());
+    CHECK(shapes[1].distance == doctest::Approx(std::log2(2000.0 / 64)));
+    CHECK(shapes[1].sizes.size() == 1);
   }
 
   TEST_CASE("the choice: the closest valid shape, a shape with more bins counted twice, then the nearest size") {
@@ -259,7 +276,7 @@ TEST_SUITE("policy") {
     CHECK(untuned_lookup(target, wide).source == ConfigSource::policy);
   }
 
-  TEST_CASE("in the lookup order the policy comes after everything measured and is never tuned data") {
+  TEST_CASE("with nothing measured the policy serves, and it is never tuned data") {
     const DeviceInfo h100 = test::h100_device("GPU-policy");
     LookupTarget target{h100.model_key(), h100.arch(), h100.sm_count, 0, h100};
     const Cache empty(":memory:");
@@ -270,14 +287,15 @@ TEST_SUITE("policy") {
     CHECK(l.distance.find("policy fitted for histogram/f32/") != std::string::npos);
     CHECK_FALSE(meets(ConfigSource::policy, Requirement::tuned));
     CHECK(meets(ConfigSource::policy, Requirement::any));
-    // The table: one range per size of the chosen shape, all policy, covering every n; it agrees with the lookup.
+    // The table covers every n; its ranges are the policy's sizes, or the built-in default where every policy size
+    // is predicted to run worse (far beyond the sizes it was measured at); it agrees with the lookup.
     const SizeLookup s = lookup_sizes(empty, target, p);
     REQUIRE(s.sizes.size() >= 2);
     CHECK(s.sizes.front().n_from == 0);
     CHECK(s.sizes.back().n_to == std::numeric_limits<std::uint64_t>::max());
     for (const SizeRange& r : s.sizes) {
-      CHECK(r.source == ConfigSource::policy);
-      CHECK(r.why.rfind("policy: tuned for n=", 0) == 0);
+      CHECK((r.source == ConfigSource::policy || r.source == ConfigSource::fallback));
+      if (r.source == ConfigSource::policy) CHECK(r.why.rfind("policy: tuned for n=", 0) == 0);
       if (r.contains(p.n)) CHECK(r.config == l.config);
     }
     CHECK(untuned_sizes(target, p).sizes.size() == s.sizes.size());  // without a cache file: the same table

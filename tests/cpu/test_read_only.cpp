@@ -73,8 +73,8 @@ TEST_SUITE("read_only") {
         const Lookup near = lookup_config(cache, target_of(h100()), problem(16 * M));
         if (near.source != ConfigSource::nearest_size || near.winner->problem.n() != 64 * M) ::_exit(13);
         // Measured with another template: skipped and counted, never served, and not marked (the similar tuned
-        // problem, u8/256 bins, is served instead).
-        const Lookup other = lookup_config(cache, target_of(h100()), problem(1 * M, 128));
+        // problem, u8/256 bins, one doubling away, is served instead).
+        const Lookup other = lookup_config(cache, target_of(h100()), problem(32 * M, 128));
         if (other.source != ConfigSource::similar_problem || other.config != Config(config(512, 4)) ||
             other.stale_skipped != 1)
           ::_exit(14);

@@ -86,6 +86,41 @@ TEST_SUITE("nvrtc") {
       CHECK(regs <= 32);
     }
   }
+  TEST_CASE("the value-counting twins of the u8 winners (37 bins over [10, 250)) keep 2048 threads per SM: <= 32 "
+            "registers") {
+    const std::vector<std::string> configs = {
+        kU8RoofWinner + ",bin=values",
+        "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0,bin=values",
+        "priv=shared,R=16,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0,bin=values"};
+    for (const std::string& config : configs) {
+      CAPTURE(config);
+      const int regs = variant_registers("histogram/u8/bins=37/range=[10,250)/n=268435456/dist=uniform", config,
+                                         "autotune_histogram");
+      MESSAGE("autotune_histogram ", config, ": ", regs, " registers");
+      CAPTURE(regs);
+      CHECK(regs > 0);
+      CHECK(regs <= 32);
+    }
+  }
+  TEST_CASE("float min and max in 512- and 1024-thread blocks keep 2048 threads per SM: <= 32 registers") {
+    // The preset's 256M and 16M winners of sum, min and max, and a one-tile-per-block grid where min/max were
+    // measured 1.3-1.8x slower than the sum (bench/results/2026-12-01c-h200-preset-standard.log.gz): a hardware
+    // min/max per element and NaN noted beside it (reduce.cu) must not cost the occupancy the sum has. (f64 with 4
+    // accumulators and 4 loads takes 34, the sum 32: 1536 threads per SM; the space keeps 1 and 2 at <= 32.)
+    for (const std::string config : {"red=warp_shuffle,block=1024,vec=16,loads=4,acc=2,finish=last_block,grid=0",
+                                     "red=warp_shuffle,block=1024,vec=16,loads=4,acc=1,finish=last_block,grid=0",
+                                     "red=warp_shuffle,block=512,vec=16,loads=4,acc=1,finish=last_block,grid=0",
+                                     "red=warp_shuffle,block=512,vec=16,loads=2,acc=1,finish=two_pass,grid=-1"})
+      for (const std::string type : {"f32", "f64"})
+        for (const std::string op : {"min", "max"}) {
+          CAPTURE(config);
+          const int regs = variant_registers("reduce/" + op + "/" + type + "/acc=" + type + "/n=268435456/dist=uniform",
+                                             config, "autotune_reduce");
+          MESSAGE(type, " ", op, " ", config, ": ", regs, " registers");
+          CHECK(regs > 0);
+          CHECK(regs <= 32);
+        }
+  }
   TEST_CASE("every histogram variant also holds the 2D entry point the launcher loads for regions of several rows") {
     // HistogramKernel loads kHistogram2dKernelName from the same cubin; a variant without it could not be constructed.
     CHECK(variant_registers(kU8Roof, kU8RoofWinner, "autotune_histogram_2d") > 0);

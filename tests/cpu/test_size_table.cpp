@@ -1,6 +1,9 @@
 // The size table of size-adaptive handles (include/autotune/resolution.hpp SizeRange, runtime/size_table.hpp) on the
-// CPU: switch points at geometric means, merged ranges, the lookup order for shapes without tuned sizes, provenance
-// text, strict mode, and agreement with the single lookup (lookup_config) at every size, read from a cache.
+// CPU: switch points, merged ranges, the ranking for shapes without tuned sizes, provenance text, strict mode, and
+// agreement with the single lookup (lookup_config) at every size, read from a cache. The tables of tuned sizes alone
+// are ranked with a symmetric cost table written here (a winner loses as much per doubling above its size as below),
+// with which the switch between two sizes is exactly their geometric mean; the shipped costs are asymmetric
+// (tests/cpu/test_rank.cpp checks the switch they give).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -14,6 +17,7 @@
 #include "autotune/identity.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "autotune/resolution.hpp"
+#include "runtime/rank.hpp"
 #include "runtime/size_table.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 
@@ -33,26 +37,22 @@ TunedSize at(std::uint64_t n, const Config& c, std::string note = "") {
   return TunedSize{n, c, "MODEL", std::move(note)};
 }
 
+// 1/4 more per doubling of n, either way, up to 64 doublings.
+const TransferCosts& symmetric() {
+  static const TransferCosts c = parse_transfer_costs(R"({"format": 1, "default_family": "histogram", "families": {
+      "histogram": {"size": {"from_larger": [{"at": 64, "predicted": 17}], "from_smaller": [{"at": 64, "predicted": 17}]}}}})");
+  return c;
+}
+
+std::vector<SizeRange> table(std::vector<TunedSize> tuned, const Lookup& untuned) {
+  return build_size_table(std::move(tuned), untuned, symmetric());
+}
+
 Lookup fallback_lookup() {
   Lookup l;
   l.source = ConfigSource::fallback;
   l.config = Config::fallback(problem(1000));
   return l;
-}
-
-// A run recorded with this build's code, so that the lookup's staleness check keeps it (as test_family.cpp).
-template <class P, class Cfg>
-void record(Cache& cache, const DeviceInfo& d, const P& p, const Cfg& c) {
-  RunInfo info = run_info(current_identity(Problem(p).family_name(), 0).template_hash, nvrtc_version(), 0);
-  info.code.family = std::string(Problem(p).family_name());
-  const auto run = cache.begin_run(d, p, info);
-  Measurement m;
-  m.config = c;
-  m.median_ms = 0.25;
-  m.samples = 10;
-  m.gbps = 4.0;
-  cache.add_measurement(run, m);
-  cache.finish_run(run, m, elf());
 }
 
 LookupTarget target_of(const DeviceInfo& d) { return LookupTarget{d.model_key(), d.arch(), d.sm_count, 0}; }
@@ -68,23 +68,25 @@ const SizeRange& range_holding(const std::vector<SizeRange>& sizes, std::uint64_
 }  // namespace
 
 TEST_SUITE("size_table") {
-  TEST_CASE("the switch between two tuned sizes is at the geometric mean of n+1") {
-    // (m+1)^2 >= (a+1)(b+1), by hand: 4*16 = 64 = 8^2; 16*64 = 1024 = 32^2; 4096*65536 = 2^28 = (2^14)^2.
-    CHECK(size_switch_point(3, 15) == 7);
-    CHECK(size_switch_point(15, 63) == 31);
-    CHECK(size_switch_point(4095, 65535) == 16383);
-    CHECK(size_switch_point(0, 3) == 1);  // 1*4 = 2^2
-    CHECK(size_switch_point(0, 1) == 1);  // 1*2: 1^2 < 2 <= 2^2
-    CHECK(size_switch_point(7, 8) == 8);  // 8*9 = 72: 8^2 < 72 <= 9^2
+  TEST_CASE("with symmetric costs the switch between two tuned sizes is at the geometric mean of n+1") {
+    // The first n served by b: the smallest m with (m+1)^2 >= (a+1)(b+1), by hand: 4*16 = 64 = 8^2; 16*64 = 1024 =
+    // 32^2; 4096*65536 = 2^28 = (2^14)^2; at the mean itself both are as far: the tie goes to the larger size.
+    auto first_of_b = [](std::uint64_t a, std::uint64_t b) {
+      const auto t = table({at(a, A()), at(b, B())}, fallback_lookup());
+      REQUIRE(t.size() == 2);
+      return t[1].n_from;
+    };
+    CHECK(first_of_b(3, 15) == 7);
+    CHECK(first_of_b(15, 63) == 31);
+    CHECK(first_of_b(4095, 65535) == 16383);
+    CHECK(first_of_b(0, 3) == 1);  // 1*4 = 2^2
+    CHECK(first_of_b(7, 8) == 8);  // 8*9 = 72: 8^2 < 72 <= 9^2
     // Powers of two, as a ladder tunes them: 4097 * 65537 = 268505089; 16386^2 = 268500996 < it <= 16387^2.
-    CHECK(size_switch_point(4096, 65536) == 16386);
-    // Near the top of the range: no overflow.
-    CHECK(size_switch_point(kMax - 2, kMax - 1) == kMax - 1);
-    CHECK_THROWS_AS(size_switch_point(5, 5), UsageError);
+    CHECK(first_of_b(4096, 65536) == 16386);
   }
 
   TEST_CASE("three tuned sizes with three configurations: three ranges, each served by its nearest size") {
-    const auto t = build_size_table({at(63, C()), at(3, A()), at(15, B())}, fallback_lookup());  // any order
+    const auto t = table({at(63, C()), at(3, A()), at(15, B())}, fallback_lookup());  // any order
     REQUIRE(t.size() == 3);
     CHECK(t[0].n_from == 0);
     CHECK(t[0].n_to == 6);
@@ -111,7 +113,7 @@ TEST_SUITE("size_table") {
   }
 
   TEST_CASE("adjacent sizes with one configuration are one range; the same configuration apart stays apart") {
-    const auto merged = build_size_table({at(3, A()), at(15, A()), at(63, B())}, fallback_lookup());
+    const auto merged = table({at(3, A()), at(15, A()), at(63, B())}, fallback_lookup());
     REQUIRE(merged.size() == 2);
     CHECK(merged[0].n_from == 0);
     CHECK(merged[0].n_to == 30);
@@ -119,25 +121,25 @@ TEST_SUITE("size_table") {
     CHECK(merged[0].why == "tuned for n=3 and n=15");
     CHECK(merged[1].n_from == 31);
 
-    const auto three = build_size_table({at(3, A()), at(15, A()), at(63, A())}, fallback_lookup());
+    const auto three = table({at(3, A()), at(15, A()), at(63, A())}, fallback_lookup());
     REQUIRE(three.size() == 1);
     CHECK(three[0].n_from == 0);
     CHECK(three[0].n_to == kMax);
     CHECK(three[0].why == "tuned for n=3, n=15 and n=63");
 
-    const auto apart = build_size_table({at(3, A()), at(15, B()), at(63, A())}, fallback_lookup());
+    const auto apart = table({at(3, A()), at(15, B()), at(63, A())}, fallback_lookup());
     REQUIRE(apart.size() == 3);
     CHECK(apart[0].config == A());
     CHECK(apart[2].config == A());
 
     // A size given twice keeps its first entry.
-    const auto dup = build_size_table({at(3, A()), at(3, B())}, fallback_lookup());
+    const auto dup = table({at(3, A()), at(3, B())}, fallback_lookup());
     REQUIRE(dup.size() == 1);
     CHECK(dup[0].config == A());
   }
 
   TEST_CASE("one tuned size serves every n, as the single lookup does today") {
-    const auto t = build_size_table({at(1000, B(), "measured on dist=uniform, not runs")}, fallback_lookup());
+    const auto t = table({at(1000, B(), "measured on dist=uniform, not runs")}, fallback_lookup());
     REQUIRE(t.size() == 1);
     CHECK(t[0].n_from == 0);
     CHECK(t[0].n_to == kMax);
@@ -146,7 +148,7 @@ TEST_SUITE("size_table") {
   }
 
   TEST_CASE("no tuned size of the shape: one range from the rest of the lookup order") {
-    const auto fb = build_size_table({}, fallback_lookup());
+    const auto fb = table({}, fallback_lookup());
     REQUIRE(fb.size() == 1);
     CHECK(fb[0].source == ConfigSource::fallback);
     CHECK(fb[0].n_from == 0);
@@ -164,7 +166,7 @@ TEST_SUITE("size_table") {
     w.config = A();
     similar.winner = w;
     similar.distance = "tuned for " + problem(64 * M, 1024).key();
-    const auto sp = build_size_table({}, similar);
+    const auto sp = table({}, similar);
     REQUIRE(sp.size() == 1);
     CHECK(sp[0].source == ConfigSource::similar_problem);
     CHECK(sp[0].source_at(64 * M) == ConfigSource::similar_problem);  // another shape: never exact
@@ -173,7 +175,7 @@ TEST_SUITE("size_table") {
   }
 
   TEST_CASE("strict mode for a table") {
-    const auto tuned = build_size_table({at(3, A()), at(15, B())}, fallback_lookup());
+    const auto tuned = table({at(3, A()), at(15, B())}, fallback_lookup());
     Lookup exact_hint;
     exact_hint.source = ConfigSource::exact;
     Lookup near_hint;
@@ -187,7 +189,7 @@ TEST_SUITE("size_table") {
     // exact without a hint (n = 0): every range from tuned sizes of the shape on this model.
     CHECK(size_table_violation(tuned, near_hint, 0, Requirement::exact) == "");
 
-    const auto fb = build_size_table({}, fallback_lookup());
+    const auto fb = table({}, fallback_lookup());
     CHECK(size_table_violation(fb, fallback_lookup(), 20, Requirement::any) == "");
     CHECK(size_table_violation(fb, fallback_lookup(), 20, Requirement::tuned) == "nothing (the built-in default)");
     CHECK(size_table_violation(fb, fallback_lookup(), 0, Requirement::exact) ==
@@ -197,104 +199,113 @@ TEST_SUITE("size_table") {
     similar.source = ConfigSource::similar_device;
     similar.config = A();
     similar.distance = "tuned on NVIDIA H100 80GB HBM3 (132 SMs)";
-    const auto sd = build_size_table({}, similar);
+    const auto sd = table({}, similar);
     CHECK(size_table_violation(sd, similar, 20, Requirement::tuned) == "");
     CHECK(size_table_violation(sd, similar, 0, Requirement::exact) ==
           "no tuned size of the problem's shape on this GPU model (similar_device (tuned on NVIDIA H100 80GB HBM3 "
           "(132 SMs)))");
   }
 
-  TEST_CASE("read from a cache: the table agrees with the single lookup at and around every switch point") {
+  TEST_CASE("read from a cache: the table covers every n and agrees with the single lookup at every switch") {
     Cache cache(":memory:");
     // 4K, 64K and 1M samples, three configurations; another shape and another model that must not leak in.
-    record(cache, h100(), problem(4096), A());
-    record(cache, h100(), problem(65536), B());
-    record(cache, h100(), problem(M), C());
-    record(cache, h100(), problem(16 * M, 1024), B());
-    record(cache, a100(), problem(16 * M), A());
+    record_current(cache, h100(), problem(4096), A());
+    record_current(cache, h100(), problem(65536), B());
+    record_current(cache, h100(), problem(M), C());
+    record_current(cache, h100(), problem(16 * M, 1024), B());
+    record_current(cache, a100(), problem(16 * M), A());
 
     const SizeLookup s = lookup_sizes(cache, target_of(h100()), problem(100000));
-    REQUIRE(s.sizes.size() == 3);
-    CHECK(s.winners.size() == 3);
-    CHECK(s.sizes[0].config == A());
-    CHECK(s.sizes[1].config == B());
-    CHECK(s.sizes[2].config == C());
-    // Switches by hand: 4097 * 65537 = 268505089, 16386^2 = 268500996 < it <= 16387^2 = 268533769;
-    // 65537 * 1048577 = 68720590849, 262146^2 = 68720525316 < it <= 262147^2 = 68721049609.
-    CHECK(s.sizes[1].n_from == 16386);
-    CHECK(s.sizes[2].n_from == 262146);
-    CHECK(s.sizes[1].tuned_model_key == h100().model_key());
+    REQUIRE_FALSE(s.sizes.empty());
+    CHECK(s.sizes.front().n_from == 0);
+    CHECK(s.sizes.back().n_to == kMax);
+    for (std::size_t i = 1; i < s.sizes.size(); ++i) CHECK(s.sizes[i].n_from == s.sizes[i - 1].n_to + 1);
+    // Each tuned size serves itself, exactly; the three configurations in the order of their sizes.
+    CHECK(range_holding(s.sizes, 4096).config == A());
+    CHECK(range_holding(s.sizes, 65536).config == B());
+    CHECK(range_holding(s.sizes, M).config == C());
+    for (const std::uint64_t t : std::vector<std::uint64_t>{4096, 65536, M}) CHECK(range_holding(s.sizes, t).source_at(t) == ConfigSource::exact);
+    CHECK(range_holding(s.sizes, 65536).tuned_model_key == h100().model_key());
     CHECK(s.at_hint.source == ConfigSource::nearest_size);
-    CHECK(s.at_hint.config == B());  // 100000 is nearer 64K than 1M
+    CHECK(s.at_hint.config == B());  // 100000 is 0.6 doublings above 64K, 3.4 below 1M
+    // A histogram winner carries down in n better than up (the shipped costs: bench/results/
+    // 2026-12-02-leave-one-out.md), so between 4K and 64K the larger takes over below their geometric mean (16386).
+    CHECK(range_holding(s.sizes, 16385).config == B());
 
-    // Cache::find_nearest_winner (through lookup_config) decides each n on its own: the table must agree.
-    for (const std::uint64_t n : std::vector<std::uint64_t>{0, 1, 4095, 4096, 16384, 16385, 16386, 16387, 65536,
-                                  262144, 262145, 262146, 262147, M, 64 * M}) {
-      CAPTURE(n);
-      const Lookup single = lookup_config(cache, target_of(h100()), problem(n));
-      const SizeRange& r = range_holding(s.sizes, n);
-      CHECK(r.config == single.config);
-      CHECK(r.source_at(n) == single.source);
-    }
+    // lookup_config for each n reads the same table: every range's first and last n, and the sizes around them.
+    for (const SizeRange& r : s.sizes)
+      for (const std::uint64_t n : {r.n_from, r.n_to, r.n_from + 1, r.n_to - 1}) {
+        CAPTURE(n);
+        const Lookup single = lookup_config(cache, target_of(h100()), problem(n));
+        const SizeRange& holding = range_holding(s.sizes, n);
+        CHECK(holding.config == single.config);
+        CHECK(holding.source_at(n) == single.source);
+      }
   }
 
-  TEST_CASE("read from a cache: the distribution preference, stale runs, and shapes with nothing tuned") {
+  TEST_CASE("read from a cache: distributions, stale runs, and shapes with nothing tuned") {
     Cache cache(":memory:");
-    record(cache, h100(), problem(4096), A());
-    record(cache, h100(), problem(M), B());
+    record_current(cache, h100(), problem(4096), A());
+    record_current(cache, h100(), problem(M), B());
     HistogramProblem runs = problem(64 * M);
     runs.distribution = "runs";
 
     SUBCASE("the uniform sizes serve a runs problem, said so") {
-      const SizeLookup s = lookup_sizes(cache, target_of(h100()), runs);
-      REQUIRE(s.sizes.size() == 2);
-      CHECK(s.sizes[0].why == "tuned for n=4096; measured on dist=uniform, not runs");
+      // 64-bit counters, which the shipped policy holds nothing of: the uniform winners or the built-in default.
+      HistogramProblem wide = problem(4096), wide_runs = runs;
+      wide.counter_bits = wide_runs.counter_bits = 64;
+      record_current(cache, h100(), wide, A());
+      record_current(cache, h100(), Problem(wide).with_n(M), B());
+      const SizeLookup s = lookup_sizes(cache, target_of(h100()), Problem(wide_runs).with_n(M));
+      CHECK(range_holding(s.sizes, 4096).why == "tuned for n=4096; measured on dist=uniform, not runs");
+      CHECK(s.at_hint.config == B());
+      CHECK(s.at_hint.source == ConfigSource::exact);
+      CHECK(s.at_hint.distance == "measured on dist=uniform, not runs");
     }
-    SUBCASE("a size tuned on the problem's own distribution replaces the whole uniform table") {
-      record(cache, h100(), runs, C());
-      const SizeLookup s = lookup_sizes(cache, target_of(h100()), Problem(runs).with_n(4096));
-      REQUIRE(s.sizes.size() == 1);
-      CHECK(s.sizes[0].config == C());
-      CHECK(s.sizes[0].why == "tuned for n=67108864");
-      CHECK(s.at_hint.config == C());
+    SUBCASE("a size tuned on the problem's own distribution serves its sizes before the uniform ones") {
+      record_current(cache, h100(), runs, C());
+      const SizeLookup s = lookup_sizes(cache, target_of(h100()), Problem(runs).with_n(32 * M));
+      CHECK(range_holding(s.sizes, 64 * M).config == C());
+      CHECK(range_holding(s.sizes, 64 * M).why == "tuned for n=67108864");
+      CHECK(s.at_hint.config == C());  // 1 doubling below its own 64M, 5 above the uniform 1M
     }
-    SUBCASE("the robust winner comes before the uniform ones") {
+    SUBCASE("the robust winner comes before the uniform one of the same size") {
       HistogramProblem robust = runs;
       robust.distribution = "robust";
-      record(cache, h100(), Problem(robust).with_n(M), C());
-      const SizeLookup s = lookup_sizes(cache, target_of(h100()), runs);
-      REQUIRE(s.sizes.size() == 1);
-      CHECK(s.sizes[0].config == C());
-      CHECK(s.sizes[0].why == "tuned for n=1048576; measured on dist=robust, not runs");
+      record_current(cache, h100(), Problem(robust).with_n(M), C());
+      const SizeLookup s = lookup_sizes(cache, target_of(h100()), Problem(runs).with_n(M));
+      CHECK(s.at_hint.config == C());
+      CHECK(s.at_hint.distance == "measured on dist=robust, not runs");
+      CHECK(range_holding(s.sizes, M).why == "tuned for n=1048576; measured on dist=robust, not runs");
     }
     SUBCASE("runs of another kernel template are not in the table") {
       tune(cache, h100(), problem(64 * M), config(1024, 2, true), elf(), run_info("00000000000000aa", nvrtc_version(), 0));
       const SizeLookup s = lookup_sizes(cache, target_of(h100()), problem(64 * M));
-      REQUIRE(s.sizes.size() == 2);
-      CHECK(s.sizes[1].tuned_n == std::vector<std::uint64_t>{M});
+      for (const SizeRange& r : s.sizes) CHECK(std::find(r.tuned_n.begin(), r.tuned_n.end(), 64 * M) == r.tuned_n.end());
       CHECK(s.at_hint.stale_skipped == 1);
     }
-    SUBCASE("another shape: one range from the similar-problem step") {
+    SUBCASE("another shape: the similar problem's sizes") {
       const SizeLookup s = lookup_sizes(cache, target_of(h100()), problem(M, 512));
-      REQUIRE(s.sizes.size() == 1);
-      CHECK(s.sizes[0].source == ConfigSource::similar_problem);
-      CHECK(s.sizes[0].config == B());  // the u8/256 winner at the nearest n
-      CHECK(s.winners.size() == 1);
+      CHECK(s.at_hint.source == ConfigSource::similar_problem);
+      CHECK(s.at_hint.config == B());  // the u8/256 winner at the same n
+      CHECK(range_holding(s.sizes, M).why == "tuned for " + problem(M).key());
+      CHECK(std::any_of(s.winners.begin(), s.winners.end(), [](const Winner& w) { return w.config == B(); }));
     }
-    SUBCASE("another model of the architecture: one range from the similar-device step") {
+    SUBCASE("another model of the architecture: the similar device's size") {
       DeviceInfo h200 = h100();
       h200.name = "NVIDIA H200";
       const SizeLookup s = lookup_sizes(cache, target_of(h200), problem(4096));
-      REQUIRE(s.sizes.size() == 1);
-      CHECK(s.sizes[0].source == ConfigSource::similar_device);
-      CHECK(s.sizes[0].config == A());
+      CHECK(s.at_hint.source == ConfigSource::similar_device);
+      CHECK(s.at_hint.config == A());
+      CHECK(range_holding(s.sizes, 4096).source == ConfigSource::similar_device);
     }
-    SUBCASE("nothing tuned: the policy's sizes of the closest shape, each a range") {
+    SUBCASE("nothing tuned: the policy's sizes, each a range, and nothing measured among the winners") {
       const SizeLookup s = lookup_sizes(Cache(":memory:"), target_of(h100()), problem(M));
-      REQUIRE(s.sizes.size() >= 1);
-      for (const SizeRange& r : s.sizes) CHECK(r.source == ConfigSource::policy);
+      CHECK(s.at_hint.source == ConfigSource::policy);
+      CHECK(range_holding(s.sizes, M).source == ConfigSource::policy);
+      for (const SizeRange& r : s.sizes) CHECK((r.source == ConfigSource::policy || r.source == ConfigSource::fallback));
       CHECK(s.sizes.front().n_from == 0);
-      CHECK(s.sizes.back().n_to == std::numeric_limits<std::uint64_t>::max());
+      CHECK(s.sizes.back().n_to == kMax);
       CHECK(s.winners.empty());
     }
     SUBCASE("nothing tuned and no policy entry (64-bit counters): the built-in default for every n") {
@@ -316,12 +327,13 @@ TEST_SUITE("size_table") {
     ReduceConfig small, large;
     small.grid_blocks = 1;
     large.grid_blocks = 0;
-    record(cache, h100(), Problem(p).with_n(1000), small);
-    record(cache, h100(), Problem(p).with_n(1000000), large);
+    record_current(cache, h100(), Problem(p).with_n(1000), small);
+    record_current(cache, h100(), Problem(p).with_n(1000000), large);
     const SizeLookup s = lookup_sizes(cache, target_of(h100()), Problem(p).with_n(0));
-    REQUIRE(s.sizes.size() == 2);
-    CHECK(s.sizes[0].config == Config(small));
-    CHECK(s.sizes[1].config == Config(large));
-    CHECK(s.sizes[1].n_from == 31638);  // 1001 * 1000001 = 1001001001: 31638^2 = 1000963044 < it <= 31639^2
+    CHECK(range_holding(s.sizes, 1000).config == Config(small));
+    CHECK(range_holding(s.sizes, 1000000).config == Config(large));
+    // A reduction's winner carries up in n better than down (the shipped costs): the smaller size serves past the
+    // geometric mean (31638).
+    CHECK(range_holding(s.sizes, 31638).config == Config(small));
   }
 }

@@ -18,5 +18,11 @@ int bin_i32(int bins, long long lower, long long upper, int sample);
 int bin_u32(int bins, long long lower, long long upper, unsigned sample);
 int bin_f32(int bins, float lower, float upper, float sample);
 int bin_f64(int bins, double lower, double upper, double sample);
+/// 16-bit float samples given as their bits (__half, __nv_bfloat16) with float levels, and signed 8/16-bit samples
+/// with int levels (the level types of bench/cub_baseline.cu).
+int bin_f16(int bins, float lower, float upper, unsigned short sample_bits);
+int bin_bf16(int bins, float lower, float upper, unsigned short sample_bits);
+int bin_i8(int bins, int lower, int upper, signed char sample);
+int bin_i16(int bins, int lower, int upper, short sample);
 
 }  // namespace autotune::cub_oracle

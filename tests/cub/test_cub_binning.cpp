@@ -171,6 +171,66 @@ TEST_SUITE("cub_binning") {
     }
   }
 
+  TEST_CASE("f16 and bf16: the reference gives CUB's bin (float levels) for every bit pattern of 300 random ranges") {
+    std::mt19937_64 rng(31);
+    for (const SampleType type : {SampleType::f16, SampleType::bf16}) {
+      std::vector<std::uint16_t> every(65536);
+      for (std::uint32_t b = 0; b < 65536; ++b) every[b] = static_cast<std::uint16_t>(b);
+      Tally t;
+      std::uniform_real_distribution<double> u(0.0, 1.0);
+      while (t.ranges < 300) {
+        // Bounds of either sign over the halves' magnitudes (2^-14 .. 2^15), float-exact as CUB gets them.
+        HistogramProblem p;
+        p.type = type;
+        p.bins = random_bins(rng);
+        const double magnitude = std::ldexp(1.0, static_cast<int>(rng() % 30) - 14);
+        const float lo = static_cast<float>((rng() % 4 == 0 ? 0.0 : (u(rng) * 2 - 1)) * magnitude);
+        const float hi = static_cast<float>(lo + std::ldexp(u(rng) + 0.001, static_cast<int>(rng() % 21) - 10) * magnitude);
+        p.lower = lo, p.upper = hi;
+        if (!valid(p)) continue;
+        compare(p, every,
+                [&](std::uint16_t bits) {
+                  return type == SampleType::f16 ? cub_oracle::bin_f16(p.bins, lo, hi, bits)
+                                                 : cub_oracle::bin_bf16(p.bins, lo, hi, bits);
+                },
+                t);
+      }
+      CAPTURE(to_string(type));
+      MESSAGE(fmt::format("{}: {} ranges, {} samples, {} rounded up to bins by CUB", to_string(type), t.ranges,
+                          t.samples, t.rounded_to_bins));
+      CHECK_MESSAGE(t.mismatches == 0, t.mismatches, " mismatches; first: ", t.first);
+    }
+  }
+
+  TEST_CASE("i8 and i16: the reference gives CUB's bin for every sample value of 500 random ranges each") {
+    std::mt19937_64 rng(37);
+    for (const SampleType type : {SampleType::i8, SampleType::i16}) {
+      const long long min = type == SampleType::i8 ? -128 : -32768, top = -min;  // upper <= top
+      Tally t;
+      while (t.ranges < 500) {
+        HistogramProblem p;
+        p.type = type;
+        p.bins = random_bins(rng);
+        const long long lo = min + static_cast<long long>(rng() % static_cast<std::uint64_t>(top - min));
+        p.lower = static_cast<double>(lo);
+        p.upper = static_cast<double>(lo + 1 + static_cast<long long>(rng() % static_cast<std::uint64_t>(top - lo)));
+        if (!valid(p)) continue;
+        const int ilo = static_cast<int>(p.lower), ihi = static_cast<int>(p.upper);
+        if (type == SampleType::i8) {
+          std::vector<std::int8_t> s;
+          for (int v = -128; v < 128; ++v) s.push_back(static_cast<std::int8_t>(v));
+          compare(p, s, [&](std::int8_t v) { return cub_oracle::bin_i8(p.bins, ilo, ihi, v); }, t);
+        } else {
+          std::vector<std::int16_t> s;
+          for (int v = -32768; v < 32768; ++v) s.push_back(static_cast<std::int16_t>(v));
+          compare(p, s, [&](std::int16_t v) { return cub_oracle::bin_i16(p.bins, ilo, ihi, v); }, t);
+        }
+      }
+      CAPTURE(to_string(type));
+      CHECK_MESSAGE(t.mismatches == 0, t.mismatches, " mismatches; first: ", t.first);
+    }
+  }
+
   TEST_CASE("i32 and u32: the reference gives CUB's bin for 2000 random ranges each, the widest included") {
     std::mt19937_64 rng(29);
     for (const SampleType type : {SampleType::i32, SampleType::u32}) {

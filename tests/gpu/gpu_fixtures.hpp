@@ -1,12 +1,15 @@
-// Helpers shared by the GPU suite: device buffers filled from host vectors, and adversarial inputs.
+// Helpers shared by the GPU suites: the compiles (timed into the suite clock, tier.hpp), device buffers filled from
+// host vectors, counters and references.
 #pragma once
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -17,10 +20,13 @@
 #include "autotune/device.hpp"
 #include "autotune/problem.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "autotune/tuner.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
+#include "generators.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 #include "tests/forced_winner.hpp"
+#include "tier.hpp"
 
 namespace autotune::testing {
 
@@ -31,27 +37,30 @@ struct CompiledVariant {
   std::vector<char> cubin;
 };
 
-/// Compiles the configurations of `space` that the device can run (`violation(c)` empty) for `dev`, on all cores,
-/// failing the test on any compile error; `pruned` counts the ones the device's limits left out.
-template <class P, class C, class Violation>
-std::vector<CompiledVariant<C>> compile_runnable(const P& problem, const std::vector<C>& space, const DeviceInfo& dev,
-                                                 Violation&& violation, int& pruned) {
-  std::vector<C> configs;
-  pruned = 0;
-  for (const auto& c : space) {
-    if (violation(c).empty()) configs.push_back(c);
-    else ++pruned;
-  }
-  std::vector<jit::CompileResult> results(configs.size());
-  std::atomic<std::size_t> next{0};
-  {
+/// NVRTC for the suites: behind the on-disk compile cache (jit::compile_cached) in $AUTOTUNE_GPU_TEST_CUBINS when set
+/// (bench/gpu_check.sh sets it: a space compiled by one suite or case is not compiled again by another of the run),
+/// else a plain compile.
+inline jit::CompileResult test_compile(const std::string& source, const std::string& arch) {
+  static const char* dir = std::getenv("AUTOTUNE_GPU_TEST_CUBINS");
+  return dir && *dir ? jit::compile_cached(source, "variant.cu", arch, dir) : jit::compile(source, "variant.cu", arch);
+}
+
+/// Compiles `configs` for `dev` on all cores, timed into the suite's clock (tier.hpp), failing the test on any
+/// compile error.
+template <class P, class C>
+std::vector<CompiledVariant<C>> compile_variants(const P& problem, const std::vector<C>& configs, const DeviceInfo& dev) {
+  std::vector<jit::CompileResult> results = timed_compile(configs.size(), [&] {
+    std::vector<jit::CompileResult> r(configs.size());
+    std::atomic<std::size_t> next{0};
     std::vector<std::jthread> pool;
     for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
       pool.emplace_back([&] {
         for (std::size_t i; (i = next++) < configs.size();)
-          results[i] = jit::compile(kernel_source(problem, configs[i]), "variant.cu", dev.arch());
+          r[i] = test_compile(kernel_source(problem, configs[i]), dev.arch());
       });
-  }
+    pool.clear();  // joins
+    return r;
+  });
   std::vector<CompiledVariant<C>> out;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     INFO(configs[i].key(), "\n", results[i].log);
@@ -61,41 +70,58 @@ std::vector<CompiledVariant<C>> compile_runnable(const P& problem, const std::ve
   return out;
 }
 
-/// In-range samples from the problem's distribution, interleaved with random bit patterns (out-of-range values,
-/// NaN, infinities and denormals for floats) and the boundary values lower, upper and the value just below upper.
-inline std::vector<unsigned char> adversarial_samples(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed) {
-  std::vector<unsigned char> bytes = generate_samples(p, n, seed);
-  const std::size_t size = size_of(p.type);
-  std::uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
-  for (std::uint64_t i = 1; i < n; i += 3) {  // every third sample: random bits
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    std::memcpy(&bytes[i * size], &x, size);
+/// The configurations of `space` that the device can run (`violation(c)` empty); `pruned` counts the others.
+template <class C, class Violation>
+std::vector<C> runnable(const std::vector<C>& space, Violation&& violation, int& pruned) {
+  std::vector<C> configs;
+  pruned = 0;
+  for (const auto& c : space) {
+    if (violation(c).empty()) configs.push_back(c);
+    else ++pruned;
   }
-  auto put = [&](std::uint64_t i, double v) {
-    if (i >= n) return;
-    switch (p.type) {
-      case SampleType::u8: { auto t = static_cast<std::uint8_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
-      case SampleType::u16: { auto t = static_cast<std::uint16_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
-      case SampleType::i32: { auto t = static_cast<std::int32_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
-      case SampleType::u32: { auto t = static_cast<std::uint32_t>(v); std::memcpy(&bytes[i * size], &t, size); break; }
-      case SampleType::f32: { auto t = static_cast<float>(v); std::memcpy(&bytes[i * size], &t, size); break; }
-      case SampleType::f64: std::memcpy(&bytes[i * size], &v, size); break;
-    }
-  };
-  if (p.type == SampleType::f32) {
-    const float below_upper = std::nextafter(static_cast<float>(p.upper), static_cast<float>(p.lower));
-    put(0, p.lower), put(2, p.upper), put(5, below_upper), put(8, std::numeric_limits<float>::quiet_NaN()),
-        put(11, -std::numeric_limits<float>::infinity());
-  } else if (p.type == SampleType::f64) {
-    put(0, p.lower), put(2, p.upper), put(5, std::nextafter(p.upper, p.lower)),
-        put(8, std::numeric_limits<double>::quiet_NaN()), put(11, -std::numeric_limits<double>::infinity()),
-        put(14, std::nextafter(p.lower, p.upper)), put(17, std::nextafter(p.lower, -1e300));
-  } else {
-    put(0, p.lower), put(2, p.upper - 1);
-    if (p.upper <= 4294967295.0) put(5, p.upper);  // first value past the range, if representable
-    if (p.lower >= 1) put(8, p.lower - 1);
-  }
-  return bytes;
+  return configs;
+}
+
+/// Compiles every configuration of `space` that the device can run (a list a case chose: all of it, whatever the
+/// tier); `pruned` counts the ones the device's limits left out.
+template <class P, class C, class Violation>
+std::vector<CompiledVariant<C>> compile_runnable(const P& problem, const std::vector<C>& space, const DeviceInfo& dev,
+                                                 Violation&& violation, int& pruned) {
+  return compile_variants(problem, runnable(space, violation, pruned), dev);
+}
+
+/// Compiles what the tier verifies of a family's space (tier.hpp): the runnable configurations, all of them in the
+/// full tier, a pairwise-covering subset of them in the quick tier. `pruned` counts what the device's limits left out.
+template <class P, class C, class Violation>
+std::vector<CompiledVariant<C>> compile_tier(const P& problem, const std::vector<C>& space, const DeviceInfo& dev,
+                                             Violation&& violation, int& pruned) {
+  return compile_variants(problem, test_space(runnable(space, violation, pruned)), dev);
+}
+
+/// One compile for `dev`, timed into the suite's clock; fails the test on a compile error.
+template <class P, class C>
+std::vector<char> compile_one(const P& problem, const C& config, const DeviceInfo& dev) {
+  const auto r = timed_compile(1, [&] { return test_compile(kernel_source(problem, config), dev.arch()); });
+  INFO(config.key(), "\n", r.log);
+  REQUIRE(r.ok);
+  return r.cubin;
+}
+
+/// Blocks of `block` threads with `shared_bytes` of dynamic shared memory that fit on one multiprocessor at once, for
+/// kernel `name` of `cubin`: the CUDA runtime's occupancy calculator on a library loaded here, apart from the
+/// launchers' own module (the expectation of their resident grids).
+inline int resident_blocks_per_sm(const std::vector<char>& cubin, const char* name, int block, std::size_t shared_bytes) {
+  cudaLibrary_t library = nullptr;
+  AUTOTUNE_CUDA(cudaLibraryLoadData(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  cudaKernel_t kernel = nullptr;
+  int blocks = 0;
+  const cudaError_t got = cudaLibraryGetKernel(&kernel, library, name);
+  const cudaError_t counted = got == cudaSuccess ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                                       &blocks, reinterpret_cast<const void*>(kernel), block, shared_bytes)
+                                                 : got;
+  AUTOTUNE_CUDA(cudaLibraryUnload(library));
+  AUTOTUNE_CUDA(counted);
+  return blocks;
 }
 
 /// Host bytes copied to a device buffer starting `offset_elems` elements in (to test unaligned pointers).
@@ -111,6 +137,14 @@ struct DeviceSamples {
     ptr = base;
   }
 };
+
+/// Fills `buffer` with `byte` and waits for it. cudaMemset of device memory may return before the fill lands, and
+/// the handles run on non-blocking streams, which do not wait for the legacy stream: without the wait a poison fill
+/// can land after a launch's own zeroing (gpu_api's full tier saw counts of c - 1: 0xFFFFFFFF + c).
+inline void fill_and_wait(const cuda::DeviceBuffer& buffer, int byte) {
+  AUTOTUNE_CUDA(cudaMemset(buffer.get(), byte, buffer.bytes()));
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());
+}
 
 /// Device counters for `p` (32- or 64-bit).
 inline cuda::DeviceBuffer counter_buffer(const HistogramProblem& p) {
@@ -137,11 +171,34 @@ inline void record_forced_winner(const std::string& path, const Problem& problem
   const DeviceInfo dev = query_device(0);
   std::vector<char> cubin;
   if (with_cubin) {
-    const auto compiled = jit::compile(kernel_source(problem, config), "forced.cu", dev.arch());
-    REQUIRE_MESSAGE(compiled.ok, compiled.log);
-    cubin = compiled.cubin;
+    cubin = compile_one(problem, config, dev);
   }
   write_forced_winner(path, dev, problem, config, cubin, "test");
+}
+
+/// The histogram problem of the tuner's cases at `n` samples. Full tier: u8 samples into 256 bins, the space of 513
+/// variants users tune most. Quick tier: u32 samples into 2^20 bins, whose space (global and clustered shared
+/// counters) is a few dozen variants: the same engine, strategies, worker processes and watchdog at a tenth of the
+/// measuring and compiling.
+inline HistogramProblem tuner_problem(std::uint64_t n) {
+  HistogramProblem p;
+  if (gpu_tier() == Tier::quick) p.type = SampleType::u32, p.bins = 1 << 20, p.lower = 0, p.upper = 1 << 20;
+  p.n = n;
+  return p;
+}
+
+/// `autotune tune` flags naming tuner_problem's shape (the size is added by the caller).
+inline std::string tuner_problem_flags(const HistogramProblem& p) {
+  return fmt::format("--type {} --bins {} --lower {} --upper {}", to_string(p.type), p.bins, p.lower, p.upper);
+}
+
+/// Options for a case that needs a tuned winner rather than a measured space: every variant in the full tier, a
+/// seeded random draw of 8 (the built-in default among them) in the quick tier.
+inline TuneOptions tier_tune_options(int samples) {
+  TuneOptions o;
+  o.samples = samples;
+  if (gpu_tier() == Tier::quick) o.strategy = "random", o.budget = 8;
+  return o;
 }
 
 }  // namespace autotune::testing

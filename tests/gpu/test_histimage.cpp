@@ -1,5 +1,5 @@
-// Issue #17 on the GPU: CUB-exact float binning (the scale in float, a bin rounded up to `bins` not counted) and
-// pixels of several interleaved channels, each variant of the space against the CPU reference (which tests/cub/
+// CUB-exact float binning (the scale in float, a bin rounded up to `bins` not counted) and pixels of several
+// interleaved channels, the variants of the tier (tier.hpp) against the CPU reference (which tests/cub/
 // holds against CUB's own transform): adversarial samples, a colour photograph, odd sizes, pixel-aligned and
 // unaligned starts, and through the runtime handle.
 #include <doctest/doctest.h>
@@ -29,23 +29,35 @@ HistogramProblem make(SampleType t, int bins, double lo, double hi, int channels
   return p;
 }
 
-// Every `every`-th runnable variant (1: all of them, and the built-in default) on adversarial and distribution inputs
-// of n pixels, at sample offsets `offsets` (a pixel-vector variant refuses a start that is not on a pixel,
-// UsageError, and must not be run there).
+// What a case verifies of the space, compiled: in the full tier every `every`-th runnable variant (1: all of them),
+// in the quick tier a pairwise-covering subset of the runnable space (tier.hpp); the built-in default in both.
+std::vector<CompiledVariant<HistogramConfig>> compile_selection(const HistogramProblem& base, int every,
+                                                                const DeviceInfo& dev) {
+  int pruned = 0;
+  const auto all = histogram_space_any_n(base);
+  std::vector<HistogramConfig> picked;
+  if (gpu_tier() == Tier::full)
+    for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(every)) picked.push_back(all[i]);
+  else
+    picked = all;
+  picked = runnable(picked, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); },
+                    pruned);
+  if (gpu_tier() == Tier::quick) picked = test_space(picked);
+  if (std::find(picked.begin(), picked.end(), HistogramConfig::fallback(base)) == picked.end())
+    picked.push_back(HistogramConfig::fallback(base));
+  MESSAGE(fmt::format("{}: {} variants of {} ({} pruned by device limits, {} tier{})", base.shape_key(), picked.size(),
+                      all.size(), pruned, tier_name(gpu_tier()),
+                      gpu_tier() == Tier::full && every > 1 ? fmt::format(": every {}th", every) : ""));
+  return compile_variants(base, picked, dev);
+}
+
+// The variants of compile_selection on adversarial and distribution inputs of n pixels, at sample offsets `offsets`
+// (a pixel-vector variant refuses a start that is not on a pixel, UsageError, and must not be run there).
 void check_every_variant(const HistogramProblem& base, const std::vector<std::size_t>& offsets, int every = 1,
                          const std::function<void(std::vector<unsigned char>&, std::uint64_t)>& edges = {}) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
-  int pruned = 0;
-  std::vector<HistogramConfig> space;
-  const auto all = histogram_space_any_n(base);
-  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(every)) space.push_back(all[i]);
-  if (every > 1) space.push_back(HistogramConfig::fallback(base));
-  const auto variants = compile_runnable(
-      base, space, dev,
-      [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); }, pruned);
-  MESSAGE(fmt::format("{}: {} variants of {} ({} pruned by device limits)", base.shape_key(), variants.size(),
-                      all.size(), pruned));
+  const auto variants = compile_selection(base, every, dev);
   REQUIRE(!variants.empty());
   struct Input {
     std::string name;
@@ -60,6 +72,8 @@ void check_every_variant(const HistogramProblem& base, const std::vector<std::si
     p.distribution = d;
     inputs.push_back({fmt::format("{} n=2M+3", d), p, (2ull << 20) + 3, false});
   }
+  std::vector<HistogramKernel> kernels;  // one module load per variant, reused for every input
+  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin);
   cuda::DeviceBuffer counts = counter_buffer(base);
   std::size_t runs = 0, refused = 0;
   for (const auto& in : inputs) {
@@ -69,15 +83,14 @@ void check_every_variant(const HistogramProblem& base, const std::vector<std::si
     for (std::size_t offset : offsets) {
       DeviceSamples dev_in(host, size_of(base.type), offset);
       const bool on_pixel = offset % static_cast<std::size_t>(base.channels) == 0;
-      for (const auto& v : variants) {
-        HistogramKernel kernel(base, v.config, dev, v.cubin);
-        INFO(in.name, " offset ", offset, " ", v.config.key());
-        if (!on_pixel && HistogramKernel::needs_pixel_alignment(base, v.config)) {
+      for (auto& kernel : kernels) {
+        INFO(in.name, " offset ", offset, " ", kernel.config().key());
+        if (!on_pixel && HistogramKernel::needs_pixel_alignment(base, kernel.config())) {
           CHECK_THROWS_AS(kernel.run(dev_in.ptr, in.n, counts.get(), nullptr), UsageError);
           ++refused;
           continue;
         }
-        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+        fill_and_wait(counts, 0xAB);
         kernel.run(dev_in.ptr, in.n, counts.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         const auto diff = compare_histograms(expected, download(base, counts));
@@ -89,34 +102,16 @@ void check_every_variant(const HistogramProblem& base, const std::vector<std::si
   MESSAGE(fmt::format("{} runs exact, {} unaligned starts refused", runs, refused));
 }
 
-// 2D regions: rows of `row_pixels` pixels `stride_bytes` apart starting `offset_bytes` into a buffer of random
-// samples, through every `every`-th variant (and the built-in default), against the reference of the region's
-// pixels packed on the host.
+// 2D regions (image_regions, generators.hpp) through the variants of compile_selection, against the reference of
+// the region's pixels packed on the host.
 void check_regions(const HistogramProblem& base, int every) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
-  std::vector<HistogramConfig> some;
-  const auto all = histogram_space_any_n(base);
-  for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(every)) some.push_back(all[i]);
-  some.push_back(HistogramConfig::fallback(base));
-  int pruned = 0;
-  const auto variants = compile_runnable(
-      base, some, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); }, pruned);
+  const auto variants = compile_selection(base, every, dev);
   const std::size_t pixel = static_cast<std::size_t>(base.channels) * size_of(base.type);
-  struct Shape {
-    std::uint64_t row_pixels, rows;
-    std::size_t stride_bytes, offset_bytes;
-  };
-  // A padded crop on the 16-byte grid, one off it, a stride that is not a multiple of 16 bytes (one more pixel),
-  // rows shorter than a vector, and one row (1D).
-  const std::vector<Shape> shapes = {{1000, 300, 1024 * pixel, 64 * pixel},
-                                     {1001, 257, 1040 * pixel, 3 * pixel},
-                                     {999, 200, 1000 * pixel, pixel},
-                                     {3, 1000, 7 * pixel, 0},
-                                     {5000, 1, 0, pixel}};
   cuda::DeviceBuffer counts = counter_buffer(base);
   std::size_t runs = 0;
-  for (const Shape& sh : shapes) {
+  for (const ImageRegion& sh : image_regions(pixel)) {
     const std::size_t stride = sh.rows > 1 ? sh.stride_bytes : sh.row_pixels * pixel;
     const std::size_t bytes = sh.offset_bytes + stride * sh.rows + 64;
     HistogramProblem gen = base;
@@ -132,9 +127,9 @@ void check_regions(const HistogramProblem& base, int every) {
     const auto* start = static_cast<const unsigned char*>(dev_in.ptr) + sh.offset_bytes;
     for (const auto& v : variants) {
       HistogramKernel kernel(base, v.config, dev, v.cubin);
-      INFO(base.shape_key(), " ", sh.row_pixels, "x", sh.rows, " stride ", sh.stride_bytes, " offset ",
-           sh.offset_bytes, " ", v.config.key());
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      INFO(base.shape_key(), " ", sh.name, ": ", sh.row_pixels, "x", sh.rows, " stride ", sh.stride_bytes,
+           " offset ", sh.offset_bytes, " ", v.config.key());
+      fill_and_wait(counts, 0xAB);
       kernel.run(start, HistogramKernel::Region{sh.row_pixels, sh.rows, sh.stride_bytes}, counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       const auto diff = compare_histograms(expected, download(base, counts));
@@ -184,8 +179,8 @@ std::string cache_with_winner(const HistogramProblem& p, const HistogramConfig& 
 }  // namespace
 
 TEST_SUITE("gpu_histimage") {
-  TEST_CASE("levels per channel: u8 RGBA 3 of 4 with 256, 64 and 17 bins over their own ranges, every fourth variant "
-            "exact") {
+  TEST_CASE("levels per channel: u8 RGBA 3 of 4 with 256, 64 and 17 bins over their own ranges, the tier's "
+            "variants exact (every fourth in the full tier)") {
     const HistogramProblem p =
         HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}});
     REQUIRE(!p.uniform_channels());
@@ -193,7 +188,7 @@ TEST_SUITE("gpu_histimage") {
     check_every_variant(p, {0, 4, 1}, 4);
   }
   TEST_CASE("levels per channel: f32 2 of 4 channels, 100 bins over [-1, 1) and 37 over [0.02, 0.8), each channel's "
-            "edges, every fourth variant exact") {
+            "edges, the tier's variants exact (every fourth in the full tier)") {
     const HistogramProblem p =
         HistogramProblem::multi_channel(SampleType::f32, 4, {{100, -1, 1}, {37, 0.02f, 0.8f}});
     check_every_variant(p, {0, 2}, 4, f32_channel_edges(p));
@@ -221,7 +216,7 @@ TEST_SUITE("gpu_histimage") {
     Histogram h(p, Histogram::Options{0, path});
     CHECK(h.resolution().source == ConfigSource::exact);
     CHECK(h.config_for(n) == Config(c));
-    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    fill_and_wait(counts, 0xAB);
     h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4),
       std::span<unsigned>(counts.as<unsigned>(), 337));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
@@ -242,30 +237,32 @@ TEST_SUITE("gpu_histimage") {
     HistogramConfig c;
     c.privatization = Privatization::shared, c.replicas = 32, c.block = 512, c.vec_bytes = 16, c.loads = 2;
     const DeviceInfo dev = query_device(0);
-    const auto compiled = jit::compile(kernel_source(p, c), "v.cu", dev.arch());
-    REQUIRE(compiled.ok);
-    HistogramKernel kernel(p, c, dev, compiled.cubin);
+    HistogramKernel kernel(p, c, dev, compile_one(p, c, dev));
     cuda::DeviceBuffer in(1 << 20), counts = counter_buffer(p);
     CHECK_THROWS_AS(kernel.run(in.get(), HistogramKernel::Region{100, 10, 399}, counts.get(), nullptr), UsageError);
     CHECK_THROWS_AS(kernel.run(in.get(), HistogramKernel::Region{100, 10, 402}, counts.get(), nullptr), UsageError);
     kernel.run(in.get(), HistogramKernel::Region{100, 10, 404}, counts.get(), nullptr);
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
   }
-  TEST_CASE("f32, 129 bins where the float below upper rounds to bin 129: every variant leaves it uncounted") {
+  TEST_CASE("f32, 129 bins where the float below upper rounds to bin 129: the tier's variants leave it uncounted") {
     // The range of tests/cpu/test_reference.cpp: CUB's arithmetic puts nextafter(upper, lower) in bin 129; the
     // adversarial samples hold that value.
     check_every_variant(make(SampleType::f32, 129, 0x1.51e258p-9, 0x1.f1fca4p-5), {0, 1});
   }
-  TEST_CASE("f32, 65536 bins over [0.02, 0.8): every third variant bins with CUB's float scale") {
+  TEST_CASE("f32, 65536 bins over [0.02, 0.8): the tier's variants (every third in the full tier) bin "
+            "with CUB's float scale") {
     check_every_variant(make(SampleType::f32, 65536, 0.02f, 0.8f), {0}, 3);
   }
-  TEST_CASE("u8 RGBA, 3 of 4 channels x 256 bins: every variant exact, unaligned starts refused or exact") {
+  TEST_CASE("u8 RGBA, 3 of 4 channels x 256 bins: the tier's variants exact, unaligned starts refused "
+            "or exact") {
     check_every_variant(make(SampleType::u8, 256, 0, 256, 4, 3), {0, 4, 1, 2});
   }
-  TEST_CASE("u8 RGB, 3 of 3 channels x 64 bins over [16, 240): every other variant exact at any start") {
+  TEST_CASE("u8 RGB, 3 of 3 channels x 64 bins over [16, 240): the tier's variants (every other in the full tier) "
+            "exact at any start") {
     check_every_variant(make(SampleType::u8, 64, 16, 240, 3, 3), {0, 1, 2}, 2);
   }
-  TEST_CASE("u16, 1 of 2 channels x 1000 bins; f32, 2 of 4 channels x 100 bins: every fourth variant exact") {
+  TEST_CASE("u16, 1 of 2 channels x 1000 bins; f32, 2 of 4 channels x 100 bins: the tier's "
+            "variants exact (every fourth in the full tier)") {
     check_every_variant(make(SampleType::u16, 1000, 0, 65536, 2, 1), {0, 1}, 4);
     check_every_variant(make(SampleType::f32, 100, -1, 1, 4, 2), {0, 2}, 4);
   }
@@ -285,11 +282,11 @@ TEST_SUITE("gpu_histimage") {
     Histogram h(p, Histogram::Options{0, path});
     CHECK(h.config_for(n) == Config(c));
     CHECK(h.problem().counters() == 768);
-    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    fill_and_wait(counts, 0xAB);
     h(static_cast<const std::uint8_t*>(in.ptr), n, counts.as<unsigned>());
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     CHECK(compare_histograms(expected, download(p, counts)) == "");
-    AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    fill_and_wait(counts, 0xAB);
     h(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(in.ptr), n * 4),
       std::span<unsigned>(counts.as<unsigned>(), 768));
     AUTOTUNE_CUDA(cudaDeviceSynchronize());

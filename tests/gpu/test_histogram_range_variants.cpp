@@ -1,4 +1,5 @@
-// Every range-histogram variant on the GPU against the CPU reference: random bits (NaN, infinities, out-of-range),
+// The range-histogram variants of the tier (tier.hpp: a pairwise-covering subset of each space in the quick tier, all
+// of it in the full tier) on the GPU against the CPU reference: random bits (NaN, infinities, out-of-range),
 // samples equal to the levels and just below them, levels beyond the sample type's values, n = 0, 1, odd sizes,
 // unaligned pointers, every distribution, 2D regions (odd strides, strides of whole vectors, 1 and 0 rows); and the HistogramRange handle through the API, before and after a tuned
 // winner is recorded.
@@ -91,21 +92,23 @@ std::vector<std::uint64_t> download_counts(const HistogramRangeProblem& p, const
 cuda::DeviceBuffer upload_bytes(const std::vector<unsigned char>& host) {
   cuda::DeviceBuffer b(std::max<std::size_t>(host.size(), 16));
   AUTOTUNE_CUDA(cudaMemcpy(b.get(), host.data(), host.size(), cudaMemcpyHostToDevice));
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());  // a pageable copy may land after a non-blocking stream starts
   return b;
 }
 
-// Every variant of the space (any n) on every input, over `levels` (the tuner's when empty).
+// The variants of the tier (any n) on every input, over `levels` (the tuner's when empty).
 void check_every_variant(const HistogramRangeProblem& base, std::vector<unsigned char> levels = {}) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   if (levels.empty()) levels = generate_levels(base);
   REQUIRE(levels_violation(base, levels.data(), base.bins + 1) == "");
   int pruned = 0;
-  const auto variants = compile_runnable(
-      base, histogram_range_space_any_n(base), dev,
+  const auto space = histogram_range_space_any_n(base);
+  const auto variants = compile_tier(
+      base, space, dev,
       [&](const HistogramRangeConfig& c) { return histogram_range_constraint_violation(base, c, dev); }, pruned);
-  MESSAGE(fmt::format("{}: {} variants on {} ({} pruned by device limits)", base.shape_key(), variants.size(),
-                      dev.name, pruned));
+  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} pruned by device limits, {} tier)", base.shape_key(),
+                      variants.size(), space.size(), dev.name, pruned, tier_name(gpu_tier())));
   CHECK(!variants.empty());
 
   struct Input {
@@ -126,55 +129,40 @@ void check_every_variant(const HistogramRangeProblem& base, std::vector<unsigned
     inputs.push_back({d + " n=3M+1", generate_range_samples(p, n, 99), n, 0});
   }
 
+  std::vector<HistogramRangeKernel> kernels;  // one module load per variant, reused for every input
+  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin);
   const cuda::DeviceBuffer d_levels = upload_bytes(levels);
   cuda::DeviceBuffer counts(static_cast<std::size_t>(base.bins) * (base.counter_bits / 8));
   for (const auto& in : inputs) {
     const auto expected =
         range_counts_as_written(base, reference_range_histogram(base, in.host.data(), in.n, levels.data()));
     DeviceSamples dev_in(in.host, size_of(base.type), in.offset);
-    for (const auto& v : variants) {
-      HistogramRangeKernel kernel(base, v.config, dev, v.cubin);
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));  // poison: counters must be overwritten
+    for (auto& kernel : kernels) {
+      fill_and_wait(counts, 0xAB);  // poison: counters must be overwritten
       kernel.run(dev_in.ptr, in.n, d_levels.get(), counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       const auto diff = compare_histograms(expected, download_counts(base, counts));
-      INFO(in.name, " ", v.config.key());
+      INFO(in.name, " ", kernel.config().key());
       CHECK_MESSAGE(diff.empty(), diff);
     }
   }
 
-  // 2D regions: rows `stride` samples apart from a pointer `offset` samples into an allocation. Strides off the
-  // 16-byte grid (each row its own head), an odd stride, strides of whole vectors (rows share row 0's alignment),
-  // rows narrower than a vector, one row (1D), no rows; 300 x 7001 samples fill whole tiles of a cover-n grid.
-  struct RegionInput {
-    std::string name;
-    std::uint64_t row_samples, rows;
-    std::size_t stride, offset;  // samples
-  };
-  const std::size_t ss = size_of(base.type), whole = 16 / ss;  // samples per 16-byte vector
-  const std::vector<RegionInput> regions{
-      {"stride off the vector grid, odd", 1001, 37, 1001 + 13, 1},
-      {"stride of whole vectors", 4099, 29, (4099 + 2 * whole) / whole * whole, 0},
-      {"stride of whole vectors, unaligned start", 4099, 29, (4099 + whole) / whole * whole + whole, 3},
-      {"rows narrower than a vector", 3, 1001, 8, 0},
-      {"one row", 5000, 1, 5000, 3},
-      {"no rows", 100, 0, 100, 0},
-      {"300 rows x 7001, stride + 5", 7001, 300, 7006, 0},
-  };
-  for (const auto& r : regions) {
+  // 2D regions (range_regions, generators.hpp): rows `stride` samples apart from a pointer `offset` samples into an
+  // allocation.
+  const std::size_t ss = size_of(base.type);
+  for (const RangeRegion& r : range_regions(ss)) {
     const std::uint64_t total = r.rows == 0 ? 1 : (r.rows - 1) * r.stride + r.row_samples;
     const auto host = edge_samples(base, levels, total, 4321 + r.rows);
     const auto expected = range_counts_as_written(
         base, reference_range_histogram_region(base, host.data(), r.row_samples, r.rows, r.stride * ss, levels.data()));
     DeviceSamples dev_in(host, ss, r.offset);
-    for (const auto& v : variants) {
-      HistogramRangeKernel kernel(base, v.config, dev, v.cubin);
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    for (auto& kernel : kernels) {
+      fill_and_wait(counts, 0xAB);
       kernel.run(dev_in.ptr, HistogramRangeKernel::Region{r.row_samples, r.rows, r.stride * ss}, d_levels.get(),
                  counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       const auto diff = compare_histograms(expected, download_counts(base, counts));
-      INFO("region ", r.name, " ", v.config.key());
+      INFO("region ", r.name, " ", kernel.config().key());
       CHECK_MESSAGE(diff.empty(), diff);
     }
   }
@@ -190,27 +178,27 @@ std::vector<unsigned char> bytes_of(const std::vector<L>& v) {
 }  // namespace
 
 TEST_SUITE("gpu_histrange") {
-  TEST_CASE("u8, 256 irregular edges (255 bins): every variant exact") { check_every_variant(make(SampleType::u8, 255)); }
-  TEST_CASE("u8, 8 bins with levels beyond the byte values (-10 .. 1000): every variant exact") {
+  TEST_CASE("u8, 256 irregular edges (255 bins): the tier's variants exact") { check_every_variant(make(SampleType::u8, 255)); }
+  TEST_CASE("u8, 8 bins with levels beyond the byte values (-10 .. 1000): the tier's variants exact") {
     check_every_variant(make(SampleType::u8, 8), bytes_of(std::vector<int>{-10, 0, 1, 2, 50, 51, 255, 256, 1000}));
   }
-  TEST_CASE("u16, 4096 irregular bins, 64-bit counters: every variant exact") {
+  TEST_CASE("u16, 4096 irregular bins, 64-bit counters: the tier's variants exact") {
     check_every_variant(make(SampleType::u16, 4096, EdgeLayout::irregular, 64));
   }
-  TEST_CASE("f32, 1000 irregular edges (999 bins) with NaN, infinities and samples at the edges: every variant exact") {
+  TEST_CASE("f32, 1000 irregular edges (999 bins) with NaN, infinities and samples at the edges: the tier's variants exact") {
     check_every_variant(make(SampleType::f32, 999));
   }
-  TEST_CASE("f32, 64 even bins: every variant exact") { check_every_variant(make(SampleType::f32, 64, EdgeLayout::even)); }
+  TEST_CASE("f32, 64 even bins: the tier's variants exact") { check_every_variant(make(SampleType::f32, 64, EdgeLayout::even)); }
   TEST_CASE("f32, 3 bins with clustered edges: the pre-bin walk stays exact") {
     check_every_variant(make(SampleType::f32, 3), bytes_of(std::vector<float>{0.5f, 0.5000001f, 0.5000002f, 0.9f}));
   }
-  TEST_CASE("f64, 1000 irregular bins: every variant exact") { check_every_variant(make(SampleType::f64, 1000)); }
-  TEST_CASE("i32, 100 bins with negative edges: every variant exact") {
+  TEST_CASE("f64, 1000 irregular bins: the tier's variants exact") { check_every_variant(make(SampleType::f64, 1000)); }
+  TEST_CASE("i32, 100 bins with negative edges: the tier's variants exact") {
     std::vector<int> levels;
     for (int i = 0; i <= 100; ++i) levels.push_back(-5000000 + i * i * 1000);
     check_every_variant(make(SampleType::i32, 100), bytes_of(levels));
   }
-  TEST_CASE("u32, 1000 irregular bins: every variant exact") { check_every_variant(make(SampleType::u32, 1000)); }
+  TEST_CASE("u32, 1000 irregular bins: the tier's variants exact") { check_every_variant(make(SampleType::u32, 1000)); }
   TEST_CASE("u32, 70000 bins: global atomics and levels in global memory exact") {
     check_every_variant(make(SampleType::u32, 70000));
   }
@@ -227,11 +215,11 @@ TEST_SUITE("gpu_histrange") {
     const cuda::DeviceBuffer d_levels = upload_bytes(levels), d_samples = upload_bytes(host);
     cuda::DeviceBuffer counts(p.bins * 4);
     auto check_handle = [&](const HistogramRange& h) {
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      fill_and_wait(counts, 0xAB);
       h(d_samples.as<float>(), p.n, d_levels.as<float>(), counts.as<std::uint32_t>());
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       CHECK(compare_histograms(expected, download_counts(p, counts)) == "");
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      fill_and_wait(counts, 0xAB);
       h(static_cast<const void*>(d_samples.get()), p.n, static_cast<const void*>(d_levels.get()),
         counts.as<unsigned int>());
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
@@ -242,7 +230,7 @@ TEST_SUITE("gpu_histrange") {
       const std::size_t row = 1000, stride = 1024, rows = p.n / stride;
       const auto region_expected = range_counts_as_written(
           p, reference_range_histogram_region(p, host.data(), row, rows, stride * 4, levels.data()));
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+      fill_and_wait(counts, 0xAB);
       h(d_samples.as<float>(), row, rows, stride * 4, d_levels.as<float>(), counts.as<std::uint32_t>());
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
       CHECK(compare_histograms(region_expected, download_counts(p, counts)) == "");
@@ -261,7 +249,11 @@ TEST_SUITE("gpu_histrange") {
     {
       HistogramRange h(p, {.cache_path = path});
       CHECK(h.config_for(p.n) == Config(forced));
-      CHECK(h.config_for(p.n * 64) == Config(forced));  // one tuned size: every n runs it
+      // Far from its one tuned size the ranking may prefer the policy's own entry (runtime/rank.hpp); with measured
+      // data required, the one tuned size serves every n.
+      HistogramRange tuned_only(p, {.cache_path = path, .require = Requirement::tuned});
+      CHECK(tuned_only.config_for(p.n * 64) == Config(forced));
+      CHECK(tuned_only.config_for(1) == Config(forced));
       check_handle(h);
       HistogramRange moved = std::move(h);
       check_handle(moved);

@@ -1,6 +1,6 @@
-// Every variant of the space, on the GPU, against the CPU reference: adversarial inputs (NaN, infinities,
-// out-of-range, boundaries), n = 0, 1, odd sizes, unaligned pointers, every distribution, and inputs that wrap
-// 16-bit shared counters many times.
+// The variants of the tier (tier.hpp: a pairwise-covering subset of the space in the quick tier, all of it in the
+// full tier), on the GPU, against the CPU reference: adversarial inputs (NaN, infinities, out-of-range, boundaries),
+// n = 0, 1, odd sizes, unaligned pointers, every distribution, and inputs that wrap 16-bit shared counters many times.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -34,11 +34,11 @@ void check_every_variant(const HistogramProblem& base, std::uint64_t big_constan
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   int pruned = 0;
-  const auto variants = compile_runnable(
-      base, histogram_space_any_n(base), dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); },
-      pruned);
-  MESSAGE(fmt::format("{}: {} variants on {} ({} pruned by device limits)", base.shape_key(), variants.size(),
-                      dev.name, pruned));
+  const auto space = histogram_space_any_n(base);
+  const auto variants = compile_tier(
+      base, space, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); }, pruned);
+  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} pruned by device limits, {} tier)", base.shape_key(),
+                      variants.size(), space.size(), dev.name, pruned, tier_name(gpu_tier())));
   CHECK(!variants.empty());
 
   std::vector<Input> inputs;
@@ -56,20 +56,21 @@ void check_every_variant(const HistogramProblem& base, std::uint64_t big_constan
     inputs.push_back({fmt::format("constant n={}", big_constant_n), p, big_constant_n, 0, false});
   }
 
+  std::vector<HistogramKernel> kernels;  // one module load per variant, reused for every input
+  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin);
   cuda::DeviceBuffer counts = counter_buffer(base);
   for (const auto& in : inputs) {
     const auto host = in.adversarial ? adversarial_samples(in.problem, in.n, 1234 + in.n)
                                      : generate_samples(in.problem, in.n, 99);
     const auto expected = expected_counts(base, host, in.n);
     DeviceSamples dev_in(host, size_of(base.type), in.offset);
-    for (const auto& v : variants) {
-      HistogramKernel kernel(base, v.config, dev, v.cubin);
+    for (auto& kernel : kernels) {
       for (int repeat = 0; repeat < 2; ++repeat) {  // twice: the last-block ticket must reset itself
-        AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));  // poison: counters must be overwritten
+        fill_and_wait(counts, 0xAB);  // poison: counters must be overwritten
         kernel.run(dev_in.ptr, in.n, counts.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         const auto diff = compare_histograms(expected, download(base, counts));
-        INFO(in.name, " ", v.config.key(), " run ", repeat);
+        INFO(in.name, " ", kernel.config().key(), " run ", repeat);
         CHECK_MESSAGE(diff.empty(), diff);
       }
     }
@@ -79,25 +80,25 @@ void check_every_variant(const HistogramProblem& base, std::uint64_t big_constan
 }  // namespace
 
 TEST_SUITE("gpu_histogram") {
-  TEST_CASE("u8, 256 bins over [0, 256): every variant exact") {
+  TEST_CASE("u8, 256 bins over [0, 256): the tier's variants exact") {
     check_every_variant(make(SampleType::u8, 256, 0, 256), 64ull << 20);
   }
-  TEST_CASE("u8, 7 uneven bins over [10, 250): every variant exact") {
+  TEST_CASE("u8, 7 uneven bins over [10, 250): the tier's variants exact") {
     check_every_variant(make(SampleType::u8, 7, 10, 250));
   }
-  TEST_CASE("f32, 1024 bins over [-1, 1) with NaN, infinities and boundaries: every variant exact") {
+  TEST_CASE("f32, 1024 bins over [-1, 1) with NaN, infinities and boundaries: the tier's variants exact") {
     check_every_variant(make(SampleType::f32, 1024, -1, 1));
   }
-  TEST_CASE("f64, 1000 bins over [-1000, 1000) with NaN, infinities and boundaries: every variant exact") {
+  TEST_CASE("f64, 1000 bins over [-1000, 1000) with NaN, infinities and boundaries: the tier's variants exact") {
     check_every_variant(make(SampleType::f64, 1000, -1000, 1000));
   }
-  TEST_CASE("i32, 100 bins over [-50, 50): every variant exact") {
+  TEST_CASE("i32, 100 bins over [-50, 50): the tier's variants exact") {
     check_every_variant(make(SampleType::i32, 100, -50, 50));
   }
   TEST_CASE("u16, 65536 bins, 64-bit counters: 16-bit shared counters wrap exactly") {
     check_every_variant(make(SampleType::u16, 65536, 0, 65536, 64), 32ull << 20);
   }
-  TEST_CASE("f32, 65536 bins: every variant exact") { check_every_variant(make(SampleType::f32, 65536, 0, 1)); }
+  TEST_CASE("f32, 65536 bins: the tier's variants exact") { check_every_variant(make(SampleType::f32, 65536, 0, 1)); }
   TEST_CASE("u32, 1000 bins over [0, 2^32): 64-bit bin arithmetic exact") {
     check_every_variant(make(SampleType::u32, 1000, 0, 4294967296.0));
   }
@@ -109,7 +110,7 @@ TEST_SUITE("gpu_histogram") {
     const DeviceInfo dev = query_device(0);
     const std::uint64_t n = (1ull << 32) + 4097;
     if (dev.memory_bytes < n + (2ull << 30)) {
-      MESSAGE("skipped: the device has too little memory for 4 GiB of samples");
+      skip_case(fmt::format("{} MiB of GPU memory cannot hold 4 GiB of samples", dev.memory_bytes >> 20));
       return;
     }
     HistogramProblem p = make(SampleType::u8, 256, 0, 256, 64);
@@ -123,26 +124,28 @@ TEST_SUITE("gpu_histogram") {
     host.clear();
     host.shrink_to_fit();
     cuda::DeviceBuffer counts = counter_buffer(p);
-    int tested = 0;
-    for (const auto& c : histogram_space_any_n(p)) {
-      const bool pick = (c.privatization == Privatization::global && c.vec_bytes == 16 && c.loads == 4 &&
-                         c.block == 512 && c.aggregation == Aggregation::warp && c.grid_blocks == 0) ||
-                        (c.privatization == Privatization::shared && c.replicas == 32 && c.block == 512 &&
-                         c.loads == 2 && c.aggregation == Aggregation::none && c.grid_blocks == 0) ||
-                        // one tile per block: 2^32 samples in 2^17 blocks, far past the resident ones
-                        (c.privatization == Privatization::shared && c.replicas == 4 && c.block == 512 &&
-                         c.loads == 4 && c.grid_blocks == HistogramConfig::kCoverGrid) ||
-                        // one cluster of 16 blocks, each of 2^28 samples, stored without atomics
-                        (c.cluster == 16 && c.grid_blocks == 16 && c.block == 1024 && c.loads == 4) ||
-                        (c == HistogramConfig::fallback(p));
-      if (!pick || !histogram_constraint_violation(p, c, dev).empty()) continue;
-      const auto r = jit::compile(kernel_source(p, c), "big.cu", dev.arch());
-      REQUIRE(r.ok);
-      HistogramKernel kernel(p, c, dev, r.cubin);
-      AUTOTUNE_CUDA(cudaMemset(counts.get(), 0xAB, counts.bytes()));
+    int tested = 0, pruned = 0;
+    std::vector<HistogramConfig> picked;
+    for (const auto& c : histogram_space_any_n(p))
+      if ((c.privatization == Privatization::global && c.vec_bytes == 16 && c.loads == 4 && c.block == 512 &&
+           c.aggregation == Aggregation::warp && c.grid_blocks == 0) ||
+          (c.privatization == Privatization::shared && c.replicas == 32 && c.block == 512 && c.loads == 2 &&
+           c.aggregation == Aggregation::none && c.grid_blocks == 0) ||
+          // one tile per block: 2^32 samples in 2^17 blocks, far past the resident ones
+          (c.privatization == Privatization::shared && c.replicas == 4 && c.block == 512 && c.loads == 4 &&
+           c.grid_blocks == HistogramConfig::kCoverGrid) ||
+          // one cluster of 16 blocks, each of 2^28 samples, stored without atomics
+          (c.cluster == 16 && c.grid_blocks == 16 && c.block == 1024 && c.loads == 4) ||
+          (c == HistogramConfig::fallback(p)))
+        picked.push_back(c);
+    const auto variants = compile_runnable(
+        p, picked, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); }, pruned);
+    for (const auto& v : variants) {
+      HistogramKernel kernel(p, v.config, dev, v.cubin);
+      fill_and_wait(counts, 0xAB);
       kernel.run(in.ptr, n, counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());
-      INFO(c.key());
+      INFO(v.config.key());
       CHECK(compare_histograms(expected, download(p, counts)) == "");
       ++tested;
     }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "gpu_fixtures.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "autotune/cache.hpp"
@@ -22,6 +23,7 @@
 #include "kernel_templates/histogram/space.hpp"
 
 using namespace autotune;
+using namespace autotune::testing;
 namespace fs = std::filesystem;
 
 namespace {
@@ -68,14 +70,13 @@ struct TempFile {
 TEST_SUITE("gpu_tuner") {
   TEST_CASE("a variant that faults is recorded and the run goes on in a new worker process") {
     REQUIRE_MESSAGE(fs::exists(cli_binary()), cli_binary().string());
-    HistogramProblem p;
-    p.n = 1ull << 20;
+    const HistogramProblem p = tuner_problem(1ull << 20);
     const auto space = histogram_space(p);
     REQUIRE(space.size() > 10);
     const HistogramConfig planted = space[space.size() / 2];  // mid-run: variants before and after it
     TempFile db("fault.db");
-    const Ran r = run_cli(fmt::format("tune --type u8 --bins 256 --n 1M --samples 3 --cache '{}' --inject-fault '{}'",
-                                      db.path.string(), planted.key()));
+    const Ran r = run_cli(fmt::format("tune {} --n 1M --samples 3 --cache '{}' --inject-fault '{}'",
+                                      tuner_problem_flags(p), db.path.string(), planted.key()));
     INFO(r.output);
     CHECK(r.code == 0);
     CHECK(r.output.find("a new worker resumes the run") != std::string::npos);
@@ -106,16 +107,15 @@ TEST_SUITE("gpu_tuner") {
 
   TEST_CASE("a variant that hangs is ended by the watchdog, recorded as timed out, and the run goes on") {
     REQUIRE_MESSAGE(fs::exists(cli_binary()), cli_binary().string());
-    HistogramProblem p;
-    p.n = 1ull << 20;
+    const HistogramProblem p = tuner_problem(1ull << 20);
     const auto space = histogram_space(p);
     REQUIRE(space.size() > 10);
     const HistogramConfig planted = space[space.size() / 3];
     TempFile db("hang.db");
     // The worker stops when it starts the planted variant (after telling the parent), as on a kernel that never ends.
     const auto t0 = std::chrono::steady_clock::now();
-    const Ran r = run_cli(fmt::format("tune --type u8 --bins 256 --n 1M --samples 3 --cache '{}' --inject-hang '{}' "
-                                      "--variant-timeout 2s", db.path.string(), planted.key()));
+    const Ran r = run_cli(fmt::format("tune {} --n 1M --samples 3 --cache '{}' --inject-hang '{}' --variant-timeout 2s",
+                                      tuner_problem_flags(p), db.path.string(), planted.key()));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     INFO(r.output);
     CHECK(r.code == 0);
@@ -142,8 +142,7 @@ TEST_SUITE("gpu_tuner") {
   }
 
   TEST_CASE("random and halving measure fewer variants fully and still record a correct winner") {
-    HistogramProblem p;
-    p.n = 4ull << 20;
+    const HistogramProblem p = tuner_problem(4ull << 20);
     const std::size_t space = histogram_space(p).size();
     Cache cache(":memory:");
     TuneOptions o;

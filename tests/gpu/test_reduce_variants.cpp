@@ -1,4 +1,5 @@
-// Every reduction variant of the space, on the GPU, against the CPU reference: every op and value type (and i32 into
+// The reduction variants of the tier (tier.hpp: a pairwise-covering subset of each space in the quick tier, all of
+// it in the full tier), on the GPU, against the CPU reference: every op and value type (and i32 into
 // i32, f32 into f64, fast float sums), n = 0, 1, 31, ~1M and ~4M, unaligned pointers, all-equal and sorted inputs,
 // NaN and infinities, integer extremes (wrapping sums), exactly summable float inputs that every order must get
 // bit-exact, and 10 repeated calls of every deterministic variant giving the same bits.
@@ -124,11 +125,11 @@ void check_every_variant(const ReduceProblem& problem) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   int pruned = 0;
-  const auto variants = compile_runnable(
-      problem, reduce_space(problem), dev,
-      [&](const ReduceConfig& c) { return reduce_constraint_violation(problem, c, dev); }, pruned);
-  MESSAGE(fmt::format("{}: {} variants on {} ({} pruned by device limits)", problem.shape_key(), variants.size(),
-                      dev.name, pruned));
+  const auto space = reduce_space(problem);
+  const auto variants = compile_tier(
+      problem, space, dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(problem, c, dev); }, pruned);
+  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} pruned by device limits, {} tier)", problem.shape_key(),
+                      variants.size(), space.size(), dev.name, pruned, tier_name(gpu_tier())));
   CHECK(!variants.empty());
   const ValueType acc = problem.accumulator_type();
   const std::size_t acc_bytes = size_of(acc);
@@ -147,7 +148,7 @@ void check_every_variant(const ReduceProblem& problem) {
       std::uint64_t first = 0;
       const int repeats = in.determinism && deterministic ? 10 : 2;  // at least twice: the ticket resets itself
       for (int r = 0; r < repeats; ++r) {
-        AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));  // poison: the result must be written
+        fill_and_wait(out, 0xAB);  // poison: the result must be written
         kernel.run(dev_in.ptr, in.n, out.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         const std::uint64_t bits = read_result(out, acc_bytes);
@@ -165,7 +166,7 @@ void check_every_variant(const ReduceProblem& problem) {
 }  // namespace
 
 TEST_SUITE("gpu_reduce") {
-  TEST_CASE("sum: every value type with its default accumulator, every variant") {
+  TEST_CASE("sum: every value type with its default accumulator, the tier's variants") {
     for (ValueType t : all_value_types()) {
       CAPTURE(to_string(t));
       check_every_variant(make(ReduceOp::sum, t));
@@ -177,13 +178,13 @@ TEST_SUITE("gpu_reduce") {
     check_every_variant(make(ReduceOp::sum, ValueType::f32, std::nullopt, false));
     check_every_variant(make(ReduceOp::sum, ValueType::f64, std::nullopt, false));
   }
-  TEST_CASE("min: every value type, every variant") {
+  TEST_CASE("min: every value type, the tier's variants") {
     for (ValueType t : all_value_types()) {
       CAPTURE(to_string(t));
       check_every_variant(make(ReduceOp::min, t));
     }
   }
-  TEST_CASE("max: every value type, every variant") {
+  TEST_CASE("max: every value type, the tier's variants") {
     for (ValueType t : all_value_types()) {
       CAPTURE(to_string(t));
       check_every_variant(make(ReduceOp::max, t));
@@ -197,9 +198,8 @@ TEST_SUITE("gpu_reduce") {
     for (int grid : {-1, 0, 1}) {
       ReduceConfig c;
       c.grid_blocks = grid;  // block 256, 2 loads of 4 floats: 2048 elements per block and tile
-      const auto r = jit::compile(kernel_source(p, c), "g.cu", dev.arch());
-      REQUIRE(r.ok);
-      const ReduceKernel k(p, c, dev, r.cubin);
+      const std::vector<char> cubin = compile_one(p, c, dev);
+      const ReduceKernel k(p, c, dev, cubin);
       CHECK(k.grid_for(0) == 1);
       CHECK(k.grid_for(2048) == 1);
       if (grid == 1) CHECK(k.grid_for(1ull << 30) == 1);
@@ -208,7 +208,10 @@ TEST_SUITE("gpu_reduce") {
         CHECK(k.grid_for(100 * 2048) == 100);
         CHECK(k.grid_for(1ull << 40) == ReduceKernel::kMaxCoverGrid);
       }
-      if (grid == 0) CHECK(k.grid_for(1ull << 30) == static_cast<unsigned>(k.blocks_per_sm() * dev.sm_count));
+      if (grid == 0)  // the resident grid: every block that fits on the device at once, by the runtime's calculator
+        CHECK(k.grid_for(1ull << 30) ==
+              static_cast<unsigned>(resident_blocks_per_sm(cubin, kReduceKernelName, c.block, c.shared_bytes(p)) *
+                                    dev.sm_count));
     }
   }
 
@@ -216,14 +219,13 @@ TEST_SUITE("gpu_reduce") {
     const DeviceInfo dev = query_device(0);
     AUTOTUNE_CUDA(cudaSetDevice(0));
     const ReduceProblem p = make(ReduceOp::sum, ValueType::f32);
-    const auto r = jit::compile(kernel_source(p, ReduceConfig{}), "ok.cu", dev.arch());
-    REQUIRE(r.ok);
+    const std::vector<char> cubin = compile_one(p, ReduceConfig{}, dev);
     ReduceConfig bad;
     bad.block_reduce = BlockReduce::warp_reduce;  // not for floats
-    CHECK_THROWS_AS(ReduceKernel(p, bad, dev, r.cubin), UsageError);
+    CHECK_THROWS_AS(ReduceKernel(p, bad, dev, cubin), UsageError);
     DeviceInfo small = dev;
     small.max_threads_per_block = 128;
-    CHECK_THROWS_AS(ReduceKernel(p, ReduceConfig{}, small, r.cubin), UsageError);
+    CHECK_THROWS_AS(ReduceKernel(p, ReduceConfig{}, small, cubin), UsageError);
   }
 
   TEST_CASE("more than 2^32 elements: 64-bit offsets reach the last one") {
@@ -231,31 +233,34 @@ TEST_SUITE("gpu_reduce") {
     AUTOTUNE_CUDA(cudaSetDevice(0));
     const std::uint64_t n = (1ull << 32) + 5;
     if (dev.memory_bytes < n * 4 + (2ull << 30)) {
-      MESSAGE("skipped: the device has too little memory for 16 GiB of u32");
+      skip_case(fmt::format("{} MiB of GPU memory cannot hold 16 GiB of u32", dev.memory_bytes >> 20));
       return;
     }
     // Every element 0x01010101 (a byte-wise memset), the last one 0xFFFFFFFF.
     cuda::DeviceBuffer values(n * 4);
-    AUTOTUNE_CUDA(cudaMemset(values.get(), 1, values.bytes()));
+    fill_and_wait(values, 1);
     const std::uint32_t marker = 0xFFFFFFFFu;
     AUTOTUNE_CUDA(cudaMemcpy(values.as<std::uint32_t>() + (n - 1), &marker, 4, cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());  // a pageable copy may land after a non-blocking stream starts
     cuda::DeviceBuffer out(16);
     const std::uint64_t sum = (n - 1) * 0x01010101ull + 0xFFFFFFFFull;  // fits u64: ~7.2e16
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::max, ReduceOp::min}) {
       const ReduceProblem p = make(op, ValueType::u32);
       const std::uint64_t expected = op == ReduceOp::sum ? sum : op == ReduceOp::max ? 0xFFFFFFFFull : 0x01010101ull;
-      int tested = 0;
-      for (const auto& c : reduce_space(p)) {
-        const bool pick = c == ReduceConfig::fallback(p) || c.block_reduce == BlockReduce::shared_tree ||
-                          (c.vec_bytes == 16 && c.loads == 4 && c.accumulators == 1 && c.block == 512);
-        if (!pick || !reduce_constraint_violation(p, c, dev).empty()) continue;
-        const auto r = jit::compile(kernel_source(p, c), "big.cu", dev.arch());
-        REQUIRE(r.ok);
-        const ReduceKernel kernel(p, c, dev, r.cubin);
-        AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
+      int tested = 0, pruned = 0;
+      std::vector<ReduceConfig> picked;
+      for (const auto& c : reduce_space(p))
+        if (c == ReduceConfig::fallback(p) || c.block_reduce == BlockReduce::shared_tree ||
+            (c.vec_bytes == 16 && c.loads == 4 && c.accumulators == 1 && c.block == 512))
+          picked.push_back(c);
+      const auto variants = compile_runnable(
+          p, picked, dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); }, pruned);
+      for (const auto& v : variants) {
+        const ReduceKernel kernel(p, v.config, dev, v.cubin);
+        fill_and_wait(out, 0xAB);
         kernel.run(values.get(), n, out.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
-        INFO(to_string(op), " ", c.key());
+        INFO(to_string(op), " ", v.config.key());
         CHECK(read_result(out, size_of(p.accumulator_type())) == expected);
         ++tested;
       }

@@ -17,8 +17,8 @@
 #include "autotune/segmented_reduce.hpp"
 #include "autotune/tuner.hpp"
 #include "core/cuda.hpp"
-#include "core/family.hpp"
 #include "core/jit.hpp"
+#include "core/workload.hpp"  // upload
 #include "gpu_fixtures.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/segreduce/reference.hpp"
@@ -38,6 +38,7 @@ SegReduceProblem make(SegReduceOp op, ValueType t) {
 cuda::DeviceBuffer upload_bytes(const void* data, std::size_t bytes) {
   cuda::DeviceBuffer b(std::max<std::size_t>(bytes, 16));
   if (bytes) AUTOTUNE_CUDA(cudaMemcpy(b.get(), data, bytes, cudaMemcpyHostToDevice));
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());  // a pageable copy may land after a non-blocking stream starts
   return b;
 }
 
@@ -46,6 +47,7 @@ struct Case {
   std::string name;
   std::vector<unsigned char> values;
   std::vector<std::int64_t> begin, end;
+  bool exact_sums = false;  // float sums must equal the reference exactly (exactly_summable)
 };
 
 // The offsets as the problem's type, as bytes.
@@ -91,6 +93,48 @@ Case scrambled(const SegReduceProblem& p, std::uint64_t n, std::uint64_t seed) {
   return c;
 }
 
+// The same segments over small integers (in [-2, 2]) of a float type: every partial sum of a segment is an integer far
+// below 2^24, exact in f32 and f64 in any order, so a float sum must equal the reference's exactly.
+Case exactly_summable(const SegReduceProblem& p, Case c) {
+  c.name += ", small integers (exactly summable)";
+  const std::size_t size = size_of(p.type), n = c.values.size() / size;
+  std::uint64_t x = 0x2545F4914F6CDD1DULL;
+  for (std::size_t i = 0; i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const int v = static_cast<int>(x % 5) - 2;
+    if (p.type == ValueType::f32) {
+      const float f = static_cast<float>(v);
+      std::memcpy(&c.values[i * 4], &f, 4);
+    } else {
+      const double d = v;
+      std::memcpy(&c.values[i * 8], &d, 8);
+    }
+  }
+  c.exact_sums = true;
+  return c;
+}
+
+// A float sum that is not exactly the reference's, segment by segment: "" or the first difference.
+std::string inexact_sums(const SegReduceProblem& p, const SegReduceExpected& expected, const unsigned char* got) {
+  const ValueType acc = p.as_reduce().accumulator_type();
+  for (std::size_t s = 0; s < expected.value.size(); ++s) {
+    long double v = 0;
+    if (acc == ValueType::f32) {
+      float f = 0;
+      std::memcpy(&f, got + s * p.result_bytes(), 4);
+      v = f;
+    } else {
+      double d = 0;
+      std::memcpy(&d, got + s * p.result_bytes(), 8);
+      v = d;
+    }
+    if (v != expected.value[s].value)
+      return fmt::format("segment {}: sum {} is not exactly {}", s, static_cast<double>(v),
+                         static_cast<double>(expected.value[s].value));
+  }
+  return "";
+}
+
 struct Device {
   cuda::DeviceBuffer values, begin, end, out;
   std::size_t out_bytes;
@@ -104,7 +148,7 @@ struct Device {
   }
   template <class Call>
   std::vector<unsigned char> run(Call&& call) {
-    AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
+    fill_and_wait(out, 0xAB);
     call();
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     std::vector<unsigned char> got(std::max<std::size_t>(out_bytes, 16));
@@ -136,6 +180,9 @@ std::string check_variants(const SegReduceProblem& p, const std::vector<SegReduc
           first = got;
           if (const std::string diff = compare_segreduce(p, expected, got.data()); !diff.empty())
             failures += fmt::format("{} {} on {}: {}\n", p.shape_key(), v.config.key(), c.name, diff);
+          if (c.exact_sums && p.op == SegReduceOp::sum && is_float(p.type))
+            if (const std::string diff = inexact_sums(p, expected, got.data()); !diff.empty())
+              failures += fmt::format("{} {} on {}: {}\n", p.shape_key(), v.config.key(), c.name, diff);
         } else if (got != first) {
           failures += fmt::format("{} {} on {}: call {} gave other bits\n", p.shape_key(), v.config.key(), c.name, r);
         }
@@ -143,6 +190,16 @@ std::string check_variants(const SegReduceProblem& p, const std::vector<SegReduc
     }
   }
   return failures;
+}
+
+// What a case of the type and operation numbered `type_index` and `op_index` runs of `variants` (a list chosen to
+// reach each path): all of them in the full tier; in the quick tier two, rotated with the two indices so that every
+// type and every operation still meets every variant (each pair of the three), at a third of the compiles.
+std::vector<SegReduceConfig> rotated(const std::vector<SegReduceConfig>& variants, std::size_t type_index,
+                                     std::size_t op_index) {
+  if (gpu_tier() == Tier::full) return variants;
+  const std::size_t k = variants.size(), i = (type_index + op_index) % k;
+  return {variants[i], variants[(i + k / 2) % k]};
 }
 
 std::string temp_cache(const char* name) {
@@ -155,8 +212,8 @@ std::string temp_cache(const char* name) {
 }  // namespace
 
 TEST_SUITE("gpu_segreduce") {
-  TEST_CASE("every f32 sum variant is within tolerance on every segment, for every length distribution, and repeats "
-            "its bits") {
+  TEST_CASE("the tier's f32 sum variants: within the rounding bound on every segment, exact on exactly summable "
+            "values, for every length distribution, and repeating their bits") {
     const SegReduceProblem p = make(SegReduceOp::sum, ValueType::f32);
     std::vector<Case> cases;
     cases.push_back(from_spec(p, "fixed:32", 1 << 20, 1));
@@ -166,15 +223,20 @@ TEST_SUITE("gpu_segreduce") {
     cases.push_back(from_spec(p, "fixed:1000003", 3000009, 5));      // multi-chunk segments, odd alignments
     cases.push_back(from_spec(p, "fixed:1", 1000, 6));
     cases.push_back(scrambled(p, 1 << 20, 7));
-    const std::string failures = check_variants(p, segreduce_space(p), cases, 2);
+    cases.push_back(exactly_summable(p, from_spec(p, "power-law:1..256K", 4 << 20, 8)));
+    const std::string failures = check_variants(p, test_space(segreduce_space(p)), cases, 2);
     CHECK_MESSAGE(failures.empty(), failures);
   }
 
-  TEST_CASE("every operation and type is exact on a thread, a group, a warp, a block and the long path, empty "
-            "segments included") {
-    for (ValueType t : all_value_types())
-      for (SegReduceOp op : {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
-                             SegReduceOp::argmax}) {
+  TEST_CASE("every operation and type on a thread, a group, a warp, a block and the long path (the quick tier: each "
+            "path with every type and every operation), empty segments included: integers, min, max and arg exact; "
+            "float sums exact on exactly summable values, within the rounding bound on others") {
+    const std::vector<SegReduceOp> ops{SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
+                                       SegReduceOp::argmax};
+    for (std::size_t ti = 0; ti < all_value_types().size(); ++ti)
+      for (std::size_t oi = 0; oi < ops.size(); ++oi) {
+        const ValueType t = all_value_types()[ti];
+        const SegReduceOp op = ops[oi];
         const SegReduceProblem p = make(op, t);
         const std::vector<SegReduceConfig> variants{SegReduceConfig::fallback(p),         {256, 1, 32, 16, 2, 1024},
                                                     {128, 32, 4096, 0, 4, 4096},          {512, 4, 64, 16, 4, 65536},
@@ -182,6 +244,10 @@ TEST_SUITE("gpu_segreduce") {
                                                     {128, 128, 1024, 0, 4, 4096}};        // ... queueing the long
         std::vector<Case> cases{from_spec(p, "uniform:0..300", 1 << 18, 11), from_spec(p, "power-law:1..64K", 1 << 20, 12),
                                 scrambled(p, 1 << 19, 13)};
+        if (is_float(t) && op == SegReduceOp::sum) {
+          cases.push_back(exactly_summable(p, from_spec(p, "power-law:1..64K", 1 << 20, 15)));
+          cases.push_back(exactly_summable(p, scrambled(p, 1 << 19, 16)));
+        }
         if (is_float(t) && op != SegReduceOp::sum) {  // NaN in some segments
           Case nan = from_spec(p, "uniform:1..3000", 1 << 18, 14);
           nan.name += ", NaN";
@@ -196,7 +262,7 @@ TEST_SUITE("gpu_segreduce") {
           }
           cases.push_back(std::move(nan));
         }
-        const std::string failures = check_variants(p, variants, cases);
+        const std::string failures = check_variants(p, rotated(variants, ti, oi), cases);
         CHECK_MESSAGE(failures.empty(), failures);
       }
   }
@@ -216,8 +282,7 @@ TEST_SUITE("gpu_segreduce") {
     p.n = 1 << 20;
     {
       Cache cache(path);
-      TuneOptions o;
-      o.samples = 3;
+      const TuneOptions o = tier_tune_options(3);  // a winner is what counts here
       REQUIRE(tune(p, cache, o).winner);
     }
     const SegmentedReduce tuned(p, SegmentedReduce::Options{0, path});
@@ -248,9 +313,7 @@ TEST_SUITE("gpu_segreduce") {
     SegReduceProblem q = make(SegReduceOp::argmax, ValueType::i32);
     q.distribution = "power-law:1..64K";
     const SegmentedReduce untuned(q, SegmentedReduce::Options{0, path});
-    // (Before policy.json was fitted the lookup ended at the built-in default.)
-    CHECK(untuned.resolution().source ==
-          (family_named("segreduce").policy_data().empty() ? ConfigSource::fallback : ConfigSource::policy));
+    CHECK(untuned.resolution().source == ConfigSource::policy);  // kernel_templates/segreduce/policy.json is shipped
     const Case qc = scrambled(q, 1 << 20, 32);
     Device qd(q, qc);
     const auto qexpected = reference(q, qc);
@@ -286,16 +349,19 @@ TEST_SUITE("gpu_segreduce") {
     std::filesystem::remove(path);
   }
 
-  TEST_CASE("64-bit offsets: every operation on a few variants, segments of every length class") {
-    for (ValueType t : {ValueType::f32, ValueType::i32, ValueType::f64})
-      for (SegReduceOp op : {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::argmax}) {
-        SegReduceProblem p = make(op, t);
+  TEST_CASE("64-bit offsets: every operation on a few variants (the quick tier: each with every type and every "
+            "operation), segments of every length class") {
+    const std::vector<ValueType> types{ValueType::f32, ValueType::i32, ValueType::f64};
+    const std::vector<SegReduceOp> ops{SegReduceOp::sum, SegReduceOp::min, SegReduceOp::argmax};
+    for (std::size_t ti = 0; ti < types.size(); ++ti)
+      for (std::size_t oi = 0; oi < ops.size(); ++oi) {
+        SegReduceProblem p = make(ops[oi], types[ti]);
         p.offset_bits = 64;
         const std::vector<SegReduceConfig> variants{SegReduceConfig::fallback(p), {256, 32, 1024, 16, 8, 65536},
                                                     {256, 256, 0, 16, 4, 16384}, {256, 256, 65536, 16, 4, 65536}};
         const std::vector<Case> cases{from_spec(p, "power-law:1..300K", 3 << 20, 41), scrambled(p, 1 << 20, 42),
                                       from_spec(p, "fixed:1000003", 3000009, 43)};
-        const std::string failures = check_variants(p, variants, cases);
+        const std::string failures = check_variants(p, rotated(variants, ti, oi), cases);
         CHECK_MESSAGE(failures.empty(), failures);
       }
   }
@@ -309,12 +375,14 @@ TEST_SUITE("gpu_segreduce") {
     std::size_t free_bytes = 0, total_bytes = 0;
     AUTOTUNE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (free_bytes < n * 4 + (1ull << 30)) {
-      MESSAGE("skipped: ", free_bytes >> 20, " MiB free, the input needs ", (n * 4) >> 20, " MiB");
+      skip_case(fmt::format("{} MiB of GPU memory free, the input needs {} MiB", free_bytes >> 20, (n * 4) >> 20));
       return;
     }
     cuda::DeviceBuffer values(n * 4);
     AUTOTUNE_CUDA(cudaMemset(values.get(), 0x01, n * 4));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());  // the fill must land before a non-blocking stream reads it
     AUTOTUNE_CUDA(cudaMemcpy(static_cast<int*>(values.get()) + planted_at, &planted, 4, cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
     // [0, 1000), [1000, 2^31 - 5) (one segment of ~2^31: chunked, or one block alone), [2^31 - 5, 2^31 + 100)
     // across 2^31 with the planted value at index 55, [2^31 + 100, n), an empty one past 2^31, a reversed one.
     const std::vector<std::int64_t> begin{0, 1000, two31 - 5, two31 + 100, two31 + 7, two31 + 90};
@@ -336,7 +404,7 @@ TEST_SUITE("gpu_segreduce") {
       for (const auto& v : compiled) {
         CAPTURE(v.config.key());
         const SegReduceKernel k(p, v.config, dev, v.cubin);
-        AUTOTUNE_CUDA(cudaMemset(out.get(), 0xAB, out.bytes()));
+        fill_and_wait(out, 0xAB);
         k.run(values.get(), segments, d_begin.get(), d_end.get(), out.get(), nullptr);
         AUTOTUNE_CUDA(cudaDeviceSynchronize());
         std::vector<unsigned char> got(out.bytes());

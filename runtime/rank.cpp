@@ -1,0 +1,177 @@
+#include "runtime/rank.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <mutex>
+
+#include "autotune/error.hpp"
+#include "embedded.hpp"
+
+namespace autotune {
+
+double CostCurve::at(double distance, double origin) const {
+  double prev_at = 0.0, prev = origin;
+  for (const auto& [x, y] : points) {
+    if (distance <= x) return x <= prev_at ? y : prev + (y - prev) * (distance - prev_at) / (x - prev_at);
+    prev_at = x;
+    prev = y;
+  }
+  return prev;
+}
+
+const FamilyCosts& TransferCosts::of(std::string_view family) const {
+  if (auto it = families.find(family); it != families.end()) return it->second;
+  if (auto it = families.find(default_family); it != families.end()) return it->second;
+  throw Error(fmt::format("the transfer costs hold neither family {} nor a default family", family));
+}
+
+namespace {
+
+using Json = nlohmann::json;
+
+Error malformed(const std::string& what) { return Error("the transfer costs are malformed: " + what); }
+
+// A measured point's prediction (scripts/fit_transfer_costs.py: the 90th percentile of its slowdowns, made
+// non-decreasing along its curve).
+double predicted(const Json& point, const std::string& where) {
+  if (!point.is_object() || !point.contains("predicted") || !point["predicted"].is_number() ||
+      !(point["predicted"].get<double>() > 0))
+    throw malformed(where + " has no positive 'predicted'");
+  return point["predicted"].get<double>();
+}
+
+CostCurve curve(const Json& points, const std::string& where) {
+  if (!points.is_array()) throw malformed(where + " is not an array");
+  CostCurve c;
+  for (const Json& p : points) {
+    if (!p.is_object() || !p.contains("at") || !p["at"].is_number() || p["at"].get<double>() < 0)
+      throw malformed(where + " has a point without a non-negative distance 'at'");
+    const double at = p["at"].get<double>();
+    if (!c.points.empty() && at <= c.points.back().first) throw malformed(where + "'s points are not ascending");
+    c.points.emplace_back(at, predicted(p, where));
+  }
+  return c;
+}
+
+// A family's entries over `base` (the default family's, or nothing): what the document holds replaces them.
+FamilyCosts family_costs(const Json& f, const std::string& name, FamilyCosts base) {
+  if (!f.is_object()) throw malformed("family " + name + " is not an object");
+  auto sub = [&](const char* group, const char* key, CostCurve& into) {
+    if (const auto g = f.find(group); g != f.end() && g->is_object())
+      if (const auto c = g->find(key); c != g->end()) into = curve(*c, name + "." + group + "." + key);
+  };
+  sub("size", "from_larger", base.from_larger);
+  sub("size", "from_smaller", base.from_smaller);
+  sub("size", "large_from_larger", base.large_from_larger);
+  sub("size", "large_from_smaller", base.large_from_smaller);
+  if (const auto g = f.find("size"); g != f.end() && g->is_object() && g->contains("large_from")) {
+    if (!(*g)["large_from"].is_number_unsigned()) throw malformed(name + ".size.large_from is not a size");
+    base.large_from = (*g)["large_from"].get<std::uint64_t>();
+  }
+  sub("shape", "similar_problem", base.similar_problem);
+  sub("shape", "policy", base.policy);
+  for (auto [key, into] : {std::pair<const char*, double*>{"policy_own", &base.policy_own},
+                           {"other_dist", &base.other_dist}, {"fallback", &base.fallback}})
+    if (const auto v = f.find(key); v != f.end() && v->is_object() && v->value("count", 0) > 0)
+      *into = predicted(*v, name + "." + key);
+  return base;
+}
+
+}  // namespace
+
+TransferCosts parse_transfer_costs(std::string_view text) {
+  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) throw malformed("not a JSON object");
+  if (doc.value("format", 0) != 1) throw malformed("format is not 1");
+  TransferCosts t;
+  t.default_family = doc.value("default_family", std::string());
+  const auto families = doc.find("families");
+  if (families == doc.end() || !families->is_object() || !families->contains(t.default_family))
+    throw malformed("no families object holding the default family '" + t.default_family + "'");
+  const FamilyCosts base = family_costs((*families)[t.default_family], t.default_family, {});
+  for (const auto& [name, f] : families->items()) t.families.emplace(name, family_costs(f, name, base));
+  if (const auto m = doc.find("other_model"); m != doc.end() && m->is_object()) {
+    t.other_model = m->value("factor", 1.0);
+    if (!(t.other_model >= 1.0)) throw malformed("other_model.factor is below 1");
+  }
+  if (const auto p = doc.find("provenance"); p != doc.end() && p->is_object()) t.gpu = p->value("gpu", std::string());
+  if (const auto p = doc.find("provenance"); p != doc.end() && p->is_object())
+    t.provenance = fmt::format("{}, {}, `{}`, data {}", p->value("gpu", std::string("?")),
+                               p->value("date", std::string("?")), p->value("command", std::string("?")),
+                               p->value("data", std::string("?")));
+  return t;
+}
+
+const TransferCosts& shipped_transfer_costs() {
+  static std::once_flag once;
+  static std::unique_ptr<const TransferCosts> parsed;
+  std::call_once(once, [] { parsed = std::make_unique<const TransferCosts>(parse_transfer_costs(embedded::transfer_costs_json)); });
+  return *parsed;
+}
+
+double provenance_penalty(const Winner&) {
+  // Every winner counts as measured on this machine today. Once a winner records whether it was imported without
+  // verification, such a winner returns a factor > 1 here, so that it ranks below the same evidence measured locally.
+  return 1.0;
+}
+
+Ranked price(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
+             std::size_t e, std::size_t size, std::uint64_t n) {
+  const FamilyCosts& c = costs.of(family);
+  const Evidence& ev = evidence[e];
+  const EvidenceSize& s = ev.sizes[size];
+  Ranked r{e, size, 1.0, 0.0, ev.kind};
+  if (ev.kind == ConfigSource::fallback) {
+    r.predicted = c.fallback * (ev.other_model ? costs.other_model : 1.0);
+    return r;
+  }
+  const double z = std::log2((static_cast<double>(s.n) + 1) / (static_cast<double>(n) + 1));
+  r.doublings = std::abs(z);
+  if (s.n != n) {
+    const bool large = c.large_from > 0 && std::min(s.n, n) >= c.large_from;
+    const CostCurve& both_large = z > 0 ? c.large_from_larger : c.large_from_smaller;
+    r.predicted = (large && !both_large.points.empty() ? both_large : z > 0 ? c.from_larger : c.from_smaller)
+                      .at(r.doublings);
+  }
+  else if (ev.kind == ConfigSource::nearest_size) r.source = ConfigSource::exact;
+  if (ev.kind == ConfigSource::similar_problem) r.predicted *= c.similar_problem.at(ev.shape_distance);
+  if (ev.kind == ConfigSource::policy) r.predicted *= c.policy.at(ev.shape_distance, c.policy_own);
+  if (ev.distribution == DistributionMatch::robust) r.predicted *= c.policy_own;
+  if (ev.distribution == DistributionMatch::other) r.predicted *= c.other_dist;
+  if (ev.other_model) r.predicted *= costs.other_model;
+  if (s.winner) r.predicted *= provenance_penalty(*s.winner);
+  return r;
+}
+
+bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>& evidence) {
+  if (a.predicted != b.predicted) return a.predicted < b.predicted;
+  const Evidence &ea = evidence[a.evidence], &eb = evidence[b.evidence];
+  if (ea.shape_distance != eb.shape_distance) return ea.shape_distance < eb.shape_distance;
+  if (a.doublings != b.doublings) return a.doublings < b.doublings;
+  if (a.source != b.source) return static_cast<int>(a.source) < static_cast<int>(b.source);
+  if (ea.shape != eb.shape) return ea.shape < eb.shape;
+  const EvidenceSize &sa = ea.sizes[a.size], &sb = eb.sizes[b.size];
+  if (sa.n != sb.n) return sa.n > sb.n;  // the larger, as Cache::find_nearest_winner breaks a tie
+  return sa.config.key() < sb.config.key();
+}
+
+std::vector<Ranked> rank_at(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
+                            std::uint64_t n) {
+  std::vector<Ranked> out;
+  for (std::size_t e = 0; e < evidence.size(); ++e) {
+    if (evidence[e].sizes.empty()) continue;
+    Ranked best = price(costs, family, evidence, e, 0, n);
+    for (std::size_t s = 1; s < evidence[e].sizes.size(); ++s)
+      if (const Ranked r = price(costs, family, evidence, e, s, n); ranks_before(r, best, evidence)) best = r;
+    out.push_back(best);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const Ranked& a, const Ranked& b) { return ranks_before(a, b, evidence); });
+  return out;
+}
+
+}  // namespace autotune

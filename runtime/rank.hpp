@@ -1,0 +1,107 @@
+// The second half of the lookup (include/autotune/resolution.hpp): price every gathered candidate
+// (runtime/candidates.hpp) by its predicted slowdown against the problem's own best, and order them.
+//
+// The prediction comes from measurement: runtime/transfer_costs.json, fitted by scripts/fit_transfer_costs.py from
+// leave-one-out over `autotune tune --preset standard` on one GPU (every variant measured on every preset problem;
+// the tables: bench/results/2026-12-02-leave-one-out.md). For a candidate of kind K at shape distance d, measured at n'
+// for a problem at n, on distribution D, on GPU model M:
+//
+//   predicted = shape(K, d) x size(direction of n' from n, |log2((n'+1)/(n+1))|) x distribution(D) x model(M)
+//               x provenance_penalty(winner)
+//
+// each factor 1 when nothing separates the candidate from the problem. shape and size are curves: 1 at distance 0
+// (the policy's shape curve starts at policy_own, the cost of the policy's own entry of a problem), linear between the
+// measured points (each the 90th percentile of the leave-one-out slowdowns at that distance, made non-decreasing
+// along the curve: farther evidence never predicts less), flat after the last.
+// The size curve has two directions because winners carry over unevenly (a histogram winner of a larger n runs a
+// smaller n better than the other way round), and a second pair for two large sizes (both n >= large_from, 1M:
+// bandwidth-bound, where a winner carries over far better than from or to a launch-bound 64K). The built-in default is one measured
+// constant (fallback), times other_model on another GPU model than the costs' own. A family without preset data is
+// priced with default_family's table.
+//
+// Ties (equal predictions) go, in order, to: the smaller shape distance; the smaller |doublings of n|; the kind
+// measured closer to the problem (exact, nearest_size, similar_problem, similar_device, policy, fallback: the
+// ConfigSource order); the shape key; the larger tuned n; the configuration key. Deterministic for the same inputs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "autotune/cache.hpp"
+#include "runtime/candidates.hpp"
+
+namespace autotune {
+
+/// A cost curve: (distance, predicted slowdown) points, ascending distance, all > 0.
+struct CostCurve {
+  std::vector<std::pair<double, double>> points;
+  /// The prediction at `distance` >= 0: `origin` at 0, linear between the points, the last point's after it.
+  double at(double distance, double origin = 1.0) const;
+};
+
+/// One family's fitted costs.
+struct FamilyCosts {
+  CostCurve from_larger;      ///< the problem's shape at a larger tuned n, by doublings
+  CostCurve from_smaller;     ///< ... at a smaller tuned n
+  /// The same when both n are at least large_from (bandwidth-bound sizes, where winners carry over far better);
+  /// empty: from_larger / from_smaller.
+  CostCurve large_from_larger, large_from_smaller;
+  std::uint64_t large_from = 0;  ///< 0: no large-size curves
+  CostCurve similar_problem;  ///< another shape of the family on this model, by shape_distance, at the same n
+  CostCurve policy;           ///< a policy shape, by policy_distance, at the same n (starts at policy_own)
+  double policy_own = 1.0;    ///< the policy's entry of the problem itself (a histogram's robust fit); also the
+                              ///< factor of a cache winner measured across distributions (dist=robust)
+  double other_dist = 1.0;    ///< a winner measured on another distribution than the problem's
+  double fallback = 1.0;      ///< the built-in default
+};
+
+/// The whole table.
+struct TransferCosts {
+  std::map<std::string, FamilyCosts, std::less<>> families;
+  std::string default_family;  ///< whose costs price a family not in `families`
+  double other_model = 1.0;    ///< evidence from another GPU model (not measurable from one GPU's log)
+  std::string provenance;      ///< "NVIDIA H200, 2026-12-02, `autotune tune --preset standard`, data ..."
+  /// The GPU the costs were measured on (DeviceInfo::name). On another model the built-in default's measured cost is
+  /// another model's evidence too, and carries other_model like the shipped policy's entries.
+  std::string gpu;
+
+  /// The costs of `family` (default_family's when it has none). Error when neither is present.
+  const FamilyCosts& of(std::string_view family) const;
+};
+
+/// Parses a transfer-cost document (runtime/transfer_costs.json's format). Error naming what is wrong.
+TransferCosts parse_transfer_costs(std::string_view json);
+/// The shipped table (runtime/transfer_costs.json, embedded at build time), parsed once. Thread-safe.
+const TransferCosts& shipped_transfer_costs();
+
+/// How much less a winner is trusted for where it came from, as a factor >= 1 on its predicted slowdown. Always 1
+/// today: every winner in the cache counts as measured here. A winner imported from another machine (unverified)
+/// is to rank below the same evidence measured locally: this is where its provenance is weighed.
+double provenance_penalty(const Winner& winner);
+
+/// One candidate at one n: a size of a piece of evidence, with its prediction.
+struct Ranked {
+  std::size_t evidence = 0;  ///< index in the gathered evidence
+  std::size_t size = 0;      ///< index in its sizes
+  double predicted = 1.0;    ///< predicted slowdown against the problem's own best
+  double doublings = 0.0;    ///< |log2((n'+1)/(n+1))| (0 for the built-in default)
+  ConfigSource source = ConfigSource::fallback;  ///< exact at the problem's own tuned n on this model, else the kind
+
+  bool operator==(const Ranked& o) const { return evidence == o.evidence && size == o.size; }
+};
+
+/// The prediction for size `size` of `e` serving a problem of family `family` at `n`.
+Ranked price(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
+             std::size_t e, std::size_t size, std::uint64_t n);
+/// Whether `a` ranks before `b` (the tie rules above).
+bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>& evidence);
+/// Every piece of evidence at its best size for `n`, best first. Not empty when `evidence` is not.
+std::vector<Ranked> rank_at(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
+                            std::uint64_t n);
+
+}  // namespace autotune

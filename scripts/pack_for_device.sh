@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Packs the binaries a GPU check runs (bench/gpu_check.sh) from a portable build (-DAUTOTUNE_PORTABLE=ON
+# -DAUTOTUNE_BUILD_BENCH=ON) into one stripped, xz-compressed tarball, small enough to travel to a GPU machine with
+# the working tree (the unstripped binaries are about 190 MiB; the tarball about 25 MiB).
+#
+#   scripts/pack_for_device.sh [BUILD_DIR] [OUTPUT]      defaults: build-portable, .device/bins.tar.xz
+#
+# On the GPU machine, unpack with python3 (no xz binary needed):
+#   python3 -c "import tarfile; tarfile.open('.device/bins.tar.xz').extractall('/tmp/bin')"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-portable}
+output=${2:-.device/bins.tar.xz}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+for b in autotune autotune_gpu_tests histogram_bench histogram_image_bench histogram_range_bench reduce_bench \
+         segreduce_bench shape_bench size_bench argreduce_bench example_histogram example_reduce; do
+  [ -x "$build/bin/$b" ] || { echo "pack_for_device: $build/bin/$b is missing (a portable bench build?)" >&2; exit 1; }
+  strip -o "$stage/$b" "$build/bin/$b"
+done
+mkdir -p "$(dirname "$output")"
+tar -C "$stage" -cf - . | xz -3 -T2 > "$output.tmp"
+mv "$output.tmp" "$output"
+echo "pack_for_device: $output $(du -h "$output" | cut -f1)"

@@ -1,0 +1,293 @@
+// Value counting of u8 histograms (HistogramConfig::binning = Binning::values): its key field, its rules, the host's
+// value -> counter map against the CPU reference, where the space, the fallback and the transfer of a configuration
+// from another shape (adapt_config) use it, and that its variants compile with the registers of the u8 winner.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autotune/histogram_problem.hpp"
+#include "autotune/problem.hpp"
+#include "core/family.hpp"
+#include "kernel_templates/histogram/reference.hpp"
+#include "kernel_templates/histogram/space.hpp"
+#include "kernel_templates/histogram/value_bins.hpp"
+#include "tests/cpu/nvrtc_fixtures.hpp"
+#include "tests/test_devices.hpp"
+
+using namespace autotune;
+using histogram_detail::direct_bin_divides;
+using histogram_detail::value_counters;
+using histogram_detail::values_are_bins;
+
+namespace {
+
+HistogramProblem u8(int bins, double lo, double hi) {
+  HistogramProblem p;
+  p.type = SampleType::u8, p.bins = bins, p.lower = lo, p.upper = hi;
+  return p;
+}
+
+// The u8/256 winner at 512 MiB (bench/results/2026-12-01b-h200-size-bench-u8.md) and its value-counting twin.
+const std::string kWinner =
+    "priv=shared,R=32,cbits=32,block=512,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0";
+const std::string kWinnerValues = kWinner + ",bin=values";
+
+std::vector<HistogramConfig> values_only(const std::vector<HistogramConfig>& space) {
+  std::vector<HistogramConfig> out;
+  for (const auto& c : space)
+    if (c.binning == Binning::values) out.push_back(c);
+  return out;
+}
+
+// The counter each channel's value v lands in by the CPU reference: a pixel whose every channel is v, counted
+// alone; -1 where that channel counts it nowhere.
+std::vector<int> reference_value_counters(const HistogramProblem& p) {
+  std::vector<int> out(static_cast<std::size_t>(p.active) * 256, -2);
+  for (int v = 0; v < 256; ++v) {
+    const std::vector<unsigned char> pixel(static_cast<std::size_t>(p.channels), static_cast<unsigned char>(v));
+    const auto counts = reference_histogram(p, pixel.data(), 1);
+    for (int c = 0; c < p.active; ++c) {
+      int at = -1;
+      for (int k = p.channel_offset(c); k < p.channel_offset(c + 1); ++k)
+        if (counts[static_cast<std::size_t>(k)] != 0) at = k;
+      out[static_cast<std::size_t>(c) * 256 + static_cast<std::size_t>(v)] = at;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("config") {
+  TEST_CASE("bin=values: printed after every other field, parsed back to the same configuration") {
+    const auto c = HistogramConfig::parse(kWinnerValues);
+    REQUIRE(c.has_value());
+    CHECK(c->binning == Binning::values);
+    CHECK(c->key() == kWinnerValues);
+    HistogramConfig clustered = *c;
+    clustered.cluster = 8;
+    CHECK(clustered.key() == kWinner + ",cluster=8,bin=values");
+    CHECK(HistogramConfig::parse(clustered.key()) == clustered);
+  }
+
+  TEST_CASE("keys without bin= parse to direct counting and print unchanged; bin=direct and unknown values are "
+            "refused") {
+    const auto c = HistogramConfig::parse(kWinner);
+    REQUIRE(c.has_value());
+    CHECK(c->binning == Binning::direct);
+    CHECK(c->key() == kWinner);
+    // One key per configuration: direct counting is never written, so "bin=direct" is not a key.
+    CHECK_FALSE(HistogramConfig::parse(kWinner + ",bin=direct").has_value());
+    CHECK_FALSE(HistogramConfig::parse(kWinner + ",bin=lut").has_value());
+    CHECK_FALSE(HistogramConfig::parse(kWinner + ",bin=values,bin=values").has_value());
+    // The schema-1 keys stay as they were read.
+    const auto v1 = HistogramConfig::parse("priv=shared,block=256,ipt=4,agg=0,part=interleaved");
+    REQUIRE(v1.has_value());
+    CHECK(v1->binning == Binning::direct);
+    CHECK_FALSE(HistogramConfig::parse("priv=shared,block=256,ipt=4,agg=0,part=interleaved,bin=values").has_value());
+  }
+
+  TEST_CASE("every configuration of the shipped policy parses and prints back to the same text") {
+    std::ifstream in(std::string(AUTOTUNE_SOURCE_DIR) + "/kernel_templates/histogram/policy.json");
+    REQUIRE(in);
+    const auto doc = nlohmann::json::parse(in);
+    int n = 0;
+    for (const auto& e : doc.at("entries")) {
+      const std::string key = e.at("config").get<std::string>();
+      const auto c = HistogramConfig::parse(key);
+      REQUIRE_MESSAGE(c.has_value(), key);
+      CHECK(c->binning == Binning::direct);
+      CHECK(c->key() == key);
+      ++n;
+    }
+    CHECK(n > 10);
+  }
+
+  TEST_CASE("value counting: u8 samples, shared or per-warp copies, 32-bit counters; shared memory counts 256 "
+            "values per active channel and a row of bin totals") {
+    HistogramConfig c = *HistogramConfig::parse(kWinnerValues);
+    const HistogramProblem p = u8(37, 10, 250);
+    CHECK(c.invalid_reason(p) == "");
+    CHECK(c.shared_bytes(p) == (256 * 32 + 37) * 4);
+    HistogramProblem rgba = HistogramProblem::multi_channel(
+        SampleType::u8, 4, {{37, 10, 250}, {64, 0, 256}, {300, 0, 256}});
+    CHECK(c.invalid_reason(rgba) == "");
+    CHECK(c.shared_bytes(rgba) == (3 * 256 * 32 + 37 + 64 + 300) * 4);
+    c.privatization = Privatization::warp, c.replicas = 1;
+    CHECK(c.invalid_reason(p) == "");
+    CHECK(c.shared_bytes(p) == (256 * 16 + 37) * 4);  // one copy per warp of 512 threads
+    c.privatization = Privatization::global;
+    CHECK(c.invalid_reason(p).find("global atomics") != std::string::npos);
+    c = *HistogramConfig::parse(kWinnerValues);
+    c.counter_bits = 16, c.merge = Merge::atomic;
+    CHECK(c.invalid_reason(p).find("32-bit") != std::string::npos);
+    c = *HistogramConfig::parse(kWinnerValues);
+    HistogramProblem u16 = p;
+    u16.type = SampleType::u16;
+    CHECK(c.invalid_reason(u16).find("u8") != std::string::npos);
+  }
+
+  TEST_CASE("the space holds value counting for every u8 shape whose bins are not the byte values, and only there") {
+    for (const HistogramProblem& p : {u8(37, 10, 250), u8(1, 0, 256), u8(255, 1, 256), u8(300, 0, 256),
+                                      u8(32, 0, 256)}) {
+      CAPTURE(p.shape_key());
+      for (std::uint64_t n : {std::uint64_t{4096}, std::uint64_t{256} << 20}) {
+        HistogramProblem sized = p;
+        sized.n = n;
+        const auto values = values_only(histogram_space(sized));
+        CHECK(values.size() >= 20);
+        std::set<std::string> keys;
+        for (const auto& c : values) {
+          CHECK(c.invalid_reason(sized) == "");
+          keys.insert(c.key());
+        }
+        CHECK(keys.count(kWinnerValues) == 1);  // the u8/256 winner's twin
+        // One block for small inputs only, as the direct variants.
+        CHECK((keys.count("priv=shared,R=1,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,"
+                          "merge=last_block,grid=1,bin=values") == 1) == (n <= (4u << 20)));
+      }
+    }
+    CHECK(values_only(histogram_space_any_n(u8(256, 0, 256))).empty());  // the values are the bins
+    HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 37, 10);
+    CHECK(values_only(histogram_space_any_n(u16)).empty());
+  }
+
+  TEST_CASE("the fallback counts values for u8 samples of one channel whose bins are not the values, and is in the "
+            "space") {
+    for (const HistogramProblem& p : {u8(37, 10, 250), u8(1, 0, 256), u8(32, 0, 256), u8(256, 0, 255)}) {
+      CAPTURE(p.shape_key());
+      const HistogramConfig f = HistogramConfig::fallback(p);
+      CHECK(f.key() == kWinnerValues);
+      std::set<std::string> keys;
+      for (const auto& c : histogram_space_any_n(p)) keys.insert(c.key());
+      CHECK(keys.count(f.key()) == 1);
+    }
+    CHECK(HistogramConfig::fallback(u8(256, 0, 256)).binning == Binning::direct);
+    CHECK(HistogramConfig::fallback(HistogramProblem::with_defaults(SampleType::u16, 37, 10)).binning ==
+          Binning::direct);
+    const HistogramProblem rgba = HistogramProblem::multi_channel(SampleType::u8, 4, {{37, 10, 250}});
+    CHECK(HistogramConfig::fallback(rgba).binning == Binning::direct);  // 16-byte loads need aligned pixels
+    // Bins whose totals would not leave 32 KiB of copies within 48 KiB: the direct fallback.
+    CHECK(HistogramConfig::fallback(u8(5000, 0, 256)).binning == Binning::direct);
+  }
+}
+
+TEST_SUITE("reference") {
+  TEST_CASE("the host's value -> counter map is the CPU reference's bin of every byte value") {
+    std::vector<HistogramProblem> problems = {u8(37, 10, 250), u8(1, 0, 256),   u8(1, 100, 101), u8(256, 0, 256),
+                                              u8(255, 1, 256), u8(300, 0, 256), u8(1000, 10, 20), u8(7, 0, 7),
+                                              u8(3, 255, 256)};
+    problems.push_back(HistogramProblem::multi_channel(SampleType::u8, 4, {{37, 10, 250}, {64, 0, 256}, {300, 5, 9}}));
+    problems.push_back(HistogramProblem::multi_channel(SampleType::u8, 3, {{17, 0, 200}}));  // 3 equal channels
+    for (const HistogramProblem& p : problems) {
+      CAPTURE(p.key());
+      p.validate();
+      const auto map = value_counters(p);
+      CHECK(map == reference_value_counters(p));
+      CHECK(map.size() == static_cast<std::size_t>(p.active) * 256);
+    }
+    // Spot checks by hand: 37 bins over [10, 250) put 10 in bin 0, 249 in bin 36, 9 and 250 nowhere.
+    const auto map = value_counters(u8(37, 10, 250));
+    CHECK(map[9] == -1);
+    CHECK(map[10] == 0);
+    CHECK(map[249] == 36);
+    CHECK(map[250] == -1);
+    CHECK(map[130] == 18);  // (130 - 10) * 37 / 240 = 18.5
+    HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 37, 10);
+    CHECK_THROWS(value_counters(u16));
+  }
+
+  TEST_CASE("which u8 shapes count values: bins that are the values take none; a division per sample takes them") {
+    CHECK(values_are_bins(u8(256, 0, 256)));
+    CHECK_FALSE(values_are_bins(u8(256, 0, 255)));
+    CHECK_FALSE(values_are_bins(u8(128, 0, 256)));
+    CHECK(values_are_bins(HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {256, 0, 256}})));
+    CHECK_FALSE(values_are_bins(HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}})));
+    CHECK(direct_bin_divides(u8(37, 10, 250)));
+    CHECK_FALSE(direct_bin_divides(u8(255, 1, 256)));  // one value per bin from 1: a subtraction
+    CHECK(direct_bin_divides(u8(254, 1, 256)));
+    CHECK(direct_bin_divides(u8(100, 0, 256)));
+    CHECK_FALSE(direct_bin_divides(u8(256, 0, 256)));
+    CHECK_FALSE(direct_bin_divides(u8(32, 0, 256)));   // 8 values per bin: a shift
+    CHECK_FALSE(direct_bin_divides(u8(512, 0, 256)));  // 2 bins per value
+    CHECK_FALSE(direct_bin_divides(u8(60, 10, 250)));  // 4 values per bin from 10
+    CHECK(direct_bin_divides(HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {37, 10, 250}})));
+  }
+}
+
+TEST_SUITE("family") {
+  TEST_CASE("a configuration from another shape counts values where the wanted u8 bins need a division, and only "
+            "there") {
+    const KernelFamily& family = family_named("histogram");
+    const DeviceInfo h100 = test::h100_device("GPU-byte-values");
+    const Config winner = *Config::parse("histogram", kWinner);
+    auto adapt = [&](const HistogramProblem& p, const Config& c) {
+      auto a = family.adapt_config(Problem(p), c, &h100);
+      REQUIRE(a.has_value());
+      return *a;
+    };
+    // 37 bins over [10, 250): the u8/256 winner's twin, named as a change.
+    auto a = adapt(u8(37, 10, 250), winner);
+    CHECK(a.config.key() == kWinnerValues);
+    CHECK(a.change == "bin=values");
+    // Bins that are a shift of the values (32 over [0, 256)) and the values themselves: unchanged.
+    a = adapt(u8(32, 0, 256), winner);
+    CHECK(a.config.key() == kWinner);
+    CHECK(a.change == "");
+    // A value-counting configuration given to the shape whose bins are the values, or to u16 samples: direct.
+    const Config values = *Config::parse("histogram", kWinnerValues);
+    a = adapt(u8(256, 0, 256), values);
+    CHECK(a.config.key() == kWinner);
+    CHECK(a.change == "bin=direct");
+    a = adapt(HistogramProblem::with_defaults(SampleType::u16, 37, 10), values);
+    CHECK(a.config.as<HistogramConfig>()->binning == Binning::direct);
+    CHECK(a.config.as<HistogramConfig>()->invalid_reason(HistogramProblem::with_defaults(SampleType::u16, 37, 10)) ==
+          "");
+    // Global atomics have no shared counters to count values in: unchanged.
+    const std::string global =
+        "priv=global,R=1,cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,merge=atomic,grid=0";
+    CHECK(adapt(u8(37, 10, 250), *Config::parse("histogram", global)).config.key() == global);
+    // 80000 bins: their 32-bit totals alone exceed 227 KiB, so value counting cannot run; counted directly in
+    // 16-bit shared counters, as before value counting existed.
+    a = adapt(u8(80000, 0, 256), winner);
+    CHECK(a.config.as<HistogramConfig>()->binning == Binning::direct);
+    CHECK(a.change == "R=1, cbits=16, merge=atomic");
+  }
+}
+
+TEST_SUITE("nvrtc") {
+  TEST_CASE("the value-counting variants compile for sm_90 and sm_80, for one channel and for RGBA pixels") {
+    const HistogramProblem p = u8(37, 10, 250);
+    CHECK(test::compile_all(p, values_only(histogram_space_any_n(p)), "sm_90") == "");
+    CHECK(test::compile_all(p, std::vector{*HistogramConfig::parse(kWinnerValues)}, "sm_80") == "");
+    // Clusters come only from a transfer (adapt_config keeps them): one cluster storing its sums, and a resident grid.
+    const std::vector<HistogramConfig> clusters = {
+        *HistogramConfig::parse("priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,"
+                                "merge=self_zero,grid=8,cluster=8,bin=values"),
+        *HistogramConfig::parse("priv=shared,R=1,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,"
+                                "merge=self_zero,grid=0,cluster=16,bin=values")};
+    for (const auto& c : clusters) CHECK(test::compile_all(p, std::vector{c}, "sm_90") == "");
+    HistogramProblem rgba = HistogramProblem::multi_channel(SampleType::u8, 4, {{37, 10, 250}, {64, 0, 256}, {3, 7, 9}});
+    rgba.n = 1 << 20;
+    CHECK(test::compile_all(rgba, values_only(histogram_space(rgba)), "sm_90") == "");
+  }
+
+  TEST_CASE("the preamble of a value-counting variant carries the host's map; a direct one has none") {
+    const HistogramProblem p = u8(37, 10, 250);
+    const std::string values = kernel_source(p, *HistogramConfig::parse(kWinnerValues));
+    CHECK(values.find("#define AT_VALUES 1") != std::string::npos);
+    CHECK(values.find("constexpr Binning kBinning = Binning::values;") != std::string::npos);
+    CHECK(values.find("__device__ int kValueCounter[256] = {-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,0,0,0,0,0,0,0,1,") !=
+          std::string::npos);
+    const std::string direct = kernel_source(p, *HistogramConfig::parse(kWinner));
+    CHECK(direct.find("#define AT_VALUES 0") != std::string::npos);
+    CHECK(direct.find("__device__ int kValueCounter") == std::string::npos);  // the template names it under #if
+  }
+}

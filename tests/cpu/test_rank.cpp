@@ -1,0 +1,398 @@
+// The lookup's ranking on the CPU (runtime/candidates.hpp, runtime/rank.hpp, runtime/size_table.hpp): the candidates
+// gathered from a cache, the policy and the family; their predicted slowdowns from a small cost table written here
+// (so every expected number is worked out by hand below, not taken from the shipped data); the tie rules; the table's
+// switch between two tuned sizes; what a requirement keeps; the examples the ranking was built for, with the shipped
+// costs; and `autotune best` printing the choice, its prediction and the runner-up.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autotune/cache.hpp"
+#include "autotune/error.hpp"
+#include "autotune/histogram_problem.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "autotune/resolution.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "runtime/candidates.hpp"
+#include "runtime/policy.hpp"
+#include "runtime/rank.hpp"
+#include "runtime/size_table.hpp"
+#include "tests/cpu/cache_fixtures.hpp"
+
+using namespace autotune;
+using namespace autotune::test;
+
+namespace {
+
+constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+
+// Made-up costs, chosen so that the arithmetic below is exact in binary floating point. The reduce family holds only
+// its fallback: the rest comes from the default family (histogram).
+constexpr const char* kCosts = R"({
+  "format": 1, "default_family": "histogram", "other_model": {"factor": 1.5},
+  "families": {
+    "histogram": {
+      "size": {"from_larger": [{"at": 4, "predicted": 1.25}], "from_smaller": [{"at": 4, "predicted": 1.75}],
+               "large_from": 1048576, "large_from_smaller": [{"at": 4, "predicted": 1.125}]},
+      "shape": {"similar_problem": [{"at": 2, "predicted": 1.5}], "policy": [{"at": 2, "predicted": 1.5}]},
+      "policy_own": {"count": 3, "predicted": 1.25}, "other_dist": {"count": 3, "predicted": 2.0},
+      "fallback": {"count": 3, "predicted": 4.0}},
+    "reduce": {"fallback": {"count": 3, "predicted": 1.125}}}})";
+
+const TransferCosts& costs() {
+  static const TransferCosts c = parse_transfer_costs(kCosts);
+  return c;
+}
+
+Config A() { return config(256, 4); }
+Config B() { return config(512, 8); }
+Config C() { return config(1024, 2, true); }
+
+Evidence evidence(ConfigSource kind, std::vector<std::pair<std::uint64_t, Config>> sizes, double shape_distance = 0,
+                  std::string shape = "shape") {
+  Evidence e;
+  e.kind = kind;
+  e.shape = std::move(shape);
+  e.shape_distance = shape_distance;
+  for (auto& [n, c] : sizes) e.sizes.push_back(EvidenceSize{n, c, std::nullopt, {}, "key"});
+  return e;
+}
+
+double predicted(const std::vector<Evidence>& ev, std::size_t e, std::size_t size, std::uint64_t n) {
+  return price(costs(), "histogram", ev, e, size, n).predicted;
+}
+
+DeviceInfo h200() {
+  DeviceInfo d = h100();
+  d.name = "NVIDIA H200";  // the GPU the shipped policy and costs were measured on
+  d.memory_bytes = 150'754'820'096ull;
+  return d;
+}
+
+LookupTarget target_of(const DeviceInfo& d) { return LookupTarget{d.model_key(), d.arch(), d.sm_count, 0, d}; }
+
+ReduceProblem reduction(ReduceOp op, ValueType type, std::uint64_t n) {
+  return ReduceProblem{.op = op, .type = type, .n = n};
+}
+
+std::size_t count_kind(const Gathered& g, ConfigSource kind) {
+  return static_cast<std::size_t>(
+      std::count_if(g.evidence.begin(), g.evidence.end(), [&](const Evidence& e) { return e.kind == kind; }));
+}
+
+}  // namespace
+
+TEST_SUITE("rank") {
+  TEST_CASE("a cost curve is 1 at distance 0, linear between its points and flat after the last") {
+    const CostCurve c{{{2.0, 1.5}, {4.0, 3.5}}};
+    CHECK(c.at(0) == 1.0);
+    CHECK(c.at(1) == 1.25);
+    CHECK(c.at(2) == 1.5);
+    CHECK(c.at(3) == 2.5);
+    CHECK(c.at(100) == 3.5);
+    CHECK(c.at(1, 1.25) == 1.375);  // from another origin (the policy's own entry)
+    CHECK(CostCurve{}.at(7) == 1.0);
+  }
+
+  TEST_CASE("a family takes what its entry lacks from the default family; bad documents are refused") {
+    const FamilyCosts& r = costs().of("reduce");
+    CHECK(r.fallback == 1.125);
+    CHECK(r.from_smaller.at(4) == 1.75);  // the histogram's
+    CHECK(costs().of("segreduce").fallback == 4.0);  // no entry: the default family's
+    CHECK(costs().other_model == 1.5);
+    auto refused = [](const std::string& doc, const std::string& why) {
+      CHECK_THROWS_WITH_AS(parse_transfer_costs(doc), doctest::Contains(why.c_str()), Error);
+    };
+    refused("[1]", "not a JSON object");
+    refused(R"({"format": 2})", "format is not 1");
+    refused(R"({"format": 1, "default_family": "x", "families": {}})", "default family 'x'");
+    refused(R"({"format": 1, "default_family": "h", "families": {"h": {"size": {"from_larger":
+               [{"at": 4, "predicted": 1.2}, {"at": 2, "predicted": 1.1}]}}}})", "not ascending");
+    refused(R"({"format": 1, "default_family": "h", "families": {"h": {"fallback": {"count": 1, "predicted": 0}}}})",
+            "no positive 'predicted'");
+    refused(R"({"format": 1, "default_family": "h", "other_model": {"factor": 0.5}, "families": {"h": {}}})",
+            "below 1");
+  }
+
+  TEST_CASE("the shipped costs parse, name their data, and price both measured families") {
+    const TransferCosts& t = shipped_transfer_costs();
+    CHECK(t.provenance.find("bench/results/2026-12-01c-h200-preset-standard.log.gz") != std::string::npos);
+    for (const char* f : {"histogram", "reduce"}) {
+      REQUIRE(t.families.count(f) == 1);
+      CHECK_FALSE(t.of(f).from_larger.points.empty());
+      CHECK_FALSE(t.of(f).from_smaller.points.empty());
+      CHECK(t.of(f).fallback > 1.0);
+    }
+  }
+
+  TEST_CASE("each factor of a prediction, worked out by hand") {
+    // The problem is at n = 1023: a size at 4095 is 2 doublings above it ((4095+1)/(1023+1) = 4), 255 two below.
+    std::vector<Evidence> ev{evidence(ConfigSource::nearest_size, {{255, A()}, {1023, B()}, {4095, C()}}),
+                             evidence(ConfigSource::similar_problem, {{1023, A()}, {4095, A()}}, 1),
+                             evidence(ConfigSource::policy, {{1023, A()}}, 0),
+                             evidence(ConfigSource::policy, {{1023, A()}}, 1),
+                             evidence(ConfigSource::similar_device, {{1023, A()}}),
+                             evidence(ConfigSource::fallback, {{0, A()}})};
+    ev[4].other_model = true;
+    CHECK(predicted(ev, 0, 1, 1023) == 1.0);                 // tuned exactly
+    CHECK(price(costs(), "histogram", ev, 0, 1, 1023).source == ConfigSource::exact);
+    CHECK(price(costs(), "histogram", ev, 0, 2, 1023).source == ConfigSource::nearest_size);
+    CHECK(predicted(ev, 0, 2, 1023) == 1.125);               // from a larger n: 1 + 0.25 x 2/4
+    CHECK(predicted(ev, 0, 0, 1023) == 1.375);               // from a smaller n: 1 + 0.75 x 2/4
+    CHECK(predicted(ev, 1, 0, 1023) == 1.25);                // another shape at distance 1: 1 + 0.5 x 1/2
+    CHECK(predicted(ev, 1, 1, 1023) == 1.25 * 1.125);        // ... and a larger n
+    CHECK(predicted(ev, 2, 0, 1023) == 1.25);                // the policy's own entry of the problem
+    CHECK(predicted(ev, 3, 0, 1023) == 1.375);               // a policy shape at distance 1: 1.25 + 0.25 x 1/2
+    CHECK(predicted(ev, 4, 0, 1023) == 1.5);                 // another GPU model
+    CHECK(predicted(ev, 5, 0, 1023) == 4.0);                 // the built-in default, at any n
+    CHECK(predicted(ev, 5, 0, kMax) == 4.0);
+    // Both sizes at least 1M (large_from): the large-size curve where there is one (from a smaller n), 2 doublings.
+    const std::vector<Evidence> large{evidence(ConfigSource::nearest_size, {{(1u << 21) - 1, A()}, {(1u << 25) - 1, B()}}),
+                                      evidence(ConfigSource::nearest_size, {{(1u << 19) - 1, A()}})};
+    CHECK(predicted(large, 0, 0, (1u << 23) - 1) == 1.0625);  // 1 + 0.125 x 2/4
+    CHECK(predicted(large, 0, 1, (1u << 23) - 1) == 1.125);   // from a larger n: no large curve, the general one
+    CHECK(predicted(large, 1, 0, (1u << 21) - 1) == 1.375);   // the smaller n is below 1M: the general curve
+    ev[0].distribution = DistributionMatch::other;
+    CHECK(predicted(ev, 0, 1, 1023) == 2.0);                 // exact, but measured on another distribution
+    ev[0].distribution = DistributionMatch::robust;
+    CHECK(predicted(ev, 0, 1, 1023) == 1.25);                // ... on the robust set
+    // The ranking at 1023: the exact size, then the larger size of the same shape is not listed (one entry per
+    // piece of evidence, at its best size), then the others by prediction.
+    ev[0].distribution = DistributionMatch::same;
+    const std::vector<Ranked> r = rank_at(costs(), "histogram", ev, 1023);
+    REQUIRE(r.size() == ev.size());
+    CHECK(r[0].evidence == 0);
+    CHECK(r[0].size == 1);
+    CHECK(r.back().evidence == 5);
+  }
+
+  TEST_CASE("ties go to the smaller shape distance, then the fewer doublings, then the closer kind, then the key") {
+    // Every pair below predicts the same 1.25 (or 1.5): only the tie rules separate them.
+    std::vector<Evidence> ev{evidence(ConfigSource::similar_problem, {{1023, A()}}, 1),  // 1.25, distance 1
+                             evidence(ConfigSource::policy, {{1023, B()}}, 0)};           // 1.25, distance 0
+    CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 1);
+
+    // Distance 0 both: exact on the robust set (1.25, 0 doublings) vs 4 doublings above (1.25, flat after 4).
+    ev = {evidence(ConfigSource::nearest_size, {{16383, A()}}, 0, "s-uniform"),
+          evidence(ConfigSource::nearest_size, {{1023, B()}}, 0, "s-robust")};
+    ev[1].distribution = DistributionMatch::robust;
+    CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 1);
+
+    // 0 doublings and distance 0 both: the exact robust winner (1.25) before the policy's own entry (1.25).
+    ev = {evidence(ConfigSource::policy, {{1023, A()}}), evidence(ConfigSource::nearest_size, {{1023, B()}})};
+    ev[1].distribution = DistributionMatch::robust;
+    const Ranked first = rank_at(costs(), "histogram", ev, 1023).front();
+    CHECK(first.evidence == 1);
+    CHECK(first.source == ConfigSource::exact);
+
+    // Everything equal but the shape key: its order.
+    ev = {evidence(ConfigSource::similar_problem, {{1023, A()}}, 1, "histogram/b"),
+          evidence(ConfigSource::similar_problem, {{1023, B()}}, 1, "histogram/a")};
+    CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 1);
+    // Within one piece of evidence, equal predictions: the nearer size (0 is 10 doublings below 1023, 16383 four
+    // above 1023: 1.25 both, flat after 4 doublings... 0 is served from 1023 at 1.25, from 16383 at 1.25).
+    ev = {evidence(ConfigSource::nearest_size, {{1023, A()}, {16383, B()}})};
+    CHECK(rank_at(costs(), "histogram", ev, 0).front().size == 0);
+  }
+
+  TEST_CASE("between two tuned sizes the switch is where their predictions cross, not at the geometric mean") {
+    // 1023 and 16383 are 4 doublings apart. n = 1023 + x doublings: from below 1 + 0.75 x/4, from above
+    // 1 + 0.25 (4 - x)/4; equal at x = 1, n = 2047 (1.1875 both: the tie goes to the fewer doublings, 1023's).
+    // The geometric mean would switch at 4095.
+    const std::vector<Evidence> ev{evidence(ConfigSource::nearest_size, {{1023, A()}, {16383, B()}}),
+                                   evidence(ConfigSource::fallback, {{0, C()}})};
+    Gathered g;
+    g.evidence = ev;
+    const SizeLookup s = rank_sizes(g, costs(), Problem(problem(3000)));
+    REQUIRE(s.sizes.size() == 2);
+    CHECK(s.sizes[0].n_from == 0);
+    CHECK(s.sizes[0].n_to == 2047);
+    CHECK(s.sizes[0].config == A());
+    CHECK(s.sizes[1].n_from == 2048);
+    CHECK(s.sizes[1].n_to == kMax);
+    CHECK(s.sizes[1].config == B());
+    CHECK(s.sizes[0].why == "tuned for n=1023");
+    CHECK(s.sizes[0].source_at(1023) == ConfigSource::exact);
+    // The worst prediction of each range: n = 0 is 10 doublings below 1023 (1.25, flat); n = max far above 16383.
+    CHECK(s.sizes[0].predicted_slowdown == 1.25);
+    CHECK(s.sizes[1].predicted_slowdown == 1.75);
+    // The hint: 3000 is served by 16383 (2.42 doublings below it): 1 + 0.25 x log2(16384/3001)/4.
+    CHECK(s.at_hint.config == B());
+    CHECK(s.at_hint.source == ConfigSource::nearest_size);
+    CHECK(s.at_hint.predicted_slowdown == doctest::Approx(1 + 0.25 * std::log2(16384.0 / 3001) / 4));
+    REQUIRE(s.at_hint.runner_up);
+    CHECK(s.at_hint.runner_up->config == C());  // the next configuration: the built-in default (A is not another
+                                                // candidate: one entry per piece of evidence)
+    CHECK(s.at_hint.runner_up->predicted_slowdown == 4.0);
+    // The table and the hint agree at every switch, as a handle's call reads it.
+    for (const std::uint64_t n : {0ull, 2047ull, 2048ull, 16383ull}) {
+      Problem p = Problem(problem(n));
+      CAPTURE(n);
+      const SizeLookup at = rank_sizes(g, costs(), p);
+      CHECK(at.at_hint.config == (n <= 2047 ? A() : B()));
+    }
+  }
+
+  TEST_CASE("a requirement narrows the candidates before the ranking") {
+    Gathered g;
+    g.evidence = {evidence(ConfigSource::nearest_size, {{16383, A()}}),  // 1.75 at n = 1000000
+                  evidence(ConfigSource::similar_problem, {{1000000, B()}}, 2),  // 1.5
+                  evidence(ConfigSource::policy, {{1000000, C()}})};            // 1.25
+    const Problem p = Problem(problem(1000000));
+    CHECK(rank_sizes(g, costs(), p, Requirement::any).at_hint.config == C());
+    const SizeLookup tuned = rank_sizes(g, costs(), p, Requirement::tuned);
+    CHECK(tuned.at_hint.config == B());  // measured data only: the policy is not
+    CHECK(size_table_violation(tuned.sizes, tuned.at_hint, p.n(), Requirement::tuned).empty());
+    // exact with a hint the shape does not hold: nothing meets it, everything is ranked, and the violation says so.
+    const SizeLookup exact = rank_sizes(g, costs(), p, Requirement::exact);
+    CHECK(exact.at_hint.config == C());
+    CHECK_FALSE(size_table_violation(exact.sizes, exact.at_hint, p.n(), Requirement::exact).empty());
+    // exact with no hint: the shape's own sizes make the whole table.
+    const SizeLookup whole = rank_sizes(g, costs(), p.with_n(0), Requirement::exact);
+    REQUIRE(whole.sizes.size() == 1);
+    CHECK(whole.sizes[0].config == A());
+    CHECK(size_table_violation(whole.sizes, whole.at_hint, 0, Requirement::exact).empty());
+  }
+
+  TEST_CASE("the candidates gathered from a cache, the policy and the family") {
+    Cache cache(":memory:");
+    record_current(cache, h100(), problem(64 * M), config(512, 4));
+    record_current(cache, h100(), problem(M), config(256, 2));
+    record_current(cache, h100(), problem(16 * M, 1024), config(128, 2));
+    record_current(cache, a100(), problem(64 * M), config(1024, 8));
+    DeviceInfo other = h100();  // another model of the architecture
+    other.name = "NVIDIA H100 PCIe-ish";
+    other.sm_count = 114;
+    record_current(cache, other, problem(4 * M), config(64, 2));
+
+    const Gathered g = gather_candidates(&cache, target_of(h100()), problem(8 * M));
+    REQUIRE(count_kind(g, ConfigSource::nearest_size) == 1);
+    const Evidence& own = g.evidence.front();
+    CHECK(own.kind == ConfigSource::nearest_size);
+    REQUIRE(own.sizes.size() == 2);  // ascending n
+    CHECK(own.sizes[0].n == M);
+    CHECK(own.sizes[1].n == 64 * M);
+    CHECK(own.model_key == h100().model_key());
+    REQUIRE(count_kind(g, ConfigSource::similar_problem) == 1);
+    const auto similar = std::find_if(g.evidence.begin(), g.evidence.end(),
+                                      [](const Evidence& e) { return e.kind == ConfigSource::similar_problem; });
+    // u8 with 1024 bins over [0,256) for 256 bins: log2(4) = 2 more bins, counted twice, plus log2 of the ratio of
+    // values per bin (1 vs 1/4) = 2.
+    CHECK(similar->shape_distance == 6.0);
+    CHECK(similar->sizes.front().n == 16 * M);
+    REQUIRE(count_kind(g, ConfigSource::similar_device) == 1);
+    const auto device = std::find_if(g.evidence.begin(), g.evidence.end(),
+                                     [](const Evidence& e) { return e.kind == ConfigSource::similar_device; });
+    CHECK(device->other_model);
+    CHECK(device->sizes.front().winner->device_name == "NVIDIA H100 PCIe-ish");  // same arch; the A100 is sm_80
+    const DeviceInfo limits = h100();
+    CHECK(count_kind(g, ConfigSource::policy) ==
+          policy_shapes(family_policy("histogram"), Problem(problem(8 * M)), &limits).size());
+    CHECK(count_kind(g, ConfigSource::policy) >= 2);
+    CHECK(g.evidence.back().kind == ConfigSource::fallback);
+    // The policy was measured on an H200: on an H100 its evidence is another model's, on an H200 not.
+    for (const Evidence& e : g.evidence)
+      if (e.kind == ConfigSource::policy) CHECK(e.other_model);
+    for (const Evidence& e : gather_candidates(nullptr, target_of(h200()), problem(8 * M)).evidence)
+      if (e.kind == ConfigSource::policy) CHECK_FALSE(e.other_model);
+    // A uniform table serves a runs problem as another distribution's evidence, said so.
+    HistogramProblem runs = problem(8 * M);
+    runs.distribution = "runs";
+    const Gathered r = gather_candidates(&cache, target_of(h100()), runs);
+    CHECK(r.evidence.front().distribution == DistributionMatch::other);
+    CHECK(r.evidence.front().note == "measured on dist=uniform, not runs");
+  }
+
+  TEST_CASE("f32 max at 256M: the shipped policy entry of max beats the winner of sum") {
+    // The f32 sum winner of 256M is in the cache; the policy holds f32 max at 256M measured on an H200: on that
+    // model and on another one (an H100, where the policy is another model's evidence).
+    Cache cache(":memory:");
+    const auto parsed = ReduceConfig::parse("red=warp_shuffle,block=256,vec=16,loads=4,acc=1,finish=two_pass,grid=-1");
+    REQUIRE(parsed);
+    const ReduceConfig sum_winner = *parsed;
+    for (const DeviceInfo& d : {h200(), h100()})
+      record_current(cache, d, reduction(ReduceOp::sum, ValueType::f32, 256 * M), sum_winner);
+    const ReduceProblem max = reduction(ReduceOp::max, ValueType::f32, 256 * M);
+    const auto entry = policy_choice(family_policy("reduce"), Problem(max), nullptr);
+    REQUIRE(entry);
+    REQUIRE(entry->shape.n() == 256 * M);  // the policy holds this very problem
+    REQUIRE_FALSE(entry->config == Config(sum_winner));
+    for (const DeviceInfo& d : {h200(), h100()}) {
+      CAPTURE(d.name);
+      const Lookup l = lookup_config(cache, target_of(d), max);
+      CHECK(l.source == ConfigSource::policy);
+      CHECK(l.config == entry->config);
+      REQUIRE(l.runner_up);
+      CHECK(l.predicted_slowdown < l.runner_up->predicted_slowdown);
+      // The sum winner is a candidate, ranked after the policy entry.
+      const Gathered g = gather_candidates(&cache, target_of(d), max);
+      const std::vector<Ranked> ranked = rank_at(shipped_transfer_costs(), "reduce", g.evidence, max.n);
+      auto position = [&](ConfigSource kind) {
+        return std::find_if(ranked.begin(), ranked.end(),
+                            [&](const Ranked& r) { return g.evidence[r.evidence].kind == kind; }) - ranked.begin();
+      };
+      REQUIRE(position(ConfigSource::similar_problem) < static_cast<std::ptrdiff_t>(ranked.size()));
+      CHECK(g.evidence[ranked[position(ConfigSource::similar_problem)].evidence].sizes.front().config ==
+            Config(sum_winner));
+      CHECK(position(ConfigSource::policy) < position(ConfigSource::similar_problem));
+    }
+    // Tuned exactly, the problem's own winner comes first again.
+    record_current(cache, h200(), max, sum_winner);
+    CHECK(lookup_config(cache, target_of(h200()), max).source == ConfigSource::exact);
+  }
+
+  TEST_CASE("f32 with 1M bins after a partial preset: a closer policy shape beats a far tuned one") {
+    // The cache holds f32/2048 bins (9 doublings fewer) at the preset's sizes; the policy holds f32/262144 (2 more).
+    Cache cache(":memory:");
+    HistogramProblem preset = HistogramProblem::with_defaults(SampleType::f32, 2048);
+    preset.upper = 1;
+    for (const std::uint64_t n : std::vector<std::uint64_t>{64 * 1024, M, 16 * M}) {
+      preset.n = n;
+      record_current(cache, h200(), preset, config(256, 1, false, true, true));
+    }
+    HistogramProblem wanted = HistogramProblem::with_defaults(SampleType::f32, 1 << 20);
+    wanted.upper = 1;
+    wanted.n = 64 * M;
+    const SizeLookup s = lookup_sizes(cache, target_of(h200()), wanted);
+    CHECK(s.at_hint.source == ConfigSource::policy);
+    CHECK(s.at_hint.distance.find("policy fitted for histogram/f32/bins=262144") != std::string::npos);
+    REQUIRE(s.at_hint.runner_up);
+    CHECK(s.at_hint.predicted_slowdown < s.at_hint.runner_up->predicted_slowdown);
+    // Without the preset shape: the same choice (the preset changes nothing here).
+    CHECK(lookup_config(Cache(":memory:"), target_of(h200()), wanted).config == s.at_hint.config);
+  }
+
+  TEST_CASE("best prints the choice, its predicted slowdown and the runner-up") {
+    TempPath file;
+    {
+      Cache c(file.str());
+      record_current(c, h100(), problem(64 * M), config(512, 4));
+    }
+    auto best = [&](const std::string& n) {
+      std::ostringstream out, err;
+      const int code = cli::run(cli::parse_command_line({"best", "--n", n, "--device-model", h100().model_key(),
+                                                         "--cache", file.str(), "--json"}),
+                                out, err);
+      CHECK_MESSAGE(code == 0, err.str());
+      return nlohmann::json::parse(out.str());
+    };
+    const auto exact = best("64M");
+    CHECK(exact["source"] == "exact");
+    CHECK(exact["config"] == Config(config(512, 4)).key());
+    CHECK(exact["predicted_slowdown"] == 1.0);  // tuned exactly, on this model, on the problem's distribution
+    REQUIRE(exact["runner_up"].is_string());
+    CHECK(exact["runner_up"].get<std::string>().rfind("policy ", 0) == 0);  // the shipped policy's closest entry
+    const auto near = best("32M");
+    CHECK(near["source"] == "nearest_size");
+    CHECK(near["predicted_slowdown"].get<double>() > 1.0);  // one doubling below the tuned size
+    CHECK(near["runner_up"].is_string());
+  }
+}
