@@ -7,7 +7,7 @@
 #      install_consumer and portable_consumer (second builds of the package), linkage (it checks binaries this
 #      build does not make) and report_chromium (Chromium, not our code);
 #   3. each fuzz target of tests/fuzz for $FUZZ_SECONDS (default 60) from its seed corpus (a copy: the committed
-#      corpus is never changed), plus a replay of the corpus (CTest label "fuzz").
+#      corpus is never changed), $JOBS targets at a time, plus a replay of the corpus (CTest label "fuzz").
 # Any sanitizer report, test failure or fuzz crash fails the script. A crash input is kept in
 # $SANITIZE_BUILD_DIR/fuzz-artifacts/<target>/ (CI artifacts); add it to tests/fuzz/corpus/<target>/ once fixed.
 set -euo pipefail
@@ -47,20 +47,32 @@ ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" -L 'cpu|fuzz' \
 t2=$(date +%s)
 echo "sanitize_and_fuzz: CPU suites and corpus replay under ASan+UBSan: $((t2 - t1)) s"
 
-status=0
-for target in import problem_key cli; do
-  work="$build_dir/fuzz-work/$target" artifacts="$build_dir/fuzz-artifacts/$target"
+# The targets run side by side, as many at a time as there are cores ($jobs), so that each still has a core of its
+# own for its $seconds: the fuzzing done per target is that of a run one after another, in less time.
+fuzz() {  # target: fuzzes it from a copy of its corpus; its report goes to $build_dir/fuzz-<target>.log
+  local target="$1" work="$build_dir/fuzz-work/$1" artifacts="$build_dir/fuzz-artifacts/$1" extra=()
   rm -rf "$work" && mkdir -p "$work" "$artifacts"
   cp tests/fuzz/corpus/"$target"/* "$work"/
-  extra=()
   [ -f tests/fuzz/"$target".options ] && read -r -a extra <tests/fuzz/"$target".options
   echo "sanitize_and_fuzz: fuzzing $target for $seconds s ${extra[*]+${extra[*]}}"
-  if ! "$build_dir/bin/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix="$artifacts/" ${extra[@]+"${extra[@]}"} "$work" 2>"$build_dir/fuzz-$target.log"; then
-    echo "sanitize_and_fuzz: fuzz_$target FAILED; reproducer(s): $(ls "$artifacts")"
+  "$build_dir/bin/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" ${extra[@]+"${extra[@]}"} "$work" 2>"$build_dir/fuzz-$target.log"
+}
+status=0
+targets=(import problem_key cli)
+declare -A pid_of
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  fuzz "$target" &
+  pid_of[$target]=$!
+done
+for target in "${targets[@]}"; do
+  if ! wait "${pid_of[$target]}"; then
+    echo "sanitize_and_fuzz: fuzz_$target FAILED; reproducer(s): $(ls "$build_dir/fuzz-artifacts/$target")"
     tail -n 60 "$build_dir/fuzz-$target.log"
     status=1
   fi
+  echo "sanitize_and_fuzz: fuzz_$target:"
   grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added)' "$build_dir/fuzz-$target.log" || true
 done
 t3=$(date +%s)
