@@ -317,8 +317,8 @@ TEST_SUITE("policy") {
     REQUIRE(s.sizes.size() >= 2);
     int measured_sizes = 0;
     for (const SizeRange& r : s.sizes)
-      for (const auto& [n, config] : {std::pair{1u << 16, k64K}, std::pair{1u << 20, k1M}, std::pair{1u << 24, k1M}})
-        if (r.contains(n)) {
+      for (const auto& [size, config] : {std::pair{1u << 16, k64K}, std::pair{1u << 20, k1M}, std::pair{1u << 24, k1M}})
+        if (const unsigned n = size; r.contains(n)) {  // a copy: clang before 16 cannot capture a structured binding
           CAPTURE(n);
           CHECK(r.config == *Config::parse("histogram", config));
           ++measured_sizes;
