@@ -39,7 +39,7 @@
 #include "kernel_templates/histogram_range/launcher.hpp"
 #include "kernel_templates/histogram_range/reference.hpp"
 #include "tuner/harness.hpp"
-#include "tuner/splitmix.hpp"
+#include "core/splitmix.hpp"
 
 using namespace autotune;
 

@@ -29,6 +29,7 @@
 #include "cache/cache_impl.hpp"
 #include "core/integrity.hpp"
 #include "core/jit.hpp"
+#include "core/paths.hpp"
 
 namespace autotune {
 
@@ -411,16 +412,7 @@ const std::string& Cache::path() const { return impl_->path; }
 
 int Cache::schema_version() { return kSchemaVersion; }
 
-std::string Cache::default_path() {
-  auto env = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v ? v : "";
-  };
-  if (auto p = env("AUTOTUNE_CACHE"); !p.empty()) return p;
-  if (auto p = env("XDG_CACHE_HOME"); !p.empty()) return p + "/autotune/autotune.db";
-  if (auto p = env("HOME"); !p.empty()) return p + "/.cache/autotune/autotune.db";
-  throw CacheError("no cache file location: set AUTOTUNE_CACHE (or XDG_CACHE_HOME or HOME)");
-}
+std::string Cache::default_path() { return default_cache_file(); }
 
 std::int64_t Cache::begin_run(const DeviceInfo& device, const Problem& problem, const RunInfo& info) {
   problem.validate();

@@ -14,12 +14,12 @@
 #include <string_view>
 #include <utility>
 
-#include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
 #include "core/integrity.hpp"
 #include "core/nvrtc.hpp"
+#include "core/paths.hpp"
 
 namespace autotune::jit {
 
@@ -224,7 +224,7 @@ bool reproduces(const std::string& source, const std::string& arch, const std::v
 std::string default_compile_cache_dir() {
   if (const char* env = std::getenv("AUTOTUNE_CUBIN_CACHE")) return env;
   try {
-    return (std::filesystem::path(Cache::default_path()).parent_path() / "cubins").string();
+    return (std::filesystem::path(default_cache_file()).parent_path() / "cubins").string();
   } catch (const Error&) {
     return {};
   }

@@ -11,7 +11,7 @@
 
 #include "autotune/error.hpp"
 #include "kernel_templates/reduce/reference.hpp"  // with_value_type
-#include "tuner/splitmix.hpp"
+#include "core/splitmix.hpp"
 
 namespace autotune {
 

@@ -8,7 +8,7 @@
 
 #include "autotune/error.hpp"
 #include "kernel_templates/half_float.hpp"
-#include "tuner/splitmix.hpp"
+#include "core/splitmix.hpp"
 
 namespace autotune {
 

@@ -11,7 +11,7 @@
 #include "autotune/error.hpp"
 #include "kernel_templates/half_float.hpp"
 #include "kernel_templates/histogram/reference.hpp"
-#include "tuner/splitmix.hpp"
+#include "core/splitmix.hpp"
 
 namespace autotune {
 
@@ -114,9 +114,10 @@ void count_channel(const S* s, std::uint64_t n, std::uint64_t stride, const L* f
     }
     for (std::size_t v = 0; v < per_value.size(); ++v) {
       if (per_value[v] == 0) continue;
-      S sample;
+      S sample{};
       const auto bits = static_cast<std::uint16_t>(v);
-      std::memcpy(&sample, &bits, sizeof(S));  // little-endian: the low bytes
+      // little-endian: the low bytes; S is trivially copyable (F16/BF16 only have a default member initializer)
+      std::memcpy(static_cast<void*>(&sample), &bits, sizeof(S));
       if (const auto b = bin_of(as_level<L>(sample)); b >= 0) h[b] += per_value[v];
     }
   } else {

@@ -11,7 +11,7 @@
 
 #include "autotune/error.hpp"
 #include "kernel_templates/reduce/half_host.hpp"
-#include "tuner/splitmix.hpp"
+#include "core/splitmix.hpp"
 
 namespace autotune {
 

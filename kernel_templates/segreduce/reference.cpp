@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "autotune/error.hpp"
-#include "tuner/splitmix.hpp"
+#include "core/splitmix.hpp"
 
 namespace autotune {
 

@@ -1,4 +1,4 @@
-// The one random number generator of the input generators (kernel_templates/histogram/reference.cpp, kernel_templates/reduce/reference.cpp):
+// The one random number generator of the families' input generators (each kernel_templates/NAME/reference.cpp):
 // splitmix64, small, fast and reproducible on every platform (std distributions are not), so a seed names the same
 // input everywhere. Internal to the library.
 #pragma once
