@@ -1,11 +1,19 @@
 // The benchmarks that time every variant of a family's space (bench/reduce_bench.cpp, bench/argreduce_bench.cpp,
-// bench/segreduce_bench.cpp): the configurations compiled with NVRTC in parallel, then each loaded into the family's
-// kernel wrapper. A configuration that does not compile or load keeps its reason instead of a kernel.
+// bench/segreduce_bench.cpp): the configurations compiled with NVRTC in parallel (behind the compile cache,
+// jit::default_compile_cache_dir()), then each loaded into the family's kernel wrapper. A configuration that does
+// not compile or load keeps its reason instead of a kernel.
+//
+// And what every benchmark that compiles spaces offers as --compile-only (compile_ahead): its rows' variants
+// compiled into the compile cache and nothing run, so that the benchmark itself then spends its time measuring.
+// bench/gpu_check.sh runs it while the GPU suites hold the GPU; with --arch it needs no GPU at all.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,7 +45,8 @@ CompiledSpace<Config, Kernel> compile_space(const Problem& problem, std::vector<
     for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
       pool.emplace_back([&] {
         for (std::size_t i; (i = next++) < s.configs.size();)
-          compiled[i] = jit::compile(kernel_source(problem, s.configs[i]), file_name, device.arch());
+          compiled[i] = jit::compile_cached(kernel_source(problem, s.configs[i]), file_name, device.arch(),
+                                            jit::default_compile_cache_dir());
       });
   }
   s.kernels.resize(s.configs.size());
@@ -54,6 +63,42 @@ CompiledSpace<Config, Kernel> compile_space(const Problem& problem, std::vector<
     }
   }
   return s;
+}
+
+/// The sources of `configs` of `problem` (the family's kernel_source, by argument-dependent lookup), added to `out`.
+template <class Problem, class Config>
+void add_sources(std::set<std::string>& out, const Problem& problem, const std::vector<Config>& configs) {
+  for (const Config& c : configs) out.insert(kernel_source(problem, c));
+}
+
+/// --compile-only: compiles `sources` for `arch` into the compile cache (jit::default_compile_cache_dir(), i.e.
+/// $AUTOTUNE_CUBIN_CACHE when set) on every core, and says what it did on stdout. 0 when every source compiled, 1
+/// when one did not (the benchmark would record it as a compile error), 2 when there is no cache to fill.
+inline int compile_ahead(const std::set<std::string>& sources, const std::string& arch, const char* bench_name) {
+  const std::string dir = jit::default_compile_cache_dir();
+  if (dir.empty()) {
+    std::fprintf(stderr, "%s --compile-only: no compile cache directory (set AUTOTUNE_CUBIN_CACHE)\n", bench_name);
+    return 2;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<std::string> list(sources.begin(), sources.end());
+  std::atomic<std::size_t> next{0}, cached{0}, failed{0};
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back([&] {
+        for (std::size_t i; (i = next++) < list.size();) {
+          const jit::CompileResult r = jit::compile_cached(list[i], "bench.cu", arch, dir);
+          if (!r.ok) ++failed;
+          else if (r.from_cache) ++cached;
+        }
+      });
+  }
+  std::printf("%s --compile-only: %zu variants for %s in %.1f s (%zu already in the cache, %zu failed) into %s\n",
+              bench_name, list.size(), arch.c_str(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), cached.load(),
+              failed.load(), dir.c_str());
+  return failed ? 1 : 0;
 }
 
 }  // namespace autotune::bench

@@ -49,14 +49,51 @@ step() {  # step NAME LIMIT COMMAND...: runs COMMAND under min(LIMIT, time left)
   local l; l=$(left); [ "$l" -lt "$limit" ] && limit=$l
   if [ "$limit" -lt 20 ]; then echo "$name: not run, no time left" | tee -a "$summary"; return 1; fi
   local t0; t0=$(date +%s)
-  timeout "$limit" "$@" > "$out/$name.log" 2>&1
-  local rc=$?
-  echo "$name rc=$rc $(($(date +%s) - t0)) s $(grep -hE 'test cases:|assertions:|^gpu-suite ' "$out/$name.log" |
+  # Each line of the log starts with the seconds since the step began: where a step's time goes.
+  timeout "$limit" "$@" 2>&1 | python3 -u -c 'import sys, time
+t0 = time.time()
+for line in sys.stdin: sys.stdout.write("[%6.1fs] %s" % (time.time() - t0, line)); sys.stdout.flush()' > "$out/$name.log"
+  local rc=${PIPESTATUS[0]}
+  echo "$name rc=$rc $(($(date +%s) - t0)) s $(grep -hoE '(test cases:|assertions:|] gpu-suite ).*' "$out/$name.log" | sed 's/^] //' |
     tr -s ' ' | tr '\n' ' ')" | tee -a "$summary"
   grep -h -B2 -A8 "ERROR\|FATAL\|FAILED" "$out/$name.log" | head -40
   return $rc
 }
 suite() { step "$1" "$2" "$bin/autotune_gpu_tests" --test-suite="$1" --no-intro=true; }
+
+# The benchmarks of the open targets, the cheapest forms that measure them (bench/gpu_targets.py reads the tables).
+# GPU_CHECK_BENCHES (default: all five) names the ones to run, e.g. "argreduce_bench reduce_bench".
+benches=${GPU_CHECK_BENCHES:-histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench}
+bench_args() {  # the arguments a benchmark runs with below (without --samples and --markdown)
+  case $1 in
+    histogram_bench|histogram_range_bench|reduce_bench) echo --quick ;;
+    argreduce_bench) echo --small ;;
+  esac
+}
+# While the suites hold the GPU, the benchmarks' variants are compiled into the compile cache at the lowest CPU
+# priority (--compile-only, bench/compile_space.hpp), so that the benchmarks then spend their time measuring. It is
+# stopped before the first benchmark runs: nothing else runs while they time. argreduce_bench compiles little.
+ahead_pid=
+if [ "${GPU_CHECK_SUITES:-1}" != 0 ] && [ "${GPU_CHECK_AHEAD:-1}" != 0 ]; then
+  (
+    for b in $benches; do
+      [ "$b" = argreduce_bench ] && continue
+      # shellcheck disable=SC2046
+      nice -n 19 "$bin/$b" $(bench_args "$b") --compile-only >> "$out/compile_ahead.log" 2>&1 &
+      echo $! > "$out/.ahead_child"
+      wait $!
+    done
+  ) &
+  ahead_pid=$!
+fi
+stop_ahead() {
+  [ -n "$ahead_pid" ] || return 0
+  kill "$ahead_pid" 2>/dev/null
+  [ -f "$out/.ahead_child" ] && kill "$(cat "$out/.ahead_child")" 2>/dev/null
+  wait "$ahead_pid" 2>/dev/null
+  echo "compile ahead: $(tr '\n' ' ' < "$out/compile_ahead.log" 2>/dev/null)" | tee -a "$summary"
+  ahead_pid=
+}
 
 # The suites, $jobs at a time (each compiles on every core: compiling and running overlap across suites), the
 # slowest first; gpu_tuner alone at the end.
@@ -74,14 +111,17 @@ echo "suites done after $(($(date +%s) - start)) s" | tee -a "$summary"
 # A signed export served without NVRTC, and an unsigned import never served as exact (bench/signed_cache_check.sh).
 [ "${GPU_CHECK_SUITES:-1}" = 0 ] || step signed_cache 90 bash "$here/signed_cache_check.sh" "$bin" "$out/signed" || failed=1
 
-# The benchmarks of the open targets, the cheapest forms that measure them (bench/gpu_targets.py reads the tables).
-step histogram_bench 260 "$bin/histogram_bench" --quick --samples 20 --markdown "$out/histogram_bench.md" || failed=1
-step histogram_range_bench 100 "$bin/histogram_range_bench" --quick --samples 20 \
+stop_ahead
+bench() {  # bench NAME LIMIT COMMAND...: step(), when GPU_CHECK_BENCHES names it
+  case " $benches " in *" $1 "*) step "$@" ;; *) echo "$1: not run (GPU_CHECK_BENCHES)" | tee -a "$summary" ;; esac
+}
+bench histogram_bench 260 "$bin/histogram_bench" $(bench_args histogram_bench) --samples 20 --markdown "$out/histogram_bench.md" || failed=1
+bench histogram_range_bench 100 "$bin/histogram_range_bench" $(bench_args histogram_range_bench) --samples 20 \
   --markdown "$out/histogram_range_bench.md" || failed=1
-step histogram_image_bench 180 "$bin/histogram_image_bench" --samples 20 --markdown "$out/histogram_image_bench.md" ||
+bench histogram_image_bench 180 "$bin/histogram_image_bench" --samples 20 --markdown "$out/histogram_image_bench.md" ||
   failed=1
-step argreduce_bench 100 "$bin/argreduce_bench" --small --markdown "$out/argreduce_bench.md" || failed=1
-step reduce_bench 150 "$bin/reduce_bench" --quick --samples 20 --markdown "$out/reduce_bench.md" || failed=1
+bench argreduce_bench 100 "$bin/argreduce_bench" $(bench_args argreduce_bench) --markdown "$out/argreduce_bench.md" || failed=1
+bench reduce_bench 150 "$bin/reduce_bench" $(bench_args reduce_bench) --samples 20 --markdown "$out/reduce_bench.md" || failed=1
 
 echo "total $(($(date +%s) - start)) s, $([ $failed = 0 ] && echo 'every step passed' || echo 'a step FAILED')" |
   tee -a "$summary"

@@ -11,6 +11,8 @@
 // counting, bin=values, is what the space offers instead).
 //
 //   histogram_bench [--quick] [--small] [--only TEXT] [--samples K] [--top K] [--skip K] [--markdown FILE]
+//   histogram_bench ... --compile-only [--arch ARCH]   compiles the selected cases' spaces into the compile cache
+//                                                        and runs nothing (bench/compile_space.hpp); no GPU with --arch
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,18 +20,21 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "autotune/histogram_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/tuner.hpp"
+#include "bench/compile_space.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/histogram/reference.hpp"
+#include "kernel_templates/histogram/space.hpp"
 #include "tuner/harness.hpp"
 
 using namespace autotune;
@@ -72,9 +77,9 @@ std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 }  // namespace
 
 int main(int argc, char** argv) try {
-  bool quick = false, small_only = false;
+  bool quick = false, small_only = false, compile_only = false;
   int samples = 30, top = 5, skip = 0;
-  std::string markdown, only;
+  std::string markdown, only, arch;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
@@ -84,11 +89,26 @@ int main(int argc, char** argv) try {
     else if (a == "--skip" && i + 1 < argc) skip = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--compile-only") compile_only = true;
+    else if (a == "--arch" && i + 1 < argc) arch = argv[++i];
     else {
       std::fprintf(stderr, "usage: histogram_bench [--quick] [--small] [--only TEXT] [--samples K] [--top K] [--skip K] "
-                           "[--markdown FILE]\n");
+                           "[--markdown FILE] [--compile-only [--arch ARCH]]\n");
       return 2;
     }
+  }
+  // The cases the options select, in the table's order.
+  std::vector<Case> selected;
+  for (const Case& c : cases(quick)) {
+    if (skip > 0 && skip--) continue;  // resume a table after its first cases
+    if (small_only && c.group.find("small") == std::string::npos) continue;
+    if (!only.empty() && c.group.find(only) == std::string::npos) continue;
+    selected.push_back(c);
+  }
+  if (compile_only) {  // the spaces the tuner will compile (its workload's, histogram_space), into the compile cache
+    std::set<std::string> sources;
+    for (const Case& c : selected) bench::add_sources(sources, c.problem, histogram_space(c.problem));
+    return bench::compile_ahead(sources, arch.empty() ? query_device(0).arch() : arch, "histogram_bench");
   }
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
@@ -121,10 +141,7 @@ int main(int argc, char** argv) try {
   std::fflush(stdout);
   std::string table = header;
 
-  for (const Case& c : cases(quick)) {
-    if (skip > 0 && skip--) continue;  // resume a table after its first cases
-    if (small_only && c.group.find("small") == std::string::npos) continue;
-    if (!only.empty() && c.group.find(only) == std::string::npos) continue;
+  for (const Case& c : selected) {
     const HistogramProblem& p = c.problem;
     Cache cache(":memory:");
     TuneOptions o;
@@ -136,7 +153,9 @@ int main(int argc, char** argv) try {
                   static_cast<unsigned long long>(p.n));
       continue;
     }
-    {  // the runners-up, by the tuner's own measurement (stdout only)
+    {  // the tuning run and the runners-up, by the tuner's own measurement (stdout only)
+      std::printf("  # %s %s: tuned in %.1f s, %d variants compiled, %d from the compile cache\n", c.group.c_str(),
+                  p.distribution.c_str(), r.seconds, r.compiled, r.compile_cache_hits);
       std::vector<const Measurement*> ok;
       for (const auto& m : r.measurements)
         if (m.status == MeasurementStatus::ok) ok.push_back(&m);

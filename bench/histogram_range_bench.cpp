@@ -17,6 +17,8 @@
 // --only TEXT runs the cases whose group contains TEXT (e.g. --only "3 of 4 channels": the MultiHistogramRange row).
 //
 //   histogram_range_bench [--quick | --all] [--only TEXT] [--samples K] [--top K] [--markdown FILE]
+//   histogram_range_bench ... --compile-only [--arch ARCH]   the selected cases' spaces into the compile cache,
+//                                                              nothing run (bench/compile_space.hpp)
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,12 +26,14 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "autotune/cache.hpp"
 #include "autotune/histogram_range_problem.hpp"
 #include "autotune/tuner.hpp"
+#include "bench/compile_space.hpp"
 #include "bench/cub_range.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
@@ -38,6 +42,7 @@
 #include "kernel_templates/histogram/reference.hpp"
 #include "kernel_templates/histogram_range/launcher.hpp"
 #include "kernel_templates/histogram_range/reference.hpp"
+#include "kernel_templates/histogram_range/space.hpp"
 #include "tuner/harness.hpp"
 #include "core/splitmix.hpp"
 
@@ -147,9 +152,9 @@ std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 }  // namespace
 
 int main(int argc, char** argv) try {
-  bool quick = false, all = false;
+  bool quick = false, all = false, compile_only = false;
   int samples = 30, top = 3;
-  std::string markdown, only;
+  std::string markdown, only, arch;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
@@ -158,12 +163,21 @@ int main(int argc, char** argv) try {
     else if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
     else if (a == "--top" && i + 1 < argc) top = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else if (a == "--compile-only") compile_only = true;
+    else if (a == "--arch" && i + 1 < argc) arch = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: histogram_range_bench [--quick | --all] [--only TEXT] [--samples K] [--top K] "
-                   "[--markdown FILE]\n");
+                   "[--markdown FILE] [--compile-only [--arch ARCH]]\n");
       return 2;
     }
+  }
+  if (compile_only) {  // the spaces the tuner will compile (histogram_range_space), into the compile cache
+    std::set<std::string> sources;
+    for (const Case& c : cases(quick, all))
+      if (!c.even_reference && (only.empty() || c.group.find(only) != std::string::npos))
+        bench::add_sources(sources, c.problem, histogram_range_space(c.problem));
+    return bench::compile_ahead(sources, arch.empty() ? query_device(0).arch() : arch, "histogram_range_bench");
   }
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
@@ -235,6 +249,8 @@ int main(int argc, char** argv) try {
                     p.distribution.c_str(), static_cast<unsigned long long>(p.n));
         continue;
       }
+      std::printf("  # %s %s: tuned in %.1f s, %d variants compiled, %d from the compile cache\n", c.group.c_str(),
+                  p.distribution.c_str(), r.seconds, r.compiled, r.compile_cache_hits);
       winner = r.winner->config;
       if (p.distribution == "uniform") uniform_winners[shape] = winner;
       std::vector<const Measurement*> ok;

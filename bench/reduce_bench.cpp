@@ -15,6 +15,7 @@
 //     --samples   samples for the winner and CUB (default 30)
 //     --screen    samples per variant while searching (default 10)
 //     --limit     only the first K variants of each space (the built-in default is always the first)
+//     --compile-only [--arch ARCH]   the cases' spaces into the compile cache, nothing run (bench/compile_space.hpp)
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +53,8 @@ struct Options {
   int screen = 10;
   std::size_t limit = 0;  // 0: the whole space
   std::string markdown;
+  bool compile_only = false;
+  std::string arch;
 };
 
 // The user operator of the comparison: the built-in max's semantics on inputs without NaN, so its results are checked
@@ -163,11 +167,25 @@ int main(int argc, char** argv) try {
     else if (a == "--screen" && i + 1 < argc) o.screen = std::stoi(argv[++i]);
     else if (a == "--limit" && i + 1 < argc) o.limit = std::stoul(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) o.markdown = argv[++i];
+    else if (a == "--compile-only") o.compile_only = true;
+    else if (a == "--arch" && i + 1 < argc) o.arch = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: reduce_bench [--quick | --large] [--samples K] [--screen K] [--limit K] [--markdown FILE]\n");
+                   "usage: reduce_bench [--quick | --large] [--samples K] [--screen K] [--limit K] [--markdown FILE] "
+                   "[--compile-only [--arch ARCH]]\n");
       return 2;
     }
+  }
+  if (o.compile_only) {  // each shape's space as build_shape takes it (n = 0), into the compile cache
+    std::set<std::string> sources;
+    for (const ReduceProblem& p : cases(o.quick, o.large)) {
+      ReduceProblem all = p;
+      all.n = 0;
+      auto configs = reduce_space(all);
+      if (o.limit && configs.size() > o.limit) configs.resize(o.limit);
+      bench::add_sources(sources, all, configs);
+    }
+    return bench::compile_ahead(sources, o.arch.empty() ? query_device(0).arch() : o.arch, "reduce_bench");
   }
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));

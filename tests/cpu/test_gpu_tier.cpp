@@ -2,10 +2,15 @@
 // it (core/device_probe.hpp), the tier's subset of a space (tests/gpu/tier.hpp), and the generators' promises
 // (tests/gpu/generators.hpp): specials in every channel of every pixel, region strides off the 16-byte grid.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 #include <cstring>
 #include <stdexcept>
 
@@ -58,6 +63,74 @@ TEST_SUITE("gpu_tier") {
     };
     check(histogram_space_any_n(u8));
     check(reduce_space(f32_sum));
+  }
+
+  TEST_CASE("pairwise_cover: greedy, first candidate of the largest gain: four of the eight points of three binary "
+            "parameters, and a group that adds no pair still gets a candidate") {
+    std::vector<std::vector<std::string>> fields;
+    for (int k = 0; k < 8; ++k)  // candidate k = (a, b, c) with k = 4a + 2b + c
+      fields.push_back({fmt::format("a={}", k >> 2), fmt::format("b={}", (k >> 1) & 1), fmt::format("c={}", k & 1)});
+    // Worked by hand: (0,0,0) covers 3 pairs; then (0,1,1), (1,0,1) and (1,1,0) cover 3 new ones each: all 12 pairs.
+    CHECK(test::pairwise_cover(fields, std::vector<std::size_t>(8, 0)) == std::vector<std::size_t>{0, 3, 5, 6});
+    // Group 1 repeats group 0's first candidate: it covers nothing new, and is chosen for its group all the same.
+    fields.push_back(fields[0]);
+    std::vector<std::size_t> group(8, 0);
+    group.push_back(1);
+    CHECK(test::pairwise_cover(fields, group) == std::vector<std::size_t>{0, 3, 5, 6, 8});
+    CHECK_THROWS_AS(test::pairwise_cover(fields, std::vector<std::size_t>(3, 0)), std::invalid_argument);
+  }
+
+  TEST_CASE("the quick tier of several problems: one covering of their joint space, every pair of a problem field "
+            "and a configuration field and of two configuration fields met, each problem served, fewer than half the variants of a covering per problem") {
+    auto check = [](const auto& problems, const auto& spaces) {
+      const auto quick = tier_spaces(problems, spaces, Tier::quick);
+      CHECK(tier_spaces(problems, spaces, Tier::full) == spaces);
+      REQUIRE(quick.size() == problems.size());
+      // The pairs of the joint space, and those the chosen variants hold, each listed independently of the covering.
+      std::set<std::pair<std::string, std::string>> wanted, met;
+      auto add_pairs = [](auto& to, const std::vector<std::string>& f) {
+        for (std::size_t i = 0; i < f.size(); ++i)
+          for (std::size_t j = 0; j < f.size(); ++j)
+            if (f[i] < f[j]) to.emplace(f[i], f[j]);
+      };
+      std::size_t total = 0, separate = 0, whole = 0;
+      for (std::size_t i = 0; i < problems.size(); ++i) {
+        const auto pf = test::problem_fields(problems[i].shape_key());
+        auto with_problem = [&](const auto& c) {
+          auto f = test::key_fields(c);
+          f.insert(f.end(), pf.begin(), pf.end());
+          return f;
+        };
+        for (const auto& c : spaces[i]) add_pairs(wanted, with_problem(c));
+        for (const auto& c : quick[i]) {
+          add_pairs(met, with_problem(c));
+          CHECK(std::find(spaces[i].begin(), spaces[i].end(), c) != spaces[i].end());
+        }
+        CHECK_FALSE(quick[i].empty());
+        total += quick[i].size(), whole += spaces[i].size(), separate += test::pairwise_subset(spaces[i]).size();
+      }
+      CHECK(met == wanted);
+      MESSAGE(problems.size(), " problems: ", total, " variants in one covering, ", separate,
+              " in a covering per problem, of ", whole);
+      CHECK(total * 2 < separate);
+    };
+    std::vector<ReduceProblem> sums;
+    std::vector<std::vector<ReduceConfig>> sum_spaces;
+    for (ValueType t : all_value_types()) {
+      ReduceProblem p;
+      p.type = t;
+      sums.push_back(p);
+      sum_spaces.push_back(reduce_space(p));
+    }
+    check(sums, sum_spaces);
+    std::vector<HistogramProblem> hists;
+    std::vector<std::vector<HistogramConfig>> hist_spaces;
+    for (const HistogramProblem& p : {HistogramProblem{}, HistogramProblem{.type = SampleType::f32, .bins = 1024, .lower = -1, .upper = 1},
+                                      HistogramProblem{.type = SampleType::u16, .bins = 65536, .lower = 0, .upper = 65536}}) {
+      hists.push_back(p);
+      hist_spaces.push_back(histogram_space_any_n(p));
+    }
+    check(hists, hist_spaces);
   }
 
   TEST_CASE("adversarial samples hold random bits and each channel's specials in every channel, past the first n "

@@ -12,8 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "autotune/cache.hpp"
@@ -96,6 +101,75 @@ template <class P, class C, class Violation>
 std::vector<CompiledVariant<C>> compile_tier(const P& problem, const std::vector<C>& space, const DeviceInfo& dev,
                                              Violation&& violation, int& pruned) {
   return compile_variants(problem, test_space(runnable(space, violation, pruned)), dev);
+}
+
+/// Compiles what the tier verifies of several problems of a family (tier_spaces: the quick tier covers their joint
+/// space once), all of them in one pool: item i holds problem i's variants. `space(p)` gives a problem's space,
+/// `violation(p, c)` why the device cannot run c (empty: it can).
+template <class P, class Space, class Violation>
+auto compile_tier_joint(const std::vector<P>& problems, Space&& space, const DeviceInfo& dev, Violation&& violation) {
+  using C = typename std::decay_t<decltype(space(problems.front()))>::value_type;
+  std::vector<std::vector<C>> runnable_spaces;
+  int pruned = 0;
+  for (const P& p : problems) {
+    int n = 0;
+    runnable_spaces.push_back(runnable(space(p), [&](const C& c) { return violation(p, c); }, n));
+    pruned += n;
+  }
+  const auto picked = tier_spaces(problems, runnable_spaces, gpu_tier());
+  std::vector<std::pair<std::size_t, std::size_t>> jobs;  // (problem, configuration)
+  for (std::size_t i = 0; i < picked.size(); ++i)
+    for (std::size_t k = 0; k < picked[i].size(); ++k) jobs.emplace_back(i, k);
+  std::vector<jit::CompileResult> results = timed_compile(jobs.size(), [&] {
+    std::vector<jit::CompileResult> r(jobs.size());
+    std::atomic<std::size_t> next{0};
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back([&] {
+        for (std::size_t j; (j = next++) < jobs.size();)
+          r[j] = test_compile(kernel_source(problems[jobs[j].first], picked[jobs[j].first][jobs[j].second]), dev.arch());
+      });
+    pool.clear();  // joins
+    return r;
+  });
+  std::vector<std::vector<CompiledVariant<C>>> out(problems.size());
+  std::size_t total = 0, whole = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const C& c = picked[jobs[j].first][jobs[j].second];
+    INFO(problems[jobs[j].first].shape_key(), " ", c.key(), "\n", results[j].log);
+    REQUIRE(results[j].ok);
+    out[jobs[j].first].push_back({c, std::move(results[j].cubin)});
+  }
+  for (std::size_t i = 0; i < problems.size(); ++i) total += picked[i].size(), whole += runnable_spaces[i].size();
+  MESSAGE(fmt::format("{} problems: {} variants of {} runnable on {} ({} pruned by device limits, {} tier)",
+                      problems.size(), total, whole, dev.name, pruned, tier_name(gpu_tier())));
+  return out;
+}
+
+/// What the tier verifies of `problem`, one of a suite's `problems` whose cases each check one of them: the quick
+/// tier's covering is of the joint space of all of them (tier_spaces), computed once per suite and device and
+/// shared by its cases. `space(p)` gives a problem's space, `violation(p, c)` why the device cannot run c.
+template <class P, class Space, class Violation>
+auto tier_share(const std::vector<P>& problems, const P& problem, Space&& space, const DeviceInfo& dev,
+                Violation&& violation) {
+  using C = typename std::decay_t<decltype(space(problem))>::value_type;
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<std::vector<C>>> computed;  // by the problems' keys and the device
+  std::string id = dev.name + "#" + dev.arch();
+  for (const P& p : problems) id += "|" + p.key();
+  const std::lock_guard lock(mutex);
+  auto it = computed.find(id);
+  if (it == computed.end()) {
+    std::vector<std::vector<C>> runnable_spaces;
+    for (const P& p : problems) {
+      int pruned = 0;
+      runnable_spaces.push_back(runnable(space(p), [&](const C& c) { return violation(p, c); }, pruned));
+    }
+    it = computed.emplace(id, tier_spaces(problems, runnable_spaces, gpu_tier())).first;
+  }
+  for (std::size_t i = 0; i < problems.size(); ++i)
+    if (problems[i].key() == problem.key()) return it->second[i];
+  throw std::logic_error("tier_share: " + problem.key() + " is not one of the suite's problems");
 }
 
 /// One compile for `dev`, timed into the suite's clock; fails the test on a compile error.

@@ -151,16 +151,9 @@ std::string run_and_compare(const ArgReduceKernel& kernel, const ArgReduceProble
   return compare_argreduce(p, expected, got);
 }
 
-void check_every_variant(const ArgReduceProblem& problem) {
-  const DeviceInfo dev = query_device(0);
-  AUTOTUNE_CUDA(cudaSetDevice(0));
-  int pruned = 0;
-  const auto space = argreduce_space(problem);
-  const auto variants = compile_tier(
-      problem, space, dev, [&](const ArgReduceConfig& c) { return argreduce_constraint_violation(problem, c, dev); },
-      pruned);
-  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} pruned by device limits, {} tier)", problem.shape_key(),
-                      variants.size(), space.size(), dev.name, pruned, tier_name(gpu_tier())));
+void check_variants(const ArgReduceProblem& problem, const std::vector<CompiledVariant<ArgReduceConfig>>& variants,
+                    const DeviceInfo& dev) {
+  CAPTURE(problem.shape_key());
   CHECK(!variants.empty());
   std::vector<ArgReduceKernel> kernels;
   for (const auto& v : variants) kernels.emplace_back(problem, v.config, dev, v.cubin);
@@ -180,6 +173,18 @@ void check_every_variant(const ArgReduceProblem& problem) {
   }
 }
 
+// The tier's variants of `op` on every value type (one covering of the types' joint space in the quick tier).
+void check_every_type(ArgOp op) {
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  std::vector<ArgReduceProblem> problems;
+  for (ValueType t : all_value_types()) problems.push_back(make(op, t));
+  const auto variants = compile_tier_joint(
+      problems, [](const ArgReduceProblem& p) { return argreduce_space(p); }, dev,
+      [&](const ArgReduceProblem& p, const ArgReduceConfig& c) { return argreduce_constraint_violation(p, c, dev); });
+  for (std::size_t i = 0; i < problems.size(); ++i) check_variants(problems[i], variants[i], dev);
+}
+
 std::string temp_cache(const char* name) {
   const auto path = std::filesystem::temp_directory_path() /
                     fmt::format("autotune_argreduce_api_{}_{}.db", ::getpid(), name);
@@ -191,10 +196,10 @@ std::string temp_cache(const char* name) {
 
 TEST_SUITE("gpu_argreduce") {
   TEST_CASE("argmax: every value type, the tier's variants exact") {
-    for (ValueType t : all_value_types()) check_every_variant(make(ArgOp::argmax, t));
+    check_every_type(ArgOp::argmax);
   }
   TEST_CASE("argmin: every value type, the tier's variants exact") {
-    for (ValueType t : all_value_types()) check_every_variant(make(ArgOp::argmin, t));
+    check_every_type(ArgOp::argmin);
   }
 
   TEST_CASE("grid sizes: one block for n = 0, cover-n grids cover n, resident grids stay resident") {

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <utility>
+#include <vector>
 #include <unistd.h>
 
 #include "autotune/reduce.hpp"
@@ -131,17 +133,11 @@ std::vector<Input> inputs_for(const ReduceProblem& base) {
   return in;
 }
 
-// Runs the tier's variants of `problem` on every input and compares with the reference of `reference_problem` (the
-// problem itself, or the built-in a user operator stands for).
-void check_every_variant(const ReduceProblem& problem, const ReduceProblem& reference_problem) {
-  const DeviceInfo dev = query_device(0);
-  AUTOTUNE_CUDA(cudaSetDevice(0));
-  int pruned = 0;
-  const auto space = reduce_space(problem);
-  const auto variants = compile_tier(
-      problem, space, dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(problem, c, dev); }, pruned);
-  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} pruned, {} tier)", problem.shape_key(), variants.size(),
-                      space.size(), dev.name, pruned, tier_name(gpu_tier())));
+// Runs `variants` of `problem` on every input and compares with the reference of `reference_problem` (the problem
+// itself, or the built-in a user operator stands for).
+void check_variants(const ReduceProblem& problem, const ReduceProblem& reference_problem,
+                    const std::vector<CompiledVariant<ReduceConfig>>& variants, const DeviceInfo& dev) {
+  CAPTURE(problem.shape_key());
   REQUIRE(!variants.empty());
   const std::size_t acc_bytes = size_of(problem.accumulator_type());
   const bool deterministic = problem.normalized().deterministic;
@@ -176,7 +172,28 @@ void check_every_variant(const ReduceProblem& problem, const ReduceProblem& refe
   }
 }
 
-void check_every_variant(const ReduceProblem& problem) { check_every_variant(problem, problem); }
+// A problem and the problem whose CPU reference it must match.
+struct Checked {
+  ReduceProblem problem, reference;
+  Checked(ReduceProblem p) : problem(p), reference(p) {}  // NOLINT: a problem is checked against its own reference
+  Checked(ReduceProblem p, ReduceProblem r) : problem(std::move(p)), reference(std::move(r)) {}
+};
+
+// The tier's variants of every problem (one covering of their joint space in the quick tier), each on every input.
+void check_every_variant(const std::vector<Checked>& checked) {
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  std::vector<ReduceProblem> problems;
+  for (const Checked& c : checked) problems.push_back(c.problem);
+  const auto variants = compile_tier_joint(
+      problems, [](const ReduceProblem& p) { return reduce_space(p); }, dev,
+      [&](const ReduceProblem& p, const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); });
+  for (std::size_t i = 0; i < checked.size(); ++i)
+    check_variants(checked[i].problem, checked[i].reference, variants[i], dev);
+}
+
+constexpr ReduceOp kEveryOp[] = {ReduceOp::sum,   ReduceOp::min,    ReduceOp::max,   ReduceOp::absmax,
+                                 ReduceOp::sumsq, ReduceOp::sumabs, ReduceOp::l2norm};
 
 std::string temp_cache(const char* name) {
   const auto path = std::filesystem::temp_directory_path() / fmt::format("autotune_half_reduce_{}_{}.db", ::getpid(), name);
@@ -188,44 +205,39 @@ std::string temp_cache(const char* name) {
 
 TEST_SUITE("gpu_reduce") {
   TEST_CASE("f16 and bf16: every operation, the tier's variants, against the CPU reference") {
+    std::vector<Checked> problems;
     for (ValueType t : {ValueType::f16, ValueType::bf16})
-      for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::absmax, ReduceOp::sumsq,
-                          ReduceOp::sumabs, ReduceOp::l2norm}) {
-        CAPTURE(to_string(t));
-        CAPTURE(to_string(op));
-        check_every_variant(make(op, t));
-      }
+      for (ReduceOp op : kEveryOp) problems.emplace_back(make(op, t));
+    check_every_variant(problems);
   }
   TEST_CASE("halves summed into f64, and fast sums of squares (float atomics)") {
-    check_every_variant(make(ReduceOp::sum, ValueType::bf16, ValueType::f64));
-    check_every_variant(make(ReduceOp::sumsq, ValueType::f16, std::nullopt, false));
+    check_every_variant({make(ReduceOp::sum, ValueType::bf16, ValueType::f64),
+                         make(ReduceOp::sumsq, ValueType::f16, std::nullopt, false)});
   }
   TEST_CASE("i8 and i16: every operation, exactly") {
+    std::vector<Checked> problems;
     for (ValueType t : {ValueType::i8, ValueType::i16})
-      for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::absmax, ReduceOp::sumsq,
-                          ReduceOp::sumabs, ReduceOp::l2norm}) {
-        CAPTURE(to_string(t));
-        CAPTURE(to_string(op));
-        check_every_variant(make(op, t));
-      }
-    check_every_variant(make(ReduceOp::sum, ValueType::i16, ValueType::i32));  // wraps in 32 bits
+      for (ReduceOp op : kEveryOp) problems.emplace_back(make(op, t));
+    problems.emplace_back(make(ReduceOp::sum, ValueType::i16, ValueType::i32));  // wraps in 32 bits
+    check_every_variant(problems);
   }
   TEST_CASE("the transforms on the 32- and 64-bit types") {
+    std::vector<Checked> problems;
     for (ValueType t : {ValueType::f32, ValueType::f64, ValueType::i32, ValueType::i64, ValueType::u32})
-      for (ReduceOp op : {ReduceOp::absmax, ReduceOp::sumsq, ReduceOp::sumabs, ReduceOp::l2norm}) {
-        CAPTURE(to_string(t));
-        CAPTURE(to_string(op));
-        check_every_variant(make(op, t));
-      }
+      for (ReduceOp op : {ReduceOp::absmax, ReduceOp::sumsq, ReduceOp::sumabs, ReduceOp::l2norm})
+        problems.emplace_back(make(op, t));
+    check_every_variant(problems);
   }
   TEST_CASE("user operators against the built-in ones they equal") {
-    // A max and a min written by hand: exact, as the built-ins (inputs without NaN: a > b ? a : b has no NaN rule).
-    check_every_variant(user(ValueType::f32, "a > b ? a : b", "-INFINITY"), make(ReduceOp::max, ValueType::f32));
-    check_every_variant(user(ValueType::i32, "a < b ? a : b", "INT_MAX"), make(ReduceOp::min, ValueType::i32));
-    // A sum of squares of bf16 in float: within the built-in sumsq's tolerance.
-    check_every_variant(user(ValueType::bf16, "a + b", "0", "x * x"), make(ReduceOp::sumsq, ValueType::bf16));
-    // |x| of i8 (in i32) and a max: the built-in absmax (its u32 result has the same bits for |x| <= 128).
-    check_every_variant(user(ValueType::i8, "max(a, b)", "0", "x < 0 ? -x : x"), make(ReduceOp::absmax, ValueType::i8));
+    check_every_variant({
+        // A max and a min written by hand: exact, as the built-ins (inputs without NaN: a > b ? a : b has no NaN rule).
+        {user(ValueType::f32, "a > b ? a : b", "-INFINITY"), make(ReduceOp::max, ValueType::f32)},
+        {user(ValueType::i32, "a < b ? a : b", "INT_MAX"), make(ReduceOp::min, ValueType::i32)},
+        // A sum of squares of bf16 in float: within the built-in sumsq's tolerance.
+        {user(ValueType::bf16, "a + b", "0", "x * x"), make(ReduceOp::sumsq, ValueType::bf16)},
+        // |x| of i8 (in i32) and a max: the built-in absmax (its u32 result has the same bits for |x| <= 128).
+        {user(ValueType::i8, "max(a, b)", "0", "x < 0 ? -x : x"), make(ReduceOp::absmax, ValueType::i8)},
+    });
   }
 
   TEST_CASE("autotune::Reduce with halves and a user operator, from an empty cache (the built-in default)") {

@@ -108,15 +108,39 @@ std::vector<Input> even_inputs(const HistogramProblem& p) {
   return in;
 }
 
+// The even problems of the cases below: the quick tier covers their joint space once (tier_share).
+const std::vector<HistogramProblem>& even_problems() {
+  static const std::vector<HistogramProblem> problems{
+      even(SampleType::f16, 1000, 0.0, 1.0), even(SampleType::bf16, 64, -8.0, 8.0),
+      even(SampleType::i8, 256, -128, 128),  even(SampleType::i8, 37, -100, 100),
+      even(SampleType::i16, 4096, -32768, 32768)};
+  return problems;
+}
+
+// The range problems of the cases below, likewise.
+std::vector<HistogramRangeProblem> range_problems() {
+  HistogramRangeProblem i16 = range(SampleType::i16, 1000).with_channel_bins(4, {1000, 7});
+  i16.counter_bits = 64;
+  return {range(SampleType::u8, 255).with_channel_bins(4, {255, 63, 16}),
+          range(SampleType::u8, 63).with_channel_bins(3, {63, 16, 200}),
+          i16,
+          range(SampleType::f32, 10).with_channel_bins(2, {10, 20}),
+          range(SampleType::f16, 999),
+          range(SampleType::bf16, 999),
+          range(SampleType::i8, 255),
+          range(SampleType::i16, 4096)};
+}
+
 void check_even_variants(const HistogramProblem& base) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
-  int pruned = 0;
-  const auto space = histogram_space_any_n(base);
-  const auto variants = compile_tier(
-      base, space, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); }, pruned);
-  MESSAGE(fmt::format("{}: {} variants of {} ({} tier)", base.shape_key(), variants.size(), space.size(),
-                      tier_name(gpu_tier())));
+  const auto picked = tier_share(
+      even_problems(), base, [](const HistogramProblem& p) { return histogram_space_any_n(p); }, dev,
+      [&](const HistogramProblem& p, const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); });
+  const auto variants = compile_variants(base, picked, dev);
+  MESSAGE(fmt::format("{}: {} variants of {} ({} tier, one covering of {} problems)", base.shape_key(),
+                      variants.size(), histogram_space_any_n(base).size(), tier_name(gpu_tier()),
+                      even_problems().size()));
   REQUIRE(!variants.empty());
   std::vector<HistogramKernel> kernels;
   for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin);
@@ -188,13 +212,15 @@ void check_range_variants(const HistogramRangeProblem& base) {
   AUTOTUNE_CUDA(cudaSetDevice(0));
   const std::vector<unsigned char> levels = generate_levels(base);
   REQUIRE(levels_violation(base, levels.data(), static_cast<std::size_t>(base.levels())) == "");
-  int pruned = 0;
-  const auto space = histogram_range_space_any_n(base);
-  const auto variants = compile_tier(
-      base, space, dev, [&](const HistogramRangeConfig& c) { return histogram_range_constraint_violation(base, c, dev); },
-      pruned);
-  MESSAGE(fmt::format("{}: {} variants of {} ({} tier)", base.shape_key(), variants.size(), space.size(),
-                      tier_name(gpu_tier())));
+  const auto picked = tier_share(
+      range_problems(), base, [](const HistogramRangeProblem& p) { return histogram_range_space_any_n(p); }, dev,
+      [&](const HistogramRangeProblem& p, const HistogramRangeConfig& c) {
+        return histogram_range_constraint_violation(p, c, dev);
+      });
+  const auto variants = compile_variants(base, picked, dev);
+  MESSAGE(fmt::format("{}: {} variants of {} ({} tier, one covering of {} problems)", base.shape_key(),
+                      variants.size(), histogram_range_space_any_n(base).size(), tier_name(gpu_tier()),
+                      range_problems().size()));
   REQUIRE(!variants.empty());
 
   std::vector<Input> inputs;

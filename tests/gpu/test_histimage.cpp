@@ -29,20 +29,41 @@ HistogramProblem make(SampleType t, int bins, double lo, double hi, int channels
   return p;
 }
 
+// The problems of the cases below: the quick tier covers their joint space once (tier_share).
+const std::vector<HistogramProblem>& suite_problems() {
+  static const std::vector<HistogramProblem> problems{
+      HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}}),
+      HistogramProblem::multi_channel(SampleType::f32, 4, {{100, -1, 1}, {37, 0.02f, 0.8f}}),
+      HistogramProblem::multi_channel(SampleType::u8, 3, {{32, 0, 256}, {256, 0, 256}, {5, 100, 105}}),
+      make(SampleType::f32, 129, 0x1.51e258p-9, 0x1.f1fca4p-5),
+      make(SampleType::f32, 65536, 0.02f, 0.8f),
+      make(SampleType::u8, 256, 0, 256, 4, 3),
+      make(SampleType::u8, 64, 16, 240, 3, 3),
+      make(SampleType::u16, 1000, 0, 65536, 2, 1),
+      make(SampleType::f32, 100, -1, 1, 4, 2),
+      make(SampleType::u8, 256, 0, 256),
+      make(SampleType::f32, 1000, -1, 1, 2, 2)};
+  return problems;
+}
+
 // What a case verifies of the space, compiled: in the full tier every `every`-th runnable variant (1: all of them),
-// in the quick tier a pairwise-covering subset of the runnable space (tier.hpp); the built-in default in both.
+// in the quick tier the problem's share of one pairwise covering of the suite's problems (tier_share); the built-in
+// default in both.
 std::vector<CompiledVariant<HistogramConfig>> compile_selection(const HistogramProblem& base, int every,
                                                                 const DeviceInfo& dev) {
   int pruned = 0;
   const auto all = histogram_space_any_n(base);
+  auto violation = [&](const HistogramProblem& p, const HistogramConfig& c) {
+    return histogram_constraint_violation(p, c, dev);
+  };
   std::vector<HistogramConfig> picked;
-  if (gpu_tier() == Tier::full)
+  if (gpu_tier() == Tier::full) {
     for (std::size_t i = 0; i < all.size(); i += static_cast<std::size_t>(every)) picked.push_back(all[i]);
-  else
-    picked = all;
-  picked = runnable(picked, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); },
-                    pruned);
-  if (gpu_tier() == Tier::quick) picked = test_space(picked);
+    picked = runnable(picked, [&](const HistogramConfig& c) { return violation(base, c); }, pruned);
+  } else {
+    picked = tier_share(
+        suite_problems(), base, [](const HistogramProblem& p) { return histogram_space_any_n(p); }, dev, violation);
+  }
   if (std::find(picked.begin(), picked.end(), HistogramConfig::fallback(base)) == picked.end())
     picked.push_back(HistogramConfig::fallback(base));
   MESSAGE(fmt::format("{}: {} variants of {} ({} pruned by device limits, {} tier{})", base.shape_key(), picked.size(),

@@ -96,19 +96,31 @@ cuda::DeviceBuffer upload_bytes(const std::vector<unsigned char>& host) {
   return b;
 }
 
+// The problems of the cases below: the quick tier covers their joint space once (tier_share).
+const std::vector<HistogramRangeProblem>& suite_problems() {
+  static const std::vector<HistogramRangeProblem> problems{
+      make(SampleType::u8, 255),  make(SampleType::u8, 8),   make(SampleType::u16, 4096, EdgeLayout::irregular, 64),
+      make(SampleType::f32, 999), make(SampleType::f32, 64, EdgeLayout::even),
+      make(SampleType::f32, 3),   make(SampleType::f64, 1000), make(SampleType::i32, 100),
+      make(SampleType::u32, 1000), make(SampleType::u32, 70000)};
+  return problems;
+}
+
 // The variants of the tier (any n) on every input, over `levels` (the tuner's when empty).
 void check_every_variant(const HistogramRangeProblem& base, std::vector<unsigned char> levels = {}) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   if (levels.empty()) levels = generate_levels(base);
   REQUIRE(levels_violation(base, levels.data(), base.bins + 1) == "");
-  int pruned = 0;
-  const auto space = histogram_range_space_any_n(base);
-  const auto variants = compile_tier(
-      base, space, dev,
-      [&](const HistogramRangeConfig& c) { return histogram_range_constraint_violation(base, c, dev); }, pruned);
-  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} pruned by device limits, {} tier)", base.shape_key(),
-                      variants.size(), space.size(), dev.name, pruned, tier_name(gpu_tier())));
+  const auto picked = tier_share(
+      suite_problems(), base, [](const HistogramRangeProblem& p) { return histogram_range_space_any_n(p); }, dev,
+      [&](const HistogramRangeProblem& p, const HistogramRangeConfig& c) {
+        return histogram_range_constraint_violation(p, c, dev);
+      });
+  const auto variants = compile_variants(base, picked, dev);
+  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} tier, one covering of the suite's {} problems)",
+                      base.shape_key(), variants.size(), histogram_range_space_any_n(base).size(), dev.name,
+                      tier_name(gpu_tier()), suite_problems().size()));
   CHECK(!variants.empty());
 
   struct Input {

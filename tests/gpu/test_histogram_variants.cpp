@@ -30,15 +30,27 @@ struct Input {
   bool adversarial;
 };
 
+// The problems of the cases below: the quick tier covers their joint space once (tier_share).
+const std::vector<HistogramProblem>& suite_problems() {
+  static const std::vector<HistogramProblem> problems{
+      make(SampleType::u8, 256, 0, 256),          make(SampleType::u8, 7, 10, 250),
+      make(SampleType::f32, 1024, -1, 1),         make(SampleType::f64, 1000, -1000, 1000),
+      make(SampleType::i32, 100, -50, 50),        make(SampleType::u16, 65536, 0, 65536, 64),
+      make(SampleType::f32, 65536, 0, 1),         make(SampleType::u32, 1000, 0, 4294967296.0),
+      make(SampleType::u32, 1 << 20, 0, 1 << 20)};
+  return problems;
+}
+
 void check_every_variant(const HistogramProblem& base, std::uint64_t big_constant_n = 0) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
-  int pruned = 0;
-  const auto space = histogram_space_any_n(base);
-  const auto variants = compile_tier(
-      base, space, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(base, c, dev); }, pruned);
-  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} pruned by device limits, {} tier)", base.shape_key(),
-                      variants.size(), space.size(), dev.name, pruned, tier_name(gpu_tier())));
+  const auto picked = tier_share(
+      suite_problems(), base, [](const HistogramProblem& p) { return histogram_space_any_n(p); }, dev,
+      [&](const HistogramProblem& p, const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); });
+  const auto variants = compile_variants(base, picked, dev);
+  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} tier, one covering of the suite's {} problems)",
+                      base.shape_key(), variants.size(), histogram_space_any_n(base).size(), dev.name,
+                      tier_name(gpu_tier()), suite_problems().size()));
   CHECK(!variants.empty());
 
   std::vector<Input> inputs;

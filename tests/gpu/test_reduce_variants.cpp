@@ -121,15 +121,9 @@ long double as_float(ValueType acc, std::uint64_t bits) {
   return std::bit_cast<double>(bits);
 }
 
-void check_every_variant(const ReduceProblem& problem) {
-  const DeviceInfo dev = query_device(0);
-  AUTOTUNE_CUDA(cudaSetDevice(0));
-  int pruned = 0;
-  const auto space = reduce_space(problem);
-  const auto variants = compile_tier(
-      problem, space, dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(problem, c, dev); }, pruned);
-  MESSAGE(fmt::format("{}: {} variants of {} on {} ({} pruned by device limits, {} tier)", problem.shape_key(),
-                      variants.size(), space.size(), dev.name, pruned, tier_name(gpu_tier())));
+void check_variants(const ReduceProblem& problem, const std::vector<CompiledVariant<ReduceConfig>>& variants,
+                    const DeviceInfo& dev) {
+  CAPTURE(problem.shape_key());
   CHECK(!variants.empty());
   const ValueType acc = problem.accumulator_type();
   const std::size_t acc_bytes = size_of(acc);
@@ -163,33 +157,37 @@ void check_every_variant(const ReduceProblem& problem) {
   }
 }
 
+// The tier's variants of `problems` (one covering of their joint space in the quick tier), each problem checked on
+// its own.
+void check_every_variant(const std::vector<ReduceProblem>& problems) {
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  const auto variants = compile_tier_joint(
+      problems, [](const ReduceProblem& p) { return reduce_space(p); }, dev,
+      [&](const ReduceProblem& p, const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); });
+  for (std::size_t i = 0; i < problems.size(); ++i) check_variants(problems[i], variants[i], dev);
+}
+
+std::vector<ReduceProblem> every_type(ReduceOp op) {
+  std::vector<ReduceProblem> out;
+  for (ValueType t : all_value_types()) out.push_back(make(op, t));
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("gpu_reduce") {
   TEST_CASE("sum: every value type with its default accumulator, the tier's variants") {
-    for (ValueType t : all_value_types()) {
-      CAPTURE(to_string(t));
-      check_every_variant(make(ReduceOp::sum, t));
-    }
+    check_every_variant(every_type(ReduceOp::sum));
   }
   TEST_CASE("sum: i32 into i32 (wrapping), f32 into f64, and fast float sums (atomic finishes)") {
-    check_every_variant(make(ReduceOp::sum, ValueType::i32, ValueType::i32));
-    check_every_variant(make(ReduceOp::sum, ValueType::f32, ValueType::f64));
-    check_every_variant(make(ReduceOp::sum, ValueType::f32, std::nullopt, false));
-    check_every_variant(make(ReduceOp::sum, ValueType::f64, std::nullopt, false));
+    check_every_variant({make(ReduceOp::sum, ValueType::i32, ValueType::i32),
+                         make(ReduceOp::sum, ValueType::f32, ValueType::f64),
+                         make(ReduceOp::sum, ValueType::f32, std::nullopt, false),
+                         make(ReduceOp::sum, ValueType::f64, std::nullopt, false)});
   }
-  TEST_CASE("min: every value type, the tier's variants") {
-    for (ValueType t : all_value_types()) {
-      CAPTURE(to_string(t));
-      check_every_variant(make(ReduceOp::min, t));
-    }
-  }
-  TEST_CASE("max: every value type, the tier's variants") {
-    for (ValueType t : all_value_types()) {
-      CAPTURE(to_string(t));
-      check_every_variant(make(ReduceOp::max, t));
-    }
-  }
+  TEST_CASE("min: every value type, the tier's variants") { check_every_variant(every_type(ReduceOp::min)); }
+  TEST_CASE("max: every value type, the tier's variants") { check_every_variant(every_type(ReduceOp::max)); }
 
   TEST_CASE("grid sizes: one block for n = 0, cover-n grids cover n, resident grids stay resident") {
     const DeviceInfo dev = query_device(0);

@@ -3,7 +3,8 @@
 //
 // Tier (AUTOTUNE_GPU_TIER): "quick" (the default) runs every case on a pairwise-covering subset of each space (every
 // pair of parameter values of the runnable space meets in at least one variant that is verified exactly, as the
-// NVRTC suites of tests/cpu/ compile them), and the slow cases in a cheaper form; "full" runs every variant. CTest
+// NVRTC suites of tests/cpu/ compile them; where a case checks several problems of a family, one covering of their
+// joint space, tier_spaces), and the slow cases in a cheaper form; "full" runs every variant. CTest
 // runs both as gpu_quick.SUITE and gpu_full.SUITE (tests/CMakeLists.txt).
 //
 // Skips: a case that cannot run here (too little GPU memory) calls skip_case(): a failure under
@@ -60,6 +61,16 @@ std::vector<C> tier_space(const std::vector<C>& space, Tier tier) {
 template <class C>
 std::vector<C> test_space(const std::vector<C>& space) {
   return tier_space(space, gpu_tier());
+}
+
+/// What a suite verifies of several problems' spaces under `tier` (item i for problem i): each whole space (full),
+/// or a pairwise covering of their joint space (quick; test::joint_pairwise_subsets: every pair of values of a
+/// problem field and a configuration field, or of two configuration fields, meets in one variant, and every problem
+/// gets one).
+template <class P, class C>
+std::vector<std::vector<C>> tier_spaces(const std::vector<P>& problems, const std::vector<std::vector<C>>& spaces,
+                                        Tier tier) {
+  return tier == Tier::full ? spaces : test::joint_pairwise_subsets(problems, spaces);
 }
 
 /// AUTOTUNE_REQUIRE_GPU=1: a GPU run where nothing may be skipped.
