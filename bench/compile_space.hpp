@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -65,30 +66,34 @@ CompiledSpace<Config, Kernel> compile_space(const Problem& problem, std::vector<
   return s;
 }
 
-/// The sources of `configs` of `problem` (the family's kernel_source, by argument-dependent lookup), added to `out`.
+/// The sources of `configs` of `problem` (the family's kernel_source, by argument-dependent lookup), appended to `out`
+/// in the order the benchmark will want them.
 template <class Problem, class Config>
-void add_sources(std::set<std::string>& out, const Problem& problem, const std::vector<Config>& configs) {
-  for (const Config& c : configs) out.insert(kernel_source(problem, c));
+void add_sources(std::vector<std::string>& out, const Problem& problem, const std::vector<Config>& configs) {
+  for (const Config& c : configs) out.push_back(kernel_source(problem, c));
 }
 
 /// --compile-only: compiles `sources` for `arch` into the compile cache (jit::default_compile_cache_dir(), i.e.
 /// $AUTOTUNE_CUBIN_CACHE when set) on every core, and says what it did on stdout. 0 when every source compiled, 1
 /// when one did not (the benchmark would record it as a compile error), 2 when there is no cache to fill.
-inline int compile_ahead(const std::set<std::string>& sources, const std::string& arch, const char* bench_name) {
+inline int compile_ahead(const std::vector<std::string>& sources, const std::string& arch, const char* bench_name) {
   const std::string dir = jit::default_compile_cache_dir();
   if (dir.empty()) {
     std::fprintf(stderr, "%s --compile-only: no compile cache directory (set AUTOTUNE_CUBIN_CACHE)\n", bench_name);
     return 2;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<std::string> list(sources.begin(), sources.end());
+  std::vector<const std::string*> list;  // each source once, in the order given (a benchmark's first cases first)
+  std::set<std::string_view> seen;
+  for (const std::string& text : sources)
+    if (seen.insert(text).second) list.push_back(&text);
   std::atomic<std::size_t> next{0}, cached{0}, failed{0};
   {
     std::vector<std::jthread> pool;
     for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
       pool.emplace_back([&] {
         for (std::size_t i; (i = next++) < list.size();) {
-          const jit::CompileResult r = jit::compile_cached(list[i], "bench.cu", arch, dir);
+          const jit::CompileResult r = jit::compile_cached(*list[i], "bench.cu", arch, dir);
           if (!r.ok) ++failed;
           else if (r.from_cache) ++cached;
         }

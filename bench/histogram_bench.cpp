@@ -20,7 +20,6 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -106,7 +105,7 @@ int main(int argc, char** argv) try {
     selected.push_back(c);
   }
   if (compile_only) {  // the spaces the tuner will compile (its workload's, histogram_space), into the compile cache
-    std::set<std::string> sources;
+    std::vector<std::string> sources;
     for (const Case& c : selected) bench::add_sources(sources, c.problem, histogram_space(c.problem));
     return bench::compile_ahead(sources, arch.empty() ? query_device(0).arch() : arch, "histogram_bench");
   }

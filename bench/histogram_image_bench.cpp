@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -87,7 +86,7 @@ int main(int argc, char** argv) try {
   HistogramProblem rgba;
   rgba.channels = 4, rgba.active = 3, rgba.n = 128ull << 20, rgba.distribution = "image";
   if (compile_only) {  // its space (the tuner's, histogram_space) into the compile cache
-    std::set<std::string> sources;
+    std::vector<std::string> sources;
     bench::add_sources(sources, rgba, histogram_space(rgba));
     return bench::compile_ahead(sources, arch.empty() ? query_device(0).arch() : arch, "histogram_image_bench");
   }

@@ -26,7 +26,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -173,7 +172,7 @@ int main(int argc, char** argv) try {
     }
   }
   if (compile_only) {  // the spaces the tuner will compile (histogram_range_space), into the compile cache
-    std::set<std::string> sources;
+    std::vector<std::string> sources;
     for (const Case& c : cases(quick, all))
       if (!c.even_reference && (only.empty() || c.group.find(only) != std::string::npos))
         bench::add_sources(sources, c.problem, histogram_range_space(c.problem));

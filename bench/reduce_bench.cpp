@@ -25,7 +25,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -177,7 +176,7 @@ int main(int argc, char** argv) try {
     }
   }
   if (o.compile_only) {  // each shape's space as build_shape takes it (n = 0), into the compile cache
-    std::set<std::string> sources;
+    std::vector<std::string> sources;
     for (const ReduceProblem& p : cases(o.quick, o.large)) {
       ReduceProblem all = p;
       all.n = 0;

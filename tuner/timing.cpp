@@ -32,6 +32,7 @@ SampleStats summarize(std::vector<double> samples) {
 bool enough_samples(const std::vector<double>& samples, double elapsed_ms, const StoppingRule& rule) {
   const int n = static_cast<int>(samples.size());
   if (n >= rule.max_samples) return true;
+  if (rule.cut_ms > 0 && n >= 2 && *std::min_element(samples.begin(), samples.end()) > rule.cut_ms) return true;
   if (n < rule.min_samples) return false;
   if (elapsed_ms >= rule.max_ms) return true;
   return summarize(samples).noise <= rule.target_noise;

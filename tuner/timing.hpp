@@ -26,6 +26,11 @@ struct StoppingRule {
   int max_samples = 60;       ///< never more
   double target_noise = 0.005;  ///< stop once the median is known to this relative standard error (0.5 %)
   double max_ms = 1500.0;     ///< wall-clock cap per variant, in milliseconds of measured kernel time plus overhead
+  /// Far-slower cut (0 = none): two samples both above it are enough, whatever the minimum. The tuner sets it to
+  /// TuneOptions::slow_cut times the fastest median measured so far: such a variant cannot win, and sampling it to
+  /// the minimum spent most of a large tuning run (an H200, u8 at 512 MiB: 45 s for 448 variants, the slow global-
+  /// atomic ones run 100 times longer than the winner).
+  double cut_ms = 0.0;
 };
 
 /// True when `samples` (milliseconds, in the order taken) are enough under `rule`, `elapsed_ms` after the first.

@@ -156,7 +156,9 @@ bool is_sticky(int code) {
 }
 
 // Times whole calls of one loaded variant until the stopping rule is satisfied. With flush_l2 a buffer twice the
-// L2 is overwritten before every sample, so the input is read from memory, as in an application.
+// L2 is overwritten before every sample, so the input is read from memory, as in an application. Under a far-slower
+// cut (rule.cut_ms) a first warm-up call above it ends the warm-up and counts as a sample: a variant that slow needs
+// no steady clocks to lose, and one more sample above the cut ends it (enough_samples).
 std::vector<double> sample_variant(const LoadedVariant& variant, cuda::DeviceBuffer& flush, cuda::Stream& stream,
                                    int warmup, const StoppingRule& rule) {
   cuda::Event start, stop;
@@ -168,7 +170,10 @@ std::vector<double> sample_variant(const LoadedVariant& variant, cuda::DeviceBuf
     variant.run(stream.get());
     stop.record(stream.get());
     stream.synchronize();
-    if (s < warmup) continue;
+    if (s < warmup) {
+      if (s > 0 || rule.cut_ms <= 0 || stop.elapsed_since(start) <= rule.cut_ms) continue;
+      warmup = 0;  // far slower than the best: this call is its first sample
+    }
     times.push_back(stop.elapsed_since(start));
     const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (enough_samples(times, elapsed, rule)) return times;
@@ -259,9 +264,9 @@ class TuneRun {
     info_.code = current_identity(problem_.family_name(), device.driver_version);
     info_.settings_json = fmt::format(
         R"({{"budget":{},"budget_s":{},"finalists":{},"flush_l2":{},"min_samples":{},"samples":{},"seed":{},)"
-        R"("target_noise":{},"warmup":{}}})",
+        R"("slow_cut":{},"target_noise":{},"warmup":{}}})",
         o_.budget, o_.budget_s, o_.finalists, o_.flush_l2, rule_.min_samples, rule_.max_samples, o_.seed,
-        o_.target_noise, o_.warmup);
+        o_.slow_cut, o_.target_noise, o_.warmup);
     if (!o_.resume) return;
     cache_.mark_stale(info_.code, device.model_key());
     resumed_run_ = cache_.resumable_run(device.model_key(), problem_, info_.code, info_.strategy);
@@ -406,7 +411,10 @@ class TuneRun {
           m.status = MeasurementStatus::wrong_result;
           m.log = diff;
         } else {
-          set_times(m, sample_variant(*variant, flush_, *stream_, o_.warmup, halving_ ? short_rule_ : rule_));
+          StoppingRule rule = halving_ ? short_rule_ : rule_;
+          if (o_.slow_cut > 0 && best_ms_ > 0) rule.cut_ms = o_.slow_cut * best_ms_;
+          set_times(m, sample_variant(*variant, flush_, *stream_, o_.warmup, rule));
+          if (m.median_ms > 0 && (best_ms_ == 0 || m.median_ms < best_ms_)) best_ms_ = m.median_ms;
           // With --samples at most the short round's, halving's first round already is the full measurement.
           if (!halving_ || rule_.max_samples <= short_rule_.max_samples) ++report_.fully_measured, full_[i] = true;
           cubins_[i] = std::move(compiled.cubin);
@@ -528,6 +536,7 @@ class TuneRun {
   std::vector<bool> full_;  // sampled under the full stopping rule (halving's first round is not): the final's field
   std::string context_lost_;  // set once a variant faults: nothing after it can run in this process
   std::size_t progress_ = 0;
+  double best_ms_ = 0;  // the fastest median of this run's first round so far (the far-slower cut's base)
 };
 
 }  // namespace

@@ -24,6 +24,10 @@ struct TuneOptions {
   int min_samples = 5;    ///< at least this many (or `samples`, if smaller)
   double target_noise = 0.005;  ///< stop sampling once the median's relative standard error is below this
   double max_ms_per_variant = 1000.0;  ///< sampling time cap per variant
+  /// A variant whose first two timed calls are both more than this many times the fastest median measured so far in
+  /// the run stops there, recorded with those samples (its warm-up is its first call): it cannot win, and sampling it
+  /// to the minimum spent most of a large tuning run. 0 samples every variant to the stopping rule.
+  double slow_cut = 4.0;
   int finalists = 4;      ///< the fastest few (and any others within 1 % of the fastest, up to 3x as many) are
                           ///< re-measured interleaved at the end, then the tie-break decides
   int final_rounds = 10;  ///< interleaved rounds of that re-measurement

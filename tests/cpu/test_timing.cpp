@@ -36,7 +36,7 @@ TEST_SUITE("timing") {
     CHECK(summarize({5.0}).noise == 0.0);
   }
 
-  TEST_CASE("stopping: a minimum, a maximum, a time cap, and a settled median") {
+  TEST_CASE("stopping: a minimum, a maximum, a time cap, a settled median, and the far-slower cut") {
     StoppingRule r;
     r.min_samples = 3, r.max_samples = 6, r.target_noise = 0.01, r.max_ms = 100;
     CHECK_FALSE(enough_samples({1.0, 1.0}, 0, r));           // below the minimum, however quiet
@@ -44,6 +44,13 @@ TEST_SUITE("timing") {
     CHECK_FALSE(enough_samples({1.0, 2.0, 1.5}, 0, r));      // noisy: keep going
     CHECK(enough_samples({1.0, 2.0, 1.5}, 100, r));          // ... unless out of time
     CHECK(enough_samples({1, 2, 1, 2, 1, 2}, 0, r));         // ... or at the maximum
+    // The far-slower cut: two samples both above it are enough, one is not, nor two of which one is below it.
+    StoppingRule cut = r;
+    cut.cut_ms = 4.0;
+    CHECK_FALSE(enough_samples({9.0}, 0, cut));
+    CHECK(enough_samples({9.0, 4.5}, 0, cut));
+    CHECK_FALSE(enough_samples({9.0, 3.9}, 0, cut));
+    CHECK_FALSE(enough_samples({9.0, 4.5}, 0, r));  // no cut: the minimum holds
   }
 
   TEST_CASE("throttled samples are dropped, a uniformly slow variant is not") {
