@@ -1,9 +1,10 @@
 // Arg-reduction benchmark: the best variant of the space against cub::DeviceReduce::ArgMax / ArgMin and the read
 // roof, on this GPU, in the same run (the method of bench/reduce_bench.cpp). For each case every variant of
 // argreduce_space is compiled (once per type and op, in parallel), verified exactly against the CPU reference on the
-// case's input, and timed; the fastest correct one (timing.hpp's pick_winner) and CUB are then timed by the same
-// harness: CUDA events around one complete call (a second launch included), L2 flushed before every sample, median
-// of --samples. GB/s counts the input bytes once; % roof is against the read-only 16-byte streaming kernel measured
+// case's input, and timed; the fastest four correct ones (and any within 1 % of the fastest) and CUB are then timed
+// together in --samples interleaved rounds (bench::final_round: each round every contender once, CUDA events around
+// one complete call, a second launch included, L2 flushed before every call), and the winner (timing.hpp's
+// pick_winner) is picked among them on those times, its median and CUB's from the same rounds. GB/s counts the input bytes once; % roof is against the read-only 16-byte streaming kernel measured
 // at the start of the run. Besides uniform values, real-ish inputs: a drifting random walk ("skewed", a time series
 // whose running maximum moves often), ascending values ("sorted") and all-equal values ("constant": every element
 // ties, the answer is index 0).
@@ -36,6 +37,7 @@
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/error.hpp"
 #include "bench/cub_argreduce.hpp"
+#include "bench/bench_common.hpp"
 #include "bench/compile_space.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
@@ -44,7 +46,7 @@
 #include "kernel_templates/argreduce/reference.hpp"
 #include "kernel_templates/argreduce/space.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "tuner/harness.hpp"
 
 using namespace autotune;
@@ -195,9 +197,10 @@ int main(int argc, char** argv) try {
   std::string header = fmt::format(
       "# Arg-reduction benchmark: {} ({} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}\n\n"
       "Read roof (16-byte streaming read of 512 MiB): **{:.0f} GB/s** (spread {:.1f} %). Every variant of the space\n"
-      "is verified exactly (value bits and index) on the case's input and timed ({} samples); the winner and\n"
-      "cub::DeviceReduce::ArgMax/ArgMin are then timed with {} samples each: the median of calls with the L2 flushed\n"
-      "before each, events around one whole call.\n\n"
+      "is verified exactly (value bits and index) on the case's input and timed ({} samples); the fastest four (and\n"
+      "any within 1 % of the fastest) and cub::DeviceReduce::ArgMax/ArgMin are then timed in {} interleaved rounds,\n"
+      "the winner picked on those times: the median of calls with the L2 flushed before each, events around one\n"
+      "whole call.\n\n"
       "| case | dist | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct | best pair / packed (us, screening) |\n"
       "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
       dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
@@ -267,13 +270,16 @@ int main(int argc, char** argv) try {
       table += row;
       continue;
     }
-    const ArgReduceKernel& winner = *contenders[pick_winner(candidates)];
-
+    // The finalists and CUB in interleaved rounds (bench::final_round); CUB writes its own buffer.
     bench::CubArgReduce cub(static_cast<bench::CubValue>(p.type), p.op == ArgOp::argmax, p.n);
-    const SampleStats t_ours = time_calls([&](cudaStream_t s) { winner.run(in.get(), p.n, ours.get(), s); }, flush,
-                                          o.samples, stream.get());
-    const SampleStats t_cub =
-        time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.get(), s); }, flush, o.samples, stream.get());
+    const bench::FinalRound final = bench::final_round(
+        candidates, [&](std::size_t i, cudaStream_t s) { contenders[i]->run(in.get(), p.n, ours.get(), s); },
+        [&](cudaStream_t s) { cub.run(in.get(), theirs.get(), s); }, flush, o.samples, stream.get());
+    const ArgReduceKernel& winner = *contenders[final.winner];
+    // The winner's result last in `ours`: what is checked below.
+    winner.run(in.get(), p.n, ours.get(), stream.get());
+    AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
+    const SampleStats t_ours = final.ours, t_cub = final.cub;
     unsigned char got[16], got_cub[16];
     AUTOTUNE_CUDA(cudaMemcpy(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost));
     AUTOTUNE_CUDA(cudaMemcpy(got_cub, theirs.get(), sizeof got_cub, cudaMemcpyDeviceToHost));

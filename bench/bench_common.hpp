@@ -24,6 +24,7 @@
 #include "core/family.hpp"
 #include "core/jit.hpp"
 #include "tuner/harness.hpp"
+#include "tuner/timing.hpp"
 
 namespace autotune::bench {
 
@@ -111,6 +112,44 @@ inline std::vector<SampleStats> time_interleaved(const std::vector<std::function
   std::vector<SampleStats> out;
   for (auto& v : ms) out.push_back(summarize(v));
   return out;
+}
+
+// The final round of a benchmark that screens every variant (reduce_bench, argreduce_bench), as the tuner's
+// (tuner/tuner.cpp, final_round): the `count` fastest screened candidates, and any others within 1 % of the fastest
+// (up to three times as many), are timed again together with CUB in interleaved rounds (time_interleaved), the
+// winner is picked among them by pick_winner on those times, and CUB's time comes from the same rounds. Screening
+// a variant apart from CUB, then timing the winner and CUB one after the other, let the drift of the GPU between
+// them decide rows of ~10 us: f32 argmax at 1M measured 1.28x and 0.96x CUB in two runs of one binary on an H200.
+struct FinalRound {
+  std::size_t winner = 0;  ///< an index into the screened candidates
+  SampleStats ours, cub;
+};
+inline FinalRound final_round(const std::vector<Candidate>& screened,
+                              const std::function<void(std::size_t, cudaStream_t)>& run,
+                              const std::function<void(cudaStream_t)>& cub, const cuda::DeviceBuffer& flush,
+                              int samples, cudaStream_t stream, std::size_t count = 4) {
+  if (screened.empty()) throw Error("final_round: no candidate");
+  std::vector<std::size_t> order(screened.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return screened[a].median_ms < screened[b].median_ms; });
+  std::size_t keep = std::min(order.size(), count);
+  while (keep < order.size() && keep < 3 * count &&
+         screened[order[keep]].median_ms <= 1.01 * screened[order.front()].median_ms)
+    ++keep;
+  order.resize(keep);
+  std::vector<std::function<void(cudaStream_t)>> calls;
+  for (std::size_t i : order) calls.push_back([&run, i](cudaStream_t s) { run(i, s); });
+  calls.push_back(cub);
+  const std::vector<SampleStats> times = time_interleaved(calls, flush, samples, stream);
+  std::vector<Candidate> finalists;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    Candidate c = screened[order[k]];
+    c.median_ms = times[k].median, c.noise = times[k].noise;
+    finalists.push_back(c);
+  }
+  const std::size_t w = pick_winner(finalists);
+  return {order[w], times[w], times.back()};
 }
 
 // A cubin for `config` of `problem`'s family: a winner's stored one (a variant's source does not depend on n), else

@@ -98,20 +98,25 @@ stop_ahead() {
 }
 
 # The suites, $jobs at a time (each compiles on every core: compiling and running overlap across suites), the
-# slowest first; gpu_tuner alone at the end.
+# slowest first, and among them the signed-cache check (bench/signed_cache_check.sh: a signed export served without
+# NVRTC, an unsigned import never served as exact; it times nothing it checks); gpu_tuner alone at the end (its
+# cases compare timings).
 if [ "$mode" = quick ]; then limit=280; else limit=480; fi
+job() {  # job NAME: a suite, or the signed-cache check
+  if [ "$1" = signed_cache ]; then step signed_cache 120 bash "$here/signed_cache_check.sh" "$bin" "$out/signed"
+  else suite "$1" "$limit"; fi
+}
 running=0
 [ "${GPU_CHECK_SUITES:-1}" = 0 ] && echo "suites: not run (GPU_CHECK_SUITES=0)" | tee -a "$summary"
-[ "${GPU_CHECK_SUITES:-1}" = 0 ] || for s in gpu_histogram gpu_histimage gpu_argreduce gpu_reduce gpu_histrange gpu_api gpu_segreduce; do
-  if [ "$running" -ge "$jobs" ]; then wait -n || failed=1; running=$((running - 1)); fi
-  suite "$s" "$limit" &
-  running=$((running + 1))
-done
+[ "${GPU_CHECK_SUITES:-1}" = 0 ] ||
+  for s in gpu_histogram gpu_histimage gpu_argreduce gpu_reduce gpu_histrange signed_cache gpu_api gpu_segreduce; do
+    if [ "$running" -ge "$jobs" ]; then wait -n || failed=1; running=$((running - 1)); fi
+    job "$s" &
+    running=$((running + 1))
+  done
 while [ "$running" -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
 [ "${GPU_CHECK_SUITES:-1}" = 0 ] || suite gpu_tuner "$limit" || failed=1
 echo "suites done after $(($(date +%s) - start)) s" | tee -a "$summary"
-# A signed export served without NVRTC, and an unsigned import never served as exact (bench/signed_cache_check.sh).
-[ "${GPU_CHECK_SUITES:-1}" = 0 ] || step signed_cache 90 bash "$here/signed_cache_check.sh" "$bin" "$out/signed" || failed=1
 
 stop_ahead
 bench() {  # bench NAME LIMIT COMMAND...: step(), when GPU_CHECK_BENCHES names it

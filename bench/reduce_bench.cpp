@@ -2,9 +2,10 @@
 // same run. For each case (f32, i32, f64 x sum, min, max x N = 1K .. 256M; f16 and bf16 x sum, absmax, sumsq against
 // TransformReduce with a float accumulator; a user max against the built-in one) every variant of reduce_space is compiled
 // (once per type and op, in parallel), verified against the CPU reference on the case's input, and timed; the
-// fastest correct one (timing.hpp's pick_winner: near-ties go to the cheaper configuration) and CUB are then timed by
-// the same harness: CUDA events around one complete call (presets and second launches included), L2 flushed before
-// every sample, median of --samples. GB/s counts the input bytes once; % roof is against the read-only 16-byte
+// fastest four correct ones (and any within 1 % of the fastest) and CUB are then timed together in --samples
+// interleaved rounds (bench::final_round: CUDA events around one complete call, presets and second launches
+// included, L2 flushed before every call), and the winner (timing.hpp's pick_winner: near-ties go to the cheaper
+// configuration) is picked among them on those times, its median and CUB's from the same rounds. GB/s counts the input bytes once; % roof is against the read-only 16-byte
 // streaming kernel measured at the start of the run.
 //
 //   reduce_bench [--quick | --large] [--samples K] [--screen K] [--limit K] [--markdown FILE]
@@ -32,12 +33,13 @@
 #include "autotune/reduce_problem.hpp"
 #include "bench/cub_baseline.hpp"
 #include "bench/cub_reduce.hpp"
+#include "bench/bench_common.hpp"
 #include "bench/compile_space.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "tuner/harness.hpp"
 
@@ -197,9 +199,10 @@ int main(int argc, char** argv) try {
   std::string header = fmt::format(
       "# Reduction benchmark: {} ({} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}\n\n"
       "Read roof (16-byte streaming read of 512 MiB): **{:.0f} GB/s** (spread {:.1f} %). Every variant of the space\n"
-      "is verified on the case's input and timed ({} samples); the winner and cub::DeviceReduce are then timed with\n"
-      "{} samples each: the median of calls with the L2 flushed before each, events around one whole call (an\n"
-      "identity preset or a second launch included). Deterministic mode: float sums finish in a fixed order.\n\n"
+      "is verified on the case's input and timed ({} samples); the fastest four (and any within 1 % of the fastest)\n"
+      "and cub::DeviceReduce are then timed in {} interleaved rounds, the winner picked on those times: the median\n"
+      "of calls with the L2 flushed before each, events around one whole call (an identity preset or a second launch\n"
+      "included). Deterministic mode: float sums finish in a fixed order.\n\n"
       "| case | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct |\n"
       "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
       dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
@@ -262,15 +265,18 @@ int main(int argc, char** argv) try {
       table += row;
       continue;
     }
-    const ReduceKernel& winner = *contenders[pick_winner(candidates)];
-
     static_assert(static_cast<int>(ValueType::bf16) == static_cast<int>(bench::CubValue::bf16));
     static_assert(static_cast<int>(ReduceOp::sumsq) == static_cast<int>(bench::CubOp::sumsq));
+    // The finalists and CUB in interleaved rounds (bench::final_round); CUB writes its own buffer.
     bench::CubReduce cub(static_cast<bench::CubValue>(check.type), static_cast<bench::CubOp>(check.op), p.n);
-    const SampleStats t_ours = time_calls([&](cudaStream_t s) { winner.run(in.get(), p.n, ours.get(), s); }, flush,
-                                         o.samples, stream.get());
-    const SampleStats t_cub =
-        time_calls([&](cudaStream_t s) { cub.run(in.get(), theirs.get(), s); }, flush, o.samples, stream.get());
+    const bench::FinalRound final = bench::final_round(
+        candidates, [&](std::size_t i, cudaStream_t s) { contenders[i]->run(in.get(), p.n, ours.get(), s); },
+        [&](cudaStream_t s) { cub.run(in.get(), theirs.get(), s); }, flush, o.samples, stream.get());
+    const ReduceKernel& winner = *contenders[final.winner];
+    // The winner's result last in `ours`: what is checked below.
+    winner.run(in.get(), p.n, ours.get(), stream.get());
+    AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
+    const SampleStats t_ours = final.ours, t_cub = final.cub;
     // Both answers checked after the timed calls: ours by the reference's rules, CUB's the same way.
     unsigned char got[16], got_cub[16];
     AUTOTUNE_CUDA(cudaMemcpy(got, ours.get(), sizeof got, cudaMemcpyDeviceToHost));

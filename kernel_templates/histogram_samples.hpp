@@ -1,16 +1,83 @@
-// How a histogram sample type crosses into a kernel template, for both histogram families' preamble generators
-// (kernel_templates/histogram/source.cpp, kernel_templates/histogram_range/source.cpp): the C++ type the kernel
-// loads, and for 16-bit floats which kind they are. NVRTC compiles the templates without the toolkit's headers, so
-// f16 and bf16 samples are loaded as their bits (unsigned short) and converted to float by
-// kernel_templates/common.cuh's half_bits_to_float<kHalfKind>.
+// Histogram samples as both histogram families (kernel_templates/histogram/, kernel_templates/histogram_range/) use
+// them: how a sample type crosses into a kernel template (the preamble generators, source.cpp), the host type of a
+// sample and its dispatch, the generated test inputs and the comparison of counts (histogram_samples.cpp). NVRTC
+// compiles the templates without the toolkit's headers, so f16 and bf16 samples are loaded as their bits (unsigned
+// short) and converted to float by kernel_templates/common.cuh's half_bits_to_float<kHalfKind>.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "kernel_templates/half_float.hpp"
+
+namespace autotune {
+
+/// n pixels (n * problem.channels samples) of problem.type following problem.distribution, reproducible from `seed`,
+/// as raw bytes. The interleaved samples of several channels are one stream of the distribution, except `image`,
+/// which is a colour photograph (each channel its own tint, a mostly opaque alpha as the fourth).
+///   uniform:  every bin equally likely (values drawn over [lower, upper))
+///   constant: every sample equals one value inside the range
+///   narrow:   uniform over 16 consecutive bins in the middle of the range (a hot band)
+///   runs:     runs of 1000 equal samples, each run's value uniform over the range
+///   image:    a smooth grey-scale field (gradients and blobs, 4096 samples per row) with a little noise
+std::vector<unsigned char> generate_samples(const HistogramProblem& problem, std::uint64_t n, std::uint64_t seed);
+
+/// Empty when equal, else a one-line description of the first differing bins.
+std::string compare_histograms(const std::vector<std::uint64_t>& expected, const std::vector<std::uint64_t>& got);
+
+}  // namespace autotune
 
 namespace autotune::histogram_samples {
+
+// Floats and the 16-bit floats (binned in float: histogram_problem.hpp).
+template <class T>
+inline constexpr bool kFloatLike = std::is_floating_point_v<T> || is_half_v<T>;
+// The arithmetic type a sample is binned in: float for the halves, the sample type otherwise.
+template <class T>
+using binned_t = std::conditional_t<is_half_v<T>, float, T>;
+
+// v as a sample of type T (halves: rounded to nearest from float) and back.
+template <class T>
+inline T sample_from(double v) {
+  if constexpr (std::is_same_v<T, F16>) return f16_from_float(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, BF16>) return bf16_from_float(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+template <class T>
+inline binned_t<T> binned(T s) {
+  if constexpr (is_half_v<T>) return to_float(s);
+  else return s;
+}
+// A float-like sample drawn as v: kept when it lies below `upper` as the sample type holds it, else `lower` (a
+// rounding up to the upper bound would leave the range).
+template <class T>
+inline T below_upper(double v, double lower, double upper) {
+  const T t = sample_from<T>(v);
+  return binned(t) < binned(sample_from<T>(upper)) ? t : sample_from<T>(lower);
+}
+
+/// Calls f with a value of the host type of a sample of `t` (F16 and BF16 for the halves: half_float.hpp).
+template <class F>
+decltype(auto) dispatch(SampleType t, F&& f) {
+  switch (t) {
+    case SampleType::u8: return f(std::uint8_t{});
+    case SampleType::u16: return f(std::uint16_t{});
+    case SampleType::i32: return f(std::int32_t{});
+    case SampleType::u32: return f(std::uint32_t{});
+    case SampleType::f32: return f(float{});
+    case SampleType::f64: return f(double{});
+    case SampleType::f16: return f(F16{});
+    case SampleType::bf16: return f(BF16{});
+    case SampleType::i8: return f(std::int8_t{});
+    case SampleType::i16: return f(std::int16_t{});
+  }
+  throw UsageError("unknown sample type");
+}
 
 /// The C++ type of one sample in a kernel.
 inline std::string_view cuda_type(SampleType t) {

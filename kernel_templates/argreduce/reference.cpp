@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "autotune/error.hpp"
-#include "kernel_templates/reduce/reference.hpp"  // with_value_type
+#include "kernel_templates/reduction_reference.hpp"  // with_value_type
 #include "core/splitmix.hpp"
 
 namespace autotune {

@@ -10,7 +10,7 @@
 
 #include "autotune/error.hpp"
 #include "kernel_templates/half_float.hpp"
-#include "kernel_templates/histogram/reference.hpp"
+#include "kernel_templates/histogram_samples.hpp"  // generate_samples
 #include "core/splitmix.hpp"
 
 namespace autotune {

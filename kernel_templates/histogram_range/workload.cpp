@@ -3,7 +3,7 @@
 // regenerates the same ones with generate_levels).
 #include "kernel_templates/histogram_range/workload.hpp"
 
-#include "kernel_templates/histogram/reference.hpp"  // compare_histograms
+#include "kernel_templates/histogram_samples.hpp"  // compare_histograms
 #include "kernel_templates/histogram_range/launcher.hpp"
 #include "kernel_templates/histogram_range/reference.hpp"
 #include "kernel_templates/histogram_range/space.hpp"

@@ -5,8 +5,6 @@ list(APPEND AUTOTUNE_FAMILY_SOURCES
   kernel_templates/reduce/config.cpp
   kernel_templates/reduce/source.cpp
   kernel_templates/reduce/space.cpp
-  kernel_templates/reduce/reference.cpp
-  kernel_templates/reduce/half_host.cpp
   kernel_templates/reduce/launcher.cpp
   kernel_templates/reduce/workload.cpp
   kernel_templates/reduce/handle.cpp

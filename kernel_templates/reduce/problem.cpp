@@ -97,7 +97,7 @@ bool is_additive(ReduceOp op) {
 // --- the problem -----------------------------------------------------------------------------------------------------
 
 const std::vector<std::string>& reduce_distributions() {
-  // Described in kernel_templates/reduce/reference.hpp (generate_values).
+  // Described in kernel_templates/reduction_reference.hpp (generate_values).
   static const std::vector<std::string> d{"uniform", "constant", "sorted"};
   return d;
 }

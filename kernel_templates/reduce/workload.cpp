@@ -9,7 +9,7 @@
 #include "autotune/error.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
 
 namespace autotune {

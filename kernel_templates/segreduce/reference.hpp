@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "autotune/segmented_reduce_problem.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 
 namespace autotune {
 

@@ -16,7 +16,7 @@
 #include "cli/options.hpp"
 #include "runtime/resolve.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "tuner/robust.hpp"
 
 using namespace autotune;

@@ -14,7 +14,7 @@
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
 
 using namespace autotune;

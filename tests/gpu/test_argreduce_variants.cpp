@@ -20,7 +20,7 @@
 #include "kernel_templates/argreduce/launcher.hpp"
 #include "kernel_templates/argreduce/reference.hpp"
 #include "kernel_templates/argreduce/space.hpp"
-#include "kernel_templates/reduce/reference.hpp"  // with_value_type
+#include "kernel_templates/reduction_reference.hpp"  // with_value_type
 
 using namespace autotune;
 using namespace autotune::testing;

@@ -21,7 +21,7 @@
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
 
 using namespace autotune;

@@ -1,6 +1,6 @@
 // Reductions of halves and narrow integers, the transform-reductions and operators of the user's own on the GPU: the
 // variants of the tier (tier.hpp: a pairwise-covering subset of each space in the quick tier) against the CPU
-// reference (kernel_templates/reduce/reference.cpp; the GPU tests link no CUB, so CUB is compared in
+// reference (kernel_templates/reduction_reference.cpp; the GPU tests link no CUB, so CUB is compared in
 // bench/reduce_bench only): n = 0, 1, 31, an odd ~1M, unaligned starts, all-equal and sorted inputs, NaN at the scalar
 // head and tail and inside a vector, infinities, signed zeros, integer extremes, exactly summable halves that every
 // order must get bit-exact (sums), and a second call giving the same bits. Floats within the tolerance of
@@ -21,9 +21,9 @@
 #include "autotune/reduce.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "gpu_fixtures.hpp"
-#include "kernel_templates/reduce/half_host.hpp"
+#include "kernel_templates/half_host.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
 
 using namespace autotune;

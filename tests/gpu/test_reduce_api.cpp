@@ -19,7 +19,7 @@
 #include "autotune/tuner.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "gpu_fixtures.hpp"
 

@@ -14,7 +14,7 @@
 #include "gpu_fixtures.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "autotune/reduce_problem.hpp"
 

@@ -1,4 +1,4 @@
-#include "kernel_templates/reduce/half_host.hpp"
+#include "kernel_templates/half_host.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -1,4 +1,4 @@
-#include "kernel_templates/reduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "autotune/error.hpp"
-#include "kernel_templates/reduce/half_host.hpp"
+#include "kernel_templates/half_host.hpp"
 #include "core/splitmix.hpp"
 
 namespace autotune {

@@ -1,6 +1,6 @@
 // f16 and bf16 on the host: exact conversion to float and round-to-nearest-even from float, by the host code of
-// CUDA's own cuda_fp16.h / cuda_bf16.h (inline functions; nothing is linked). Internal to the reduction family; the
-// CPU tests check it against known bit patterns.
+// CUDA's own cuda_fp16.h / cuda_bf16.h (inline functions; nothing is linked). Used by the value families' references
+// (reduction_reference.cpp); the CPU tests check it against known bit patterns.
 #pragma once
 
 #include <cstdint>

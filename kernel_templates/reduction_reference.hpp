@@ -1,4 +1,6 @@
-// Test inputs for reductions and the CPU reference every reduction variant is checked against.
+// Test inputs for reductions and the CPU reference every reduction variant is checked against: the reduction
+// family's, and what the arg-reductions (with_value_type) and the segmented reductions (each segment's reduction)
+// reuse of it.
 #pragma once
 
 #include <cstdint>
