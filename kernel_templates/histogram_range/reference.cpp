@@ -68,23 +68,6 @@ decltype(auto) with_level_type(SampleType t, F&& f) {
   }
 }
 
-template <class F>
-decltype(auto) with_sample_type(SampleType t, F&& f) {
-  switch (t) {
-    case SampleType::u8: return f(std::uint8_t{});
-    case SampleType::u16: return f(std::uint16_t{});
-    case SampleType::i32: return f(std::int32_t{});
-    case SampleType::u32: return f(std::uint32_t{});
-    case SampleType::f32: return f(float{});
-    case SampleType::f64: return f(double{});
-    case SampleType::f16: return f(F16{});
-    case SampleType::bf16: return f(BF16{});
-    case SampleType::i8: return f(std::int8_t{});
-    case SampleType::i16: return f(std::int16_t{});
-  }
-  throw UsageError("unknown sample type");
-}
-
 // A sample as the level type L: halves exactly to float, the others as C++ converts them.
 template <class L, class S>
 L as_level(S s) {
@@ -162,7 +145,7 @@ std::vector<std::uint64_t> reference_range_histogram(const HistogramRangeProblem
   std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.counters()), 0);
   with_level_type(problem.type, [&](auto ltag) {
     using L = decltype(ltag);
-    with_sample_type(problem.type, [&](auto stag) {
+    histogram_samples::dispatch(problem.type, [&](auto stag) {
       using S = decltype(stag);
       for (int c = 0; c < problem.active; ++c)
         count_channel<L>(static_cast<const S*>(samples) + c, n, static_cast<std::uint64_t>(problem.channels),

@@ -50,22 +50,28 @@ inline jit::CompileResult test_compile(const std::string& source, const std::str
   return dir && *dir ? jit::compile_cached(source, "variant.cu", arch, dir) : jit::compile(source, "variant.cu", arch);
 }
 
-/// Compiles `configs` for `dev` on all cores, timed into the suite's clock (tier.hpp), failing the test on any
-/// compile error.
-template <class P, class C>
-std::vector<CompiledVariant<C>> compile_variants(const P& problem, const std::vector<C>& configs, const DeviceInfo& dev) {
-  std::vector<jit::CompileResult> results = timed_compile(configs.size(), [&] {
-    std::vector<jit::CompileResult> r(configs.size());
+/// Compiles source(i) for i in [0, count) for `dev` on all cores, timed into the suite's clock (tier.hpp).
+template <class Source>
+std::vector<jit::CompileResult> compile_sources(std::size_t count, Source&& source, const DeviceInfo& dev) {
+  return timed_compile(count, [&] {
+    std::vector<jit::CompileResult> r(count);
     std::atomic<std::size_t> next{0};
     std::vector<std::jthread> pool;
     for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
       pool.emplace_back([&] {
-        for (std::size_t i; (i = next++) < configs.size();)
-          r[i] = test_compile(kernel_source(problem, configs[i]), dev.arch());
+        for (std::size_t i; (i = next++) < count;) r[i] = test_compile(source(i), dev.arch());
       });
     pool.clear();  // joins
     return r;
   });
+}
+
+/// Compiles `configs` for `dev` on all cores, timed into the suite's clock (tier.hpp), failing the test on any
+/// compile error.
+template <class P, class C>
+std::vector<CompiledVariant<C>> compile_variants(const P& problem, const std::vector<C>& configs, const DeviceInfo& dev) {
+  std::vector<jit::CompileResult> results =
+      compile_sources(configs.size(), [&](std::size_t i) { return kernel_source(problem, configs[i]); }, dev);
   std::vector<CompiledVariant<C>> out;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     INFO(configs[i].key(), "\n", results[i].log);
@@ -120,18 +126,9 @@ auto compile_tier_joint(const std::vector<P>& problems, Space&& space, const Dev
   std::vector<std::pair<std::size_t, std::size_t>> jobs;  // (problem, configuration)
   for (std::size_t i = 0; i < picked.size(); ++i)
     for (std::size_t k = 0; k < picked[i].size(); ++k) jobs.emplace_back(i, k);
-  std::vector<jit::CompileResult> results = timed_compile(jobs.size(), [&] {
-    std::vector<jit::CompileResult> r(jobs.size());
-    std::atomic<std::size_t> next{0};
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back([&] {
-        for (std::size_t j; (j = next++) < jobs.size();)
-          r[j] = test_compile(kernel_source(problems[jobs[j].first], picked[jobs[j].first][jobs[j].second]), dev.arch());
-      });
-    pool.clear();  // joins
-    return r;
-  });
+  std::vector<jit::CompileResult> results = compile_sources(
+      jobs.size(),
+      [&](std::size_t j) { return kernel_source(problems[jobs[j].first], picked[jobs[j].first][jobs[j].second]); }, dev);
   std::vector<std::vector<CompiledVariant<C>>> out(problems.size());
   std::size_t total = 0, whole = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
