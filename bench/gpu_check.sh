@@ -6,13 +6,17 @@
 #
 #   bench/gpu_check.sh quick|full BIN_DIR OUT_DIR [COMMIT] [BUDGET_SECONDS]
 #
-#   quick  the quick tier (a pairwise-covering subset of every space, tests/gpu/tier.hpp), then the benchmarks' quick
-#          forms. Measured on an H200 (bench/results/2026-12-02-h200-gpu-quick-tier-final.log): the suites 218 s, the
-#          signed-cache check 32 s; the benchmarks then need more than the rest of one 10-minute job (each tunes its
-#          rows' whole spaces: histogram_bench's six rows about 4 minutes), so a 570 s budget ends before the last
-#          of them. Run the benchmarks alone (GPU_CHECK_SUITES=0) in a second call to see every target.
+#   quick  the quick tier (one pairwise covering of the joint space of each case's problems, tests/gpu/tier.hpp),
+#          then the benchmarks' quick forms. Measured on an H200 (bench/results/2026-12-02b-h200-gpu-check-quick.log,
+#          910ac05): the suites and the signed-cache check 143 s (2,047 variants compiled and run), the benchmarks
+#          304 s, 447 s in all: one 10-minute job with time to spare.
 #   full   the full tier (every variant), then the same benchmarks: more than one 10-minute job (NVRTC compiles
 #          about 10,800 variants; bench/results/2026-12-02-h200-gpu-full-tier-cut.log)
+#
+# While the suites run, the benchmarks' variants are compiled ahead into the compile cache at the lowest priority
+# (their --compile-only; GPU_CHECK_AHEAD=0 turns it off); it is stopped before the first benchmark. GPU_CHECK_SUITES=0
+# runs the benchmarks alone; GPU_CHECK_BENCHES names the benchmarks to run (default: all five). Each log line starts
+# with the seconds since its step began.
 #
 # BIN_DIR holds autotune_gpu_tests, autotune and the bench programs of a -DAUTOTUNE_BUILD_BENCH=ON build (a portable
 # one, -DAUTOTUNE_PORTABLE=ON, to run on another machine). BUDGET_SECONDS (default 570: one 10-minute job with time to

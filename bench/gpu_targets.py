@@ -112,7 +112,8 @@ def main(paths, given_only=False):
         except OSError as e:
             print(f"gpu_targets.py: cannot read {path}: {e.strerror}", file=sys.stderr)
             return 2
-        title = text.splitlines()[0] if text else ""
+        # The table's title: its first heading (a committed table may open with a line saying where it was measured).
+        title = next((line for line in text.splitlines() if line.startswith("# ")), "")
         by_title.setdefault(title, []).append((path, text))
     print("| target | needed | measured | result | from |")
     print("|---|---:|---:|---|---|")
