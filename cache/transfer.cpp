@@ -235,16 +235,8 @@ bool take_winner(SQLite::Database& db, std::int64_t device_id, std::int64_t prob
   return median_ms < ours.getColumn(2).getDouble();
 }
 
-// Adds one document, which validate_document accepted, to `db` in one transaction, its new rows recorded as
-// `origin` ("imported" or "signed:<key id>"). `keep_cubin` (cubins_to_keep) says which winners' cubins are stored.
-// `source` names the document in errors.
-ImportStats import_document(SQLite::Database& db, const Json& doc, const std::string& source, const std::string& origin,
-                            const std::vector<bool>& keep_cubin) {
-  ImportStats stats;
-  // One transaction: readers see the whole import or none of it, and a kill -9 leaves the file as it was.
-  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-  const Fields top(doc, "document", source);
-
+// The phases of import_document, in its order; each adds what it reads from the document `top` to `db` and counts it.
+void import_devices(SQLite::Database& db, const Fields& top, const std::string& source, ImportStats& stats) {
   const Json& devices = top.array("devices");
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const Fields f(devices[i], fmt::format("devices[{}]", i), source);
@@ -274,7 +266,9 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       r.exec();
     }
   }
+}
 
+void import_problems(SQLite::Database& db, const Fields& top, const std::string& source, ImportStats& stats) {
   const Json& problems = top.array("problems");
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const Fields f(problems[i], fmt::format("problems[{}]", i), source);
@@ -294,7 +288,9 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     q.bind(11, f.integer("counter_bits"));
     stats.problems += q.exec();
   }
+}
 
+void import_templates(SQLite::Database& db, const Fields& top, const std::string& source, ImportStats& stats) {
   const Json& templates = top.array("templates");
   for (std::size_t i = 0; i < templates.size(); ++i) {
     const Fields f(templates[i], fmt::format("templates[{}]", i), source);
@@ -304,13 +300,103 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     q.bind(3, f.text("first_seen"));
     stats.templates += q.exec();
   }
+}
 
-  struct WinnerCandidate {
-    std::int64_t device_id, problem_id, run_id;
-    const Json* winner;
-    std::string where;
-    bool keep_cubin;
-  };
+// A run's winner, taken once every run's staleness is settled (import_winners).
+struct WinnerCandidate {
+  std::int64_t device_id, problem_id, run_id;
+  const Json* winner;
+  std::string where;
+  bool keep_cubin;
+};
+
+// The run of `f` in this file (found by its natural key with `find`, else inserted), and whether the document's copy
+// finishes a run this file holds unfinished (its measurements then replace ours). A signed document adopts a run held
+// only as imported; staleness is sticky.
+struct SettledRun {
+  std::int64_t run_id = 0;
+  bool finishes_ours = false;
+};
+SettledRun settle_run(SQLite::Database& db, SQLite::Statement& find, const Fields& f, std::int64_t device_id,
+                      std::int64_t problem_id, const std::string& origin, ImportStats& stats) {
+  const auto started_at = f.text("started_at"), tool_version = f.text("tool_version"), strategy = f.text("strategy");
+  const auto finished_at = f.opt_text("finished_at");
+  const bool stale = f.get("stale").get<bool>();
+  std::optional<std::string> settings;
+  if (const Json& s = f.get("settings"); s.is_object()) settings = nlohmann::json(s).dump();  // canonical
+  find.reset();
+  find.bind(1, device_id);
+  find.bind(2, problem_id);
+  find.bind(3, started_at);
+  find.bind(4, tool_version);
+  find.bind(5, strategy);
+  std::int64_t run_id = 0;
+  bool finishes_ours = false;
+  if (find.executeStep()) {
+    run_id = find.getColumn(0).getInt64();
+    const bool ours_stale = find.getColumn(1).getInt() != 0, ours_unfinished = find.getColumn(2).getInt() != 0;
+    // A signed document vouches for a run this file holds only as imported: the run becomes the signed one, its
+    // measurements and winner the document's (an unsigned copy of the same natural key may have said otherwise).
+    const bool adopts = find.getColumn(3).getString() == "imported" && trusted_origin(origin);
+    find.reset();
+    if (adopts) {
+      SQLite::Statement u(db, "UPDATE runs SET origin = ?, finished_at = coalesce(?, finished_at) WHERE id = ?");
+      u.bind(1, origin);
+      bind_opt(u, 2, finished_at);
+      u.bind(3, run_id);
+      stats.runs += u.exec();
+      for (const char* sql : {"DELETE FROM winners WHERE run_id = ?", "DELETE FROM measurements WHERE run_id = ?"}) {
+        SQLite::Statement clear(db, sql);
+        clear.bind(1, run_id);
+        clear.exec();
+      }
+    }
+    // Staleness is sticky (a run stale anywhere is stale), and a copy taken mid-run learns that it finished.
+    if (stale && !ours_stale) {
+      SQLite::Statement u(db, "UPDATE runs SET stale = 1, stale_reason = ? WHERE id = ?");
+      bind_opt(u, 1, f.opt_text("stale_reason"));
+      u.bind(2, run_id);
+      stats.runs += u.exec();
+    }
+    // The document's measurements replace ours then: the run is the document's evidence from now on.
+    if (finished_at && ours_unfinished) {
+      finishes_ours = true;
+      SQLite::Statement u(db, "UPDATE runs SET finished_at = ?, origin = ? WHERE id = ?");
+      u.bind(1, *finished_at);
+      u.bind(2, origin);
+      u.bind(3, run_id);
+      stats.runs += u.exec();
+    }
+  } else {
+    find.reset();
+    SQLite::Statement ins(db,
+        "INSERT INTO runs (device_id, problem_id, started_at, finished_at, strategy, tool_version, template_hash,"
+        " nvrtc_version, driver_version, settings, stale, stale_reason, origin)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    ins.bind(1, device_id);
+    ins.bind(2, problem_id);
+    ins.bind(3, started_at);
+    bind_opt(ins, 4, finished_at);
+    ins.bind(5, strategy);
+    ins.bind(6, tool_version);
+    bind_opt(ins, 7, f.opt_text("template_hash"));
+    bind_opt(ins, 8, f.opt_integer("nvrtc_version"));
+    bind_opt(ins, 9, f.opt_integer("driver_version"));
+    bind_opt(ins, 10, settings);
+    ins.bind(11, stale ? 1 : 0);
+    bind_opt(ins, 12, f.opt_text("stale_reason"));
+    ins.bind(13, origin);
+    ins.exec();
+    run_id = db.getLastInsertRowid();
+    ++stats.runs;
+  }
+  return {run_id, finishes_ours};
+}
+
+// The runs and their measurements; returns their winners for import_winners.
+std::vector<WinnerCandidate> import_runs(SQLite::Database& db, const Fields& top, const std::string& source,
+                                         const std::string& origin, const std::vector<bool>& keep_cubin,
+                                         ImportStats& stats) {
   std::vector<WinnerCandidate> candidates;
   SQLite::Statement find(db,
       "SELECT id, stale, finished_at IS NULL, origin FROM runs WHERE device_id = ? AND problem_id = ? AND started_at = ?"
@@ -334,85 +420,13 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     if (!device_id) f.fail("device", fmt::format("'{}' is not in the document's devices", f.text("device")));
     const auto problem_id = id_of(db, "SELECT id FROM problems WHERE key = ?", f.text("problem"));
     if (!problem_id) f.fail("problem", fmt::format("'{}' is not in the document's problems", f.text("problem")));
-    const auto started_at = f.text("started_at"), tool_version = f.text("tool_version"), strategy = f.text("strategy");
-    const auto finished_at = f.opt_text("finished_at");
-    const bool stale = f.get("stale").get<bool>();
-    std::optional<std::string> settings;
-    if (const Json& s = f.get("settings"); s.is_object()) settings = nlohmann::json(s).dump();  // canonical
-
-    find.reset();
-    find.bind(1, *device_id);
-    find.bind(2, *problem_id);
-    find.bind(3, started_at);
-    find.bind(4, tool_version);
-    find.bind(5, strategy);
-    std::int64_t run_id = 0;
-    bool finishes_ours = false;
-    if (find.executeStep()) {
-      run_id = find.getColumn(0).getInt64();
-      const bool ours_stale = find.getColumn(1).getInt() != 0, ours_unfinished = find.getColumn(2).getInt() != 0;
-      // A signed document vouches for a run this file holds only as imported: the run becomes the signed one, its
-      // measurements and winner the document's (an unsigned copy of the same natural key may have said otherwise).
-      const bool adopts = find.getColumn(3).getString() == "imported" && trusted_origin(origin);
-      find.reset();
-      if (adopts) {
-        SQLite::Statement u(db, "UPDATE runs SET origin = ?, finished_at = coalesce(?, finished_at) WHERE id = ?");
-        u.bind(1, origin);
-        bind_opt(u, 2, finished_at);
-        u.bind(3, run_id);
-        stats.runs += u.exec();
-        for (const char* sql : {"DELETE FROM winners WHERE run_id = ?", "DELETE FROM measurements WHERE run_id = ?"}) {
-          SQLite::Statement clear(db, sql);
-          clear.bind(1, run_id);
-          clear.exec();
-        }
-      }
-      // Staleness is sticky (a run stale anywhere is stale), and a copy taken mid-run learns that it finished.
-      if (stale && !ours_stale) {
-        SQLite::Statement u(db, "UPDATE runs SET stale = 1, stale_reason = ? WHERE id = ?");
-        bind_opt(u, 1, f.opt_text("stale_reason"));
-        u.bind(2, run_id);
-        stats.runs += u.exec();
-      }
-      // The document's measurements replace ours then: the run is the document's evidence from now on.
-      if (finished_at && ours_unfinished) {
-        finishes_ours = true;
-        SQLite::Statement u(db, "UPDATE runs SET finished_at = ?, origin = ? WHERE id = ?");
-        u.bind(1, *finished_at);
-        u.bind(2, origin);
-        u.bind(3, run_id);
-        stats.runs += u.exec();
-      }
-    } else {
-      find.reset();
-      SQLite::Statement ins(db,
-          "INSERT INTO runs (device_id, problem_id, started_at, finished_at, strategy, tool_version, template_hash,"
-          " nvrtc_version, driver_version, settings, stale, stale_reason, origin)"
-          " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-      ins.bind(1, *device_id);
-      ins.bind(2, *problem_id);
-      ins.bind(3, started_at);
-      bind_opt(ins, 4, finished_at);
-      ins.bind(5, strategy);
-      ins.bind(6, tool_version);
-      bind_opt(ins, 7, f.opt_text("template_hash"));
-      bind_opt(ins, 8, f.opt_integer("nvrtc_version"));
-      bind_opt(ins, 9, f.opt_integer("driver_version"));
-      bind_opt(ins, 10, settings);
-      ins.bind(11, stale ? 1 : 0);
-      bind_opt(ins, 12, f.opt_text("stale_reason"));
-      ins.bind(13, origin);
-      ins.exec();
-      run_id = db.getLastInsertRowid();
-      ++stats.runs;
-    }
-
+    const SettledRun run = settle_run(db, find, f, *device_id, *problem_id, origin, stats);
     const Json& measurements = f.array("measurements");
     for (std::size_t k = 0; k < measurements.size(); ++k) {
       const Fields m(measurements[k], fmt::format("{}.measurements[{}]", f.where(), k), source);
-      SQLite::Statement& q = finishes_ours ? replace_measurement : insert_measurement;
+      SQLite::Statement& q = run.finishes_ours ? replace_measurement : insert_measurement;
       q.reset();
-      q.bind(1, run_id);
+      q.bind(1, run.run_id);
       q.bind(2, m.text("config"));
       q.bind(3, m.text("status"));
       q.bind(4, m.text("log", kMaxLog));
@@ -424,10 +438,13 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       stats.measurements += q.exec();
     }
     if (const Json& w = f.get("winner"); !w.is_null())
-      candidates.push_back({*device_id, *problem_id, run_id, &w, f.where() + ".winner", keep_cubin[i]});
+      candidates.push_back({*device_id, *problem_id, run.run_id, &w, f.where() + ".winner", keep_cubin[i]});
   }
+  return candidates;
+}
 
-  // Winners last, once every run's staleness is settled.
+void import_winners(SQLite::Database& db, const std::vector<WinnerCandidate>& candidates, const std::string& source,
+                    ImportStats& stats) {
   for (const WinnerCandidate& c : candidates) {
     const Fields w(*c.winner, c.where, source);
     const std::string config = w.text("config"), tuned_at = w.text("tuned_at");
@@ -472,7 +489,10 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
     q.bind(14, run_origin);
     stats.winners += q.exec();
   }
+}
 
+void import_baselines(SQLite::Database& db, const Json& doc, const Fields& top, const std::string& source,
+                      ImportStats& stats) {
   // Baselines (optional: documents of schema 2 have none): the newer measurement of a model, problem and name wins.
   if (const auto it = doc.find("baselines"); it != doc.end() && !it->is_null()) {
     const Json& baselines = top.array("baselines");
@@ -495,6 +515,23 @@ ImportStats import_document(SQLite::Database& db, const Json& doc, const std::st
       stats.baselines += q.exec();
     }
   }
+}
+
+// Adds one document, which validate_document accepted, to `db` in one transaction, its new rows recorded as
+// `origin` ("imported" or "signed:<key id>"). `keep_cubin` (cubins_to_keep) says which winners' cubins are stored.
+// `source` names the document in errors.
+ImportStats import_document(SQLite::Database& db, const Json& doc, const std::string& source, const std::string& origin,
+                            const std::vector<bool>& keep_cubin) {
+  ImportStats stats;
+  // One transaction: readers see the whole import or none of it, and a kill -9 leaves the file as it was.
+  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+  const Fields top(doc, "document", source);
+  import_devices(db, top, source, stats);
+  import_problems(db, top, source, stats);
+  import_templates(db, top, source, stats);
+  const std::vector<WinnerCandidate> candidates = import_runs(db, top, source, origin, keep_cubin, stats);
+  import_winners(db, candidates, source, stats);  // last, once every run's staleness is settled
+  import_baselines(db, doc, top, source, stats);
   tx.commit();
   return stats;
 }
