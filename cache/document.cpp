@@ -319,6 +319,107 @@ std::string check_problem(const Fields& f) {
   return family_name;
 }
 
+// The document's templates, checked: (family, hash) pairs, each once.
+std::set<std::pair<std::string, std::string>> check_templates(const Fields& top, const std::string& source) {
+  std::set<std::pair<std::string, std::string>> templates;  // (family, hash)
+  const Json& template_rows = top.array("templates");
+  for (std::size_t i = 0; i < template_rows.size(); ++i) {
+    const Fields f(template_rows[i], fmt::format("templates[{}]", i), source);
+    const std::string family = f.text("family"), hash = f.text("hash", 64);
+    if (!find_family(family)) f.fail("family", fmt::format("'{}' is not a kernel family this build knows", family));
+    if (!is_lower_hex(hash)) f.fail("hash", fmt::format("'{}' is not a hexadecimal hash", hash));
+    f.time("first_seen");
+    if (!templates.emplace(family, hash).second) f.fail("hash", "appears twice");
+  }
+  return templates;
+}
+
+// A run's measurements, checked; (median, ok) by configuration, for its winner.
+std::map<std::string, std::pair<double, bool>> check_measurements(const Fields& f, const std::string& family,
+                                                                  const std::string& source) {
+  std::map<std::string, std::pair<double, bool>> measured;
+  const Json& measurements = f.array("measurements");
+  for (std::size_t k = 0; k < measurements.size(); ++k) {
+    const Fields m(measurements[k], fmt::format("{}.measurements[{}]", f.where(), k), source);
+    const std::string config = m.text("config"), status_text = m.text("status");
+    if (!Config::parse(family, config)) m.fail("config", fmt::format("'{}' is not a {} configuration", config, family));
+    const auto status = parse_measurement_status(status_text);
+    if (!status) m.fail("status", fmt::format("'{}' is not a status", status_text));
+    m.text("log", kMaxLog);
+    const bool ok = *status == MeasurementStatus::ok;
+    const double median = m.number_at_least("median_ms", 0, ok);
+    const double spread = m.number_at_least("spread", 0);
+    m.integer("samples", ok ? 1 : 0, kIntMax);
+    const double gbps = m.number_at_least("gbps", 0, ok);
+    // A variant that failed was not timed: its time, spread and speed are 0 (schema.sql), or a status edited from
+    // 'ok' would keep a time that readers take for a measurement.
+    if (!ok)
+      for (const auto& [key, v] : {std::pair{"median_ms", median}, std::pair{"spread", spread}, std::pair{"gbps", gbps}})
+        if (v != 0) m.fail(key, fmt::format("is {}, not 0: a '{}' measurement was not timed", v, status_text));
+    if (m.has("roof_pct")) m.number_at_least("roof_pct", 0);
+    if (!measured.emplace(config, std::pair{median, ok}).second) m.fail("config", "appears twice in the run");
+  }
+  return measured;
+}
+
+// A finished run's winner: one of its ok measurements, on the device's arch, its cubin an ELF image matching its
+// SHA-256.
+void check_winner(const Fields& f, const Json& winner, bool finished, const std::string& family, const std::string& arch,
+                  const std::map<std::string, std::pair<double, bool>>& measured, const std::string& source) {
+  if (!finished) f.fail("winner", "belongs to a run that did not finish");
+  const Fields w(winner, f.where() + ".winner", source);
+  const std::string config = w.text("config");
+  if (!Config::parse(family, config)) w.fail("config", fmt::format("'{}' is not a {} configuration", config, family));
+  const double median = w.number_at_least("median_ms", 0, true);
+  w.number_at_least("gbps", 0, true);
+  const auto backing = measured.find(config);
+  if (backing == measured.end() || !backing->second.second || backing->second.first != median)
+    w.fail("config", fmt::format("'{}' with {} ms is not one of the run's ok measurements", config, median));
+  if (w.text("arch") != arch)
+    w.fail("arch", fmt::format("'{}' is not the device's arch '{}'", w.text("arch"), arch));
+  w.time("tuned_at");
+  const bool has_cubin = w.has("cubin");
+  if (has_cubin) {
+    const auto bytes = base64_decode(w.text("cubin", (kMaxCubin + 2) / 3 * 4));
+    if (!bytes) w.fail("cubin", "is not base64");
+    if (!integrity::is_elf(*bytes)) w.fail("cubin", "is not an ELF image (a cubin)");
+    if (w.has("cubin_sha256") && integrity::sha256_hex(*bytes) != w.text("cubin_sha256"))
+      w.fail("cubin_sha256", "does not match the cubin's SHA-256");
+  } else if (w.has("cubin_sha256")) {
+    w.fail("cubin_sha256", "is set but there is no cubin");
+  }
+  if (w.has("source_sha256") && !integrity::is_sha256_hex(w.text("source_sha256")))
+    w.fail("source_sha256", "is not a SHA-256 in hexadecimal");
+  if (w.has("nvrtc_options")) {
+    const auto options = parse_bounded(w.text("nvrtc_options"), 2);
+    if (!options || !options->is_array() ||
+        !std::all_of(options->begin(), options->end(), [](const Json& o) { return o.is_string(); }))
+      w.fail("nvrtc_options", "is not a JSON array of strings");
+  }
+  if (w.has("nvrtc_version")) w.integer("nvrtc_version", 0, kIntMax);
+}
+
+// The document's baselines (optional: documents of schema 2 have none), each of a known device and problem, once.
+void check_baselines(const Json& doc, const Fields& top, const std::map<std::string, std::string>& device_arch,
+                     const std::map<std::string, std::string>& problem_family, const std::string& source) {
+  if (const auto it = doc.find("baselines"); it != doc.end() && !it->is_null()) {
+    const Json& baselines = top.array("baselines");
+    std::set<std::tuple<std::string, std::string, std::string>> seen;
+    for (std::size_t i = 0; i < baselines.size(); ++i) {
+      const Fields f(baselines[i], fmt::format("baselines[{}]", i), source);
+      const std::string device = f.text("device"), problem = f.text("problem"), name = f.text("name");
+      if (!device_arch.count(device)) f.fail("device", fmt::format("'{}' is not in the document's devices", device));
+      if (!problem_family.count(problem))
+        f.fail("problem", fmt::format("'{}' is not in the document's problems", problem));
+      if (name.empty()) f.fail("name", "is empty");
+      f.number_at_least("median_ms", 0, true);
+      f.number_at_least("gbps", 0, true);
+      f.time("measured_at");
+      if (!seen.emplace(device, problem, name).second) f.fail("name", "appears twice for the device and problem");
+    }
+  }
+}
+
 }  // namespace
 
 void validate_document(const Json& doc, const std::string& source) {
@@ -345,16 +446,7 @@ void validate_document(const Json& doc, const std::string& source) {
     if (!problem_family.emplace(f.text("key"), family).second) f.fail("key", "appears twice");
   }
 
-  std::set<std::pair<std::string, std::string>> templates;  // (family, hash)
-  const Json& template_rows = top.array("templates");
-  for (std::size_t i = 0; i < template_rows.size(); ++i) {
-    const Fields f(template_rows[i], fmt::format("templates[{}]", i), source);
-    const std::string family = f.text("family"), hash = f.text("hash", 64);
-    if (!find_family(family)) f.fail("family", fmt::format("'{}' is not a kernel family this build knows", family));
-    if (!is_lower_hex(hash)) f.fail("hash", fmt::format("'{}' is not a hexadecimal hash", hash));
-    f.time("first_seen");
-    if (!templates.emplace(family, hash).second) f.fail("hash", "appears twice");
-  }
+  const auto templates = check_templates(top, source);
 
   std::set<std::tuple<std::string, std::string, std::string, std::string, std::string>> run_keys;
   const Json& runs = top.array("runs");
@@ -384,82 +476,12 @@ void validate_document(const Json& doc, const std::string& source) {
     if (!f.get("stale").is_boolean()) f.fail("stale", "is not true or false");
     f.opt_text("stale_reason");
 
-    // Measurements: (median, ok) by configuration, for the winner.
-    std::map<std::string, std::pair<double, bool>> measured;
-    const Json& measurements = f.array("measurements");
-    for (std::size_t k = 0; k < measurements.size(); ++k) {
-      const Fields m(measurements[k], fmt::format("{}.measurements[{}]", f.where(), k), source);
-      const std::string config = m.text("config"), status_text = m.text("status");
-      if (!Config::parse(family, config)) m.fail("config", fmt::format("'{}' is not a {} configuration", config, family));
-      const auto status = parse_measurement_status(status_text);
-      if (!status) m.fail("status", fmt::format("'{}' is not a status", status_text));
-      m.text("log", kMaxLog);
-      const bool ok = *status == MeasurementStatus::ok;
-      const double median = m.number_at_least("median_ms", 0, ok);
-      const double spread = m.number_at_least("spread", 0);
-      m.integer("samples", ok ? 1 : 0, kIntMax);
-      const double gbps = m.number_at_least("gbps", 0, ok);
-      // A variant that failed was not timed: its time, spread and speed are 0 (schema.sql), or a status edited from
-      // 'ok' would keep a time that readers take for a measurement.
-      if (!ok)
-        for (const auto& [key, v] : {std::pair{"median_ms", median}, std::pair{"spread", spread}, std::pair{"gbps", gbps}})
-          if (v != 0) m.fail(key, fmt::format("is {}, not 0: a '{}' measurement was not timed", v, status_text));
-      if (m.has("roof_pct")) m.number_at_least("roof_pct", 0);
-      if (!measured.emplace(config, std::pair{median, ok}).second) m.fail("config", "appears twice in the run");
-    }
-
-    const Json& winner = f.get("winner");
-    if (winner.is_null()) continue;
-    if (!finished) f.fail("winner", "belongs to a run that did not finish");
-    const Fields w(winner, f.where() + ".winner", source);
-    const std::string config = w.text("config");
-    if (!Config::parse(family, config)) w.fail("config", fmt::format("'{}' is not a {} configuration", config, family));
-    const double median = w.number_at_least("median_ms", 0, true);
-    w.number_at_least("gbps", 0, true);
-    const auto backing = measured.find(config);
-    if (backing == measured.end() || !backing->second.second || backing->second.first != median)
-      w.fail("config", fmt::format("'{}' with {} ms is not one of the run's ok measurements", config, median));
-    if (w.text("arch") != dev->second)
-      w.fail("arch", fmt::format("'{}' is not the device's arch '{}'", w.text("arch"), dev->second));
-    w.time("tuned_at");
-    const bool has_cubin = w.has("cubin");
-    if (has_cubin) {
-      const auto bytes = base64_decode(w.text("cubin", (kMaxCubin + 2) / 3 * 4));
-      if (!bytes) w.fail("cubin", "is not base64");
-      if (!integrity::is_elf(*bytes)) w.fail("cubin", "is not an ELF image (a cubin)");
-      if (w.has("cubin_sha256") && integrity::sha256_hex(*bytes) != w.text("cubin_sha256"))
-        w.fail("cubin_sha256", "does not match the cubin's SHA-256");
-    } else if (w.has("cubin_sha256")) {
-      w.fail("cubin_sha256", "is set but there is no cubin");
-    }
-    if (w.has("source_sha256") && !integrity::is_sha256_hex(w.text("source_sha256")))
-      w.fail("source_sha256", "is not a SHA-256 in hexadecimal");
-    if (w.has("nvrtc_options")) {
-      const auto options = parse_bounded(w.text("nvrtc_options"), 2);
-      if (!options || !options->is_array() ||
-          !std::all_of(options->begin(), options->end(), [](const Json& o) { return o.is_string(); }))
-        w.fail("nvrtc_options", "is not a JSON array of strings");
-    }
-    if (w.has("nvrtc_version")) w.integer("nvrtc_version", 0, kIntMax);
+    const auto measured = check_measurements(f, family, source);
+    if (const Json& winner = f.get("winner"); !winner.is_null())
+      check_winner(f, winner, finished, family, dev->second, measured, source);
   }
 
-  // Baselines (optional: documents of schema 2 have none).
-  if (const auto it = doc.find("baselines"); it != doc.end() && !it->is_null()) {
-    const Json& baselines = top.array("baselines");
-    std::set<std::tuple<std::string, std::string, std::string>> seen;
-    for (std::size_t i = 0; i < baselines.size(); ++i) {
-      const Fields f(baselines[i], fmt::format("baselines[{}]", i), source);
-      const std::string device = f.text("device"), problem = f.text("problem"), name = f.text("name");
-      if (!device_arch.count(device)) f.fail("device", fmt::format("'{}' is not in the document's devices", device));
-      if (!problem_family.count(problem))
-        f.fail("problem", fmt::format("'{}' is not in the document's problems", problem));
-      if (name.empty()) f.fail("name", "is empty");
-      f.number_at_least("median_ms", 0, true);
-      f.number_at_least("gbps", 0, true);
-      f.time("measured_at");
-      if (!seen.emplace(device, problem, name).second) f.fail("name", "appears twice for the device and problem");
-    }
-  }
+  check_baselines(doc, top, device_arch, problem_family, source);
 }
 
 }  // namespace autotune::cache_detail
