@@ -262,4 +262,37 @@ std::string compile_all(const P& problem, const std::vector<C>& all_configs, con
   return all;
 }
 
+/// compile_all for several problems of one family at once: every configuration of each under nvrtc_full(), else one
+/// pairwise covering of their joint space (joint_pairwise_subsets: every pair of a problem field and a configuration
+/// field, or of two configuration fields, meets in one compiled variant, and every problem gets one). The failures
+/// as text, each line naming its problem; empty when all compiled to cubins that hold `kernels`.
+template <class P, class C>
+std::string compile_all_joint(const std::vector<P>& problems, const std::vector<std::vector<C>>& spaces,
+                              const std::string& arch, const std::vector<std::string>& kernels = {}) {
+  const auto picked = nvrtc_full() ? spaces : joint_pairwise_subsets(problems, spaces);
+  std::vector<std::pair<std::size_t, std::size_t>> jobs;
+  for (std::size_t i = 0; i < picked.size(); ++i)
+    for (std::size_t k = 0; k < picked[i].size(); ++k) jobs.emplace_back(i, k);
+  std::vector<std::string> failures(jobs.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t j; (j = next++) < jobs.size();) {
+      const auto& p = problems[jobs[j].first];
+      const C& c = picked[jobs[j].first][jobs[j].second];
+      const auto r = jit::compile(kernel_source(p, c), "variant.cu", arch);
+      if (!r.ok || !is_elf(r.cubin)) failures[j] = p.shape_key() + " " + c.key() + ":\n" + r.log;
+      else
+        for (const std::string& k : kernels)
+          if (!holds_kernel(r.cubin, k)) failures[j] += p.shape_key() + " " + c.key() + ": no entry point " + k + "\n";
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
+  }  // joins
+  std::string all;
+  for (const auto& f : failures) all += f;
+  return all;
+}
+
 }  // namespace autotune::test

@@ -372,24 +372,26 @@ TEST_SUITE("hist_types") {
 }
 
 TEST_SUITE("nvrtc_histtypes") {
-  // Pairwise-covering subsets (tests/cpu/nvrtc_fixtures.hpp) of the new spaces; every variant with
-  // AUTOTUNE_NVRTC_FULL=1.
-  TEST_CASE("even histograms of f16, bf16, i8 and i16 samples compile for sm_90") {
-    for (const HistogramProblem& p :
-         {even(SampleType::f16, 1000, 0, 1), even(SampleType::bf16, 64, -8, 8), even(SampleType::i8, 256, -128, 128),
-          even(SampleType::i8, 37, -100, 100), even(SampleType::i16, 4096, -32768, 32768)}) {
-      INFO(p.shape_key());
-      CHECK(test::compile_all(p, histogram_space_any_n(p), "sm_90") == "");
-    }
+  // One pairwise covering of each case's problems together (tests/cpu/nvrtc_fixtures.hpp, compile_all_joint); every
+  // variant of every problem with AUTOTUNE_NVRTC_FULL=1.
+  TEST_CASE("even histograms of f16, bf16, i8 and i16 samples compile for sm_90: one pairwise covering of the five "
+            "problems' joint space, every variant under nvrtc_full") {
+    const std::vector<HistogramProblem> problems{
+        even(SampleType::f16, 1000, 0, 1), even(SampleType::bf16, 64, -8, 8), even(SampleType::i8, 256, -128, 128),
+        even(SampleType::i8, 37, -100, 100), even(SampleType::i16, 4096, -32768, 32768)};
+    std::vector<std::vector<HistogramConfig>> spaces;
+    for (const auto& p : problems) spaces.push_back(histogram_space_any_n(p));
+    CHECK(test::compile_all_joint(problems, spaces, "sm_90") == "");
   }
-  TEST_CASE("range histograms of the new types and of pixels with levels per channel compile for sm_90") {
-    HistogramRangeProblem rgb = range(SampleType::u8, 63).with_channel_bins(3, {63, 16, 200});
-    for (const HistogramRangeProblem& p :
-         {range(SampleType::f16, 999), range(SampleType::bf16, 999), range(SampleType::i8, 255),
-          range(SampleType::i16, 4096), range(SampleType::u8, 255).with_channel_bins(4, {255, 63, 16}), rgb,
-          range(SampleType::f32, 10).with_channel_bins(2, {10, 20})}) {
-      INFO(p.shape_key());
-      CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90") == "");
-    }
+  TEST_CASE("range histograms of the new types and of pixels with levels per channel compile for sm_90: one pairwise "
+            "covering of the seven problems' joint space, every variant under nvrtc_full") {
+    const std::vector<HistogramRangeProblem> problems{
+        range(SampleType::f16, 999), range(SampleType::bf16, 999), range(SampleType::i8, 255),
+        range(SampleType::i16, 4096), range(SampleType::u8, 255).with_channel_bins(4, {255, 63, 16}),
+        range(SampleType::u8, 63).with_channel_bins(3, {63, 16, 200}),
+        range(SampleType::f32, 10).with_channel_bins(2, {10, 20})};
+    std::vector<std::vector<HistogramRangeConfig>> spaces;
+    for (const auto& p : problems) spaces.push_back(histogram_range_space_any_n(p));
+    CHECK(test::compile_all_joint(problems, spaces, "sm_90") == "");
   }
 }

@@ -476,19 +476,18 @@ TEST_SUITE("nvrtc_histrange") {
   }
   // Each case compiles test::coverage() of its space (tests/cpu/nvrtc_fixtures.hpp): a subset in which every pair of
   // parameter values occurs, every variant in the nvrtc_full.* tests. The GPU suite compiles and runs every variant.
-  TEST_CASE("a pairwise-covering subset of every u16, i32, u32 and f64 space (each whole under nvrtc_full) compiles "
-            "for sm_90 with both entry points, 64-bit counters too") {
+  TEST_CASE("the u16, i32, u32 and f64 spaces compile for sm_90 with both entry points, 64-bit counters too: one "
+            "pairwise covering of their joint space, every variant under nvrtc_full") {
+    std::vector<HistogramRangeProblem> problems;
+    std::vector<std::vector<HistogramRangeConfig>> spaces;
     for (auto [t, bins] : {std::pair{SampleType::u16, 4096}, std::pair{SampleType::i32, 100},
                            std::pair{SampleType::u32, 1000}, std::pair{SampleType::f64, 1000}}) {
       auto p = make(t, bins);
       p.counter_bits = t == SampleType::u16 ? 64 : 32;
-      INFO(p.shape_key());
-      const auto space = histogram_range_space_any_n(p);
-      const auto subset = test::pairwise_subset(space);
-      CHECK(test::value_pairs(subset) == test::value_pairs(space));
-      CHECK(subset.size() * 3 < space.size());
-      CHECK(test::compile_all(p, space, "sm_90", kEntryPoints) == "");  // compiles test::coverage(space)
+      problems.push_back(p);
+      spaces.push_back(histogram_range_space_any_n(p));
     }
+    CHECK(test::compile_all_joint(problems, spaces, "sm_90", kEntryPoints) == "");
   }
   TEST_CASE("the fallback compiles for sm_80 at the largest bin count") {
     const auto p = make(SampleType::f64, 1 << 20);

@@ -115,32 +115,20 @@ TEST_SUITE("nvrtc") {
       CHECK(src.find(fmt::format("constexpr int kChOffset1 = {};", p.channel(0).bins)) != std::string::npos);
     }
   }
-  TEST_CASE("the f32/1024-bin variants compile for sm_90: a pairwise-covering subset, every variant under nvrtc_full") {
-    CHECK(compile_space(f32_1024(), "sm_90") == "");
-  }
-  TEST_CASE("the i32 variants with a negative range compile for sm_90: a pairwise-covering subset, every variant "
-            "under nvrtc_full") {
-    CHECK(compile_space(i32_100(), "sm_90") == "");
-  }
-  TEST_CASE("the u16/65536-bin variants (16-bit shared counters, 64-bit output) compile for sm_90: a pairwise-covering "
-            "subset, every variant under nvrtc_full") {
-    HistogramProblem p;
-    p.type = SampleType::u16, p.bins = 65536, p.lower = 0, p.upper = 65536, p.counter_bits = 64;
-    CHECK(compile_space(p, "sm_90") == "");
-  }
-  TEST_CASE("the f64 variants compile for sm_90: a pairwise-covering subset, every variant under nvrtc_full") {
-    HistogramProblem p;
-    p.type = SampleType::f64, p.bins = 1000, p.lower = -1000, p.upper = 1000;
-    CHECK(compile_space(p, "sm_90") == "");
-    const std::string src = kernel_source(p, HistogramConfig{});
+  TEST_CASE("the f32/1024-bin, i32 (negative range), u16/65536-bin (16-bit shared counters, 64-bit output), f64 and "
+            "u32/1M-bin (global atomics only) variants compile for sm_90 with both entry points: one pairwise covering "
+            "of the five problems' joint space, every variant under nvrtc_full") {
+    HistogramProblem u16, f64, u32;
+    u16.type = SampleType::u16, u16.bins = 65536, u16.lower = 0, u16.upper = 65536, u16.counter_bits = 64;
+    f64.type = SampleType::f64, f64.bins = 1000, f64.lower = -1000, f64.upper = 1000;
+    u32.type = SampleType::u32, u32.bins = 1 << 20, u32.lower = 0, u32.upper = 1 << 20;
+    const std::vector<HistogramProblem> problems{f32_1024(), i32_100(), u16, f64, u32};
+    std::vector<std::vector<HistogramConfig>> spaces;
+    for (const auto& p : problems) spaces.push_back(histogram_space_any_n(p));
+    CHECK(test::compile_all_joint(problems, spaces, "sm_90", {kHistogramKernelName, kHistogram2dKernelName}) == "");
+    const std::string src = kernel_source(f64, HistogramConfig{});
     CHECK(src.find("typedef double sample_t;") != std::string::npos);
     CHECK(src.find("constexpr double kScaleD = 0x1p-1;") != std::string::npos);  // 1000 bins / 2000
-  }
-  TEST_CASE("the u32 variants with 1M bins (global atomics only) compile for sm_90: a pairwise-covering subset, every "
-            "variant under nvrtc_full") {
-    HistogramProblem p;
-    p.type = SampleType::u32, p.bins = 1 << 20, p.lower = 0, p.upper = 1 << 20;
-    CHECK(compile_space(p, "sm_90") == "");
   }
 
   TEST_CASE("a variant's source holds region_map.cuh in place of the template's #include, behind #line directives "
