@@ -112,15 +112,17 @@ inline std::vector<std::size_t> pairwise_cover(const std::vector<std::vector<std
   std::map<std::string, std::uint32_t> value_ids;
   std::map<std::uint64_t, std::uint32_t> pair_ids;
   std::vector<std::vector<std::uint32_t>> pairs_of(fields.size());
+  auto id_of = [](auto& ids, const auto& key) {  // a dense id, the next one for a key not seen before
+    return ids.emplace(key, static_cast<std::uint32_t>(ids.size())).first->second;
+  };
   for (std::size_t k = 0; k < fields.size(); ++k) {
     std::vector<std::uint32_t> v;
-    for (const auto& f : fields[k]) v.push_back(value_ids.emplace(f, static_cast<std::uint32_t>(value_ids.size())).first->second);
+    for (const auto& f : fields[k]) v.push_back(id_of(value_ids, f));
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     for (std::size_t i = 0; i < v.size(); ++i)
       for (std::size_t j = i + 1; j < v.size(); ++j)
-        pairs_of[k].push_back(
-            pair_ids.emplace((std::uint64_t{v[i]} << 32) | v[j], static_cast<std::uint32_t>(pair_ids.size())).first->second);
+        pairs_of[k].push_back(id_of(pair_ids, (std::uint64_t{v[i]} << 32) | v[j]));
   }
   std::vector<char> missing(pair_ids.size(), 1);
   std::size_t left = pair_ids.size();
@@ -235,22 +237,20 @@ inline bool holds_kernel(const std::vector<char>& cubin, const std::string& name
   return std::search(cubin.begin(), cubin.end(), section.c_str(), section.c_str() + section.size() + 1) != cubin.end();
 }
 
-/// Compiles kernel_source(problem, c) for every c of coverage(configs) for `arch` on all cores; the failures as text
-/// (configuration key and NVRTC log, or the entry points of `kernels` a cubin lacks: those the launcher loads),
-/// empty when every one compiled to a cubin that holds them all.
-template <class P, class C>
-std::string compile_all(const P& problem, const std::vector<C>& all_configs, const std::string& arch,
-                        const std::vector<std::string>& kernels = {}) {
-  const std::vector<C> configs = coverage(all_configs);
-  std::vector<std::string> failures(configs.size());
+/// Compiles source(i) for i in [0, count) for `arch` on all cores; the failures as text, each named label(i) (a
+/// compile error with NVRTC's log, or an entry point of `kernels` missing from the cubin), empty when none failed.
+template <class Source, class Label>
+std::string compile_each(std::size_t count, Source&& source, Label&& label, const std::string& arch,
+                         const std::vector<std::string>& kernels) {
+  std::vector<std::string> failures(count);
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i; (i = next++) < configs.size();) {
-      const auto r = jit::compile(kernel_source(problem, configs[i]), "variant.cu", arch);
-      if (!r.ok || !is_elf(r.cubin)) failures[i] = configs[i].key() + ":\n" + r.log;
+    for (std::size_t i; (i = next++) < count;) {
+      const auto r = jit::compile(source(i), "variant.cu", arch);
+      if (!r.ok || !is_elf(r.cubin)) failures[i] = label(i) + ":\n" + r.log;
       else
         for (const std::string& k : kernels)
-          if (!holds_kernel(r.cubin, k)) failures[i] += configs[i].key() + ": no entry point " + k + "\n";
+          if (!holds_kernel(r.cubin, k)) failures[i] += label(i) + ": no entry point " + k + "\n";
     }
   };
   {
@@ -260,6 +260,18 @@ std::string compile_all(const P& problem, const std::vector<C>& all_configs, con
   std::string all;
   for (const auto& f : failures) all += f;
   return all;
+}
+
+/// Compiles kernel_source(problem, c) for every c of coverage(configs) for `arch` on all cores; the failures as text
+/// (configuration key and NVRTC log, or the entry points of `kernels` a cubin lacks: those the launcher loads),
+/// empty when every one compiled to a cubin that holds them all.
+template <class P, class C>
+std::string compile_all(const P& problem, const std::vector<C>& all_configs, const std::string& arch,
+                        const std::vector<std::string>& kernels = {}) {
+  const std::vector<C> configs = coverage(all_configs);
+  return compile_each(
+      configs.size(), [&](std::size_t i) { return kernel_source(problem, configs[i]); },
+      [&](std::size_t i) { return configs[i].key(); }, arch, kernels);
 }
 
 /// compile_all for several problems of one family at once: every configuration of each under nvrtc_full(), else one
@@ -273,26 +285,10 @@ std::string compile_all_joint(const std::vector<P>& problems, const std::vector<
   std::vector<std::pair<std::size_t, std::size_t>> jobs;
   for (std::size_t i = 0; i < picked.size(); ++i)
     for (std::size_t k = 0; k < picked[i].size(); ++k) jobs.emplace_back(i, k);
-  std::vector<std::string> failures(jobs.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t j; (j = next++) < jobs.size();) {
-      const auto& p = problems[jobs[j].first];
-      const C& c = picked[jobs[j].first][jobs[j].second];
-      const auto r = jit::compile(kernel_source(p, c), "variant.cu", arch);
-      if (!r.ok || !is_elf(r.cubin)) failures[j] = p.shape_key() + " " + c.key() + ":\n" + r.log;
-      else
-        for (const std::string& k : kernels)
-          if (!holds_kernel(r.cubin, k)) failures[j] += p.shape_key() + " " + c.key() + ": no entry point " + k + "\n";
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(work);
-  }  // joins
-  std::string all;
-  for (const auto& f : failures) all += f;
-  return all;
+  auto config = [&](std::size_t j) -> const C& { return picked[jobs[j].first][jobs[j].second]; };
+  return compile_each(
+      jobs.size(), [&](std::size_t j) { return kernel_source(problems[jobs[j].first], config(j)); },
+      [&](std::size_t j) { return problems[jobs[j].first].shape_key() + " " + config(j).key(); }, arch, kernels);
 }
 
 }  // namespace autotune::test
