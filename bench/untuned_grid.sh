@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue #26's measurement, as a new user meets the product: a fresh cache, a plain `autotune tune` (the default
+# problems), then bench/shape_bench on problems nobody tuned, each served by a handle from that cache, against its
+# exact winner and CUB in the same run. Run on the GPU machine from the repository root, with binaries unpacked from
+# scripts/pack_for_device.sh.
+#
+#   bench/untuned_grid.sh BIN OUT PART [COMMIT]
+#     PART  tune        a plain `autotune tune` into OUT/tuned.db (its wall time in OUT/tune.log)
+#           reductions  shape_bench's reduction rows against OUT/tuned.db (or $TUNED_CACHE)
+#           histograms  shape_bench's histogram rows and the real-bytes rows (text: this repository's sources; a
+#                       photo: $PHOTO, default .device/photo.rgb when present, raw RGB bytes)
+#           all         the three in turn (about 10 minutes on an H200: more than one device call holds)
+#   Each shape_bench part keeps every measurement of its exact tunings in OUT/exact-PART.db, and writes
+#   OUT/shape-PART.md and OUT/shape-PART.log.
+set -uo pipefail
+bin=${1:?BIN (the unpacked binaries)}
+out=${2:?OUT (a folder for the results)}
+part=${3:?PART: tune, reductions, histograms or all}
+commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+mkdir -p "$out"
+tuned=${TUNED_CACHE:-$out/tuned.db}
+
+run_tune() {
+  rm -f "$out/tuned.db"
+  local t0=$SECONDS
+  "$bin/autotune" tune --cache "$out/tuned.db" > "$out/tune.log" 2>&1
+  local rc=$?
+  echo "untuned_grid: plain autotune tune: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/tune.log"
+  return $rc
+}
+
+run_part() {
+  local which=$1 extra=()
+  [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
+  rm -f "$out/exact-$which.db"
+  if [ "$which" = histograms ]; then
+    local text="$out/text.bin"
+    cat kernel_templates/*/*.cpp kernel_templates/*/*.cu core/*.cpp cache/*.cpp > "$text"
+    extra+=(--text "$text")
+    local photo=${PHOTO:-.device/photo.rgb}
+    [ -f "$photo" ] && extra+=(--photo "$photo")
+  fi
+  local t0=$SECONDS
+  "$bin/shape_bench" --tuned-cache "$tuned" --exact-cache "$out/exact-$which.db" --only "$which" \
+    --commit "$commit" --markdown "$out/shape-$which.md" "${extra[@]}" > "$out/shape-$which.log" 2>&1
+  local rc=$?
+  echo "untuned_grid: shape_bench --only $which: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/shape-$which.log"
+  return $rc
+}
+
+case "$part" in
+  tune) run_tune ;;
+  reductions | histograms) run_part "$part" ;;
+  all) run_tune && run_part reductions; run_part histograms ;;
+  *) echo "untuned_grid: PART is tune, reductions, histograms or all, not $part" >&2; exit 2 ;;
+esac
