@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -257,10 +258,29 @@ struct TextRow {
   double policy_ms = 0, cub_ms = 0;
   bool wrong = false, has_cub = false;
   std::string note;
+  /// The handle's configuration with other shared copies (R = 1, 16, 32) and with values counted or not, each
+  /// checked against the host count and timed in the same rounds: what contention on real bytes costs.
+  std::vector<std::pair<std::string, double>> probes;
 };
 
+// The probes of a real-bytes row: `config` with R in {1, 16, 32} and binning values / direct, valid ones only.
+std::vector<HistogramConfig> probe_configs(const HistogramProblem& p, const HistogramConfig& config,
+                                           const Workload& workload) {
+  std::vector<HistogramConfig> out;
+  for (Binning b : {Binning::values, Binning::direct})
+    for (int r : {1, 16, 32}) {
+      HistogramConfig c = config;
+      c.binning = b, c.replicas = r;
+      if (c.privatization != Privatization::shared && r != 1) continue;
+      if (!c.invalid_reason(p).empty() || !workload.violation(Config(c)).empty()) continue;
+      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
+  return out;
+}
+
 TextRow run_text(const std::vector<unsigned char>& bytes, int bins, double lower, double upper, std::uint64_t n,
-                 const std::string& cache, const cuda::DeviceBuffer& flush, int samples, cudaStream_t stream) {
+                 const std::string& cache, const std::string& compile_dir, const DeviceInfo& dev,
+                 const cuda::DeviceBuffer& flush, int samples, cudaStream_t stream) {
   TextRow row;
   row.problem = HistogramProblem::with_defaults(SampleType::u8, bins, lower);
   row.problem.upper = upper;
@@ -301,9 +321,39 @@ TextRow run_text(const std::vector<unsigned char>& bytes, int bins, double lower
     contenders.push_back(cub->run);
     row.has_cub = true;
   }
+  // The probes run on the workload's buffers, its input overwritten with the same real bytes.
+  const auto workload = p.family().make_workload(p, dev, 42);
+  AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(workload->input()), host.data(), n, cudaMemcpyHostToDevice));
+  std::vector<std::unique_ptr<LoadedVariant>> probes;
+  std::vector<std::string> probe_keys;
+  const auto* handle_config = h.range_for(n).config.as<HistogramConfig>();
+  for (const HistogramConfig& c : probe_configs(row.problem, *handle_config, *workload)) {
+    try {
+      probes.push_back(workload->load(Config(c), cubin_for(Config(c), {}, p, dev, compile_dir), false));
+    } catch (const Error& e) {
+      row.note += "probe " + c.key() + " not loaded: " + e.what() + "; ";
+      continue;
+    }
+    probe_keys.push_back(c.key());
+    const LoadedVariant* v = probes.back().get();
+    // Checked against the host count on the workload's output buffer.
+    AUTOTUNE_CUDA(cudaMemsetAsync(workload->output(), 0xff, expect.size() * sizeof(std::uint32_t), stream));
+    v->run(stream);
+    AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+    std::vector<std::uint32_t> got(expect.size());
+    AUTOTUNE_CUDA(cudaMemcpy(got.data(), workload->output(), got.size() * sizeof(std::uint32_t),
+                             cudaMemcpyDeviceToHost));
+    if (got != expect) {
+      row.wrong = true;
+      row.note += "probe " + c.key() + " differs from the host count; ";
+    }
+    contenders.push_back([v](cudaStream_t s) { v->run(s); });
+  }
   const auto t = time_interleaved(contenders, flush, samples, stream);
   row.policy_ms = t[0].median;
   if (cub) row.cub_ms = t[1].median;
+  for (std::size_t i = 0; i < probe_keys.size(); ++i)
+    row.probes.emplace_back(probe_keys[i], t[t.size() - probe_keys.size() + i].median);
   return row;
 }
 
@@ -417,6 +467,8 @@ int main(int argc, char** argv) try {
 
   // The tables.
   auto section = [&](bool histograms) {
+    if (std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return r.is_histogram() == histograms; }))
+      return std::string();  // --only
     std::string out = fmt::format(
         "## {}\n\n| problem | n | policy (us) | vs CUB | regret % | GB/s | % roof |{} exact (us) | CUB (us) | "
         "tune (s) |\n|---|---:|---:|---:|---:|---:|---:|{}---:|---:|---:|\n",
@@ -463,12 +515,14 @@ int main(int argc, char** argv) try {
     };
     // Issue #26's target row first: 37 bins over [10, 250) of a real photo at 256M.
     const std::vector<Bytes> cases{{&photo, "photo", 37, 10, 250, 256 * M}, {&photo, "photo", 100, 0, 256, 64 * M},
-                                   {&photo, "photo", 64, 16, 240, 4 * M},  {&text, "text", 128, 0, 256, 512 * M},
+                                   {&photo, "photo", 64, 16, 240, 4 * M},  {&photo, "photo", 64, 0, 256, 16 * M},
+                                   {&text, "text", 128, 0, 256, 512 * M},
                                    {&text, "text", 256, 0, 256, 512 * M},  {&text, "text", 96, 32, 128, 4 * M}};
     for (const Bytes& c : cases) {
       if (c.bytes->empty()) continue;
       text_rows.push_back(run_text(*c.bytes, c.bins, c.lower, c.upper, c.n,
-                                   tuned_cache.empty() ? empty_cache : tuned_cache, flush, samples, stream.get()));
+                                   tuned_cache.empty() ? empty_cache : tuned_cache, compile_dir, dev, flush, samples,
+                                   stream.get()));
       TextRow& t = text_rows.back();
       t.data = c.name;
       const double gbps = static_cast<double>(c.n) / (t.policy_ms * 1e-3) / 1e9;
@@ -476,6 +530,18 @@ int main(int argc, char** argv) try {
                          c.lower, c.upper, format_size(c.n), us(t.policy_ms), t.has_cub ? us(t.cub_ms) : "-",
                          t.has_cub ? ratio(t.cub_ms / t.policy_ms) : "-", 100 * gbps / roof.gbps, t.config, t.source,
                          t.wrong ? " WRONG: " + t.note : "");
+    }
+    doc += "\nThe handle's configuration with other shared copies and binning, on the same bytes, in the same rounds "
+           "(each checked against the host count):\n\n";
+    for (const TextRow& t : text_rows) {
+      doc += fmt::format("- {} {} bins over [{:g},{:g}) at {} (handle {} us, CUB {} us):", t.data, t.problem.bins,
+                         t.problem.lower, t.problem.upper, format_size(t.problem.n), us(t.policy_ms), us(t.cub_ms));
+      for (const auto& [key, ms] : t.probes) {
+        const auto c = HistogramConfig::parse(key);
+        doc += fmt::format(" R={} {} {} us ({});", c->replicas, to_string(c->binning), us(ms),
+                           t.has_cub ? ratio(t.cub_ms / ms) : "-");
+      }
+      doc += "\n";
     }
     doc += "\n";
   }

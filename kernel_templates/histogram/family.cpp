@@ -207,27 +207,39 @@ class HistogramFamily final : public KernelFamily {
     HistogramConfig hc = given;
     hc.binning = bin_counting(h, given);
     if (hc.binning != given.binning) {
-      if (auto a = runnable(p, hc, {fmt::format("bin={}", to_string(hc.binning))}, device)) return a;
+      std::vector<std::string> changes{fmt::format("bin={}", to_string(hc.binning))};
+      if (hc.binning == Binning::values && hc.privatization == Privatization::shared && hc.replicas != 32) {
+        hc.replicas = 32;
+        changes.push_back("R=32");
+      }
+      if (auto a = runnable(p, hc, changes, device)) return a;
       if (hc.binning == Binning::direct) return std::nullopt;
       hc.binning = Binning::direct;
+      hc.replicas = given.replicas;
     }
     return runnable(p, hc, {}, device);
   }
 
-  // A configuration from another shape counts values where the wanted u8 shape's direct bins need a division per
-  // sample and it has 32-bit shared counters (the u8/256 or u8/32-over-[0,256) winners: their bins were a shift):
-  // the same copies, loads and merge, per sample the work of the shape it was measured on. Counting bins directly,
-  // the u8/256 winner ran u8 with 37 bins over [10, 250) at 256M at 0.51x CUB, and no variant of that kernel passed
-  // 0.57x when tuned exactly (measured on an H200). A winner tuned for the wanted shape itself never comes here (its
-  // other sizes are nearest sizes, not a transfer), so no measured choice is overridden. Values are counted only in
-  // 8-bit samples (u8, i8), and not where the bins are the values (256 over [0, 256), i8 over [-128, 128): a map
+  // A configuration from another shape counts values where the wanted 8-bit shape's direct bins need a division per
+  // sample, or a range test (a range short of the type's 256 values), and it has 32-bit shared counters (the u8/256
+  // or u8/32-over-[0,256) winners: their bins were a shift of the whole byte): the same loads and merge, per sample
+  // the work of the shape it was measured on. Counting bins directly, the u8/256 winner ran u8 with 37 bins over
+  // [10, 250) at 256M at 0.51x CUB, and no variant of that kernel passed 0.57x when tuned exactly; 100 bins over
+  // [0, 200) at 48M ran 54 % behind its exact winner, which counts values (H200,
+  // bench/results/2026-12-02c-h200-untuned-grid-before.md). A winner tuned for the wanted shape itself never comes here
+  // (its other sizes are nearest sizes, not a transfer), so no measured choice is overridden. Values are counted only
+  // in 8-bit samples (u8, i8), and not where the bins are the values (256 over [0, 256), i8 over [-128, 128): a map
   // that changes nothing).
+  //
+  // A transfer that starts counting values takes R = 32 shared copies (adapt_config): every lane its own, so that a
+  // warp whose bytes are all alike (the flat regions of a real photo) never waits on one shared counter. On the
+  // tuner's generated data R = 32 ran within 0.7-8.3 % of the best value counting of four u8 shapes (same run).
   static Binning bin_counting(const HistogramProblem& h, const HistogramConfig& c) {
-    if (c.binning == Binning::values)
-      return size_of(h.type) == 1 && !histogram_detail::values_are_bins(h) ? Binning::values : Binning::direct;
+    if (size_of(h.type) != 1 || histogram_detail::values_are_bins(h)) return Binning::direct;
+    if (c.binning == Binning::values) return Binning::values;
     const bool can_count_values = c.privatization != Privatization::global && c.counter_bits == 32;
-    return size_of(h.type) == 1 && can_count_values && histogram_detail::direct_bin_divides(h) ? Binning::values
-                                                                                                   : Binning::direct;
+    const bool direct_costs = histogram_detail::direct_bin_divides(h) || !histogram_detail::covers_all_values(h);
+    return can_count_values && direct_costs ? Binning::values : Binning::direct;
   }
 
   // In order, each step keeping what the earlier ones changed: loads at least one sample wide; fewer replicas (down

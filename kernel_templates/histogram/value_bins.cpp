@@ -59,4 +59,13 @@ bool direct_bin_divides(const HistogramProblem& problem) {
   return false;
 }
 
+bool covers_all_values(const HistogramProblem& problem) {
+  const double low = problem.type == SampleType::i8 ? -128.0 : 0.0;
+  for (int c = 0; c < problem.active; ++c) {
+    const HistogramChannel ch = problem.channel(c);
+    if (ch.lower > low || ch.upper < low + 256.0) return false;
+  }
+  return true;
+}
+
 }  // namespace autotune::histogram_detail

@@ -28,4 +28,9 @@ bool values_are_bins(const HistogramProblem& problem);
 /// fold the division into a shift: u8 with 32 bins over [0, 256) is bin = s >> 3.)
 bool direct_bin_divides(const HistogramProblem& problem);
 
+/// Whether every active channel's range holds every value of the 8-bit type ([0, 256) for u8, [-128, 128) for i8,
+/// or wider): then no sample of the direct kernel is tested against the range. u8 with 100 bins over [0, 200) is not:
+/// a shift, but a fifth of uniform bytes branch off it.
+bool covers_all_values(const HistogramProblem& problem);
+
 }  // namespace autotune::histogram_detail

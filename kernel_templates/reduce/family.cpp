@@ -138,7 +138,15 @@ class ReduceFamily final : public KernelFamily {
   std::vector<Problem> default_problems() const override {
     // The reduction everybody writes first: a float sum, at every size of the default ladder (64K..256M by powers
     // of 4, core/ladder.hpp), from launch-bound to streaming from memory.
+    // And at 4K, below the ladder: there one block does everything, and a winner of 64K (a grid of several blocks
+    // and a last-block finish) ran 32 % behind that problem's exact winner (one block, no finish; H200,
+    // bench/results/2026-12-02c-h200-untuned-grid-before.md).
     std::vector<Problem> out;
+    ReduceProblem floor_sum;
+    floor_sum.op = ReduceOp::sum;
+    floor_sum.type = ValueType::f32;
+    floor_sum.n = 4096;
+    out.push_back(floor_sum);
     for (std::uint64_t n : default_ladder()) {
       ReduceProblem sum;
       sum.op = ReduceOp::sum;

@@ -22,6 +22,7 @@
 #include "tests/test_devices.hpp"
 
 using namespace autotune;
+using histogram_detail::covers_all_values;
 using histogram_detail::direct_bin_divides;
 using histogram_detail::value_counters;
 using histogram_detail::values_are_bins;
@@ -218,6 +219,15 @@ TEST_SUITE("reference") {
     CHECK_FALSE(direct_bin_divides(u8(32, 0, 256)));   // 8 values per bin: a shift
     CHECK_FALSE(direct_bin_divides(u8(512, 0, 256)));  // 2 bins per value
     CHECK_FALSE(direct_bin_divides(u8(60, 10, 250)));  // 4 values per bin from 10
+    CHECK(covers_all_values(u8(32, 0, 256)));
+    CHECK_FALSE(covers_all_values(u8(100, 0, 200)));
+    CHECK_FALSE(covers_all_values(u8(60, 10, 250)));
+    CHECK_FALSE(covers_all_values(HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 255}})));
+    HistogramProblem i8 = u8(64, -128, 128);
+    i8.type = SampleType::i8;
+    CHECK(covers_all_values(i8));
+    i8.lower = -127;
+    CHECK_FALSE(covers_all_values(i8));
     CHECK(direct_bin_divides(HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {37, 10, 250}})));
   }
 }
@@ -250,6 +260,24 @@ TEST_SUITE("family") {
     CHECK(a.config.as<HistogramConfig>()->binning == Binning::direct);
     CHECK(a.config.as<HistogramConfig>()->invalid_reason(HistogramProblem::with_defaults(SampleType::u16, 37, 10)) ==
           "");
+    // A shift (two values per bin) over a range short of the byte's 256 values: a range test per sample, so values,
+    // and a transfer that starts counting values takes one shared copy per lane (R = 32).
+    const std::string r16 =
+        "priv=shared,R=16,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0";
+    a = adapt(u8(100, 0, 200), *Config::parse("histogram", r16));
+    CHECK(a.config.key() ==
+          "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0,"
+          "bin=values");
+    CHECK(a.change == "bin=values, R=32");
+    a = adapt(u8(48, 16, 240), *Config::parse("histogram", r16));  // 224 values: not a shift, nor the whole byte
+    CHECK(a.change == "bin=values, R=32");
+    // The same shift over the whole byte (4 values per bin), of u8 and of i8: no range test, unchanged.
+    CHECK(adapt(u8(64, 0, 256), *Config::parse("histogram", r16)).change == "");
+    HistogramProblem i8 = u8(64, -128, 128);
+    i8.type = SampleType::i8;
+    CHECK(adapt(i8, *Config::parse("histogram", r16)).change == "");
+    i8.lower = -64;  // [-64, 128): a range test
+    CHECK(adapt(i8, *Config::parse("histogram", r16)).change == "bin=values, R=32");
     // Global atomics have no shared counters to count values in: unchanged.
     const std::string global =
         "priv=global,R=1,cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,merge=atomic,grid=0";

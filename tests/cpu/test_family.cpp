@@ -238,12 +238,17 @@ TEST_SUITE("family") {
       u8_128.upper = 128;
       const Lookup l = lookup_config(cache, with_device, u8_128);
       CHECK(l.source == ConfigSource::similar_problem);
-      CHECK(l.config == Config(config(512, 4)));
-      CHECK(l.distance == "tuned for " + problem(64 * M, 256).key());
+      // [0, 128) is short of the byte's 256 values: the u8/256 winner's twin counts values, one shared copy per lane.
+      HistogramConfig twin = config(512, 4);
+      twin.binning = Binning::values;
+      twin.replicas = 32;
+      CHECK(l.config == Config(twin));
+      CHECK(l.distance == "tuned for " + problem(64 * M, 256).key() + " (adapted: bin=values, R=32)");
       const Lookup l600 = lookup_config(cache, with_device, problem(64 * M, 600));  // log2(600/256) > log2(1024/600)
       CHECK(l600.source == ConfigSource::similar_problem);
       HistogramConfig values = config(256, 2);  // 600 bins over [0, 256) divide per sample: the twin counts values
       values.binning = Binning::values;
+      values.replicas = 32;
       CHECK(l600.config == Config(values));
     }
     SUBCASE("another sample type is never similar") {
