@@ -9,6 +9,7 @@
 #           reductions  shape_bench's reduction rows against OUT/tuned.db (or $TUNED_CACHE)
 #           histograms  shape_bench's histogram rows and the real-bytes rows (text: this repository's sources; a
 #                       photo: $PHOTO, default .device/photo.rgb when present, raw RGB bytes)
+#           real        the real-bytes rows alone (text and photo, with their probes; about 2 minutes)
 #           all         the three in turn (about 10 minutes on an H200: more than one device call holds)
 #   Each shape_bench part keeps every measurement of its exact tunings in OUT/exact-PART.db, and writes
 #   OUT/shape-PART.md and OUT/shape-PART.log.
@@ -33,7 +34,7 @@ run_part() {
   local which=$1 extra=()
   [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
   rm -f "$out/exact-$which.db"
-  if [ "$which" = histograms ]; then
+  if [ "$which" = histograms ] || [ "$which" = real ]; then
     local text="$out/text.bin"
     cat kernel_templates/*/*.cpp kernel_templates/*/*.cu core/*.cpp cache/*.cpp > "$text"
     extra+=(--text "$text")
@@ -50,7 +51,7 @@ run_part() {
 
 case "$part" in
   tune) run_tune ;;
-  reductions | histograms) run_part "$part" ;;
+  reductions | histograms | real) run_part "$part" ;;
   all) run_tune && run_part reductions; run_part histograms ;;
-  *) echo "untuned_grid: PART is tune, reductions, histograms or all, not $part" >&2; exit 2 ;;
+  *) echo "untuned_grid: PART is tune, reductions, histograms, real or all, not $part" >&2; exit 2 ;;
 esac
