@@ -207,18 +207,51 @@ class HistogramFamily final : public KernelFamily {
     HistogramConfig hc = given;
     hc.binning = bin_counting(h, given);
     if (hc.binning != given.binning) {
-      std::vector<std::string> changes{fmt::format("bin={}", to_string(hc.binning))};
-      if (hc.binning == Binning::values && hc.privatization == Privatization::shared && hc.replicas != 32) {
-        hc.replicas = 32;
-        changes.push_back("R=32");
-      }
-      if (auto a = runnable(p, hc, changes, device)) return a;
+      if (hc.binning == Binning::values) hc = value_counting(h, given);
+      if (auto a = runnable(p, hc, changed_fields(given, hc), device)) return a;
       if (hc.binning == Binning::direct) return std::nullopt;
+      hc = given;
       hc.binning = Binning::direct;
-      hc.replicas = given.replicas;
     }
     return runnable(p, hc, {}, device);
   }
+
+  // What a transfer that starts counting values runs: the measured value-counting configuration for one channel
+  // (kValueCounting: R = 32 shared copies, one per lane, so that a warp whose bytes are alike never waits on one
+  // counter; 1024 threads, two 16-byte loads in flight, a resident grid that maps and merges once per block), else
+  // the given configuration with R = 32. Measured on an H200 (bench/results/2026-12-02c-h200-untuned-grid-after.md):
+  // on a real photo's bytes, 37 bins over [10, 250) at 256M, it ran 81.3 us (1.41x CUB), against 112 us with one
+  // copy and 89.8 us with the u8/32 policy entry's block, loads and cover-n grid at R = 32; on the tuner's generated
+  // data it ran within 0.3-10.3 % of the exact winners of three value-counting shapes, where the policy entry's
+  // grid ran 22 % behind at 256M.
+  static HistogramConfig value_counting(const HistogramProblem& h, const HistogramConfig& given) {
+    HistogramConfig c = given;
+    if (h.channels == 1 && given.privatization == Privatization::shared)
+      if (auto measured = HistogramConfig::parse(kValueCounting)) c = *measured;
+    c.binning = Binning::values;
+    if (c.privatization == Privatization::shared) c.replicas = 32;
+    return c;
+  }
+  static constexpr std::string_view kValueCounting =
+      "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0,bin=values";
+
+  // The fields of `to` that differ from `from`, "name=value" in key order: what adapt_config says it changed.
+  static std::vector<std::string> changed_fields(const HistogramConfig& from, const HistogramConfig& to) {
+    const auto before = key_text::split(from.key());
+    const std::string key = to.key();
+    std::vector<std::string> out;
+    if (to.binning == Binning::direct && from.binning != Binning::direct) out.push_back("bin=direct");  // not in keys
+    for (std::string_view rest = key; !rest.empty();) {
+      const auto comma = rest.find(',');
+      const std::string_view item = rest.substr(0, comma);
+      const auto eq = item.find('=');
+      const auto was = before ? before->find(item.substr(0, eq)) : key_text::Fields::const_iterator{};
+      if (!before || was == before->end() || was->second != item.substr(eq + 1)) out.emplace_back(item);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    return out;
+  }
+
 
   // A configuration from another shape counts values where the wanted 8-bit shape's direct bins need a division per
   // sample, or a range test (a range short of the type's 256 values), and it has 32-bit shared counters (the u8/256
@@ -231,9 +264,7 @@ class HistogramFamily final : public KernelFamily {
   // in 8-bit samples (u8, i8), and not where the bins are the values (256 over [0, 256), i8 over [-128, 128): a map
   // that changes nothing).
   //
-  // A transfer that starts counting values takes R = 32 shared copies (adapt_config): every lane its own, so that a
-  // warp whose bytes are all alike (the flat regions of a real photo) never waits on one shared counter. On the
-  // tuner's generated data R = 32 ran within 0.7-8.3 % of the best value counting of four u8 shapes (same run).
+  // A transfer that starts counting values runs the measured value-counting configuration (value_counting below).
   static Binning bin_counting(const HistogramProblem& h, const HistogramConfig& c) {
     if (size_of(h.type) != 1 || histogram_detail::values_are_bins(h)) return Binning::direct;
     if (c.binning == Binning::values) return Binning::values;

@@ -39,6 +39,10 @@ HistogramProblem u8(int bins, double lo, double hi) {
 const std::string kWinner =
     "priv=shared,R=32,cbits=32,block=512,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0";
 const std::string kWinnerValues = kWinner + ",bin=values";
+// The value-counting configuration a transfer runs (the best probe on a real photo's bytes, 37 bins over [10, 250) at
+// 256M: bench/results/2026-12-02c-h200-untuned-grid-after.md).
+const std::string kMeasuredValues =
+    "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0,bin=values";
 
 std::vector<HistogramConfig> values_only(const std::vector<HistogramConfig>& space) {
   std::vector<HistogramConfig> out;
@@ -243,10 +247,10 @@ TEST_SUITE("family") {
       REQUIRE(a.has_value());
       return *a;
     };
-    // 37 bins over [10, 250): the u8/256 winner's twin, named as a change.
+    // 37 bins over [10, 250): the measured value-counting configuration, each changed field named.
     auto a = adapt(u8(37, 10, 250), winner);
-    CHECK(a.config.key() == kWinnerValues);
-    CHECK(a.change == "bin=values");
+    CHECK(a.config.key() == kMeasuredValues);
+    CHECK(a.change == "block=1024, loads=2, merge=atomic, bin=values");
     // Bins that are a shift of the values (32 over [0, 256)) and the values themselves: unchanged.
     a = adapt(u8(32, 0, 256), winner);
     CHECK(a.config.key() == kWinner);
@@ -265,19 +269,22 @@ TEST_SUITE("family") {
     const std::string r16 =
         "priv=shared,R=16,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0";
     a = adapt(u8(100, 0, 200), *Config::parse("histogram", r16));
-    CHECK(a.config.key() ==
-          "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0,"
-          "bin=values");
-    CHECK(a.change == "bin=values, R=32");
+    CHECK(a.config.key() == kMeasuredValues);
+    CHECK(a.change == "R=32, merge=atomic, bin=values");
     a = adapt(u8(48, 16, 240), *Config::parse("histogram", r16));  // 224 values: not a shift, nor the whole byte
-    CHECK(a.change == "bin=values, R=32");
+    CHECK(a.change == "R=32, merge=atomic, bin=values");
     // The same shift over the whole byte (4 values per bin), of u8 and of i8: no range test, unchanged.
     CHECK(adapt(u8(64, 0, 256), *Config::parse("histogram", r16)).change == "");
     HistogramProblem i8 = u8(64, -128, 128);
     i8.type = SampleType::i8;
     CHECK(adapt(i8, *Config::parse("histogram", r16)).change == "");
     i8.lower = -64;  // [-64, 128): a range test
-    CHECK(adapt(i8, *Config::parse("histogram", r16)).change == "bin=values, R=32");
+    CHECK(adapt(i8, *Config::parse("histogram", r16)).change == "R=32, merge=atomic, bin=values");
+    // Pixels of several channels keep the given configuration, with one shared copy per lane.
+    const HistogramProblem rgba = HistogramProblem::multi_channel(SampleType::u8, 4, {{37, 10, 250}});
+    a = adapt(rgba, *Config::parse("histogram", r16));
+    CHECK(a.config.key() == r16.substr(0, r16.find(",R=16")) + ",R=32" +
+                                r16.substr(r16.find(",R=16") + 5) + ",bin=values");
     // Global atomics have no shared counters to count values in: unchanged.
     const std::string global =
         "priv=global,R=1,cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,merge=atomic,grid=0";

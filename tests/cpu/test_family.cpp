@@ -238,18 +238,17 @@ TEST_SUITE("family") {
       u8_128.upper = 128;
       const Lookup l = lookup_config(cache, with_device, u8_128);
       CHECK(l.source == ConfigSource::similar_problem);
-      // [0, 128) is short of the byte's 256 values: the u8/256 winner's twin counts values, one shared copy per lane.
-      HistogramConfig twin = config(512, 4);
-      twin.binning = Binning::values;
-      twin.replicas = 32;
-      CHECK(l.config == Config(twin));
-      CHECK(l.distance == "tuned for " + problem(64 * M, 256).key() + " (adapted: bin=values, R=32)");
+      // [0, 128) is short of the byte's 256 values: the transfer counts values, in the measured value-counting
+      // configuration (kernel_templates/histogram/family.cpp, value_counting).
+      const std::string measured =
+          "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0,bin=values";
+      CHECK(l.config == *Config::parse("histogram", measured));
+      CHECK(l.distance == "tuned for " + problem(64 * M, 256).key() +
+                              " (adapted: R=32, block=1024, vec=16, loads=2, bin=values)");
       const Lookup l600 = lookup_config(cache, with_device, problem(64 * M, 600));  // log2(600/256) > log2(1024/600)
       CHECK(l600.source == ConfigSource::similar_problem);
-      HistogramConfig values = config(256, 2);  // 600 bins over [0, 256) divide per sample: the twin counts values
-      values.binning = Binning::values;
-      values.replicas = 32;
-      CHECK(l600.config == Config(values));
+      // 600 bins over [0, 256) divide per sample: counted as values, in the measured configuration.
+      CHECK(l600.config == *Config::parse("histogram", measured));
     }
     SUBCASE("another sample type is never similar") {
       HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 256);
