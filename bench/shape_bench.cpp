@@ -33,6 +33,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "autotune/cache.hpp"
@@ -122,20 +123,14 @@ std::vector<Problem> grid(bool quick) {
   }
   // The examples (f32 min and max at 256M, f64 min at 128M), the launch floor (4K), and sizes between the
   // ladder's, for the three operators CUB has for every type.
-  out.push_back(red(ReduceOp::sum, ValueType::f32, 4096));
-  out.push_back(red(ReduceOp::sum, ValueType::f32, 200 * 1024));
-  out.push_back(red(ReduceOp::sum, ValueType::f32, 40 * M));
-  out.push_back(red(ReduceOp::min, ValueType::f32, 256 * M));
-  out.push_back(red(ReduceOp::max, ValueType::f32, 256 * M));
-  out.push_back(red(ReduceOp::max, ValueType::f32, 3 * M));
-  out.push_back(red(ReduceOp::sum, ValueType::f64, 3 * M));
-  out.push_back(red(ReduceOp::min, ValueType::f64, 128 * M));
-  out.push_back(red(ReduceOp::max, ValueType::f64, 500 * 1024));
-  out.push_back(red(ReduceOp::sum, ValueType::i32, 100 * M));
-  out.push_back(red(ReduceOp::min, ValueType::i32, 3 * M));
-  out.push_back(red(ReduceOp::max, ValueType::i32, 40 * M));
-  out.push_back(red(ReduceOp::sum, ValueType::f16, 3 * M));
-  out.push_back(red(ReduceOp::sum, ValueType::bf16, 100 * M));
+  using enum ReduceOp;
+  const std::tuple<ReduceOp, ValueType, std::uint64_t> reductions[] = {
+      {sum, ValueType::f32, 4096},    {sum, ValueType::f32, 200 * 1024}, {sum, ValueType::f32, 40 * M},
+      {min, ValueType::f32, 256 * M}, {max, ValueType::f32, 256 * M},    {max, ValueType::f32, 3 * M},
+      {sum, ValueType::f64, 3 * M},   {min, ValueType::f64, 128 * M},    {max, ValueType::f64, 500 * 1024},
+      {sum, ValueType::i32, 100 * M}, {min, ValueType::i32, 3 * M},      {max, ValueType::i32, 40 * M},
+      {sum, ValueType::f16, 3 * M},   {sum, ValueType::bf16, 100 * M}};
+  for (const auto& [op, type, n] : reductions) out.push_back(red(op, type, n));
   return out;
 }
 

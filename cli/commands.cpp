@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <functional>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -193,16 +194,9 @@ void print_crossover(const TuneReport& r, std::ostream& out) {
   else fmt::print(out, "  neither candidate ran correctly: nothing was recorded\n");
 }
 
-// Tunes the problems on one device in this process (a worker: its one problem; it stops at the first fault with
-// kContextLostExit, and at a problem that does not fit with kNoMemoryExit).
-int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::string& cache_path, std::ostream& out,
-                    std::ostream& err) {
-  const DeviceInfo device = query_device(device_ordinal);  // fails early and clearly without a GPU
-  Cache cache(cache_path);
-  if (!cmd.worker)
-    fmt::print(out, "autotune {}: tuning {} problem{} on GPU {} ({}, {}) into {}\n", version(), cmd.problems.size(),
-               cmd.problems.size() == 1 ? "" : "s", device.ordinal, device.name, device.arch(), cache_path);
-  // Results of this model measured with another template, NVRTC or driver no longer describe this machine.
+// Marks the runs of this GPU model measured with another template, NVRTC or driver stale, for every family of the
+// command's problems: they no longer describe this machine.
+void mark_stale_runs(const TuneCommand& cmd, const DeviceInfo& device, Cache& cache, std::ostream& out) {
   std::set<std::string, std::less<>> tuned_families;
   for (const Problem& p : cmd.problems) tuned_families.insert(std::string(p.family_name()));
   std::size_t marked = 0;
@@ -212,6 +206,64 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
     fmt::print(out, "marked {} earlier run{} of this GPU model stale: the kernel template, NVRTC or driver changed "
                     "(`autotune show --all` lists them, `autotune gc` deletes them)\n",
                marked, marked == 1 ? "" : "s");
+}
+
+// The tuner's options for one step of `cmd`: its candidates, the variants that timed out, and for a worker the lines
+// its parent's watchdog reads (cli/watchdog.hpp) on --progress-fd.
+TuneOptions step_options(const TuneCommand& cmd, int device_ordinal, const LadderStep& step) {
+  TuneOptions o = options_of(cmd, device_ordinal);
+  o.candidates = step.candidates;
+  o.stop_on_fault = cmd.worker;
+  for (const std::string& key : cmd.timed_out)
+    o.timed_out[key] = fmt::format("timed out after {} s: it ran that long without finishing, so the worker "
+                                   "process running it was ended (--variant-timeout)", cmd.variant_timeout_s);
+  if (cmd.progress_fd >= 0) {
+    auto tell = [fd = cmd.progress_fd](const char* what, const Config& c) {
+      const std::string line = fmt::format("{} {}\n", what, c.key());
+      (void)!::write(fd, line.data(), line.size());  // one write of a short line: never interleaved
+    };
+    o.on_variant_start = [tell, hang = cmd.inject_hang](const Config& c) {
+      tell("start", c);
+      // Testing aid: stop here as a worker whose kernel never ends would (its watchdog ends it).
+      if (c.key() == hang)
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    };
+    o.on_variant_end = [tell](const Config& c) { tell("done", c); };
+  }
+  return o;
+}
+
+// A worker's one step: its exit status (0, 1, kNoMemoryExit, or kContextLostExit after a fault).
+int run_worker_step(const TuneCommand& cmd, const std::function<StepOutcome(const LadderStep&, ProgressScope)>& run_step,
+                    Progress& progress, std::ostream& err) {
+  LadderStep step;
+  step.problem = cmd.problems.at(0);
+  for (const std::string& key : cmd.crossover) step.candidates.push_back(*Config::parse(step.problem.family_name(), key));
+  const ProgressScope scope = ProgressScope::parse(cmd.progress_scope).value_or(ProgressScope{});
+  try {
+    switch (run_step(step, scope)) {
+      case StepOutcome::tuned: return 0;
+      case StepOutcome::no_memory: return kNoMemoryExit;
+      case StepOutcome::failed: return 1;
+    }
+    return 1;
+  } catch (const ContextLostError& e) {
+    progress.finish();
+    fmt::print(err, "autotune: {}; a new worker resumes the run\n", e.what());
+    return kContextLostExit;
+  }
+}
+
+// Tunes the problems on one device in this process (a worker: its one problem; it stops at the first fault with
+// kContextLostExit, and at a problem that does not fit with kNoMemoryExit).
+int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::string& cache_path, std::ostream& out,
+                    std::ostream& err) {
+  const DeviceInfo device = query_device(device_ordinal);  // fails early and clearly without a GPU
+  Cache cache(cache_path);
+  if (!cmd.worker)
+    fmt::print(out, "autotune {}: tuning {} problem{} on GPU {} ({}, {}) into {}\n", version(), cmd.problems.size(),
+               cmd.problems.size() == 1 ? "" : "s", device.ordinal, device.name, device.arch(), cache_path);
+  mark_stale_runs(cmd, device, cache, out);
   // A bar with an ETA only on a terminal; logs and pipes get one plain line per variant.
   const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO) == 1;
   Progress progress(out, tty, use_colour(tty, std::getenv("NO_COLOR")));
@@ -219,25 +271,7 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
   std::size_t done_before = 0;
   auto run_step = [&](const LadderStep& step, ProgressScope scope) -> StepOutcome {
     if (!cmd.worker) fmt::print(out, "\n== {}\n", step_title(step));
-    TuneOptions o = options_of(cmd, device_ordinal);
-    o.candidates = step.candidates;
-    o.stop_on_fault = cmd.worker;
-    for (const std::string& key : cmd.timed_out)
-      o.timed_out[key] = fmt::format("timed out after {} s: it ran that long without finishing, so the worker "
-                                     "process running it was ended (--variant-timeout)", cmd.variant_timeout_s);
-    if (cmd.progress_fd >= 0) {  // the parent's watchdog reads these lines (cli/watchdog.hpp)
-      auto tell = [fd = cmd.progress_fd](const char* what, const Config& c) {
-        const std::string line = fmt::format("{} {}\n", what, c.key());
-        (void)!::write(fd, line.data(), line.size());  // one write of a short line: never interleaved
-      };
-      o.on_variant_start = [tell, hang = cmd.inject_hang](const Config& c) {
-        tell("start", c);
-        // Testing aid: stop here as a worker whose kernel never ends would (its watchdog ends it).
-        if (c.key() == hang)
-          for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-      };
-      o.on_variant_end = [tell](const Config& c) { tell("done", c); };
-    }
+    TuneOptions o = step_options(cmd, device_ordinal, step);
     progress.start(scope);
     std::size_t measured = 0;
     o.on_measurement = [&](std::size_t done, std::size_t total, const Measurement& m) {
@@ -258,24 +292,7 @@ int tune_in_process(const TuneCommand& cmd, int device_ordinal, const std::strin
     else print_crossover(r, out);
     return r.winner ? StepOutcome::tuned : StepOutcome::failed;
   };
-  if (cmd.worker) {
-    LadderStep step;
-    step.problem = cmd.problems.at(0);
-    for (const std::string& key : cmd.crossover) step.candidates.push_back(*Config::parse(step.problem.family_name(), key));
-    const ProgressScope scope = ProgressScope::parse(cmd.progress_scope).value_or(ProgressScope{});
-    try {
-      switch (run_step(step, scope)) {
-        case StepOutcome::tuned: return 0;
-        case StepOutcome::no_memory: return kNoMemoryExit;
-        case StepOutcome::failed: return 1;
-      }
-      return 1;
-    } catch (const ContextLostError& e) {
-      progress.finish();
-      fmt::print(err, "autotune: {}; a new worker resumes the run\n", e.what());
-      return kContextLostExit;
-    }
-  }
+  if (cmd.worker) return run_worker_step(cmd, run_step, progress, err);
   LadderEvents events = ladder_notes(out);
   events.run = [&](const LadderStep& step) {
     return run_step(step, ProgressScope{started, done_before, step.sizes_after, step.size_number, step.sizes});
@@ -504,6 +521,49 @@ int run_show(const ShowCommand& cmd, const std::string& cache_path, std::ostream
 
 // The runtime API's lookup (include/autotune/resolution.hpp, the same function), read-only: runs measured with
 // other code are skipped, not marked.
+// `best`'s source column: the kind of evidence and what separates it from the problem.
+std::string source_text(const Lookup& lookup) {
+  switch (lookup.source) {
+    case ConfigSource::fallback: return "fallback: built-in default (nothing tuned applies)";
+    case ConfigSource::nearest_size: return "nearest_size: same problem, " + lookup.distance;
+    case ConfigSource::similar_problem: return "similar_problem: " + lookup.distance;
+    case ConfigSource::similar_device: return "similar_device: " + lookup.distance;
+    case ConfigSource::policy: return "policy: " + lookup.distance;
+    case ConfigSource::exact: break;
+  }
+  return lookup.distance.empty() ? std::string(to_string(lookup.source)) : "exact: " + lookup.distance;
+}
+
+Cell size_cell(std::uint64_t v) {
+  return v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+             ? null_cell("max")
+             : integer_cell(static_cast<std::int64_t>(v));
+}
+
+// The whole size table of a handle (each range, its configuration and where it came from), the range of n marked;
+// that range's description and bounds are appended to `row`.
+Listing size_listing(const SizeLookup& sizes, std::uint64_t n, std::vector<Cell>& row) {
+  Listing table;
+  table.columns = {{"", "selected"},          {"from n", "n_from"}, {"to n", "n_to"},      {"configuration", "config"},
+                   {"source", "source"},      {"tuned n", "tuned_n"}, {"predicted", "predicted_slowdown"},
+                   {"why", "why"}};
+  for (const SizeRange& r : sizes.sizes) {
+    Cell selected = bool_cell(r.contains(n));
+    selected.text = r.contains(n) ? "=>" : "";
+    std::string tuned;
+    for (const std::uint64_t t : r.tuned_n) tuned += (tuned.empty() ? "" : " ") + std::to_string(t);
+    table.rows.push_back({selected, size_cell(r.n_from), size_cell(r.n_to), text_cell(r.config.key()),
+                          text_cell(std::string(to_string(r.source))), tuned.empty() ? null_cell("-") : text_cell(tuned),
+                          number_cell(r.predicted_slowdown, 3), text_cell(r.why)});
+    if (r.contains(n)) {
+      row.push_back(text_cell(r.describe()));
+      row.push_back(size_cell(r.n_from));
+      row.push_back(size_cell(r.n_to));
+    }
+  }
+  return table;
+}
+
 int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream& out) {
   LookupTarget target = LookupTarget::from_model_key(cmd.device_model);
   std::string device_name;
@@ -519,8 +579,6 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   const Lookup& lookup = sizes.at_hint;
   const ConfigSource source = lookup.source;
   const std::optional<Winner>& w = lookup.winner;
-  const Config& config = lookup.config;
-  const std::size_t marked = lookup.stale_skipped;
   if (w && source != ConfigSource::similar_device) device_name = w->device_name;
   std::optional<double> roof = cache.device_roof(model_key);
 
@@ -533,45 +591,18 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
                {"size ranges", "size_ranges"}, {"predicted slowdown", "predicted_slowdown"},
                {"runner-up", "runner_up"}};
   Cell src = text_cell(std::string(to_string(source)));
-  if (source == ConfigSource::fallback) src.text = "fallback: built-in default (nothing tuned applies)";
-  else if (source == ConfigSource::nearest_size) src.text = "nearest_size: same problem, " + lookup.distance;
-  else if (source == ConfigSource::similar_problem) src.text = "similar_problem: " + lookup.distance;
-  else if (source == ConfigSource::similar_device) src.text = "similar_device: " + lookup.distance;
-  else if (source == ConfigSource::policy) src.text = "policy: " + lookup.distance;
-  else if (!lookup.distance.empty()) src.text = "exact: " + lookup.distance;
+  src.text = source_text(lookup);
   l.rows.push_back({src, text_cell(cmd.problem.key()), text_cell(model_key),
-                    device_name.empty() ? null_cell("-") : text_cell(device_name), text_cell(config.key()),
+                    device_name.empty() ? null_cell("-") : text_cell(device_name), text_cell(lookup.config.key()),
                     w ? integer_cell(static_cast<std::int64_t>(w->problem.n())) : null_cell("-"),
                     w ? number_cell(w->median_ms, 4) : null_cell("-"),
                     w ? number_cell(w->gbps, 1) : null_cell("-"),
                     w && roof && source != ConfigSource::similar_device ? number_cell(w->gbps / *roof * 100.0, 1)
                                                                         : null_cell("-"),
-                    integer_cell(static_cast<std::int64_t>(marked)), text_cell(cache_path)});
+                    integer_cell(static_cast<std::int64_t>(lookup.stale_skipped)), text_cell(cache_path)});
   // The range a handle runs for n, and the whole table: each range, its configuration and where it came from.
   const std::uint64_t n = cmd.problem.n();
-  auto n_cell = [](std::uint64_t v) {
-    return v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ? null_cell("max")
-                                                                                    : integer_cell(static_cast<std::int64_t>(v));
-  };
-  Listing table;
-  table.columns = {{"", "selected"},          {"from n", "n_from"}, {"to n", "n_to"},      {"configuration", "config"},
-                   {"source", "source"},      {"tuned n", "tuned_n"}, {"predicted", "predicted_slowdown"},
-                   {"why", "why"}};
-  for (const SizeRange& r : sizes.sizes) {
-    Cell selected = bool_cell(r.contains(n));
-    selected.text = r.contains(n) ? "=>" : "";
-    std::string tuned;
-    for (const std::uint64_t t : r.tuned_n) tuned += (tuned.empty() ? "" : " ") + std::to_string(t);
-    table.rows.push_back({selected, n_cell(r.n_from), n_cell(r.n_to), text_cell(r.config.key()),
-                          text_cell(std::string(to_string(r.source))), tuned.empty() ? null_cell("-") : text_cell(tuned),
-                          number_cell(r.predicted_slowdown, 3), text_cell(r.why)});
-    if (r.contains(n)) {
-      auto& row = l.rows.front();
-      row.push_back(text_cell(r.describe()));
-      row.push_back(n_cell(r.n_from));
-      row.push_back(n_cell(r.n_to));
-    }
-  }
+  const Listing table = size_listing(sizes, n, l.rows.front());
   l.rows.front().push_back(integer_cell(static_cast<std::int64_t>(sizes.sizes.size())));
   // The ranking behind the choice: its predicted time over the problem's own best, and the next-best configuration.
   l.rows.front().push_back(number_cell(lookup.predicted_slowdown, 3));

@@ -148,9 +148,14 @@ void check_dists(const TuneCommand& t) {
   }
 }
 
-TuneCommand make_tune(const po::variables_map& vm) {
-  TuneCommand t;
-  auto str = [&](const char* k) { return vm.count(k) ? vm[k].as<std::string>() : std::string(); };
+// The text of option `k`, "" when absent.
+std::string text_of(const po::variables_map& vm, const char* k) {
+  return vm.count(k) ? vm[k].as<std::string>() : std::string();
+}
+
+// --device, --devices, --samples, --no-flush.
+void tune_devices(const po::variables_map& vm, TuneCommand& t) {
+  auto str = [&](const char* k) { return text_of(vm, k); };
   long long t_device = 0;
   if (vm.count("device")) {
     t_device = to_integer("device", str("device"));
@@ -162,25 +167,29 @@ TuneCommand make_tune(const po::variables_map& vm) {
     t.samples = static_cast<int>(s);
   }
   t.flush_l2 = vm.count("no-flush") == 0;
-  if (vm.count("devices")) {
-    if (vm.count("device")) throw UsageError("--device and --devices exclude each other: choose one");
-    const std::string list = str("devices");
-    if (list == "all") {
-      t.all_devices = true;
-      t.devices.clear();
-    } else {
-      t.devices.clear();
-      std::stringstream in(list);
-      for (std::string item; std::getline(in, item, ',');) {
-        const long long d = to_integer("devices", item);
-        if (d < 0) throw UsageError(fmt::format("--devices: {} is not a device ordinal (0, 1, ...)", d));
-        if (std::find(t.devices.begin(), t.devices.end(), d) == t.devices.end()) t.devices.push_back(static_cast<int>(d));
-      }
-      if (t.devices.empty()) throw UsageError("--devices: give 'all' or ordinals such as 0,1");
-    }
-  } else {
+  if (!vm.count("devices")) {
     t.devices = {static_cast<int>(t_device)};
+    return;
   }
+  if (vm.count("device")) throw UsageError("--device and --devices exclude each other: choose one");
+  const std::string list = str("devices");
+  t.devices.clear();
+  if (list == "all") {
+    t.all_devices = true;
+    return;
+  }
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    const long long d = to_integer("devices", item);
+    if (d < 0) throw UsageError(fmt::format("--devices: {} is not a device ordinal (0, 1, ...)", d));
+    if (std::find(t.devices.begin(), t.devices.end(), d) == t.devices.end()) t.devices.push_back(static_cast<int>(d));
+  }
+  if (t.devices.empty()) throw UsageError("--devices: give 'all' or ordinals such as 0,1");
+}
+
+// --strategy, --budget, --budget-s, --dists.
+void tune_strategy(const po::variables_map& vm, TuneCommand& t) {
+  auto str = [&](const char* k) { return text_of(vm, k); };
   if (vm.count("strategy")) {
     t.strategy = str("strategy");
     const auto& known = tune_strategies();
@@ -206,6 +215,12 @@ TuneCommand make_tune(const po::variables_map& vm) {
       if (std::find(t.dists.begin(), t.dists.end(), d) == t.dists.end()) t.dists.push_back(d);
     if (t.dists.size() < 2) throw UsageError("--dists: name at least two distributions, e.g. uniform,runs");
   }
+}
+
+// Worker processes and what a parent hands its workers: --no-isolate, --variant-timeout, --worker, --timed-out,
+// --progress-fd, --progress-scope, --inject-fault, --inject-hang, --crossover; and --retune.
+void tune_workers(const po::variables_map& vm, TuneCommand& t) {
+  auto str = [&](const char* k) { return text_of(vm, k); };
   t.isolate = vm.count("no-isolate") == 0;
   t.worker = vm.count("worker") > 0;
   if (vm.count("variant-timeout")) {
@@ -234,7 +249,11 @@ TuneCommand make_tune(const po::variables_map& vm) {
       throw UsageError("--crossover: a worker's crossover takes --problem-key and exactly two configurations");
   }
   if (vm.count("inject-hang")) t.inject_hang = str("inject-hang");
+}
 
+// The problems: a worker's --problem-key, a --preset, the problem options, or the default set.
+void tune_problems(const po::variables_map& vm, TuneCommand& t) {
+  auto str = [&](const char* k) { return text_of(vm, k); };
   const bool any_problem_flag = any_problem_option(vm);
   if (vm.count("problem-key")) {  // a worker's problem, as its parent spelled it
     if (any_problem_flag || vm.count("dists")) throw UsageError("--problem-key excludes the problem flags");
@@ -244,7 +263,7 @@ TuneCommand make_tune(const po::variables_map& vm) {
     for (const std::string& key : t.crossover)
       if (!Config::parse(p->family_name(), key))
         throw UsageError(fmt::format("--crossover: '{}' is not a configuration of {}", key, p->family_name()));
-    return t;
+    return;
   }
   if (vm.count("preset")) {
     if (any_problem_flag || vm.count("dists"))
@@ -262,6 +281,14 @@ TuneCommand make_tune(const po::variables_map& vm) {
     t.problems = make_problems(vm, t.ladder);
   }
   check_dists(t);
+}
+
+TuneCommand make_tune(const po::variables_map& vm) {
+  TuneCommand t;
+  tune_devices(vm, t);
+  tune_strategy(vm, t);
+  tune_workers(vm, t);
+  tune_problems(vm, t);
   return t;
 }
 

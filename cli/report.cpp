@@ -153,6 +153,23 @@ double nice_step(double hi, int parts) {
   return 10.0 * mag;
 }
 
+// The size chart's legend at x = lx, right of the plot.
+std::string size_legend(int lx, int y0, const std::string& base_name, std::optional<double> roof, const char* winner,
+                        const char* base) {
+  std::string s = fmt::format(
+      "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">winner, tuned size</text>\n", lx + 6,
+      y0 + 10, winner, lx + 18, y0 + 14);
+  s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\"/>"
+                   "<text x=\"{}\" y=\"{}\">winner, crossover run</text>\n", lx + 6, y0 + 30, winner, lx + 18, y0 + 34);
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+                   lx + 2, y0 + 46, base, lx + 18, y0 + 54, html_escape(base_name));
+  if (roof)
+    s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888888\" stroke-width=\"2\" "
+                     "stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\">read roof {:.0f} GB/s</text>\n",
+                     lx, y0 + 70, lx + 12, y0 + 70, lx + 18, y0 + 74, *roof);
+  return s;
+}
+
 // "GB/s over n": x = n on a log2 scale (ticks at powers of two, 2, 4 or 16 apart, labelled as `--n` spells sizes),
 // y = GB/s from 0. The tuned winners as one line through every tuned size (filled circles: sizes tuned as such;
 // open circles: crossover runs), the baseline as a dashed line with squares at the sizes it was measured, the read
@@ -227,19 +244,7 @@ std::string size_chart(const std::vector<SizePoint>& tuned, const std::vector<Si
                      p.crossover ? "crossover" : "exact", xof(p.n), yof(p.gbps), p.crossover ? 5 : 4,
                      p.crossover ? "#ffffff" : kWinner, kWinner, format_size(p.n), p.n, html_escape(p.config), p.gbps,
                      p.ms, p.crossover ? "crossover run" : "exact (tuned at this size)");
-  // Legend, right of the plot.
-  const int lx = x1 + 20;
-  s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">winner, tuned size</text>\n",
-                   lx + 6, y0 + 10, kWinner, lx + 18, y0 + 14);
-  s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"2\"/>"
-                   "<text x=\"{}\" y=\"{}\">winner, crossover run</text>\n", lx + 6, y0 + 30, kWinner, lx + 18, y0 + 34);
-  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                   lx + 2, y0 + 46, kBase, lx + 18, y0 + 54, html_escape(base_name));
-  if (roof)
-    s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888888\" stroke-width=\"2\" "
-                     "stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{}\">read roof {:.0f} GB/s</text>\n",
-                     lx, y0 + 70, lx + 12, y0 + 70, lx + 18, y0 + 74, *roof);
-  return s + "</svg>\n";
+  return s + size_legend(x1 + 20, y0, base_name, roof, kWinner, kBase) + "</svg>\n";
 }
 
 // The chart's numbers: one row per size that has a tuned winner or a baseline, by ascending n.
@@ -284,9 +289,133 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
+namespace {
+
+using ByProblem = std::map<std::string, std::vector<const Winner*>>;  // ordered by problem key
+// Per problem shape (ordered by shape key), per device model, the winners by ascending n: the shapes tuned at 2 or
+// more sizes on a model, for the size charts.
+using ByShape = std::map<std::string, std::map<std::string, std::vector<const Winner*>>>;
+
+ByShape shapes_over_sizes(const std::vector<Winner>& winners) {
+  ByShape by_shape;
+  for (const Winner& w : winners) by_shape[w.problem.shape_key()][w.model_key].push_back(&w);
+  for (auto it = by_shape.begin(); it != by_shape.end();) {
+    auto& models = it->second;
+    for (auto m = models.begin(); m != models.end();) {
+      std::sort(m->second.begin(), m->second.end(),
+                [](const Winner* x, const Winner* y) { return x->problem.n() < y->problem.n(); });
+      m = m->second.size() >= 2 ? std::next(m) : models.erase(m);
+    }
+    it = models.empty() ? by_shape.erase(it) : std::next(it);
+  }
+  return by_shape;
+}
+
+// The notes and the two tables of contents: problems, then shapes over n.
+std::string contents(const ByProblem& by_problem, const ByShape& by_shape) {
+  std::string h =
+      "<p class=\"note\">Heat maps: GB/s of the winning run's correct variants of the winner's algorithm (as "
+      "its kernel family defines it, e.g. a privatization and its replica count) over block size and "
+      "loads per thread; each cell is the best over the other parameters. Bars: the winner against the "
+      "device's measured read roof and CUB, as <code>autotune bench</code> last measured it on that device.</p>\n"
+      "<ul>\n";
+  int index = 0;
+  for (const auto& [key, ws] : by_problem)
+    h += fmt::format("<li><a href=\"#p{}\">{}</a> ({} device{})</li>\n", index++, html_escape(key), ws.size(),
+                     ws.size() == 1 ? "" : "s");
+  h += "</ul>\n";
+  if (by_shape.empty()) return h;
+  h += "<p class=\"note\">Sizes: GB/s (input bytes / median time) over n on a log2 scale, for every problem shape "
+       "tuned at 2 or more sizes on a device: the tuned winners (filled circles: sizes tuned as such; open circles: "
+       "crossover runs, measured between two tuned sizes whose winners differ; a size-adaptive handle serves each n "
+       "from the nearest of them), the reference implementation at the sizes <code>autotune bench</code> measured "
+       "it, and the device's read roof.</p>\n<ul>\n";
+  index = 0;
+  for (const auto& [shape, models] : by_shape)
+    h += fmt::format("<li><a href=\"#s{}\">{}</a> over n ({} device{})</li>\n", index++, html_escape(shape),
+                     models.size(), models.size() == 1 ? "" : "s");
+  return h + "</ul>\n";
+}
+
+// One shape's size charts and tables, a device model each.
+std::string shape_section(const Cache& cache, const std::string& shape,
+                          const std::map<std::string, std::vector<const Winner*>>& models, int index) {
+  std::string h = fmt::format("<section class=\"sizes\">\n<h2 id=\"s{}\">{} over n</h2>\n", index, html_escape(shape));
+  for (const auto& [model, ws] : models) {
+    const Winner& first = *ws.front();
+    const std::string base_name(first.problem.family().baseline_name());
+    std::vector<SizePoint> tuned, base;
+    int crossovers = 0;
+    for (const Winner* w : ws) {
+      const bool crossover = w->strategy == kCrossoverStrategy;
+      crossovers += crossover;
+      tuned.push_back({w->problem.n(), w->median_ms, gbps_from(w->problem.bytes(), w->median_ms), w->config.key(),
+                       crossover, ""});
+    }
+    for (const auto& [p, b] : cache.shape_baselines(model, first.problem, "cub"))
+      if (p.n() > 0)
+        base.push_back({p.n(), b.median_ms, gbps_from(p.bytes(), b.median_ms), "", false,
+                        fmt::format(" (`autotune bench`, {})", b.measured_at)});
+    h += fmt::format("<h3>{} ({}): {} sizes tuned ({} crossover{}), {} at {} size{}</h3>\n",
+                     html_escape(first.device_name), html_escape(first.arch), tuned.size(), crossovers,
+                     crossovers == 1 ? "" : "s", html_escape(base_name), base.size(), base.size() == 1 ? "" : "s");
+    h += size_chart(tuned, base, base_name, cache.device_roof(model));
+    h += size_table(tuned, base, base_name);
+  }
+  return h + "</section>\n";
+}
+
+// One winner's heading, heat map and bars against the read roof and CUB.
+std::string winner_part(const Cache& cache, const Winner& w) {
+  const std::optional<double> roof = cache.device_roof(w.model_key);
+  std::string h = fmt::format("<h3>{} ({})</h3>\n<p>Winner <code>{}</code>: {:.4f} ms, {:.1f} GB/s{}; tuned {}.</p>\n",
+                              html_escape(w.device_name), html_escape(w.arch), html_escape(w.config.key()), w.median_ms,
+                              w.gbps,
+                              roof ? fmt::format(", {:.1f} % of the {:.0f} GB/s read roof", w.gbps / *roof * 100, *roof)
+                                   : "",
+                              html_escape(w.tuned_at));
+  h += heat_map(w, cache.measurements(w.run_id));
+  std::vector<Bar> bars;
+  bars.push_back({"winner", w.gbps, fmt::format("{:.1f} GB/s", w.gbps), "#21918c"});
+  if (roof) bars.push_back({"read roof", *roof, fmt::format("{:.1f} GB/s", *roof), "#888888"});
+  else bars.push_back({"read roof", std::nullopt, "not measured for this device", ""});
+  const std::string cub_name(w.problem.family().baseline_name());
+  if (const auto cub = cache.baseline(w.model_key, w.problem, "cub"))
+    bars.push_back({cub_name, cub->gbps,
+                    fmt::format("{:.1f} GB/s (winner {:.2f}x; `autotune bench`, {})", cub->gbps,
+                                cub->median_ms / w.median_ms, cub->measured_at),
+                    "#fde725"});
+  else
+    bars.push_back({cub_name, std::nullopt, "not measured on this device (run `autotune bench`)", ""});
+  return h + bar_chart(bars, "roofchart", "winner versus the read roof, GB/s");
+}
+
+// One problem's section: each device's winner, then the devices side by side.
+std::string problem_section(const Cache& cache, const std::string& key, const std::vector<const Winner*>& ws,
+                            int index) {
+  std::string h = fmt::format("<section class=\"problem\">\n<h2 id=\"p{}\">{}</h2>\n", index, html_escape(key));
+  const Winner* fastest = ws.front();
+  for (const Winner* w : ws)
+    if (w->median_ms < fastest->median_ms) fastest = w;
+  for (const Winner* w : ws) h += winner_part(cache, *w);
+  if (ws.size() > 1) {
+    h += "<h3>Devices side by side</h3>\n";
+    std::vector<Bar> bars;
+    for (const Winner* w : ws)
+      bars.push_back({w->device_name, w->gbps,
+                      fmt::format("{:.1f} GB/s, {:.2f}x the fastest's time{}", w->gbps, w->median_ms / fastest->median_ms,
+                                  w->config == fastest->config ? ", same configuration" : ", other configuration"),
+                      w == fastest ? "#5ec962" : "#3b528b"});
+    h += bar_chart(bars, "devicechart", "winners of each device, GB/s");
+  }
+  return h + "</section>\n";
+}
+
+}  // namespace
+
 std::string render_report(const Cache& cache, const std::string& title_source) {
   const std::vector<Winner> winners = cache.winners();
-  std::map<std::string, std::vector<const Winner*>> by_problem;  // ordered by problem key
+  ByProblem by_problem;
   for (const Winner& w : winners) by_problem[w.problem.key()].push_back(&w);
 
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -298,110 +427,12 @@ std::string render_report(const Cache& cache, const std::string& title_source) {
     h += "<p class=\"empty\">This cache holds no winners yet: nothing was tuned (run <code>autotune tune</code>).</p>\n";
     return h + "</body>\n</html>\n";
   }
-  // Size charts: per problem shape, per device model with winners at 2 or more sizes.
-  struct ShapeSizes {
-    std::map<std::string, std::vector<const Winner*>> by_model;  // model key -> winners by ascending n
-  };
-  std::map<std::string, ShapeSizes> by_shape;  // ordered by shape key
-  for (const Winner& w : winners) by_shape[w.problem.shape_key()].by_model[w.model_key].push_back(&w);
-  for (auto it = by_shape.begin(); it != by_shape.end();) {
-    auto& models = it->second.by_model;
-    for (auto m = models.begin(); m != models.end();) {
-      std::sort(m->second.begin(), m->second.end(),
-                [](const Winner* x, const Winner* y) { return x->problem.n() < y->problem.n(); });
-      m = m->second.size() >= 2 ? std::next(m) : models.erase(m);
-    }
-    it = models.empty() ? by_shape.erase(it) : std::next(it);
-  }
-
-  h += "<p class=\"note\">Heat maps: GB/s of the winning run's correct variants of the winner's algorithm (as "
-       "its kernel family defines it, e.g. a privatization and its replica count) over block size and "
-       "loads per thread; each cell is the best over the other parameters. Bars: the winner against the "
-       "device's measured read roof and CUB, as <code>autotune bench</code> last measured it on that device.</p>\n"
-       "<ul>\n";
+  const ByShape by_shape = shapes_over_sizes(winners);
+  h += contents(by_problem, by_shape);
   int index = 0;
-  for (const auto& [key, ws] : by_problem)
-    h += fmt::format("<li><a href=\"#p{}\">{}</a> ({} device{})</li>\n", index++, html_escape(key), ws.size(),
-                     ws.size() == 1 ? "" : "s");
-  h += "</ul>\n";
-  if (!by_shape.empty()) {
-    h += "<p class=\"note\">Sizes: GB/s (input bytes / median time) over n on a log2 scale, for every problem shape "
-         "tuned at 2 or more sizes on a device: the tuned winners (filled circles: sizes tuned as such; open circles: "
-         "crossover runs, measured between two tuned sizes whose winners differ; a size-adaptive handle serves each n "
-         "from the nearest of them), the reference implementation at the sizes <code>autotune bench</code> measured "
-         "it, and the device's read roof.</p>\n<ul>\n";
-    int s_index = 0;
-    for (const auto& [shape, sizes] : by_shape)
-      h += fmt::format("<li><a href=\"#s{}\">{}</a> over n ({} device{})</li>\n", s_index++, html_escape(shape),
-                       sizes.by_model.size(), sizes.by_model.size() == 1 ? "" : "s");
-    h += "</ul>\n";
-  }
-
+  for (const auto& [shape, models] : by_shape) h += shape_section(cache, shape, models, index++);
   index = 0;
-  for (const auto& [shape, sizes] : by_shape) {
-    h += fmt::format("<section class=\"sizes\">\n<h2 id=\"s{}\">{} over n</h2>\n", index++, html_escape(shape));
-    for (const auto& [model, ws] : sizes.by_model) {
-      const Winner& first = *ws.front();
-      const std::string base_name(first.problem.family().baseline_name());
-      std::vector<SizePoint> tuned, base;
-      int crossovers = 0;
-      for (const Winner* w : ws) {
-        const bool crossover = w->strategy == kCrossoverStrategy;
-        crossovers += crossover;
-        tuned.push_back({w->problem.n(), w->median_ms, gbps_from(w->problem.bytes(), w->median_ms), w->config.key(),
-                         crossover, ""});
-      }
-      for (const auto& [p, b] : cache.shape_baselines(model, first.problem, "cub"))
-        if (p.n() > 0)
-          base.push_back({p.n(), b.median_ms, gbps_from(p.bytes(), b.median_ms), "", false,
-                          fmt::format(" (`autotune bench`, {})", b.measured_at)});
-      h += fmt::format("<h3>{} ({}): {} sizes tuned ({} crossover{}), {} at {} size{}</h3>\n",
-                       html_escape(first.device_name), html_escape(first.arch), tuned.size(), crossovers,
-                       crossovers == 1 ? "" : "s", html_escape(base_name), base.size(), base.size() == 1 ? "" : "s");
-      h += size_chart(tuned, base, base_name, cache.device_roof(model));
-      h += size_table(tuned, base, base_name);
-    }
-    h += "</section>\n";
-  }
-
-  index = 0;
-  for (const auto& [key, ws] : by_problem) {
-    h += fmt::format("<section class=\"problem\">\n<h2 id=\"p{}\">{}</h2>\n", index++, html_escape(key));
-    const Winner* fastest = ws.front();
-    for (const Winner* w : ws) if (w->median_ms < fastest->median_ms) fastest = w;
-    for (const Winner* w : ws) {
-      const std::optional<double> roof = cache.device_roof(w->model_key);
-      h += fmt::format("<h3>{} ({})</h3>\n<p>Winner <code>{}</code>: {:.4f} ms, {:.1f} GB/s{}; tuned {}.</p>\n",
-                       html_escape(w->device_name), html_escape(w->arch), html_escape(w->config.key()), w->median_ms,
-                       w->gbps, roof ? fmt::format(", {:.1f} % of the {:.0f} GB/s read roof", w->gbps / *roof * 100, *roof) : "",
-                       html_escape(w->tuned_at));
-      h += heat_map(*w, cache.measurements(w->run_id));
-      std::vector<Bar> bars;
-      bars.push_back({"winner", w->gbps, fmt::format("{:.1f} GB/s", w->gbps), "#21918c"});
-      if (roof) bars.push_back({"read roof", *roof, fmt::format("{:.1f} GB/s", *roof), "#888888"});
-      else bars.push_back({"read roof", std::nullopt, "not measured for this device", ""});
-      const std::string cub_name(w->problem.family().baseline_name());
-      if (const auto cub = cache.baseline(w->model_key, w->problem, "cub"))
-        bars.push_back({cub_name, cub->gbps,
-                        fmt::format("{:.1f} GB/s (winner {:.2f}x; `autotune bench`, {})", cub->gbps,
-                                    cub->median_ms / w->median_ms, cub->measured_at),
-                        "#fde725"});
-      else
-        bars.push_back({cub_name, std::nullopt, "not measured on this device (run `autotune bench`)", ""});
-      h += bar_chart(bars, "roofchart", "winner versus the read roof, GB/s");
-    }
-    if (ws.size() > 1) {
-      h += "<h3>Devices side by side</h3>\n";
-      std::vector<Bar> bars;
-      for (const Winner* w : ws)
-        bars.push_back({w->device_name, w->gbps,
-                        fmt::format("{:.1f} GB/s, {:.2f}x the fastest's time{}", w->gbps, w->median_ms / fastest->median_ms,
-                                    w->config == fastest->config ? ", same configuration" : ", other configuration"),
-                        w == fastest ? "#5ec962" : "#3b528b"});
-      h += bar_chart(bars, "devicechart", "winners of each device, GB/s");
-    }
-    h += "</section>\n";
-  }
+  for (const auto& [key, ws] : by_problem) h += problem_section(cache, key, ws, index++);
   return h + "</body>\n</html>\n";
 }
 
