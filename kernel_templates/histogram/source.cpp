@@ -28,6 +28,38 @@ float f32_scale(int bins, double lower, double upper) {
   return static_cast<float>(bins) / width;
 }
 
+// The configuration's enums by name: the template compares kMerge with Merge::last_block, never with 1.
+std::string enum_definitions() {
+  using preamble::enum_definition;
+  return enum_definition("Privatization", histogram_detail::kPrivatizations) +
+         enum_definition("Aggregation", histogram_detail::kAggregations) +
+         enum_definition("Partitioning", histogram_detail::kPartitionings) +
+         enum_definition("Merge", histogram_detail::kMerges) + enum_definition("Binning", histogram_detail::kBinnings);
+}
+
+// Each channel's bins, first counter and range (channels past the active ones repeat channel 0's, never used):
+// kChBins0, kChOffset0, kChLowerI0, ... The template selects among them by channel (histogram.cu, Levels).
+std::string channel_levels(const HistogramProblem& problem) {
+  const bool fp = is_float(problem.type), f64 = problem.type == SampleType::f64, f32 = fp && !f64;
+  std::string levels = fmt::format("constexpr bool kUniformChannels = {};\n", problem.uniform_channels());
+  for (int c = 0; c < 4; ++c) {
+    const HistogramChannel ch = problem.channel(c < problem.active ? c : 0);
+    const float ch_scale = f32 ? f32_scale(ch.bins, ch.lower, ch.upper) : 0.0f;
+    levels += fmt::format(
+        "constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n"
+        "constexpr long long kChLowerI{0} = {3}LL;\nconstexpr long long kChUpperI{0} = {4}LL;\n"
+        "constexpr float kChLowerF{0} = {5};\nconstexpr float kChUpperF{0} = {6};\nconstexpr float kChScaleF{0} = {7};\n"
+        "constexpr double kChLowerD{0} = {8};\nconstexpr double kChUpperD{0} = {9};\n"
+        "constexpr double kChScaleD{0} = {10};\n",
+        c, ch.bins, problem.channel_offset(c < problem.active ? c : 0), fp ? 0LL : static_cast<long long>(ch.lower),
+        fp ? 0LL : static_cast<long long>(ch.upper), float_literal(f32 ? static_cast<float>(ch.lower) : 0.0f),
+        float_literal(f32 ? static_cast<float>(ch.upper) : 0.0f), float_literal(ch_scale),
+        double_literal(f64 ? ch.lower : 0.0), double_literal(f64 ? ch.upper : 0.0),
+        double_literal(f64 ? static_cast<double>(ch.bins) / (ch.upper - ch.lower) : 0.0));
+  }
+  return levels;
+}
+
 }  // namespace
 
 std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config) {
@@ -46,35 +78,12 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
   const float scale = f32 ? f32_scale(problem.bins, problem.lower, problem.upper) : 0.0f;
   if (const std::string why = config.invalid_reason(problem); !why.empty())
     throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
-  // The configuration's enums by name: the template compares kMerge with Merge::last_block, never with 1.
   using preamble::enum_constant;
-  using preamble::enum_definition;
-  const std::string enums = enum_definition("Privatization", histogram_detail::kPrivatizations) +
-                            enum_definition("Aggregation", histogram_detail::kAggregations) +
-                            enum_definition("Partitioning", histogram_detail::kPartitionings) +
-                            enum_definition("Merge", histogram_detail::kMerges) +
-                            enum_definition("Binning", histogram_detail::kBinnings);
+  const std::string enums = enum_definitions();
   // Value counting: the counter of every byte value, computed here once (value_bins.cpp), so no block divides.
   const bool values = config.binning == Binning::values;
   const std::string value_map = values ? histogram_detail::value_counters_preamble(problem) : std::string();
-  // Each channel's bins, first counter and range (channels past the active ones repeat channel 0's, never used):
-  // kChBins0, kChOffset0, kChLowerI0, ... The template selects among them by channel (histogram.cu, Levels).
-  std::string levels = fmt::format("constexpr bool kUniformChannels = {};\n", problem.uniform_channels());
-  for (int c = 0; c < 4; ++c) {
-    const HistogramChannel ch = problem.channel(c < problem.active ? c : 0);
-    const float ch_scale = f32 ? f32_scale(ch.bins, ch.lower, ch.upper) : 0.0f;
-    levels += fmt::format(
-        "constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n"
-        "constexpr long long kChLowerI{0} = {3}LL;\nconstexpr long long kChUpperI{0} = {4}LL;\n"
-        "constexpr float kChLowerF{0} = {5};\nconstexpr float kChUpperF{0} = {6};\nconstexpr float kChScaleF{0} = {7};\n"
-        "constexpr double kChLowerD{0} = {8};\nconstexpr double kChUpperD{0} = {9};\n"
-        "constexpr double kChScaleD{0} = {10};\n",
-        c, ch.bins, problem.channel_offset(c < problem.active ? c : 0), fp ? 0LL : static_cast<long long>(ch.lower),
-        fp ? 0LL : static_cast<long long>(ch.upper), float_literal(f32 ? static_cast<float>(ch.lower) : 0.0f),
-        float_literal(f32 ? static_cast<float>(ch.upper) : 0.0f), float_literal(ch_scale),
-        double_literal(f64 ? ch.lower : 0.0), double_literal(f64 ? ch.upper : 0.0),
-        double_literal(f64 ? static_cast<double>(ch.bins) / (ch.upper - ch.lower) : 0.0));
-  }
+  const std::string levels = channel_levels(problem);
   std::string pre = fmt::format(
       "// Generated by autotune for {} and configuration {}\n"
       "namespace at {{\n"

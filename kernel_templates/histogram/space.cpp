@@ -92,11 +92,11 @@ void add_values(Builder& b) {
   b.add(values(make(P::warp, 1, 32, 256, 16, 2, kNone, kInter, Merge::last_block)));
 }
 
-}  // namespace
 
-std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
-  Builder b{problem, {}};
-  using P = Privatization;
+using P = Privatization;
+
+// 1-2: the seed chapter's one-sample loads, and global atomics with 16-byte loads.
+void add_global_and_seed(Builder& b) {
   // 1. The seed chapter's kernels: one sample per load.
   for (P p : {P::global, P::shared})
     for (int loads : {1, 4})
@@ -109,6 +109,10 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
       for (Aggregation a : {Aggregation::none, Aggregation::warp})
         for (Merge m : {Merge::atomic, Merge::last_block})
           b.add(make(P::global, 1, 32, block, 16, loads, a, Partitioning::interleaved, m));
+}
+
+// 3-5: shared copies, per-warp copies, 16-bit shared counters.
+void add_shared(Builder& b) {
   // 3. Shared histograms with R lane-interleaved copies (R = 32: every lane owns its bank), merged with atomics
   //    into the zeroed output or in one launch with self_zero (no zeroing launch, no ticket at the end; it replaced
   //    last_block here: where last_block won in this family (u8/256 at 4K samples, H200) the grid was one block,
@@ -130,6 +134,10 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
         for (Aggregation a : {Aggregation::none, Aggregation::warp})
           for (Merge m : {Merge::atomic, Merge::last_block})
             b.add(make(P::shared, r, 16, block, 16, loads, a, Partitioning::interleaved, m));
+}
+
+// 6-7: 4- and 8-byte loads, and blocks of 64 and 128 threads.
+void add_narrow_loads_and_small_blocks(Builder& b, const HistogramProblem& problem) {
   // 6. Loads of 4 and 8 bytes (issue #3): fewer samples per load to extract, more loads in flight for the same
   //    bytes. Only widths above the sample size: a width equal to it is the one-sample load of family 1. Tried
   //    where 16-byte loads win (R = 16 and 32 copies, 256 and 512 threads) with the same 32 or 64 bytes in flight
@@ -158,26 +166,30 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
         for (int r : {1, 4}) b.add(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
         b.add(make(P::warp, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved, m));
       }
-  add_values(b);
-  if (problem.n > kSmallN) {
-    // 8. Cover n (issue #3): one tile per block, as many waves as n needs, instead of a persistent resident grid.
-    //    Each block pays its shared setup and merge per tile, so only the cheap ones, with big tiles (4 and 8
-    //    loads): global atomics, R = 1, 4 or 32 copies, per-warp copies at 256 threads.
-    for (int loads : {4, 8}) {
-      for (int block : {256, 512}) {
-        b.add(cover(make(P::global, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
-                         Merge::atomic)));
-        for (int r : {1, 4, 32})
-          b.add(cover(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
-                           Merge::atomic)));
-      }
-      b.add(cover(make(P::warp, 1, 32, 256, 16, loads, Aggregation::none, Partitioning::interleaved, Merge::atomic)));
-      for (auto [r, block] : {std::pair{1, 256}, std::pair{1, 512}, std::pair{32, 512}})
+}
+
+// 8: cover-n grids, above kSmallN.
+void add_cover_n(Builder& b) {
+  // 8. Cover n (issue #3): one tile per block, as many waves as n needs, instead of a persistent resident grid.
+  //    Each block pays its shared setup and merge per tile, so only the cheap ones, with big tiles (4 and 8
+  //    loads): global atomics, R = 1, 4 or 32 copies, per-warp copies at 256 threads.
+  for (int loads : {4, 8}) {
+    for (int block : {256, 512}) {
+      b.add(cover(make(P::global, 1, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
+                       Merge::atomic)));
+      for (int r : {1, 4, 32})
         b.add(cover(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
-                         Merge::self_zero)));
+                         Merge::atomic)));
     }
-    return b.out;
+    b.add(cover(make(P::warp, 1, 32, 256, 16, loads, Aggregation::none, Partitioning::interleaved, Merge::atomic)));
+    for (auto [r, block] : {std::pair{1, 256}, std::pair{1, 512}, std::pair{32, 512}})
+      b.add(cover(make(P::shared, r, 32, block, 16, loads, Aggregation::none, Partitioning::interleaved,
+                       Merge::self_zero)));
   }
+}
+
+// 9-10: one block, and thread-block clusters, at or below kSmallN.
+void add_small_n(Builder& b) {
   // 9. The small-n path: one block, no atomics outside it, one launch. Pointless past a few million samples.
   for (int block : {256, 512, 1024})
     for (int loads : {1, 2, 4}) {
@@ -209,6 +221,18 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
         c.cluster = cluster;
         b.add(c);
       }
+}
+
+}  // namespace
+
+std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
+  Builder b{problem, {}};
+  add_global_and_seed(b);
+  add_shared(b);
+  add_narrow_loads_and_small_blocks(b, problem);
+  add_values(b);
+  if (problem.n > kSmallN) add_cover_n(b);
+  else add_small_n(b);
   return b.out;
 }
 
