@@ -9,6 +9,8 @@
 //      GPU): the handle from it, the ranked lookup's choice (runtime/rank.hpp) over everything the cache holds;
 //   3. the exact winner: the problem tuned now (exhaustive, the tuner's own timing) into a temporary cache, or into
 //      --exact-cache FILE, kept: every variant's time at the problem's n, to replay the lookup's choices offline;
+//      with --exact-from FILE (an earlier run's --exact-cache, same GPU model), its winner is taken from there and
+//      only the problems it lacks are tuned: a re-check of the lookup costs minutes, not a tuning of every row;
 //   4. CUB (bench/baselines), the same input and output buffers.
 // Each contender is verified against the CPU reference first (Workload::check_call / LoadedVariant::check); then all
 // are timed round by round, interleaved, the L2 flushed before each call, median of --samples. Regret = time /
@@ -20,7 +22,7 @@
 // 15 bytes), among them issue #26's target: 37 bins over [10, 250) at 256M samples.
 // --only histograms|reductions runs half of the grid (two device calls of under 10 minutes each).
 //
-//   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--exact-cache FILE]
+//   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--exact-cache FILE] [--exact-from FILE]
 //               [--only histograms|reductions] [--text FILE] [--quick] [--commit HASH] [--markdown FILE]
 #include <fmt/format.h>
 #include <unistd.h>
@@ -148,14 +150,25 @@ std::string pct(double x) { return std::isnan(x) ? "-" : fmt::format("{:+.1f}", 
 std::string ratio(double x) { return std::isnan(x) ? "-" : fmt::format("{:.2f}x", x); }
 
 Row run_problem(const Problem& p, const std::string& empty_cache, const std::string& tuned_cache,
-                const std::string& tune_cache, int tune_samples, int samples, const std::string& compile_dir,
-                const DeviceInfo& dev, const cuda::DeviceBuffer& flush, cudaStream_t stream) {
+                const std::string& exact_from, const std::string& tune_cache, int tune_samples, int samples,
+                const std::string& compile_dir, const DeviceInfo& dev, const cuda::DeviceBuffer& flush,
+                cudaStream_t stream) {
   Row row;
   row.problem = p;
   const Problem shape = p.with_n(0);  // a handle is made for the shape; n is the call's
 
-  // 3. the exact winner, tuned now.
-  {
+  // 3. the exact winner: from --exact-from when it holds the problem, else tuned now.
+  if (!exact_from.empty()) {
+    const Cache earlier(exact_from);
+    if (const auto w = earlier.find_winner(dev.model_key(), p)) {
+      row.has_exact = true;
+      row.exact_config = w->config.key();
+      row.notes.push_back("exact winner from --exact-from");
+      std::fprintf(stderr, "shape_bench: %s exact winner from %s: %s\n", p.key().c_str(), exact_from.c_str(),
+                   row.exact_config.c_str());
+    }
+  }
+  if (!row.has_exact) {
     Cache cache(tune_cache);
     TuneOptions o;
     o.device = 0;
@@ -364,7 +377,7 @@ std::string verdict(bool pass) { return pass ? "**PASS**" : "**MISS**"; }
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string tuned_cache, exact_keep, only, text_file, photo_file, markdown,
+  std::string tuned_cache, exact_keep, exact_from, only, text_file, photo_file, markdown,
       commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
   bool quick = false;
   int samples = 21, tune_samples = 15;
@@ -375,6 +388,7 @@ int main(int argc, char** argv) try {
     else if (a == "--tune-samples" && has) tune_samples = std::stoi(argv[++i]);
     else if ((a == "--preset-cache" || a == "--tuned-cache") && has) tuned_cache = argv[++i];
     else if (a == "--exact-cache" && has) exact_keep = argv[++i];
+    else if (a == "--exact-from" && has) exact_from = argv[++i];
     else if (a == "--only" && has) only = argv[++i];
     else if (a == "--text" && has) text_file = argv[++i];
     else if (a == "--photo" && has) photo_file = argv[++i];
@@ -383,7 +397,7 @@ int main(int argc, char** argv) try {
     else if (a == "--markdown" && has) markdown = argv[++i];
     else {
       std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] "
-                           "[--exact-cache FILE] [--only histograms|reductions] [--text FILE] [--photo RGB] [--quick] "
+                           "[--exact-cache FILE] [--exact-from FILE] [--only histograms|reductions] [--text FILE] [--photo RGB] [--quick] "
                            "[--commit HASH] [--markdown FILE]\n");
       return 2;
     }
@@ -395,6 +409,8 @@ int main(int argc, char** argv) try {
     throw UsageError("--exact-cache: " + exact_keep + " exists; name a new file");
   if (!tuned_cache.empty() && !std::filesystem::exists(tuned_cache))
     throw UsageError("--tuned-cache: no file " + tuned_cache);
+  if (!exact_from.empty() && !std::filesystem::exists(exact_from))
+    throw UsageError("--exact-from: no file " + exact_from);
   auto read_bytes = [](const std::string& file, const char* flag) {
     std::vector<unsigned char> out;
     if (file.empty()) return out;
@@ -434,11 +450,15 @@ int main(int argc, char** argv) try {
       "Read roof (16-byte streaming read of 512 MiB, this run): **{:.0f} GB/s**. Every time is the median of {} "
       "calls with the L2 flushed before each, contenders interleaved round by round; every contender checked against "
       "the CPU reference first. `policy` = a handle with an empty cache (no tuning); `tuned` = a handle from {}; "
-      "`exact` = the problem tuned now ({} samples per variant); regret = time / exact - 1.\n\n",
+      "`exact` = the problem tuned now ({} samples per variant){}; regret = time / exact - 1.\n\n",
       measured_on(dev, commit), fmt::format("{}{}", text.empty() ? "" : fmt::format("; real text: {} ({} bytes, repeated)", text_file, text.size()),
                   photo.empty() ? "" : fmt::format("; a real photo's RGB bytes: {} ({} bytes, repeated)", photo_file, photo.size())),
       roof.gbps,
-      samples, tuned_cache.empty() ? "(not run: no --tuned-cache)" : "`" + tuned_cache + "`", tune_samples);
+      samples, tuned_cache.empty() ? "(not run: no --tuned-cache)" : "`" + tuned_cache + "`", tune_samples,
+      exact_from.empty() ? ""
+                         : fmt::format(", or the winner an earlier exact tuning on this GPU model recorded in `{}` "
+                                       "(rows noted so), timed now",
+                                       exact_from));
   std::printf("%s", doc.c_str());
   std::fflush(stdout);
   auto save = [&]() {
@@ -450,8 +470,8 @@ int main(int argc, char** argv) try {
     const bool histogram = p.as<HistogramProblem>() != nullptr;
     if ((only == "histograms" && !histogram) || (only == "reductions" && histogram) || only == "real") continue;
     try {
-      rows.push_back(run_problem(p, empty_cache, tuned_cache, tune_cache, tune_samples, samples, compile_dir, dev,
-                                 flush, stream.get()));
+      rows.push_back(run_problem(p, empty_cache, tuned_cache, exact_from, tune_cache, tune_samples, samples,
+                                 compile_dir, dev, flush, stream.get()));
     } catch (const UsageError& e) {  // a problem the grid should not hold: say so, and measure the rest
       std::fprintf(stderr, "shape_bench: %s: %s\n", p.key().c_str(), e.what());
       Row r;

@@ -11,6 +11,8 @@
 #                       photo: $PHOTO, default .device/photo.rgb when present, raw RGB bytes)
 #           real        the real-bytes rows alone (text and photo, with their probes; about 2 minutes)
 #           all         the three in turn (about 10 minutes on an H200: more than one device call holds)
+#   EXACT_FROM=FILE: take each problem's exact winner from an earlier part's exact-PART.db (same GPU model) instead
+#   of tuning it again (shape_bench --exact-from): the rows are re-timed in minutes.
 #   Each shape_bench part keeps every measurement of its exact tunings in OUT/exact-PART.db, and writes
 #   OUT/shape-PART.md and OUT/shape-PART.log.
 set -uo pipefail
@@ -41,6 +43,7 @@ run_part() {
     local photo=${PHOTO:-.device/photo.rgb}
     [ -f "$photo" ] && extra+=(--photo "$photo")
   fi
+  [ -n "${EXACT_FROM:-}" ] && extra+=(--exact-from "$EXACT_FROM")
   local t0=$SECONDS
   "$bin/shape_bench" --tuned-cache "$tuned" --exact-cache "$out/exact-$which.db" --only "$which" \
     --commit "$commit" --markdown "$out/shape-$which.md" "${extra[@]}" > "$out/shape-$which.log" 2>&1
