@@ -6,6 +6,7 @@
 #include <charconv>
 #include <map>
 
+#include "core/config_fields.hpp"
 #include "core/key_text.hpp"
 #include "kernel_templates/histogram/enums.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
@@ -39,15 +40,6 @@ std::string_view to_string(Merge m) {
 }
 
 std::string_view to_string(Binning b) { return b == Binning::direct ? "direct" : "values"; }
-
-std::string HistogramConfig::key() const {
-  std::string k = fmt::format("priv={},R={},cbits={},block={},vec={},loads={},agg={},part={},merge={},grid={}",
-                              to_string(privatization), replicas, counter_bits, block, vec_bytes, loads,
-                              to_string(aggregation), to_string(partitioning), to_string(merge), grid_blocks);
-  if (cluster != 1) k += fmt::format(",cluster={}", cluster);
-  if (binning != Binning::direct) k += fmt::format(",bin={}", to_string(binning));
-  return k;
-}
 
 namespace {
 
@@ -84,47 +76,29 @@ std::optional<HistogramConfig> parse_v1(const Fields& f) {
   return c;
 }
 
+// The key's fields in order; cluster (1) and bin (direct) are left out at their defaults, so keys from before they
+// existed still name the same configurations.
+constexpr auto kHistogramFields = std::tuple{
+    config_fields::choice("priv", &HistogramConfig::privatization, kPrivs),
+    config_fields::number("R", &HistogramConfig::replicas, 1),
+    config_fields::number("cbits", &HistogramConfig::counter_bits, 1),
+    config_fields::number("block", &HistogramConfig::block, 1),
+    config_fields::number("vec", &HistogramConfig::vec_bytes, 0),
+    config_fields::number("loads", &HistogramConfig::loads, 1),
+    config_fields::choice("agg", &HistogramConfig::aggregation, kAggs),
+    config_fields::choice("part", &HistogramConfig::partitioning, kParts),
+    config_fields::choice("merge", &HistogramConfig::merge, kMerges),
+    config_fields::number("grid", &HistogramConfig::grid_blocks, HistogramConfig::kCoverGrid),
+    config_fields::number("cluster", &HistogramConfig::cluster, 1).omitted_at(1),
+    config_fields::choice("bin", &HistogramConfig::binning, kBinnings).omitted_at(Binning::direct)};
+
 }  // namespace
 
+std::string HistogramConfig::key() const { return config_fields::key(*this, kHistogramFields); }
+
 std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
-  const auto fields = split(key);
-  if (!fields) return std::nullopt;
-  const Fields& f = *fields;
-  if (f.count("ipt")) return parse_v1(f);
-  const char* names[] = {"priv", "R", "cbits", "block", "vec", "loads", "agg", "part", "merge", "grid"};
-  // "cluster" (absent: 1) and "bin" (absent: direct, never written so: one key per configuration) are optional,
-  // every other field is required.
-  if (f.size() != std::size(names) + f.count("cluster") + f.count("bin")) return std::nullopt;
-  for (const char* n : names)
-    if (!f.count(n)) return std::nullopt;
-  std::optional<int> cluster = 1;
-  if (f.count("cluster")) cluster = to_int(f.at("cluster"));
-  if (!cluster || *cluster < 1) return std::nullopt;
-  std::optional<Binning> binning = Binning::direct;
-  if (f.count("bin")) binning = to_enum(f.at("bin"), kBinnings);
-  if (!binning || (f.count("bin") && *binning == Binning::direct)) return std::nullopt;
-  HistogramConfig c;
-  const auto priv = to_enum(f.at("priv"), kPrivs);
-  const auto agg = to_enum(f.at("agg"), kAggs);
-  const auto part = to_enum(f.at("part"), kParts);
-  const auto merge = to_enum(f.at("merge"), kMerges);
-  const auto r = to_int(f.at("R")), cbits = to_int(f.at("cbits")), block = to_int(f.at("block")),
-             vec = to_int(f.at("vec")), loads = to_int(f.at("loads")), grid = to_int(f.at("grid"));
-  if (!priv || !agg || !part || !merge || !r || !cbits || !block || !vec || !loads || !grid) return std::nullopt;
-  c.privatization = *priv;
-  c.aggregation = *agg;
-  c.partitioning = *part;
-  c.merge = *merge;
-  c.replicas = *r;
-  c.counter_bits = *cbits;
-  c.block = *block;
-  c.vec_bytes = *vec;
-  c.loads = *loads;
-  c.grid_blocks = *grid;
-  c.cluster = *cluster;
-  c.binning = *binning;
-  if (*r < 1 || *cbits < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < kCoverGrid) return std::nullopt;
-  return c;
+  if (const auto fields = split(key); fields && fields->count("ipt")) return parse_v1(*fields);
+  return config_fields::parse(key, kHistogramFields);
 }
 
 int HistogramConfig::load_bytes(const HistogramProblem& problem) const {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "autotune/histogram_range_problem.hpp"
-#include "core/key_text.hpp"
+#include "core/config_fields.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 
 namespace autotune {
@@ -20,43 +20,26 @@ std::string_view to_string(RangeBinning b) {
   return "?";
 }
 
-std::string HistogramRangeConfig::key() const {
-  return fmt::format("bin={},priv={},R={},block={},vec={},loads={},grid={}{}", to_string(binning),
-                     to_string(privatization), replicas, block, vec_bytes, loads, grid_blocks,
-                     merge == Merge::atomic ? "" : fmt::format(",merge={}", to_string(merge)));
-}
+namespace {
+
+// The key's fields in order; merge is left out at atomic (keys from before it existed name the same configurations).
+constexpr auto kRangeFields = std::tuple{
+    config_fields::choice("bin", &HistogramRangeConfig::binning, histogram_range_detail::kBinnings),
+    config_fields::choice("priv", &HistogramRangeConfig::privatization, histogram_range_detail::kPrivatizations),
+    config_fields::number("R", &HistogramRangeConfig::replicas, 1),
+    config_fields::number("block", &HistogramRangeConfig::block, 1),
+    config_fields::number("vec", &HistogramRangeConfig::vec_bytes, 0),
+    config_fields::number("loads", &HistogramRangeConfig::loads, 1),
+    config_fields::number("grid", &HistogramRangeConfig::grid_blocks, 0),
+    config_fields::choice("merge", &HistogramRangeConfig::merge, histogram_range_detail::kMerges)
+        .omitted_at(Merge::atomic)};
+
+}  // namespace
+
+std::string HistogramRangeConfig::key() const { return config_fields::key(*this, kRangeFields); }
 
 std::optional<HistogramRangeConfig> HistogramRangeConfig::parse(std::string_view key) {
-  using namespace key_text;
-  const auto fields = split(key);
-  if (!fields) return std::nullopt;
-  const Fields& f = *fields;
-  const char* names[] = {"bin", "priv", "R", "block", "vec", "loads", "grid"};
-  // merge is optional (absent: atomic), and never written as atomic: one key per configuration.
-  const bool has_merge = f.count("merge") != 0;
-  if (f.size() != std::size(names) + (has_merge ? 1 : 0)) return std::nullopt;
-  for (const char* name : names)
-    if (!f.count(name)) return std::nullopt;
-  const auto bin = to_enum(f.at("bin"), histogram_range_detail::kBinnings);
-  const auto priv = to_enum(f.at("priv"), histogram_range_detail::kPrivatizations);
-  const auto r = to_int(f.at("R")), block = to_int(f.at("block")), vec = to_int(f.at("vec")),
-             loads = to_int(f.at("loads")), grid = to_int(f.at("grid"));
-  if (!bin || !priv || !r || !block || !vec || !loads || !grid) return std::nullopt;
-  if (*r < 1 || *block < 1 || *vec < 0 || *loads < 1 || *grid < 0) return std::nullopt;
-  HistogramRangeConfig c;
-  if (has_merge) {
-    const auto merge = to_enum(f.at("merge"), histogram_range_detail::kMerges);
-    if (!merge || *merge == Merge::atomic) return std::nullopt;
-    c.merge = *merge;
-  }
-  c.binning = *bin;
-  c.privatization = *priv;
-  c.replicas = *r;
-  c.block = *block;
-  c.vec_bytes = *vec;
-  c.loads = *loads;
-  c.grid_blocks = *grid;
-  return c;
+  return config_fields::parse(key, kRangeFields);
 }
 
 int HistogramRangeConfig::load_bytes(const HistogramRangeProblem& problem) const {

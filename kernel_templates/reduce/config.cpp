@@ -7,7 +7,7 @@
 
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
-#include "core/key_text.hpp"
+#include "core/config_fields.hpp"
 #include "kernel_templates/reduce/enums.hpp"
 #include "kernel_templates/reduce/value_types.hpp"
 
@@ -17,9 +17,6 @@ namespace {
 
 using reduce_detail::kBlockReduces;
 using reduce_detail::kFinishes;
-
-using key_text::to_enum;
-using key_text::to_int;
 
 }  // namespace
 
@@ -44,34 +41,22 @@ std::string_view to_string(Finish f) {
   return "?";
 }
 
-std::string ReduceConfig::key() const {
-  return fmt::format("red={},block={},vec={},loads={},acc={},finish={},grid={}", to_string(block_reduce), block,
-                     vec_bytes, loads, accumulators, to_string(finish), grid_blocks);
-}
+namespace {
+
+constexpr auto kReduceFields = std::tuple{config_fields::choice("red", &ReduceConfig::block_reduce, kBlockReduces),
+                                          config_fields::number("block", &ReduceConfig::block, 1),
+                                          config_fields::number("vec", &ReduceConfig::vec_bytes, 0),
+                                          config_fields::number("loads", &ReduceConfig::loads, 1),
+                                          config_fields::number("acc", &ReduceConfig::accumulators, 1),
+                                          config_fields::choice("finish", &ReduceConfig::finish, kFinishes),
+                                          config_fields::number("grid", &ReduceConfig::grid_blocks, -1)};
+
+}  // namespace
+
+std::string ReduceConfig::key() const { return config_fields::key(*this, kReduceFields); }
 
 std::optional<ReduceConfig> ReduceConfig::parse(std::string_view key) {
-  const auto fields = key_text::split(key);
-  if (!fields) return std::nullopt;
-  const key_text::Fields& f = *fields;
-  const char* names[] = {"red", "block", "vec", "loads", "acc", "finish", "grid"};
-  if (f.size() != std::size(names)) return std::nullopt;
-  for (const char* n : names)
-    if (!f.count(n)) return std::nullopt;
-  const auto red = to_enum(f.at("red"), kBlockReduces);
-  const auto finish = to_enum(f.at("finish"), kFinishes);
-  const auto block = to_int(f.at("block")), vec = to_int(f.at("vec")), loads = to_int(f.at("loads")),
-             acc = to_int(f.at("acc")), grid = to_int(f.at("grid"));
-  if (!red || !finish || !block || !vec || !loads || !acc || !grid) return std::nullopt;
-  if (*block < 1 || *vec < 0 || *loads < 1 || *acc < 1 || *grid < -1) return std::nullopt;
-  ReduceConfig c;
-  c.block_reduce = *red;
-  c.block = *block;
-  c.vec_bytes = *vec;
-  c.loads = *loads;
-  c.accumulators = *acc;
-  c.finish = *finish;
-  c.grid_blocks = *grid;
-  return c;
+  return config_fields::parse(key, kReduceFields);
 }
 
 int ReduceConfig::elems_per_load(const ReduceProblem& problem) const {

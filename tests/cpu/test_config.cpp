@@ -349,6 +349,10 @@ TEST_SUITE("config") {
                     "priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,"
                     "cluster=4")
                     .has_value());  // grid is still required
+    CHECK_FALSE(HistogramConfig::parse(
+                    "priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0,"
+                    "cluster=1")
+                    .has_value());  // key() never spells the default: one key per configuration
   }
 
   TEST_CASE("bins that fit no shared memory leave only global atomics; last-block merging stops at 65536 bins") {

@@ -1,0 +1,130 @@
+// A configuration's key declared once: a table of its fields (name, member, what a value may be, whether the key
+// leaves it out at a default), from which one generic implementation prints the canonical key and parses it back
+// (issue #28: adding a configuration field is one table entry, not a change to key() and parse() by hand). Internal
+// to the library; each family's config.cpp holds its table.
+//
+//   constexpr auto kFields = std::tuple{
+//       config_fields::choice("red", &ReduceConfig::block_reduce, reduce_detail::kBlockReduces),
+//       config_fields::number("block", &ReduceConfig::block, 1),
+//       config_fields::number("grid", &ReduceConfig::grid_blocks, -1)};
+//   std::string ReduceConfig::key() const { return config_fields::key(*this, kFields); }
+//   std::optional<ReduceConfig> ReduceConfig::parse(std::string_view k) { return config_fields::parse<ReduceConfig>(k, kFields); }
+//
+// The key is "name=value" items joined by ',' in the table's order; a field declared with omitted_at(v) is left out
+// when it holds v. parse() is the exact inverse: every field without a default present, no unknown or repeated name,
+// numbers decimal and at least their minimum, enums one of their values by to_string(), and a defaulted field never
+// spelled at its default (one key per configuration).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "core/key_text.hpp"
+
+namespace autotune::config_fields {
+
+/// One field of a configuration C holding a T: an int (a number) or an enum with to_string (a choice).
+template <class C, class T>
+struct Field {
+  std::string_view name;
+  T C::*member;
+  int min = 0;                     ///< numbers: the smallest value a key may hold
+  std::span<const T> values = {};  ///< choices: every value, as the family's enums.hpp lists them
+  std::optional<T> omitted = {};   ///< left out of the key at this value, and the value when the key has no field
+
+  /// The same field, left out of keys when it holds `v` (and `v` when a key lacks it).
+  constexpr Field omitted_at(T v) const {
+    Field f = *this;
+    f.omitted = v;
+    return f;
+  }
+};
+
+/// A number field: a decimal int of at least `min`.
+template <class C>
+constexpr Field<C, int> number(std::string_view name, int C::*member, int min) {
+  return Field<C, int>{name, member, min, {}, {}};
+}
+
+/// A choice field: one of `values`, printed and parsed by to_string().
+template <class C, class E, std::size_t N>
+constexpr Field<C, E> choice(std::string_view name, E C::*member, const E (&values)[N]) {
+  return Field<C, E>{name, member, 0, std::span<const E>(values, N), {}};
+}
+
+namespace detail {
+
+template <class T>
+std::string text_of(const T& v) {
+  if constexpr (std::is_enum_v<T>) return std::string(to_string(v));
+  else return fmt::format("{}", v);
+}
+
+template <class C, class T>
+void append(std::string& out, const C& c, const Field<C, T>& f) {
+  const T& v = c.*(f.member);
+  if (f.omitted && v == *f.omitted) return;
+  if (!out.empty()) out += ',';
+  out += f.name;
+  out += '=';
+  out += text_of(v);
+}
+
+template <class C, class T>
+bool read(key_text::Fields& fields, C& c, const Field<C, T>& f) {
+  const auto text = key_text::take(fields, f.name);
+  if (!text) {
+    if (!f.omitted) return false;  // a field every key holds
+    c.*(f.member) = *f.omitted;
+    return true;
+  }
+  std::optional<T> v;
+  if constexpr (std::is_enum_v<T>) {
+    for (const T& e : f.values)
+      if (to_string(e) == *text) v = e;
+  } else {
+    v = key_text::to_int(*text);
+    if (v && *v < f.min) v.reset();
+  }
+  if (!v || (f.omitted && *v == *f.omitted)) return false;  // a default is never spelled out
+  c.*(f.member) = *v;
+  return true;
+}
+
+}  // namespace detail
+
+/// The canonical key of `c`.
+template <class C, class... T>
+std::string key(const C& c, const std::tuple<Field<C, T>...>& fields) {
+  std::string out;
+  std::apply([&](const auto&... f) { (detail::append(out, c, f), ...); }, fields);
+  return out;
+}
+
+/// The configuration whose key is `text` (members outside the table keep C's defaults); nullopt for anything that
+/// key() does not print.
+template <class C, class... T>
+std::optional<C> parse(std::string_view text, const std::tuple<Field<C, T>...>& fields) {
+  auto f = key_text::split(text);
+  if (!f) return std::nullopt;
+  C c;
+  const bool ok = std::apply([&](const auto&... field) { return (detail::read(*f, c, field) && ...); }, fields);
+  if (!ok || !f->empty()) return std::nullopt;
+  return c;
+}
+
+/// The names of the table's fields, in key order.
+template <class C, class... T>
+std::vector<std::string_view> names(const std::tuple<Field<C, T>...>& fields) {
+  return std::apply([](const auto&... f) { return std::vector<std::string_view>{f.name...}; }, fields);
+}
+
+}  // namespace autotune::config_fields

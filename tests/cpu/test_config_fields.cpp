@@ -1,0 +1,79 @@
+// core/config_fields.hpp, the generic key of a configuration declared as a table, on a configuration of its own
+// (the families' keys are tested in their suites: test_config.cpp, test_histogram_range.cpp, test_reduction.cpp).
+#include <doctest/doctest.h>
+
+#include <string_view>
+#include <tuple>
+
+#include "core/config_fields.hpp"
+
+namespace {
+
+enum class Shade { light, dark, grey };
+std::string_view to_string(Shade s) {
+  switch (s) {
+    case Shade::light: return "light";
+    case Shade::dark: return "dark";
+    case Shade::grey: return "grey";
+  }
+  return "?";
+}
+constexpr Shade kShades[] = {Shade::light, Shade::dark, Shade::grey};
+
+struct Toy {
+  Shade shade = Shade::dark;
+  int size = 7;
+  int depth = 1;
+  Shade edge = Shade::light;
+  int untouched = 42;  // not in the table: parse() leaves the default
+  bool operator==(const Toy&) const = default;
+};
+
+using namespace autotune;
+
+constexpr auto kToyFields = std::tuple{config_fields::choice("shade", &Toy::shade, kShades),
+                                       config_fields::number("size", &Toy::size, -1),
+                                       config_fields::number("depth", &Toy::depth, 1).omitted_at(1),
+                                       config_fields::choice("edge", &Toy::edge, kShades).omitted_at(Shade::light)};
+
+std::optional<Toy> parse(std::string_view key) { return config_fields::parse<Toy>(key, kToyFields); }
+
+}  // namespace
+
+TEST_SUITE("config") {
+  TEST_CASE("a field table prints its fields in table order and leaves defaulted fields out at their default") {
+    Toy t;
+    CHECK(config_fields::key(t, kToyFields) == "shade=dark,size=7");
+    t.depth = 3, t.edge = Shade::grey, t.size = -1;
+    CHECK(config_fields::key(t, kToyFields) == "shade=dark,size=-1,depth=3,edge=grey");
+    CHECK(config_fields::names(kToyFields) == std::vector<std::string_view>{"shade", "size", "depth", "edge"});
+  }
+
+  TEST_CASE("a field table parses its own keys back, in any field order, defaults filled in") {
+    const auto a = parse("size=12,shade=grey");
+    REQUIRE(a.has_value());
+    CHECK(a->shade == Shade::grey);
+    CHECK(a->size == 12);
+    CHECK(a->depth == 1);
+    CHECK(a->edge == Shade::light);
+    CHECK(a->untouched == 42);
+    const auto b = parse("edge=dark,depth=2,size=0,shade=light");
+    REQUIRE(b.has_value());
+    CHECK(*b == Toy{Shade::light, 0, 2, Shade::dark, 42});
+  }
+
+  TEST_CASE("a field table refuses what its key() never prints") {
+    CHECK_FALSE(parse("").has_value());
+    CHECK_FALSE(parse("shade=dark").has_value());                  // a required field missing
+    CHECK_FALSE(parse("shade=dark,size=7,colour=1").has_value());  // an unknown field
+    CHECK_FALSE(parse("shade=dark,size=7,size=8").has_value());    // a repeated one
+    CHECK_FALSE(parse("shade=black,size=7").has_value());          // not one of the enum's values
+    CHECK_FALSE(parse("shade=dark,size=-2").has_value());          // below the number's minimum
+    CHECK_FALSE(parse("shade=dark,size=7x").has_value());          // not a whole number
+    CHECK_FALSE(parse("shade=dark,size=").has_value());
+    CHECK_FALSE(parse("shade=dark,size=7,depth=0").has_value());   // below the defaulted field's minimum
+    CHECK_FALSE(parse("shade=dark,size=7,depth=1").has_value());   // a default spelled out
+    CHECK_FALSE(parse("shade=dark,size=7,edge=light").has_value());
+    CHECK_FALSE(parse("shade=dark,size").has_value());             // an item without '='
+  }
+}
