@@ -273,11 +273,12 @@ TEST_SUITE("family") {
     CHECK(a.change == "R=32, merge=atomic, bin=values");
     a = adapt(u8(48, 16, 240), *Config::parse("histogram", r16));  // 224 values: not a shift, nor the whole byte
     CHECK(a.change == "R=32, merge=atomic, bin=values");
-    // The same shift over the whole byte (4 values per bin), of u8 and of i8: no range test, unchanged.
-    CHECK(adapt(u8(64, 0, 256), *Config::parse("histogram", r16)).change == "");
+    // The same shift over the whole byte (4 values per bin), of u8 and of i8: no range test, bins counted directly
+    // (with a shared copy per lane: the next test case).
+    CHECK(adapt(u8(64, 0, 256), *Config::parse("histogram", r16)).change == "R=32");
     HistogramProblem i8 = u8(64, -128, 128);
     i8.type = SampleType::i8;
-    CHECK(adapt(i8, *Config::parse("histogram", r16)).change == "");
+    CHECK(adapt(i8, *Config::parse("histogram", r16)).change == "R=32");
     i8.lower = -64;  // [-64, 128): a range test
     CHECK(adapt(i8, *Config::parse("histogram", r16)).change == "R=32, merge=atomic, bin=values");
     // Pixels of several channels keep the given configuration, with one shared copy per lane.
@@ -294,6 +295,41 @@ TEST_SUITE("family") {
     a = adapt(u8(80000, 0, 256), winner);
     CHECK(a.config.as<HistogramConfig>()->binning == Binning::direct);
     CHECK(a.change == "R=1, cbits=16, merge=atomic");
+  }
+
+  TEST_CASE("another shape's 16 shared copies of 8-bit counters become 32, a copy per lane, where 32 fit") {
+    const KernelFamily& family = family_named("histogram");
+    const DeviceInfo h100 = test::h100_device("GPU-lane-copies");
+    DeviceInfo small = h100;
+    small.shared_per_block_optin = 48 * 1024;
+    const std::string r16 =
+        "priv=shared,R=16,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0";
+    const std::string r32 =
+        "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0";
+    auto adapt = [&](const HistogramProblem& p, const std::string& key, const DeviceInfo& d) {
+      auto a = family.adapt_config(Problem(p), *Config::parse("histogram", key), &d);
+      REQUIRE(a.has_value());
+      return *a;
+    };
+    // The u8/256 policy entry's copies at 16M: 16 -> 32 (32 KiB of counters).
+    auto a = adapt(u8(256, 0, 256), r16, h100);
+    CHECK(a.config.key() == r32);
+    CHECK(a.change == "R=32");
+    // 512 bins (two per byte value): 32 copies are 64 KiB, more than a 48 KiB device gives a block: 16 stay.
+    a = adapt(u8(512, 0, 256), r16, small);
+    CHECK(a.config.key() == r16);
+    CHECK(a.change == "");
+    CHECK(adapt(u8(512, 0, 256), r16, h100).change == "R=32");
+    // Other counts of copies, and samples wider than a byte, are left as tuned.
+    const std::string r1 =
+        "priv=shared,R=1,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0";
+    CHECK(adapt(u8(256, 0, 256), r1, h100).config.key() == r1);
+    CHECK(adapt(u8(256, 0, 256), r32, h100).change == "");
+    const HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 256, 0);
+    CHECK(adapt(u16, r16, h100).config.key() == r16);
+    // Pixels of several channels: as tuned.
+    const HistogramProblem rgba = HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}});
+    CHECK(adapt(rgba, r16, h100).config.as<HistogramConfig>()->replicas == 16);
   }
 }
 
