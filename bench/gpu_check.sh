@@ -21,8 +21,10 @@
 # BIN_DIR holds autotune_gpu_tests, autotune and the bench programs of a -DAUTOTUNE_BUILD_BENCH=ON build (a portable
 # one, -DAUTOTUNE_PORTABLE=ON, to run on another machine). BUDGET_SECONDS (default 570: one 10-minute job with time to
 # spare) bounds the whole run: a step gets what is left when its own limit is more, and a step with less than 20 s left
-# is not run (said in the summary). GPU_CHECK_JOBS (default 4) suites run at once on the GPU, gpu_tuner alone after
-# them (its cases compare timings); GPU_CHECK_JOBS=1 gives each suite's compile/run split without the others' load.
+# is not run (said in the summary). GPU_CHECK_JOBS (default 4 per GPU) suites run at once, gpu_tuner alone after them
+# (its cases compare timings); GPU_CHECK_JOBS=1 gives each suite's compile/run split without the others' load. On a
+# machine of several GPUs the suites are dealt out over them (CUDA_VISIBLE_DEVICES, one GPU per suite, in turn): the
+# full tier is compile-bound (NVRTC on every core), so a machine of more GPUs and cores runs it in less time.
 # AUTOTUNE_REQUIRE_GPU=1 is set: a suite that finds no GPU, or skips a case, fails.
 #
 # OUT_DIR/summary.log: one line per step (exit code, seconds, doctest counts, the suite's
@@ -34,7 +36,10 @@ bin=$(cd "${2:?BIN_DIR}" && pwd) || exit 2
 out=${3:?OUT_DIR}
 commit=${4:-unknown}
 budget=${5:-570}
-jobs=${GPU_CHECK_JOBS:-4}
+# The GPUs of the machine (nvidia-smi lists one "GPU i: ..." line each); one when it cannot tell.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+[ "${gpus:-0}" -ge 1 ] 2>/dev/null || gpus=1
+jobs=${GPU_CHECK_JOBS:-$((4 * gpus))}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out/cache/test-cubins"
 out=$(cd "$out" && pwd)
@@ -45,8 +50,8 @@ export XDG_CACHE_HOME="$out/cache" AUTOTUNE_CACHE="$out/cache/autotune.db" AUTOT
 export AUTOTUNE_GPU_TEST_CUBINS="$out/cache/test-cubins"
 summary="$out/summary.log"
 failed=0
-{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "commit $commit, mode $mode"; } |
-  tee "$summary"
+{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "commit $commit, mode $mode";
+  echo "$gpus GPU(s), $(nproc) cores, $jobs suites at a time"; } | tee "$summary"
 
 step() {  # step NAME LIMIT COMMAND...: runs COMMAND under min(LIMIT, time left) with its log in OUT_DIR/NAME.log
   local name=$1 limit=$2; shift 2
@@ -111,11 +116,13 @@ job() {  # job NAME: a suite, or the signed-cache check
   else suite "$1" "$limit"; fi
 }
 running=0
+dealt=0
 [ "${GPU_CHECK_SUITES:-1}" = 0 ] && echo "suites: not run (GPU_CHECK_SUITES=0)" | tee -a "$summary"
 [ "${GPU_CHECK_SUITES:-1}" = 0 ] ||
   for s in gpu_histogram gpu_histimage gpu_argreduce gpu_reduce gpu_histrange signed_cache gpu_api gpu_segreduce; do
     if [ "$running" -ge "$jobs" ]; then wait -n || failed=1; running=$((running - 1)); fi
-    job "$s" &
+    if [ "$gpus" -gt 1 ]; then CUDA_VISIBLE_DEVICES=$((dealt % gpus)) job "$s" & else job "$s" & fi
+    dealt=$((dealt + 1))
     running=$((running + 1))
   done
 while [ "$running" -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
