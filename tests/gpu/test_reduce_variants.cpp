@@ -17,11 +17,20 @@
 #include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "autotune/reduce_problem.hpp"
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+#include "bench/cub_reduce.hpp"
+#endif
 
 using namespace autotune;
 using namespace autotune::testing;
 
 namespace {
+
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+constexpr bool kCubLinked = true;
+#else
+constexpr bool kCubLinked = false;  // the oracle case below is reported skipped
+#endif
 
 ReduceProblem make(ReduceOp op, ValueType t, std::optional<ValueType> acc = std::nullopt, bool deterministic = true) {
   ReduceProblem p;
@@ -168,6 +177,44 @@ void check_every_variant(const std::vector<ReduceProblem>& problems) {
   for (std::size_t i = 0; i < problems.size(); ++i) check_variants(problems[i], variants[i], dev);
 }
 
+// CUB's DeviceReduce::Sum/Min/Max on the inputs every variant is checked on, against the same CPU reference and with
+// the same comparison (float sums within the bound of a sequential chain of n additions: CUB's order is its own;
+// exactly summable inputs exactly). Left out where CUB's result is not defined as ours: min/max of n = 0 (CUB writes
+// numeric_limits max()/lowest(), we the identity, +-inf for floats), and min/max over NaN or signed zeros (CUB's `<`
+// gives whichever its order meets first). Returns the number of inputs compared.
+int check_cub_reduce(const ReduceProblem& problem) {
+  int compared = 0;
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+  CAPTURE(problem.shape_key());
+  const auto cub_type = static_cast<bench::CubValue>(problem.type);
+  const auto cub_op = static_cast<bench::CubOp>(problem.op);
+  REQUIRE(bench::cub_reduce_supports(cub_type, cub_op));
+  const std::size_t acc_bytes = size_of(problem.accumulator_type());
+  const bool extreme = problem.op != ReduceOp::sum;
+  const auto inputs = with_value_type(problem.type, [&](auto tag) { return inputs_for<decltype(tag)>(problem); });
+  cuda::DeviceBuffer out(16);
+  for (const auto& in : inputs) {
+    const bool orderless = in.name.find("NaN") != std::string::npos || in.name.find("signed zeros") != std::string::npos;
+    if (extreme && (in.n == 0 || orderless)) continue;
+    const auto expected = reference_reduce(problem, in.bytes.data(), in.n);
+    DeviceSamples dev_in(in.bytes, size_of(problem.type), in.offset);
+    bench::CubReduce cub(cub_type, cub_op, in.n);
+    fill_and_wait(out, 0xAB);
+    cub.run(dev_in.ptr, out.get(), nullptr);
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    const std::uint64_t bits = read_result(out, acc_bytes);
+    INFO("CUB on ", in.name);
+    const std::string diff = compare_reduce(problem, expected, &bits, in.n, in.n);
+    CHECK_MESSAGE(diff.empty(), diff);
+    if (in.exact) CHECK(as_float(problem.accumulator_type(), bits) == expected.value);
+    ++compared;
+  }
+#else
+  (void)problem;
+#endif
+  return compared;
+}
+
 std::vector<ReduceProblem> every_type(ReduceOp op) {
   std::vector<ReduceProblem> out;
   for (ValueType t : all_value_types()) out.push_back(make(op, t));
@@ -188,6 +235,13 @@ TEST_SUITE("gpu_reduce") {
   }
   TEST_CASE("min: every value type, the tier's variants") { check_every_variant(every_type(ReduceOp::min)); }
   TEST_CASE("max: every value type, the tier's variants") { check_every_variant(every_type(ReduceOp::max)); }
+  TEST_CASE("CUB as the oracle: DeviceReduce Sum, Min and Max of i32, u32, i64, u64, f32 and f64 equal the CPU "
+            "reference the variants are checked against, on their edge inputs" * doctest::skip(!kCubLinked)) {
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
+      for (ValueType t : {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32, ValueType::f64})
+        CHECK(check_cub_reduce(make(op, t)) >= 8);
+  }
 
   TEST_CASE("grid sizes: one block for n = 0, cover-n grids cover n, resident grids stay resident") {
     const DeviceInfo dev = query_device(0);
