@@ -17,11 +17,20 @@
 #include "gpu_fixtures.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+#include "bench/cub_baseline.hpp"
+#endif
 
 using namespace autotune;
 using namespace autotune::testing;
 
 namespace {
+
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+constexpr bool kCubLinked = true;
+#else
+constexpr bool kCubLinked = false;  // the oracle case below is reported skipped
+#endif
 
 HistogramProblem make(SampleType t, int bins, double lo, double hi, int channels = 1, int active = 1) {
   HistogramProblem p;
@@ -200,6 +209,49 @@ std::string cache_with_winner(const HistogramProblem& p, const HistogramConfig& 
 }  // namespace
 
 TEST_SUITE("gpu_histimage") {
+  TEST_CASE("CUB as the oracle: MultiHistogramEven of u8 pixels (RGBA 3 and 4 of 4, RGB 3 of 3, levels per channel) "
+            "equals the CPU reference the variants are checked against, on adversarial pixels and a photo-like image" *
+            doctest::skip(!kCubLinked)) {
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    for (const HistogramProblem& base :
+         {make(SampleType::u8, 256, 0, 256, 4, 3), make(SampleType::u8, 64, 16, 240, 4, 4),
+          make(SampleType::u8, 64, 16, 240, 3, 3),
+          HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}}),
+          HistogramProblem::multi_channel(SampleType::u8, 3, {{32, 0, 256}, {256, 0, 256}, {5, 100, 105}})}) {
+      CAPTURE(base.shape_key());
+      bench::CubProblem cp{bench::CubSample::u8, base.bins, base.lower, base.upper, base.channels, base.active};
+      for (int c = 0; c < base.active; ++c) {
+        const HistogramChannel ch = base.channel(c);
+        cp.channel_bins[c] = ch.bins, cp.channel_lower[c] = ch.lower, cp.channel_upper[c] = ch.upper;
+      }
+      REQUIRE(bench::cub_supports(cp));
+      cuda::DeviceBuffer counts = counter_buffer(base);
+      HistogramProblem image = base;
+      image.distribution = "image";
+      struct Pixels {
+        std::string name;
+        std::vector<unsigned char> host;
+        std::uint64_t n;
+      };
+      const std::uint64_t big = (1ull << 20) + 5, photo = (2ull << 20) + 3;
+      for (const Pixels& in : {Pixels{"adversarial n=1", adversarial_samples(base, 1, 3), 1},
+                               Pixels{"adversarial n=37", adversarial_samples(base, 37, 4), 37},
+                               Pixels{"adversarial n=1M+5", adversarial_samples(base, big, 5), big},
+                               Pixels{"image n=2M+3", generate_samples(image, photo, 6), photo}}) {
+        const auto& [name, host, n] = in;
+        const DeviceSamples samples(host, 1, 0);
+        const bench::CubHistogram cub(cp, n);
+        fill_and_wait(counts, 0xAB);
+        cub.run(samples.ptr, counts.as<unsigned>(), nullptr);
+        AUTOTUNE_CUDA(cudaDeviceSynchronize());
+        INFO("CUB MultiHistogramEven, ", name);
+        const std::string diff = compare_histograms(expected_counts(base, host, n), download(base, counts));
+        CHECK_MESSAGE(diff.empty(), diff);
+      }
+    }
+#endif
+  }
   TEST_CASE("levels per channel: u8 RGBA 3 of 4 with 256, 64 and 17 bins over their own ranges, the tier's "
             "variants exact (every fourth in the full tier)") {
     const HistogramProblem p =
