@@ -117,6 +117,12 @@ std::vector<Problem> grid(bool quick) {
     out.push_back(hist(SampleType::f64, 5000, 5 * M, "uniform"));
     out.push_back(hist(SampleType::f16, 1000, 64 * M, "image"));
     out.push_back(hist(SampleType::bf16, 256, 16 * M, "narrow", -4.0, 4.0));
+    // Runs of 1000 equal samples in the wider types (a flat region, a constant signal): a warp's lanes all count
+    // into one bin, the contention that shared copies, run and warp aggregation are for.
+    out.push_back(hist(SampleType::f32, 1000, 64 * M, "runs"));
+    out.push_back(hist(SampleType::f32, 64, 16 * M, "runs", -1.0, 1.0));
+    out.push_back(hist(SampleType::u16, 4096, 24 * M, "runs"));
+    out.push_back(hist(SampleType::f16, 1000, 16 * M, "runs"));
   }
   if (quick) {
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
