@@ -28,7 +28,6 @@
 #include "autotune/error.hpp"
 #include "cache/cache_impl.hpp"
 #include "core/integrity.hpp"
-#include "core/jit.hpp"
 #include "core/paths.hpp"
 
 namespace autotune {
@@ -526,18 +525,19 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
                                  run_id, to_string(best.status), best.median_ms));
   if (!cubin.empty() && !integrity::is_elf(cubin))
     throw UsageError(fmt::format("the cubin of run {}'s winner is not an ELF image", run_id));
+  if (!cubin.empty() && !origin.source_sha256.empty() && !integrity::is_sha256_hex(origin.source_sha256))
+    throw UsageError(fmt::format("the source SHA-256 of run {}'s winner is not 64 hex digits", run_id));
   guarded(self.path, "record the end of a run", [&] {
     SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement run(self.db,
-        "SELECT r.device_id, r.problem_id, d.arch, d.roof_gbps, p.key, r.finished_at IS NOT NULL"
-        " FROM runs r JOIN devices d ON d.id = r.device_id JOIN problems p ON p.id = r.problem_id WHERE r.id = ?");
+        "SELECT r.device_id, r.problem_id, d.arch, d.roof_gbps, r.finished_at IS NOT NULL"
+        " FROM runs r JOIN devices d ON d.id = r.device_id WHERE r.id = ?");
     run.bind(1, run_id);
     if (!run.executeStep()) self.fail(fmt::format("has no tuning run with id {}", run_id));
     const std::int64_t device_id = run.getColumn(0).getInt64(), problem_id = run.getColumn(1).getInt64();
     const std::string arch = run.getColumn(2).getString();
     const double roof = run.getColumn(3).isNull() ? 0.0 : run.getColumn(3).getDouble();
-    const auto problem = Problem::parse(run.getColumn(4).getString());
-    if (run.getColumn(5).getInt() != 0)
+    if (run.getColumn(4).getInt() != 0)
       self.fail(fmt::format("has tuning run {} already finished: its winner is final", run_id));
     SQLite::Statement measured(self.db,
         "SELECT 1 FROM measurements WHERE run_id = ? AND config = ? AND status = 'ok'");
@@ -570,14 +570,14 @@ void Cache::finish_run(std::int64_t run_id, const Measurement& best, const std::
     } else {
       bind_blob(win, 8, cubin.data(), cubin.size(), self.path);
       win.bind(10, integrity::sha256_hex(cubin));
-      std::string source = origin.source_sha256;
-      if (source.empty() && problem) source = integrity::sha256_hex(kernel_source(*problem, best.config));
-      if (source.empty()) win.bind(11);
-      else win.bind(11, source);
-      const std::vector<std::string> options = origin.nvrtc_options.empty() ? jit::options_for(arch)
-                                                                            : origin.nvrtc_options;
-      win.bind(12, nlohmann::json(options).dump());
-      win.bind(13, origin.nvrtc_version != 0 ? origin.nvrtc_version : nvrtc_version());
+      // What the caller says produced the cubin (tuner/origin.hpp), NULL where it says nothing: the cache generates
+      // no code. A cubin without its source's hash is never loaded (runtime/resolution.cpp: cubin_unusable).
+      if (origin.source_sha256.empty()) win.bind(11);
+      else win.bind(11, origin.source_sha256);
+      if (origin.nvrtc_options.empty()) win.bind(12);
+      else win.bind(12, nlohmann::json(origin.nvrtc_options).dump());
+      if (origin.nvrtc_version <= 0) win.bind(13);
+      else win.bind(13, origin.nvrtc_version);
     }
     win.exec();
     tx.commit();

@@ -9,6 +9,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/problem.hpp"
+#include "tuner/origin.hpp"
 
 namespace autotune::testing {
 
@@ -27,7 +28,7 @@ inline void write_forced_winner(const std::string& path, const DeviceInfo& devic
   m.samples = 1;
   m.gbps = static_cast<double>(problem.bytes()) / 1e6;
   cache.add_measurement(run, m);
-  cache.finish_run(run, m, cubin);
+  cache.finish_run(run, m, cubin, cubin.empty() ? CubinOrigin{} : cubin_origin(Problem(problem), Config(config), device.arch()));
 }
 
 }  // namespace autotune::testing

@@ -13,6 +13,7 @@
 #include "autotune/tuner.hpp"
 #include "core/family.hpp"
 #include "core/jit.hpp"
+#include "tuner/origin.hpp"
 
 namespace autotune {
 
@@ -117,7 +118,8 @@ RobustRecord record_robust_winner(Cache& cache, const DeviceInfo& device, const 
   }
   out.worst_ms = best.median_ms;
   const jit::CompileResult c = jit::compile(kernel_source(base, out.config), "robust.cu", device.arch());
-  cache.finish_run(out.run_id, best, c.ok ? c.cubin : std::vector<char>{});
+  if (c.ok) cache.finish_run(out.run_id, best, c.cubin, cubin_origin(base, out.config, device.arch()));
+  else cache.finish_run(out.run_id, best, {});
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "autotune/identity.hpp"
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
+#include "tuner/origin.hpp"
 #include "tuner/timing.hpp"
 #include "core/family.hpp"
 #include "core/workload.hpp"
@@ -508,7 +509,9 @@ class TuneRun {
     Measurement best = *results_[order[w]];
     set_times(best, times[w]);
     report_.winner = best;
-    cache_.finish_run(report_.run_id, best, cubins_[order[w]]);
+    const std::vector<char>& cubin = cubins_[order[w]];
+    cache_.finish_run(report_.run_id, best, cubin,
+                      cubin.empty() ? CubinOrigin{} : cubin_origin(problem_, best.config, report_.device.arch()));
   }
 
   const Problem problem_;

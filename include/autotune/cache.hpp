@@ -91,9 +91,8 @@ struct Winner {
   bool trusted() const { return origin == "local" || origin.starts_with("signed:"); }
 };
 
-/// What produced a winner's cubin (Cache::finish_run). Fields left empty / 0 are filled with what this build
-/// compiles for the run: the SHA-256 of kernel_source(problem, config), jit options for the device's arch and the
-/// NVRTC version of this process.
+/// What produced a winner's cubin (Cache::finish_run): the SHA-256 of its kernel source, the NVRTC options and
+/// version. The cache records what it is given (the tuner fills it: tuner/origin.hpp); it generates no code.
 struct CubinOrigin {
   std::string source_sha256;
   std::vector<std::string> nvrtc_options;
@@ -229,8 +228,9 @@ class Cache {
   /// adding to it throws CacheError.
   void add_measurement(std::int64_t run_id, const Measurement& m);
   /// Marks the run finished and stores the winner (replacing an earlier winner for the same model and problem),
-  /// in one transaction, with the SHA-256 of `cubin` and its origin (schema 4). The winner must be one of the
-  /// run's 'ok' measurements (same configuration and median time) and a non-empty cubin must be an ELF image:
+  /// in one transaction, with the SHA-256 of `cubin` and the origin its caller gives (schema 4; NULL where it gives
+  /// none: a cubin without the SHA-256 of its source is stored but never loaded). The winner must be one of the
+  /// run's 'ok' measurements (same configuration and median time), and a non-empty cubin must be an ELF image:
   /// UsageError otherwise, and nothing is written.
   void finish_run(std::int64_t run_id, const Measurement& best, const std::vector<char>& cubin,
                   const CubinOrigin& origin = {});

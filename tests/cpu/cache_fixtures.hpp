@@ -28,6 +28,7 @@
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
 #include "tests/test_devices.hpp"
+#include "tuner/origin.hpp"
 
 namespace autotune::test {
 
@@ -148,7 +149,7 @@ inline std::int64_t tune(Cache& cache, const DeviceInfo& d, const HistogramProbl
   const auto run = cache.begin_run(d, p, info);
   const auto m = ok_measurement(c, ms);
   cache.add_measurement(run, m);
-  cache.finish_run(run, m, cubin);
+  cache.finish_run(run, m, cubin, cubin.empty() ? CubinOrigin{} : cubin_origin(Problem(p), Config(c), d.arch()));
   return run;
 }
 
@@ -173,7 +174,7 @@ void record_current(Cache& cache, const DeviceInfo& d, const P& p, const Cfg& c,
   m.samples = 10;
   m.gbps = 4.0;
   cache.add_measurement(run, m);
-  cache.finish_run(run, m, elf());
+  cache.finish_run(run, m, elf(), cubin_origin(Problem(p), Config(c), d.arch()));
 }
 
 /// One column as text that tells types apart (a double prints with every digit it needs to round-trip).

@@ -14,6 +14,7 @@
 #include "autotune/device.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "tuner/origin.hpp"
 
 namespace autotune::test {
 
@@ -92,7 +93,7 @@ inline FixtureRun record_run(Cache& cache, const DeviceInfo& d, const HistogramP
   REQUIRE_MESSAGE(have_winner, "no configuration with R=" << replicas << " block=" << block << " loads=" << loads);
   Measurement best = ok_measurement(r.winner, base_ms);
   best.gbps = gbps_of(p, base_ms);
-  cache.finish_run(run, best, elf({'c', 'u', 'b', 'i', 'n'}));
+  cache.finish_run(run, best, elf({'c', 'u', 'b', 'i', 'n'}), cubin_origin(Problem(p), best.config, d.arch()));
   return r;
 }
 

@@ -20,6 +20,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "autotune/identity.hpp"
+#include "autotune/resolution.hpp"
 #include "core/family.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 #include "embedded.hpp"
@@ -170,6 +171,36 @@ TEST_CASE("a run round-trips its measurements and its winner, and a later run re
     CHECK(c.measurements(run).size() == written.size());  // the first run's history stays
     CHECK(c.measurements(run2).size() == 1);
   }
+}
+
+TEST_CASE("finish_run stores the cubin's origin as given and generates none: NULL parts without one") {
+  Cache c(":memory:");
+  const DeviceInfo dev = h100();
+  const std::vector<char> cubin = elf({'o'});
+  const std::string hash(64, 'a');
+  const auto with = c.begin_run(dev, problem(M), RunInfo{"exhaustive", "1.2.3"});
+  c.add_measurement(with, ok_measurement(config(256, 4), 0.5));
+  c.finish_run(with, ok_measurement(config(256, 4), 0.5), cubin, CubinOrigin{hash, {"--gpu-architecture=x", "-y"}, 4321});
+  auto w = c.find_winner(dev.model_key(), problem(M));
+  REQUIRE(w);
+  CHECK(w->source_sha256 == hash);  // not the hash of this build's source: the cache computes none
+  CHECK(w->nvrtc_options == R"(["--gpu-architecture=x","-y"])");
+  CHECK(w->nvrtc_version == 4321);
+  const auto without = c.begin_run(dev, problem(2 * M), RunInfo{"exhaustive", "1.2.3"});
+  c.add_measurement(without, ok_measurement(config(256, 4), 0.5));
+  c.finish_run(without, ok_measurement(config(256, 4), 0.5), cubin);
+  w = c.find_winner(dev.model_key(), problem(2 * M));
+  REQUIRE(w);
+  CHECK(w->cubin == cubin);
+  CHECK(w->source_sha256.empty());
+  CHECK(w->nvrtc_options.empty());  // NULL
+  CHECK(w->nvrtc_version == 0);
+  CHECK(cubin_unusable(*w, "sm_90", kernel_source(Problem(problem(2 * M)), Config(config(256, 4)))) ==
+        "the stored cubin was compiled from another source than this build's");
+  const auto bad = c.begin_run(dev, problem(4 * M), RunInfo{"exhaustive", "1.2.3"});
+  c.add_measurement(bad, ok_measurement(config(256, 4), 0.5));
+  CHECK_THROWS_AS(c.finish_run(bad, ok_measurement(config(256, 4), 0.5), cubin, CubinOrigin{"not hex", {}, 0}),
+                  UsageError);
 }
 
 TEST_CASE("find_winner matches exactly; find_nearest_winner picks the closest tuned size in log space") {

@@ -32,6 +32,7 @@
 #include "runtime/size_table.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 #include "tests/cpu/trust_fixtures.hpp"
+#include "tuner/origin.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -63,7 +64,7 @@ void fill(Cache& c) {
   c.add_measurement(run, failed_measurement(config(2048, 4), MeasurementStatus::invalid_config, "too big"));
   const Measurement best = ok_measurement(config(512, 8), 0.25);
   c.add_measurement(run, best);
-  c.finish_run(run, best, good_cubin());
+  c.finish_run(run, best, good_cubin(), cubin_origin(Problem(problem(M)), best.config, h100().arch()));
 }
 
 Json exported() {

@@ -18,6 +18,7 @@
 #include "tests/cpu/cache_fixtures.hpp"
 #include "kernel_templates/reduction_reference.hpp"
 #include "tuner/robust.hpp"
+#include "tuner/origin.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -63,7 +64,7 @@ std::int64_t record(Cache& cache, const DeviceInfo& d, const P& p, const C& c, d
   m.samples = 10;
   m.gbps = 1.0 / ms;
   cache.add_measurement(run, m);
-  cache.finish_run(run, m, {'\x7f', 'E', 'L', 'F'});
+  cache.finish_run(run, m, {'\x7f', 'E', 'L', 'F'}, cubin_origin(Problem(p), Config(c), d.arch()));
   return run;
 }
 
