@@ -305,15 +305,15 @@ __device__ __forceinline__ Item kept_item(const KeptVec& kept, len_t vidx0) {
   Vec v;
   v.raw = kept.raw;
   const bool nan = kept.best != kept.best;
-  int first = 0;
-#pragma unroll
-  for (int e = kElems - 1; e >= 0; --e) {
-    const work_t x = to_work(v.v[e]);
-    if (nan ? x != x : x == kept.best) first = e;
-  }
   Item r;
-  r.v = to_work(v.v[first]);
-  r.i = static_cast<int>(vidx0 + kept.at * kElems + static_cast<len_t>(first));
+  r.v = kept.best;
+  r.i = 0;
+#pragma unroll
+  for (int e = kElems - 1; e >= 0; --e) {  // constant indices only: v stays in registers
+    const work_t x = to_work(v.v[e]);
+    if (nan ? x != x : x == kept.best) r.v = x, r.i = e;
+  }
+  r.i = static_cast<int>(vidx0 + kept.at * kElems + static_cast<len_t>(r.i));
   return r;
 }
 
