@@ -387,10 +387,14 @@ __device__ __forceinline__ void write_result(unsigned char* __restrict__ out, u6
   if constexpr (kArg) {
     unsigned char* p = out + s * kResultBytes;
     *reinterpret_cast<int*>(p) = v.i < 0 ? 1 : v.i;  // CUB: {1, max()} / {1, lowest()} for an empty segment
+    // The element's own bits: v.v is the element widened (moved, never computed on), so narrowing it back is exact,
+    // a bf16 NaN's payload too (the top half of its float); cvt.rn.f16.f32 would make an f16 NaN canonical, so that
+    // one is read again from the segment (only then: a load at the end of every segment would hold its block up).
     in_t value;
     if (v.i < 0) value = from_bits<in_t>(kArgEmptyBits);
-    else if constexpr (kStorage != Storage::plain) value = seg[v.i];  // the element's own 16 bits, a NaN's payload too
-    else value = static_cast<in_t>(v.v);                             // exact: v.v is the element, widened
+    else if constexpr (kStorage == Storage::f16) value = v.v != v.v ? seg[v.i] : float_to_half_bits(v.v);
+    else if constexpr (kStorage == Storage::bf16) value = float_to_half_bits(v.v);
+    else value = static_cast<in_t>(v.v);
     *reinterpret_cast<in_t*>(p + kResultBytes / 2) = value;
   } else if constexpr (kOp == SegOp::sum) {
     reinterpret_cast<work_t*>(out)[s] = v.v;  // the accumulator's bits (its unsigned twin for integers)
