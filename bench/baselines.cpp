@@ -88,21 +88,23 @@ std::optional<BaselineCall> cub_baseline(const Problem& problem, const void* inp
     }
   }
   if (const auto* p = problem.as<SegReduceProblem>()) {
-    // The CUB wrapper is instantiated for f32 values (float sums), int and int64 offsets. The offsets are the
-    // workload's: generated from the problem alone (problem_offsets), so these are the same segments.
-    if (p->type != ValueType::f32 || p->accumulator_type() != ValueType::f32) return std::nullopt;
+    // The CUB wrapper is instantiated for f32, f16 and bf16 values (sums into float), int and int64 offsets. The
+    // offsets are the workload's: generated from the problem alone (problem_offsets), so these are the same segments.
+    const auto type = static_cast<CubValue>(p->type);
+    const bool float_sum = p->op != SegReduceOp::sum || p->accumulator_type() == ValueType::f32;
+    if (!cub_segreduce_supports(type, static_cast<CubSegOp>(p->op)) || !float_sum) return std::nullopt;
     const std::vector<unsigned char> offsets = problem_offsets(*p);
     struct State {
-      State(SegReduceOp op, std::uint64_t segments, bool wide, std::size_t bytes)
-          : cub(static_cast<CubSegOp>(op), segments, wide), offsets(bytes) {}
+      State(SegReduceOp op, std::uint64_t segments, bool wide, CubValue type, std::size_t bytes)
+          : cub(static_cast<CubSegOp>(op), segments, wide, type), offsets(bytes) {}
       CubSegReduce cub;
       cuda::DeviceBuffer offsets;
     };
     const std::size_t width = p->offset_bytes();
     const std::uint64_t segments = offsets.size() / width - 1;
-    auto state = std::make_shared<State>(p->op, segments, p->offset_bits == 64, offsets.size());
+    auto state = std::make_shared<State>(p->op, segments, p->offset_bits == 64, type, offsets.size());
     AUTOTUNE_CUDA(cudaMemcpy(state->offsets.get(), offsets.data(), offsets.size(), cudaMemcpyHostToDevice));
-    const auto* values = static_cast<const float*>(input);
+    const void* values = input;
     return BaselineCall{"cub",
                         [state, values, output, width](cudaStream_t s) {
                           const auto* o = static_cast<const unsigned char*>(state->offsets.get());

@@ -15,7 +15,7 @@
 #
 # While the suites run, the benchmarks' variants are compiled ahead into the compile cache at the lowest priority
 # (their --compile-only; GPU_CHECK_AHEAD=0 turns it off); it is stopped before the first benchmark. GPU_CHECK_SUITES=0
-# runs the benchmarks alone; GPU_CHECK_BENCHES names the benchmarks to run (default: all five). Each log line starts
+# runs the benchmarks alone; GPU_CHECK_BENCHES names the benchmarks to run (default: all six). Each log line starts
 # with the seconds since its step began.
 #
 # BIN_DIR holds autotune_gpu_tests, autotune and the bench programs of a -DAUTOTUNE_BUILD_BENCH=ON build (a portable
@@ -71,11 +71,12 @@ for line in sys.stdin: sys.stdout.write("[%6.1fs] %s" % (time.time() - t0, line)
 suite() { step "$1" "$2" "$bin/autotune_gpu_tests" --test-suite="$1" --no-intro=true; }
 
 # The benchmarks of the open targets, the cheapest forms that measure them (bench/gpu_targets.py reads the tables).
-# GPU_CHECK_BENCHES (default: all five) names the ones to run, e.g. "argreduce_bench reduce_bench".
-benches=${GPU_CHECK_BENCHES:-histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench}
+# GPU_CHECK_BENCHES (default: all six) names the ones to run, e.g. "argreduce_bench reduce_bench".
+benches=${GPU_CHECK_BENCHES:-histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench \
+  segreduce_bench}
 bench_args() {  # the arguments a benchmark runs with below (without --samples and --markdown)
   case $1 in
-    histogram_bench|histogram_range_bench|reduce_bench) echo --quick ;;
+    histogram_bench|histogram_range_bench|reduce_bench|segreduce_bench) echo --quick ;;
     argreduce_bench) echo --small ;;
   esac
 }
@@ -140,12 +141,14 @@ bench histogram_image_bench 180 "$bin/histogram_image_bench" --samples 20 --mark
   failed=1
 bench argreduce_bench 100 "$bin/argreduce_bench" $(bench_args argreduce_bench) --markdown "$out/argreduce_bench.md" || failed=1
 bench reduce_bench 150 "$bin/reduce_bench" $(bench_args reduce_bench) --samples 20 --markdown "$out/reduce_bench.md" || failed=1
+bench segreduce_bench 150 "$bin/segreduce_bench" $(bench_args segreduce_bench) --samples 20 \
+  --markdown "$out/segreduce_bench.md" || failed=1
 
 echo "total $(($(date +%s) - start)) s, $([ $failed = 0 ] && echo 'every step passed' || echo 'a step FAILED')" |
   tee -a "$summary"
 echo | tee -a "$summary"
 mds=()
-for f in histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench; do
+for f in histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench segreduce_bench; do
   [ -f "$out/$f.md" ] && mds+=("$out/$f.md")
 done
 if [ ${#mds[@]} -gt 0 ]; then python3 "$here/gpu_targets.py" "${mds[@]}" | tee -a "$summary"

@@ -5,9 +5,12 @@
 // the single offsets array (begin = offsets, end = offsets + 1). GB/s counts the value bytes once (offsets not
 // counted); % roof is against the 16-byte streaming read measured at the start. The f32 sum cases also give the
 // robust variant: the least worst-case slowdown against each case's winner, as `autotune tune --dists` keeps it.
-// Rows marked offsets=64 run the variants and CUB on int64 offsets of the same segments.
+// Rows marked offsets=64 run the variants and CUB on int64 offsets of the same segments. The bf16 rows (4096
+// segments of 128K, 1 GiB) hold the batched-argmax target against CUB's ArgMax over the same offsets (CUB 3.0.1, in
+// CUDA 13.0, has no fixed-segment-size overload of DeviceSegmentedReduce: the offsets form is the bar), and the sum
+// of the same halves in float against CUB's Reduce with a float addition.
 //
-//   segreduce_bench [--quick] [--samples K] [--screen K] [--markdown FILE]
+//   segreduce_bench [--quick] [--samples K] [--screen K] [--markdown FILE] [--compile-only [--arch ARCH]]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,12 +45,17 @@ struct Case {
   std::string spec;
   std::uint64_t n;
   int offset_bits = 32;
+  ValueType type = ValueType::f32;
 };
 
 std::vector<Case> cases(bool quick) {
   std::vector<Case> out{{SegReduceOp::sum, "fixed:32", 64ull << 20},
                         {SegReduceOp::sum, "fixed:256K", 256ull << 20},
-                        {SegReduceOp::sum, "power-law", 256ull << 20}};
+                        {SegReduceOp::sum, "power-law", 256ull << 20},
+                        // The batched argmax of 4096 rows of 128K bf16 (bench/gpu_targets.py: >= 1.5x CUB), and their
+                        // sum in float.
+                        {SegReduceOp::argmax, "fixed:128K", 512ull << 20, 32, ValueType::bf16},
+                        {SegReduceOp::sum, "fixed:128K", 512ull << 20, 32, ValueType::bf16}};
   if (quick) return out;
   out.push_back({SegReduceOp::sum, "fixed:4K", 256ull << 20});
   out.push_back({SegReduceOp::sum, "uniform:1..64K", 256ull << 20});
@@ -70,6 +78,18 @@ std::string fmt_n(std::uint64_t n) {
 
 using Shape = bench::CompiledSpace<SegReduceConfig, SegReduceKernel>;
 
+// The problem of a case, and the shape whose space it runs (every case of one type, op and offset width shares it).
+SegReduceProblem problem_of(const Case& c) {
+  SegReduceProblem p;
+  p.op = c.op, p.type = c.type, p.n = c.n, p.distribution = c.spec, p.offset_bits = c.offset_bits;
+  return p.normalized();
+}
+SegReduceProblem shape_of(const Case& c) {
+  SegReduceProblem shape = problem_of(c);
+  shape.distribution = "uniform";
+  return shape;
+}
+
 Shape build(const SegReduceProblem& p, const DeviceInfo& dev) {
   std::vector<SegReduceConfig> configs;
   for (const auto& c : segreduce_space(p))
@@ -83,19 +103,30 @@ Shape build(const SegReduceProblem& p, const DeviceInfo& dev) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  bool quick = false;
+  bool quick = false, compile_only = false;
   int samples = 30, screen = 10;
-  std::string markdown;
+  std::string markdown, arch;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
     else if (a == "--screen" && i + 1 < argc) screen = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    else if (a == "--compile-only") compile_only = true;
+    else if (a == "--arch" && i + 1 < argc) arch = argv[++i];
     else {
-      std::fprintf(stderr, "usage: segreduce_bench [--quick] [--samples K] [--screen K] [--markdown FILE]\n");
+      std::fprintf(stderr, "usage: segreduce_bench [--quick] [--samples K] [--screen K] [--markdown FILE] "
+                           "[--compile-only [--arch ARCH]]\n");
       return 2;
     }
+  }
+  if (compile_only) {  // each shape's space, as build() takes it, into the compile cache
+    std::vector<std::string> sources;
+    for (const Case& c : cases(quick)) {
+      const SegReduceProblem p = shape_of(c);
+      bench::add_sources(sources, p, segreduce_space(p));
+    }
+    return bench::compile_ahead(sources, arch.empty() ? query_device(0).arch() : arch, "segreduce_bench");
   }
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
@@ -107,7 +138,8 @@ int main(int argc, char** argv) try {
       "# Segmented reduction benchmark: {} ({} SMs, {} MiB L2), driver {}.{}, NVRTC {}.{}\n\n"
       "Read roof (16-byte streaming read of 512 MiB): **{:.0f} GB/s** (spread {:.1f} %). Every variant verified on\n"
       "the case's input and screened ({} samples); winner and cub::DeviceSegmentedReduce timed with {} samples each\n"
-      "(median, L2 flushed before each, events around the whole call). GB/s counts value bytes (not offsets).\n\n"
+      "(median, L2 flushed before each, events around the whole call). GB/s counts value bytes (not offsets).\n"
+      "CUB: the offsets form (CUB 3.0.1 has no fixed-segment-size overload); halves summed in float (Reduce).\n\n"
       "| case | n | segments | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct |\n"
       "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
       dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
@@ -121,16 +153,10 @@ int main(int argc, char** argv) try {
   std::vector<std::vector<double>> sum_times;  // [case][variant]
   const Shape* sum_shape = nullptr;
   for (const Case& c : cases(quick)) {
-    SegReduceProblem p;
-    p.op = c.op, p.type = ValueType::f32, p.n = c.n, p.distribution = c.spec, p.offset_bits = c.offset_bits;
-    p = p.normalized();
-    const std::string shape_name = fmt::format("{}/{}", to_string(p.op), p.offset_bits);
+    const SegReduceProblem p = problem_of(c);
+    const std::string shape_name = shape_of(c).shape_key();
     auto it = shapes.find(shape_name);
-    if (it == shapes.end()) {
-      SegReduceProblem shape = p;
-      shape.distribution = "uniform";
-      it = shapes.emplace(shape_name, build(shape, dev)).first;
-    }
+    if (it == shapes.end()) it = shapes.emplace(shape_name, build(shape_of(c), dev)).first;
     const Shape& shape = it->second;
     const auto offsets = generate_offsets(parse_segment_spec(c.spec), c.n, 42);
     const std::vector<std::int64_t> offsets64(offsets.begin(), offsets.end());
@@ -173,27 +199,28 @@ int main(int argc, char** argv) try {
       index.push_back(i);
       times[i] = t.median;
     }
-    if (c.op == SegReduceOp::sum && c.offset_bits == 32) {
+    if (c.op == SegReduceOp::sum && c.offset_bits == 32 && c.type == ValueType::f32) {
       sum_cases.push_back(fmt::format("{} n={}", c.spec, fmt_n(c.n)));
       sum_times.push_back(times);
       sum_shape = &shape;
     }
     if (candidates.empty()) {
-      const std::string row = fmt::format("| f32 {} {}{} | {} | {} | no correct variant |||||||| 0/{} |\n",
-                                          to_string(c.op), c.spec, c.offset_bits == 64 ? " offsets=64" : "",
+      const std::string row = fmt::format("| {} {} {}{} | {} | {} | no correct variant |||||||| 0/{} |\n",
+                                          to_string(c.type), to_string(c.op), c.spec,
+                                          c.offset_bits == 64 ? " offsets=64" : "",
                                           fmt_n(c.n), segments, shape.configs.size());
       std::printf("%s", row.c_str());
       table += row;
       continue;
     }
     const SegReduceKernel& winner = *shape.kernels[index[pick_winner(candidates)]];
-    bench::CubSegReduce cub(static_cast<bench::CubSegOp>(c.op), segments, p.offset_bits == 64);
-    const float* fin = static_cast<const float*>(in.get());
+    bench::CubSegReduce cub(static_cast<bench::CubSegOp>(c.op), segments, p.offset_bits == 64,
+                            static_cast<bench::CubValue>(c.type));
     const SampleStats t_ours = time_calls(
         [&](cudaStream_t s) { winner.run(in.get(), segments, ob_begin, ob_end, out.get(), s); }, flush, samples,
         stream.get());
     const SampleStats t_cub =
-        time_calls([&](cudaStream_t s) { cub.run(fin, ob_begin, ob_end, cub_out.get(), s); }, flush, samples,
+        time_calls([&](cudaStream_t s) { cub.run(in.get(), ob_begin, ob_end, cub_out.get(), s); }, flush, samples,
                    stream.get());
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
     const std::string diff = check(out), diff_cub = check(cub_out);
@@ -201,8 +228,8 @@ int main(int argc, char** argv) try {
     const std::string note =
         (diff.empty() ? "" : " WRONG RESULT: " + diff) + (diff_cub.empty() ? "" : " (CUB: " + diff_cub + ")");
     const std::string row = fmt::format(
-        "| f32 {} {}{} | {} | {} | `{}` | {:.1f} | {:.0f} | {:.1f} | {:.1f} | {:.0f} | **{:.2f}x** | {}/{} |{}\n",
-        to_string(c.op), c.spec, c.offset_bits == 64 ? " offsets=64" : "", fmt_n(c.n), segments,
+        "| {} {} {}{} | {} | {} | `{}` | {:.1f} | {:.0f} | {:.1f} | {:.1f} | {:.0f} | **{:.2f}x** | {}/{} |{}\n",
+        to_string(c.type), to_string(c.op), c.spec, c.offset_bits == 64 ? " offsets=64" : "", fmt_n(c.n), segments,
         winner.config().key(), t_ours.median * 1e3, gbps,
         100.0 * gbps / roof.gbps, t_cub.median * 1e3, cub_gbps, t_cub.median / t_ours.median, candidates.size(),
         shape.configs.size(), note);

@@ -51,20 +51,24 @@ const std::vector<std::string>& segreduce_distributions();
 
 /// A segmented reduction of n values of `type` in segments whose lengths follow `distribution`.
 ///
-/// Semantics per segment are those of ReduceProblem (reduce_problem.hpp): integer sums wrap in the accumulator,
-/// float sums in the accumulator type (deterministic: the same bits every call for the same offsets on one GPU
-/// model), min/max propagate NaN (canonical quiet NaN), an empty segment gives the identity (0, +inf/-inf for
-/// floats, the type's largest/smallest integer). argmin/argmax: the value and its index relative to the segment's
-/// begin, written as cub::KeyValuePair<int, T> ({int key; T value;}, value at offset sizeof(T) >= 4); ties and equal
-/// values (-0.0 == +0.0) give the smallest index; a NaN beats every number and the first NaN wins (numpy.argmin's
-/// rule); an empty segment gives CUB's {1, numeric_limits<T>::max()} for argmin and {1, numeric_limits<T>::lowest()}
-/// for argmax (device_segmented_reduce.cuh; note: max() of float is FLT_MAX, not +inf).
+/// Value types: every ValueType (the 32- and 64-bit ones, f16, bf16, i8, i16), with ReduceProblem's rules.
+/// Semantics per segment are those of ReduceProblem (reduce_problem.hpp): integer sums wrap in the accumulator
+/// (i8, i16 and i32 sum into i64 by default), float sums in the accumulator type (f32 for f16 and bf16;
+/// deterministic: the same bits every call for the same offsets on one GPU model), min/max propagate NaN (canonical
+/// quiet NaN) and give the input type (halves compared as float, i8/i16 as int: exact), an empty segment gives the
+/// identity (0, +inf/-inf for floats, the type's largest/smallest integer). argmin/argmax: the value and its index
+/// relative to the segment's begin, written as cub::KeyValuePair<int, T> ({int key; T value;}: the value at offset 4
+/// and 8 bytes in all for T of 1, 2 or 4 bytes, at offset 8 and 16 bytes for 8-byte T); ties and equal values
+/// (-0.0 == +0.0) give the smallest index, with that element's own bits; a NaN beats every number and the first NaN
+/// wins (numpy.argmin's rule); an empty segment gives CUB's {1, numeric_limits<T>::max()} for argmin and
+/// {1, numeric_limits<T>::lowest()} for argmax (device_segmented_reduce.cuh; note: max() of float is FLT_MAX, not
+/// +inf; of f16 0x7bff, of bf16 0x7f7f).
 struct SegReduceProblem {
   static constexpr std::string_view kFamily = "segreduce";
 
   SegReduceOp op = SegReduceOp::sum;
   ValueType type = ValueType::f32;
-  std::optional<ValueType> accumulator;  ///< sums only; nullopt = i32->i64, u32->u64, else the type
+  std::optional<ValueType> accumulator;  ///< sums only; nullopt = i8/i16/i32->i64, u32->u64, halves->f32, else the type
   std::uint64_t n = 0;                   ///< total elements: the size tuned; for a handle, a hint
   std::string distribution = "uniform";  ///< segment lengths the tuner measures on (SegmentSpec)
   /// The offsets' width: 32 (`int`, n < 2^31; keys carry no field) or 64 (`std::int64_t`, any n; "/offsets=64").

@@ -15,30 +15,12 @@
 namespace autotune {
 
 using reduce_detail::info;
+using reduce_detail::nan_bits;
 using reduce_detail::Storage;
+using reduce_detail::storage_name;
 using reduce_detail::ValueInfo;
 
 namespace {
-
-std::string_view storage_name(Storage s) {
-  switch (s) {
-    case Storage::plain: return "plain";
-    case Storage::f16: return "f16";
-    case Storage::bf16: return "bf16";
-  }
-  return "plain";
-}
-
-// The canonical quiet NaN of a float type (the host's default: positive, the top mantissa bit only); 0 for integers.
-std::uint64_t nan_bits(ValueType t) {
-  switch (t) {
-    case ValueType::f16: return 0x7E00u;
-    case ValueType::bf16: return 0x7FC0u;
-    case ValueType::f32: return 0x7FC00000u;
-    case ValueType::f64: return 0x7FF8000000000000ull;
-    default: return 0;
-  }
-}
 
 // The identity of the problem in the work type: identity_bits() is in the result type, which differs for min/max of
 // the narrow types (+inf of f16 is +inf of float; the smallest i8 is the int -128).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "autotune/error.hpp"
@@ -50,6 +51,27 @@ inline const ValueInfo& info(ValueType t) {
 
 /// The 32- and 64-bit types: what accumulators, atomics and the template's Bits<> handle.
 inline bool is_wide(ValueType t) { return info(t).size >= 4; }
+
+/// The enumerator of a Storage in the templates' `enum class Storage { plain, f16, bf16 }` (the preambles).
+inline std::string_view storage_name(Storage s) {
+  switch (s) {
+    case Storage::plain: return "plain";
+    case Storage::f16: return "f16";
+    case Storage::bf16: return "bf16";
+  }
+  return "plain";
+}
+
+/// The canonical quiet NaN of a float type (reduce_problem.hpp: positive, the top mantissa bit only); 0 for integers.
+inline std::uint64_t nan_bits(ValueType t) {
+  switch (t) {
+    case ValueType::f16: return 0x7E00u;
+    case ValueType::bf16: return 0x7FC0u;
+    case ValueType::f32: return 0x7FC00000u;
+    case ValueType::f64: return 0x7FF8000000000000ull;
+    default: return 0;
+  }
+}
 
 }  // namespace autotune::reduce_detail
 

@@ -139,6 +139,7 @@ class SegReduceFamily final : public KernelFamily {
   std::string code_text() const override {
     return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
            std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
+           std::string(embedded::reduce_value_types_hpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }
 
@@ -162,8 +163,10 @@ class SegReduceFamily final : public KernelFamily {
 
   std::vector<ProblemParameter> problem_parameters() const override {
     return {{"op", "OP", "operation: sum, min, max, argmin or argmax (default sum)"},
-            {"type", "T", "element type: i32, u32, i64, u64, f32, f64 (default f32)"},
-            {"acc", "T", "accumulator type of a sum (default: i64 for i32, u32 for u64, else the element type)"},
+            {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (default f32)"},
+            {"acc", "T",
+             "accumulator type of a sum (default: i64 for i8, i16, i32; u64 for u32; f32 for f16, bf16; else the "
+             "element type)"},
             {"segments", "SPEC",
              "segment lengths the tuner measures on: fixed:L, uniform:A..B, power-law[:A..B] (default uniform = "
              "uniform:1..1K); the same as --dist"},
@@ -182,7 +185,9 @@ class SegReduceFamily final : public KernelFamily {
     auto value_type = [&](const char* flag) {
       const auto t = parse_value_type(str(flag));
       if (!t)
-        throw UsageError(fmt::format("--{}: unknown type '{}' (known: i32, u32, i64, u64, f32, f64)", flag, str(flag)));
+        throw UsageError(fmt::format("--{}: unknown type '{}' (known: i32, u32, i64, u64, f32, f64, f16, bf16, i8, "
+                                     "i16)",
+                                     flag, str(flag)));
       return *t;
     };
     if (given("type")) p.type = value_type("type");

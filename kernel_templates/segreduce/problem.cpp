@@ -122,12 +122,8 @@ SegReduceProblem SegReduceProblem::normalized() const {
 }
 
 void SegReduceProblem::validate() const {
-  // The segmented template (segreduce.cu) reads the 32- and 64-bit types; halves and i8/i16 are the flat
-  // reduction's and arg-reduction's (kernel_templates/reduce/value_types.hpp) and not yet plumbed here.
-  if (size_of(type) < 4)
-    throw UsageError(fmt::format("segmented reductions of {} values are not supported (i32, u32, i64, u64, f32, f64 "
-                                 "are; reduce and argreduce take {})",
-                                 to_string(type), to_string(type)));
+  // Every value type of the reduce family, with its rules (as_reduce().validate(): the accumulator of a sum, halves
+  // and i8/i16 compared in float and int); argmin/argmax have no accumulator.
   if (is_arg(op) && accumulator && *accumulator != type)
     throw UsageError(fmt::format("{} of {} values has no accumulator; {} is not supported", to_string(op),
                                  to_string(type), to_string(*accumulator)));

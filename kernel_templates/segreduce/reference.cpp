@@ -11,6 +11,7 @@
 
 #include "autotune/error.hpp"
 #include "core/splitmix.hpp"
+#include "kernel_templates/half_host.hpp"
 
 namespace autotune {
 
@@ -89,6 +90,34 @@ std::vector<unsigned char> generate_segment_values(const SegReduceProblem& probl
 
 namespace {
 
+// argmin/argmax of each segment over host elements T compared as value(x) (a half as its float, exactly): the first
+// best element, a NaN beating every number; an empty segment gives key 1 and `empty_bits`.
+template <class T, class Value, class Off>
+void arg_reference(SegReduceOp op, const T* x, const Off* begin, Value value, std::uint64_t empty_bits,
+                   SegReduceExpected& e) {
+  for (std::size_t s = 0; s < e.length.size(); ++s) {
+    if (e.length[s] == 0) {
+      e.key[s] = 1;
+      e.bits[s] = empty_bits;
+      continue;
+    }
+    const T* seg = x + begin[s];
+    std::uint64_t best = 0;
+    for (std::uint64_t i = 1; i < e.length[s]; ++i)
+      if (better(op, value(seg[i]), value(seg[best]))) best = i;
+    e.key[s] = static_cast<int>(best);
+    e.bits[s] = bits_of(seg[best]);
+  }
+}
+
+// CUB's value for an empty segment: numeric_limits<T>::max() for argmin, lowest() for argmax
+// (device_segmented_reduce.cuh). For the halves, cuda::std::numeric_limits<__half> / <__nv_bfloat16>
+// (cccl/cuda/std/__limits/numeric_limits_ext.h): the largest finite magnitude, 0x7bff / 0xfbff and 0x7f7f / 0xff7f.
+template <class T>
+std::uint64_t empty_bits_of(SegReduceOp op) {
+  return bits_of(op == SegReduceOp::argmin ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest());
+}
+
 template <class Off>
 SegReduceExpected reference_of(const SegReduceProblem& problem, const void* values, const Off* begin, const Off* end,
                                std::uint64_t segments) {
@@ -106,25 +135,31 @@ SegReduceExpected reference_of(const SegReduceProblem& problem, const void* valu
   }
   e.key.resize(segments);
   e.bits.resize(segments);
-  with_value_type(problem.type, [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = static_cast<const T*>(values);
-    for (std::uint64_t s = 0; s < segments; ++s) {
-      if (e.length[s] == 0) {  // CUB's {1, max()} / {1, lowest()}
-        e.key[s] = 1;
-        e.bits[s] = bits_of(problem.op == SegReduceOp::argmin ? std::numeric_limits<T>::max()
-                                                              : std::numeric_limits<T>::lowest());
-        continue;
-      }
-      const T* seg = x + begin[s];
-      std::uint64_t best = 0;
-      for (std::uint64_t i = 1; i < e.length[s]; ++i)
-        if (better(problem.op, seg[i], seg[best])) best = i;
-      e.key[s] = static_cast<int>(best);
-      e.bits[s] = bits_of(seg[best]);
+  const SegReduceOp op = problem.op;
+  const bool min = op == SegReduceOp::argmin;
+  auto itself = [](auto v) { return v; };
+  switch (problem.type) {
+    case ValueType::f16:
+    case ValueType::bf16: {
+      const ValueType t = problem.type;
+      const std::uint64_t empty = t == ValueType::f16 ? (min ? 0x7BFFu : 0xFBFFu) : (min ? 0x7F7Fu : 0xFF7Fu);
+      arg_reference(op, static_cast<const std::uint16_t*>(values), begin,
+                    [t](std::uint16_t h) { return reduce_detail::half_to_float(t, h); }, empty, e);
+      break;
     }
-    return 0;
-  });
+    case ValueType::i8:
+      arg_reference(op, static_cast<const std::int8_t*>(values), begin, itself, empty_bits_of<std::int8_t>(op), e);
+      break;
+    case ValueType::i16:
+      arg_reference(op, static_cast<const std::int16_t*>(values), begin, itself, empty_bits_of<std::int16_t>(op), e);
+      break;
+    default:
+      with_value_type(problem.type, [&](auto tag) {
+        using T = decltype(tag);
+        arg_reference(op, static_cast<const T*>(values), begin, itself, empty_bits_of<T>(op), e);
+        return 0;
+      });
+  }
   return e;
 }
 

@@ -3,9 +3,14 @@
 // Between the preamble and this text comes kernel_templates/common.cuh (u64, Raw, split_unaligned,
 // last_block_to_finish). The preamble (autotune::kernel_source, source.cpp) defines in namespace `at`:
 //   in_t, acc_t, work_t   element type; result type; the type the arithmetic is done in (acc_t, or its unsigned twin
-//                         for integer sums, whose wrapping is then defined)
+//                         for integer sums, whose wrapping is then defined; float for halves, int for min/max/arg of
+//                         i8 and i16, converted back exactly at the end: the result is one of the elements)
+//   kStorage              Storage::plain, or f16 / bf16: in_t is a half's 16 bits (unsigned short; NVRTC compiles
+//                         without cuda_fp16.h), converted to float by common.cuh's half_bits_to_float
 //   kOp                   SegOp::sum, min, max, argmin, argmax
-//   kIsFloat, kIdentityBits, kNaNBits   as in reduce.cu (identity of sum/min/max, canonical NaN of min/max)
+//   kIsFloat              work_t is float or double
+//   kIdentityBits         the identity of sum/min/max in work_t (argmin/argmax: of min/max)
+//   kNaNBits              the canonical NaN of acc_t that min/max write when a segment holds a NaN
 //   kArgEmptyBits         the value CUB writes for an empty segment's argmin (max()) or argmax (lowest())
 //   kResultBytes          bytes of one segment's result (acc_t, or {int key; in_t value;})
 //   kBlock                threads per block of both kernels
@@ -37,15 +42,29 @@ static_assert(at::kVecBytes == 0 || at::kVecBytes == 16, "loads are one element 
 static_assert(at::kLoads == 1 || at::kLoads == 2 || at::kLoads == 4 || at::kLoads == 8, "1, 2, 4 or 8 loads in flight");
 static_assert(at::kChunk >= at::kSmallMax, "a chunk holds a short segment");
 static_assert(sizeof(at::off_t_) == sizeof(at::len_t), "a length is as wide as an offset");
-static_assert(sizeof(at::work_t) == sizeof(at::acc_t), "work_t is acc_t or its unsigned twin");
+static_assert(sizeof(at::work_t) == sizeof(at::acc_t) ||
+                  (at::kOp != at::SegOp::sum && sizeof(at::acc_t) < 4 && sizeof(at::work_t) == 4),
+              "work_t is acc_t or its unsigned twin, or the float / int a narrow type's min, max or arg compares in");
+static_assert(at::kStorage == at::Storage::plain || (sizeof(at::in_t) == 2 && at::kIsFloat),
+              "a half is read as its 16 bits and computed in float");
+// cub::KeyValuePair<int, T> is {int key; T value;}: the value at offset 4 and 8 bytes in all for T of 1, 2 or 4
+// bytes, at offset 8 and 16 bytes for 8-byte T (bench/cub_segreduce.cu asserts it for __half, __nv_bfloat16, int8_t
+// and int16_t); the value is written at kResultBytes / 2.
 static_assert(at::kResultBytes == ((at::kOp == at::SegOp::argmin || at::kOp == at::SegOp::argmax)
                                        ? 2 * (sizeof(at::in_t) > 4 ? sizeof(at::in_t) : 4)
                                        : sizeof(at::acc_t)),
               "the result is acc_t, or cub::KeyValuePair<int, in_t>");
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define AT_HAVE_MINMAX_NAN 0
+#else
+#define AT_HAVE_MINMAX_NAN 1  // min.NaN / max.NaN of f32, f16x2 and bf16x2 (PTX ISA 7.0, sm_80); no f64 form exists
+#endif
+
 namespace at {
 
 constexpr bool kArg = kOp == SegOp::argmin || kOp == SegOp::argmax;
+constexpr bool kMinLike = kOp == SegOp::min || kOp == SegOp::argmin;
 constexpr int kElemBytes = static_cast<int>(sizeof(in_t));
 constexpr int kLoadBytes = kVecBytes ? kVecBytes : kElemBytes;
 constexpr int kElems = kLoadBytes / kElemBytes;
@@ -80,6 +99,9 @@ template <> struct Bits<int> : IntBits<int> {};
 template <> struct Bits<unsigned int> : IntBits<unsigned int> {};
 template <> struct Bits<long long> : IntBits<long long> {};
 template <> struct Bits<unsigned long long> : IntBits<unsigned long long> {};
+template <> struct Bits<signed char> : IntBits<signed char> {};
+template <> struct Bits<short> : IntBits<short> {};
+template <> struct Bits<unsigned short> : IntBits<unsigned short> {};  // a half's bits
 
 template <class T>
 __device__ __forceinline__ T from_bits(unsigned long long b) {
@@ -99,9 +121,28 @@ __device__ __forceinline__ Item identity() {
   return x;
 }
 
+// An element as the arithmetic sees it: a half as float (exact), an integer widened to work_t (sign- or
+// zero-extended), anything else as itself.
+__device__ __forceinline__ work_t to_work(in_t x) {
+  if constexpr (kStorage == Storage::f16) return half_bits_to_float<1>(x);
+  else if constexpr (kStorage == Storage::bf16) return half_bits_to_float<2>(x);
+  else return static_cast<work_t>(static_cast<acc_t>(x));
+}
+
+// A float that is a half's value (an element, or the identity +-inf) as that half's bits: exact, no rounding happens.
+__device__ __forceinline__ unsigned short float_to_half_bits(float f) {
+  if constexpr (kStorage == Storage::bf16) {
+    return static_cast<unsigned short>(__float_as_uint(f) >> 16);
+  } else {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+  }
+}
+
 __device__ __forceinline__ Item lift(in_t x, len_t index) {
   Item r;
-  r.v = static_cast<work_t>(static_cast<acc_t>(x));
+  r.v = to_work(x);
   r.i = static_cast<int>(index);
   return r;
 }
@@ -168,6 +209,114 @@ __device__ __forceinline__ Item block_fold(Item v, Item* sm) {
   return v;
 }
 
+// --- argmin/argmax over 16-byte vectors ---------------------------------------------------------------------------
+// combine() per element costs a dozen instructions (NaN tests, the index select); bf16 at the read roof leaves about
+// 15 per element for everything (132 SMs x 128 lanes per clock against ~8.6 elements per SM per clock at 4.5 TB/s).
+// So each lane keeps the best *vector* it has read: per vector, the NaN-propagating extreme of its elements (halves:
+// two packed min/max per four elements, then one float min/max) and one comparison with the kept vector's extreme;
+// a better vector (strictly: an equal one is later) replaces the kept one, raw bits and all. The element and its
+// index are found once per lane at the end, in the kept vector: the first element equal to its extreme, or its first
+// NaN. A lane reads its vectors in rising index order, so this is the lane's first best element, as combine() gives.
+
+// The NaN-propagating min (argmin) or max (argmax) of two work values.
+__device__ __forceinline__ float extreme(float a, float b) {
+#if AT_HAVE_MINMAX_NAN
+  float r;
+  if constexpr (kMinLike) asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  else asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+#else
+  if (a != a) return a;
+  if (b != b) return b;
+  return kMinLike ? fminf(a, b) : fmaxf(a, b);
+#endif
+}
+__device__ __forceinline__ double extreme(double a, double b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  return kMinLike ? fmin(a, b) : fmax(a, b);
+}
+template <class I>
+__device__ __forceinline__ I extreme(I a, I b) {
+  return (kMinLike ? b < a : b > a) ? b : a;
+}
+
+#if AT_HAVE_MINMAX_NAN
+// Two halves of a and two of b, element by element (min.NaN / max.NaN of f16x2 or bf16x2: a NaN gives NaN).
+__device__ __forceinline__ unsigned extreme_half2(unsigned a, unsigned b) {
+  unsigned r;
+  if constexpr (kStorage == Storage::bf16) {
+    if constexpr (kMinLike) asm("min.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  } else {
+    if constexpr (kMinLike) asm("min.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  }
+  return r;
+}
+#endif
+
+// The extreme of one vector's elements, in work_t (a NaN when one of them is NaN). (A template, so that the packed
+// branch is not instantiated for one-element loads, whose raw_t is no uint4.)
+template <class V>
+__device__ __forceinline__ work_t vector_extreme(const V& v) {
+#if AT_HAVE_MINMAX_NAN
+  if constexpr (kStorage != Storage::plain && kVecBytes == 16) {
+    const uint4 w = v.raw;
+    const unsigned m = extreme_half2(extreme_half2(w.x, w.y), extreme_half2(w.z, w.w));
+    return extreme(to_work(static_cast<in_t>(m & 0xFFFFu)), to_work(static_cast<in_t>(m >> 16)));
+  }
+#endif
+  work_t m = to_work(v.v[0]);
+#pragma unroll
+  for (int e = 1; e < kElems; ++e) m = extreme(m, to_work(v.v[e]));
+  return m;
+}
+
+// Whether a vector whose extreme is x beats the kept one's, `best`: strictly better, or the first NaN.
+__device__ __forceinline__ bool beats(work_t x, work_t best) {
+  if constexpr (kIsFloat)
+    if (x != x) return best == best;
+  return kMinLike ? x < best : x > best;
+}
+
+// One lane's kept vector: its bits, its extreme, its index among the vectors (valid once `any`).
+struct KeptVec {
+  raw_t raw;
+  work_t best;
+  len_t at;
+  bool any;
+};
+
+__device__ __forceinline__ void keep_if_better(KeptVec& kept, const Vec& v, len_t at) {
+  const work_t x = vector_extreme(v);
+  if (!kept.any || beats(x, kept.best)) {
+    kept.raw = v.raw;
+    kept.best = x;
+    kept.at = at;
+    kept.any = true;
+  }
+}
+
+// The kept vector's first element equal to its extreme (or its first NaN), with its index; vidx0 is the index of
+// vector 0's first element. The identity when no vector was kept.
+__device__ __forceinline__ Item kept_item(const KeptVec& kept, len_t vidx0) {
+  if (!kept.any) return identity();
+  Vec v;
+  v.raw = kept.raw;
+  const bool nan = kept.best != kept.best;
+  Item r;
+  r.v = kept.best;
+  r.i = 0;
+#pragma unroll
+  for (int e = kElems - 1; e >= 0; --e) {  // constant indices only: v stays in registers
+    const work_t x = to_work(v.v[e]);
+    if (nan ? x != x : x == kept.best) r.v = x, r.i = e;
+  }
+  r.i = static_cast<int>(vidx0 + kept.at * kElems + static_cast<len_t>(r.i));
+  return r;
+}
+
 // This lane's share of p[0, len) read by W lanes (rank r); indices in the segment start at idx0. The element order
 // of each lane is fixed: the group's and block's folds then fix the order of every operation. Every pass keeps kLoads
 // loads in flight, the last one too (predicated): a segment shorter than one pass is still read kLoads loads at once.
@@ -198,15 +347,24 @@ __device__ __forceinline__ Item reduce_range(const in_t* __restrict__ p, len_t l
     for (len_t i = r; i < head; i += W) acc = combine(acc, lift(p[i], idx0 + i));
     const raw_t* vp = reinterpret_cast<const raw_t*>(p + head);
     const len_t vidx0 = idx0 + head;
+    // Vector k of a pass: argmin/argmax keep the better vector, the others combine its elements.
+    KeptVec kept;
+    kept.any = false;
+    auto take = [&](const Vec& v, len_t at) {
+      if constexpr (kArg) {
+        keep_if_better(kept, v, at);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kElems; ++e) acc = combine(acc, lift(v.v[e], vidx0 + at * kElems + e));
+      }
+    };
     len_t j = r;
     for (; j + (kLoads - 1) * W < nvec; j += kLoads * W) {
       Vec v[kLoads];
 #pragma unroll
       for (int k = 0; k < kLoads; ++k) v[k].raw = vp[j + k * W];
 #pragma unroll
-      for (int k = 0; k < kLoads; ++k)
-#pragma unroll
-        for (int e = 0; e < kElems; ++e) acc = combine(acc, lift(v[k].v[e], vidx0 + (j + k * W) * kElems + e));
+      for (int k = 0; k < kLoads; ++k) take(v[k], j + k * W);
     }
     if (j < nvec) {  // at most kLoads - 1 more vectors of this lane, loaded together
       Vec v[kLoads];
@@ -215,24 +373,40 @@ __device__ __forceinline__ Item reduce_range(const in_t* __restrict__ p, len_t l
         if (j + k * W < nvec) v[k].raw = vp[j + k * W];
 #pragma unroll
       for (int k = 0; k < kLoads; ++k)
-        if (j + k * W < nvec)
-#pragma unroll
-          for (int e = 0; e < kElems; ++e) acc = combine(acc, lift(v[k].v[e], vidx0 + (j + k * W) * kElems + e));
+        if (j + k * W < nvec) take(v[k], j + k * W);
     }
+    if constexpr (kArg) acc = combine(acc, kept_item(kept, vidx0));
     for (len_t i = static_cast<len_t>(s.tail_begin) + r; i < len; i += W) acc = combine(acc, lift(p[i], idx0 + i));
   }
   return acc;
 }
 
-__device__ __forceinline__ void write_result(unsigned char* __restrict__ out, u64 s, Item v) {
+// Segment s's result from its item; `seg` is the segment's first element.
+__device__ __forceinline__ void write_result(unsigned char* __restrict__ out, u64 s, Item v,
+                                             const in_t* __restrict__ seg) {
   if constexpr (kArg) {
     unsigned char* p = out + s * kResultBytes;
     *reinterpret_cast<int*>(p) = v.i < 0 ? 1 : v.i;  // CUB: {1, max()} / {1, lowest()} for an empty segment
-    *reinterpret_cast<in_t*>(p + kResultBytes / 2) = v.i < 0 ? from_bits<in_t>(kArgEmptyBits) : static_cast<in_t>(v.v);
+    // The element's own bits: v.v is the element widened (moved, never computed on), so narrowing it back is exact,
+    // a bf16 NaN's payload too (the top half of its float); cvt.rn.f16.f32 would make an f16 NaN canonical, so that
+    // one is read again from the segment (only then: a load at the end of every segment would hold its block up).
+    in_t value;
+    if (v.i < 0) value = from_bits<in_t>(kArgEmptyBits);
+    else if constexpr (kStorage == Storage::f16) value = v.v != v.v ? seg[v.i] : float_to_half_bits(v.v);
+    else if constexpr (kStorage == Storage::bf16) value = float_to_half_bits(v.v);
+    else value = static_cast<in_t>(v.v);
+    *reinterpret_cast<in_t*>(p + kResultBytes / 2) = value;
+  } else if constexpr (kOp == SegOp::sum) {
+    reinterpret_cast<work_t*>(out)[s] = v.v;  // the accumulator's bits (its unsigned twin for integers)
+  } else if constexpr (kIsFloat) {
+    // min/max: the canonical NaN of acc_t, else the value (a half's bits: exact, it is an element or +-inf).
+    acc_t r;
+    if (v.v != v.v) r = from_bits<acc_t>(kNaNBits);
+    else if constexpr (kStorage != Storage::plain) r = float_to_half_bits(v.v);
+    else r = v.v;
+    reinterpret_cast<acc_t*>(out)[s] = r;
   } else {
-    work_t r = v.v;
-    if constexpr (kIsFloat && kOp != SegOp::sum) r = r != r ? from_bits<work_t>(kNaNBits) : r;
-    reinterpret_cast<work_t*>(out)[s] = r;
+    reinterpret_cast<acc_t*>(out)[s] = static_cast<acc_t>(v.v);  // i8/i16 from int: exact
   }
 }
 
@@ -274,7 +448,7 @@ __device__ __forceinline__ void block_per_segment(const in_t* __restrict__ in, c
     }
     Item v = reduce_range<kBlock>(in + b, len, 0, threadIdx.x);
     v = block_fold(v, sm);
-    if (threadIdx.x == 0) write_result(out, s, v);
+    if (threadIdx.x == 0) write_result(out, s, v, in + b);
   }
 }
 
@@ -312,7 +486,7 @@ autotune_segreduce(const at::in_t* __restrict__ in, const at::off_t_* __restrict
       }
       Item v = mine ? reduce_range<kGroup>(in + b, len, 0, r) : identity();
       v = fold<kGroup>(v);
-      if (mine && r == 0) write_result(out, s, v);
+      if (mine && r == 0) write_result(out, s, v, in + b);
     }
   }
 }
@@ -355,7 +529,7 @@ autotune_segreduce_long(const at::in_t* __restrict__ in, const at::off_t_* __res
       Item v = reduce_range<kBlock>(in + b + from, clen, from, threadIdx.x);
       v = block_fold(v, sm);
       if (chunks == 1) {
-        if (threadIdx.x == 0) write_result(out, seg, v);
+        if (threadIdx.x == 0) write_result(out, seg, v, in + b);
         continue;
       }
       unsigned char* partials = ws + kPartialsOffset;
@@ -377,7 +551,7 @@ autotune_segreduce_long(const at::in_t* __restrict__ in, const at::off_t_* __res
         }
         f = block_fold(f, sm);
         if (threadIdx.x == 0) {
-          write_result(out, seg, f);
+          write_result(out, seg, f, in + b);
           entry[3] = 0;  // the ticket, ready for the next call
         }
       }

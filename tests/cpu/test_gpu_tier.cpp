@@ -202,4 +202,26 @@ TEST_SUITE("gpu_tier") {
       CHECK(own >= 2);
     }
   }
+
+  TEST_CASE("put_value writes a value as the type's bytes: halves rounded to nearest even, signed zeros kept") {
+    std::vector<unsigned char> b(16, 0xAB);
+    auto u16 = [&] { return static_cast<unsigned>(b[0] | (b[1] << 8)); };
+    put_value(ValueType::bf16, b, 0, 1.5);
+    CHECK(u16() == 0x3FC0u);
+    put_value(ValueType::bf16, b, 0, 1.0 + 1.0 / 256);  // halfway between 1 and 1 + 2^-7: to the even 1.0
+    CHECK(u16() == 0x3F80u);
+    put_value(ValueType::f16, b, 0, -0.0);
+    CHECK(u16() == 0x8000u);
+    put_value(ValueType::f16, b, 0, -2.0);
+    CHECK(u16() == 0xC000u);
+    put_value(ValueType::i8, b, 3, -3);
+    CHECK(b[3] == 0xFD);
+    CHECK(b[4] == 0xAB);  // nothing past the element
+    put_value(ValueType::i16, b, 1, -2);
+    CHECK(b[2] == 0xFE);
+    CHECK(b[3] == 0xFF);
+    put_value(ValueType::f32, b, 1, -0.0);
+    CHECK(b[7] == 0x80);
+    CHECK(b[4] == 0x00);
+  }
 }

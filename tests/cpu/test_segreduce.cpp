@@ -1,5 +1,6 @@
 // The segmented reduction family without a GPU: keys, segment specs (good and bad), offsets generation, the CPU
-// reference (empty segments, argmin/argmax ties and NaN), the family's CLI options, and NVRTC compiles of the space.
+// reference (empty segments, argmin/argmax ties and NaN; halves and i8/i16 on hand-computed cases), the family's CLI
+// options, and NVRTC compiles of the space (a joint pairwise covering for the narrow types).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -295,6 +296,155 @@ TEST_SUITE("segreduce") {
   }
 }
 
+TEST_SUITE("segreduce") {
+  TEST_CASE("f16, bf16, i8, i16: keys with the reduce family's accumulators, results of their own width, validation") {
+    CHECK(make(SegReduceOp::sum, ValueType::bf16).key() == "segreduce/sum/bf16/acc=f32/n=1048576/dist=uniform");
+    CHECK(make(SegReduceOp::sum, ValueType::f16).key() == "segreduce/sum/f16/acc=f32/n=1048576/dist=uniform");
+    CHECK(make(SegReduceOp::sum, ValueType::i8).key() == "segreduce/sum/i8/acc=i64/n=1048576/dist=uniform");
+    CHECK(make(SegReduceOp::sum, ValueType::i16).key() == "segreduce/sum/i16/acc=i64/n=1048576/dist=uniform");
+    CHECK(make(SegReduceOp::min, ValueType::f16).key() == "segreduce/min/f16/acc=f16/n=1048576/dist=uniform");
+    CHECK(make(SegReduceOp::max, ValueType::i8).key() == "segreduce/max/i8/acc=i8/n=1048576/dist=uniform");
+    const SegReduceProblem target = make(SegReduceOp::argmax, ValueType::bf16, "fixed:131072", 536870912);
+    CHECK(target.key() == "segreduce/argmax/bf16/acc=bf16/n=536870912/dist=fixed:128K");
+    for (const SegReduceProblem& q : {target, make(SegReduceOp::sum, ValueType::f16, "power-law"),
+                                      make(SegReduceOp::argmin, ValueType::i16),
+                                      make(SegReduceOp::min, ValueType::i8)}) {
+      const auto parsed = Problem::parse(q.key());
+      REQUIRE(parsed.has_value());
+      CHECK(*parsed == Problem(q));
+    }
+    // Results: a KeyValuePair<int, T> of 8 bytes (value at byte 4) for every narrow T; min/max the type itself; sums
+    // the accumulator.
+    for (ValueType t : narrow_value_types()) {
+      CHECK(make(SegReduceOp::argmin, t).result_bytes() == 8);
+      CHECK(make(SegReduceOp::argmax, t).result_bytes() == 8);
+    }
+    CHECK(make(SegReduceOp::min, ValueType::f16).result_bytes() == 2);
+    CHECK(make(SegReduceOp::max, ValueType::bf16).result_bytes() == 2);
+    CHECK(make(SegReduceOp::max, ValueType::i8).result_bytes() == 1);
+    CHECK(make(SegReduceOp::min, ValueType::i16).result_bytes() == 2);
+    CHECK(make(SegReduceOp::sum, ValueType::bf16).result_bytes() == 4);
+    CHECK(make(SegReduceOp::sum, ValueType::i16).result_bytes() == 8);
+    // The reduce family's rules: sums accumulate in 32 or 64 bits of the same kind; min/max in their own type.
+    auto with_acc = [](SegReduceOp op, ValueType t, ValueType acc) {
+      SegReduceProblem p = make(op, t);
+      p.accumulator = acc;
+      return p;
+    };
+    CHECK_NOTHROW(with_acc(SegReduceOp::sum, ValueType::bf16, ValueType::f64).validate());
+    CHECK_NOTHROW(with_acc(SegReduceOp::sum, ValueType::i8, ValueType::i32).validate());
+    CHECK_THROWS_WITH_AS(with_acc(SegReduceOp::sum, ValueType::f16, ValueType::f16).validate(),
+                         doctest::Contains("32 or 64 bits"), UsageError);
+    CHECK_THROWS_AS(with_acc(SegReduceOp::sum, ValueType::i16, ValueType::f32).validate(), UsageError);
+    CHECK_THROWS_AS(with_acc(SegReduceOp::max, ValueType::bf16, ValueType::f32).validate(), UsageError);
+    CHECK_THROWS_WITH_AS(with_acc(SegReduceOp::argmax, ValueType::bf16, ValueType::f32).validate(),
+                         doctest::Contains("no accumulator"), UsageError);
+    // The CLI's options take them.
+    const KernelFamily& f = family_named("segreduce");
+    CHECK(f.make_problem({{"n", "536870912"}, {"dist", "fixed:128K"}, {"op", "argmax"}, {"type", "bf16"}}).key() ==
+          target.key());
+    CHECK_THROWS_WITH_AS(f.make_problem({{"n", "1K"}, {"type", "u8"}}), doctest::Contains("bf16"), UsageError);
+  }
+
+  TEST_CASE("the preamble of a bf16 argmax: the half's bits in, float arithmetic, CUB's empty value, 8-byte pairs") {
+    const SegReduceProblem p = make(SegReduceOp::argmax, ValueType::bf16);
+    const std::string src = kernel_source(p, SegReduceConfig::fallback(p));
+    for (const char* line : {"typedef unsigned short in_t;", "typedef float work_t;", "kStorage = Storage::bf16;",
+                             "kArgEmptyBits = 0xff7fULL;", "kIdentityBits = 0xff800000ULL;", "kResultBytes = 8;"})
+      CHECK_MESSAGE(src.find(line) != std::string::npos, line);
+    const SegReduceProblem m = make(SegReduceOp::min, ValueType::f16);
+    const std::string msrc = kernel_source(m, SegReduceConfig::fallback(m));
+    for (const char* line : {"typedef unsigned short acc_t;", "typedef float work_t;", "kStorage = Storage::f16;",
+                             "kNaNBits = 0x7e00ULL;", "kIdentityBits = 0x7f800000ULL;", "kResultBytes = 2;"})
+      CHECK_MESSAGE(msrc.find(line) != std::string::npos, line);
+    const SegReduceProblem i = make(SegReduceOp::max, ValueType::i8);
+    const std::string isrc = kernel_source(i, SegReduceConfig::fallback(i));
+    for (const char* line : {"typedef signed char in_t;", "typedef int work_t;", "kIdentityBits = 0xffffff80ULL;"})
+      CHECK_MESSAGE(isrc.find(line) != std::string::npos, line);
+    CHECK(kernel_source(make(SegReduceOp::argmin, ValueType::f16), SegReduceConfig::fallback(p))
+              .find("kArgEmptyBits = 0x7bffULL;") != std::string::npos);
+  }
+
+  TEST_CASE("the reference of halves: argmin/argmax as float with the element's own bits, NaN first, -0 == +0 to the "
+            "smaller index, CUB's empty values; sums in f32; min/max exact with the canonical NaN") {
+    // bf16 bits: 1.0 0x3f80, 2.0 0x4000, -1.0 0xbf80, -0.0 0x8000, +0.0 0x0000, NaN 0x7fc1 (a payload), 0.5 0x3f00.
+    const std::vector<std::uint16_t> b{0x3f80, 0x4000, 0xbf80, 0x4000,   // [0,4): max 2.0 at 1 (and 3), min -1 at 2
+                                       0x8000, 0x0000, 0xbf80, 0x0000,   // [4,8): max -0.0 at 4 (== +0.0 at 5)
+                                       0x3f00, 0x7fc1, 0x7fc0, 0x4000};  // [8,12): the NaN at 9 wins both
+    // Segments [0,4), [4,8), [8,12), [2,2) empty, [6,7) one element.
+    const std::vector<int> begin{0, 4, 8, 2, 6}, end{4, 8, 12, 2, 7};
+    auto amax = reference_segreduce(make(SegReduceOp::argmax, ValueType::bf16), b.data(), begin.data(), end.data(), 5);
+    auto amin = reference_segreduce(make(SegReduceOp::argmin, ValueType::bf16), b.data(), begin.data(), end.data(), 5);
+    CHECK(amax.key == std::vector<int>{1, 0, 1, 1, 0});
+    CHECK(amax.bits == std::vector<std::uint64_t>{0x4000, 0x8000, 0x7fc1, 0xff7f, 0xbf80});
+    CHECK(amin.key == std::vector<int>{2, 2, 1, 1, 0});
+    CHECK(amin.bits == std::vector<std::uint64_t>{0xbf80, 0xbf80, 0x7fc1, 0x7f7f, 0xbf80});
+    // The comparison reads the value at byte 4 of each 8-byte pair.
+    std::vector<unsigned char> got(5 * 8, 0);
+    auto put = [&](int s, int key, std::uint16_t bits) {
+      std::memcpy(&got[s * 8], &key, 4);
+      std::memcpy(&got[s * 8 + 4], &bits, 2);
+    };
+    put(0, 1, 0x4000), put(1, 0, 0x8000), put(2, 1, 0x7fc1), put(3, 1, 0xff7f), put(4, 0, 0xbf80);
+    CHECK(compare_segreduce(make(SegReduceOp::argmax, ValueType::bf16), amax, got.data()) == "");
+    put(1, 0, 0x0000);  // +0.0 where the element was -0.0: the wrong bits
+    CHECK(compare_segreduce(make(SegReduceOp::argmax, ValueType::bf16), amax, got.data()).find("segment 1") !=
+          std::string::npos);
+
+    // f16: the empty values are 0x7bff (argmin) and 0xfbff (argmax); 1.0 0x3c00, -2.0 0xc000, NaN 0x7e00.
+    const std::vector<std::uint16_t> h{0x3c00, 0xc000, 0x3c00};
+    const std::vector<int> hb{0, 0, 3}, he{3, 0, 3};
+    auto hmax = reference_segreduce(make(SegReduceOp::argmax, ValueType::f16), h.data(), hb.data(), he.data(), 3);
+    auto hmin = reference_segreduce(make(SegReduceOp::argmin, ValueType::f16), h.data(), hb.data(), he.data(), 3);
+    CHECK(hmax.key == std::vector<int>{0, 1, 1});
+    CHECK(hmax.bits == std::vector<std::uint64_t>{0x3c00, 0xfbff, 0xfbff});
+    CHECK(hmin.key == std::vector<int>{1, 1, 1});
+    CHECK(hmin.bits == std::vector<std::uint64_t>{0xc000, 0x7bff, 0x7bff});
+
+    // Sums in f32: 1 + 2 - 1 + 2 = 4 and 0.5 + ... of bf16; min/max give the half, a NaN the canonical 0x7fc0.
+    const std::vector<int> sb{0, 2}, se{4, 2};
+    auto sum = reference_segreduce(make(SegReduceOp::sum, ValueType::bf16), b.data(), sb.data(), se.data(), 2);
+    CHECK(double(sum.value[0].value) == 4.0);
+    CHECK(double(sum.value[1].value) == 0.0);
+    const std::vector<float> sums{4.0f, 0.0f};
+    CHECK(compare_segreduce(make(SegReduceOp::sum, ValueType::bf16), sum, sums.data()) == "");
+    const std::vector<float> off{4.5f, 0.0f};
+    CHECK(compare_segreduce(make(SegReduceOp::sum, ValueType::bf16), sum, off.data()) != "");
+    const std::vector<int> mb{0, 8, 3}, me{4, 12, 3};
+    auto mx = reference_segreduce(make(SegReduceOp::max, ValueType::bf16), b.data(), mb.data(), me.data(), 3);
+    const std::vector<std::uint16_t> mgot{0x4000, 0x7fc0, 0xff80};  // 2.0, the canonical NaN, -inf for the empty one
+    CHECK(compare_segreduce(make(SegReduceOp::max, ValueType::bf16), mx, mgot.data()) == "");
+    const std::vector<std::uint16_t> mwrong{0x4000, 0x7fc0, 0xff7f};  // lowest() is CUB's argmax value, not max's
+    CHECK(compare_segreduce(make(SegReduceOp::max, ValueType::bf16), mx, mwrong.data()) != "");
+  }
+
+  TEST_CASE("the reference of i8 and i16: the first extreme, CUB's empty values, min/max of their own width") {
+    const std::vector<std::int8_t> x{5, -128, 127, -128, 127, 3};
+    const std::vector<int> begin{0, 3, 1}, end{6, 3, 2};
+    auto amin = reference_segreduce(make(SegReduceOp::argmin, ValueType::i8), x.data(), begin.data(), end.data(), 3);
+    auto amax = reference_segreduce(make(SegReduceOp::argmax, ValueType::i8), x.data(), begin.data(), end.data(), 3);
+    CHECK(amin.key == std::vector<int>{1, 1, 0});
+    CHECK(amin.bits == std::vector<std::uint64_t>{0x80, 0x7f, 0x80});
+    CHECK(amax.key == std::vector<int>{2, 1, 0});
+    CHECK(amax.bits == std::vector<std::uint64_t>{0x7f, 0x80, 0x80});
+    const std::vector<std::int16_t> y{-7, 300, -7, 300};
+    const std::vector<int> yb{0, 4}, ye{4, 4};
+    auto ymin = reference_segreduce(make(SegReduceOp::argmin, ValueType::i16), y.data(), yb.data(), ye.data(), 2);
+    auto ymax = reference_segreduce(make(SegReduceOp::argmax, ValueType::i16), y.data(), yb.data(), ye.data(), 2);
+    CHECK(ymin.key == std::vector<int>{0, 1});
+    CHECK(ymin.bits == std::vector<std::uint64_t>{0xfff9, 0x7fff});
+    CHECK(ymax.key == std::vector<int>{1, 1});
+    CHECK(ymax.bits == std::vector<std::uint64_t>{300, 0x8000});
+    // min of i8 writes one byte; a sum of i16 8 bytes (i64).
+    auto mn = reference_segreduce(make(SegReduceOp::min, ValueType::i8), x.data(), begin.data(), end.data(), 3);
+    const std::vector<std::int8_t> mgot{-128, 127, -128};  // the empty segment: min's identity, the largest i8
+    CHECK(compare_segreduce(make(SegReduceOp::min, ValueType::i8), mn, mgot.data()) == "");
+    auto sum = reference_segreduce(make(SegReduceOp::sum, ValueType::i16), y.data(), yb.data(), ye.data(), 2);
+    const std::vector<std::int64_t> sgot{586, 0};
+    CHECK(compare_segreduce(make(SegReduceOp::sum, ValueType::i16), sum, sgot.data()) == "");
+  }
+}
+
 TEST_SUITE("nvrtc_segreduce") {
   TEST_CASE("a pairwise-covering subset of the f32 sum and f32 argmin spaces compiles for sm_90, int and int64 offsets") {
     // compile_all compiles a subset in which every pair of parameter values of the space occurs (every variant in
@@ -308,10 +458,26 @@ TEST_SUITE("nvrtc_segreduce") {
       CHECK(failures == "");
     }
   }
+  TEST_CASE("f16, bf16, i8, i16: one pairwise covering of their sum, min, max, argmin and argmax spaces compiles for "
+            "sm_90 (every variant under nvrtc_full)") {
+    std::vector<SegReduceProblem> problems;
+    std::vector<std::vector<SegReduceConfig>> spaces;
+    for (ValueType t : narrow_value_types())
+      for (SegReduceOp op : {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
+                             SegReduceOp::argmax}) {
+        problems.push_back(make(op, t));
+        spaces.push_back(segreduce_space(problems.back()));
+      }
+    const std::string failures = test::compile_all_joint(problems, spaces, "sm_90",
+                                                         {kSegReduceKernelName, kSegReduceLongKernelName});
+    CHECK_MESSAGE(failures == "", failures);
+  }
   TEST_CASE("the fallback or a block per segment, and one-element loads, compile for every type and operation for sm_90") {
     std::vector<SegReduceProblem> problems;
     int k = 0;
-    for (ValueType t : all_value_types())
+    std::vector<ValueType> types = all_value_types();
+    types.insert(types.end(), narrow_value_types().begin(), narrow_value_types().end());
+    for (ValueType t : types)
       for (SegReduceOp op : {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
                              SegReduceOp::argmax}) {
         const SegReduceProblem p = make(op, t);

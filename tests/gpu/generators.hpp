@@ -1,5 +1,6 @@
 // Inputs of the GPU suites that are worth checking without a GPU (tests/cpu/test_gpu_tier.cpp holds each to what its
-// comment promises): adversarial histogram samples, and the 2D region shapes of the image and range suites.
+// comment promises): adversarial histogram samples, and the 2D region shapes of the image and range suites; and how
+// the reduction suites write a value of a type (put_value).
 #pragma once
 
 #include <cmath>
@@ -11,7 +12,9 @@
 #include <vector>
 
 #include "autotune/histogram_problem.hpp"
+#include "autotune/reduce_problem.hpp"
 #include "kernel_templates/half_float.hpp"
+#include "kernel_templates/half_host.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 
 namespace autotune::testing {
@@ -34,6 +37,25 @@ inline void put_sample(const HistogramProblem& p, std::vector<unsigned char>& by
     case SampleType::bf16: { auto t = bf16_from_float(static_cast<float>(v)); std::memcpy(at, &t.bits, size); break; }
     case SampleType::i8: { auto t = static_cast<std::int8_t>(wide); std::memcpy(at, &t, size); break; }
     case SampleType::i16: { auto t = static_cast<std::int16_t>(wide); std::memcpy(at, &t, size); break; }
+  }
+}
+
+/// Writes `v` as element `i` of value type `t` into `bytes`: halves rounded to nearest (reduce_detail::float_to_half),
+/// the other floats and the integers converted (a value the type holds is stored exactly).
+inline void put_value(ValueType t, std::vector<unsigned char>& bytes, std::uint64_t i, double v) {
+  const std::size_t size = size_of(t);
+  auto store = [&](auto x) { std::memcpy(&bytes[i * size], &x, size); };
+  switch (t) {
+    case ValueType::f16:
+    case ValueType::bf16: store(reduce_detail::float_to_half(t, static_cast<float>(v))); break;
+    case ValueType::f32: store(static_cast<float>(v)); break;
+    case ValueType::f64: store(v); break;
+    case ValueType::i8: store(static_cast<std::int8_t>(v)); break;
+    case ValueType::i16: store(static_cast<std::int16_t>(v)); break;
+    case ValueType::i32: store(static_cast<std::int32_t>(v)); break;
+    case ValueType::u32: store(static_cast<std::uint32_t>(v)); break;
+    case ValueType::i64: store(static_cast<std::int64_t>(v)); break;
+    case ValueType::u64: store(static_cast<std::uint64_t>(v)); break;
   }
 }
 

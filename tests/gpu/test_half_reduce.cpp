@@ -20,6 +20,7 @@
 
 #include "autotune/reduce.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "generators.hpp"
 #include "gpu_fixtures.hpp"
 #include "kernel_templates/half_host.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
@@ -52,24 +53,6 @@ struct Input {
   bool exact = false;       // float sums: every order must give the reference's value exactly
   bool has_nan = false;     // left out for user operators (a > b ? a : b has no NaN rule)
 };
-
-// Element i of `bytes` set to the value `v` of the type (halves: rounded; integers: converted).
-void put(ValueType t, std::vector<unsigned char>& bytes, std::uint64_t i, double v) {
-  const std::size_t size = size_of(t);
-  auto store = [&](auto x) { std::memcpy(&bytes[i * size], &x, size); };
-  switch (t) {
-    case ValueType::f16:
-    case ValueType::bf16: store(float_to_half(t, static_cast<float>(v))); break;
-    case ValueType::f32: store(static_cast<float>(v)); break;
-    case ValueType::f64: store(v); break;
-    case ValueType::i8: store(static_cast<std::int8_t>(v)); break;
-    case ValueType::i16: store(static_cast<std::int16_t>(v)); break;
-    case ValueType::i32: store(static_cast<std::int32_t>(v)); break;
-    case ValueType::u32: store(static_cast<std::uint32_t>(v)); break;
-    case ValueType::i64: store(static_cast<std::int64_t>(v)); break;
-    case ValueType::u64: store(static_cast<std::uint64_t>(v)); break;
-  }
-}
 
 // The extremes of an integer type, as doubles (exact for every type here but the 64-bit ones, whose extremes are
 // written with their own bits below).
@@ -107,28 +90,30 @@ std::vector<Input> inputs_for(const ReduceProblem& base) {
   // Integers in [-2, 2]: every partial sum (and square sum) is an integer below 2^24, exact in f32 in any order.
   Input exact{"small integers n=4M+5 (exactly summable)", {}, (1ull << 22) + 5, 0, true};
   exact.bytes.resize(exact.n * size_of(t));
-  for (std::uint64_t i = 0; i < exact.n; ++i) put(t, exact.bytes, i, static_cast<double>(static_cast<int>(i * 7919 % 5) - 2));
+  for (std::uint64_t i = 0; i < exact.n; ++i)
+    put_value(t, exact.bytes, i, static_cast<double>(static_cast<int>(i * 7919 % 5) - 2));
   in.push_back(exact);
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   Input nan_last{"NaN last (scalar tail), unaligned", generated("uniform", kMid, 12), kMid, 1, false, true};
-  put(t, nan_last.bytes, kMid - 1, nan);
+  put_value(t, nan_last.bytes, kMid - 1, nan);
   in.push_back(nan_last);
   Input nan_first{"negative NaN first (scalar head), unaligned", generated("uniform", kMid, 13), kMid, 1, false, true};
-  put(t, nan_first.bytes, 0, -nan);
+  put_value(t, nan_first.bytes, 0, -nan);
   in.push_back(nan_first);
   Input nan_mid{"NaN inside a vector", generated("uniform", kMid, 18), kMid, 0, false, true};
-  put(t, nan_mid.bytes, kMid / 2 + 5, nan);
+  put_value(t, nan_mid.bytes, kMid / 2 + 5, nan);
   in.push_back(nan_mid);
   Input pos_inf{"+inf in the middle", generated("uniform", kMid, 14), kMid, 0};
-  put(t, pos_inf.bytes, kMid / 2, inf);
+  put_value(t, pos_inf.bytes, kMid / 2, inf);
   in.push_back(pos_inf);
   Input both_inf{"-inf and +inf", generated("uniform", kMid, 15), kMid, 1};
-  put(t, both_inf.bytes, 7, -inf);
-  put(t, both_inf.bytes, kMid / 2 + 3, inf);
+  put_value(t, both_inf.bytes, 7, -inf);
+  put_value(t, both_inf.bytes, kMid / 2 + 3, inf);
   in.push_back(both_inf);
   Input zeros{"signed zeros and small positives", {}, kMid, 1};
   zeros.bytes.resize(kMid * size_of(t));
-  for (std::uint64_t i = 0; i < kMid; ++i) put(t, zeros.bytes, i, i % 3 == 0 ? (i & 1 ? -0.0 : 0.0) : (i % 5) * 0.25);
+  for (std::uint64_t i = 0; i < kMid; ++i)
+    put_value(t, zeros.bytes, i, i % 3 == 0 ? (i & 1 ? -0.0 : 0.0) : (i % 5) * 0.25);
   in.push_back(zeros);
   return in;
 }

@@ -2,6 +2,9 @@
 // distributions from 2-element to multi-chunk segments (empty ones included), CUB's begin/end arrays with gaps,
 // reversed (empty) segments and unaligned begins, a queue overflow, every op and type on a few variants, repeated
 // calls giving the same bits, and the SegmentedReduce handle through the API (tuned, then the built-in default).
+// f16, bf16, i8 and i16 on the same paths and on edge inputs (length 1, NaN, ties and signed zeros), and, where the
+// test binary links CUB (AUTOTUNE_GPU_TESTS_HAVE_CUB), f16 and bf16 against cub::DeviceSegmentedReduce on finite
+// values (bench/cub_segreduce.cu; CUB orders no NaN and gives an empty segment's min/max as max()/lowest()).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -19,10 +22,16 @@
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
 #include "core/workload.hpp"  // upload
+#include "generators.hpp"
 #include "gpu_fixtures.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/segreduce/reference.hpp"
+#include "kernel_templates/half_host.hpp"
 #include "kernel_templates/segreduce/space.hpp"
+
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+#include "bench/cub_segreduce.hpp"
+#endif
 
 using namespace autotune;
 using namespace autotune::testing;
@@ -78,6 +87,11 @@ Case from_spec(const SegReduceProblem& p, const std::string& spec, std::uint64_t
   return c;
 }
 
+template <class T>
+void put_bits(std::vector<unsigned char>& values, std::size_t i, T bits) {
+  std::memcpy(&values[i * sizeof(T)], &bits, sizeof(T));
+}
+
 // CUB's general form: segments out of order, with gaps between them, overlapping, reversed (end < begin: empty),
 // and begins at every alignment.
 Case scrambled(const SegReduceProblem& p, std::uint64_t n, std::uint64_t seed) {
@@ -93,24 +107,45 @@ Case scrambled(const SegReduceProblem& p, std::uint64_t n, std::uint64_t seed) {
   return c;
 }
 
+// Element i of `values` set to the type's quiet NaN with a payload bit of its own (halves: the kernel must write the
+// element's own bits).
+void put_nan(ValueType t, std::vector<unsigned char>& values, std::size_t i) {
+  switch (t) {
+    case ValueType::f16: return put_bits(values, i, std::uint16_t{0x7E01});
+    case ValueType::bf16: return put_bits(values, i, std::uint16_t{0x7FC1});
+    case ValueType::f32: return put_bits(values, i, std::numeric_limits<float>::quiet_NaN());
+    case ValueType::f64: return put_bits(values, i, std::numeric_limits<double>::quiet_NaN());
+    default: return;
+  }
+}
+
 // The same segments over small integers (in [-2, 2]) of a float type: every partial sum of a segment is an integer far
-// below 2^24, exact in f32 and f64 in any order, so a float sum must equal the reference's exactly.
+// below 2^24, exact in f32 and f64 in any order (halves hold them exactly, and sum in f32), so a float sum must equal
+// the reference's exactly.
 Case exactly_summable(const SegReduceProblem& p, Case c) {
   c.name += ", small integers (exactly summable)";
-  const std::size_t size = size_of(p.type), n = c.values.size() / size;
+  const std::size_t n = c.values.size() / size_of(p.type);
   std::uint64_t x = 0x2545F4914F6CDD1DULL;
   for (std::size_t i = 0; i < n; ++i) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    const int v = static_cast<int>(x % 5) - 2;
-    if (p.type == ValueType::f32) {
-      const float f = static_cast<float>(v);
-      std::memcpy(&c.values[i * 4], &f, 4);
-    } else {
-      const double d = v;
-      std::memcpy(&c.values[i * 8], &d, 8);
-    }
+    put_value(p.type, c.values, i, static_cast<int>(x % 5) - 2);
   }
   c.exact_sums = true;
+  return c;
+}
+
+// Ties everywhere: values of {-1, -0.0, +0.0} (integers: {-1, 0}), so a segment's max is a zero met many times
+// (the first one wins, with its own sign), its min the first -1; a few segments are all zeros of mixed signs.
+Case ties(const SegReduceProblem& p, Case c) {
+  c.name += ", ties and signed zeros";
+  const std::size_t n = c.values.size() / size_of(p.type);
+  std::uint64_t x = 0x9E3779B97F4A7C15ULL;
+  for (std::size_t i = 0; i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const int k = static_cast<int>(x % 8);
+    const bool zeros_only = (i / 4096) % 5 == 0;
+    put_value(p.type, c.values, i, k == 0 && !zeros_only ? -1.0 : (k % 2 ? -0.0 : 0.0));
+  }
   return c;
 }
 
@@ -202,6 +237,18 @@ std::vector<SegReduceConfig> rotated(const std::vector<SegReduceConfig>& variant
   return {variants[i], variants[(i + k / 2) % k]};
 }
 
+constexpr SegReduceOp kOps[] = {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
+                                SegReduceOp::argmax};
+
+// A thread, a warp, a group of 4 lanes and the long path, one-element loads, a block per segment alone and queueing
+// the long segments: what the per-type cases rotate through.
+std::vector<SegReduceConfig> path_variants(const SegReduceProblem& p) {
+  return {SegReduceConfig::fallback(p),         {256, 1, 32, 16, 2, 1024},
+          {128, 32, 4096, 0, 4, 4096},          {512, 4, 64, 16, 4, 65536},
+          {256, 256, 0, 16, 8, 16384},          // a block per segment
+          {128, 128, 1024, 0, 4, 4096}};        // ... queueing the long
+}
+
 std::string temp_cache(const char* name) {
   const auto path =
       std::filesystem::temp_directory_path() / fmt::format("autotune_segreduce_{}_{}.db", ::getpid(), name);
@@ -231,17 +278,12 @@ TEST_SUITE("gpu_segreduce") {
   TEST_CASE("every operation and type on a thread, a group, a warp, a block and the long path (the quick tier: each "
             "path with every type and every operation), empty segments included: integers, min, max and arg exact; "
             "float sums exact on exactly summable values, within the rounding bound on others") {
-    const std::vector<SegReduceOp> ops{SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
-                                       SegReduceOp::argmax};
     for (std::size_t ti = 0; ti < all_value_types().size(); ++ti)
-      for (std::size_t oi = 0; oi < ops.size(); ++oi) {
+      for (std::size_t oi = 0; oi < std::size(kOps); ++oi) {
         const ValueType t = all_value_types()[ti];
-        const SegReduceOp op = ops[oi];
+        const SegReduceOp op = kOps[oi];
         const SegReduceProblem p = make(op, t);
-        const std::vector<SegReduceConfig> variants{SegReduceConfig::fallback(p),         {256, 1, 32, 16, 2, 1024},
-                                                    {128, 32, 4096, 0, 4, 4096},          {512, 4, 64, 16, 4, 65536},
-                                                    {256, 256, 0, 16, 8, 16384},          // a block per segment
-                                                    {128, 128, 1024, 0, 4, 4096}};        // ... queueing the long
+        const std::vector<SegReduceConfig> variants = path_variants(p);
         std::vector<Case> cases{from_spec(p, "uniform:0..300", 1 << 18, 11), from_spec(p, "power-law:1..64K", 1 << 20, 12),
                                 scrambled(p, 1 << 19, 13)};
         if (is_float(t) && op == SegReduceOp::sum) {
@@ -266,6 +308,97 @@ TEST_SUITE("gpu_segreduce") {
         CHECK_MESSAGE(failures.empty(), failures);
       }
   }
+
+  TEST_CASE("f16, bf16, i8, i16: every operation on a thread, a group, a warp, a block and the long path (the quick "
+            "tier: each path with every type and every operation) on empty segments, length 1, odd tails, unaligned "
+            "begins, NaN, ties and signed zeros: min, max, arg and integer sums exact; half sums in f32 within the "
+            "reduce family's f32 bound (reduce_sum_tolerance), exact on exactly summable halves") {
+    for (std::size_t ti = 0; ti < narrow_value_types().size(); ++ti)
+      for (std::size_t oi = 0; oi < std::size(kOps); ++oi) {
+        const ValueType t = narrow_value_types()[ti];
+        const SegReduceOp op = kOps[oi];
+        const SegReduceProblem p = make(op, t);
+        std::vector<SegReduceConfig> variants = path_variants(p);
+        variants.push_back({256, 32, 1024, 16, 8, 65536});  // 8 loads in flight, 64K chunks
+        std::vector<Case> cases{from_spec(p, "uniform:0..300", (1 << 18) + 7, 51), from_spec(p, "fixed:1", 999, 52),
+                                from_spec(p, "power-law:1..300K", 1 << 20, 53), scrambled(p, 1 << 19, 54)};
+        if (is_float(t) && op == SegReduceOp::sum) {
+          cases.push_back(exactly_summable(p, from_spec(p, "power-law:1..300K", 1 << 20, 55)));
+          cases.push_back(exactly_summable(p, scrambled(p, 1 << 19, 56)));
+        }
+        if (op != SegReduceOp::sum) {
+          cases.push_back(ties(p, from_spec(p, "uniform:1..20000", 1 << 19, 57)));
+          cases.push_back(ties(p, scrambled(p, 1 << 19, 58)));
+        }
+        if (is_float(t) && op != SegReduceOp::sum) {  // NaN (with a payload of its own) in some segments
+          Case nan = from_spec(p, "uniform:1..3000", 1 << 18, 59);
+          nan.name += ", NaN";
+          for (std::size_t i = 5; i < (1 << 18); i += 7919) put_nan(t, nan.values, i);
+          cases.push_back(std::move(nan));
+        }
+        const std::string failures = check_variants(p, rotated(variants, ti, oi), cases);
+        CHECK_MESSAGE(failures.empty(), failures);
+      }
+  }
+
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+  TEST_CASE("f16 and bf16 against cub::DeviceSegmentedReduce on finite values: argmin/argmax key and value bits "
+            "(empty segments included), min/max equal values on non-empty segments, sums exactly (exactly summable "
+            "halves, f32 accumulators both)") {
+    const DeviceInfo dev = query_device(0);
+    std::string failures;
+    for (ValueType t : {ValueType::f16, ValueType::bf16})
+      for (SegReduceOp op : kOps) {
+        const SegReduceProblem p = make(op, t);
+        // The fallback (groups, the long path) and a block per segment with 8 loads in flight (the batched argmax's).
+        const std::vector<SegReduceConfig> variants{SegReduceConfig::fallback(p), {256, 256, 0, 16, 8, 16384}};
+        int pruned = 0;
+        const auto compiled = compile_runnable(
+            p, variants, dev, [&](const SegReduceConfig& c) { return segreduce_constraint_violation(p, c, dev); },
+            pruned);
+        REQUIRE(compiled.size() == variants.size());
+        // Contiguous segments (CUB's offsets form): empty ones among short ones, and rows of 128K with an odd tail.
+        std::vector<Case> cases{from_spec(p, "uniform:0..3000", 1 << 20, 61),
+                                from_spec(p, "fixed:128K", (8 << 17) + 12345, 62)};
+        if (p.op == SegReduceOp::sum)
+          for (Case& c : cases) c = exactly_summable(p, std::move(c));
+        for (const Case& c : cases) {
+          Device d(p, c);
+          std::vector<std::int64_t> offsets = c.begin;
+          offsets.push_back(c.end.back());
+          const cuda::DeviceBuffer d_offsets = upload(offset_bytes(p, offsets));
+          const auto* o = static_cast<const unsigned char*>(d_offsets.get());
+          const bench::CubSegReduce cub(static_cast<bench::CubSegOp>(p.op), c.begin.size(), false,
+                                        static_cast<bench::CubValue>(t));
+          const auto want = d.run([&] { cub.run(d.values.get(), o, o + 4, d.out.get(), nullptr); });
+          for (const auto& v : compiled) {
+            const SegReduceKernel k(p, v.config, dev, v.cubin);
+            const auto got = d.run([&] { k.run(d.values.get(), c.begin.size(), o, o + 4, d.out.get(), nullptr); });
+            std::size_t wrong = 0;
+            std::string first;
+            for (std::size_t s = 0; s < c.begin.size(); ++s) {
+              const std::size_t at = s * p.result_bytes();
+              bool same = true;
+              if (is_arg(p.op)) {  // key and value; bytes 6-7 of CUB's pair are padding
+                same = std::memcmp(&got[at], &want[at], 6) == 0;
+              } else if (p.op == SegReduceOp::sum) {
+                same = std::memcmp(&got[at], &want[at], 4) == 0;
+              } else if (c.end[s] > c.begin[s]) {
+                std::uint16_t a = 0, b = 0;
+                std::memcpy(&a, &got[at], 2), std::memcpy(&b, &want[at], 2);
+                same = reduce_detail::half_to_float(t, a) == reduce_detail::half_to_float(t, b);
+              }
+              if (!same && wrong++ == 0) first = fmt::format("segment {} (length {})", s, c.end[s] - c.begin[s]);
+            }
+            if (wrong)
+              failures += fmt::format("{} {} on {}: {} of {} segments differ from CUB; first {}\n", p.shape_key(),
+                                      v.config.key(), c.name, wrong, c.begin.size(), first);
+          }
+        }
+      }
+    CHECK_MESSAGE(failures.empty(), failures);
+  }
+#endif
 
   TEST_CASE("more long segments than the queue holds: the first kernel reduces the rest itself") {
     const SegReduceProblem p = make(SegReduceOp::sum, ValueType::i32);
