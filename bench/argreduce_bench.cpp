@@ -7,16 +7,17 @@
 // pick_winner) is picked among them on those times, its median and CUB's from the same rounds. GB/s counts the input bytes once; % roof is against the read-only 16-byte streaming kernel measured
 // at the start of the run. Besides uniform values, real-ish inputs: a drifting random walk ("skewed", a time series
 // whose running maximum moves often), ascending values ("sorted") and all-equal values ("constant": every element
-// ties, the answer is index 0).
+// ties, the answer is index 0). Halves: bf16 and f16 argmax at 1M and 256M (bf16 argmax over logits is the ML case),
+// 2 bytes an element, against CUB's ArgMax on __nv_bfloat16 / __half.
 //
 // Where the small sizes go: each row also gives the fastest (value, index) pair variant and the fastest packed-key
-// variant (pack=u64: 32-bit types) of the screening, and the run ends with its floors, timed by the same harness:
+// variant (pack=u64: types of up to 32 bits) of the screening, and the run ends with its floors, timed by the same harness:
 // an empty kernel (the launch + event + cold-L2 floor) and the f32 sum of the reduction family at the small sizes
 // (the best of its small-n winners, kernel_templates/reduce/policy.json): what a reduction that reads the same bytes
 // without an index pays.
 //
 //   argreduce_bench [--quick | --small] [--no-cluster] [--samples K] [--screen K] [--limit K] [--markdown FILE]
-//     --quick     f32 argmax at 64K, 1M and 256M (uniform), skewed 256M
+//     --quick     f32 argmax at 64K, 1M and 256M (uniform), skewed 256M; bf16 argmax at 1M and 256M
 //     --small     only the cases of at most 1M elements (f32, i32, f64), and the floors
 //     --no-cluster  leave the thread-block cluster variants (grid=8) out
 //     --samples   samples for the winner and CUB (default 30)
@@ -73,6 +74,7 @@ std::vector<ArgReduceProblem> cases(bool quick, bool small) {
   if (quick) {
     for (std::uint64_t n : {64ull << 10, 1ull << 20, 256ull << 20}) add(ValueType::f32, ArgOp::argmax, n);
     add(ValueType::f32, ArgOp::argmax, 256ull << 20, "skewed");
+    for (std::uint64_t n : {1ull << 20, 256ull << 20}) add(ValueType::bf16, ArgOp::argmax, n);
     return out;
   }
   if (small) {
@@ -92,6 +94,8 @@ std::vector<ArgReduceProblem> cases(bool quick, bool small) {
   for (std::uint64_t n : {1ull << 20, 256ull << 20}) add(ValueType::f32, ArgOp::argmax, n, "skewed");
   for (std::uint64_t n : {1ull << 20, 16ull << 20}) add(ValueType::f32, ArgOp::argmax, n, "sorted");
   add(ValueType::f32, ArgOp::argmax, 256ull << 20, "constant");
+  for (ValueType t : {ValueType::bf16, ValueType::f16})
+    for (std::uint64_t n : {1ull << 20, 256ull << 20}) add(t, ArgOp::argmax, n);
   return out;
 }
 

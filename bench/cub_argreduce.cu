@@ -1,4 +1,6 @@
 #include <cub/device/device_reduce.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <stdexcept>
 #include <string>
@@ -14,7 +16,8 @@ void check(cudaError_t e, const char* what) {
 }
 
 // One CUB call; temp == nullptr asks for the temporary storage size. The value goes to byte 0 of `out`, the index
-// (int64) to byte 8: the layout of autotune::ArgResult.
+// (int64) to byte 8: the layout of autotune::ArgResult. Halves compare as CUB compares them (__half's and
+// __nv_bfloat16's operators: as floats), i8 and i16 as C++ does (as int).
 template <class T>
 cudaError_t call(bool argmax, void* temp, std::size_t& bytes, const void* in, void* out, std::uint64_t n,
                  cudaStream_t stream) {
@@ -32,11 +35,20 @@ cudaError_t dispatch(CubValue type, bool argmax, void* temp, std::size_t& bytes,
     case CubValue::i32: return call<int>(argmax, temp, bytes, in, out, n, stream);
     case CubValue::f32: return call<float>(argmax, temp, bytes, in, out, n, stream);
     case CubValue::f64: return call<double>(argmax, temp, bytes, in, out, n, stream);
-    default: throw std::invalid_argument("CubArgReduce: only i32, f32 and f64 inputs are built");
+    case CubValue::f16: return call<__half>(argmax, temp, bytes, in, out, n, stream);
+    case CubValue::bf16: return call<__nv_bfloat16>(argmax, temp, bytes, in, out, n, stream);
+    case CubValue::i8: return call<signed char>(argmax, temp, bytes, in, out, n, stream);
+    case CubValue::i16: return call<short>(argmax, temp, bytes, in, out, n, stream);
+    default: throw std::invalid_argument("CubArgReduce: only i32, f32, f64, f16, bf16, i8 and i16 inputs are built");
   }
 }
 
 }  // namespace
+
+bool cub_argreduce_supports(CubValue type) {
+  return type == CubValue::i32 || type == CubValue::f32 || type == CubValue::f64 || type == CubValue::f16 ||
+         type == CubValue::bf16 || type == CubValue::i8 || type == CubValue::i16;
+}
 
 CubArgReduce::CubArgReduce(CubValue type, bool argmax, std::uint64_t n) : type_(type), argmax_(argmax), n_(n) {
   check(dispatch(type, argmax, nullptr, temp_bytes_, nullptr, nullptr, n, nullptr),

@@ -11,9 +11,12 @@
 
 namespace autotune::bench {
 
+/// Whether CubArgReduce is built for `type`: i32, f32 and f64 (as CubReduce), and f16, bf16, i8 and i16.
+bool cub_argreduce_supports(CubValue type);
+
 /// One cub::DeviceReduce::ArgMin/ArgMax call for n elements, with its temporary storage allocated once (outside any
-/// timing). Built for i32, f32 and f64 (as CubReduce); other types throw std::invalid_argument. It writes where autotune's arg-reductions do: the value at byte 0 of `out`,
-/// the index (CUB's int64) at byte 8.
+/// timing). Types cub_argreduce_supports() refuses throw std::invalid_argument. It writes where autotune's
+/// arg-reductions do: the value at byte 0 of `out` (1, 2, 4 or 8 bytes), the index (CUB's int64) at byte 8.
 class CubArgReduce {
  public:
   CubArgReduce(CubValue type, bool argmax, std::uint64_t n);

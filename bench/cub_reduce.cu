@@ -99,6 +99,7 @@ cudaError_t dispatch(CubValue type, CubOp op, void* temp, std::size_t& bytes, co
 }  // namespace
 
 bool cub_reduce_supports(CubValue type, CubOp op) {
+  if (type == CubValue::i8 || type == CubValue::i16) return false;  // not instantiated
   if (type == CubValue::f16 || type == CubValue::bf16)
     return op == CubOp::sum || op == CubOp::absmax || op == CubOp::sumsq;
   return op == CubOp::sum || op == CubOp::min || op == CubOp::max;

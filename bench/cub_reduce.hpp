@@ -11,7 +11,7 @@
 namespace autotune::bench {
 
 /// Value types, numbered as autotune::ValueType (this header stays free of C++20 for nvcc's C++17).
-enum class CubValue { i32 = 0, u32 = 1, i64 = 2, u64 = 3, f32 = 4, f64 = 5, f16 = 6, bf16 = 7 };
+enum class CubValue { i32 = 0, u32 = 1, i64 = 2, u64 = 3, f32 = 4, f64 = 5, f16 = 6, bf16 = 7, i8 = 8, i16 = 9 };
 /// Operations, numbered as autotune::ReduceOp.
 enum class CubOp { sum = 0, min = 1, max = 2, absmax = 3, sumsq = 4 };
 

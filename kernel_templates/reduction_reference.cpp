@@ -17,47 +17,9 @@ namespace autotune {
 
 using reduce_detail::float_to_half;
 using reduce_detail::half_to_float;
+using reference_detail::with_reader;
 
 namespace {
-
-// --- reading the elements ----------------------------------------------------------------------------------------
-
-// Element i of the input as the host type the reference computes in: the value itself, a half as float.
-template <class T>
-struct Plain {
-  using V = T;
-  static V get(const void* data, std::uint64_t i) {
-    T v;
-    std::memcpy(&v, static_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
-    return v;
-  }
-};
-template <ValueType H>
-struct Half {
-  using V = float;
-  static V get(const void* data, std::uint64_t i) {
-    std::uint16_t b;
-    std::memcpy(&b, static_cast<const unsigned char*>(data) + i * 2, 2);
-    return half_to_float(H, b);
-  }
-};
-
-template <class F>
-decltype(auto) with_reader(ValueType t, F&& f) {
-  switch (t) {
-    case ValueType::i32: return f(Plain<std::int32_t>{});
-    case ValueType::u32: return f(Plain<std::uint32_t>{});
-    case ValueType::i64: return f(Plain<std::int64_t>{});
-    case ValueType::u64: return f(Plain<std::uint64_t>{});
-    case ValueType::f32: return f(Plain<float>{});
-    case ValueType::f64: return f(Plain<double>{});
-    case ValueType::f16: return f(Half<ValueType::f16>{});
-    case ValueType::bf16: return f(Half<ValueType::bf16>{});
-    case ValueType::i8: return f(Plain<std::int8_t>{});
-    case ValueType::i16: return f(Plain<std::int16_t>{});
-  }
-  throw UsageError("unknown value type");
-}
 
 bool takes_whole_range(ReduceOp op) { return op == ReduceOp::min || op == ReduceOp::max || op == ReduceOp::absmax; }
 
@@ -240,17 +202,22 @@ long double unit_roundoff(ValueType acc) { return acc == ValueType::f64 ? 0x1p-5
 
 }  // namespace
 
+std::vector<unsigned char> rounded_to_halves(ValueType half, const std::vector<float>& values) {
+  std::vector<unsigned char> bytes(values.size() * 2);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::uint16_t h = float_to_half(half, values[i]);
+    std::memcpy(&bytes[i * 2], &h, 2);
+  }
+  return bytes;
+}
+
 std::vector<unsigned char> generate_values(const ReduceProblem& problem, std::uint64_t n, std::uint64_t seed) {
   std::vector<unsigned char> bytes(n * size_of(problem.type));
   if (problem.type == ValueType::f16 || problem.type == ValueType::bf16) {
     // A float of [-1, 1) (or k/8) rounded to the half: rounding is monotone, so sorted floats stay sorted.
     std::vector<float> values(n);
     fill<float>(problem, n, seed, values.data());
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint16_t h = float_to_half(problem.type, values[i]);
-      std::memcpy(&bytes[i * 2], &h, 2);
-    }
-    return bytes;
+    return rounded_to_halves(problem.type, values);
   }
   with_reader(problem.type, [&](auto reader) {
     using T = typename decltype(reader)::V;

@@ -1,16 +1,61 @@
 // Test inputs for reductions and the CPU reference every reduction variant is checked against: the reduction
-// family's, and what the arg-reductions (with_value_type) and the segmented reductions (each segment's reduction)
-// reuse of it.
+// family's, and what the arg-reductions (with_value_type, reference_detail::with_reader) and the segmented reductions
+// (each segment's reduction) reuse of it.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "kernel_templates/half_host.hpp"
 
 namespace autotune {
+
+namespace reference_detail {
+
+/// Element i of an input as the host type the references compare and compute in: the value itself (i8 and i16 too),
+/// a half as float (exactly: half_host.hpp). R::V is that type, R::get(data, i) the value.
+template <class T>
+struct Plain {
+  using V = T;
+  static V get(const void* data, std::uint64_t i) {
+    T v;
+    std::memcpy(&v, static_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
+    return v;
+  }
+};
+template <ValueType H>
+struct Half {
+  using V = float;
+  static V get(const void* data, std::uint64_t i) {
+    std::uint16_t b;
+    std::memcpy(&b, static_cast<const unsigned char*>(data) + i * 2, 2);
+    return reduce_detail::half_to_float(H, b);
+  }
+};
+
+/// Calls f with the reader (Plain<T> or Half<H>) of every ValueType `t`.
+template <class F>
+decltype(auto) with_reader(ValueType t, F&& f) {
+  switch (t) {
+    case ValueType::i32: return f(Plain<std::int32_t>{});
+    case ValueType::u32: return f(Plain<std::uint32_t>{});
+    case ValueType::i64: return f(Plain<std::int64_t>{});
+    case ValueType::u64: return f(Plain<std::uint64_t>{});
+    case ValueType::f32: return f(Plain<float>{});
+    case ValueType::f64: return f(Plain<double>{});
+    case ValueType::f16: return f(Half<ValueType::f16>{});
+    case ValueType::bf16: return f(Half<ValueType::bf16>{});
+    case ValueType::i8: return f(Plain<std::int8_t>{});
+    case ValueType::i16: return f(Plain<std::int16_t>{});
+  }
+  throw UsageError("unknown value type");
+}
+
+}  // namespace reference_detail
 
 /// Calls f with a value of the C++ type of `t` (int32_t, uint32_t, int64_t, uint64_t, float, double): the 32- and
 /// 64-bit types of all_value_types(). The narrow ones (no host arithmetic type for halves) throw UsageError.
@@ -27,6 +72,9 @@ decltype(auto) with_value_type(ValueType t, F&& f) {
   }
   throw UsageError("with_value_type: only the 32- and 64-bit value types have a host type here");
 }
+
+/// `values` each rounded to the nearest `half` (f16 or bf16, ties to even: half_host.hpp), as raw bytes.
+std::vector<unsigned char> rounded_to_halves(ValueType half, const std::vector<float>& values);
 
 /// n values of problem.type following problem.distribution, reproducible from `seed`, as raw bytes:
 ///   uniform:  integer sums (and sumsq, sumabs, l2norm, user operators): i32 and i64 in [-2^30, 2^30), u32 over its

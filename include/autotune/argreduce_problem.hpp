@@ -20,15 +20,19 @@ std::string_view to_string(ArgOp op);
 std::optional<ArgOp> parse_arg_op(std::string_view text);
 
 /// What an arg-reduction writes: the extreme value and the smallest index at which it occurs. In device memory it
-/// is this struct: the value at byte 0, the index at byte 8, 16 bytes for every T.
+/// is this struct: the value at byte 0 (1, 2, 4 or 8 bytes), the index at byte 8, 16 bytes for every T (__half and
+/// __nv_bfloat16 included: include cuda_fp16.h / cuda_bf16.h to name ArgResult<__half>).
 template <class T>
 struct ArgResult {
   T value;
   std::uint64_t index;
 };
-static_assert(sizeof(ArgResult<float>) == 16 && sizeof(ArgResult<double>) == 16, "value at 0, index at 8");
+static_assert(sizeof(ArgResult<float>) == 16 && sizeof(ArgResult<double>) == 16 &&
+                  sizeof(ArgResult<signed char>) == 16 && sizeof(ArgResult<std::int16_t>) == 16,
+              "value at 0, index at 8");
 
-/// Arg-min or arg-max of n elements of `type`.
+/// Arg-min or arg-max of n elements of `type`: any ValueType (f16 and bf16 compare as their float values, exactly;
+/// i8 and i16 as int).
 ///
 /// Semantics (the reference: kernel_templates/argreduce/reference.cpp; CUB: cub::ArgMin / cub::ArgMax on
 /// KeyValuePair, `b < a || (a == b && b.key < a.key)`):
@@ -40,7 +44,8 @@ static_assert(sizeof(ArgResult<float>) == 16 && sizeof(ArgResult<double>) == 16,
 ///     NaN is never `<` or `>` anything, so which element wins depends on where its reduction tree meets the NaN);
 ///     where the input has no NaN our result equals CUB's;
 ///   - n = 0: index 1 and the value CUB writes for an empty input: std::numeric_limits<T>::lowest() for arg-max,
-///     max() for arg-min (-FLT_MAX, not -inf, for f32), as CUB's ArgMax/ArgMin do;
+///     max() for arg-min (-FLT_MAX, not -inf, for f32; -65504 / 65504 for f16, bits 0xfbff / 0x7bff; bf16's
+///     0xff7f / 0x7f7f: cuda::std::numeric_limits<__half> and <__nv_bfloat16>), as CUB's ArgMax/ArgMin do;
 ///   - indices are 64-bit: any n the device holds; the result is deterministic (exactly defined, whatever the
 ///     kernel's order).
 struct ArgReduceProblem {
@@ -81,7 +86,7 @@ struct ArgReduceConfig {
   /// cluster of that many blocks (sm_90+; 16 is a non-portable size) that combine their winners through distributed
   /// shared memory (kArgReduceClusterGrid, kArgReduceLargeClusterGrid)
   int grid_blocks = 0;
-  /// 32-bit types only: after each thread's scan, a candidate travels as one 64-bit key, (order bits of the value)
+  /// Types of up to 32 bits (not i64, u64, f64): after each thread's scan, a candidate travels as one 64-bit key, (order bits of the value)
   /// << 32 | ~index, whose unsigned maximum is the answer (NaN on top, equal values to the smaller index): the block
   /// reduction is a u64 max (warp_shuffle, or warp_reduce: two __reduce_max_sync), the grid finish one atomicMax per
   /// block into the workspace and a ticket, the last block decoding the key (no partials to fold). Printed in the key

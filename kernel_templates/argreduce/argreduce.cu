@@ -5,10 +5,13 @@
 //
 // Compile-time constants in namespace `at`, from the preamble autotune::kernel_source() generates from an
 // ArgReduceProblem and an ArgReduceConfig:
-//   in_t                  element type
+//   in_t                  element type: a half's 16 bits (unsigned short) for f16 and bf16
+//   cmp_t                 the type its values compare in (order.cuh): float for halves (exact), int for i8 and i16,
+//                         in_t for the others
+//   kHalf                 0, or 1 for f16, 2 for bf16 (common.cuh's half_bits_to_float)
 //   kArgMax               arg-max (else arg-min)
-//   kIsFloat              in_t is float or double
-//   kIdentityBits         bits of the value no element is beaten by: -inf / +inf for floats, the type's lowest /
+//   kIsFloat              the values are floats (f32, f64, f16, bf16)
+//   kIdentityBits         bits of the element no element is beaten by: -inf / +inf for floats, the type's lowest /
 //                         highest for integers (arg-max / arg-min)
 //   kEmptyBits            the value written for n = 0 (CUB's: numeric_limits lowest() / max()), with index 1
 //   kBlock, kVecBytes, kLoads, kAccumulators, kBlockReduce, kFinish, kSingleBlock: as in reduce.cu
@@ -16,11 +19,12 @@
 //                         non-portable 16): the blocks combine their winners through distributed shared memory behind
 //                         two cluster barriers, with no global partials, fence or ticket (the small-n path: those are
 //                         the finish's whole cost)
-//   kPack                 32-bit types: below n = 2^32, a thread's candidate becomes one 64-bit key (pack(), below)
-//                         whose unsigned maximum is the answer: the block reduction is a u64 max (shuffles, or two
-//                         __reduce_max_sync with kBlockReduce == warp_reduce), the grid's finish one atomicMax per
-//                         block into the workspace's key word plus the ticket, and the last block's thread 0 decodes
-//                         the key (no partials to fold, no second block reduction). From n = 2^32 the pair path.
+//   kPack                 types of up to 32 bits: below n = 2^32, a thread's candidate becomes one 64-bit key
+//                         (pack(), below) whose unsigned maximum is the answer: the block reduction is a u64 max
+//                         (shuffles, or two __reduce_max_sync with kBlockReduce == warp_reduce), the grid's finish one
+//                         atomicMax per block into the workspace's key word plus the ticket, and the last block's
+//                         thread 0 decodes the key (no partials to fold, no second block reduction). From n = 2^32
+//                         the pair path.
 //
 // The order (the semantics of argreduce_problem.hpp): a value beats another when it is more extreme; NaN beats every
 // number; equal values (==, so -0.0 equals +0.0; two NaNs are equal) go to the smaller index. Over pairs (value,
@@ -29,8 +33,9 @@
 //
 // A thread meets its elements in increasing index order within each of its accumulators (interleaved tiles: load k
 // of tile t is before load k + 1 and before tile t + 1), so its scan keeps a candidate only when strictly beaten
-// (better()) and never compares indices; it tracks a 32-bit ordinal (its tile, load and element) instead of the
-// 64-bit index and turns it into the index once, at the end. A thread that never takes an element (every one of its
+// (beats()) and never compares indices; it keeps the candidate's value (cmp_t: a half is converted once per element)
+// and a 32-bit ordinal (its tile, load and element) instead of the 64-bit index, and turns them into the element's
+// bits and its index once, at the end (storage_of()). A thread that never takes an element (every one of its
 // elements equals the identity) reports index kNone; if the whole input is such, the answer is index 0, which the
 // final store writes.
 //
@@ -39,10 +44,11 @@
 //
 // The packed key (kPack): order(v) << 32 | ~index, where order() maps the values to 32-bit unsigned integers in the
 // order of "more extreme" (arg-max: ascending; arg-min: the complement), every NaN to 0xFFFFFFFF above every number,
-// and -0.0 to +0.0's image (they are equal). The maximum key is then the most extreme value at its smallest index,
-// the pairs' total order exactly; key 0 (no candidate) is below every element's key, as ~index >= 1 for n < 2^32.
-// Decoding gives the index and, for every value but a zero or a NaN, the value's bits (order() is a bijection on the
-// rest); for those two the bits come from in[index] (the sign of the zero, the NaN's payload).
+// and -0.0 to +0.0's image (they are equal); a half's from its 16 bits, an i8's or i16's from its int. The maximum
+// key is then the most extreme value at its smallest index, the pairs' total order exactly; key 0 (no candidate) is
+// below every element's key, as ~index >= 1 for n < 2^32. Decoding gives the index and, for every value but a zero or
+// a NaN, the value's bits (order() is a bijection on the rest); for those two the bits come from in[index] (the sign
+// of the zero, the NaN's payload).
 
 static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 in 64..1024");
 static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
@@ -52,8 +58,8 @@ static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulat
 static_assert(at::kBlockReduce == at::BlockReduce::shared_tree || at::kBlockReduce == at::BlockReduce::warp_shuffle ||
                   (at::kPack && at::kBlockReduce == at::BlockReduce::warp_reduce),
               "block reduction is shared_tree or warp_shuffle; warp_reduce with packed keys");
-static_assert(!at::kPack || (sizeof(at::in_t) == 4 && at::kBlockReduce != at::BlockReduce::shared_tree),
-              "packed keys hold a 32-bit value and travel by shuffles or __reduce_max_sync");
+static_assert(!at::kPack || (sizeof(at::in_t) <= 4 && at::kBlockReduce != at::BlockReduce::shared_tree),
+              "packed keys hold a value of up to 32 bits and travel by shuffles or __reduce_max_sync");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce, "__reduce_max_sync needs sm_80 or newer");
 #endif
@@ -137,7 +143,7 @@ __device__ __forceinline__ void store_partial(unsigned char* partials, unsigned 
   *reinterpret_cast<u64*>(partials + 16ull * b + 8) = p.i;
 }
 
-// ---- Packed keys (kPack; 32-bit types): the block's and the grid's greatest key ----
+// ---- Packed keys (kPack; types of up to 32 bits): the block's and the grid's greatest key ----
 
 __device__ __forceinline__ u64 max_u64(u64 a, u64 b) { return b > a ? b : a; }
 
@@ -187,7 +193,7 @@ __device__ __forceinline__ Pair remote_pair(const Pair* local, unsigned rank) {
   unsigned long long v, i;
   asm volatile("ld.shared::cluster.u64 %0, [%1];" : "=l"(v) : "r"(remote) : "memory");
   asm volatile("ld.shared::cluster.u64 %0, [%1+8];" : "=l"(i) : "r"(remote) : "memory");
-  return Pair{from_bits(v), i};  // a 4-byte value is the low half (little-endian)
+  return Pair{from_bits(v), i};  // a value of under 8 bytes is in the low bytes (little-endian)
 }
 // The u64 at the same shared-memory address as `local` in block `rank` of the cluster.
 __device__ __forceinline__ u64 remote_u64(const u64* local, unsigned rank) {
@@ -275,10 +281,10 @@ autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsign
 
   // Whole vectors in interleaved tiles: load k of tile t is vector t * tile + k * threads + tid, whose ordinal is
   // (t * kLoads + k) * kElems + e for its element e.
-  in_t best[kAccumulators];
+  cmp_t best[kAccumulators];
   unsigned ord[kAccumulators];
 #pragma unroll
-  for (int a = 0; a < kAccumulators; ++a) best[a] = from_bits(kIdentityBits), ord[a] = kNoOrdinal;
+  for (int a = 0; a < kAccumulators; ++a) best[a] = value_of(from_bits(kIdentityBits)), ord[a] = kNoOrdinal;
   const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
   const u64 nvec = split.nvec;
   const u64 tile = threads * kLoads;
@@ -293,7 +299,8 @@ autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsign
 #pragma unroll
       for (int e = 0; e < kElems; ++e) {
         const int a = (k * kElems + e) % kAccumulators;
-        if (better(v[k].v[e], best[a])) best[a] = v[k].v[e], ord[a] = ord_base + k * kElems + e;
+        const cmp_t x = value_of(v[k].v[e]);
+        if (beats(x, best[a])) best[a] = x, ord[a] = ord_base + k * kElems + e;
       }
   }
   if (base < nvec) {  // the last, partial tile
@@ -306,21 +313,24 @@ autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsign
 #pragma unroll
         for (int e = 0; e < kElems; ++e) {
           const int a = (k * kElems + e) % kAccumulators;
-          if (better(v.v[e], best[a])) best[a] = v.v[e], ord[a] = ord_base + k * kElems + e;
+          const cmp_t x = value_of(v.v[e]);
+          if (beats(x, best[a])) best[a] = x, ord[a] = ord_base + k * kElems + e;
         }
       }
     }
   }
-  // Ordinals to indices: vector q * threads + tid (q = t * kLoads + k), element e of it.
+  // Ordinals to indices: vector q * threads + tid (q = t * kLoads + k), element e of it; values to elements.
   Pair p = edge;
 #pragma unroll
   for (int a = 0; a < kAccumulators; ++a) {
     u64 index = kNone;
+    in_t element = from_bits(kIdentityBits);
     if (ord[a] != kNoOrdinal) {
       const u64 q = ord[a] / kElems;
       index = split.head + (q * threads + tid) * kElems + ord[a] % kElems;
+      element = storage_of(best[a], in, index);
     }
-    p = combine(p, Pair{best[a], index});
+    p = combine(p, Pair{element, index});
   }
 
   if constexpr (kPack) {

@@ -56,8 +56,8 @@ std::size_t ArgReduceConfig::shared_bytes(const ArgReduceProblem&) const {
 
 std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) const {
   if (pack) {
-    if (size_of(problem.type) != 4)
-      return fmt::format("pack=u64 needs a 32-bit type (value order bits and ~index in 64 bits), not {}",
+    if (size_of(problem.type) > 4)
+      return fmt::format("pack=u64 needs a type of up to 32 bits (value order bits and ~index in 64 bits), not {}",
                          to_string(problem.type));
     if (block_reduce != BlockReduce::warp_shuffle && block_reduce != BlockReduce::warp_reduce)
       return fmt::format("block reduction {} of packed keys is not warp_shuffle or warp_reduce",

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/error.hpp"
 #include "core/key_text.hpp"
@@ -32,8 +34,8 @@ class ArgReduceFamily final : public KernelFamily {
  public:
   std::string_view name() const override { return ArgReduceProblem::kFamily; }
   std::string_view summary() const override {
-    return "arg-min or arg-max (value and first index) of i32, u32, i64, u64, f32 or f64 values (CUB's "
-           "DeviceReduce::ArgMin/ArgMax)";
+    return "arg-min or arg-max (value and first index) of i32, u32, i64, u64, f32, f64, f16, bf16, i8 or i16 values "
+           "(CUB's DeviceReduce::ArgMin/ArgMax)";
   }
 
   // "argreduce/argmax/f32/n=1048576/dist=uniform".
@@ -71,12 +73,15 @@ class ArgReduceFamily final : public KernelFamily {
   }
   // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds f32,
   // i32 and f64: another type is served from the closest of them by element size (the loads, grid and finish carry
-  // over; the comparison is the kernel's), after every entry of its own type.
+  // over; the comparison is the kernel's), after every entry of its own type: 2 per doubling of the element size
+  // between them, so f16, bf16, i8 and i16 take the 4-byte entries before f64's.
   std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
     if (auto d = shape_distance(wanted, tuned)) return d;
     const ArgReduceProblem& a = problem_of(wanted);
     const ArgReduceProblem& b = problem_of(tuned);
-    return 4.0 + (size_of(a.type) == size_of(b.type) ? 0.0 : 2.0) + (a.op == b.op ? 0.0 : 1.0);
+    const double doublings = std::abs(std::log2(static_cast<double>(size_of(a.type))) -
+                                      std::log2(static_cast<double>(size_of(b.type))));
+    return 4.0 + 2.0 * doublings + (a.op == b.op ? 0.0 : 1.0);
   }
   std::string_view policy_data() const override { return embedded::argreduce_policy_json; }
   std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
@@ -147,7 +152,7 @@ class ArgReduceFamily final : public KernelFamily {
 
   std::vector<ProblemParameter> problem_parameters() const override {
     return {{"op", "OP", "operation: argmin or argmax (required)"},
-            {"type", "T", "element type: i32, u32, i64, u64, f32, f64 (required)"}};
+            {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)"}};
   }
 
   Problem make_problem(const ProblemOptions& o) const override {
@@ -158,10 +163,12 @@ class ArgReduceFamily final : public KernelFamily {
     const auto op = parse_arg_op(str("op"));
     if (!op) throw UsageError(fmt::format("--op: unknown operation '{}' (known: argmin, argmax)", str("op")));
     p.op = *op;
-    if (!given("type")) throw UsageError("--type is required for --kernel argreduce (i32, u32, i64, u64, f32, f64)");
+    if (!given("type"))
+      throw UsageError("--type is required for --kernel argreduce (i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16)");
     const auto t = parse_value_type(str("type"));
     if (!t)
-      throw UsageError(fmt::format("--type: unknown type '{}' (known: i32, u32, i64, u64, f32, f64)", str("type")));
+      throw UsageError(
+          fmt::format("--type: unknown type '{}' (known: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16)", str("type")));
     p.type = *t;
     p.n = parse_size(str("n"));
     if (given("dist")) p.distribution = str("dist");

@@ -2,15 +2,27 @@
 // pairs combine, how the result is stored, and the 64-bit keys of the packed path (order(v) << 32 | ~index) with their
 // decoding (the semantics: the top of argreduce.cu). A fragment of argreduce.cu, which includes it inside namespace
 // `at`; kernel_source() puts its text in place of the #include (preamble::variant_source). It uses only u64 and the
-// preamble's constants (in_t, kArgMax, kIsFloat, kIdentityBits, kEmptyBits), and its functions are AT_HOST_DEVICE
-// (common.cuh), so that tests/cpu/test_argreduce.cpp compiles this very code for the host, once per type and
-// operation, and checks it against the CPU reference on arrays split over emulated threads as the kernel splits them.
+// preamble's constants (in_t, cmp_t, kHalf, kArgMax, kIsFloat, kIdentityBits, kEmptyBits), and on the device
+// common.cuh's half_bits_to_float; its functions are AT_HOST_DEVICE (common.cuh), so that tests/cpu/test_argreduce.cpp
+// compiles this very code for the host, once per type and operation, and checks it against the CPU reference on
+// arrays split over emulated threads as the kernel splits them.
+//
+// Elements and values: an element (in_t) is what the input holds, a value (cmp_t) what the comparisons see. A half
+// (kHalf 1: f16, 2: bf16) is its 16 bits (unsigned short, as in the reduction template: NVRTC compiles without
+// cuda_fp16.h) and compares as its float value, which is exact; i8 and i16 compare as int (as C++ promotes them);
+// every other type is its own value. A pair carries the element's bits (a NaN's payload, a zero's sign).
 
 constexpr u64 kNone = ~0ull;          // no index: the identity's
 constexpr unsigned kNoOrdinal = ~0u;  // the same for a thread's ordinals (argreduce.cu's scan)
 
 AT_HOST_DEVICE in_t from_bits(u64 b) {
-  if constexpr (sizeof(in_t) == 4) {
+  if constexpr (sizeof(in_t) == 1) {
+    const unsigned char w = static_cast<unsigned char>(b);
+    return *reinterpret_cast<const in_t*>(&w);
+  } else if constexpr (sizeof(in_t) == 2) {
+    const unsigned short w = static_cast<unsigned short>(b);
+    return *reinterpret_cast<const in_t*>(&w);
+  } else if constexpr (sizeof(in_t) == 4) {
     const unsigned w = static_cast<unsigned>(b);
     return *reinterpret_cast<const in_t*>(&w);
   } else {
@@ -18,8 +30,56 @@ AT_HOST_DEVICE in_t from_bits(u64 b) {
   }
 }
 
-// Whether b beats a strictly: more extreme, or NaN against a number. No fast-math: x != x holds only for NaN.
-AT_HOST_DEVICE bool better(in_t b, in_t a) {
+AT_HOST_DEVICE unsigned float_bits(float f) { return *reinterpret_cast<const unsigned*>(&f); }
+AT_HOST_DEVICE float bits_float(unsigned u) { return *reinterpret_cast<const float*>(&u); }
+
+// A half's value, exactly (NaN stays a NaN; its payload need not survive: storage_of() takes a NaN from the input).
+AT_HOST_DEVICE float half_value(unsigned short h) {
+#ifdef __CUDA_ARCH__
+  return half_bits_to_float<kHalf>(h);  // common.cuh: cvt.f32.f16, or a bf16 as the top half of a float
+#else
+  // The host (the CPU tests) converts from the bits: a bf16 is the top half of a float; an f16 is rebiased (normal),
+  // or man * 2^-24 (zero, subnormal), or an infinity or NaN with its mantissa.
+  if (kHalf == 2) return bits_float(static_cast<unsigned>(h) << 16);
+  const unsigned sign = static_cast<unsigned>(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
+  if (exp == 0x1Fu) return bits_float(sign | 0x7F800000u | (man << 13));
+  if (exp != 0u) return bits_float(sign | ((exp + 112u) << 23) | (man << 13));
+  const float magnitude = static_cast<float>(man) * 5.9604644775390625e-8f;  // 2^-24: exact
+  return sign ? -magnitude : magnitude;
+#endif
+}
+
+// The bits of the half whose value is `v` (not NaN): half_value()'s inverse, exact for every value it gives.
+AT_HOST_DEVICE unsigned short half_bits(float v) {
+  const unsigned u = float_bits(v);
+  if (kHalf == 2) return static_cast<unsigned short>(u >> 16);
+  const unsigned sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
+  if (a >= 0x7F800000u) return static_cast<unsigned short>(sign | 0x7C00u);                    // infinity
+  if (a >= 0x38800000u) return static_cast<unsigned short>(sign | ((a - (112u << 23)) >> 13));  // normal: from 2^-14
+  return static_cast<unsigned short>(sign | static_cast<unsigned>(bits_float(a) * 16777216.0f));  // k * 2^-24
+}
+
+// An element's value.
+AT_HOST_DEVICE cmp_t value_of(in_t x) {
+  if constexpr (kHalf != 0) return half_value(static_cast<unsigned short>(x));
+  else return static_cast<cmp_t>(x);
+}
+
+// The element whose value a thread's scan kept (value_of() of in[index]): for every type but halves the value
+// itself (an i8 or i16 narrowed back from int); a half's bits from its value (exact), but a NaN's from the input
+// (its payload: the conversion to float need not keep it).
+AT_HOST_DEVICE in_t storage_of(cmp_t v, const in_t* in, u64 index) {
+  if constexpr (kHalf != 0) {
+    if (v != v) return in[index];
+    return static_cast<in_t>(half_bits(static_cast<float>(v)));
+  } else {
+    return static_cast<in_t>(v);
+  }
+}
+
+// Whether value b beats value a strictly: more extreme, or NaN against a number. No fast-math: x != x holds only for
+// NaN.
+AT_HOST_DEVICE bool beats(cmp_t b, cmp_t a) {
   if constexpr (kIsFloat) {
     if constexpr (kArgMax) return !(b <= a) && a == a;  // b > a, or b NaN and a not
     else return !(b >= a) && a == a;
@@ -30,10 +90,14 @@ AT_HOST_DEVICE bool better(in_t b, in_t a) {
 }
 
 // Equal in the order: ==, or both NaN.
-AT_HOST_DEVICE bool same(in_t a, in_t b) {
+AT_HOST_DEVICE bool same_value(cmp_t a, cmp_t b) {
   if constexpr (kIsFloat) return a == b || (a != a && b != b);
   else return a == b;
 }
+
+// The same of elements, by their values.
+AT_HOST_DEVICE bool better(in_t b, in_t a) { return beats(value_of(b), value_of(a)); }
+AT_HOST_DEVICE bool same(in_t a, in_t b) { return same_value(value_of(a), value_of(b)); }
 
 struct Pair {
   in_t v;
@@ -63,33 +127,53 @@ AT_HOST_DEVICE void store(unsigned char* out, Pair p, u64 n) {
   *reinterpret_cast<u64*>(out + 8) = p.i;
 }
 
-// ---- Packed keys (kPack; 32-bit types) ----
+// ---- Packed keys (kPack; types of up to 32 bits) ----
 
-AT_HOST_DEVICE unsigned bits32(in_t v) { return *reinterpret_cast<const unsigned*>(&v); }
+AT_HOST_DEVICE unsigned bits32(cmp_t v) { return *reinterpret_cast<const unsigned*>(&v); }
 
 template <class T> struct SignedInt { static constexpr bool value = false; };
 template <> struct SignedInt<int> { static constexpr bool value = true; };
-constexpr bool kSignedInt = SignedInt<in_t>::value;
+constexpr bool kSignedInt = SignedInt<cmp_t>::value;  // i32, and i8 and i16 as int
 
-// The value's place in the order of "more extreme" as a 32-bit unsigned integer (see the top of argreduce.cu).
-AT_HOST_DEVICE unsigned order(in_t v) {
-  unsigned b = bits32(v);
-  if constexpr (kIsFloat) {
-    if (v != v) return 0xFFFFFFFFu;  // every NaN, for both operations: no number maps there
-    if (v == in_t(0)) b = 0u;        // -0.0 == +0.0
-    b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-  } else if constexpr (kSignedInt) {
-    b ^= 0x80000000u;
+// A half's infinity's bits without the sign: larger magnitude bits are NaNs.
+constexpr unsigned kHalfInfBits = kHalf == 2 ? 0x7F80u : 0x7C00u;
+
+// The element's place in the order of "more extreme" as a 32-bit unsigned integer (see the top of argreduce.cu).
+// A half's from its 16 bits: sign and magnitude, the magnitude bits ascending with |value| (IEEE: subnormals and
+// the infinity included), as a float's are; i8 and i16 from their int; the rest from their 32 bits.
+AT_HOST_DEVICE unsigned order(in_t x) {
+  if constexpr (kHalf != 0) {
+    unsigned b = static_cast<unsigned short>(x);
+    if ((b & 0x7FFFu) > kHalfInfBits) return 0xFFFFFFFFu;  // every NaN, for both operations: no number maps there
+    if ((b & 0x7FFFu) == 0u) b = 0u;                         // -0.0 == +0.0
+    b = (b & 0x8000u) ? (~b & 0xFFFFu) : (b | 0x8000u);
+    return kArgMax ? b : 0xFFFFu - b;
+  } else {
+    const cmp_t v = value_of(x);
+    unsigned b = bits32(v);
+    if constexpr (kIsFloat) {
+      if (v != v) return 0xFFFFFFFFu;  // every NaN, for both operations: no number maps there
+      if (v == cmp_t(0)) b = 0u;       // -0.0 == +0.0
+      b = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+    } else if constexpr (kSignedInt) {
+      b ^= 0x80000000u;
+    }
+    return kArgMax ? b : ~b;
   }
-  return kArgMax ? b : ~b;
 }
 
-// The inverse of order() on its numbers (the zero comes back as +0.0; a NaN is not decoded: see unpack_store()).
+// The inverse of order() on its numbers, as the element's bits (a half's 16, an i8's or i16's int's 32; the zero
+// comes back as +0.0; a NaN is not decoded: see unpack_store()).
 AT_HOST_DEVICE unsigned unorder(unsigned o) {
-  if constexpr (!kArgMax) o = ~o;
-  if constexpr (kIsFloat) return (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
-  else if constexpr (kSignedInt) return o ^ 0x80000000u;
-  else return o;
+  if constexpr (kHalf != 0) {
+    if constexpr (!kArgMax) o = 0xFFFFu - o;
+    return (o & 0x8000u) ? (o & 0x7FFFu) : (~o & 0xFFFFu);
+  } else {
+    if constexpr (!kArgMax) o = ~o;
+    if constexpr (kIsFloat) return (o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o;
+    else if constexpr (kSignedInt) return o ^ 0x80000000u;
+    else return o;
+  }
 }
 
 // A candidate as a key; 0 for none. Needs p.i < 2^32 - 1 (n < 2^32).
@@ -106,11 +190,9 @@ AT_HOST_DEVICE void unpack_store(unsigned char* out, u64 k, const in_t* in, u64 
     return;
   }
   const u64 index = static_cast<unsigned>(~static_cast<unsigned>(k));
-  unsigned bits = unorder(o);
-  if constexpr (kIsFloat) {
-    if (o == 0xFFFFFFFFu || bits == 0u) bits = bits32(in[index]);  // a NaN's payload, a zero's sign: as they are
-  }
-  *reinterpret_cast<unsigned*>(out) = bits;
+  const unsigned bits = unorder(o);
+  // A NaN's payload, a zero's sign: as they are in the input. Else the decoded bits (an i8's or i16's low ones).
+  const in_t v = kIsFloat && (o == 0xFFFFFFFFu || bits == 0u) ? in[index] : from_bits(bits);
+  *reinterpret_cast<in_t*>(out) = v;
   *reinterpret_cast<u64*>(out + 8) = index;
 }
-

@@ -10,12 +10,35 @@
 #include <type_traits>
 
 #include "autotune/error.hpp"
-#include "kernel_templates/reduction_reference.hpp"  // with_value_type
 #include "core/splitmix.hpp"
+#include "kernel_templates/half_host.hpp"
+#include "kernel_templates/reduction_reference.hpp"  // reference_detail::with_reader
 
 namespace autotune {
 
 namespace {
+
+using reduce_detail::half_to_float;
+
+using reference_detail::with_reader;
+
+// The bits of element i, zero-extended.
+std::uint64_t bits_at(ValueType t, const void* data, std::uint64_t i) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, static_cast<const unsigned char*>(data) + i * size_of(t), size_of(t));  // little-endian
+  return bits;
+}
+
+// CUB's value for n = 0: numeric_limits<T>::lowest() for arg-max, max() for arg-min; for halves those of
+// cuda::std::numeric_limits<__half> and <__nv_bfloat16>: -65504 / 65504 and -(2 - 2^-7) * 2^127 / its negation.
+template <class R>
+std::uint64_t empty_bits(ValueType t, bool max) {
+  if (t == ValueType::f16) return max ? 0xFBFFu : 0x7BFFu;
+  if (t == ValueType::bf16) return max ? 0xFF7Fu : 0x7F7Fu;
+  using V = typename R::V;
+  const V v = max ? std::numeric_limits<V>::lowest() : std::numeric_limits<V>::max();
+  return bits_at(t, &v, 0);
+}
 
 template <class T>
 T draw(SplitMix64& rng) {
@@ -27,8 +50,9 @@ T draw(SplitMix64& rng) {
   }
 }
 
+// `step` scales a float walk's steps (halves: 2^-8, so that an f16 walk of 2^28 steps stays below 65504).
 template <class T>
-void fill(const ArgReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out) {
+void fill(const ArgReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out, double step = 1.0) {
   SplitMix64 rng{seed};
   if (p.distribution == "uniform" || p.distribution == "sorted") {
     for (std::uint64_t i = 0; i < n; ++i) out[i] = draw<T>(rng);
@@ -38,10 +62,10 @@ void fill(const ArgReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out
   } else if (p.distribution == "skewed") {
     if constexpr (std::is_floating_point_v<T>) {
       double x = 0;
-      for (std::uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x += rng.unit() - 0.45);
+      for (std::uint64_t i = 0; i < n; ++i) out[i] = static_cast<T>(x += (rng.unit() - 0.45) * step);
     } else {
       // From the middle of the range (0 for signed types): fewer than 2^29 steps of at most 4 stay inside a 32-bit
-      // range; a longer walk may wrap around, which is still a valid input.
+      // range; a longer walk (an i8's or i16's soon) wraps around, which is still a valid input.
       using U = std::make_unsigned_t<T>;
       U x = std::is_signed_v<T> ? U(0) : static_cast<U>(U(1) << (8 * sizeof(T) - 1));
       for (std::uint64_t i = 0; i < n; ++i) {
@@ -54,29 +78,26 @@ void fill(const ArgReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out
   }
 }
 
-template <class T>
-std::uint64_t bits_of(T v) {
-  if constexpr (sizeof(T) == 4) return std::bit_cast<std::uint32_t>(v);
-  else return std::bit_cast<std::uint64_t>(v);
-}
-
-template <class T>
-ArgExpected arg_reduce(const ArgReduceProblem& p, const T* x, std::uint64_t n) {
+template <class R>
+ArgExpected arg_reduce(const ArgReduceProblem& p, const void* x, std::uint64_t n) {
+  using V = typename R::V;  // a half's float, an i8's or i16's own type: compared as they promote
   const bool max = p.op == ArgOp::argmax;
-  if (n == 0) return {bits_of(max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max()), 1};
+  if (n == 0) return {empty_bits<R>(p.type, max), 1};
   std::uint64_t best = 0;
+  V b = R::get(x, 0);
   bool nan = false;
-  if constexpr (std::is_floating_point_v<T>) nan = std::isnan(x[0]);
+  if constexpr (std::is_floating_point_v<V>) nan = std::isnan(b);
   for (std::uint64_t i = 1; i < n && !nan; ++i) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(x[i])) {
+    const V v = R::get(x, i);
+    if constexpr (std::is_floating_point_v<V>) {
+      if (std::isnan(v)) {
         best = i, nan = true;  // the first NaN ends the search
         break;
       }
     }
-    if (max ? x[i] > x[best] : x[i] < x[best]) best = i;  // strictly: a tie keeps the first
+    if (max ? v > b : v < b) best = i, b = v;  // strictly: a tie keeps the first
   }
-  return {bits_of(x[best]), best};
+  return {bits_at(p.type, x, best), best};
 }
 
 std::string show(ValueType t, std::uint64_t bits) {
@@ -88,7 +109,11 @@ std::string show(ValueType t, std::uint64_t bits) {
     case ValueType::f32:
       return fmt::format("{:.9g} (0x{:08x})", std::bit_cast<float>(static_cast<std::uint32_t>(bits)), bits);
     case ValueType::f64: return fmt::format("{:.17g} (0x{:016x})", std::bit_cast<double>(bits), bits);
-    default: break;  // the narrow types: refused by ArgReduceProblem::validate
+    case ValueType::f16:
+    case ValueType::bf16:
+      return fmt::format("{:.9g} (0x{:04x})", half_to_float(t, static_cast<std::uint16_t>(bits)), bits);
+    case ValueType::i8: return fmt::format("{}", static_cast<std::int8_t>(static_cast<std::uint8_t>(bits)));
+    case ValueType::i16: return fmt::format("{}", static_cast<std::int16_t>(static_cast<std::uint16_t>(bits)));
   }
   return "?";
 }
@@ -96,24 +121,27 @@ std::string show(ValueType t, std::uint64_t bits) {
 }  // namespace
 
 std::vector<unsigned char> generate_arg_values(const ArgReduceProblem& problem, std::uint64_t n, std::uint64_t seed) {
+  if (problem.type == ValueType::f16 || problem.type == ValueType::bf16) {
+    // The floats' distribution, each rounded to the nearest half: rounding is monotone, so sorted stays sorted.
+    std::vector<float> values(n);
+    fill<float>(problem, n, seed, values.data(), 0x1p-8);
+    return rounded_to_halves(problem.type, values);
+  }
   std::vector<unsigned char> bytes(n * size_of(problem.type));
-  with_value_type(problem.type, [&](auto tag) {
-    using T = decltype(tag);
+  with_reader(problem.type, [&](auto reader) {
+    using T = typename decltype(reader)::V;
     fill<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
   });
   return bytes;
 }
 
 ArgExpected reference_argreduce(const ArgReduceProblem& problem, const void* data, std::uint64_t n) {
-  return with_value_type(problem.type, [&](auto tag) {
-    using T = decltype(tag);
-    return arg_reduce<T>(problem, static_cast<const T*>(data), n);
-  });
+  return with_reader(problem.type, [&](auto reader) { return arg_reduce<decltype(reader)>(problem, data, n); });
 }
 
 std::string compare_argreduce(const ArgReduceProblem& problem, const ArgExpected& expected, const void* got) {
   std::uint64_t bits = 0, index = 0;
-  std::memcpy(&bits, got, size_of(problem.type));  // little-endian: a 4-byte value lands in the low half
+  std::memcpy(&bits, got, size_of(problem.type));  // little-endian: a narrower value lands in the low bytes
   std::memcpy(&index, static_cast<const unsigned char*>(got) + 8, 8);
   if (bits == expected.value_bits && index == expected.index) return {};
   return fmt::format("expected {} at index {}, got {} at index {}", show(problem.type, expected.value_bits),

@@ -11,11 +11,13 @@ namespace autotune {
 
 /// n values of problem.type following problem.distribution, reproducible from `seed`, as raw bytes:
 ///   uniform:  integers over the type's whole range (extremes included); floats in [-1, 1), so at large n the
-///             extreme value occurs more than once and the first index matters;
+///             extreme value occurs more than once and the first index matters (halves: those floats rounded to the
+///             nearest half, every distribution; many ties);
 ///   constant: one value drawn as above, repeated (every element ties: the answer is index 0);
 ///   sorted:   the uniform values in ascending order (arg-max at the end, arg-min at the start);
-///   skewed:   a random walk with an upward drift from the middle of the type's range (integers: steps in [-3, 4];
-///             floats: steps in [-0.45, 0.55)), as a time series: the running maximum moves often.
+///   skewed:   a random walk with an upward drift from the middle of the type's range (integers: steps in [-3, 4],
+///             an i8's or i16's wrapping around; floats: steps in [-0.45, 0.55), halves' scaled by 2^-8), as a time
+///             series: the running maximum moves often.
 /// Throws UsageError for an unknown distribution.
 std::vector<unsigned char> generate_arg_values(const ArgReduceProblem& problem, std::uint64_t n, std::uint64_t seed);
 
@@ -26,8 +28,8 @@ struct ArgExpected {
 };
 
 /// The arg-reduction of `n` values of problem.type at `data` by the semantics of argreduce_problem.hpp (first index of
-/// the extreme, ties by ==, the first NaN if any, CUB's {1, lowest()/max()} for n = 0). Plain sequential C++, written
-/// independently of the kernel template.
+/// the extreme, ties by ==, the first NaN if any, CUB's {1, lowest()/max()} for n = 0; halves compared as floats,
+/// decoded by half_host.hpp). Plain sequential C++, written independently of the kernel template.
 ArgExpected reference_argreduce(const ArgReduceProblem& problem, const void* data, std::uint64_t n);
 
 /// Empty when `got` (the 16 bytes a kernel wrote: value at 0, index at 8) is exactly `expected` (value bits and

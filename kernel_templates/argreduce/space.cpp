@@ -58,13 +58,13 @@ std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem) {
   // 6. 64-thread blocks: many small blocks per multiprocessor.
   for (int loads : {2, 4})
     for (int acc : {1, 2}) b.add(R::warp_shuffle, 64, 16, loads, acc, F::last_block, 0);
-  // 7. Packed 64-bit keys (32-bit types): the block reduction a u64 max (two __reduce_max_sync per warp, or
+  // 7. Packed 64-bit keys (types of up to 32 bits): the block reduction a u64 max (two __reduce_max_sync per warp, or
   //    shuffles), the grid's finish one atomicMax per block and the ticket, with no partials for the last block to
   //    fold and no second block reduction: the finish chain that a sum pays less for than the pair path
   //    (bench/results/2026-12-01d-h200-argreduce-bench.md against 2026-12-01b-h200-size-bench-f32-sum.md). The
   //    grids of the reduction's small-n winners (kernel_templates/reduce/policy.json): resident grids of 128-1024
   //    threads with 2 or 4 loads in flight, cover-n grids of 128 or 256.
-  const bool packable = size_of(problem.type) == 4;
+  const bool packable = size_of(problem.type) <= 4;
   if (packable) {
     for (int block : {128, 256, 512, 1024})
       for (int loads : {2, 4}) b.add(R::warp_reduce, block, 16, loads, 1, F::last_block, 0, true);

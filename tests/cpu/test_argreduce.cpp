@@ -20,6 +20,7 @@
 #include "kernel_templates/argreduce/launcher.hpp"
 #include "kernel_templates/argreduce/reference.hpp"
 #include "kernel_templates/argreduce/space.hpp"
+#include "kernel_templates/half_host.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
 
 using namespace autotune;
@@ -39,8 +40,22 @@ ArgExpected reference(ArgOp op, const std::vector<T>& v) {
                           : std::is_same_v<T, std::int32_t> ? ValueType::i32
                           : std::is_same_v<T, std::uint32_t> ? ValueType::u32
                           : std::is_same_v<T, std::int64_t> ? ValueType::i64
+                          : std::is_same_v<T, std::int8_t>  ? ValueType::i8
+                          : std::is_same_v<T, std::int16_t> ? ValueType::i16
                                                             : ValueType::u64;
   return reference_argreduce(make(op, t), v.data(), v.size());
+}
+
+// Halves given by their bits.
+ArgExpected reference_halves(ArgOp op, ValueType t, const std::vector<std::uint16_t>& bits) {
+  return reference_argreduce(make(op, t), bits.data(), bits.size());
+}
+
+// Every ValueType: the 32- and 64-bit ones and the narrow ones.
+std::vector<ValueType> every_value_type() {
+  std::vector<ValueType> all = all_value_types();
+  all.insert(all.end(), narrow_value_types().begin(), narrow_value_types().end());
+  return all;
 }
 
 std::uint64_t fbits(float f) { return std::bit_cast<std::uint32_t>(f); }
@@ -60,22 +75,27 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
 }  // namespace
 
 // The template's own order of pairs and packed keys (kernel_templates/argreduce/order.cuh) compiled for the host, once
-// per 32-bit type and operation (the types of the packed keys), each in a namespace holding the constants the
-// preamble gives it (checked against kernel_source() below). Anonymous: each test file's host copies stay its own.
+// per type of up to 32 bits and operation (the types of the packed keys), each in a namespace holding the constants
+// the preamble gives it (checked against kernel_source() below). Anonymous: each test file's host copies stay its own.
 #define AT_HOST_DEVICE inline
-#define ARG_HOST_ORDER_CONSTANTS(NS, T, MAX, FLOAT, IDENTITY, EMPTY) \
-  namespace NS::at {                                                 \
-  typedef unsigned long long u64;                                    \
-  typedef T in_t;                                                    \
-  constexpr bool kArgMax = MAX, kIsFloat = FLOAT;                    \
-  constexpr u64 kIdentityBits = IDENTITY, kEmptyBits = EMPTY;        \
+#define ARG_HOST_ORDER_CONSTANTS(NS, T, CMP, HALF, MAX, FLOAT, IDENTITY, EMPTY) \
+  namespace NS::at {                                                            \
+  typedef unsigned long long u64;                                               \
+  typedef T in_t;                                                               \
+  typedef CMP cmp_t;                                                            \
+  constexpr int kHalf = HALF;                                                   \
+  constexpr bool kArgMax = MAX, kIsFloat = FLOAT;                               \
+  constexpr u64 kIdentityBits = IDENTITY, kEmptyBits = EMPTY;                   \
   }
 // What the checks below call, by the same names.
-#define ARG_HOST_ORDER_API(NS, TYPE, OP)                                                                    \
+#define ARG_HOST_ORDER_API(NS, TYPE, OP, CMP_NAME)                                                          \
   namespace NS {                                                                                            \
   struct Api {                                                                                              \
     typedef at::in_t T;                                                                                     \
+    typedef at::cmp_t Value;                                                                                \
     typedef at::Pair Pair;                                                                                  \
+    static constexpr int kHalf = at::kHalf;                                                                 \
+    static constexpr const char* kCompare = CMP_NAME;                                                       \
     static constexpr ValueType kType = TYPE;                                                                \
     static constexpr ArgOp kOp = OP;                                                                        \
     static constexpr unsigned long long kIdentityBits = at::kIdentityBits, kEmptyBits = at::kEmptyBits;     \
@@ -83,6 +103,10 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
     static T identity_value() { return at::from_bits(at::kIdentityBits); }                                  \
     static Pair none() { return at::identity(); }                                                           \
     static bool better(T b, T a) { return at::better(b, a); }                                              \
+    static Value value_of(T x) { return at::value_of(x); }                                                  \
+    static bool beats(Value b, Value a) { return at::beats(b, a); }                                         \
+    static T storage_of(Value v, const T* in, unsigned long long i) { return at::storage_of(v, in, i); }    \
+    static unsigned order(T x) { return at::order(x); }                                                     \
     static Pair combine(Pair a, Pair b) { return at::combine(a, b); }                                       \
     static void store(unsigned char* out, Pair p, unsigned long long n) { at::store(out, p, n); }           \
     static unsigned long long pack(Pair p) { return at::pack(p); }                                          \
@@ -92,12 +116,22 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
   };                                                                                                        \
   }
 namespace {
-ARG_HOST_ORDER_CONSTANTS(f32_max, float, true, true, 0xff800000ull, 0xff7fffffull)   // -inf; -FLT_MAX
-ARG_HOST_ORDER_CONSTANTS(f32_min, float, false, true, 0x7f800000ull, 0x7f7fffffull)  // +inf; FLT_MAX
-ARG_HOST_ORDER_CONSTANTS(i32_max, int, true, false, 0x80000000ull, 0x80000000ull)    // INT_MIN
-ARG_HOST_ORDER_CONSTANTS(i32_min, int, false, false, 0x7fffffffull, 0x7fffffffull)   // INT_MAX
-ARG_HOST_ORDER_CONSTANTS(u32_max, unsigned int, true, false, 0ull, 0ull)
-ARG_HOST_ORDER_CONSTANTS(u32_min, unsigned int, false, false, 0xffffffffull, 0xffffffffull)
+ARG_HOST_ORDER_CONSTANTS(f32_max, float, float, 0, true, true, 0xff800000ull, 0xff7fffffull)   // -inf; -FLT_MAX
+ARG_HOST_ORDER_CONSTANTS(f32_min, float, float, 0, false, true, 0x7f800000ull, 0x7f7fffffull)  // +inf; FLT_MAX
+ARG_HOST_ORDER_CONSTANTS(i32_max, int, int, 0, true, false, 0x80000000ull, 0x80000000ull)      // INT_MIN
+ARG_HOST_ORDER_CONSTANTS(i32_min, int, int, 0, false, false, 0x7fffffffull, 0x7fffffffull)     // INT_MAX
+ARG_HOST_ORDER_CONSTANTS(u32_max, unsigned int, unsigned int, 0, true, false, 0ull, 0ull)
+ARG_HOST_ORDER_CONSTANTS(u32_min, unsigned int, unsigned int, 0, false, false, 0xffffffffull, 0xffffffffull)
+// Halves as their bits, compared as float: -inf / +inf, and CUB's -65504 / 65504 (f16) and bf16's lowest() / max().
+ARG_HOST_ORDER_CONSTANTS(f16_max, unsigned short, float, 1, true, true, 0xfc00ull, 0xfbffull)
+ARG_HOST_ORDER_CONSTANTS(f16_min, unsigned short, float, 1, false, true, 0x7c00ull, 0x7bffull)
+ARG_HOST_ORDER_CONSTANTS(bf16_max, unsigned short, float, 2, true, true, 0xff80ull, 0xff7full)
+ARG_HOST_ORDER_CONSTANTS(bf16_min, unsigned short, float, 2, false, true, 0x7f80ull, 0x7f7full)
+// i8 and i16, compared as int: their own extremes.
+ARG_HOST_ORDER_CONSTANTS(i8_max, signed char, int, 0, true, false, 0x80ull, 0x80ull)      // -128
+ARG_HOST_ORDER_CONSTANTS(i8_min, signed char, int, 0, false, false, 0x7full, 0x7full)     // 127
+ARG_HOST_ORDER_CONSTANTS(i16_max, short, int, 0, true, false, 0x8000ull, 0x8000ull)       // -32768
+ARG_HOST_ORDER_CONSTANTS(i16_min, short, int, 0, false, false, 0x7fffull, 0x7fffull)      // 32767
 namespace f32_max::at {
 #include "kernel_templates/argreduce/order.cuh"
 }
@@ -116,19 +150,69 @@ namespace u32_max::at {
 namespace u32_min::at {
 #include "kernel_templates/argreduce/order.cuh"
 }
-ARG_HOST_ORDER_API(f32_max, ValueType::f32, ArgOp::argmax)
-ARG_HOST_ORDER_API(f32_min, ValueType::f32, ArgOp::argmin)
-ARG_HOST_ORDER_API(i32_max, ValueType::i32, ArgOp::argmax)
-ARG_HOST_ORDER_API(i32_min, ValueType::i32, ArgOp::argmin)
-ARG_HOST_ORDER_API(u32_max, ValueType::u32, ArgOp::argmax)
-ARG_HOST_ORDER_API(u32_min, ValueType::u32, ArgOp::argmin)
+namespace f16_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace f16_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace bf16_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace bf16_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace i8_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace i8_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace i16_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace i16_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+ARG_HOST_ORDER_API(f32_max, ValueType::f32, ArgOp::argmax, "float")
+ARG_HOST_ORDER_API(f32_min, ValueType::f32, ArgOp::argmin, "float")
+ARG_HOST_ORDER_API(i32_max, ValueType::i32, ArgOp::argmax, "int")
+ARG_HOST_ORDER_API(i32_min, ValueType::i32, ArgOp::argmin, "int")
+ARG_HOST_ORDER_API(u32_max, ValueType::u32, ArgOp::argmax, "unsigned int")
+ARG_HOST_ORDER_API(u32_min, ValueType::u32, ArgOp::argmin, "unsigned int")
+ARG_HOST_ORDER_API(f16_max, ValueType::f16, ArgOp::argmax, "float")
+ARG_HOST_ORDER_API(f16_min, ValueType::f16, ArgOp::argmin, "float")
+ARG_HOST_ORDER_API(bf16_max, ValueType::bf16, ArgOp::argmax, "float")
+ARG_HOST_ORDER_API(bf16_min, ValueType::bf16, ArgOp::argmin, "float")
+ARG_HOST_ORDER_API(i8_max, ValueType::i8, ArgOp::argmax, "int")
+ARG_HOST_ORDER_API(i8_min, ValueType::i8, ArgOp::argmin, "int")
+ARG_HOST_ORDER_API(i16_max, ValueType::i16, ArgOp::argmax, "int")
+ARG_HOST_ORDER_API(i16_min, ValueType::i16, ArgOp::argmin, "int")
 
 // Values that meet the order's corners often: both zeros, NaNs of other signs and payloads, infinities, the
-// denormals, the extremes, the identity, and a few small numbers that tie.
-template <class T>
-T interesting_value(std::mt19937_64& rng) {
+// denormals, the extremes, the identity, and a few small numbers that tie. Halves by their bits.
+template <class Api>
+typename Api::T interesting_value(std::mt19937_64& rng) {
+  typedef typename Api::T T;
   const int pick = static_cast<int>(rng() % 16);
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (Api::kHalf != 0) {
+    const bool f16 = Api::kHalf == 1;
+    const auto half = [&](float f) { return static_cast<T>(reduce_detail::float_to_half(Api::kType, f)); };
+    switch (pick) {
+      case 0: return 0x0000;
+      case 1: return 0x8000;                                                                     // -0.0
+      case 2: return static_cast<T>((f16 ? 0x7C01u : 0x7F81u) + rng() % (f16 ? 0x3FEu : 0x7Eu));  // NaN payloads
+      case 3: return static_cast<T>((f16 ? 0xFC01u : 0xFF81u) + rng() % (f16 ? 0x3FEu : 0x7Eu));  // negative NaNs
+      case 4: return f16 ? 0x7C00 : 0x7F80;                                                      // +inf
+      case 5: return f16 ? 0xFC00 : 0xFF80;                                                      // -inf
+      case 6: return static_cast<T>(1 + rng() % 3);                                              // denormals
+      case 7: return 0x8001;
+      case 8: return f16 ? 0x7BFF : 0x7F7F;                                                      // max()
+      case 9: return f16 ? 0xFBFF : 0xFF7F;                                                      // lowest()
+      case 10: return static_cast<T>(rng());                                                     // any bits
+      default: return half(static_cast<float>(static_cast<int>(rng() % 7) - 3) * 0.5f);
+    }
+  } else if constexpr (std::is_floating_point_v<T>) {
     switch (pick) {
       case 0: return 0.0f;
       case 1: return -0.0f;
@@ -153,30 +237,35 @@ T interesting_value(std::mt19937_64& rng) {
 }
 
 // One input as the kernel splits it: a scalar head (before the first 16-byte-aligned element) and tail taken with
-// combine() at their indices, the vectors between dealt to `threads` threads in interleaved tiles, each thread
-// scanning its elements in index order into `acc` accumulators with better() (strictly better only, the index of the
-// first), as argreduce.cu's loops do. Returns each thread's candidate (its accumulators and its edge combined).
+// combine() at their indices, the 16-byte vectors between dealt to `threads` threads in interleaved tiles, each
+// thread scanning the values of its elements in index order into `acc` accumulators with beats() (strictly better
+// only, the index of the first) and turning each accumulator's value back into its element with storage_of(), as
+// argreduce.cu's loops do. Returns each thread's candidate (its accumulators and its edge combined).
 template <class Api>
 std::vector<typename Api::Pair> thread_candidates(const std::vector<typename Api::T>& v, std::uint64_t head,
                                                   std::uint64_t threads, int acc) {
   typedef typename Api::Pair Pair;
-  constexpr std::uint64_t kElems = 4;  // 16-byte vectors of 4-byte values
+  typedef typename Api::Value Value;
+  constexpr std::uint64_t kElems = 16 / sizeof(typename Api::T);
+  constexpr std::uint64_t kNone = ~0ull;
   const std::uint64_t n = v.size(), nvec = (n - head) / kElems, tail = head + nvec * kElems;
   std::vector<Pair> out;
   for (std::uint64_t t = 0; t < threads; ++t) {
     Pair edge = Api::none();
     if (t < head) edge = Api::combine(edge, Pair{v[t], t});
     if (t < n - tail) edge = Api::combine(edge, Pair{v[tail + t], tail + t});
-    std::vector<Pair> best(acc, Api::none());
+    std::vector<Value> best(acc, Api::value_of(Api::identity_value()));
+    std::vector<std::uint64_t> index(acc, kNone);
     int taken = 0;  // the accumulator is chosen by the element's position in the thread's sequence
     for (std::uint64_t j = t; j < nvec; j += threads)
       for (std::uint64_t e = 0; e < kElems; ++e, ++taken) {
-        Pair& b = best[taken % acc];
         const std::uint64_t i = head + j * kElems + e;
-        if (Api::better(v[i], b.v)) b = Pair{v[i], i};
+        const Value x = Api::value_of(v[i]);
+        if (Api::beats(x, best[taken % acc])) best[taken % acc] = x, index[taken % acc] = i;
       }
     Pair p = edge;
-    for (const Pair& b : best) p = Api::combine(p, b);
+    for (int a = 0; a < acc; ++a)
+      if (index[a] != kNone) p = Api::combine(p, Pair{Api::storage_of(best[a], v.data(), index[a]), index[a]});
     out.push_back(p);
   }
   return out;
@@ -195,10 +284,11 @@ std::string host_order_difference(std::uint64_t seed, int inputs) {
     const std::uint64_t n = rng() % 73;
     std::vector<T> v(n);
     const bool all_identity = rng() % 8 == 0;
-    for (T& x : v) x = all_identity ? Api::identity_value() : interesting_value<T>(rng);
+    for (T& x : v) x = all_identity ? Api::identity_value() : interesting_value<Api>(rng);
     if (!all_identity && n > 0 && rng() % 4 == 0) v[rng() % n] = Api::identity_value();
-    const std::uint64_t head = std::min<std::uint64_t>(n, rng() % 4);  // 0: an aligned start
-    const std::uint64_t threads = 4 + rng() % 6;  // at least the head's and the tail's elements (< 4 each)
+    const std::uint64_t elems = 16 / sizeof(T);
+    const std::uint64_t head = std::min<std::uint64_t>(n, rng() % elems);  // 0: an aligned start
+    const std::uint64_t threads = elems + rng() % 6;  // at least the head's and the tail's elements (< elems each)
     const int acc = 1 << (rng() % 3);
     auto candidates = thread_candidates<Api>(v, head, threads, acc);
     const ArgExpected want = reference_argreduce(p, v.data(), n);
@@ -213,7 +303,11 @@ std::string host_order_difference(std::uint64_t seed, int inputs) {
       const std::string diff = compare_argreduce(p, want, out);
       if (diff.empty()) continue;
       std::string values;
-      for (T x : v) values += fmt::format(" {:#x}", static_cast<std::uint32_t>(std::bit_cast<std::uint32_t>(x)));
+      for (T x : v) {
+        std::uint64_t b = 0;
+        std::memcpy(&b, &x, sizeof x);
+        values += fmt::format(" {:#x}", b);
+      }
       return fmt::format("{} {} path, n={} head={} threads={} acc={}: {}; values:{}", p.shape_key(), path, n, head,
                          threads, acc, diff, values);
     }
@@ -230,8 +324,57 @@ std::string host_constants_difference() {
   for (const std::string& line :
        {fmt::format("constexpr bool kArgMax = {};", Api::kArgMax),
         fmt::format("constexpr unsigned long long kIdentityBits = 0x{:x}ULL;", Api::kIdentityBits),
-        fmt::format("constexpr unsigned long long kEmptyBits = 0x{:x}ULL;", Api::kEmptyBits)})
+        fmt::format("constexpr unsigned long long kEmptyBits = 0x{:x}ULL;", Api::kEmptyBits),
+        fmt::format("typedef {} cmp_t;", Api::kCompare), fmt::format("constexpr int kHalf = {};", Api::kHalf)})
     if (src.find(line) == std::string::npos) return p.shape_key() + ": the preamble has no '" + line + "'";
+  return "";
+}
+
+// host_constants_difference and host_order_difference of each of `Apis` (seeds `seed`, `seed` + 1, ...): the
+// differences found, one a line; empty when none.
+template <class... Apis>
+std::string host_differences(std::uint64_t seed, int inputs) {
+  std::string found;
+  auto check = [&](const std::string& d) {
+    if (!d.empty()) found += d + "\n";
+  };
+  (..., (check(host_constants_difference<Apis>()), check(host_order_difference<Apis>(seed++, inputs))));
+  return found;
+}
+
+// Over every 16-bit pattern of a half: value_of() (the host's conversion of order.cuh) is the value half_host.hpp
+// gives (CUDA's own host conversion), NaN for NaN; storage_of() brings every non-NaN value back to its bits; and
+// order() ranks the patterns as their values rank (NaNs all on top at 0xffffffff, -0.0 and +0.0 equal, the
+// identity at the bottom): the patterns sorted by value, each neighbour's order is greater exactly when its value
+// is. The first difference, or empty.
+template <class Api>
+std::string half_order_difference() {
+  std::vector<std::uint16_t> numbers;
+  for (std::uint32_t b = 0; b < 0x10000; ++b) {
+    const auto h = static_cast<std::uint16_t>(b);
+    const float want = reduce_detail::half_to_float(Api::kType, h), got = Api::value_of(h);
+    if (std::isnan(want)) {
+      if (!std::isnan(got)) return fmt::format("{:#06x}: a NaN, value_of gives {}", b, got);
+      if (Api::order(h) != 0xFFFFFFFFu) return fmt::format("{:#06x}: a NaN, order {:#x}", b, Api::order(h));
+      continue;
+    }
+    if (std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(want))
+      return fmt::format("{:#06x}: value_of gives {} (0x{:08x}), CUDA's host code {}", b, got,
+                         std::bit_cast<std::uint32_t>(got), want);
+    if (Api::storage_of(got, nullptr, 0) != h) return fmt::format("{:#06x}: storage_of gives another pattern", b);
+    numbers.push_back(h);
+  }
+  auto value = [](std::uint16_t h) { return reduce_detail::half_to_float(Api::kType, h); };
+  // More extreme first: descending values for arg-max, ascending for arg-min.
+  std::stable_sort(numbers.begin(), numbers.end(),
+                   [&](auto a, auto b) { return Api::kArgMax ? value(a) > value(b) : value(a) < value(b); });
+  if (numbers.back() != Api::identity_value()) return "the least extreme value is not the identity";
+  for (std::size_t i = 0; i + 1 < numbers.size(); ++i) {
+    const std::uint16_t a = numbers[i], b = numbers[i + 1];
+    const bool tie = value(a) == value(b);
+    if (tie ? Api::order(a) != Api::order(b) : Api::order(a) <= Api::order(b))
+      return fmt::format("{:#06x} and {:#06x}: orders {:#x} and {:#x}", a, b, Api::order(a), Api::order(b));
+  }
   return "";
 }
 
@@ -245,10 +388,16 @@ TEST_SUITE("argreduce") {
     CHECK(make(ArgOp::argmin, ValueType::u64, 7, "skewed").key() == "argreduce/argmin/u64/n=7/dist=skewed");
     CHECK(p.bytes() == 4ull << 20);
     CHECK(make(ArgOp::argmin, ValueType::f64, 1000).bytes() == 8000);
+    CHECK(make(ArgOp::argmax, ValueType::bf16, 1 << 20).key() == "argreduce/argmax/bf16/n=1048576/dist=uniform");
+    CHECK(make(ArgOp::argmin, ValueType::i8, 9, "sorted").key() == "argreduce/argmin/i8/n=9/dist=sorted");
+    CHECK(make(ArgOp::argmax, ValueType::f16, 1000).bytes() == 2000);
+    CHECK(make(ArgOp::argmax, ValueType::i8, 1000).bytes() == 1000);
+    CHECK(make(ArgOp::argmax, ValueType::i16, 1000).bytes() == 2000);
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
-      for (ValueType t : all_value_types())
+      for (ValueType t : every_value_type())
         for (const char* d : {"uniform", "constant", "sorted", "skewed"}) {
           const ArgReduceProblem q = make(op, t, 12345, d);
+          CHECK_NOTHROW(q.validate());
           const auto parsed = Problem::parse(q.key());
           REQUIRE(parsed);
           REQUIRE(parsed->as<ArgReduceProblem>());
@@ -256,7 +405,7 @@ TEST_SUITE("argreduce") {
           CHECK(parsed->family_name() == "argreduce");
         }
     for (const char* bad : {"argreduce/argmax/f32/n=10", "argreduce/max/f32/n=10/dist=uniform",
-                            "argreduce/argmax/f16/n=10/dist=uniform", "argreduce/argmax/f32/n=x/dist=uniform",
+                            "argreduce/argmax/u8/n=10/dist=uniform", "argreduce/argmax/f32/n=x/dist=uniform",
                             "argreduce/argmax/f32/n=10/dist=zipf", "argreduce/argmax/f32/n=10/dist=uniform/acc=f32",
                             "argreduce/argmax/f32/dist=uniform/n=10"})
       CHECK_MESSAGE(!Problem::parse(bad), bad);
@@ -276,6 +425,12 @@ TEST_SUITE("argreduce") {
                          doctest::Contains("unknown operation 'max'"), UsageError);
     CHECK_THROWS_WITH_AS(f->make_problem({{"op", "argmax"}, {"type", "u8"}, {"n", "1M"}}),
                          doctest::Contains("unknown type 'u8'"), UsageError);
+    // The narrow types, as `autotune tune --kernel argreduce --op argmax --type bf16` gives them.
+    for (const char* t : {"f16", "bf16", "i8", "i16"}) {
+      const Problem q = f->make_problem({{"op", "argmax"}, {"type", t}, {"n", "256M"}});
+      CHECK(q.key() == fmt::format("argreduce/argmax/{}/n=268435456/dist=uniform", t));
+      CHECK(f->command_options(q) == fmt::format("--op argmax --type {}", t));
+    }
     // Another operation of the same type and distribution is a near shape; another type is none.
     const ArgReduceProblem a = make(ArgOp::argmax, ValueType::f32, 100), b = make(ArgOp::argmin, ValueType::f32, 100);
     CHECK(f->shape_distance(a, a) == 0.0);
@@ -340,14 +495,15 @@ TEST_SUITE("argreduce") {
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 12; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 32; }) != "");
     // Packed keys: 32-bit types only, warp_shuffle or warp_reduce, the last-block finish.
-    CHECK(why([](ArgReduceConfig& c) { c.pack = true; }).find("32-bit") != std::string::npos);  // f64
+    CHECK(why([](ArgReduceConfig& c) { c.pack = true; }).find("up to 32 bits") != std::string::npos);  // f64
     auto why32 = [](ValueType t, auto edit) {
       ArgReduceConfig c;
       c.pack = true;
       edit(c);
       return c.invalid_reason(make(ArgOp::argmin, t));
     };
-    for (ValueType t : {ValueType::f32, ValueType::i32, ValueType::u32}) {
+    for (ValueType t : {ValueType::f32, ValueType::i32, ValueType::u32, ValueType::f16, ValueType::bf16, ValueType::i8,
+                        ValueType::i16}) {
       CHECK(why32(t, [](ArgReduceConfig&) {}) == "");
       CHECK(why32(t, [](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce; }) == "");
       CHECK(why32(t, [](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce, c.grid_blocks = 8; }) == "");
@@ -357,11 +513,22 @@ TEST_SUITE("argreduce") {
     for (ValueType t : {ValueType::i64, ValueType::u64, ValueType::f64})
       CHECK(why32(t, [](ArgReduceConfig&) {}) != "");
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
-      for (ValueType t : all_value_types()) CHECK(ArgReduceConfig::fallback(make(op, t)).invalid_reason(make(op, t)) == "");
+      for (ValueType t : every_value_type())
+        CHECK(ArgReduceConfig::fallback(make(op, t)).invalid_reason(make(op, t)) == "");
+    // Loads of the narrow types: one element (vec=0), 4, 8 or 16 bytes (8 halves, 16 i8s); never narrower than one.
+    for (ValueType t : narrow_value_types())
+      for (int vec : {0, 4, 8, 16}) {
+        ArgReduceConfig c;
+        c.vec_bytes = vec;
+        CHECK(c.invalid_reason(make(ArgOp::argmax, t)) == "");
+      }
+    ArgReduceConfig halves16;
+    CHECK(halves16.elems_per_load(make(ArgOp::argmax, ValueType::bf16)) == 8);
+    CHECK(halves16.elems_per_load(make(ArgOp::argmax, ValueType::i8)) == 16);
   }
 
   TEST_CASE("the space: the fallback first, every configuration valid and distinct, small-n paths only up to 1M") {
-    for (ValueType t : all_value_types()) {
+    for (ValueType t : every_value_type()) {
       const auto small = argreduce_space(make(ArgOp::argmax, t, 1 << 20));
       const auto large = argreduce_space(make(ArgOp::argmax, t, (1 << 20) + 1));
       REQUIRE(!small.empty());
@@ -382,7 +549,7 @@ TEST_SUITE("argreduce") {
       CHECK(single >= 10);
       CHECK(cluster >= 6);
       CHECK(cluster16 >= 4);
-      if (size_of(t) == 4) {  // packed keys on every grid, the finish of the last block by atomicMax above 1M too
+      if (size_of(t) <= 4) {  // packed keys on every grid, the finish of the last block by atomicMax above 1M too
         CHECK(packed >= 25);
         CHECK(packed_large >= 15);
         CHECK(redux >= 15);
@@ -509,6 +676,83 @@ TEST_SUITE("argreduce") {
     CHECK(reference(ArgOp::argmin, std::vector<std::uint64_t>{}).index == 1);
   }
 
+  TEST_CASE("the reference of halves: compared as floats, not as their bits; ties by ==; the first NaN; n = 0, 1") {
+    // f16: 1.0 0x3c00, 2.0 0x4000, -1.0 0xbc00, -2.0 0xc000, 0.5 0x3800, +-inf 0x7c00/0xfc00, 65504 0x7bff, the
+    // smallest subnormal 0x0001. bf16: 1.0 0x3f80, -1.0 0xbf80, its largest 0x7f7f, +-inf 0x7f80/0xff80.
+    constexpr ValueType f16 = ValueType::f16, bf16 = ValueType::bf16;
+    const std::vector<std::uint16_t> a{0x3C00, 0x4000, 0xBC00, 0x4000, 0xC000, 0xC000};
+    CHECK(reference_halves(ArgOp::argmax, f16, a).index == 1);
+    CHECK(reference_halves(ArgOp::argmax, f16, a).value_bits == 0x4000u);
+    CHECK(reference_halves(ArgOp::argmin, f16, a).index == 4);
+    CHECK(reference_halves(ArgOp::argmin, f16, a).value_bits == 0xC000u);
+    // Negative numbers: as unsigned bits -2.0 (0xc000) is above the smallest negative subnormal (0x8001); as values
+    // it is below.
+    const std::vector<std::uint16_t> neg{0xBC00, 0xC000, 0x8001};
+    CHECK(reference_halves(ArgOp::argmax, f16, neg).index == 2);
+    CHECK(reference_halves(ArgOp::argmin, f16, neg).index == 1);
+    const std::vector<std::uint16_t> ends{0x8001, 0x0001, 0xFBFF, 0x7BFF};
+    CHECK(reference_halves(ArgOp::argmax, f16, ends).index == 3);
+    CHECK(reference_halves(ArgOp::argmin, f16, ends).index == 2);
+    CHECK(reference_halves(ArgOp::argmin, f16, ends).value_bits == 0xFBFFu);
+    // -0.0 == +0.0: the first, with its sign.
+    const std::vector<std::uint16_t> z{0xBC00, 0x8000, 0x0000, 0xC000};
+    CHECK(reference_halves(ArgOp::argmax, f16, z).index == 1);
+    CHECK(reference_halves(ArgOp::argmax, f16, z).value_bits == 0x8000u);
+    const std::vector<std::uint16_t> z2{0x3F80, 0x0000, 0x8000, 0x4000};
+    CHECK(reference_halves(ArgOp::argmin, bf16, z2).index == 1);
+    CHECK(reference_halves(ArgOp::argmin, bf16, z2).value_bits == 0u);
+    // NaN: the first, for both operations, its payload and sign kept.
+    std::vector<std::uint16_t> nan{0x3C00, 0x7C00, 0xFC00, 0x7C01, 0x4000, 0xFE00};
+    for (ArgOp op : {ArgOp::argmax, ArgOp::argmin}) {
+      CHECK(reference_halves(op, f16, nan).index == 3);
+      CHECK(reference_halves(op, f16, nan).value_bits == 0x7C01u);
+    }
+    nan[0] = 0xFE00;
+    CHECK(reference_halves(ArgOp::argmin, f16, nan).index == 0);
+    CHECK(reference_halves(ArgOp::argmin, f16, nan).value_bits == 0xFE00u);
+    const std::vector<std::uint16_t> bnan{0x3F80, 0xFFC0, 0x7F81};
+    CHECK(reference_halves(ArgOp::argmax, bf16, bnan).index == 1);
+    CHECK(reference_halves(ArgOp::argmax, bf16, bnan).value_bits == 0xFFC0u);
+    const std::vector<std::uint16_t> b{0x3F80, 0xBF80, 0x7F7F, 0x0001, 0x7F7F};
+    CHECK(reference_halves(ArgOp::argmax, bf16, b).index == 2);
+    CHECK(reference_halves(ArgOp::argmin, bf16, b).index == 1);
+    CHECK(reference_halves(ArgOp::argmin, bf16, b).value_bits == 0xBF80u);
+    // All equal, the identity everywhere, one element.
+    CHECK(reference_halves(ArgOp::argmin, f16, std::vector<std::uint16_t>(5, 0x3800)).index == 0);
+    CHECK(reference_halves(ArgOp::argmax, bf16, std::vector<std::uint16_t>(5, 0xFF80)).index == 0);
+    CHECK(reference_halves(ArgOp::argmax, bf16, std::vector<std::uint16_t>(5, 0xFF80)).value_bits == 0xFF80u);
+    CHECK(reference_halves(ArgOp::argmax, f16, {0xC000}).index == 0);
+    CHECK(reference_halves(ArgOp::argmin, f16, {0xC000}).value_bits == 0xC000u);
+    // n = 0: CUB's {1, lowest()} / {1, max()}: -65504 / 65504 for f16, bf16's -/+ (2 - 2^-7) * 2^127.
+    CHECK(reference_halves(ArgOp::argmax, f16, {}).index == 1);
+    CHECK(reference_halves(ArgOp::argmax, f16, {}).value_bits == 0xFBFFu);
+    CHECK(reference_halves(ArgOp::argmin, f16, {}).value_bits == 0x7BFFu);
+    CHECK(reference_halves(ArgOp::argmax, bf16, {}).value_bits == 0xFF7Fu);
+    CHECK(reference_halves(ArgOp::argmin, bf16, {}).value_bits == 0x7F7Fu);
+    CHECK(reference_halves(ArgOp::argmin, bf16, {}).index == 1);
+  }
+
+  TEST_CASE("the reference of i8 and i16: signed values, the first extreme, their own limits for n = 0") {
+    const std::vector<std::int8_t> c{3, -128, 127, -128, 127, 0};
+    CHECK(reference(ArgOp::argmax, c).index == 2);
+    CHECK(reference(ArgOp::argmax, c).value_bits == 0x7Fu);
+    CHECK(reference(ArgOp::argmin, c).index == 1);
+    CHECK(reference(ArgOp::argmin, c).value_bits == 0x80u);
+    const std::vector<std::int16_t> s{-5, 300, -32768, 300, 32767, 32767};
+    CHECK(reference(ArgOp::argmax, s).index == 4);
+    CHECK(reference(ArgOp::argmax, s).value_bits == 0x7FFFu);
+    CHECK(reference(ArgOp::argmin, s).index == 2);
+    CHECK(reference(ArgOp::argmin, s).value_bits == 0x8000u);
+    const std::vector<std::int16_t> sign{1, -1};  // -1 is 0xffff: above 1 as unsigned bits, below it as a value
+    CHECK(reference(ArgOp::argmax, sign).index == 0);
+    CHECK(reference(ArgOp::argmin, sign).value_bits == 0xFFFFu);
+    CHECK(reference(ArgOp::argmax, std::vector<std::int8_t>{}).value_bits == 0x80u);
+    CHECK(reference(ArgOp::argmin, std::vector<std::int8_t>{}).value_bits == 0x7Fu);
+    CHECK(reference(ArgOp::argmax, std::vector<std::int16_t>{}).value_bits == 0x8000u);
+    CHECK(reference(ArgOp::argmin, std::vector<std::int16_t>{}).value_bits == 0x7FFFu);
+    CHECK(reference(ArgOp::argmin, std::vector<std::int16_t>{}).index == 1);
+  }
+
   TEST_CASE("compare_argreduce: exact value bits and index, and a readable difference") {
     const ArgReduceProblem p = make(ArgOp::argmax, ValueType::f32);
     unsigned char got[16] = {};
@@ -521,30 +765,51 @@ TEST_SUITE("argreduce") {
     const std::string diff = compare_argreduce(p, ArgExpected{0u, 8}, got);
     CHECK(diff.find("index 8") != std::string::npos);
     CHECK(diff.find("index 7") != std::string::npos);
+    // A half's 2 bytes: what the kernel leaves of the poison after them (bytes 2-7 are padding) does not count.
+    unsigned char half[16];
+    std::memset(half, 0xAB, sizeof half);
+    half[0] = 0x00, half[1] = 0xBC;  // -1.0 (f16 0xbc00)
+    std::memcpy(half + 8, &i, 8);
+    const ArgReduceProblem h = make(ArgOp::argmin, ValueType::f16);
+    CHECK(compare_argreduce(h, ArgExpected{0xBC00u, 7}, half) == "");
+    CHECK(compare_argreduce(h, ArgExpected{0x3C00u, 7}, half).find("expected 1 (0x3c00) at index 7, got -1 (0xbc00)") !=
+          std::string::npos);
   }
 
   TEST_CASE("the template's order and packed keys, compiled for the host: threads' candidates combined in any order "
             "and their keys' maximum both give the reference's value and first index") {
     // Zeros of both signs, NaN payloads, infinities, ties and inputs all the identity, aligned (the identity's
     // elements in the scalar tail only) or not, over 4-9 emulated threads of 1, 2 or 4 accumulators.
-    CHECK(host_constants_difference<f32_max::Api>() == "");
-    CHECK(host_constants_difference<f32_min::Api>() == "");
-    CHECK(host_constants_difference<i32_max::Api>() == "");
-    CHECK(host_constants_difference<i32_min::Api>() == "");
-    CHECK(host_constants_difference<u32_max::Api>() == "");
-    CHECK(host_constants_difference<u32_min::Api>() == "");
-    constexpr int kInputs = 20000;
-    CHECK(host_order_difference<f32_max::Api>(1, kInputs) == "");
-    CHECK(host_order_difference<f32_min::Api>(2, kInputs) == "");
-    CHECK(host_order_difference<i32_max::Api>(3, kInputs) == "");
-    CHECK(host_order_difference<i32_min::Api>(4, kInputs) == "");
-    CHECK(host_order_difference<u32_max::Api>(5, kInputs) == "");
-    CHECK(host_order_difference<u32_min::Api>(6, kInputs) == "");
+    CHECK(host_differences<f32_max::Api, f32_min::Api, i32_max::Api, i32_min::Api, u32_max::Api, u32_min::Api>(
+              1, 20000) == "");
+  }
+
+  TEST_CASE("the same for f16, bf16, i8 and i16; and for every half's 16 bits: value_of() is CUDA's host conversion, "
+            "storage_of() its inverse, order() the order of the values") {
+    // Halves: their value compared (the scan's beats() on value_of()), the element's bits back by storage_of() (a
+    // NaN's from the input), the packed key from the 16 bits. 8 halves or 16 i8s per vector.
+    CHECK(host_differences<f16_max::Api, f16_min::Api, bf16_max::Api, bf16_min::Api, i8_max::Api, i8_min::Api,
+                           i16_max::Api, i16_min::Api>(11, 20000) == "");
+    CHECK(half_order_difference<f16_max::Api>() == "");
+    CHECK(half_order_difference<f16_min::Api>() == "");
+    CHECK(half_order_difference<bf16_max::Api>() == "");
+    CHECK(half_order_difference<bf16_min::Api>() == "");
+    // A few by hand: f16 -2.0 (0xc000) below the smallest negative subnormal (0x8001), which is below -0.0 = +0.0.
+    CHECK(f16_max::Api::order(0xC000) < f16_max::Api::order(0x8001));
+    CHECK(f16_max::Api::order(0x8001) < f16_max::Api::order(0x8000));
+    CHECK(f16_max::Api::order(0x8000) == f16_max::Api::order(0x0000));
+    CHECK(f16_min::Api::order(0xC000) > f16_min::Api::order(0x8001));
+    CHECK(bf16_max::Api::order(0x7F80) < bf16_max::Api::order(0x7F81));  // +inf below a NaN
+    CHECK(bf16_min::Api::order(0xFF80) < bf16_min::Api::order(0xFFC1));  // -inf below a negative NaN, for argmin too
+    CHECK(f16_max::Api::value_of(0x3555) == 0.333251953125f);
+    CHECK(bf16_max::Api::value_of(0x3DCD) == 0.10009765625f);
+    CHECK(i8_min::Api::order(-128) > i8_min::Api::order(127));
+    CHECK(i16_max::Api::order(-1) < i16_max::Api::order(1));
   }
 
   TEST_CASE("the generator: reproducible, each distribution as documented") {
     const std::uint64_t n = 10000;
-    for (ValueType t : all_value_types())
+    for (ValueType t : every_value_type())
       for (const char* d : {"uniform", "constant", "sorted", "skewed"}) {
         const ArgReduceProblem p = make(ArgOp::argmax, t, n, d);
         const auto a = generate_arg_values(p, n, 3), b = generate_arg_values(p, n, 3);
@@ -565,6 +830,47 @@ TEST_SUITE("argreduce") {
     const auto w = generate_arg_values(make(ArgOp::argmax, ValueType::f64, n, "skewed"), n, 7);
     CHECK(reference_argreduce(make(ArgOp::argmax, ValueType::f64), w.data(), n).index > n / 2);
     CHECK(reference_argreduce(make(ArgOp::argmin, ValueType::f64), w.data(), n).index < n / 2);
+  }
+
+  TEST_CASE("the generator of halves and narrow integers: floats of [-1, 1] rounded, sorted by value, a finite walk; "
+            "integers over their whole range") {
+    const std::uint64_t n = 10000;
+    auto halves = [&](ValueType t, const char* dist, std::uint64_t count, std::uint64_t seed) {
+      const auto bytes = generate_arg_values(make(ArgOp::argmax, t, count, dist), count, seed);
+      std::vector<float> v(count);
+      for (std::uint64_t i = 0; i < count; ++i) {
+        std::uint16_t h;
+        std::memcpy(&h, &bytes[2 * i], 2);
+        v[i] = reduce_detail::half_to_float(t, h);
+      }
+      return v;
+    };
+    for (ValueType t : {ValueType::f16, ValueType::bf16}) {
+      CAPTURE(to_string(t));
+      const auto u = halves(t, "uniform", n, 6);
+      CHECK(std::all_of(u.begin(), u.end(), [](float x) { return x >= -1.0f && x <= 1.0f; }));
+      CHECK(std::set<float>(u.begin(), u.end()).size() > 100);
+      const auto s = halves(t, "sorted", n, 5);
+      CHECK(std::is_sorted(s.begin(), s.end()));
+      const auto c = halves(t, "constant", n, 4);
+      CHECK(std::count(c.begin(), c.end(), c[0]) == static_cast<std::ptrdiff_t>(n));
+      // The walk of 2^20 steps: finite (2^-8 steps: f16's 65504 is far), its maximum late and its minimum early.
+      const auto w = halves(t, "skewed", 1 << 20, 7);
+      CHECK(std::all_of(w.begin(), w.end(), [](float x) { return std::isfinite(x); }));
+      CHECK(std::max_element(w.begin(), w.end()) - w.begin() > (1 << 19));
+      CHECK(std::min_element(w.begin(), w.end()) - w.begin() < (1 << 19));
+    }
+    // i8 over its whole range: 10000 draws of 256 values hold both extremes; the maximum 127 first at some index.
+    const auto i8 = generate_arg_values(make(ArgOp::argmax, ValueType::i8, n), n, 8);
+    CHECK(reference_argreduce(make(ArgOp::argmax, ValueType::i8), i8.data(), n).value_bits == 0x7Fu);
+    CHECK(reference_argreduce(make(ArgOp::argmin, ValueType::i8), i8.data(), n).value_bits == 0x80u);
+    const auto i16 = generate_arg_values(make(ArgOp::argmin, ValueType::i16, n, "sorted"), n, 9);
+    std::vector<std::int16_t> sv(n);
+    std::memcpy(sv.data(), i16.data(), i16.size());
+    CHECK(std::is_sorted(sv.begin(), sv.end()));
+    // The whole range: that none of 10000 draws is below -30000 (or above 30000) has probability (1 - 2768/65536)^10000.
+    CHECK(sv.front() < -30000);
+    CHECK(sv.back() > 30000);
   }
 }
 
@@ -616,11 +922,39 @@ TEST_SUITE("nvrtc_argreduce") {
     ArgReduceConfig bad;
     bad.finish = Finish::atomic;
     CHECK_THROWS_AS(kernel_source(make(ArgOp::argmax, ValueType::f32), bad), UsageError);
+    // Halves as their bits, compared as float; i8 and i16 as int; their identities and CUB's empty values.
+    src = kernel_source(make(ArgOp::argmax, ValueType::bf16), ArgReduceConfig{});
+    CHECK(src.find("typedef unsigned short in_t;") != std::string::npos);
+    CHECK(src.find("typedef float cmp_t;") != std::string::npos);
+    CHECK(src.find("constexpr int kHalf = 2;") != std::string::npos);
+    CHECK(src.find("constexpr bool kIsFloat = true;") != std::string::npos);
+    CHECK(src.find("constexpr unsigned long long kIdentityBits = 0xff80ULL;") != std::string::npos);  // -inf
+    CHECK(src.find("constexpr unsigned long long kEmptyBits = 0xff7fULL;") != std::string::npos);
+    CHECK(src.find("constexpr int kVecBytes = 16;") != std::string::npos);
+    src = kernel_source(make(ArgOp::argmin, ValueType::f16), one);
+    CHECK(src.find("constexpr int kHalf = 1;") != std::string::npos);
+    CHECK(src.find("constexpr unsigned long long kIdentityBits = 0x7c00ULL;") != std::string::npos);  // +inf
+    CHECK(src.find("constexpr unsigned long long kEmptyBits = 0x7bffULL;") != std::string::npos);     // 65504
+    CHECK(src.find("constexpr int kVecBytes = 2;") != std::string::npos);
+    src = kernel_source(make(ArgOp::argmax, ValueType::i8), ArgReduceConfig{});
+    CHECK(src.find("typedef signed char in_t;") != std::string::npos);
+    CHECK(src.find("typedef int cmp_t;") != std::string::npos);
+    CHECK(src.find("constexpr int kHalf = 0;") != std::string::npos);
+    CHECK(src.find("constexpr bool kIsFloat = false;") != std::string::npos);
+    CHECK(src.find("constexpr unsigned long long kEmptyBits = 0x80ULL;") != std::string::npos);
+    src = kernel_source(make(ArgOp::argmin, ValueType::i16), ArgReduceConfig{});
+    CHECK(src.find("typedef short in_t;") != std::string::npos);
+    CHECK(src.find("constexpr unsigned long long kIdentityBits = 0x7fffULL;") != std::string::npos);
+    // The 32- and 64-bit types compare as themselves.
+    CHECK(kernel_source(make(ArgOp::argmax, ValueType::f32), ArgReduceConfig{}).find("typedef float cmp_t;") !=
+          std::string::npos);
+    CHECK(kernel_source(make(ArgOp::argmax, ValueType::u64), one).find("typedef unsigned long long cmp_t;") !=
+          std::string::npos);
   }
 
   TEST_CASE("the variants of f32 argmax, i32 argmin, u32 argmax (packed keys) and i64 argmin compile for sm_90 with "
             "both entry points (a pairwise-covering subset, every variant under nvrtc_full); the fallback of every "
-            "shape too") {
+            "shape, the narrow types' too, for sm_90 and sm_75") {
     // test::coverage() of each space (n = 0: the small-n paths included): all of it in the nvrtc_full.* tests,
     // else a pairwise subset, in which every pair of parameter values (pack=u64 and the 16-block clusters with the
     // others) still meets in one compiled variant.
@@ -632,9 +966,32 @@ TEST_SUITE("nvrtc_argreduce") {
     }
     std::vector<ArgReduceConfig> fallback{ArgReduceConfig{}};
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
-      for (ValueType t : all_value_types()) {
+      for (ValueType t : every_value_type()) {
         CHECK(test::compile_all(make(op, t), fallback, "sm_90") == "");
         CHECK(test::compile_all(make(op, t), fallback, "sm_75") == "");
       }
+  }
+
+  TEST_CASE("the variants of f16 and bf16 argmax and argmin, i8 argmax and i16 argmin compile for sm_90 with both "
+            "entry points (one pairwise covering of their joint space, every variant under nvrtc_full)") {
+    // The joint covering (test::compile_all_joint): every pair of a problem's field (the type, the operation) and a
+    // configuration's, or of two configuration fields, meets in one compiled variant: each type with the packed
+    // keys, each vector width, each block reduction and each grid, without compiling each space whole again.
+    std::vector<ArgReduceProblem> problems;
+    for (ValueType t : {ValueType::f16, ValueType::bf16})
+      for (ArgOp op : {ArgOp::argmax, ArgOp::argmin}) problems.push_back(make(op, t));
+    problems.push_back(make(ArgOp::argmax, ValueType::i8));
+    problems.push_back(make(ArgOp::argmin, ValueType::i16));
+    std::vector<std::vector<ArgReduceConfig>> spaces;
+    std::size_t total = 0;
+    for (const auto& p : problems) spaces.push_back(argreduce_space(p)), total += spaces.back().size();
+    const auto picked = test::nvrtc_full() ? spaces : test::joint_pairwise_subsets(problems, spaces);
+    std::size_t compiled = 0;
+    for (std::size_t i = 0; i < problems.size(); ++i) {
+      CHECK_MESSAGE(!picked[i].empty(), problems[i].shape_key());
+      compiled += picked[i].size();
+    }
+    MESSAGE("narrow types: ", compiled, " of ", total, " variants");
+    CHECK(test::compile_all_joint(problems, spaces, "sm_90", {kArgReduceKernelName, kArgReduceFinishKernelName}) == "");
   }
 }

@@ -220,6 +220,15 @@ TEST_SUITE("policy") {
     CHECK(b->why.find("argreduce/argmax/f64/n=1048576/") != std::string::npos);
     CHECK(b->config ==
           *Config::parse("argreduce", "red=warp_shuffle,block=256,vec=16,loads=8,acc=1,finish=last_block,grid=-1"));
+    // bf16 argmax: no 2-byte entry; f32 and i32 argmax are one doubling of the element size away (4 + 2 = 6), f64
+    // two (4 + 4 = 8): of f32's and i32's entries 1M is nearest 3M, as above, and f32's shape key sorts first (the
+    // two 1M entries hold the same configuration).
+    ArgReduceProblem bf16max = f32max;
+    bf16max.type = ValueType::bf16;
+    const auto half = policy_choice(bf16max, &h100);
+    REQUIRE(half);
+    CHECK(half->why.find("argreduce/argmax/f32/n=1048576/") != std::string::npos);
+    CHECK(half->config == a->config);
     // Range histograms: u8 with 100 bins takes a u8 shape's configuration (the byte-value binning): of u8/255 (|log2
     // 2.55| counted twice: 2.70) and u8/16 (|log2 0.16| = 2.64), 16 bins, held at 512M only. i32, which no entry
     // holds, gets a configuration whose binning i32 can run (not the u8/u16-only values or lut): 8 + 2 x log2(999/500)

@@ -1,13 +1,22 @@
 // The arg-reduction variants of the tier (tier.hpp: a pairwise-covering subset of each space in the quick tier, all of
 // it in the full tier), on the GPU, exactly (value bits and index) against the CPU reference:
-// every value type, arg-min and arg-max, n = 0, 1, 31, ~1M and ~4M, unaligned pointers, all-equal inputs (the answer
-// is index 0), sorted and skewed inputs, the extreme repeated (the first index), the identity value everywhere,
-// NaN (first, last, several), infinities and signed zeros; twice per input (the ticket resets itself). Then indices
-// past 2^32, and the handle (autotune::ArgReduce) with a size table of three tuned sizes.
+// every value type (f16, bf16, i8 and i16 too), arg-min and arg-max, n = 0, 1, 31, ~1M and ~4M, unaligned pointers,
+// all-equal inputs (the answer is index 0), sorted and skewed inputs, the extreme repeated (the first index), the
+// identity value everywhere, NaN (first, last, several, with payloads), infinities, signed zeros and the smallest
+// subnormals (negative ones: a half compared by its raw bits would get them wrong); twice per input (the ticket resets
+// itself). Where the binary links CUB (AUTOTUNE_GPU_TESTS_HAVE_CUB: bench/cub_argreduce.cu), CUB's ArgMax/ArgMin on
+// every input without NaN (CUB leaves NaN undefined), n = 0 included, must give the reference's answer too, bit for bit
+// (and so every variant's). Then indices past 2^32, and the handle (autotune::ArgReduce) with a size table of three
+// tuned sizes, and its typed calls on __nv_bfloat16 and std::int8_t.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <bit>
+#include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -20,7 +29,11 @@
 #include "kernel_templates/argreduce/launcher.hpp"
 #include "kernel_templates/argreduce/reference.hpp"
 #include "kernel_templates/argreduce/space.hpp"
+#include "kernel_templates/half_host.hpp"
 #include "kernel_templates/reduction_reference.hpp"  // with_value_type
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+#include "bench/cub_argreduce.hpp"
+#endif
 
 using namespace autotune;
 using namespace autotune::testing;
@@ -33,9 +46,42 @@ ArgReduceProblem make(ArgOp op, ValueType t, std::uint64_t n = 0) {
   return p;
 }
 
+// How the inputs below write values of a type: as itself (Plain), or a half as its 16 bits (Half); a number given
+// as a double (rounded to the half), and the type's special values.
 template <class T>
-void put(std::vector<unsigned char>& bytes, std::uint64_t i, T v) {
-  std::memcpy(&bytes[i * sizeof(T)], &v, sizeof(T));
+struct Plain {
+  using S = T;
+  static constexpr bool kFloat = std::is_floating_point_v<T>;
+  static S from(double v) { return static_cast<T>(v); }
+  static S max() { return std::numeric_limits<T>::max(); }
+  static S lowest() { return std::numeric_limits<T>::lowest(); }
+  static S inf(bool negative) { return std::copysign(std::numeric_limits<T>::infinity(), negative ? T(-1) : T(1)); }
+  static S nan(bool negative) { return std::copysign(std::numeric_limits<T>::quiet_NaN(), negative ? T(-1) : T(1)); }
+  static S payload_nan() {  // a quiet NaN with a payload
+    using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    return std::bit_cast<T>(sizeof(T) == 4 ? U(0x7FC01234u) : U(0x7FF8000000001234ull));
+  }
+  static S signaling_nan() { return std::numeric_limits<T>::signaling_NaN(); }
+  static S tiny(int k) { return static_cast<T>(k) * std::numeric_limits<T>::denorm_min(); }  // k least subnormals
+};
+template <ValueType H>
+struct Half {
+  using S = std::uint16_t;
+  static constexpr bool kFloat = true;
+  static constexpr bool kF16 = H == ValueType::f16;
+  static S from(double v) { return reduce_detail::float_to_half(H, static_cast<float>(v)); }
+  static S max() { return kF16 ? 0x7BFF : 0x7F7F; }
+  static S lowest() { return kF16 ? 0xFBFF : 0xFF7F; }
+  static S inf(bool negative) { return static_cast<S>((negative ? 0x8000 : 0) | (kF16 ? 0x7C00 : 0x7F80)); }
+  static S nan(bool negative) { return static_cast<S>((negative ? 0x8000 : 0) | (kF16 ? 0x7E00 : 0x7FC0)); }
+  static S payload_nan() { return kF16 ? 0x7E5A : 0x7FC5; }
+  static S signaling_nan() { return kF16 ? 0x7C01 : 0x7F81; }  // quiet bit clear: a conversion may quiet it
+  static S tiny(int k) { return static_cast<S>(k < 0 ? 0x8000 - k : k); }  // k least subnormals
+};
+
+template <class S>
+void put(std::vector<unsigned char>& bytes, std::uint64_t i, S v) {
+  std::memcpy(&bytes[i * sizeof(S)], &v, sizeof(S));
 }
 
 struct Input {
@@ -43,10 +89,13 @@ struct Input {
   std::vector<unsigned char> bytes;
   std::uint64_t n;
   std::size_t offset;  // elements: an unaligned start for vector loads
+  bool nan = false;    // holds a NaN: CUB leaves the answer undefined, the reference alone decides
 };
 
-template <class T>
+// The inputs of a type written by V (Plain<T> or Half<H>).
+template <class V>
 std::vector<Input> inputs_for(const ArgReduceProblem& base) {
+  using S = typename V::S;
   constexpr std::uint64_t kMid = 1000003, kBig = (1ull << 22) + 5;
   const bool max = base.op == ArgOp::argmax;
   std::vector<Input> in;
@@ -55,7 +104,8 @@ std::vector<Input> inputs_for(const ArgReduceProblem& base) {
     p.distribution = dist;
     return generate_arg_values(p, n, seed);
   };
-  for (std::uint64_t n : {0ull, 1ull, 31ull}) in.push_back({fmt::format("uniform n={}", n), generated("uniform", n, n), n, 0});
+  for (std::uint64_t n : {0ull, 1ull, 31ull})
+    in.push_back({fmt::format("uniform n={}", n), generated("uniform", n, n), n, 0});
   for (std::uint64_t n : {2ull, 5ull, 4099ull})  // short and odd, unaligned: head, one vector or none, tail
     in.push_back({fmt::format("uniform n={}, unaligned", n), generated("uniform", n, n + 100), n, 1});
   in.push_back({"all equal n=2 (a tie: index 0)", generated("constant", 2, 20), 2, 0});
@@ -67,18 +117,17 @@ std::vector<Input> inputs_for(const ArgReduceProblem& base) {
   in.push_back({"sorted n=1000003", generated("sorted", kMid, 11), kMid, 0});
   in.push_back({"skewed n=4M+5, unaligned", generated("skewed", kBig, 12), kBig, 3});
   // The extreme three times, late, in the middle, in the scalar tail: the middle one is the answer.
-  const T extreme = max ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+  const S extreme = max ? V::max() : V::lowest();
   Input repeated{"the extreme repeated", generated("uniform", kMid, 13), kMid, 1};
-  put<T>(repeated.bytes, kMid - 1, extreme);
-  put<T>(repeated.bytes, kMid / 2 + 1, extreme);
-  put<T>(repeated.bytes, kMid - 2, extreme);
+  put<S>(repeated.bytes, kMid - 1, extreme);
+  put<S>(repeated.bytes, kMid / 2 + 1, extreme);
+  put<S>(repeated.bytes, kMid - 2, extreme);
   in.push_back(repeated);
   // Every element the value no element beats (what a thread's scan starts from): the answer is index 0.
-  const T identity = std::is_floating_point_v<T> ? (max ? -std::numeric_limits<T>::infinity()
-                                                        : std::numeric_limits<T>::infinity())
-                                                 : (max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
-  Input all_identity{"every element the identity", std::vector<unsigned char>(kMid * sizeof(T)), kMid, 1};
-  for (std::uint64_t i = 0; i < kMid; ++i) put<T>(all_identity.bytes, i, identity);
+  S identity = max ? V::lowest() : V::max();
+  if constexpr (V::kFloat) identity = V::inf(max);
+  Input all_identity{"every element the identity", std::vector<unsigned char>(kMid * sizeof(S)), kMid, 1};
+  for (std::uint64_t i = 0; i < kMid; ++i) put<S>(all_identity.bytes, i, identity);
   in.push_back(all_identity);
   // The same aligned, n odd: index 0 is in the vectors, which never take an element equal to the identity, while
   // the scalar tail takes its own (with their larger indices): the answer is still index 0.
@@ -89,56 +138,75 @@ std::vector<Input> inputs_for(const ArgReduceProblem& base) {
   // The identity everywhere but one element late in the input.
   Input one_other = all_identity;
   one_other.name = "the identity but one element";
-  put<T>(one_other.bytes, kMid - 7, T(3));
+  put<S>(one_other.bytes, kMid - 7, V::from(3));
   in.push_back(one_other);
-  if constexpr (std::is_floating_point_v<T>) {
-    constexpr T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
-    Input nan_last{"NaN last, unaligned", generated("uniform", kMid, 14), kMid, 1};
-    put<T>(nan_last.bytes, kMid - 1, nan);
+  if constexpr (V::kFloat) {
+    Input nan_last{"NaN last, unaligned", generated("uniform", kMid, 14), kMid, 1, true};
+    put<S>(nan_last.bytes, kMid - 1, V::nan(false));
     in.push_back(nan_last);
-    Input nan_first{"negative NaN first, unaligned", generated("uniform", kMid, 15), kMid, 1};
-    put<T>(nan_first.bytes, 0, -nan);
+    Input nan_first{"negative NaN first, unaligned", generated("uniform", kMid, 15), kMid, 1, true};
+    put<S>(nan_first.bytes, 0, V::nan(true));
     in.push_back(nan_first);
-    Input nans{"three NaNs of other payloads, +inf and -inf", generated("uniform", kMid, 16), kMid, 0};
-    put<T>(nans.bytes, 5, inf);
-    put<T>(nans.bytes, 6, -inf);
-    put<T>(nans.bytes, kMid - 100, -nan);
-    put<T>(nans.bytes, kMid / 3, nan);  // the first NaN: the answer
-    put<T>(nans.bytes, kMid / 2, nan);
+    Input nans{"three NaNs of other payloads, +inf and -inf", generated("uniform", kMid, 16), kMid, 0, true};
+    put<S>(nans.bytes, 5, V::inf(false));
+    put<S>(nans.bytes, 6, V::inf(true));
+    put<S>(nans.bytes, kMid - 100, V::nan(true));
+    put<S>(nans.bytes, kMid / 3, V::nan(false));  // the first NaN: the answer
+    put<S>(nans.bytes, kMid / 2, V::payload_nan());
     in.push_back(nans);
     Input infs{"+inf and -inf", generated("uniform", kMid, 18), kMid, 1};
-    put<T>(infs.bytes, kMid / 2 + 3, inf);
-    put<T>(infs.bytes, kMid / 4, -inf);
-    put<T>(infs.bytes, kMid - 3, inf);
+    put<S>(infs.bytes, kMid / 2 + 3, V::inf(false));
+    put<S>(infs.bytes, kMid / 4, V::inf(true));
+    put<S>(infs.bytes, kMid - 3, V::inf(false));
     in.push_back(infs);
     // Zeros of both signs as the extreme: equal, so the first (here -0.0) wins with its sign.
-    std::vector<unsigned char> zeros(kMid * sizeof(T));
-    for (std::uint64_t i = 0; i < kMid; ++i) put<T>(zeros, i, max ? T(-1) - T(i % 5) : T(1) + T(i % 5));
-    put<T>(zeros, 1001, T(-0.0));
-    put<T>(zeros, 1000, T(0.0));
-    put<T>(zeros, 999, T(-0.0));
-    put<T>(zeros, kMid - 1, T(0.0));
+    std::vector<unsigned char> zeros(kMid * sizeof(S));
+    for (std::uint64_t i = 0; i < kMid; ++i) put<S>(zeros, i, V::from(max ? -1.0 - (i % 5) : 1.0 + (i % 5)));
+    put<S>(zeros, 1001, V::from(-0.0));
+    put<S>(zeros, 1000, V::from(0.0));
+    put<S>(zeros, 999, V::from(-0.0));
+    put<S>(zeros, kMid - 1, V::from(0.0));
     in.push_back({"signed zeros as the extreme", zeros, kMid, 1});
     // +0.0 first this time: its bits (the packed keys decode a zero as +0.0 and must not take the later -0.0's).
-    put<T>(zeros, 999, T(0.0));
-    put<T>(zeros, 1001, T(-0.0));
+    put<S>(zeros, 999, V::from(0.0));
+    put<S>(zeros, 1001, V::from(-0.0));
     in.push_back({"+0.0 then -0.0 as the extreme, aligned", zeros, kMid, 0});
-    // A NaN with a payload first, then the canonical one: the first NaN's own bits come back.
-    using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-    const U payload = sizeof(T) == 4 ? U(0x7FC01234u) : U(0x7FF8000000001234ull);
-    T odd_nan;
-    std::memcpy(&odd_nan, &payload, sizeof(T));
-    Input payloads{"a NaN with a payload, then the canonical NaN", generated("uniform", kMid, 21), kMid, 0};
-    put<T>(payloads.bytes, kMid / 5, odd_nan);
-    put<T>(payloads.bytes, kMid / 4, nan);
+    // The smallest subnormals as the extreme, nearest zero on the extreme's side (negative for an arg-max): a half's
+    // raw bits as unsigned order the negatives backwards. One least subnormal twice (the first wins), two of them
+    // earlier.
+    std::vector<unsigned char> tiny(kMid * sizeof(S));
+    for (std::uint64_t i = 0; i < kMid; ++i) put<S>(tiny, i, V::from(max ? -1.0 - (i % 5) : 1.0 + (i % 5)));
+    put<S>(tiny, kMid / 4, V::tiny(max ? -2 : 2));
+    put<S>(tiny, kMid / 3, V::tiny(max ? -1 : 1));  // the answer
+    put<S>(tiny, kMid / 2, V::tiny(max ? -1 : 1));
+    in.push_back({"the least subnormals as the extreme", tiny, kMid, 1});
+    // A NaN with a payload first, then the canonical one: the first NaN's own bits come back; and a signaling NaN
+    // (quiet bit clear), which a conversion to float may quiet: its bits too.
+    Input payloads{"a NaN with a payload, then the canonical NaN", generated("uniform", kMid, 21), kMid, 0, true};
+    put<S>(payloads.bytes, kMid / 5, V::payload_nan());
+    put<S>(payloads.bytes, kMid / 4, V::nan(false));
     in.push_back(payloads);
+    Input signaling{"a signaling NaN, unaligned", generated("uniform", kMid, 22), kMid, 1, true};
+    put<S>(signaling.bytes, kMid / 7, V::signaling_nan());
+    put<S>(signaling.bytes, kMid / 6, V::nan(false));
+    in.push_back(signaling);
   } else {
     Input ext{"integer extremes at both ends", generated("uniform", kMid, 19), kMid, 1};
-    put<T>(ext.bytes, 0, std::numeric_limits<T>::max());
-    put<T>(ext.bytes, kMid - 1, std::numeric_limits<T>::lowest());
+    put<S>(ext.bytes, 0, V::max());
+    put<S>(ext.bytes, kMid - 1, V::lowest());
     in.push_back(ext);
   }
   return in;
+}
+
+std::vector<Input> inputs_of(const ArgReduceProblem& p) {
+  switch (p.type) {
+    case ValueType::f16: return inputs_for<Half<ValueType::f16>>(p);
+    case ValueType::bf16: return inputs_for<Half<ValueType::bf16>>(p);
+    case ValueType::i8: return inputs_for<Plain<std::int8_t>>(p);
+    case ValueType::i16: return inputs_for<Plain<std::int16_t>>(p);
+    default: return with_value_type(p.type, [&](auto tag) { return inputs_for<Plain<decltype(tag)>>(p); });
+  }
 }
 
 std::string run_and_compare(const ArgReduceKernel& kernel, const ArgReduceProblem& p, const ArgExpected& expected,
@@ -151,6 +219,26 @@ std::string run_and_compare(const ArgReduceKernel& kernel, const ArgReduceProble
   return compare_argreduce(p, expected, got);
 }
 
+// CUB's ArgMax/ArgMin on one input against the reference; empty when they agree or CUB is not linked or built for
+// the type.
+std::string cub_difference(const ArgReduceProblem& p, const ArgExpected& expected, const void* in, std::uint64_t n,
+                           const cuda::DeviceBuffer& out) {
+#if AUTOTUNE_GPU_TESTS_HAVE_CUB
+  const auto type = static_cast<bench::CubValue>(p.type);
+  if (!bench::cub_argreduce_supports(type)) return {};
+  const bench::CubArgReduce cub(type, p.op == ArgOp::argmax, n);
+  fill_and_wait(out, 0xAB);
+  cub.run(in, out.get(), nullptr);
+  AUTOTUNE_CUDA(cudaDeviceSynchronize());
+  unsigned char got[16];
+  AUTOTUNE_CUDA(cudaMemcpy(got, out.get(), sizeof got, cudaMemcpyDeviceToHost));
+  return compare_argreduce(p, expected, got);
+#else
+  (void)p, (void)expected, (void)in, (void)n, (void)out;
+  return {};
+#endif
+}
+
 void check_variants(const ArgReduceProblem& problem, const std::vector<CompiledVariant<ArgReduceConfig>>& variants,
                     const DeviceInfo& dev) {
   CAPTURE(problem.shape_key());
@@ -158,11 +246,15 @@ void check_variants(const ArgReduceProblem& problem, const std::vector<CompiledV
   std::vector<ArgReduceKernel> kernels;
   for (const auto& v : variants) kernels.emplace_back(problem, v.config, dev, v.cubin);
 
-  const auto inputs = with_value_type(problem.type, [&](auto tag) { return inputs_for<decltype(tag)>(problem); });
   cuda::DeviceBuffer out(16);
-  for (const auto& in : inputs) {
+  for (const auto& in : inputs_of(problem)) {
     const ArgExpected expected = reference_argreduce(problem, in.bytes.data(), in.n);
     DeviceSamples dev_in(in.bytes, size_of(problem.type), in.offset);
+    if (!in.nan) {
+      INFO(problem.shape_key(), " ", in.name, ": CUB ArgMax/ArgMin");
+      const std::string diff = cub_difference(problem, expected, dev_in.ptr, in.n, out);
+      CHECK_MESSAGE(diff.empty(), diff);
+    }
     for (const auto& kernel : kernels) {
       INFO(problem.shape_key(), " ", in.name, " ", kernel.config().key());
       for (int r = 0; r < 2; ++r) {  // twice: the ticket resets itself
@@ -173,16 +265,17 @@ void check_variants(const ArgReduceProblem& problem, const std::vector<CompiledV
   }
 }
 
-// The tier's variants of `op` on every value type (one covering of the types' joint space in the quick tier).
-void check_every_type(ArgOp op) {
+// The tier's variants of `problems` (one covering of their joint space in the quick tier), each on its inputs.
+void check_problems(const std::vector<ArgReduceProblem>& problems) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
-  std::vector<ArgReduceProblem> problems;
-  for (ValueType t : all_value_types()) problems.push_back(make(op, t));
   const auto variants = compile_tier_joint(
       problems, [](const ArgReduceProblem& p) { return argreduce_space(p); }, dev,
       [&](const ArgReduceProblem& p, const ArgReduceConfig& c) { return argreduce_constraint_violation(p, c, dev); });
   for (std::size_t i = 0; i < problems.size(); ++i) check_variants(problems[i], variants[i], dev);
+#if !AUTOTUNE_GPU_TESTS_HAVE_CUB
+  MESSAGE("CUB is not linked into this test binary: the CPU reference alone");
+#endif
 }
 
 std::string temp_cache(const char* name) {
@@ -192,14 +285,50 @@ std::string temp_cache(const char* name) {
   return path.string();
 }
 
+// A handle of `p` (the built-in policy: an empty cache) called with T* and ArgResult<T>*, on skewed values with the
+// extreme repeated and a start one element past an aligned one; a T of another type is refused.
+template <class T>
+void check_typed_handle(ArgReduceProblem p, const char* name) {
+  CAPTURE(p.key());
+  p.distribution = "skewed";
+  const ArgReduce r(p, ArgReduce::Options{0, temp_cache(name)});
+  const std::vector<unsigned char> host = generate_arg_values(p, p.n, 31);
+  DeviceSamples in(host, sizeof(T), 1);
+  cuda::DeviceBuffer out(16);
+  const auto* d_in = static_cast<const T*>(in.ptr);
+  auto* d_out = static_cast<ArgResult<T>*>(out.get());
+  const ArgResult<T> got = r.result(d_in, p.n, d_out);
+  CHECK(compare_argreduce(p, reference_argreduce(p, host.data(), p.n), &got) == "");
+  const ArgResult<T> empty = r.result(d_in, 0, d_out);
+  CHECK(compare_argreduce(p, reference_argreduce(p, host.data(), 0), &empty) == "");
+  if constexpr (sizeof(T) == 2) {
+    using Other = std::conditional_t<std::is_same_v<T, __half>, __nv_bfloat16, __half>;
+    CHECK_THROWS_AS(r(static_cast<const Other*>(in.ptr), p.n, static_cast<ArgResult<Other>*>(out.get())), UsageError);
+  } else {
+    CHECK_THROWS_AS(r(static_cast<const float*>(in.ptr), 4, static_cast<ArgResult<float>*>(out.get())), UsageError);
+  }
+}
+
 }  // namespace
 
 TEST_SUITE("gpu_argreduce") {
-  TEST_CASE("argmax: every value type, the tier's variants exact") {
-    check_every_type(ArgOp::argmax);
+  TEST_CASE("argmax: every 32- and 64-bit value type, the tier's variants exact") {
+    std::vector<ArgReduceProblem> problems;
+    for (ValueType t : all_value_types()) problems.push_back(make(ArgOp::argmax, t));
+    check_problems(problems);
   }
-  TEST_CASE("argmin: every value type, the tier's variants exact") {
-    check_every_type(ArgOp::argmin);
+  TEST_CASE("argmin: every 32- and 64-bit value type, the tier's variants exact") {
+    std::vector<ArgReduceProblem> problems;
+    for (ValueType t : all_value_types()) problems.push_back(make(ArgOp::argmin, t));
+    check_problems(problems);
+  }
+  TEST_CASE("f16, bf16, i8 and i16, argmax and argmin: the tier's variants exact, CUB's answers the same") {
+    // One covering of the eight problems' joint space in the quick tier (46 variants within sm_90's limits): each
+    // type and each operation meets every parameter value, the packed keys included.
+    std::vector<ArgReduceProblem> problems;
+    for (ArgOp op : {ArgOp::argmax, ArgOp::argmin})
+      for (ValueType t : narrow_value_types()) problems.push_back(make(op, t));
+    check_problems(problems);
   }
 
   TEST_CASE("grid sizes: one block for n = 0, cover-n grids cover n, resident grids stay resident") {
@@ -332,5 +461,17 @@ TEST_SUITE("gpu_argreduce") {
     const ArgResult<long long> got = r.result(static_cast<const long long*>(in.get()), p.n,
                                               static_cast<ArgResult<long long>*>(out.get()));
     CHECK(compare_argreduce(p, reference_argreduce(p, host.data(), p.n), &got) == "");
+  }
+
+  TEST_CASE("the handle's typed calls on __nv_bfloat16, __half, std::int8_t and std::int16_t, without a cache: exact, "
+            "ArgResult<T>'s layout, and another element type refused") {
+    static_assert(sizeof(ArgResult<__nv_bfloat16>) == 16 && offsetof(ArgResult<__nv_bfloat16>, index) == 8);
+    static_assert(sizeof(ArgResult<__half>) == 16 && offsetof(ArgResult<__half>, index) == 8);
+    static_assert(sizeof(ArgResult<std::int8_t>) == 16 && offsetof(ArgResult<std::int8_t>, index) == 8);
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    check_typed_handle<__nv_bfloat16>(make(ArgOp::argmax, ValueType::bf16, 1000003), "bf16");
+    check_typed_handle<__half>(make(ArgOp::argmin, ValueType::f16, 1000003), "f16");
+    check_typed_handle<std::int8_t>(make(ArgOp::argmax, ValueType::i8, 1000003), "i8");
+    check_typed_handle<std::int16_t>(make(ArgOp::argmin, ValueType::i16, 4099), "i16");
   }
 }
