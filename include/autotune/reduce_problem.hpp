@@ -25,7 +25,7 @@ std::size_t size_of(ValueType t);
 bool is_float(ValueType t);
 /// The 32- and 64-bit types (i32, u32, i64, u64, f32, f64): those every reduction family (segmented included) takes.
 const std::vector<ValueType>& all_value_types();
-/// The 8- and 16-bit types (f16, bf16, i8, i16): reductions and arg-reductions.
+/// The 8- and 16-bit types (f16, bf16, i8, i16): reductions, arg-reductions and segmented reductions.
 const std::vector<ValueType>& narrow_value_types();
 
 /// What a reduction computes. The transform-reductions (CUB's TransformReduce with a built-in transform) apply
