@@ -413,7 +413,8 @@ TEST_SUITE("gpu_segreduce") {
 
   TEST_CASE("user operators on the edge inputs (empty segments, length 1, odd tails, unaligned and reversed begins, "
             "queued long segments): a user max equals the built-in max exactly, a user sum of x*x the host's sum of "
-            "squares within the reduce family's f32 bound; the handle runs a user operator from an empty cache") {
+            "squares within the reduce family's f32 bound; the handle runs a user operator from an empty cache; tuning one "
+            "finds no variant wrong against the fallback") {
     const SegReduceProblem max = make(SegReduceOp::max, ValueType::f32);
     SegReduceProblem user_max = make(SegReduceOp::user, ValueType::f32);
     user_max.user = {"a > b ? a : b", "-INFINITY", ""};
@@ -465,6 +466,20 @@ TEST_SUITE("gpu_segreduce") {
              static_cast<float*>(d.out.get()));
     });
     CHECK(compare_segreduce(max, maxima[2], got.data()) == "");
+
+    // Tuned: the workload checks every variant segment by segment against the fallback's results (no CPU reference
+    // for CUDA text); none of a correct operator's variants is wrong, and the handle then runs the winner.
+    user_sumsq.n = 1 << 20;
+    user_sumsq.distribution = "power-law:1..64K";
+    {
+      Cache cache(path);
+      const TuneReport report = tune(user_sumsq, cache, tier_tune_options(3));
+      REQUIRE(report.winner);
+      for (const Measurement& m : report.measurements)
+        CHECK_MESSAGE(m.status != MeasurementStatus::wrong_result, m.config.key(), ": ", m.log);
+    }
+    const SegmentedReduce tuned(user_sumsq, SegmentedReduce::Options{0, path});
+    CHECK(tuned.resolution().source == ConfigSource::exact);
     std::filesystem::remove(path);
   }
 
