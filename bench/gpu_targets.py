@@ -54,6 +54,11 @@ for _type in ("bf16", "f16"):
         ]
 TARGETS.append(("# Reduction benchmark", "f32 user max at 256M: slowdown against the built-in max",
                 {"case": "f32 user max", "n": "256M"}, "vs built-in", "signed_percent", "<=", 3.0, "%"))
+# The same for segmented reductions (bench/segreduce_bench.cpp --quick): the user max against the built-in max on the
+# same 16K segments of 4K.
+TARGETS.append(("# Segmented reduction benchmark",
+                "f32 user max, segments of 4K at 64M: slowdown against the built-in segmented max",
+                {"case": "f32 user max fixed:4K", "n": "64M"}, "vs built-in", "signed_percent", "<=", 3.0, "%"))
 
 
 def cells(line):

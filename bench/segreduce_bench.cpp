@@ -8,7 +8,9 @@
 // Rows marked offsets=64 run the variants and CUB on int64 offsets of the same segments. The bf16 rows (4096
 // segments of 128K, 1 GiB) hold the batched-argmax target against CUB's ArgMax over the same offsets (CUB 3.0.1, in
 // CUDA 13.0, has no fixed-segment-size overload of DeviceSegmentedReduce: the offsets form is the bar), and the sum
-// of the same halves in float against CUB's Reduce with a float addition.
+// of the same halves in float against CUB's Reduce with a float addition. The f32 user max ('a > b ? a : b', identity
+// -INFINITY) runs beside the built-in max on the same segments and values (4K each, 64M): the user operator's target,
+// within 3 % of the built-in one, read for segmented reductions (the table after the main one; CUB has no row for it).
 //
 //   segreduce_bench [--quick] [--samples K] [--screen K] [--markdown FILE] [--compile-only [--arch ARCH]]
 #include <fmt/format.h>
@@ -55,7 +57,10 @@ std::vector<Case> cases(bool quick) {
                         // The batched argmax of 4096 rows of 128K bf16 (bench/gpu_targets.py: >= 1.5x CUB), and their
                         // sum in float.
                         {SegReduceOp::argmax, "fixed:128K", 512ull << 20, 32, ValueType::bf16},
-                        {SegReduceOp::sum, "fixed:128K", 512ull << 20, 32, ValueType::bf16}};
+                        {SegReduceOp::sum, "fixed:128K", 512ull << 20, 32, ValueType::bf16},
+                        // The user max against the built-in max (user_table).
+                        {SegReduceOp::max, "fixed:4K", 64ull << 20},
+                        {SegReduceOp::user, "fixed:4K", 64ull << 20}};
   if (quick) return out;
   out.push_back({SegReduceOp::sum, "fixed:4K", 256ull << 20});
   out.push_back({SegReduceOp::sum, "uniform:1..64K", 256ull << 20});
@@ -79,10 +84,39 @@ std::string fmt_n(std::uint64_t n) {
 using Shape = bench::CompiledSpace<SegReduceConfig, SegReduceKernel>;
 
 // The problem of a case, and the shape whose space it runs (every case of one type, op and offset width shares it).
+// The user operator of the cases is a max: the built-in max's semantics on inputs without NaN.
 SegReduceProblem problem_of(const Case& c) {
   SegReduceProblem p;
   p.op = c.op, p.type = c.type, p.n = c.n, p.distribution = c.spec, p.offset_bits = c.offset_bits;
+  if (c.op == SegReduceOp::user) p.user = UserOp{"a > b ? a : b", "-INFINITY", ""};
   return p.normalized();
+}
+// What a case is checked as, and its values drawn for: the user max as the built-in max, so both rows read the same
+// values and segments.
+SegReduceProblem checked_as(const SegReduceProblem& p) {
+  if (p.op != SegReduceOp::user) return p;
+  SegReduceProblem max = p;
+  max.op = SegReduceOp::max;
+  max.user = {};
+  return max.normalized();
+}
+std::string case_name(const Case& c) {
+  return fmt::format("{} {} {}{}", to_string(c.type), c.op == SegReduceOp::user ? "user max" : to_string(c.op), c.spec,
+                     c.offset_bits == 64 ? " offsets=64" : "");
+}
+
+// The user max's time against the built-in max's on the same segments, both the winners of this run: the target is a
+// slowdown of at most 3 % (bench/gpu_targets.py). Empty when either is missing.
+std::string user_table(const std::map<std::string, double>& median_of, const Case& user, const Case& builtin) {
+  const auto u = median_of.find(case_name(user)), b = median_of.find(case_name(builtin));
+  if (u == median_of.end() || b == median_of.end()) return {};
+  const std::string text = fmt::format(
+      "\nA user operator against the built-in one (the winners above, same segments and values):\n\n"
+      "| case | n | user (us) | built-in (us) | vs built-in |\n|---|---:|---:|---:|---:|\n"
+      "| {} | {} | {:.1f} | {:.1f} | {:+.1f} % |\n",
+      case_name(user), fmt_n(user.n), u->second * 1e3, b->second * 1e3, 100.0 * (u->second / b->second - 1.0));
+  std::printf("%s", text.c_str());
+  return text;
 }
 SegReduceProblem shape_of(const Case& c) {
   SegReduceProblem shape = problem_of(c);
@@ -148,12 +182,13 @@ int main(int argc, char** argv) try {
   std::fflush(stdout);
 
   std::map<std::string, Shape> shapes;
+  std::map<std::string, double> median_of;  // the winner's time by case name: the user max against the built-in max
   // f32 sum: every variant's screened time per case (0 = wrong or missing), for the robust choice.
   std::vector<std::string> sum_cases;
   std::vector<std::vector<double>> sum_times;  // [case][variant]
   const Shape* sum_shape = nullptr;
   for (const Case& c : cases(quick)) {
-    const SegReduceProblem p = problem_of(c);
+    const SegReduceProblem p = problem_of(c), checked = checked_as(p);
     const std::string shape_name = shape_of(c).shape_key();
     auto it = shapes.find(shape_name);
     if (it == shapes.end()) it = shapes.emplace(shape_name, build(shape_of(c), dev)).first;
@@ -161,8 +196,8 @@ int main(int argc, char** argv) try {
     const auto offsets = generate_offsets(parse_segment_spec(c.spec), c.n, 42);
     const std::vector<std::int64_t> offsets64(offsets.begin(), offsets.end());
     const std::uint64_t segments = offsets.size() - 1;
-    const auto values = generate_segment_values(p, c.n, 43);
-    const auto expected = reference_segreduce(p, values.data(), offsets.data(), offsets.data() + 1, segments);
+    const auto values = generate_segment_values(checked, c.n, 43);
+    const auto expected = reference_segreduce(checked, values.data(), offsets.data(), offsets.data() + 1, segments);
     cuda::DeviceBuffer in(values.size()), d_off(offsets.size() * 4), d_off64(offsets.size() * 8),
         out(segments * p.result_bytes() + 16), cub_out(segments * p.result_bytes() + 16);
     AUTOTUNE_CUDA(cudaMemcpy(in.get(), values.data(), values.size(), cudaMemcpyHostToDevice));
@@ -176,7 +211,7 @@ int main(int argc, char** argv) try {
     std::vector<unsigned char> got(segments * p.result_bytes() + 16);
     auto check = [&](const cuda::DeviceBuffer& buf) {
       AUTOTUNE_CUDA(cudaMemcpy(got.data(), buf.get(), got.size(), cudaMemcpyDeviceToHost));
-      return compare_segreduce(p, expected, got.data());
+      return compare_segreduce(checked, expected, got.data());
     };
 
     std::vector<Candidate> candidates;
@@ -189,8 +224,7 @@ int main(int argc, char** argv) try {
       k.run(in.get(), segments, ob_begin, ob_end, out.get(), stream.get());
       AUTOTUNE_CUDA(cudaStreamSynchronize(stream.get()));
       if (const std::string diff = check(out); !diff.empty()) {
-        std::fprintf(stderr, "%s %s %s: WRONG: %s\n", to_string(c.op).data(), c.spec.c_str(), k.config().key().c_str(),
-                     diff.c_str());
+        std::fprintf(stderr, "%s %s: WRONG: %s\n", case_name(c).c_str(), k.config().key().c_str(), diff.c_str());
         continue;
       }
       const SampleStats t = time_calls([&](cudaStream_t s) { k.run(in.get(), segments, ob_begin, ob_end, out.get(), s); },
@@ -205,34 +239,40 @@ int main(int argc, char** argv) try {
       sum_shape = &shape;
     }
     if (candidates.empty()) {
-      const std::string row = fmt::format("| {} {} {}{} | {} | {} | no correct variant |||||||| 0/{} |\n",
-                                          to_string(c.type), to_string(c.op), c.spec,
-                                          c.offset_bits == 64 ? " offsets=64" : "",
+      const std::string row = fmt::format("| {} | {} | {} | no correct variant |||||||| 0/{} |\n", case_name(c),
                                           fmt_n(c.n), segments, shape.configs.size());
       std::printf("%s", row.c_str());
       table += row;
       continue;
     }
     const SegReduceKernel& winner = *shape.kernels[index[pick_winner(candidates)]];
-    bench::CubSegReduce cub(static_cast<bench::CubSegOp>(c.op), segments, p.offset_bits == 64,
-                            static_cast<bench::CubValue>(c.type));
     const SampleStats t_ours = time_calls(
         [&](cudaStream_t s) { winner.run(in.get(), segments, ob_begin, ob_end, out.get(), s); }, flush, samples,
         stream.get());
-    const SampleStats t_cub =
-        time_calls([&](cudaStream_t s) { cub.run(in.get(), ob_begin, ob_end, cub_out.get(), s); }, flush, samples,
-                   stream.get());
     AUTOTUNE_CUDA(cudaDeviceSynchronize());
-    const std::string diff = check(out), diff_cub = check(cub_out);
-    const double gbps = p.bytes() / (t_ours.median * 1e-3) / 1e9, cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
+    const std::string diff = check(out);
+    median_of[case_name(c)] = t_ours.median;
+    const double gbps = p.bytes() / (t_ours.median * 1e-3) / 1e9;
+    // CUB's columns: none for a user operator (CUB's segmented reduction takes a functor compiled with it).
+    std::string cub_cells = "- | - | -", diff_cub;
+    if (c.op != SegReduceOp::user) {
+      bench::CubSegReduce cub(static_cast<bench::CubSegOp>(c.op), segments, p.offset_bits == 64,
+                              static_cast<bench::CubValue>(c.type));
+      const SampleStats t_cub =
+          time_calls([&](cudaStream_t s) { cub.run(in.get(), ob_begin, ob_end, cub_out.get(), s); }, flush, samples,
+                     stream.get());
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      diff_cub = check(cub_out);
+      const double cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
+      cub_cells = fmt::format("{:.1f} | {:.0f} | **{:.2f}x**", t_cub.median * 1e3, cub_gbps,
+                              t_cub.median / t_ours.median);
+    }
     const std::string note =
         (diff.empty() ? "" : " WRONG RESULT: " + diff) + (diff_cub.empty() ? "" : " (CUB: " + diff_cub + ")");
-    const std::string row = fmt::format(
-        "| {} {} {}{} | {} | {} | `{}` | {:.1f} | {:.0f} | {:.1f} | {:.1f} | {:.0f} | **{:.2f}x** | {}/{} |{}\n",
-        to_string(c.type), to_string(c.op), c.spec, c.offset_bits == 64 ? " offsets=64" : "", fmt_n(c.n), segments,
-        winner.config().key(), t_ours.median * 1e3, gbps,
-        100.0 * gbps / roof.gbps, t_cub.median * 1e3, cub_gbps, t_cub.median / t_ours.median, candidates.size(),
-        shape.configs.size(), note);
+    const std::string row = fmt::format("| {} | {} | {} | `{}` | {:.1f} | {:.0f} | {:.1f} | {} | {}/{} |{}\n",
+                                        case_name(c), fmt_n(c.n), segments, winner.config().key(),
+                                        t_ours.median * 1e3, gbps, 100.0 * gbps / roof.gbps, cub_cells,
+                                        candidates.size(), shape.configs.size(), note);
     std::printf("%s", row.c_str());
     std::fflush(stdout);
     table += row;
@@ -265,6 +305,7 @@ int main(int argc, char** argv) try {
     std::printf("%s", line.c_str());
     table += line;
   }
+  table += user_table(median_of, {SegReduceOp::user, "fixed:4K", 64ull << 20}, {SegReduceOp::max, "fixed:4K", 64ull << 20});
   if (!markdown.empty()) std::ofstream(markdown) << table;
   return 0;
 } catch (const std::exception& e) {

@@ -1,4 +1,5 @@
-// The runtime API for segmented reductions: the tuned launcher of a per-segment sum / min / max / argmin / argmax.
+// The runtime API for segmented reductions: the tuned launcher of a per-segment sum / min / max / argmin / argmax, or
+// of an operator of the user's own.
 //
 //   autotune::SegReduceProblem p{.op = autotune::SegReduceOp::sum, .type = autotune::ValueType::f32,
 //                                .n = n, .distribution = "fixed:32"};   // what the lengths look like (a hint)
@@ -6,6 +7,9 @@
 //   sum(d_values, n, num_segments, d_offsets, d_sums, stream);          // offsets: num_segments + 1 ints
 //   sum(d_values, n, num_segments, d_begin, d_end, d_sums, stream);     // CUB's begin / end arrays
 //   // with p.offset_bits = 64 the offsets are std::int64_t (CUB's OffsetT), and n may pass 2^31
+//   p.op = autotune::SegReduceOp::user;                                  // an operator of your own (UserOp)
+//   p.user = {.op = "a > b ? a : b", .identity = "-INFINITY"};
+//   autotune::SegmentedReduce max(p);                         // one p.accumulator_type() value per segment
 //
 // Results: one accumulator value per segment (float for an f32 sum, int64_t for an i32 sum), or for argmin/argmax a
 // SegmentedArg<T> ({int key; T value;}, the layout of cub::KeyValuePair<int, T>) per segment; semantics and empty
@@ -46,6 +50,9 @@ class SegmentedReduce {
     std::optional<Requirement> require;  ///< as Reduce::Options::require
   };
 
+  /// Resolves the configuration and loads the kernel. Throws UsageError for an invalid problem (a user operator that
+  /// does not compile included, with NVRTC's log; checked before a device is looked for), NoDeviceError without a
+  /// GPU, CacheError for an unreadable cache file.
   explicit SegmentedReduce(const SegReduceProblem& problem, const Options& options);
   explicit SegmentedReduce(const SegReduceProblem& problem) : SegmentedReduce(problem, Options{}) {}
   ~SegmentedReduce();
@@ -74,7 +81,7 @@ class SegmentedReduce {
     run(d_in, n, num_segments, d_offsets, d_offsets + 1, d_out, stream);
   }
 
-  /// Typed sum / min / max: the input must be problem().type and the output problem().accumulator_type().
+  /// Typed sum / min / max / user: the input must be problem().type and the output problem().accumulator_type().
   template <ReduceValue In, ReduceValue Acc, SegmentOffset Off>
   void operator()(const In* d_in, std::uint64_t n, std::uint64_t num_segments, const Off* d_begin, const Off* d_end,
                   Acc* d_out, cudaStream_t stream = nullptr) const {

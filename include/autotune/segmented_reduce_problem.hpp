@@ -22,9 +22,11 @@
 namespace autotune {
 
 /// sum, min, max as the reduce family computes them; argmin / argmax give (index within the segment, value) as
-/// cub::DeviceSegmentedReduce::ArgMin / ArgMax do.
-enum class SegReduceOp { sum, min, max, argmin, argmax };
+/// cub::DeviceSegmentedReduce::ArgMin / ArgMax do; `user` is an operator of the user's own (UserOp, as
+/// ReduceOp::user: reduce_problem.hpp).
+enum class SegReduceOp { sum, min, max, argmin, argmax, user };
 std::string_view to_string(SegReduceOp op);
+/// The built-in operations by name; "user" is not a name (a key spells it "user:<hash>").
 std::optional<SegReduceOp> parse_segreduce_op(std::string_view text);
 bool is_arg(SegReduceOp op);
 
@@ -63,27 +65,42 @@ const std::vector<std::string>& segreduce_distributions();
 /// wins (numpy.argmin's rule); an empty segment gives CUB's {1, numeric_limits<T>::max()} for argmin and
 /// {1, numeric_limits<T>::lowest()} for argmax (device_segmented_reduce.cuh; note: max() of float is FLT_MAX, not
 /// +inf; of f16 0x7bff, of bf16 0x7f7f).
+/// user: the operator of `user`, with ReduceProblem's rules (validation, canonical form, the hash of the key's
+/// "user:<16 hex digits>", the accumulator: f32 for f16 and bf16, i32 for i8 and i16, else the type, or any 32- or
+/// 64-bit type asked for): the transform lifts each element into the accumulator, the operator combines (in the
+/// lanes, the block and the long segments' chunk partials; never with atomics), and an empty segment gives the
+/// identity expression's value. One accumulator value per segment; no arg form.
 struct SegReduceProblem {
   static constexpr std::string_view kFamily = "segreduce";
 
   SegReduceOp op = SegReduceOp::sum;
   ValueType type = ValueType::f32;
-  std::optional<ValueType> accumulator;  ///< sums only; nullopt = i8/i16/i32->i64, u32->u64, halves->f32, else the type
+  /// Sums and user operators only; nullopt = the default: a sum's i8/i16/i32->i64, u32->u64, halves->f32, else the
+  /// type; a user operator's halves->f32, i8/i16->i32, else the type.
+  std::optional<ValueType> accumulator;
   std::uint64_t n = 0;                   ///< total elements: the size tuned; for a handle, a hint
   std::string distribution = "uniform";  ///< segment lengths the tuner measures on (SegmentSpec)
   /// The offsets' width: 32 (`int`, n < 2^31; keys carry no field) or 64 (`std::int64_t`, any n; "/offsets=64").
   /// argmin/argmax keys stay `int` as CUB's (KeyValuePair<int, T>): their segments must be shorter than 2^31.
   int offset_bits = 32;
+  /// op == user: the operator's source. Empty in a problem read back from a cache key, which holds only its hash
+  /// (user_hash): such a problem can be looked up and shown, not compiled.
+  UserOp user;
+  /// op == user: the first 16 hex digits of user_op_hash(user, type, accumulator); normalized() fills it from `user`,
+  /// a key's parser from the key.
+  std::string user_hash;
 
   bool operator==(const SegReduceProblem&) const = default;
 
   ValueType accumulator_type() const;
-  /// The accumulator made explicit and the distribution in its canonical spelling.
+  /// The accumulator made explicit, the distribution in its canonical spelling and the user operator's hash filled in.
   SegReduceProblem normalized() const;
-  /// UsageError for a bad accumulator (as ReduceProblem::validate), a bad segment spec, offset_bits other than 32 or
-  /// 64, n >= 2^31 with 32-bit offsets.
+  /// UsageError for a bad accumulator (as ReduceProblem::validate), a user operator as ReduceProblem::validate
+  /// refuses it (empty or not one expression, or no source and no hash) or operator source given to a built-in
+  /// operation, a bad segment spec, offset_bits other than 32 or 64, n >= 2^31 with 32-bit offsets.
   void validate() const;
-  /// "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32", with "/offsets=64" appended for 64-bit offsets
+  /// "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32", with "/offsets=64" appended for 64-bit offsets; a user
+  /// operator's op part is "user:<hash>".
   std::string key() const;
   std::string shape_key() const;
   /// Value bytes read by one call (the offsets are not counted).
@@ -92,7 +109,8 @@ struct SegReduceProblem {
   std::size_t offset_bytes() const { return offset_bits == 64 ? 8 : 4; }
   /// Bytes of one segment's result: the accumulator, or a KeyValuePair<int, T> for argmin/argmax.
   std::size_t result_bytes() const;
-  /// The same reduction as the reduce family states it (sum/min/max; argmin -> min, argmax -> max).
+  /// The same reduction as the reduce family states it (sum/min/max/user with its operator; argmin -> min,
+  /// argmax -> max).
   ReduceProblem as_reduce() const;
 };
 
@@ -126,7 +144,8 @@ struct SegReduceConfig {
 inline constexpr const char* kSegReduceKernelName = "autotune_segreduce";
 inline constexpr const char* kSegReduceLongKernelName = "autotune_segreduce_long";
 
-/// The complete CUDA source of one variant (both kernels). UsageError when the configuration is invalid.
+/// The complete CUDA source of one variant (both kernels). UsageError when the configuration is invalid, or for a user
+/// operator whose source is not in the problem.
 std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig& config);
 
 }  // namespace autotune

@@ -2,6 +2,7 @@
 list(APPEND AUTOTUNE_FAMILY_SOURCES
   kernel_templates/reduce/problem.cpp
   kernel_templates/reduce/user_op.cpp
+  kernel_templates/reduce/user_op_options.cpp
   kernel_templates/reduce/config.cpp
   kernel_templates/reduce/source.cpp
   kernel_templates/reduce/space.cpp

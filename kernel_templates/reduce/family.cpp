@@ -18,9 +18,6 @@ namespace autotune {
 
 namespace {
 
-// A user operator's text in a command line to copy: in single quotes, which the text never holds (validate_user_op).
-std::string shell_quote(const std::string& text) { return "'" + text + "'"; }
-
 const ReduceProblem& reduce_of(const Problem& p) {
   const auto* r = p.as<ReduceProblem>();
   if (!r) throw UsageError(fmt::format("'{}' is not a reduction problem", p.key()));
@@ -48,11 +45,10 @@ class ReduceFamily final : public KernelFamily {
     const auto parts = problem_parts(key);
     if (parts.size() < 6 || parts[0] != name()) return std::nullopt;
     ReduceProblem p;
-    constexpr std::string_view kUser = "user:";
     std::optional<ReduceOp> op = parse_reduce_op(parts[1]);
-    if (!op && parts[1].starts_with(kUser) && reduce_detail::is_user_hash(parts[1].substr(kUser.size()))) {
+    if (auto hash = reduce_detail::parse_user_key_part(parts[1]); !op && hash) {
       op = ReduceOp::user;
-      p.user_hash = std::string(parts[1].substr(kUser.size()));
+      p.user_hash = std::move(*hash);
     }
     const auto type = parse_value_type(parts[2]);
     if (!op || !type) return std::nullopt;
@@ -180,29 +176,25 @@ class ReduceFamily final : public KernelFamily {
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"op", "OP", "operation: sum, min, max, absmax, sumsq, sumabs or l2norm (required unless --user-op)"},
-            {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)"},
-            {"acc", "T",
-             "accumulator type (default: i64 for sums of i8, i16, i32; u64 for u32; f32 for f16 and bf16; else the "
-             "element type; see reduce_problem.hpp)"},
-            {"mode", "MODE", "deterministic (default) or fast (float sums may finish with atomics)"},
-            {"user-op", "EXPR", "an operator of your own: a CUDA expression in a and b, e.g. 'a > b ? a : b'"},
-            {"identity", "EXPR", "the identity of --user-op, e.g. -INFINITY"},
-            {"transform", "EXPR", "with --user-op: a CUDA expression in x applied to every element first, e.g. 'x*x'"}};
+    std::vector<ProblemParameter> out{
+        {"op", "OP", "operation: sum, min, max, absmax, sumsq, sumabs or l2norm (required unless --user-op)"},
+        {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)"},
+        {"acc", "T",
+         "accumulator type (default: i64 for sums of i8, i16, i32; u64 for u32; f32 for f16 and bf16; else the "
+         "element type; see reduce_problem.hpp)"},
+        {"mode", "MODE", "deterministic (default) or fast (float sums may finish with atomics)"}};
+    for (ProblemParameter& u : reduce_detail::user_op_parameters()) out.push_back(std::move(u));
+    return out;
   }
 
   Problem make_problem(const ProblemOptions& o) const override {
     auto given = [&](const char* k) { return o.count(k) != 0; };
     auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
     ReduceProblem p;
-    if (given("user-op")) {
-      if (given("op")) throw UsageError("--op and --user-op exclude each other: --user-op is the operation");
-      if (!given("identity")) throw UsageError("--user-op needs --identity (an expression e with op(e, v) == v)");
+    if (auto user = reduce_detail::user_op_from_options(o)) {
       p.op = ReduceOp::user;
-      p.user = UserOp{str("user-op"), str("identity"), str("transform")};
+      p.user = std::move(*user);
     } else {
-      for (const char* only : {"identity", "transform"})
-        if (given(only)) throw UsageError(fmt::format("--{} goes with --user-op", only));
       if (!given("op"))
         throw UsageError("--op is required for --kernel reduce (sum, min, max, absmax, sumsq, sumabs, l2norm), or "
                          "--user-op");
@@ -242,13 +234,8 @@ class ReduceFamily final : public KernelFamily {
     if (r.op != ReduceOp::user)
       return fmt::format("--op {} --type {} --acc {}{}", to_string(r.op), to_string(r.type),
                          to_string(r.accumulator_type()), mode);
-    if (r.user.op.empty())  // read back from a key: the source is the application's
-      return fmt::format("--user-op <the source of user:{}> --identity <its identity> --type {} --acc {}",
-                         r.normalized().user_hash, to_string(r.type), to_string(r.accumulator_type()));
-    const UserOp c = canonical(r.user);
-    std::string out = fmt::format("--user-op {} --identity {}", shell_quote(c.op), shell_quote(c.identity));
-    if (!c.transform.empty()) out += fmt::format(" --transform {}", shell_quote(c.transform));
-    return out + fmt::format(" --type {} --acc {}", to_string(r.type), to_string(r.accumulator_type()));
+    return fmt::format("{} --type {} --acc {}", reduce_detail::user_op_command_options(r.user, r.normalized().user_hash),
+                       to_string(r.type), to_string(r.accumulator_type()));
   }
   std::string example_options() const override { return "--op sum --type f32 --n 256M"; }
 };

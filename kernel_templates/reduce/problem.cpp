@@ -196,7 +196,7 @@ namespace {
 
 std::string op_part(const ReduceProblem& p) {
   if (p.op != ReduceOp::user) return std::string(to_string(p.op));
-  return "user:" + p.user_hash;
+  return reduce_detail::user_key_part(p.user_hash);
 }
 
 }  // namespace

@@ -1,11 +1,16 @@
-// Operators of the user's own (autotune::UserOp): checking the text, hashing it, turning it into device functions
-// for the reduction template, and finding out early whether NVRTC takes it. Internal to the reduction family.
+// Operators of the user's own (autotune::UserOp): checking the text, hashing it, spelling it in keys and on the
+// command line, turning it into device functions for a kernel template, and finding out early whether NVRTC takes
+// it. Written for the reduction family and shared with the families that reduce with the same operators (segmented
+// reductions: kernel_templates/segreduce/).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "autotune/reduce_problem.hpp"
+#include "core/family.hpp"
 
 namespace autotune {
 
@@ -20,8 +25,27 @@ namespace reduce_detail {
 /// 16 lowercase hex digits: the form of a user operator's hash in a key.
 bool is_user_hash(std::string_view text);
 
-/// The device functions that carry the operator into kernel_templates/reduce/reduce.cu, in namespace `at` after
-/// acc_t is declared: user_transform(acc_t x), user_op(acc_t a, acc_t b), user_identity(). Each expression stands on
+// The key and command-line spellings below live in user_op_options.cpp, apart from this header's code generation
+// (user_op.cpp, part of the reduction family's code identity: code_text()), which they do not change.
+
+/// A user operator's op part of a key: "user:<hash>".
+std::string user_key_part(std::string_view hash);
+/// The hash of an op part "user:<16 hex digits>", else nullopt (a built-in operator's name, anything else).
+std::optional<std::string> parse_user_key_part(std::string_view part);
+
+/// The command-line options of an operator of the user's own: --user-op, --identity, --transform (their help).
+std::vector<ProblemParameter> user_op_parameters();
+/// The operator `options` give (--user-op EXPR --identity EXPR [--transform EXPR]), nullopt without --user-op.
+/// UsageError for --user-op beside --op (it is the operation), --user-op without --identity, --identity or
+/// --transform without --user-op.
+std::optional<UserOp> user_op_from_options(const ProblemOptions& options);
+/// Those options spelled so that user_op_from_options reads them back: "--user-op 'a + b' --identity '0'" (with
+/// " --transform '...'" when there is one), each text canonical and in single quotes (which no text holds). A
+/// problem read back from a key knows only `hash`: "--user-op <the source of user:HASH> --identity <its identity>".
+std::string user_op_command_options(const UserOp& user, std::string_view hash);
+
+/// The device functions that carry the operator into a kernel template (kernel_templates/reduce/reduce.cu,
+/// kernel_templates/segreduce/segreduce.cu), in namespace `at` after acc_t is declared: user_transform(acc_t x), user_op(acc_t a, acc_t b), user_identity(). Each expression stands on
 /// a line of its own behind a #line directive naming it ("transform", "op", "identity"), so that NVRTC's errors
 /// point into the user's text. The constants the README lists are macros defined for these lines only.
 std::string user_op_functions(const UserOp& user);

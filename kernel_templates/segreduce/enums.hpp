@@ -6,7 +6,7 @@
 
 namespace autotune::segreduce_detail {
 
-inline constexpr SegReduceOp kSegReduceOps[] = {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max,
-                                                SegReduceOp::argmin, SegReduceOp::argmax};
+inline constexpr SegReduceOp kSegReduceOps[] = {SegReduceOp::sum,    SegReduceOp::min,    SegReduceOp::max,
+                                                SegReduceOp::argmin, SegReduceOp::argmax, SegReduceOp::user};
 
 }  // namespace autotune::segreduce_detail

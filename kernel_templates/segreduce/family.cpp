@@ -10,7 +10,9 @@
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/key_text.hpp"
 #include "embedded.hpp"
+#include "kernel_templates/reduce/user_op.hpp"
 #include "kernel_templates/segreduce/space.hpp"
+#include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/segreduce/workload.hpp"
 
 namespace autotune {
@@ -52,16 +54,21 @@ class SegReduceFamily final : public KernelFamily {
  public:
   std::string_view name() const override { return SegReduceProblem::kFamily; }
   std::string_view summary() const override {
-    return "per-segment sum, min, max, argmin or argmax (CUB's DeviceSegmentedReduce)";
+    return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
   }
 
-  // "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32" (+ "/offsets=64")
+  // "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32" (+ "/offsets=64"). A user operator's op part is
+  // "user:<16 hex digits>": the problem read back knows its hash, not its source.
   std::optional<Problem> parse_problem(std::string_view key) const override {
     using namespace key_text;
     const auto parts = problem_parts(key);
     if ((parts.size() != 6 && parts.size() != 7) || parts[0] != name()) return std::nullopt;
     SegReduceProblem p;
-    const auto op = parse_segreduce_op(parts[1]);
+    auto op = parse_segreduce_op(parts[1]);
+    if (auto hash = reduce_detail::parse_user_key_part(parts[1]); !op && hash) {
+      op = SegReduceOp::user;
+      p.user_hash = std::move(*hash);
+    }
     const auto type = parse_value_type(parts[2]);
     if (!op || !type) return std::nullopt;
     p.op = *op;
@@ -98,12 +105,15 @@ class SegReduceFamily final : public KernelFamily {
     const SegReduceProblem a = seg_of(wanted).normalized(), b = seg_of(tuned).normalized();
     if (a.type != b.type || a.op != b.op || a.accumulator != b.accumulator || a.offset_bits != b.offset_bits)
       return std::nullopt;
+    // A user operator's winners serve that operator alone: another one may cost anything per element.
+    if (a.user_hash != b.user_hash) return std::nullopt;
     if (a.distribution == b.distribution) return 0.0;
     return 0.5 + std::abs(std::log2(typical_length(a.distribution)) - std::log2(typical_length(b.distribution))) / 8;
   }
   // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds f32
   // shapes with 32-bit offsets: another type, operation or offset width takes the closest of them (the paths,
-  // loads and thresholds carry over; the comparison is the kernel's), after every entry of its own kind.
+  // loads and thresholds carry over; the comparison is the kernel's), after every entry of its own kind. A user
+  // operator too: the policy holds built-in operations only, measured data on how to read the segments.
   std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
     if (auto d = shape_distance(wanted, tuned)) return d;
     const SegReduceProblem a = seg_of(wanted).normalized(), b = seg_of(tuned).normalized();
@@ -139,7 +149,7 @@ class SegReduceFamily final : public KernelFamily {
   std::string code_text() const override {
     return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
            std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
-           std::string(embedded::reduce_value_types_hpp) +
+           std::string(embedded::reduce_value_types_hpp) + std::string(embedded::reduce_user_op_cpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }
 
@@ -162,24 +172,32 @@ class SegReduceFamily final : public KernelFamily {
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"op", "OP", "operation: sum, min, max, argmin or argmax (default sum)"},
-            {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (default f32)"},
-            {"acc", "T",
-             "accumulator type of a sum (default: i64 for i8, i16, i32; u64 for u32; f32 for f16, bf16; else the "
-             "element type)"},
-            {"segments", "SPEC",
-             "segment lengths the tuner measures on: fixed:L, uniform:A..B, power-law[:A..B] (default uniform = "
-             "uniform:1..1K); the same as --dist"},
-            {"offsets", "BITS", "offset width: 32 (int, default) or 64 (int64_t, as CUB's OffsetT; n >= 2^31)"}};
+    std::vector<ProblemParameter> out{
+        {"op", "OP", "operation: sum, min, max, argmin or argmax (default sum; or --user-op)"},
+        {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (default f32)"},
+        {"acc", "T",
+         "accumulator type of a sum or --user-op (default: a sum's i64 for i8, i16, i32, u64 for u32; f32 for f16, "
+         "bf16; a user operator's i32 for i8, i16; else the element type)"},
+        {"segments", "SPEC",
+         "segment lengths the tuner measures on: fixed:L, uniform:A..B, power-law[:A..B] (default uniform = "
+         "uniform:1..1K); the same as --dist"},
+        {"offsets", "BITS", "offset width: 32 (int, default) or 64 (int64_t, as CUB's OffsetT; n >= 2^31)"}};
+    for (ProblemParameter& u : reduce_detail::user_op_parameters()) out.push_back(std::move(u));
+    return out;
   }
   Problem make_problem(const ProblemOptions& o) const override {
     auto given = [&](const char* k) { return o.count(k) != 0; };
     auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
     SegReduceProblem p;
-    if (given("op")) {
+    if (auto user = reduce_detail::user_op_from_options(o)) {
+      p.op = SegReduceOp::user;
+      p.user = std::move(*user);
+    } else if (given("op")) {
       const auto op = parse_segreduce_op(str("op"));
       if (!op)
-        throw UsageError(fmt::format("--op: unknown operation '{}' (known: sum, min, max, argmin, argmax)", str("op")));
+        throw UsageError(fmt::format("--op: unknown operation '{}' (known: sum, min, max, argmin, argmax; or "
+                                     "--user-op)",
+                                     str("op")));
       p.op = *op;
     }
     auto value_type = [&](const char* flag) {
@@ -208,12 +226,17 @@ class SegReduceFamily final : public KernelFamily {
     }
     p.n = parse_size(str("n"));
     p.validate();
+    // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
+    // check needs NVRTC, which tuning needs anyway.
+    segreduce_detail::check_user_op_compiles(p, "sm_75");
     return p.normalized();
   }
   std::string command_options(const Problem& p) const override {
     const SegReduceProblem r = seg_of(p).normalized();
     // The segment lengths are the problem's distribution: the CLI spells them --dist (runtime/resolution.cpp).
-    return fmt::format("--op {} --type {} --acc {}{}", to_string(r.op), to_string(r.type), to_string(*r.accumulator),
+    const std::string op = r.op == SegReduceOp::user ? reduce_detail::user_op_command_options(r.user, r.user_hash)
+                                                     : fmt::format("--op {}", to_string(r.op));
+    return fmt::format("{} --type {} --acc {}{}", op, to_string(r.type), to_string(*r.accumulator),
                        r.offset_bits == 64 ? " --offsets 64" : "");
   }
   std::string example_options() const override { return "--op sum --type f32 --segments fixed:32 --n 64M"; }

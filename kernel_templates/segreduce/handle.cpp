@@ -7,6 +7,7 @@
 #include "autotune/segmented_reduce.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
+#include "kernel_templates/segreduce/user_op.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -19,6 +20,9 @@ SegmentedReduce::SegmentedReduce(const SegReduceProblem& problem, const Options&
     : impl_(std::make_unique<Impl>()) {
   problem.validate();
   impl_->problem = problem.normalized();
+  // A user operator's own compile errors, with NVRTC's log, before any variant is compiled and before a device is
+  // looked for (kernel_templates/reduce/user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+  segreduce_detail::check_user_op_compiles(impl_->problem, "sm_75");
   impl_->load<SegReduceConfig>(impl_->problem, options);
 }
 

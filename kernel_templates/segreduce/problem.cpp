@@ -7,12 +7,14 @@
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
+#include "kernel_templates/reduce/user_op.hpp"
 
 namespace autotune {
 
 namespace {
 
-constexpr std::string_view kOpNames[] = {"sum", "min", "max", "argmin", "argmax"};
+// Every operation in declaration order; "user" prints as itself, a key spells it "user:<hash>".
+constexpr std::string_view kOpNames[] = {"sum", "min", "max", "argmin", "argmax", "user"};
 
 // "4K" for 4096, "1M" for 2^20, else decimal: the canonical spelling of a length.
 std::string format_length(std::uint64_t v) {
@@ -37,8 +39,8 @@ constexpr std::string_view kSpecHelp =
 
 std::string_view to_string(SegReduceOp op) { return kOpNames[static_cast<int>(op)]; }
 std::optional<SegReduceOp> parse_segreduce_op(std::string_view text) {
-  for (int i = 0; i < 5; ++i)
-    if (kOpNames[i] == text) return static_cast<SegReduceOp>(i);
+  for (int i = 0; i < static_cast<int>(std::size(kOpNames)); ++i)
+    if (kOpNames[i] == text && static_cast<SegReduceOp>(i) != SegReduceOp::user) return static_cast<SegReduceOp>(i);
   return std::nullopt;
 }
 bool is_arg(SegReduceOp op) { return op == SegReduceOp::argmin || op == SegReduceOp::argmax; }
@@ -101,18 +103,29 @@ ValueType SegReduceProblem::accumulator_type() const { return as_reduce().accumu
 
 ReduceProblem SegReduceProblem::as_reduce() const {
   ReduceProblem r;
-  r.op = op == SegReduceOp::sum ? ReduceOp::sum
-         : (op == SegReduceOp::min || op == SegReduceOp::argmin) ? ReduceOp::min
-                                                                  : ReduceOp::max;
+  switch (op) {
+    case SegReduceOp::sum: r.op = ReduceOp::sum; break;
+    case SegReduceOp::min:
+    case SegReduceOp::argmin: r.op = ReduceOp::min; break;
+    case SegReduceOp::max:
+    case SegReduceOp::argmax: r.op = ReduceOp::max; break;
+    case SegReduceOp::user: r.op = ReduceOp::user; break;
+  }
   r.type = type;
   r.accumulator = accumulator;
   r.n = n;
+  r.user = user;
+  r.user_hash = user_hash;
   return r;
 }
 
 SegReduceProblem SegReduceProblem::normalized() const {
   SegReduceProblem p = *this;
-  p.accumulator = accumulator_type();
+  // The reduce family's normal form: the accumulator, and a user operator's hash (of its canonical text, the type
+  // and the accumulator: the same operator hashes alike in both families; the keys' family part tells them apart).
+  const ReduceProblem r = as_reduce().normalized();
+  p.accumulator = r.accumulator;
+  p.user_hash = r.user_hash;
   try {
     p.distribution = format_segment_spec(parse_segment_spec(distribution));
   } catch (const UsageError&) {
@@ -127,7 +140,9 @@ void SegReduceProblem::validate() const {
   if (is_arg(op) && accumulator && *accumulator != type)
     throw UsageError(fmt::format("{} of {} values has no accumulator; {} is not supported", to_string(op),
                                  to_string(type), to_string(*accumulator)));
-  as_reduce().validate();
+  if (op != SegReduceOp::user && (!user.op.empty() || !user.identity.empty() || !user.transform.empty()))
+    throw UsageError(fmt::format("a segmented {} takes no operator source (only op user does)", to_string(op)));
+  as_reduce().validate();  // the accumulator's rules, and a user operator's (its text, or its hash)
   (void)parse_segment_spec(distribution);
   if (offset_bits != 32 && offset_bits != 64)
     throw UsageError(fmt::format("offsets of {} bits: 32 (int) or 64 (int64_t)", offset_bits));
@@ -136,16 +151,25 @@ void SegReduceProblem::validate() const {
   if (n > (1ull << 62)) throw UsageError(fmt::format("n = {} exceeds 2^62 elements", n));
 }
 
+namespace {
+
+std::string op_part(const SegReduceProblem& p) {
+  if (p.op != SegReduceOp::user) return std::string(to_string(p.op));
+  return reduce_detail::user_key_part(p.user_hash);
+}
+
+}  // namespace
+
 std::string SegReduceProblem::shape_key() const {
   const SegReduceProblem p = normalized();
-  return fmt::format("segreduce/{}/{}/acc={}/dist={}{}", to_string(p.op), to_string(p.type), to_string(*p.accumulator),
+  return fmt::format("segreduce/{}/{}/acc={}/dist={}{}", op_part(p), to_string(p.type), to_string(*p.accumulator),
                      p.distribution, p.offset_bits == 64 ? "/offsets=64" : "");
 }
 
 std::string SegReduceProblem::key() const {
   const SegReduceProblem p = normalized();
   // 32-bit offsets add no field: the keys of every problem tuned before 64-bit offsets existed stay the same.
-  return fmt::format("segreduce/{}/{}/acc={}/n={}/dist={}{}", to_string(p.op), to_string(p.type),
+  return fmt::format("segreduce/{}/{}/acc={}/n={}/dist={}{}", op_part(p), to_string(p.type),
                      to_string(*p.accumulator), p.n, p.distribution, p.offset_bits == 64 ? "/offsets=64" : "");
 }
 

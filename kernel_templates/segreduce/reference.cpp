@@ -174,29 +174,62 @@ SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const voi
   return reference_of(problem, values, begin, end, segments);
 }
 
+namespace {
+
+// "" when diff(s) is empty for every segment, else how many segments differ and the first of them.
+template <class Diff>
+std::string segment_report(const std::vector<std::uint64_t>& lengths, Diff diff) {
+  std::uint64_t wrong = 0;
+  std::string first;
+  for (std::uint64_t s = 0; s < lengths.size(); ++s) {
+    const std::string d = diff(s);
+    if (!d.empty() && wrong++ == 0) first = fmt::format("segment {} (length {}): {}", s, lengths[s], d);
+  }
+  if (wrong == 0) return {};
+  return fmt::format("{} of {} segments wrong; first: {}", wrong, lengths.size(), first);
+}
+
+}  // namespace
+
 std::string compare_segreduce(const SegReduceProblem& problem, const SegReduceExpected& expected, const void* got) {
   const auto* bytes = static_cast<const unsigned char*>(got);
   const std::size_t stride = problem.result_bytes(), size = size_of(problem.type);
   const ReduceProblem r = problem.as_reduce();
-  std::uint64_t wrong = 0;
-  std::string first;
-  for (std::uint64_t s = 0; s < expected.length.size(); ++s) {
-    std::string diff;
-    if (is_arg(problem.op)) {
-      int key = 0;
-      std::uint64_t bits = 0;
-      std::memcpy(&key, bytes + s * stride, 4);
-      std::memcpy(&bits, bytes + s * stride + stride / 2, size);
-      if (key != expected.key[s] || bits != expected.bits[s])
-        diff = fmt::format("expected key {} value bits 0x{:x}, got key {} value bits 0x{:x}", expected.key[s],
-                           expected.bits[s], key, bits);
-    } else {
-      diff = compare_reduce(r, expected.value[s], bytes + s * stride, expected.length[s]);
-    }
-    if (!diff.empty() && wrong++ == 0) first = fmt::format("segment {} (length {}): {}", s, expected.length[s], diff);
-  }
-  if (wrong == 0) return {};
-  return fmt::format("{} of {} segments wrong; first: {}", wrong, expected.length.size(), first);
+  return segment_report(expected.length, [&](std::uint64_t s) -> std::string {
+    if (!is_arg(problem.op)) return compare_reduce(r, expected.value[s], bytes + s * stride, expected.length[s]);
+    int key = 0;
+    std::uint64_t bits = 0;
+    std::memcpy(&key, bytes + s * stride, 4);
+    std::memcpy(&bits, bytes + s * stride + stride / 2, size);
+    if (key == expected.key[s] && bits == expected.bits[s]) return {};
+    return fmt::format("expected key {} value bits 0x{:x}, got key {} value bits 0x{:x}", expected.key[s],
+                       expected.bits[s], key, bits);
+  });
+}
+
+std::uint64_t segment_chain(const SegReduceConfig& config, std::uint64_t length) {
+  auto share = [](std::uint64_t n, std::uint64_t lanes) { return n == 0 ? 0 : (n - 1) / lanes + 1; };
+  // One load's elements at most (16 bytes of i8), in the unaligned head and again in the tail.
+  constexpr std::uint64_t kEdges = 2 * 16;
+  const std::uint64_t group = share(length, static_cast<std::uint64_t>(config.group)) + kEdges;
+  if (config.small_max == 0 || length <= static_cast<std::uint64_t>(config.small_max)) return group;
+  const std::uint64_t chunk = static_cast<std::uint64_t>(config.chunk), block = static_cast<std::uint64_t>(config.block);
+  const std::uint64_t queued = share(std::min(length, chunk), block) + kEdges + share(share(length, chunk), block);
+  return std::max(group, queued);
+}
+
+std::string compare_segreduce_user(const SegReduceProblem& problem, const std::vector<std::uint64_t>& lengths,
+                                   const void* reference, const SegReduceConfig& reference_config, const void* got,
+                                   const SegReduceConfig* variant) {
+  const auto* want = static_cast<const unsigned char*>(reference);
+  const auto* have = static_cast<const unsigned char*>(got);
+  const std::size_t stride = problem.result_bytes();
+  const ReduceProblem r = problem.as_reduce();
+  return segment_report(lengths, [&](std::uint64_t s) {
+    const std::uint64_t len = lengths[s];
+    const std::uint64_t chain = segment_chain(reference_config, len) + (variant ? segment_chain(*variant, len) : len);
+    return compare_user_results(r, want + s * stride, have + s * stride, len, chain);
+  });
 }
 
 }  // namespace autotune

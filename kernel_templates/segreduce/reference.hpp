@@ -48,4 +48,20 @@ SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const voi
 /// line: how many segments differ and the first of them. Sums: reduce's per-segment tolerance; the rest: exact.
 std::string compare_segreduce(const SegReduceProblem& problem, const SegReduceExpected& expected, const void* got);
 
+/// The longest sequential run of operations `config` makes on a segment of `length` elements beyond the log-depth
+/// folds (of the group, the block, the chunks' partials): the elements one lane combines in turn on the path the
+/// segment may take (its group, or a block per chunk of a queued long segment plus one lane's share of the chunks'
+/// partials; a queued segment without room is reduced by its group), plus a vector's elements at the unaligned
+/// head and tail. A bound for the tolerance of an addition-like user operator (reduce_sum_tolerance's `chain`).
+std::uint64_t segment_chain(const SegReduceConfig& config, std::uint64_t length);
+
+/// A user operator's check (it has no CPU reference): each segment's result in `got` against the one in
+/// `reference`, the result of `reference_config` (the fallback) on the same input, by the reduce family's
+/// compare_user_results with the segment's length as n and the two variants' chains (segment_chain; `variant`
+/// unknown, e.g. a handle's call: the length itself, a bound of any order). Empty when every segment agrees, else one
+/// line as compare_segreduce's.
+std::string compare_segreduce_user(const SegReduceProblem& problem, const std::vector<std::uint64_t>& lengths,
+                                   const void* reference, const SegReduceConfig& reference_config, const void* got,
+                                   const SegReduceConfig* variant);
+
 }  // namespace autotune

@@ -7,9 +7,11 @@
 //                         i8 and i16, converted back exactly at the end: the result is one of the elements)
 //   kStorage              Storage::plain, or f16 / bf16: in_t is a half's 16 bits (unsigned short; NVRTC compiles
 //                         without cuda_fp16.h), converted to float by common.cuh's half_bits_to_float
-//   kOp                   SegOp::sum, min, max, argmin, argmax
+//   kOp                   SegOp::sum, min, max, argmin, argmax; user (the preamble's user_transform, user_op and
+//                         user_identity, from autotune::UserOp, after acc_t: kernel_templates/reduce/user_op.hpp;
+//                         work_t is acc_t, the transform lifts each element, the operator combines everywhere)
 //   kIsFloat              work_t is float or double
-//   kIdentityBits         the identity of sum/min/max in work_t (argmin/argmax: of min/max)
+//   kIdentityBits         the identity of sum/min/max in work_t (argmin/argmax: of min/max; user: user_identity())
 //   kNaNBits              the canonical NaN of acc_t that min/max write when a segment holds a NaN
 //   kArgEmptyBits         the value CUB writes for an empty segment's argmin (max()) or argmax (lowest())
 //   kResultBytes          bytes of one segment's result (acc_t, or {int key; in_t value;})
@@ -33,7 +35,8 @@
 // first chunk's segment by a 32-ary warp search, then walks forward. A one-chunk segment is written by its block; a
 // longer one's blocks store partials, and the last of them (per-segment ticket) folds them in chunk order. The last
 // block of the grid resets the queue. Every sum is formed in an order fixed by the offsets and the configuration:
-// the same bits on every call.
+// the same bits on every call. No value is ever combined by an atomic (the atomics reserve queue slots and count
+// tickets), so a user operator, which atomics could not apply, takes every path.
 
 static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32");
 static_assert(at::kGroup == 1 || at::kGroup == 2 || at::kGroup == 4 || at::kGroup == 8 || at::kGroup == 16 ||
@@ -45,8 +48,9 @@ static_assert(sizeof(at::off_t_) == sizeof(at::len_t), "a length is as wide as a
 static_assert(sizeof(at::work_t) == sizeof(at::acc_t) ||
                   (at::kOp != at::SegOp::sum && sizeof(at::acc_t) < 4 && sizeof(at::work_t) == 4),
               "work_t is acc_t or its unsigned twin, or the float / int a narrow type's min, max or arg compares in");
-static_assert(at::kStorage == at::Storage::plain || (sizeof(at::in_t) == 2 && at::kIsFloat),
-              "a half is read as its 16 bits and computed in float");
+static_assert(at::kStorage == at::Storage::plain ||
+                  (sizeof(at::in_t) == 2 && (at::kIsFloat || at::kOp == at::SegOp::user)),
+              "a half is read as its 16 bits and computed in float (or converted to a user operator's acc_t)");
 // cub::KeyValuePair<int, T> is {int key; T value;}: the value at offset 4 and 8 bytes in all for T of 1, 2 or 4
 // bytes, at offset 8 and 16 bytes for 8-byte T (bench/cub_segreduce.cu asserts it for __half, __nv_bfloat16, int8_t
 // and int16_t); the value is written at kResultBytes / 2.
@@ -59,6 +63,16 @@ static_assert(at::kResultBytes == ((at::kOp == at::SegOp::argmin || at::kOp == a
 #define AT_HAVE_MINMAX_NAN 0
 #else
 #define AT_HAVE_MINMAX_NAN 1  // min.NaN / max.NaN of f32, f16x2 and bf16x2 (PTX ISA 7.0, sm_80); no f64 form exists
+#endif
+
+#ifndef AT_USER_OP
+namespace at {
+// A built-in operator: the user operator's functions (the preamble defines them for SegOp::user, with AT_USER_OP) are
+// only named in branches `if constexpr` discards, so declarations are enough.
+__device__ acc_t user_transform(acc_t x);
+__device__ acc_t user_op(acc_t a, acc_t b);
+__device__ acc_t user_identity();
+}  // namespace at
 #endif
 
 namespace at {
@@ -116,13 +130,14 @@ struct Item {
 
 __device__ __forceinline__ Item identity() {
   Item x;
-  x.v = from_bits<work_t>(kIdentityBits);
+  if constexpr (kOp == SegOp::user) x.v = user_identity();
+  else x.v = from_bits<work_t>(kIdentityBits);
   x.i = -1;
   return x;
 }
 
 // An element as the arithmetic sees it: a half as float (exact), an integer widened to work_t (sign- or
-// zero-extended), anything else as itself.
+// zero-extended), anything else as itself; for a user operator converted to acc_t (= work_t), as ReduceOp::user's.
 __device__ __forceinline__ work_t to_work(in_t x) {
   if constexpr (kStorage == Storage::f16) return half_bits_to_float<1>(x);
   else if constexpr (kStorage == Storage::bf16) return half_bits_to_float<2>(x);
@@ -142,7 +157,8 @@ __device__ __forceinline__ unsigned short float_to_half_bits(float f) {
 
 __device__ __forceinline__ Item lift(in_t x, len_t index) {
   Item r;
-  r.v = to_work(x);
+  if constexpr (kOp == SegOp::user) r.v = user_transform(to_work(x));
+  else r.v = to_work(x);
   r.i = static_cast<int>(index);
   return r;
 }
@@ -154,7 +170,9 @@ __device__ __forceinline__ bool negative_bit(T v) {
 
 // min/max as reduce.cu: NaN wins, -0.0 < +0.0, so the result is independent of the order.
 __device__ __forceinline__ work_t combine_value(work_t a, work_t b) {
-  if constexpr (kOp == SegOp::sum) {
+  if constexpr (kOp == SegOp::user) {
+    return user_op(a, b);
+  } else if constexpr (kOp == SegOp::sum) {
     return a + b;
   } else if constexpr (kIsFloat) {
     const bool tie = b == a && negative_bit(a) != negative_bit(b);
@@ -396,8 +414,8 @@ __device__ __forceinline__ void write_result(unsigned char* __restrict__ out, u6
     else if constexpr (kStorage == Storage::bf16) value = float_to_half_bits(v.v);
     else value = static_cast<in_t>(v.v);
     *reinterpret_cast<in_t*>(p + kResultBytes / 2) = value;
-  } else if constexpr (kOp == SegOp::sum) {
-    reinterpret_cast<work_t*>(out)[s] = v.v;  // the accumulator's bits (its unsigned twin for integers)
+  } else if constexpr (kOp == SegOp::sum || kOp == SegOp::user) {
+    reinterpret_cast<work_t*>(out)[s] = v.v;  // the accumulator's bits (a sum's unsigned twin for integers)
   } else if constexpr (kIsFloat) {
     // min/max: the canonical NaN of acc_t, else the value (a half's bits: exact, it is an element or +-inf).
     acc_t r;

@@ -11,8 +11,10 @@
 #include "embedded.hpp"
 #include "kernel_templates/half_host.hpp"
 #include "kernel_templates/preamble.hpp"
+#include "kernel_templates/reduce/user_op.hpp"
 #include "kernel_templates/reduce/value_types.hpp"
 #include "kernel_templates/segreduce/enums.hpp"
+#include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/segreduce/workspace_layout.hpp"
 
 namespace autotune {
@@ -65,6 +67,7 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
   if (const std::string why = config.invalid_reason(problem); !why.empty())
     throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
   const SegReduceProblem p = problem.normalized();
+  segreduce_detail::require_user_source(p);
   const ReduceProblem r = p.as_reduce();
   const ValueType acc = *p.accumulator;
   // The reduce family's view of the types: halves travel as their bits and compute in float, i8/i16 min/max in int
@@ -96,16 +99,19 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
       "constexpr int kVecBytes = {};\n"
       "constexpr int kLoads = {};\n"
       "constexpr unsigned kChunk = {}u;\n"
-      "{}"
-      "}}  // namespace at\n",
+      "{}",
       p.shape_key(), config.key(), enum_definition("SegOp", segreduce_detail::kSegReduceOps), info(p.type).cuda,
       info(acc).cuda, integer_sum ? info(acc).cuda_unsigned : info(work).cuda,
       p.offset_bits == 64 ? "long long" : "int", p.offset_bits == 64 ? "unsigned long long" : "unsigned",
       enum_constant("SegOp", "kOp", p.op), storage_name(info(p.type).storage), is_float(work),
-      in_work_type(acc, r.identity_bits(), work), is_float(acc) && p.op != SegReduceOp::sum ? nan_bits(acc) : 0ull,
+      in_work_type(acc, r.identity_bits(), work),
+      is_float(acc) && p.op != SegReduceOp::sum && p.op != SegReduceOp::user ? nan_bits(acc) : 0ull,
       is_arg(p.op) ? arg_empty_bits(p.type, p.op == SegReduceOp::argmin) : 0ull, p.result_bytes(), config.block,
       config.group, config.small_max, config.vec_bytes, config.loads, config.chunk,
       segreduce_detail::SegReduceWorkspace::preamble());
+  // A user operator's functions last, after acc_t: their #line directives name the user's text until common.cuh's.
+  if (p.op == SegReduceOp::user) pre += reduce_detail::user_op_functions(p.user);
+  pre += "}  // namespace at\n";
   return preamble::variant_source(std::move(pre), "segreduce.cu", embedded::segreduce_template);
 }
 

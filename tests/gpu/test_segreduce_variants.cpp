@@ -5,6 +5,8 @@
 // f16, bf16, i8 and i16 on the same paths and on edge inputs (length 1, NaN, ties and signed zeros), and, where the
 // test binary links CUB (AUTOTUNE_GPU_TESTS_HAVE_CUB), f16 and bf16 against cub::DeviceSegmentedReduce on finite
 // values (bench/cub_segreduce.cu; CUB orders no NaN and gives an empty segment's min/max as max()/lowest()).
+// Operators of the user's own on the same edge inputs: a user max against the built-in max, a user sum of x*x against
+// the host's sum of squares (the reduce family's CPU sumsq and f32 bound), through the variants and the handle.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -192,18 +195,25 @@ struct Device {
   }
 };
 
-// Runs every variant of `variants` on every case: "" or the failures.
+// How a case's results are checked when the problem has no CPU reference of its own (a user operator): "" or what
+// differs, given the case's index, the variant and the results.
+using CheckResults =
+    std::function<std::string(std::size_t case_index, const SegReduceConfig& config, const unsigned char* got)>;
+
+// Runs every variant of `variants` on every case: "" or the failures. Checked against the problem's CPU reference,
+// or by `check_results` when given.
 std::string check_variants(const SegReduceProblem& p, const std::vector<SegReduceConfig>& variants,
-                           const std::vector<Case>& cases, int repeats = 1) {
+                           const std::vector<Case>& cases, int repeats = 1, const CheckResults& check_results = {}) {
   const DeviceInfo dev = query_device(0);
   int pruned = 0;
   const auto compiled = compile_runnable(
       p, variants, dev, [&](const SegReduceConfig& c) { return segreduce_constraint_violation(p, c, dev); }, pruned);
   CHECK(pruned == 0);
   std::string failures;
-  for (const Case& c : cases) {
+  for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+    const Case& c = cases[ci];
     Device d(p, c);
-    const SegReduceExpected expected = reference(p, c);
+    const SegReduceExpected expected = check_results ? SegReduceExpected{} : reference(p, c);
     for (const auto& v : compiled) {
       const SegReduceKernel k(p, v.config, dev, v.cubin);
       std::vector<unsigned char> first;
@@ -213,9 +223,10 @@ std::string check_variants(const SegReduceProblem& p, const std::vector<SegReduc
         });
         if (r == 0) {
           first = got;
-          if (const std::string diff = compare_segreduce(p, expected, got.data()); !diff.empty())
-            failures += fmt::format("{} {} on {}: {}\n", p.shape_key(), v.config.key(), c.name, diff);
-          if (c.exact_sums && p.op == SegReduceOp::sum && is_float(p.type))
+          const std::string diff = check_results ? check_results(ci, v.config, got.data())
+                                                 : compare_segreduce(p, expected, got.data());
+          if (!diff.empty()) failures += fmt::format("{} {} on {}: {}\n", p.shape_key(), v.config.key(), c.name, diff);
+          if (!check_results && c.exact_sums && p.op == SegReduceOp::sum && is_float(p.type))
             if (const std::string diff = inexact_sums(p, expected, got.data()); !diff.empty())
               failures += fmt::format("{} {} on {}: {}\n", p.shape_key(), v.config.key(), c.name, diff);
         } else if (got != first) {
@@ -399,6 +410,78 @@ TEST_SUITE("gpu_segreduce") {
     CHECK_MESSAGE(failures.empty(), failures);
   }
 #endif
+
+  TEST_CASE("user operators on the edge inputs (empty segments, length 1, odd tails, unaligned and reversed begins, "
+            "queued long segments): a user max equals the built-in max exactly, a user sum of x*x the host's sum of "
+            "squares within the reduce family's f32 bound; the handle runs a user operator from an empty cache; tuning one "
+            "finds no variant wrong against the fallback") {
+    const SegReduceProblem max = make(SegReduceOp::max, ValueType::f32);
+    SegReduceProblem user_max = make(SegReduceOp::user, ValueType::f32);
+    user_max.user = {"a > b ? a : b", "-INFINITY", ""};
+    SegReduceProblem user_sumsq = make(SegReduceOp::user, ValueType::f32);
+    user_sumsq.user = {"a + b", "0", "x * x"};
+    // The built-in max's values: uniform in [-1, 1), no NaN (a > b ? a : b has no NaN rule).
+    const std::vector<Case> cases{from_spec(max, "uniform:0..300", (1 << 18) + 7, 71), from_spec(max, "fixed:1", 999, 72),
+                                  from_spec(max, "power-law:1..300K", 1 << 20, 73), scrambled(max, 1 << 19, 74)};
+    std::vector<SegReduceExpected> maxima;
+    for (const Case& c : cases) maxima.push_back(reference(max, c));
+    std::string failures = check_variants(
+        user_max, path_variants(user_max), cases, 2,
+        [&](std::size_t i, const SegReduceConfig&, const unsigned char* got) {
+          return compare_segreduce(max, maxima[i], got);
+        });
+    // Each segment's sum of squares by the reduce family's CPU reference (sumsq, f32), within its bound with the
+    // variant's chain (segment_chain: the longest run of additions one lane makes on the segment's path).
+    ReduceProblem sumsq;
+    sumsq.op = ReduceOp::sumsq, sumsq.type = ValueType::f32;
+    failures += check_variants(
+        user_sumsq, path_variants(user_sumsq), cases, 2,
+        [&](std::size_t i, const SegReduceConfig& config, const unsigned char* got) {
+          const Case& c = cases[i];
+          std::size_t wrong = 0;
+          std::string first;
+          for (std::size_t s = 0; s < c.begin.size(); ++s) {
+            const std::uint64_t len = c.end[s] > c.begin[s] ? static_cast<std::uint64_t>(c.end[s] - c.begin[s]) : 0;
+            const ReduceExpected e = reference_reduce(sumsq, c.values.data() + c.begin[s] * 4, len);
+            const std::string diff = compare_reduce(sumsq, e, got + s * 4, len, segment_chain(config, len));
+            if (!diff.empty() && wrong++ == 0) first = fmt::format("segment {} (length {}): {}", s, len, diff);
+          }
+          return wrong ? fmt::format("{} of {} segments wrong; first: {}", wrong, c.begin.size(), first)
+                       : std::string();
+        });
+    CHECK_MESSAGE(failures.empty(), failures);
+
+    // The handle, untuned: the measured policy (built-in operations' data) picks the variant; the results are the
+    // built-in max's.
+    const std::string path = temp_cache("user");
+    user_max.n = cases[2].values.size() / 4;
+    user_max.distribution = "power-law:1..256K";
+    const SegmentedReduce handle(user_max, SegmentedReduce::Options{0, path});
+    CHECK(handle.resolution().source == ConfigSource::policy);
+    CHECK(handle.problem().key().find("segreduce/user:74e613c30ecaeb13/f32/") == 0);
+    Device d(user_max, cases[2]);
+    const auto got = d.run([&] {
+      handle(static_cast<const float*>(d.values.get()), user_max.n, cases[2].begin.size(),
+             static_cast<const int*>(d.begin.get()), static_cast<const int*>(d.end.get()),
+             static_cast<float*>(d.out.get()));
+    });
+    CHECK(compare_segreduce(max, maxima[2], got.data()) == "");
+
+    // Tuned: the workload checks every variant segment by segment against the fallback's results (no CPU reference
+    // for CUDA text); none of a correct operator's variants is wrong, and the handle then runs the winner.
+    user_sumsq.n = 1 << 20;
+    user_sumsq.distribution = "power-law:1..64K";
+    {
+      Cache cache(path);
+      const TuneReport report = tune(user_sumsq, cache, tier_tune_options(3));
+      REQUIRE(report.winner);
+      for (const Measurement& m : report.measurements)
+        CHECK_MESSAGE(m.status != MeasurementStatus::wrong_result, m.config.key(), ": ", m.log);
+    }
+    const SegmentedReduce tuned(user_sumsq, SegmentedReduce::Options{0, path});
+    CHECK(tuned.resolution().source == ConfigSource::exact);
+    std::filesystem::remove(path);
+  }
 
   TEST_CASE("more long segments than the queue holds: the first kernel reduces the rest itself") {
     const SegReduceProblem p = make(SegReduceOp::sum, ValueType::i32);
