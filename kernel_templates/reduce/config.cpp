@@ -9,7 +9,7 @@
 #include "autotune/reduce_problem.hpp"
 #include "core/config_fields.hpp"
 #include "kernel_templates/reduce/enums.hpp"
-#include "kernel_templates/reduce/value_types.hpp"
+#include "kernel_templates/value_types.hpp"
 
 namespace autotune {
 

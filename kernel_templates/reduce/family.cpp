@@ -9,7 +9,7 @@
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "kernel_templates/reduce/space.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 #include "kernel_templates/reduce/workload.hpp"
 #include "embedded.hpp"
 
@@ -125,7 +125,7 @@ class ReduceFamily final : public KernelFamily {
   std::string code_text() const override {
     // The template and everything that writes its preamble.
     return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp) +
-           std::string(embedded::reduce_user_op_cpp) + std::string(embedded::reduce_value_types_hpp) +
+           std::string(embedded::user_op_cpp) + std::string(embedded::value_types_hpp) +
            std::string(embedded::reduce_enums_hpp) + std::string(embedded::reduce_workspace_layout_hpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }

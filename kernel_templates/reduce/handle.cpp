@@ -9,7 +9,7 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "kernel_templates/reduce/value_types.hpp"
+#include "kernel_templates/value_types.hpp"
 #include "kernel_templates/reduce/workspace_layout.hpp"
 
 namespace autotune {

@@ -9,8 +9,8 @@
 
 #include "autotune/error.hpp"
 #include "core/key_text.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
-#include "kernel_templates/reduce/value_types.hpp"
+#include "kernel_templates/user_op.hpp"
+#include "kernel_templates/value_types.hpp"
 
 namespace autotune {
 

@@ -8,8 +8,8 @@
 #include "embedded.hpp"
 #include "kernel_templates/preamble.hpp"
 #include "kernel_templates/reduce/enums.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
-#include "kernel_templates/reduce/value_types.hpp"
+#include "kernel_templates/user_op.hpp"
+#include "kernel_templates/value_types.hpp"
 #include "kernel_templates/reduce/workspace_layout.hpp"
 
 namespace autotune {

@@ -10,7 +10,7 @@
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/key_text.hpp"
 #include "embedded.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 #include "kernel_templates/segreduce/space.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/segreduce/workload.hpp"
@@ -149,7 +149,7 @@ class SegReduceFamily final : public KernelFamily {
   std::string code_text() const override {
     return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
            std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
-           std::string(embedded::reduce_value_types_hpp) + std::string(embedded::reduce_user_op_cpp) +
+           std::string(embedded::value_types_hpp) + std::string(embedded::user_op_cpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }
 

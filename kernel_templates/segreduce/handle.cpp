@@ -21,7 +21,7 @@ SegmentedReduce::SegmentedReduce(const SegReduceProblem& problem, const Options&
   problem.validate();
   impl_->problem = problem.normalized();
   // A user operator's own compile errors, with NVRTC's log, before any variant is compiled and before a device is
-  // looked for (kernel_templates/reduce/user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+  // looked for (kernel_templates/user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
   segreduce_detail::check_user_op_compiles(impl_->problem, "sm_75");
   impl_->load<SegReduceConfig>(impl_->problem, options);
 }

@@ -7,7 +7,7 @@
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 
 namespace autotune {
 

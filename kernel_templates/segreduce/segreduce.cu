@@ -8,7 +8,7 @@
 //   kStorage              Storage::plain, or f16 / bf16: in_t is a half's 16 bits (unsigned short; NVRTC compiles
 //                         without cuda_fp16.h), converted to float by common.cuh's half_bits_to_float
 //   kOp                   SegOp::sum, min, max, argmin, argmax; user (the preamble's user_transform, user_op and
-//                         user_identity, from autotune::UserOp, after acc_t: kernel_templates/reduce/user_op.hpp;
+//                         user_identity, from autotune::UserOp, after acc_t: kernel_templates/user_op.hpp;
 //                         work_t is acc_t, the transform lifts each element, the operator combines everywhere)
 //   kIsFloat              work_t is float or double
 //   kIdentityBits         the identity of sum/min/max in work_t (argmin/argmax: of min/max; user: user_identity())

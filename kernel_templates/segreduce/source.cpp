@@ -11,8 +11,8 @@
 #include "embedded.hpp"
 #include "kernel_templates/half_host.hpp"
 #include "kernel_templates/preamble.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
-#include "kernel_templates/reduce/value_types.hpp"
+#include "kernel_templates/user_op.hpp"
+#include "kernel_templates/value_types.hpp"
 #include "kernel_templates/segreduce/enums.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/segreduce/workspace_layout.hpp"
@@ -71,7 +71,7 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
   const ReduceProblem r = p.as_reduce();
   const ValueType acc = *p.accumulator;
   // The reduce family's view of the types: halves travel as their bits and compute in float, i8/i16 min/max in int
-  // (kernel_templates/reduce/value_types.hpp); integer sums add in the unsigned twin of the accumulator.
+  // (kernel_templates/value_types.hpp); integer sums add in the unsigned twin of the accumulator.
   const ValueType work = reduce_detail::work_type(r);
   const bool integer_sum = p.op == SegReduceOp::sum && !is_float(acc);
   using preamble::enum_constant;

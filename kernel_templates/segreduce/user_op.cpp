@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "autotune/error.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 
 namespace autotune::segreduce_detail {
 

@@ -1,4 +1,4 @@
-// An operator of the user's own in a segmented reduction: the reduce family's (kernel_templates/reduce/user_op.hpp)
+// An operator of the user's own in a segmented reduction: the reduce family's (kernel_templates/user_op.hpp)
 // on the same reduction (SegReduceProblem::as_reduce), with the messages naming the segmented problem. Internal to
 // the segmented reduction family.
 #pragma once

@@ -5,7 +5,7 @@
 // identity value everywhere, NaN (first, last, several, with payloads), infinities, signed zeros and the smallest
 // subnormals (negative ones: a half compared by its raw bits would get them wrong); twice per input (the ticket resets
 // itself). Where the binary links CUB (AUTOTUNE_GPU_TESTS_HAVE_CUB: bench/cub_argreduce.cu), CUB's ArgMax/ArgMin on
-// every input without NaN (CUB leaves NaN undefined), n = 0 included, must give the reference's answer too, bit for bit
+// every input without NaN (CUB leaves NaN undefined) but the empty one must give the reference's answer too, bit for bit
 // (and so every variant's). Then indices past 2^32, and the handle (autotune::ArgReduce) with a size table of three
 // tuned sizes, and its typed calls on __nv_bfloat16 and std::int8_t.
 #include <cuda_bf16.h>
@@ -250,7 +250,11 @@ void check_variants(const ArgReduceProblem& problem, const std::vector<CompiledV
   for (const auto& in : inputs_of(problem)) {
     const ArgExpected expected = reference_argreduce(problem, in.bytes.data(), in.n);
     DeviceSamples dev_in(in.bytes, size_of(problem.type), in.offset);
-    if (!in.nan) {
+    // CUB at n = 0: the ArgMax/ArgMin overload with separate value and index outputs (CCCL 3.0.1) writes nothing
+    // for an empty input (the poisoned output came back untouched for every type on an H200:
+    // bench/results/2026-12-02d-h200-gpu-check-quick.log); our result there is the KeyValuePair overload's {1,
+    // lowest()/max()}, checked against the reference below. CUB is compared on the rest without NaN.
+    if (!in.nan && in.n > 0) {
       INFO(problem.shape_key(), " ", in.name, ": CUB ArgMax/ArgMin");
       const std::string diff = cub_difference(problem, expected, dev_in.ptr, in.n, out);
       CHECK_MESSAGE(diff.empty(), diff);

@@ -1,5 +1,5 @@
 // The value types of reductions, as the problem, the configuration and the generated source all need them.
-// Internal to the reduction family.
+// Shared by the reduction families (reduce, segreduce: kernel_templates/ holds what several families use).
 #pragma once
 
 #include <cstddef>

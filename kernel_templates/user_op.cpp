@@ -1,4 +1,4 @@
-#include "kernel_templates/reduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "autotune/error.hpp"
 #include "core/integrity.hpp"
 #include "core/jit.hpp"
-#include "kernel_templates/reduce/value_types.hpp"
+#include "kernel_templates/value_types.hpp"
 
 namespace autotune {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "autotune/error.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 
 namespace autotune::reduce_detail {
 
