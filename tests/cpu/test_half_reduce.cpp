@@ -21,7 +21,7 @@
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
-#include "kernel_templates/reduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
 #include "tests/test_devices.hpp"
 
