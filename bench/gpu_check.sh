@@ -76,7 +76,7 @@ benches=${GPU_CHECK_BENCHES:-histogram_bench histogram_range_bench histogram_ima
   segreduce_bench}
 bench_args() {  # the arguments a benchmark runs with below (without --samples and --markdown)
   case $1 in
-    histogram_bench|histogram_range_bench|reduce_bench|segreduce_bench) echo --quick ;;
+    histogram_bench|histogram_range_bench|histogram_image_bench|reduce_bench|segreduce_bench) echo --quick ;;
     argreduce_bench) echo --small ;;
   esac
 }
@@ -137,7 +137,7 @@ bench() {  # bench NAME LIMIT COMMAND...: step(), when GPU_CHECK_BENCHES names i
 bench histogram_bench 260 "$bin/histogram_bench" $(bench_args histogram_bench) --samples 20 --markdown "$out/histogram_bench.md" || failed=1
 bench histogram_range_bench 100 "$bin/histogram_range_bench" $(bench_args histogram_range_bench) --samples 20 \
   --markdown "$out/histogram_range_bench.md" || failed=1
-bench histogram_image_bench 180 "$bin/histogram_image_bench" --samples 20 --markdown "$out/histogram_image_bench.md" ||
+bench histogram_image_bench 180 "$bin/histogram_image_bench" $(bench_args histogram_image_bench) --samples 20 --markdown "$out/histogram_image_bench.md" ||
   failed=1
 bench argreduce_bench 100 "$bin/argreduce_bench" $(bench_args argreduce_bench) --markdown "$out/argreduce_bench.md" || failed=1
 bench reduce_bench 150 "$bin/reduce_bench" $(bench_args reduce_bench) --samples 20 --markdown "$out/reduce_bench.md" || failed=1

@@ -13,7 +13,9 @@
 //   3. f32 image gradients over [0.02, 0.8) with 4096 and 65536 bins: counts compared with CUB bin by bin.
 // Every case's counts are compared with the CPU reference and with CUB's, bin by bin.
 //
-//   histogram_image_bench [--samples K] [--markdown FILE]
+//   histogram_image_bench [--quick] [--samples K] [--markdown FILE]
+//     --quick   the rows bench/gpu_targets.py reads: the tuned RGBA case, and the 2D rows 30724 B apart with the same
+//               pixels contiguous (the per-channel levels, the two other crops and the f32 gradients are left out)
 //   histogram_image_bench --compile-only [--arch ARCH]   case 1's space into the compile cache, nothing run
 #include <fmt/format.h>
 
@@ -69,16 +71,17 @@ std::string check_note(const std::vector<std::uint64_t>& expected, const std::ve
 
 int main(int argc, char** argv) try {
   int samples = 30;
-  bool compile_only = false;
+  bool quick = false, compile_only = false;
   std::string markdown, arch;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
+    if (a == "--quick") quick = true;
+    else if (a == "--samples" && i + 1 < argc) samples = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else if (a == "--compile-only") compile_only = true;
     else if (a == "--arch" && i + 1 < argc) arch = argv[++i];
     else {
-      std::fprintf(stderr, "usage: histogram_image_bench [--samples K] [--markdown FILE] [--compile-only [--arch ARCH]]\n");
+      std::fprintf(stderr, "usage: histogram_image_bench [--quick] [--samples K] [--markdown FILE] [--compile-only [--arch ARCH]]\n");
       return 2;
     }
   }
@@ -158,7 +161,7 @@ int main(int argc, char** argv) try {
 
   // 1b. The same pixels, each active channel with its own bins and range (MultiHistogramEven with levels per
   // channel): R 256 bins over [0, 256), G 64 over [0, 256), B 17 over [10, 200). The winner of 1 runs it.
-  {
+  if (!quick) {
     HistogramProblem levels = HistogramProblem::multi_channel(
         SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}});
     levels.n = rgba.n, levels.distribution = "image";
@@ -182,9 +185,10 @@ int main(int argc, char** argv) try {
       std::uint64_t x0, y0;
       std::size_t stride;  // bytes
     };
-    const std::vector<Crop> crops = {{"crop at (64, 50), stride 32 KiB", 64, 50, kFullW * 4},
-                                     {"crop at (3, 50): rows start off the 16-byte grid", 3, 50, kFullW * 4},
-                                     {"rows 30724 B apart (stride not a multiple of 16 B)", 0, 0, kW * 4 + 4}};
+    std::vector<Crop> crops = {{"crop at (64, 50), stride 32 KiB", 64, 50, kFullW * 4},
+                               {"crop at (3, 50): rows start off the 16-byte grid", 3, 50, kFullW * 4},
+                               {"rows 30724 B apart (stride not a multiple of 16 B)", 0, 0, kW * 4 + 4}};
+    if (quick) crops.erase(crops.begin(), crops.begin() + 2);
     for (const Crop& c : crops) {
       // The crop's pixels, packed on the host: the reference and the contiguous case count these.
       std::vector<unsigned char> crop(kW * kH * 4);
@@ -220,6 +224,7 @@ int main(int argc, char** argv) try {
 
   // 3. CUB-exact float binning: f32 image gradients over [0.02, 0.8), counts compared with CUB bin by bin.
   for (const int bins : {4096, 65536}) {
+    if (quick) break;
     HistogramProblem p;
     p.type = SampleType::f32, p.bins = bins, p.lower = 0.02f, p.upper = 0.8f, p.n = 64ull << 20;
     p.distribution = "image";
