@@ -141,7 +141,35 @@ struct Levels {
 };
 static_assert(Levels<0>::bins == kChannelBins && Levels<0>::offset == 0, "channel 0 is the problem's bins");
 
-// Bin of one sample of channel C, or -1 when it is out of range (or NaN).
+// Signed 8- and 16-bit samples binned directly are counted as keys: their bits with the sign bit flipped, key =
+// v - min, in [0, 2^bits), with the range shifted alike. A vector's samples become keys with one XOR per 32-bit word
+// (to_keys), so that i8 costs per sample what u8 costs: sign-extending each byte of a 16-byte vector cost i8 at
+// 512 MiB 11 % of u8's speed on an H200 (bench/results/2026-12-02d-h200-histogram_bench-quick-final.md), and
+// flipping each byte on its own after the extraction was slower still (bench/results/2026-12-02e-*).
+typedef typename Raw<sizeof(sample_t) <= 2 ? sizeof(sample_t) : 1>::type bits_t;  // used for 8- and 16-bit samples
+constexpr bool kSignedKeys = !kIsFloat && sizeof(sample_t) <= 2 && static_cast<sample_t>(-1) < 0 && !kValues;
+constexpr long long kKeyMin = kSignedKeys ? -(1ll << (8 * (sizeof(sample_t) <= 2 ? sizeof(sample_t) : 1) - 1)) : 0;
+constexpr unsigned kSignBits = sizeof(sample_t) == 1 ? 0x80808080u : 0x80008000u;  // of every sample in a word
+
+// A sample as the kernel counts it (a key, for kSignedKeys).
+__device__ __forceinline__ sample_t to_key(sample_t s) {
+  if constexpr (kSignedKeys) return static_cast<sample_t>(static_cast<bits_t>(s) ^ static_cast<bits_t>(-kKeyMin));
+  else return s;
+}
+// Every sample of a loaded vector as a key.
+__device__ __forceinline__ void to_keys(Vec& v) {
+  if constexpr (kSignedKeys && kVecBytes >= 4) {
+    unsigned* words = reinterpret_cast<unsigned*>(&v.raw);
+#pragma unroll
+    for (int w = 0; w < kVecBytes / 4; ++w) words[w] ^= kSignBits;
+  } else if constexpr (kSignedKeys) {
+#pragma unroll
+    for (int e = 0; e < kElemsPerVec; ++e) v.s[e] = to_key(v.s[e]);
+  }
+}
+
+// Bin of one key (to_key: a sample, or signed 8- and 16-bit samples' flipped bits) of channel C, or -1 when it is out
+// of range (or NaN).
 template <int C>
 __device__ __forceinline__ int bin_of(sample_t s) {
   using L = Levels<C>;
@@ -161,13 +189,14 @@ __device__ __forceinline__ int bin_of(sample_t s) {
                        static_cast<u64>(L::upper_i - L::lower_i) * static_cast<u64>(L::bins) <= 0xFFFFFFFFull) {
     // 8- and 16-bit samples whose (s - lower) * bins fits 32 bits: the same exact quotient in 32-bit arithmetic (a
     // multiply and, for a width that is not a power of two, a multiply-high by the constant's reciprocal), written
-    // out rather than left to the compiler's narrowing of the 64-bit formula below (signed i8/i16 samples included).
-    const int v = static_cast<int>(s);
-    if (v < L::lower_i || v >= L::upper_i) return -1;
-    return static_cast<int>(static_cast<unsigned>(v - L::lower_i) * static_cast<unsigned>(L::bins) /
+    // out rather than left to the compiler's narrowing of the 64-bit formula below. Keys and range less kKeyMin.
+    constexpr long long kLo = L::lower_i - kKeyMin, kHi = L::upper_i - kKeyMin;
+    const int key = kSignedKeys ? static_cast<int>(static_cast<bits_t>(s)) : static_cast<int>(s);
+    if (key < kLo || key >= kHi) return -1;
+    return static_cast<int>(static_cast<unsigned>(key - kLo) * static_cast<unsigned>(L::bins) /
                             static_cast<unsigned>(L::upper_i - L::lower_i));
   } else {
-    const long long v = static_cast<long long>(s);
+    const long long v = kSignedKeys ? static_cast<long long>(static_cast<bits_t>(s)) + kKeyMin : static_cast<long long>(s);
     if (v < L::lower_i || v >= L::upper_i) return -1;
     return static_cast<int>(static_cast<u64>(v - L::lower_i) * static_cast<u64>(L::bins) /
                             static_cast<u64>(L::upper_i - L::lower_i));
@@ -290,7 +319,10 @@ __device__ __forceinline__ void count_vectors(const Map& map, u64 nvec, u64 thre
   for (; base + tile <= nvec; base += tile) {
     Vec v[kLoads];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k].raw = map.load(tile_index<kInterleaved, kLoads>(base, k, threads, tid));
+    for (int k = 0; k < kLoads; ++k) {
+      v[k].raw = map.load(tile_index<kInterleaved, kLoads>(base, k, threads, tid));
+      to_keys(v[k]);
+    }
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       // With pixel vectors the channel is known here and inactive elements vanish (the same for every lane);
@@ -312,6 +344,7 @@ __device__ __forceinline__ void count_vectors(const Map& map, u64 nvec, u64 thre
       if (i < nvec) {
         Vec v;
         v.raw = map.load(i);
+        to_keys(v);
         const int c0 = kPixelVectors ? 0 : channel_at(map.first_sample(i));
 #pragma unroll
         for (int e = 0; e < kElemsPerVec; ++e)
@@ -427,9 +460,9 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
   if constexpr (!kRegion) {
     // A scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail (common.cuh).
     const Split split = split_unaligned<kVecBytes>(in, n);
-    if (tid < split.head) counter.add(counter_of(in[tid], channel_at(tid)));
+    if (tid < split.head) counter.add(counter_of(to_key(in[tid]), channel_at(tid)));
     if (tid < n - split.tail_begin)
-      counter.add(counter_of(in[split.tail_begin + tid], channel_at(split.tail_begin + tid)));
+      counter.add(counter_of(to_key(in[split.tail_begin + tid]), channel_at(split.tail_begin + tid)));
     count_vectors(Flat{reinterpret_cast<const raw_t*>(in + split.head), split.head}, split.nvec, threads, tid, counter);
   } else {
     // A 2D region: `rows` rows of `row_samples` samples, `row_stride` samples apart. The vectors of every row are
@@ -450,11 +483,11 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     sample_t first{};
     if (tid < nleft) first = leftover_at(tid, first_channel);
     count_vectors(map, rows * vecs_per_row, threads, tid, counter);
-    if (first_channel >= 0) counter.add(counter_of(first, first_channel));
+    if (first_channel >= 0) counter.add(counter_of(to_key(first), first_channel));
     for (u64 q = tid + threads; q < nleft; q += threads) {
       int channel;
       const sample_t s = leftover_at(q, channel);
-      counter.add(counter_of(s, channel));
+      counter.add(counter_of(to_key(s), channel));
     }
   }
   counter.flush();
@@ -536,5 +569,9 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
                           vecs_shift, leftover, leftover_magic, leftover_shift);                                     \
   }
 AT_HISTOGRAM_ENTRY(autotune_histogram, false)
+// The 2D entry is left out of what the tuner measures 1D calls with (AT_ENTRY_2D 0: kernel_source_1d): it is most of
+// a variant's compile time, and a 1D call never runs it.
+#if AT_ENTRY_2D
 AT_HISTOGRAM_ENTRY(autotune_histogram_2d, true)
+#endif
 #undef AT_HISTOGRAM_ENTRY

@@ -119,7 +119,7 @@ const std::vector<HistogramProblem>& even_problems() {
   static const std::vector<HistogramProblem> problems{
       even(SampleType::f16, 1000, 0.0, 1.0), even(SampleType::bf16, 64, -8.0, 8.0),
       even(SampleType::i8, 256, -128, 128),  even(SampleType::i8, 37, -100, 100),
-      even(SampleType::i16, 4096, -32768, 32768)};
+      even(SampleType::i16, 4096, -32768, 32768), even(SampleType::i16, 1000, -1000, 3000)};
   return problems;
 }
 
@@ -327,10 +327,13 @@ TEST_SUITE("gpu_histogram") {
     check_even_variants(even(SampleType::f16, 1000, 0.0, 1.0));
     check_even_variants(even(SampleType::bf16, 64, -8.0, 8.0));
   }
-  TEST_CASE("i8 and i16 samples (i8: byte values with an offset): every variant of the tier exact, CUB too for i16") {
+  TEST_CASE("i8 and i16 samples (i8: byte values with an offset), whole and partial ranges: every variant of the tier "
+            "exact, CUB too for i16") {
     check_even_variants(even(SampleType::i8, 256, -128, 128));
     check_even_variants(even(SampleType::i8, 37, -100, 100));  // value counting with a map
     check_even_variants(even(SampleType::i16, 4096, -32768, 32768));
+    // A range inside the type on both sides: the sign-flipped keys' bounds and quotient (histogram.cu's bin_of).
+    check_even_variants(even(SampleType::i16, 1000, -1000, 3000));
   }
   TEST_CASE("CUB as the oracle: HistogramEven of u8, u16, i32, u32, f32 and f64 equals the CPU reference the variants "
             "are checked against, on the finite edge inputs" * doctest::skip(!kCubLinked)) {
