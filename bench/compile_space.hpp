@@ -21,6 +21,7 @@
 
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
+#include "autotune/problem.hpp"
 #include "core/jit.hpp"
 
 namespace autotune::bench {
@@ -66,11 +67,12 @@ CompiledSpace<Config, Kernel> compile_space(const Problem& problem, std::vector<
   return s;
 }
 
-/// The sources of `configs` of `problem` (the family's kernel_source, by argument-dependent lookup), appended to `out`
-/// in the order the benchmark will want them.
-template <class Problem, class Config>
-void add_sources(std::vector<std::string>& out, const Problem& problem, const std::vector<Config>& configs) {
-  for (const Config& c : configs) out.push_back(kernel_source(problem, c));
+/// The sources the tuner compiles for `configs` of `problem` (tuning_source: without entry points the problem's calls
+/// never run), appended to `out` in the order the benchmark will want them.
+template <class P, class C>
+void add_sources(std::vector<std::string>& out, const P& problem, const std::vector<C>& configs) {
+  const autotune::Problem p(problem);
+  for (const C& c : configs) out.push_back(autotune::tuning_source(p, autotune::Config(c)));
 }
 
 /// --compile-only: compiles `sources` for `arch` into the compile cache (jit::default_compile_cache_dir(), i.e.

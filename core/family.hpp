@@ -110,6 +110,11 @@ class KernelFamily {
   // --- code -------------------------------------------------------------------------------------------------------
   /// The complete CUDA source of one variant (UsageError when the configuration is not valid for the problem).
   virtual std::string kernel_source(const Problem& problem, const Config& config) const = 0;
+  /// What the tuner compiles and times (tuning_source in problem.hpp): kernel_source unless the family leaves out
+  /// entry points the problem's calls never run.
+  virtual std::string tuning_source(const Problem& problem, const Config& config) const {
+    return kernel_source(problem, config);
+  }
   /// Everything that decides what a configuration's code is (the template and what generates its preamble): its
   /// hash is the family's code identity, stored with every run (core/identity.cpp).
   virtual std::string code_text() const = 0;

@@ -78,6 +78,11 @@ std::string kernel_source(const Problem& problem, const Config& config) {
   return problem.family().kernel_source(problem, config);
 }
 
+std::string tuning_source(const Problem& problem, const Config& config) {
+  if (config.family_name() != problem.family_name()) family_mismatch(config, problem);
+  return problem.family().tuning_source(problem, config);
+}
+
 // --- sizes --------------------------------------------------------------------------------------------------------
 
 std::uint64_t parse_size(std::string_view text) {

@@ -115,7 +115,7 @@ class CompilePool {
           continue;
         }
         try {
-          (*ps)[i].set_value(jit::compile_cached(kernel_source(problem, configs[i]),
+          (*ps)[i].set_value(jit::compile_cached(tuning_source(problem, configs[i]),
                                                  stem + "_" + std::to_string(i) + ".cu", arch, cache_dir));
         } catch (...) {
           (*ps)[i].set_exception(std::current_exception());
@@ -316,9 +316,10 @@ class TuneRun {
     selected_ = initial_selection(configs_, runnable, fallback_, o_);
     wanted_.assign(configs_.size(), false);
     for (std::size_t i : selected_) wanted_[i] = true;  // resumed ok variants are compiled again (cached) for the final
-    const std::string cubin_dir = !o_.compile_cache                 ? std::string()
-                                  : o_.compile_cache_dir.empty() ? jit::default_compile_cache_dir()
-                                                                 : o_.compile_cache_dir;
+    cubin_dir_ = !o_.compile_cache                 ? std::string()
+                 : o_.compile_cache_dir.empty() ? jit::default_compile_cache_dir()
+                                                : o_.compile_cache_dir;
+    const std::string& cubin_dir = cubin_dir_;
     pool_ = std::make_unique<CompilePool>(problem_, configs_, wanted_, device.arch(), o_.compile_threads, cubin_dir);
     stream_.emplace();
     flush_ = cuda::DeviceBuffer(static_cast<std::size_t>(flush_bytes));
@@ -509,9 +510,20 @@ class TuneRun {
     Measurement best = *results_[order[w]];
     set_times(best, times[w]);
     report_.winner = best;
-    const std::vector<char>& cubin = cubins_[order[w]];
+    const std::vector<char> cubin = shipped_cubin(best.config, cubins_[order[w]]);
     cache_.finish_run(report_.run_id, best, cubin,
                       cubin.empty() ? CubinOrigin{} : cubin_origin(problem_, best.config, report_.device.arch()));
+  }
+
+  // The cubin the cache stores for the winner: the full variant (kernel_source), of which the tuner measured the
+  // tuning_source. The same cubin where the two sources agree; else compiled now (one compile per run); empty when
+  // that fails (the run is kept, and a handle compiles the winner itself).
+  std::vector<char> shipped_cubin(const Config& config, const std::vector<char>& measured) const {
+    const std::string source = kernel_source(problem_, config);
+    if (measured.empty() || source == tuning_source(problem_, config)) return measured;
+    jit::CompileResult r = jit::compile_cached(source, std::string(problem_.family_name()) + "_winner.cu",
+                                               report_.device.arch(), cubin_dir_);
+    return r.ok ? std::move(r.cubin) : std::vector<char>{};
   }
 
   const Problem problem_;
@@ -532,6 +544,7 @@ class TuneRun {
   std::vector<std::size_t> selected_;
   std::vector<bool> wanted_;
   std::unique_ptr<CompilePool> pool_;
+  std::string cubin_dir_;  // the on-disk compile cache ("" when off)
   std::optional<cuda::Stream> stream_;  // made in prepare(), on the device the run measures
   cuda::DeviceBuffer flush_;
   std::vector<std::vector<char>> cubins_;                 // of the correct variants, for later rounds

@@ -174,6 +174,9 @@ inline constexpr const char* kHistogramRange2dKernelName = "autotune_histogram_r
 /// Complete CUDA source of one variant: the generated preamble, kernel_templates/common.cuh, and
 /// kernel_templates/histogram_range/histogram_range.cu.
 std::string kernel_source(const HistogramRangeProblem& problem, const HistogramRangeConfig& config);
+/// The same variant without its 2D entry point (kHistogramRange2dKernelName), for 1D calls only: what the tuner
+/// compiles and times; the cache stores the full variant.
+std::string kernel_source_1d(const HistogramRangeProblem& problem, const HistogramRangeConfig& config);
 
 }  // namespace autotune
 

@@ -209,6 +209,10 @@ class Config {
 
 /// The CUDA source of one variant; the families of problem and config must agree (UsageError otherwise).
 std::string kernel_source(const Problem& problem, const Config& config);
+/// The source the tuner compiles and times for `problem`: kernel_source() without the entry points a call of this
+/// problem never runs (the histogram families' 2D entry, for a problem of one row), so compiling the space costs
+/// less. What the cache stores and a handle loads is always kernel_source()'s.
+std::string tuning_source(const Problem& problem, const Config& config);
 
 /// The distribution name under which `autotune tune --dists D1,D2,...` records the robust winner of a problem:
 /// the configuration with the least worst-case slowdown across those distributions (tuner/robust.hpp). A valid

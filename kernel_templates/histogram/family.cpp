@@ -364,6 +364,11 @@ class HistogramFamily final : public KernelFamily {
   std::string kernel_source(const Problem& p, const Config& c) const override {
     return autotune::kernel_source(histogram_of(p), config_of(c));
   }
+  std::string tuning_source(const Problem& p, const Config& c) const override {
+    const HistogramProblem& h = histogram_of(p);
+    // A problem of rows (row_pixels) is tuned on its 2D entry; every other one on the 1D entry alone.
+    return h.row_pixels == 0 ? autotune::kernel_source_1d(h, config_of(c)) : autotune::kernel_source(h, config_of(c));
+  }
   // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
     // The template and everything that writes its preamble.

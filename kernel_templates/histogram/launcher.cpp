@@ -9,7 +9,7 @@
 namespace autotune {
 
 HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
-                                 const DeviceInfo& device, const std::vector<char>& cubin)
+                                 const DeviceInfo& device, const std::vector<char>& cubin, bool entry_2d)
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
   if (const std::string why = config.invalid_reason(problem); !why.empty()) throw UsageError(why);
   if (config.block > device.max_threads_per_block)
@@ -19,12 +19,12 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     throw UsageError(fmt::format("{} bytes of shared memory exceed the device limit of {} per block", shared_bytes_,
                                  device.shared_per_block_optin));
   module_ = cuda::Module(cubin, kHistogramKernelName);
-  module_2d_ = cuda::Module(cubin, kHistogram2dKernelName);
+  if (entry_2d) module_2d_ = cuda::Module(cubin, kHistogram2dKernelName);
   // Past 48 KiB a block needs the opt-in attribute; the kernel's own static shared memory (the last-block flag)
   // counts too, so opt in from just below it: 16 warps' copies of 3 x 256 bins are exactly 48 KiB.
   if (shared_bytes_ + 1024 > 48 * 1024) {
     module_.set_max_dynamic_shared(shared_bytes_);
-    module_2d_.set_max_dynamic_shared(shared_bytes_);
+    if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_);
   }
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
   if (blocks_per_sm_ < 1)
@@ -37,7 +37,7 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
                                    config.key(), device.name, device.cc_major, device.cc_minor));
     if (config.cluster > 8) {
       module_.allow_non_portable_clusters();
-      module_2d_.allow_non_portable_clusters();
+      if (module_2d_) module_2d_.allow_non_portable_clusters();
     }
     const int clusters = module_.active_clusters(config.cluster, config.block, shared_bytes_);
     if (clusters < 1)
@@ -113,6 +113,9 @@ void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts,
   // vectors); with more registers it may have fewer resident blocks, which costs a tail, never correctness: no
   // block waits for one that has not started (self_zero: the first block to start zeroes `out`).
   const cuda::Module& module = region.rows > 1 ? module_2d_ : module_;
+  if (!module)
+    throw UsageError(fmt::format("configuration {} was loaded without its 2D entry point (kernel_source_1d): it "
+                                 "counts one row, not a region of {} rows", config_.key(), region.rows));
   AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module.kernel()), dim3(grid_for(n)),
                                  dim3(config_.block), args, shared_bytes_, stream));
 }

@@ -27,10 +27,11 @@ class HistogramKernel {
   /// Workspaces allocated at construction for a last-block configuration (one per stream; more on demand).
   static constexpr std::size_t kWorkspaceSlots = WorkspacePool::kSlotsPerBlock;
 
-  /// Loads `cubin` (compiled from kernel_source(problem, config)) on the current device, whose properties are
-  /// `device`. Throws CudaError if it does not load, UsageError if the configuration exceeds the device's limits.
+  /// Loads `cubin` (compiled from kernel_source(problem, config); with entry_2d false, from kernel_source_1d, and
+  /// then a region of several rows is refused) on the current device, whose properties are `device`. Throws
+  /// CudaError if it does not load, UsageError if the configuration exceeds the device's limits.
   HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config, const DeviceInfo& device,
-                  const std::vector<char>& cubin);
+                  const std::vector<char>& cubin, bool entry_2d = true);
 
   /// Blocks launched for n pixels (samples, for one channel): HistogramConfig::grid_for with this device's resident
   /// blocks.

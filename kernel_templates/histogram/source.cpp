@@ -60,9 +60,8 @@ std::string channel_levels(const HistogramProblem& problem) {
   return levels;
 }
 
-}  // namespace
-
-std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config) {
+// The variant's source, with or without its 2D entry point.
+std::string variant_source(const HistogramProblem& problem, const HistogramConfig& config, bool entry_2d) {
   problem.validate();
   const bool fp = is_float(problem.type);
   // The scale as CUB computes it on the host (ScaleTransform::ComputeScale in
@@ -116,7 +115,8 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       "{}{}{}"
       "}}  // namespace at\n"
       "#define AT_CLUSTER {}\n"
-      "#define AT_VALUES {}\n",
+      "#define AT_VALUES {}\n"
+      "#define AT_ENTRY_2D {}\n",
       // Neither n nor the input distribution enters the code: every size and distribution of one histogram shares
       // its compiled variants (the on-disk compile cache is keyed by this text).
       fmt::format("{} samples, {} bins over [{}, {}), {}-bit counters, {} of {} channels{}", to_string(problem.type),
@@ -135,9 +135,19 @@ std::string kernel_source(const HistogramProblem& problem, const HistogramConfig
       enum_constant("Partitioning", "kPartitioning", config.partitioning),
       enum_constant("Merge", "kMerge", config.merge), config.cluster,
       enum_constant("Binning", "kBinning", config.binning), value_map,
-      histogram_detail::HistogramWorkspace::preamble(), config.cluster, values ? 1 : 0);
+      histogram_detail::HistogramWorkspace::preamble(), config.cluster, values ? 1 : 0, entry_2d ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template,
                                   {{"region_map.cuh", embedded::histogram_region_map_cuh}});
+}
+
+}  // namespace
+
+std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config) {
+  return variant_source(problem, config, true);
+}
+
+std::string kernel_source_1d(const HistogramProblem& problem, const HistogramConfig& config) {
+  return variant_source(problem, config, false);
 }
 
 }  // namespace autotune

@@ -52,7 +52,10 @@ class HistogramWorkload final : public Workload {
   class Variant final : public LoadedVariant {
    public:
     Variant(const HistogramWorkload& w, const HistogramConfig& c, const std::vector<char>& cubin, bool poison)
-        : w_(w), kernel_(w.problem_, c, w.device_, cubin), input_(poison ? poison_address() : w.samples_.get()) {}
+        // The tuner's cubins (tuning_source) hold the 2D entry only for a problem of rows.
+        : w_(w),
+          kernel_(w.problem_, c, w.device_, cubin, w.problem_.row_pixels != 0),
+          input_(poison ? poison_address() : w.samples_.get()) {}
     void run(cudaStream_t stream) const override {
       const HistogramProblem& p = w_.problem_;
       if (p.row_pixels == 0) kernel_.run(input_, p.n, w_.counts_.get(), stream);

@@ -158,6 +158,9 @@ class HistogramRangeFamily final : public KernelFamily {
   std::string kernel_source(const Problem& p, const Config& c) const override {
     return autotune::kernel_source(problem_of(p), config_of(c));
   }
+  std::string tuning_source(const Problem& p, const Config& c) const override {
+    return autotune::kernel_source_1d(problem_of(p), config_of(c));  // the tuner times 1D calls
+  }
   std::string code_text() const override {
     return std::string(embedded::histogram_range_template) + std::string(embedded::histogram_range_region_map_cuh) +
            std::string(embedded::histogram_range_source_cpp) +

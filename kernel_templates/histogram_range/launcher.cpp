@@ -9,7 +9,8 @@
 namespace autotune {
 
 HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem, const HistogramRangeConfig& config,
-                                           const DeviceInfo& device, const std::vector<char>& cubin)
+                                           const DeviceInfo& device, const std::vector<char>& cubin,
+                                           bool entry_2d)
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
   if (const std::string why = config.invalid_reason(problem); !why.empty()) throw UsageError(why);
   if (config.block > device.max_threads_per_block)
@@ -19,14 +20,15 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
     throw UsageError(fmt::format("{} bytes of shared memory exceed the device limit of {} per block", shared_bytes_,
                                  device.shared_per_block_optin));
   module_ = cuda::Module(cubin, kHistogramRangeKernelName);
-  module_2d_ = cuda::Module(cubin, kHistogramRange2dKernelName);
+  if (entry_2d) module_2d_ = cuda::Module(cubin, kHistogramRange2dKernelName);
   if (shared_bytes_ > 48 * 1024) {
     module_.set_max_dynamic_shared(shared_bytes_);
-    module_2d_.set_max_dynamic_shared(shared_bytes_);
+    if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_);
   }
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
-  resident_blocks_2d_ = static_cast<unsigned>(std::max(1, module_2d_.blocks_per_sm(config.block, shared_bytes_))) *
-                        static_cast<unsigned>(device.sm_count);
+  if (module_2d_)
+    resident_blocks_2d_ = static_cast<unsigned>(std::max(1, module_2d_.blocks_per_sm(config.block, shared_bytes_))) *
+                          static_cast<unsigned>(device.sm_count);
   if (blocks_per_sm_ < 1)
     throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
                                  device.name));
@@ -53,6 +55,9 @@ void HistogramRangeKernel::run(const void* samples, const Region& region, const 
   if (reinterpret_cast<std::uintptr_t>(samples) % pixel_alignment != 0)
     throw UsageError(fmt::format("the samples of {} must be aligned to a pixel ({} bytes)", problem_.key(), pixel));
   const bool two_d = region.rows > 1;
+  if (two_d && !module_2d_)
+    throw UsageError(fmt::format("configuration {} was loaded without its 2D entry point (kernel_source_1d): it "
+                                 "counts one row, not a region of {} rows", config_.key(), region.rows));
   if (two_d && (region.row_stride_bytes < region.row_samples * pixel || region.row_stride_bytes % pixel != 0))
     throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} pixels of {} bytes in whole "
                                  "pixels", region.row_stride_bytes, region.row_samples, pixel));

@@ -23,10 +23,11 @@ namespace autotune {
 
 class HistogramRangeKernel {
  public:
-  /// Loads `cubin` (compiled from kernel_source(problem, config)) on the current device, whose properties are
-  /// `device`. Throws CudaError if it does not load, UsageError if the configuration exceeds the device's limits.
+  /// Loads `cubin` (compiled from kernel_source(problem, config); with entry_2d false, from kernel_source_1d, and
+  /// then a region of several rows is refused) on the current device, whose properties are `device`. Throws
+  /// CudaError if it does not load, UsageError if the configuration exceeds the device's limits.
   HistogramRangeKernel(const HistogramRangeProblem& problem, const HistogramRangeConfig& config,
-                       const DeviceInfo& device, const std::vector<char>& cubin);
+                       const DeviceInfo& device, const std::vector<char>& cubin, bool entry_2d = true);
 
   /// Blocks of a call of n pixels (samples, for one channel).
   unsigned grid_for(std::uint64_t n) const;

@@ -32,9 +32,8 @@ std::string channel_constants(const HistogramRangeProblem& p) {
   return text + fmt::format("constexpr int kMostChannelLevels = {};\n", most_levels);
 }
 
-}  // namespace
-
-std::string kernel_source(const HistogramRangeProblem& problem, const HistogramRangeConfig& config) {
+// The variant's source, with or without its 2D entry point.
+std::string variant_source(const HistogramRangeProblem& problem, const HistogramRangeConfig& config, bool entry_2d) {
   problem.validate();
   if (const std::string why = config.invalid_reason(problem); !why.empty())
     throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
@@ -64,7 +63,8 @@ std::string kernel_source(const HistogramRangeProblem& problem, const HistogramR
       "constexpr int kLutSize = {};\n"
       "constexpr int kPrebins = {};\n"
       "constexpr unsigned kSharedBytes = {};\n"
-      "}}  // namespace at\n",
+      "}}  // namespace at\n"
+      "#define AT_ENTRY_2D {}\n",
       // Neither n, the edges the tuner measures on nor the distribution enters the code: every size and every
       // levels of one shape share its compiled variants.
       fmt::format("{} samples, {} bins given by {} levels, {}-bit counters{}", to_string(problem.type), problem.bins,
@@ -79,9 +79,19 @@ std::string kernel_source(const HistogramRangeProblem& problem, const HistogramR
       enum_constant("Privatization", "kPriv", config.privatization),
       enum_constant("Merge", "kMerge", config.merge), config.replicas,
       histogram_range_detail::lut_size(problem.type), histogram_range_detail::prebins(problem.bins),
-      config.shared_bytes(problem));
+      config.shared_bytes(problem), entry_2d ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram_range.cu", embedded::histogram_range_template,
                                   {{"region_map.cuh", embedded::histogram_range_region_map_cuh}});
+}
+
+}  // namespace
+
+std::string kernel_source(const HistogramRangeProblem& problem, const HistogramRangeConfig& config) {
+  return variant_source(problem, config, true);
+}
+
+std::string kernel_source_1d(const HistogramRangeProblem& problem, const HistogramRangeConfig& config) {
+  return variant_source(problem, config, false);
 }
 
 }  // namespace autotune

@@ -37,7 +37,8 @@ class HistogramRangeWorkload final : public Workload {
    public:
     Variant(const HistogramRangeWorkload& w, const HistogramRangeConfig& c, const std::vector<char>& cubin,
             bool poison)
-        : w_(w), kernel_(w.problem_, c, w.device_, cubin), input_(poison ? poison_address() : w.samples_.get()) {}
+        // The tuner's cubins (tuning_source) hold the 1D entry alone.
+        : w_(w), kernel_(w.problem_, c, w.device_, cubin, false), input_(poison ? poison_address() : w.samples_.get()) {}
     void run(cudaStream_t stream) const override {
       kernel_.run(input_, w_.problem_.n, w_.levels_.get(), w_.counts_.get(), stream);
     }

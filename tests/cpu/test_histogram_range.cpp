@@ -489,6 +489,19 @@ TEST_SUITE("nvrtc_histrange") {
     }
     CHECK(test::compile_all_joint(problems, spaces, "sm_90", kEntryPoints) == "");
   }
+  TEST_CASE("what the tuner compiles (tuning_source, kernel_source_1d) holds the 1D entry point and not the 2D one; "
+            "what the cache stores (kernel_source) holds both") {
+    const auto p = make(SampleType::u8, 255);
+    const HistogramRangeConfig c = HistogramRangeConfig::fallback(p);
+    const std::string tuned = tuning_source(Problem(p), Config(c));
+    CHECK(tuned == kernel_source_1d(p, c));
+    CHECK(tuned != kernel_source(p, c));
+    const jit::CompileResult t = jit::compile(tuned, "tuned.cu", "sm_90");
+    REQUIRE(t.ok);
+    CHECK(test::holds_kernel(t.cubin, kHistogramRangeKernelName));
+    CHECK_FALSE(test::holds_kernel(t.cubin, kHistogramRange2dKernelName));
+    CHECK(test::compile_all(p, std::vector{c}, "sm_90", kEntryPoints) == "");  // kernel_source: both
+  }
   TEST_CASE("the fallback compiles for sm_80 at the largest bin count") {
     const auto p = make(SampleType::f64, 1 << 20);
     CHECK(test::compile_all(p, std::vector{HistogramRangeConfig::fallback(p)}, "sm_80", kEntryPoints) == "");

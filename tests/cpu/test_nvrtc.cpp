@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "autotune/histogram_problem.hpp"
+#include "autotune/problem.hpp"
 #include "autotune/error.hpp"
 #include "core/jit.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
@@ -82,6 +83,33 @@ TEST_SUITE("nvrtc") {
     for (const auto& c : histogram_space_any_n(u8_256()))
       if (c.cluster == 1) space.push_back(c);
     CHECK(compile_configs(u8_256(), space, "sm_80") == "");
+  }
+  TEST_CASE("what the tuner compiles for one row (tuning_source, kernel_source_1d) holds the 1D entry point and not "
+            "the 2D one; a problem of rows, and what the cache stores (kernel_source), hold both") {
+    HistogramProblem rows = u8_256();
+    rows.row_pixels = 1000, rows.row_stride_bytes = 1024;
+    HistogramProblem rgba;
+    rgba.channels = 4, rgba.active = 3;
+    HistogramConfig c;
+    c.replicas = 32, c.block = 512, c.loads = 4, c.merge = Merge::self_zero;
+    int checked = 0;
+    for (const HistogramProblem& p : {u8_256(), rgba, f32_1024(), rows}) {
+      CAPTURE(p.key());
+      const bool one_row = p.row_pixels == 0;
+      const std::string tuned = tuning_source(Problem(p), Config(c)), shipped = kernel_source(p, c);
+      CHECK((tuned == kernel_source_1d(p, c)) == one_row);
+      CHECK((tuned == shipped) == !one_row);
+      const jit::CompileResult t = jit::compile(tuned, "tuned.cu", "sm_90"), s = jit::compile(shipped, "shipped.cu", "sm_90");
+      REQUIRE(t.ok);
+      REQUIRE(s.ok);
+      CHECK(test::holds_kernel(t.cubin, kHistogramKernelName));
+      CHECK(test::holds_kernel(t.cubin, kHistogram2dKernelName) == !one_row);
+      CHECK(test::holds_kernel(s.cubin, kHistogramKernelName));
+      CHECK(test::holds_kernel(s.cubin, kHistogram2dKernelName));
+      if (one_row) CHECK(t.cubin.size() < s.cubin.size());
+      ++checked;
+    }
+    CHECK(checked == 4);
   }
   TEST_CASE("pixels: the u8 RGBA (3 of 4) and RGB (3 of 3) variants compile for sm_90: a pairwise-covering subset, "
             "every variant under nvrtc_full") {

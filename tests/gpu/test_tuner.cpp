@@ -13,6 +13,8 @@
 #include "autotune/tuner.hpp"
 #include "autotune/resolution.hpp"
 #include "core/ladder.hpp"
+#include "core/jit.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "tuner/ladder.hpp"
 #include "tests/families/fill/fill.hpp"
@@ -129,6 +131,20 @@ TEST_SUITE("gpu_tuner") {
     CHECK(w->cubin.size() > 4);
     MESSAGE(fmt::format("winner on {}: {} {:.1f} GB/s; default {:.1f} GB/s", r.device.name, w->config.key(), w->gbps,
                         r.fallback->gbps));
+
+    // The tuner measured the variants without their 2D entry (tuning_source); the cache stores the full variant:
+    // exactly kernel_source's cubin, whose 2D entry loads. A 1D-only cubin loaded as such refuses a region.
+    const HistogramConfig wc = *w->config.as<HistogramConfig>();
+    const jit::CompileResult full = jit::compile(kernel_source(p, wc), "full.cu", r.device.arch());
+    const jit::CompileResult one_row = jit::compile(kernel_source_1d(p, wc), "1d.cu", r.device.arch());
+    REQUIRE(full.ok);
+    REQUIRE(one_row.ok);
+    CHECK(w->cubin == full.cubin);
+    CHECK_NOTHROW(HistogramKernel(p, wc, r.device, w->cubin));
+    const HistogramKernel measured(p, wc, r.device, one_row.cubin, false);
+    cuda::DeviceBuffer samples(64 * 64), counts(static_cast<std::size_t>(p.counters()) * 4);
+    CHECK_THROWS_WITH_AS(measured.run(samples.get(), HistogramKernel::Region{32, 8, 256}, counts.get(), nullptr),
+                         doctest::Contains("without its 2D entry point"), UsageError);
   }
 
   TEST_CASE("a problem whose 32-bit shared variants do not fit finds a winner among the rest") {
