@@ -54,10 +54,11 @@ constexpr Field<C, int> number(std::string_view name, int C::*member, int min) {
   return Field<C, int>{name, member, min, {}, {}};
 }
 
-/// A choice field: one of `values`, printed and parsed by to_string().
-template <class C, class E, std::size_t N>
-constexpr Field<C, E> choice(std::string_view name, E C::*member, const E (&values)[N]) {
-  return Field<C, E>{name, member, 0, std::span<const E>(values, N), {}};
+/// A choice field: one of `values` (the enum's list, or the part of it a family takes), printed and parsed by
+/// to_string().
+template <class C, class E>
+constexpr Field<C, E> choice(std::string_view name, E C::*member, std::type_identity_t<std::span<const E>> values) {
+  return Field<C, E>{name, member, 0, values, {}};
 }
 
 namespace detail {
