@@ -27,6 +27,7 @@
 
 #include "autotune/error.hpp"
 #include "cache/cache_impl.hpp"
+#include "core/enum_text.hpp"
 #include "core/integrity.hpp"
 #include "core/paths.hpp"
 
@@ -107,8 +108,11 @@ std::string one_line(std::string text) {
 
 namespace {
 
-constexpr std::string_view kStatusNames[] = {"ok", "compile_error", "invalid_config", "launch_error",
-                                             "wrong_result"};
+constexpr enum_text::Name<MeasurementStatus> kStatusNames[] = {{MeasurementStatus::ok, "ok"},
+                                                               {MeasurementStatus::compile_error, "compile_error"},
+                                                               {MeasurementStatus::invalid_config, "invalid_config"},
+                                                               {MeasurementStatus::launch_error, "launch_error"},
+                                                               {MeasurementStatus::wrong_result, "wrong_result"}};
 
 // Everything a user could need to see in `winners`; read_winner() relies on this column order. Callers append
 // their conditions after the WHERE: winner_select() adds the families this process knows (rows of a family of a
@@ -162,12 +166,10 @@ void bind_code(SQLite::Statement& q, const CodeIdentity& code) {
 
 }  // namespace
 
-std::string_view to_string(MeasurementStatus s) { return kStatusNames[static_cast<int>(s)]; }
+std::string_view to_string(MeasurementStatus s) { return enum_text::name_of(kStatusNames, s); }
 
 std::optional<MeasurementStatus> parse_measurement_status(std::string_view text) {
-  for (int i = 0; i < static_cast<int>(std::size(kStatusNames)); ++i)
-    if (kStatusNames[i] == text) return static_cast<MeasurementStatus>(i);
-  return std::nullopt;
+  return enum_text::parse(kStatusNames, text);
 }
 
 namespace cache_detail {

@@ -11,9 +11,10 @@
 //   std::optional<ReduceConfig> ReduceConfig::parse(std::string_view k) { return config_fields::parse<ReduceConfig>(k, kFields); }
 //
 // The key is "name=value" items joined by ',' in the table's order; a field declared with omitted_at(v) is left out
-// when it holds v. parse() is the exact inverse: every field without a default present, no unknown or repeated name,
-// numbers decimal and at least their minimum, enums one of their values by to_string(), and a defaulted field never
-// spelled at its default (one key per configuration).
+// when it holds v, and a flag (a bool) is "name=<its one spelling>" when set and left out when clear. parse() is the
+// exact inverse: every field without a default present, no unknown or repeated name, numbers decimal and at least
+// their minimum, enums one of their values by to_string(), flags their spelling, and a defaulted field never spelled
+// at its default (one key per configuration).
 #pragma once
 
 #include <fmt/format.h>
@@ -31,7 +32,8 @@
 
 namespace autotune::config_fields {
 
-/// One field of a configuration C holding a T: an int (a number) or an enum with to_string (a choice).
+/// One field of a configuration C holding a T: an int (a number), an enum with to_string (a choice) or a bool (a
+/// flag).
 template <class C, class T>
 struct Field {
   std::string_view name;
@@ -39,6 +41,7 @@ struct Field {
   int min = 0;                     ///< numbers: the smallest value a key may hold
   std::span<const T> values = {};  ///< choices: every value, as the family's enums.hpp lists them
   std::optional<T> omitted = {};   ///< left out of the key at this value, and the value when the key has no field
+  std::string_view set = {};       ///< flags: the value's text when true
 
   /// The same field, left out of keys when it holds `v` (and `v` when a key lacks it).
   constexpr Field omitted_at(T v) const {
@@ -54,18 +57,40 @@ constexpr Field<C, int> number(std::string_view name, int C::*member, int min) {
   return Field<C, int>{name, member, min, {}, {}};
 }
 
-/// A choice field: one of `values`, printed and parsed by to_string().
-template <class C, class E, std::size_t N>
-constexpr Field<C, E> choice(std::string_view name, E C::*member, const E (&values)[N]) {
-  return Field<C, E>{name, member, 0, std::span<const E>(values, N), {}};
+/// A choice field: one of `values` (the enum's list, or the part of it a family takes), printed and parsed by
+/// to_string().
+template <class C, class E>
+constexpr Field<C, E> choice(std::string_view name, E C::*member, std::type_identity_t<std::span<const E>> values) {
+  return Field<C, E>{name, member, 0, values, {}};
+}
+
+/// A flag: "name=`set`" when true, left out when false (so keys from before the flag existed keep their meaning).
+template <class C>
+constexpr Field<C, bool> flag(std::string_view name, bool C::*member, std::string_view set) {
+  return Field<C, bool>{name, member, 0, {}, false, set};
 }
 
 namespace detail {
 
-template <class T>
-std::string text_of(const T& v) {
-  if constexpr (std::is_enum_v<T>) return std::string(to_string(v));
+template <class C, class T>
+std::string text_of(const Field<C, T>& f, const T& v) {
+  if constexpr (std::is_same_v<T, bool>) return std::string(f.set);  // a flag is printed only when set
+  else if constexpr (std::is_enum_v<T>) return std::string(to_string(v));
   else return fmt::format("{}", v);
+}
+
+template <class C, class T>
+std::optional<T> value_of(const Field<C, T>& f, std::string_view text) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return text == f.set ? std::optional<bool>(true) : std::nullopt;
+  } else if constexpr (std::is_enum_v<T>) {
+    for (const T& e : f.values)
+      if (to_string(e) == text) return e;
+    return std::nullopt;
+  } else {
+    const auto v = key_text::to_int(text);
+    return v && *v >= f.min ? v : std::nullopt;
+  }
 }
 
 template <class C, class T>
@@ -75,7 +100,7 @@ void append(std::string& out, const C& c, const Field<C, T>& f) {
   if (!out.empty()) out += ',';
   out += f.name;
   out += '=';
-  out += text_of(v);
+  out += text_of(f, v);
 }
 
 template <class C, class T>
@@ -86,14 +111,7 @@ bool read(key_text::Fields& fields, C& c, const Field<C, T>& f) {
     c.*(f.member) = *f.omitted;
     return true;
   }
-  std::optional<T> v;
-  if constexpr (std::is_enum_v<T>) {
-    for (const T& e : f.values)
-      if (to_string(e) == *text) v = e;
-  } else {
-    v = key_text::to_int(*text);
-    if (v && *v < f.min) v.reset();
-  }
+  const std::optional<T> v = value_of(f, *text);
   if (!v || (f.omitted && *v == *f.omitted)) return false;  // a default is never spelled out
   c.*(f.member) = *v;
   return true;

@@ -88,12 +88,4 @@ inline std::optional<std::string> take(Fields& fields, std::string_view name) {
   return v;
 }
 
-/// The value of `values` whose to_string() is `s`.
-template <class E, std::size_t N>
-std::optional<E> to_enum(std::string_view s, const E (&values)[N]) {
-  for (E v : values)
-    if (to_string(v) == s) return v;
-  return std::nullopt;
-}
-
 }  // namespace autotune::key_text

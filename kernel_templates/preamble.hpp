@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <initializer_list>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -18,11 +19,11 @@
 namespace autotune::preamble {
 
 /// "enum class Merge { atomic = 0, last_block = 1, self_zero = 2 };\n" from every value of the host enum (`values`,
-/// the same list its key parser uses) and its to_string().
-template <class E, std::size_t N>
-std::string enum_definition(std::string_view name, const E (&values)[N]) {
+/// the same list its key parser uses: an array, or the std::array of its name table) and its to_string().
+template <class Values>
+std::string enum_definition(std::string_view name, const Values& values) {
   std::string text = fmt::format("enum class {} {{", name);
-  for (std::size_t i = 0; i < N; ++i)
+  for (std::size_t i = 0; i < std::size(values); ++i)
     text += fmt::format("{} {} = {}", i == 0 ? "" : ",", to_string(values[i]), static_cast<int>(values[i]));
   return text + " };\n";
 }

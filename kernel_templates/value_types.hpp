@@ -4,18 +4,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "core/enum_text.hpp"
 
 namespace autotune::reduce_detail {
 
 /// How a kernel reads an element: as itself, or as the 16 bits of a half that it converts to float first.
 enum class Storage { plain, f16, bf16 };
 
+/// A value type's properties; `value` and `name` make kValues the type's name table (core/enum_text.hpp).
 struct ValueInfo {
-  ValueType type;
+  ValueType value;
   std::string_view name;
   std::size_t size;
   bool is_float;
@@ -45,22 +48,21 @@ inline constexpr ValueInfo kValues[] = {
 
 inline const ValueInfo& info(ValueType t) {
   for (const auto& i : kValues)
-    if (i.type == t) return i;
+    if (i.value == t) return i;
   throw UsageError("unknown value type");
 }
+
+/// "i32, u32, ...": every type's name, as messages list what parse_value_type() takes.
+inline std::string value_type_names() { return enum_text::names(kValues); }
 
 /// The 32- and 64-bit types: what accumulators, atomics and the template's Bits<> handle.
 inline bool is_wide(ValueType t) { return info(t).size >= 4; }
 
+inline constexpr enum_text::Name<Storage> kStorageNames[] = {
+    {Storage::plain, "plain"}, {Storage::f16, "f16"}, {Storage::bf16, "bf16"}};
+
 /// The enumerator of a Storage in the templates' `enum class Storage { plain, f16, bf16 }` (the preambles).
-inline std::string_view storage_name(Storage s) {
-  switch (s) {
-    case Storage::plain: return "plain";
-    case Storage::f16: return "f16";
-    case Storage::bf16: return "bf16";
-  }
-  return "plain";
-}
+inline std::string_view storage_name(Storage s) { return enum_text::name_of(kStorageNames, s); }
 
 /// The canonical quiet NaN of a float type (reduce_problem.hpp: positive, the top mantissa bit only); 0 for integers.
 inline std::uint64_t nan_bits(ValueType t) {

@@ -5,36 +5,30 @@
 #include <charconv>
 #include <vector>
 
+#include "core/enum_text.hpp"
 #include "core/family.hpp"
 #include "core/integrity.hpp"
 
 namespace autotune {
 
-std::string_view to_string(ConfigSource s) {
-  switch (s) {
-    case ConfigSource::exact: return "exact";
-    case ConfigSource::nearest_size: return "nearest_size";
-    case ConfigSource::similar_problem: return "similar_problem";
-    case ConfigSource::similar_device: return "similar_device";
-    case ConfigSource::policy: return "policy";
-    case ConfigSource::fallback: return "fallback";
-  }
-  return "?";
-}
+namespace {
 
-std::string_view to_string(Requirement r) {
-  switch (r) {
-    case Requirement::any: return "any";
-    case Requirement::tuned: return "tuned";
-    case Requirement::exact: return "exact";
-  }
-  return "?";
-}
+constexpr enum_text::Name<ConfigSource> kSourceNames[] = {{ConfigSource::exact, "exact"},
+                                                          {ConfigSource::nearest_size, "nearest_size"},
+                                                          {ConfigSource::similar_problem, "similar_problem"},
+                                                          {ConfigSource::similar_device, "similar_device"},
+                                                          {ConfigSource::policy, "policy"},
+                                                          {ConfigSource::fallback, "fallback"}};
+constexpr enum_text::Name<Requirement> kRequirementNames[] = {
+    {Requirement::any, "any"}, {Requirement::tuned, "tuned"}, {Requirement::exact, "exact"}};
+
+}  // namespace
+
+std::string_view to_string(ConfigSource s) { return enum_text::name_of(kSourceNames, s); }
+std::string_view to_string(Requirement r) { return enum_text::name_of(kRequirementNames, r); }
 
 std::optional<Requirement> parse_requirement(std::string_view text) {
-  for (Requirement r : {Requirement::any, Requirement::tuned, Requirement::exact})
-    if (to_string(r) == text) return r;
-  return std::nullopt;
+  return enum_text::parse(kRequirementNames, text);
 }
 
 bool meets(ConfigSource source, Requirement required) {

@@ -4,19 +4,22 @@
 #include <map>
 
 #include "autotune/identity.hpp"
+#include "core/enum_text.hpp"
 #include "core/ladder.hpp"
 
 namespace autotune {
 
-std::string_view to_string(CrossoverDecision d) {
-  switch (d) {
-    case CrossoverDecision::measure: return "measure";
-    case CrossoverDecision::same_winner: return "same winner";
-    case CrossoverDecision::no_size_between: return "no size between";
-    case CrossoverDecision::recorded: return "recorded";
-  }
-  return "?";
-}
+namespace {
+
+constexpr enum_text::Name<CrossoverDecision> kDecisionNames[] = {
+    {CrossoverDecision::measure, "measure"},
+    {CrossoverDecision::same_winner, "same winner"},
+    {CrossoverDecision::no_size_between, "no size between"},
+    {CrossoverDecision::recorded, "recorded"}};
+
+}  // namespace
+
+std::string_view to_string(CrossoverDecision d) { return enum_text::name_of(kDecisionNames, d); }
 
 CrossoverDecision crossover_decision(const Config& a_winner, const Config& b_winner, std::uint64_t a, std::uint64_t b,
                                      const std::optional<Config>& at_m, bool neighbour_tuned_now) {

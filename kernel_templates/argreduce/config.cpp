@@ -3,45 +3,31 @@
 
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/error.hpp"
-#include "core/key_text.hpp"
+#include "core/config_fields.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 
 namespace autotune {
 
-std::string ArgReduceConfig::key() const {
-  // pack is printed only when set, so the keys of the pair variants (cached, in policy.json) stay as they were.
-  return fmt::format("red={},block={},vec={},loads={},acc={},finish={},grid={}{}", to_string(block_reduce), block,
-                     vec_bytes, loads, accumulators, to_string(finish), grid_blocks, pack ? ",pack=u64" : "");
-}
+namespace {
+
+// The key's fields in order; pack is printed only when set, so the keys of the pair variants (cached, in policy.json)
+// stay as they were.
+constexpr auto kArgReduceFields = std::tuple{
+    config_fields::choice("red", &ArgReduceConfig::block_reduce, argreduce_detail::kBlockReduces),
+    config_fields::number("block", &ArgReduceConfig::block, 1),
+    config_fields::number("vec", &ArgReduceConfig::vec_bytes, 0),
+    config_fields::number("loads", &ArgReduceConfig::loads, 1),
+    config_fields::number("acc", &ArgReduceConfig::accumulators, 1),
+    config_fields::choice("finish", &ArgReduceConfig::finish, argreduce_detail::kFinishes),
+    config_fields::number("grid", &ArgReduceConfig::grid_blocks, -1),
+    config_fields::flag("pack", &ArgReduceConfig::pack, "u64")};
+
+}  // namespace
+
+std::string ArgReduceConfig::key() const { return config_fields::key(*this, kArgReduceFields); }
 
 std::optional<ArgReduceConfig> ArgReduceConfig::parse(std::string_view key) {
-  using key_text::to_enum;
-  using key_text::to_int;
-  const auto fields = key_text::split(key);
-  if (!fields) return std::nullopt;
-  const key_text::Fields& f = *fields;
-  const char* names[] = {"red", "block", "vec", "loads", "acc", "finish", "grid"};
-  const bool packed = f.count("pack") != 0;
-  if (f.size() != std::size(names) + (packed ? 1 : 0)) return std::nullopt;
-  for (const char* n : names)
-    if (!f.count(n)) return std::nullopt;
-  if (packed && f.at("pack") != "u64") return std::nullopt;  // the one spelling key() prints
-  const auto red = to_enum(f.at("red"), argreduce_detail::kBlockReduces);
-  const auto finish = to_enum(f.at("finish"), argreduce_detail::kFinishes);
-  const auto block = to_int(f.at("block")), vec = to_int(f.at("vec")), loads = to_int(f.at("loads")),
-             acc = to_int(f.at("acc")), grid = to_int(f.at("grid"));
-  if (!red || !finish || !block || !vec || !loads || !acc || !grid) return std::nullopt;
-  if (*block < 1 || *vec < 0 || *loads < 1 || *acc < 1 || *grid < -1) return std::nullopt;
-  ArgReduceConfig c;
-  c.block_reduce = *red;
-  c.block = *block;
-  c.vec_bytes = *vec;
-  c.loads = *loads;
-  c.accumulators = *acc;
-  c.finish = *finish;
-  c.grid_blocks = *grid;
-  c.pack = packed;
-  return c;
+  return config_fields::parse(key, kArgReduceFields);
 }
 
 int ArgReduceConfig::elems_per_load(const ArgReduceProblem& problem) const {

@@ -1,13 +1,16 @@
-// Every value of the arg-reduction's enums, in declaration order: what the key parser (config.cpp) accepts and what
-// the preamble (source.cpp) declares to the template. The block reductions and finishes are the reduction family's
-// enums (reduce_problem.hpp), of which arg-reductions take the deterministic ones. Internal to the family.
+// The names of the arg-reduction's operations (core/enum_text.hpp) and every value of its enums, in declaration
+// order: what to_string() prints, what the key parser (config.cpp) accepts and what the preamble (source.cpp)
+// declares to the template. The block reductions and finishes are the reduction family's enums (reduce_problem.hpp),
+// of which arg-reductions take the deterministic ones. Internal to the family.
 #pragma once
 
 #include "autotune/argreduce_problem.hpp"
+#include "core/enum_text.hpp"
 
 namespace autotune::argreduce_detail {
 
-inline constexpr ArgOp kArgOps[] = {ArgOp::argmin, ArgOp::argmax};
+inline constexpr enum_text::Name<ArgOp> kArgOpNames[] = {{ArgOp::argmin, "argmin"}, {ArgOp::argmax, "argmax"}};
+inline constexpr auto kArgOps = enum_text::values(kArgOpNames);
 inline constexpr BlockReduce kBlockReduces[] = {BlockReduce::shared_tree, BlockReduce::warp_shuffle,
                                                 BlockReduce::warp_reduce};  // warp_reduce: packed keys only
 inline constexpr Finish kFinishes[] = {Finish::last_block, Finish::two_pass};

@@ -8,11 +8,14 @@
 
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/error.hpp"
+#include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "embedded.hpp"
+#include "kernel_templates/argreduce/enums.hpp"
 #include "kernel_templates/argreduce/space.hpp"
 #include "kernel_templates/argreduce/workload.hpp"
+#include "kernel_templates/value_types.hpp"
 
 namespace autotune {
 
@@ -161,14 +164,14 @@ class ArgReduceFamily final : public KernelFamily {
     ArgReduceProblem p;
     if (!given("op")) throw UsageError("--op is required for --kernel argreduce (argmin or argmax)");
     const auto op = parse_arg_op(str("op"));
-    if (!op) throw UsageError(fmt::format("--op: unknown operation '{}' (known: argmin, argmax)", str("op")));
+    if (!op)
+      throw UsageError(fmt::format("--op: unknown operation '{}' (known: {})", str("op"),
+                                   enum_text::names(argreduce_detail::kArgOpNames)));
     p.op = *op;
-    if (!given("type"))
-      throw UsageError("--type is required for --kernel argreduce (i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16)");
+    const std::string types = reduce_detail::value_type_names();
+    if (!given("type")) throw UsageError(fmt::format("--type is required for --kernel argreduce ({})", types));
     const auto t = parse_value_type(str("type"));
-    if (!t)
-      throw UsageError(
-          fmt::format("--type: unknown type '{}' (known: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16)", str("type")));
+    if (!t) throw UsageError(fmt::format("--type: unknown type '{}' (known: {})", str("type"), types));
     p.type = *t;
     p.n = parse_size(str("n"));
     if (given("dist")) p.distribution = str("dist");

@@ -6,15 +6,15 @@
 #include <algorithm>
 
 #include "autotune/error.hpp"
+#include "core/enum_text.hpp"
+#include "kernel_templates/argreduce/enums.hpp"
 
 namespace autotune {
 
-std::string_view to_string(ArgOp op) { return op == ArgOp::argmin ? "argmin" : "argmax"; }
+std::string_view to_string(ArgOp op) { return enum_text::name_of(argreduce_detail::kArgOpNames, op); }
 
 std::optional<ArgOp> parse_arg_op(std::string_view text) {
-  if (text == "argmin") return ArgOp::argmin;
-  if (text == "argmax") return ArgOp::argmax;
-  return std::nullopt;
+  return enum_text::parse(argreduce_detail::kArgOpNames, text);
 }
 
 const std::vector<std::string>& argreduce_distributions() {

@@ -7,45 +7,23 @@
 #include <map>
 
 #include "core/config_fields.hpp"
+#include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "kernel_templates/histogram/enums.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 
 namespace autotune {
 
-std::string_view to_string(Privatization p) {
-  switch (p) {
-    case Privatization::global: return "global";
-    case Privatization::shared: return "shared";
-    case Privatization::warp: return "warp";
-  }
-  return "?";
-}
-std::string_view to_string(Partitioning p) { return p == Partitioning::interleaved ? "interleaved" : "contiguous"; }
-std::string_view to_string(Aggregation a) {
-  switch (a) {
-    case Aggregation::none: return "none";
-    case Aggregation::run: return "run";
-    case Aggregation::warp: return "warp";
-  }
-  return "?";
-}
-std::string_view to_string(Merge m) {
-  switch (m) {
-    case Merge::atomic: return "atomic";
-    case Merge::last_block: return "last_block";
-    case Merge::self_zero: return "self_zero";
-  }
-  return "?";
-}
-
-std::string_view to_string(Binning b) { return b == Binning::direct ? "direct" : "values"; }
+std::string_view to_string(Privatization p) { return enum_text::name_of(histogram_detail::kPrivatizationNames, p); }
+std::string_view to_string(Partitioning p) { return enum_text::name_of(histogram_detail::kPartitioningNames, p); }
+std::string_view to_string(Aggregation a) { return enum_text::name_of(histogram_detail::kAggregationNames, a); }
+std::string_view to_string(Merge m) { return enum_text::name_of(histogram_detail::kMergeNames, m); }
+std::string_view to_string(Binning b) { return enum_text::name_of(histogram_detail::kBinningNames, b); }
 
 namespace {
 
 using key_text::Fields;
 using key_text::split;
-using key_text::to_enum;
 using key_text::to_int;
 
 constexpr auto& kPrivs = histogram_detail::kPrivatizations;
@@ -59,8 +37,8 @@ std::optional<HistogramConfig> parse_v1(const Fields& f) {
   if (f.size() != 5 || !f.count("priv") || !f.count("block") || !f.count("ipt") || !f.count("agg") || !f.count("part"))
     return std::nullopt;
   HistogramConfig c;
-  const auto priv = to_enum(f.at("priv"), kPrivs);
-  const auto part = to_enum(f.at("part"), kParts);
+  const auto priv = enum_text::parse(histogram_detail::kPrivatizationNames, f.at("priv"));
+  const auto part = enum_text::parse(histogram_detail::kPartitioningNames, f.at("part"));
   const auto block = to_int(f.at("block")), ipt = to_int(f.at("ipt"));
   if (!priv || *priv == Privatization::warp || !part || !block || !ipt) return std::nullopt;
   if (f.at("agg") != "0" && f.at("agg") != "1") return std::nullopt;

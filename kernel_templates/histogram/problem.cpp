@@ -8,13 +8,15 @@
 #include <limits>
 
 #include "autotune/error.hpp"
+#include "core/enum_text.hpp"
 
 namespace autotune {
 
 namespace {
 
+// A sample type's properties; `value` and `name` make kTypes the type's name table (core/enum_text.hpp).
 struct TypeInfo {
-  SampleType type;
+  SampleType value;
   std::string_view name;
   std::size_t size;
   double min, max;  // representable range (for integer types)
@@ -35,7 +37,7 @@ constexpr TypeInfo kTypes[] = {
 
 const TypeInfo& info(SampleType t) {
   for (const auto& i : kTypes)
-    if (i.type == t) return i;
+    if (i.value == t) return i;
   throw UsageError("unknown sample type");
 }
 
@@ -46,24 +48,13 @@ std::size_t size_of(SampleType t) { return info(t).size; }
 bool is_float(SampleType t) { return t == SampleType::f32 || t == SampleType::f64 || is_half(t); }
 bool is_half(SampleType t) { return t == SampleType::f16 || t == SampleType::bf16; }
 
-std::string sample_type_names() {
-  std::string names;
-  for (const auto& i : kTypes) names += (names.empty() ? "" : ", ") + std::string(i.name);
-  return names;
-}
+std::string sample_type_names() { return enum_text::names(kTypes); }
 
-std::optional<SampleType> parse_sample_type(std::string_view text) {
-  for (const auto& i : kTypes)
-    if (i.name == text) return i.type;
-  return std::nullopt;
-}
+std::optional<SampleType> parse_sample_type(std::string_view text) { return enum_text::parse(kTypes, text); }
 
 const std::vector<SampleType>& all_sample_types() {
-  static const std::vector<SampleType> all = [] {
-    std::vector<SampleType> v;
-    for (const auto& i : kTypes) v.push_back(i.type);
-    return v;
-  }();
+  static constexpr auto kAll = enum_text::values(kTypes);
+  static const std::vector<SampleType> all(kAll.begin(), kAll.end());
   return all;
 }
 

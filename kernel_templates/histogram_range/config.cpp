@@ -5,20 +5,12 @@
 
 #include "autotune/histogram_range_problem.hpp"
 #include "core/config_fields.hpp"
+#include "core/enum_text.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 
 namespace autotune {
 
-std::string_view to_string(RangeBinning b) {
-  switch (b) {
-    case RangeBinning::values: return "values";
-    case RangeBinning::lut: return "lut";
-    case RangeBinning::search: return "search";
-    case RangeBinning::search_global: return "search_global";
-    case RangeBinning::prebin: return "prebin";
-  }
-  return "?";
-}
+std::string_view to_string(RangeBinning b) { return enum_text::name_of(histogram_range_detail::kBinningNames, b); }
 
 namespace {
 

@@ -1,18 +1,27 @@
-// Every value of the range-histogram configuration's enums, in declaration order: what the key parser (config.cpp)
-// accepts and what the preamble (source.cpp) declares to the template. Internal to the histogram_range family.
+// The names of the range histogram's own enums, one table each in declaration order (core/enum_text.hpp), and every
+// value from the same table; the even histogram's enums this family takes part of. What to_string() prints, what the
+// key parser (config.cpp) accepts and what the preamble (source.cpp) declares to the template. Internal to the
+// histogram_range family.
 #pragma once
 
 #include "autotune/histogram_range_problem.hpp"
+#include "core/enum_text.hpp"
 
 namespace autotune::histogram_range_detail {
 
-inline constexpr RangeBinning kBinnings[] = {RangeBinning::values, RangeBinning::lut, RangeBinning::search,
-                                             RangeBinning::search_global, RangeBinning::prebin};
+inline constexpr enum_text::Name<RangeBinning> kBinningNames[] = {{RangeBinning::values, "values"},
+                                                                  {RangeBinning::lut, "lut"},
+                                                                  {RangeBinning::search, "search"},
+                                                                  {RangeBinning::search_global, "search_global"},
+                                                                  {RangeBinning::prebin, "prebin"}};
+inline constexpr enum_text::Name<EdgeLayout> kEdgeLayoutNames[] = {{EdgeLayout::even, "even"},
+                                                                   {EdgeLayout::irregular, "irregular"}};
+
+inline constexpr auto kBinnings = enum_text::values(kBinningNames);
 /// Privatization is the even histogram's enum; this family takes global and shared (no per-warp copies).
 inline constexpr Privatization kPrivatizations[] = {Privatization::global, Privatization::shared};
 /// Merge is the even histogram's enum; this family takes atomic (memset + launch) and self_zero (one launch).
 inline constexpr Merge kMerges[] = {Merge::atomic, Merge::self_zero};
-inline constexpr EdgeLayout kEdgeLayouts[] = {EdgeLayout::even, EdgeLayout::irregular};
 
 /// Entries of the sample -> counter table (RangeBinning::lut) of one channel: one per bit pattern of an 8- or 16-bit
 /// sample (halves too), else 0.

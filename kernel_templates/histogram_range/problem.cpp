@@ -9,16 +9,15 @@
 
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
+#include "core/enum_text.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 
 namespace autotune {
 
-std::string_view to_string(EdgeLayout e) { return e == EdgeLayout::even ? "even" : "irregular"; }
+std::string_view to_string(EdgeLayout e) { return enum_text::name_of(histogram_range_detail::kEdgeLayoutNames, e); }
 
 std::optional<EdgeLayout> parse_edge_layout(std::string_view text) {
-  for (EdgeLayout e : histogram_range_detail::kEdgeLayouts)
-    if (to_string(e) == text) return e;
-  return std::nullopt;
+  return enum_text::parse(histogram_range_detail::kEdgeLayoutNames, text);
 }
 
 std::size_t level_size(SampleType t) { return t == SampleType::f64 ? 8 : 4; }

@@ -22,24 +22,8 @@ using reduce_detail::kFinishes;
 
 // --- the configuration -----------------------------------------------------------------------------------------------
 
-std::string_view to_string(BlockReduce b) {
-  switch (b) {
-    case BlockReduce::atomic: return "atomic";
-    case BlockReduce::shared_tree: return "shared_tree";
-    case BlockReduce::warp_shuffle: return "warp_shuffle";
-    case BlockReduce::warp_reduce: return "warp_reduce";
-  }
-  return "?";
-}
-
-std::string_view to_string(Finish f) {
-  switch (f) {
-    case Finish::atomic: return "atomic";
-    case Finish::last_block: return "last_block";
-    case Finish::two_pass: return "two_pass";
-  }
-  return "?";
-}
+std::string_view to_string(BlockReduce b) { return enum_text::name_of(reduce_detail::kBlockReduceNames, b); }
+std::string_view to_string(Finish f) { return enum_text::name_of(reduce_detail::kFinishNames, f); }
 
 namespace {
 

@@ -1,15 +1,27 @@
-// Every value of the reduction's enums, in declaration order: what the key parser (config.cpp) accepts and what the
-// preamble (source.cpp) declares to the template. Internal to the reduction family.
+// The names of the reduction's enums, one table each in declaration order (core/enum_text.hpp), and every value from
+// the same table: what to_string() prints, what the key parser (config.cpp) accepts and what the preamble
+// (source.cpp) declares to the template. Internal to the reduction family.
 #pragma once
 
 #include "autotune/reduce_problem.hpp"
+#include "core/enum_text.hpp"
 
 namespace autotune::reduce_detail {
 
-inline constexpr ReduceOp kReduceOps[] = {ReduceOp::sum,    ReduceOp::min,    ReduceOp::max,    ReduceOp::absmax,
-                                          ReduceOp::sumsq,  ReduceOp::sumabs, ReduceOp::l2norm, ReduceOp::user};
-inline constexpr BlockReduce kBlockReduces[] = {BlockReduce::atomic, BlockReduce::shared_tree,
-                                                BlockReduce::warp_shuffle, BlockReduce::warp_reduce};
-inline constexpr Finish kFinishes[] = {Finish::atomic, Finish::last_block, Finish::two_pass};
+/// "user" prints as itself; a key spells it "user:<hash>" and parse_reduce_op() does not take it.
+inline constexpr enum_text::Name<ReduceOp> kReduceOpNames[] = {
+    {ReduceOp::sum, "sum"},       {ReduceOp::min, "min"},       {ReduceOp::max, "max"},
+    {ReduceOp::absmax, "absmax"}, {ReduceOp::sumsq, "sumsq"},   {ReduceOp::sumabs, "sumabs"},
+    {ReduceOp::l2norm, "l2norm"}, {ReduceOp::user, "user"}};
+inline constexpr enum_text::Name<BlockReduce> kBlockReduceNames[] = {{BlockReduce::atomic, "atomic"},
+                                                                     {BlockReduce::shared_tree, "shared_tree"},
+                                                                     {BlockReduce::warp_shuffle, "warp_shuffle"},
+                                                                     {BlockReduce::warp_reduce, "warp_reduce"}};
+inline constexpr enum_text::Name<Finish> kFinishNames[] = {
+    {Finish::atomic, "atomic"}, {Finish::last_block, "last_block"}, {Finish::two_pass, "two_pass"}};
+
+inline constexpr auto kReduceOps = enum_text::values(kReduceOpNames);
+inline constexpr auto kBlockReduces = enum_text::values(kBlockReduceNames);
+inline constexpr auto kFinishes = enum_text::values(kFinishNames);
 
 }  // namespace autotune::reduce_detail

@@ -10,6 +10,7 @@
 #include "core/ladder.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/user_op.hpp"
+#include "kernel_templates/value_types.hpp"
 #include "kernel_templates/reduce/workload.hpp"
 #include "embedded.hpp"
 
@@ -205,13 +206,13 @@ class ReduceFamily final : public KernelFamily {
             str("op")));
       p.op = *op;
     }
-    constexpr const char* kTypes = "i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16";
+    const std::string types = reduce_detail::value_type_names();
     auto value_type = [&](const char* flag) {
       const auto t = parse_value_type(str(flag));
-      if (!t) throw UsageError(fmt::format("--{}: unknown type '{}' (known: {})", flag, str(flag), kTypes));
+      if (!t) throw UsageError(fmt::format("--{}: unknown type '{}' (known: {})", flag, str(flag), types));
       return *t;
     };
-    if (!given("type")) throw UsageError(fmt::format("--type is required for --kernel reduce ({})", kTypes));
+    if (!given("type")) throw UsageError(fmt::format("--type is required for --kernel reduce ({})", types));
     p.type = value_type("type");
     if (given("acc")) p.accumulator = value_type("acc");
     if (given("mode")) {

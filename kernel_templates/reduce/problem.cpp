@@ -8,7 +8,9 @@
 #include <map>
 
 #include "autotune/error.hpp"
+#include "core/enum_text.hpp"
 #include "core/key_text.hpp"
+#include "kernel_templates/reduce/enums.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
 
@@ -19,9 +21,6 @@ using reduce_detail::ValueInfo;
 using reduce_detail::kValues;
 
 namespace {
-
-// Every operation in declaration order; "user" prints as itself, a key spells it "user:<hash>".
-constexpr std::string_view kOpNames[] = {"sum", "min", "max", "absmax", "sumsq", "sumabs", "l2norm", "user"};
 
 ValueType unsigned_twin(ValueType t) {
   switch (t) {
@@ -56,17 +55,13 @@ std::string_view to_string(ValueType t) { return info(t).name; }
 std::size_t size_of(ValueType t) { return info(t).size; }
 bool is_float(ValueType t) { return info(t).is_float; }
 
-std::optional<ValueType> parse_value_type(std::string_view text) {
-  for (const auto& i : kValues)
-    if (i.name == text) return i.type;
-  return std::nullopt;
-}
+std::optional<ValueType> parse_value_type(std::string_view text) { return enum_text::parse(kValues, text); }
 
 const std::vector<ValueType>& all_value_types() {
   static const std::vector<ValueType> all = [] {
     std::vector<ValueType> v;
     for (const auto& i : kValues)
-      if (i.size >= 4) v.push_back(i.type);
+      if (i.size >= 4) v.push_back(i.value);
     return v;
   }();
   return all;
@@ -76,18 +71,17 @@ const std::vector<ValueType>& narrow_value_types() {
   static const std::vector<ValueType> narrow = [] {
     std::vector<ValueType> v;
     for (const auto& i : kValues)
-      if (i.size < 4) v.push_back(i.type);
+      if (i.size < 4) v.push_back(i.value);
     return v;
   }();
   return narrow;
 }
 
-std::string_view to_string(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }
+std::string_view to_string(ReduceOp op) { return enum_text::name_of(reduce_detail::kReduceOpNames, op); }
 
 std::optional<ReduceOp> parse_reduce_op(std::string_view text) {
-  for (int i = 0; i < static_cast<int>(std::size(kOpNames)); ++i)
-    if (kOpNames[i] == text && static_cast<ReduceOp>(i) != ReduceOp::user) return static_cast<ReduceOp>(i);
-  return std::nullopt;
+  const auto op = enum_text::parse(reduce_detail::kReduceOpNames, text);
+  return op == ReduceOp::user ? std::nullopt : op;  // a key spells it "user:<hash>"
 }
 
 bool is_additive(ReduceOp op) {
@@ -143,7 +137,7 @@ void validate_accumulator(const ReduceProblem& p) {
       ReduceProblem plain;
       plain.op = p.op;
       plain.type = p.type;
-      if (acc.type != plain.accumulator_type())
+      if (acc.value != plain.accumulator_type())
         throw UsageError(fmt::format("{} of {} values is computed in {}; an accumulator of {} is not supported", op,
                                      in.name, to_string(plain.accumulator_type()), acc.name));
       return;

@@ -90,7 +90,7 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       p.shape_key(), config.key(), enums, in.cuda, acc.cuda,
       integer_sum ? acc.cuda_unsigned : work.cuda,
       enum_constant("ReduceOp", "kOp", p.op), storage_name(in.storage), storage_name(acc.storage), work.is_float,
-      in.is_signed && !in.is_float, work_identity_bits(p, work.type), nan_bits(work.type), nan_bits(acc.type),
+      in.is_signed && !in.is_float, work_identity_bits(p, work.value), nan_bits(work.value), nan_bits(acc.value),
       reduce_detail::takes_atomics(p), config.block, config.elems_per_load(p) * static_cast<int>(in.size),
       config.loads, config.accumulators, enum_constant("BlockReduce", "kBlockReduce", config.block_reduce),
       enum_constant("Finish", "kFinish", config.finish), config.grid_blocks == 1,

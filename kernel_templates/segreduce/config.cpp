@@ -4,31 +4,26 @@
 #include <bit>
 
 #include "autotune/segmented_reduce_problem.hpp"
-#include "core/key_text.hpp"
+#include "core/config_fields.hpp"
 
 namespace autotune {
 
-std::string SegReduceConfig::key() const {
-  return fmt::format("block={},group={},small={},vec={},loads={},chunk={}", block, group, small_max, vec_bytes, loads,
-                     chunk);
-}
+namespace {
+
+constexpr auto kSegReduceFields = std::tuple{config_fields::number("block", &SegReduceConfig::block, 0),
+                                             config_fields::number("group", &SegReduceConfig::group, 0),
+                                             config_fields::number("small", &SegReduceConfig::small_max, 0),
+                                             config_fields::number("vec", &SegReduceConfig::vec_bytes, 0),
+                                             config_fields::number("loads", &SegReduceConfig::loads, 0),
+                                             config_fields::number("chunk", &SegReduceConfig::chunk, 0)};
+
+}  // namespace
+
+std::string SegReduceConfig::key() const { return config_fields::key(*this, kSegReduceFields); }
 
 std::optional<SegReduceConfig> SegReduceConfig::parse(std::string_view key) {
-  const auto fields = key_text::split(key);
-  if (!fields) return std::nullopt;
-  const char* names[] = {"block", "group", "small", "vec", "loads", "chunk"};
-  if (fields->size() != std::size(names)) return std::nullopt;
-  int v[6];
-  for (int i = 0; i < 6; ++i) {
-    const auto it = fields->find(names[i]);
-    if (it == fields->end()) return std::nullopt;
-    const auto x = key_text::to_int(it->second);
-    if (!x || *x < 0) return std::nullopt;
-    v[i] = *x;
-  }
-  SegReduceConfig c;
-  c.block = v[0], c.group = v[1], c.small_max = v[2], c.vec_bytes = v[3], c.loads = v[4], c.chunk = v[5];
-  if (c.key() != key) return std::nullopt;  // canonical spelling only
+  auto c = config_fields::parse(key, kSegReduceFields);
+  if (c && c->key() != key) return std::nullopt;  // canonical spelling only: key()'s field order, no leading zeros
   return c;
 }
 

@@ -14,6 +14,7 @@
 #include "kernel_templates/segreduce/space.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/segreduce/workload.hpp"
+#include "kernel_templates/value_types.hpp"
 
 namespace autotune {
 
@@ -203,9 +204,8 @@ class SegReduceFamily final : public KernelFamily {
     auto value_type = [&](const char* flag) {
       const auto t = parse_value_type(str(flag));
       if (!t)
-        throw UsageError(fmt::format("--{}: unknown type '{}' (known: i32, u32, i64, u64, f32, f64, f16, bf16, i8, "
-                                     "i16)",
-                                     flag, str(flag)));
+        throw UsageError(
+            fmt::format("--{}: unknown type '{}' (known: {})", flag, str(flag), reduce_detail::value_type_names()));
       return *t;
     };
     if (given("type")) p.type = value_type("type");

@@ -7,14 +7,13 @@
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
+#include "core/enum_text.hpp"
+#include "kernel_templates/segreduce/enums.hpp"
 #include "kernel_templates/user_op.hpp"
 
 namespace autotune {
 
 namespace {
-
-// Every operation in declaration order; "user" prints as itself, a key spells it "user:<hash>".
-constexpr std::string_view kOpNames[] = {"sum", "min", "max", "argmin", "argmax", "user"};
 
 // "4K" for 4096, "1M" for 2^20, else decimal: the canonical spelling of a length.
 std::string format_length(std::uint64_t v) {
@@ -37,11 +36,10 @@ constexpr std::string_view kSpecHelp =
 
 }  // namespace
 
-std::string_view to_string(SegReduceOp op) { return kOpNames[static_cast<int>(op)]; }
+std::string_view to_string(SegReduceOp op) { return enum_text::name_of(segreduce_detail::kSegReduceOpNames, op); }
 std::optional<SegReduceOp> parse_segreduce_op(std::string_view text) {
-  for (int i = 0; i < static_cast<int>(std::size(kOpNames)); ++i)
-    if (kOpNames[i] == text && static_cast<SegReduceOp>(i) != SegReduceOp::user) return static_cast<SegReduceOp>(i);
-  return std::nullopt;
+  const auto op = enum_text::parse(segreduce_detail::kSegReduceOpNames, text);
+  return op == SegReduceOp::user ? std::nullopt : op;  // a key spells it "user:<hash>"
 }
 bool is_arg(SegReduceOp op) { return op == SegReduceOp::argmin || op == SegReduceOp::argmax; }
 

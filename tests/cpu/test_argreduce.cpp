@@ -465,7 +465,15 @@ TEST_SUITE("argreduce") {
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=atomic,grid=0",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0,x=1",
-                            "red=warp_shuffle,block=-5,vec=16,loads=2,acc=1,finish=last_block,grid=0", ""})
+                            "red=warp_shuffle,block=-5,vec=16,loads=2,acc=1,finish=last_block,grid=0",
+                            // the flag: another case, a clear flag spelled out, twice
+                            "red=warp_reduce,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=16,pack=U64",
+                            "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0,pack=false",
+                            "red=warp_shuffle,block=64,vec=0,loads=2,acc=1,finish=last_block,grid=0,pack=u64,pack=u64",
+                            // a repeated field, an enum name in another case, a grid below -1
+                            "red=warp_shuffle,block=256,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0",
+                            "red=Warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0",
+                            "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=-2", ""})
       CHECK_MESSAGE(!ArgReduceConfig::parse(bad), bad);
     CHECK(Config::parse("argreduce", ArgReduceConfig{}.key()));
   }

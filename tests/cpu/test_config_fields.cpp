@@ -26,6 +26,7 @@ struct Toy {
   int depth = 1;
   Shade edge = Shade::light;
   int untouched = 42;  // not in the table: parse() leaves the default
+  bool lit = false;
   bool operator==(const Toy&) const = default;
 };
 
@@ -34,7 +35,8 @@ using namespace autotune;
 constexpr auto kToyFields = std::tuple{config_fields::choice("shade", &Toy::shade, kShades),
                                        config_fields::number("size", &Toy::size, -1),
                                        config_fields::number("depth", &Toy::depth, 1).omitted_at(1),
-                                       config_fields::choice("edge", &Toy::edge, kShades).omitted_at(Shade::light)};
+                                       config_fields::choice("edge", &Toy::edge, kShades).omitted_at(Shade::light),
+                                       config_fields::flag("lit", &Toy::lit, "yes")};
 
 std::optional<Toy> parse(std::string_view key) { return config_fields::parse<Toy>(key, kToyFields); }
 
@@ -46,7 +48,7 @@ TEST_SUITE("config") {
     CHECK(config_fields::key(t, kToyFields) == "shade=dark,size=7");
     t.depth = 3, t.edge = Shade::grey, t.size = -1;
     CHECK(config_fields::key(t, kToyFields) == "shade=dark,size=-1,depth=3,edge=grey");
-    CHECK(config_fields::names(kToyFields) == std::vector<std::string_view>{"shade", "size", "depth", "edge"});
+    CHECK(config_fields::names(kToyFields) == std::vector<std::string_view>{"shade", "size", "depth", "edge", "lit"});
   }
 
   TEST_CASE("a field table parses its own keys back, in any field order, defaults filled in") {
@@ -75,5 +77,32 @@ TEST_SUITE("config") {
     CHECK_FALSE(parse("shade=dark,size=7,depth=1").has_value());   // a default spelled out
     CHECK_FALSE(parse("shade=dark,size=7,edge=light").has_value());
     CHECK_FALSE(parse("shade=dark,size").has_value());             // an item without '='
+  }
+
+  TEST_CASE("a flag prints its one spelling when set and is left out when clear") {
+    Toy t;
+    t.lit = true;
+    CHECK(config_fields::key(t, kToyFields) == "shade=dark,size=7,lit=yes");
+    t.depth = 2;
+    CHECK(config_fields::key(t, kToyFields) == "shade=dark,size=7,depth=2,lit=yes");
+    t.lit = false;
+    CHECK(config_fields::key(t, kToyFields) == "shade=dark,size=7,depth=2");
+  }
+
+  TEST_CASE("a flag parses as set from its spelling and as clear when absent") {
+    const auto set = parse("shade=dark,size=7,lit=yes");
+    REQUIRE(set.has_value());
+    CHECK(set->lit);
+    CHECK(*set == Toy{Shade::dark, 7, 1, Shade::light, 42, true});
+    const auto clear = parse("shade=dark,size=7");
+    REQUIRE(clear.has_value());
+    CHECK_FALSE(clear->lit);
+  }
+
+  TEST_CASE("a flag refuses any text but its spelling, and a clear flag spelled out") {
+    for (const char* bad : {"shade=dark,size=7,lit=", "shade=dark,size=7,lit=no", "shade=dark,size=7,lit=true",
+                            "shade=dark,size=7,lit=1", "shade=dark,size=7,lit=0", "shade=dark,size=7,lit=false",
+                            "shade=dark,size=7,lit=YES", "shade=dark,size=7,lit=yes,lit=yes", "shade=dark,size=7,lit"})
+      CHECK_MESSAGE(!parse(bad).has_value(), bad);
   }
 }

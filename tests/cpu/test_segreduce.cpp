@@ -104,6 +104,14 @@ TEST_SUITE("segreduce") {
     CHECK(*SegReduceConfig::parse(c.key()) == c);
     CHECK_FALSE(SegReduceConfig::parse("block=256,group=8").has_value());
     CHECK_FALSE(SegReduceConfig::parse("block=256,group=8,small=256,vec=16,loads=2,chunk=16384,x=1").has_value());
+    // Only key()'s spelling: its field order, no leading zeros, no field twice, every field given.
+    CHECK(SegReduceConfig::parse("block=256,group=8,small=256,vec=16,loads=2,chunk=16384").has_value());
+    for (const char* bad : {"group=8,block=256,small=256,vec=16,loads=2,chunk=16384",
+                            "block=0256,group=8,small=256,vec=16,loads=2,chunk=16384",
+                            "block=256,group=8,small=256,vec=16,loads=2,chunk=16384,chunk=16384",
+                            "block=256,group=8,small=256,vec=16,loads=2,chunk=",
+                            "block=256,group=8,small=256,vec=16,chunk=16384"})
+      CHECK_MESSAGE(!SegReduceConfig::parse(bad).has_value(), bad);
     const SegReduceProblem p = make(SegReduceOp::sum, ValueType::f32);
     CHECK(SegReduceConfig{256, 3, 64, 16, 2, 16384}.invalid_reason(p) != "");   // group not a power of two
     CHECK(SegReduceConfig{256, 8, 64, 16, 2, 1000}.invalid_reason(p) != "");    // chunk not a power of two
