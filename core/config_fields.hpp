@@ -136,6 +136,7 @@ std::optional<C> parse(std::string_view text, const std::tuple<Field<C, T>...>& 
   C c;
   const bool ok = std::apply([&](const auto&... field) { return (detail::read(*f, c, field) && ...); }, fields);
   if (!ok || !f->empty()) return std::nullopt;
+  if (key(c, fields) != text) return std::nullopt;  // the canonical spelling only: the table's order, no leading zeros
   return c;
 }
 

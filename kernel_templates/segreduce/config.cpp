@@ -22,9 +22,7 @@ constexpr auto kSegReduceFields = std::tuple{config_fields::number("block", &Seg
 std::string SegReduceConfig::key() const { return config_fields::key(*this, kSegReduceFields); }
 
 std::optional<SegReduceConfig> SegReduceConfig::parse(std::string_view key) {
-  auto c = config_fields::parse(key, kSegReduceFields);
-  if (c && c->key() != key) return std::nullopt;  // canonical spelling only: key()'s field order, no leading zeros
-  return c;
+  return config_fields::parse(key, kSegReduceFields);
 }
 
 std::size_t SegReduceConfig::shared_bytes(const SegReduceProblem&) const {

@@ -37,51 +37,86 @@ std::vector<std::string> key_fields(const C& c) {
   return out;
 }
 
-/// The registers per thread of `kernel` in a cubin (NVRTC's ELF output): the EIATTR_REGCOUNT attribute (0x2f) of the
-/// cubin's .nv.info sections, whose value names the kernel by its symbol index. -1 when the cubin has none for it.
-/// Written here rather than with a library: the attribute format is CUDA's own (no ELF package decodes .nv.info), and
-/// the ELF walk it needs is the few lines below. Tests use it to keep a tuned variant's occupancy from regressing.
-inline int registers_of(const std::vector<char>& cubin, const std::string& kernel) {
-  auto read = [&](std::size_t at, auto value) {
-    if (at + sizeof value > cubin.size()) throw std::runtime_error("registers_of: truncated cubin");
-    std::memcpy(&value, cubin.data() + at, sizeof value);
-    return value;
-  };
-  if (!is_elf(cubin) || cubin.size() < 64 || cubin[4] != 2) throw std::runtime_error("registers_of: not an ELF64 cubin");
-  const auto shoff = read(0x28, std::uint64_t{});
-  const auto shentsize = read(0x3A, std::uint16_t{}), shnum = read(0x3C, std::uint16_t{}),
-             shstrndx = read(0x3E, std::uint16_t{});
-  struct Section { std::uint32_t name, type, link; std::uint64_t offset, size, entsize; };
-  std::vector<Section> sections;
+/// A section of a cubin (NVRTC's ELF64 output), its name resolved.
+struct ElfSection {
+  std::string name;
+  std::uint32_t type = 0, link = 0;
+  std::uint64_t offset = 0, size = 0, entsize = 0;
+};
+
+/// Reads the value at byte `at` of `cubin` (throws on a truncated image).
+template <class T>
+T read_at(const std::vector<char>& cubin, std::size_t at) {
+  T value{};
+  if (at + sizeof value > cubin.size()) throw std::runtime_error("cubin: truncated");
+  std::memcpy(&value, cubin.data() + at, sizeof value);
+  return value;
+}
+
+/// The NUL-terminated string at byte `at` of `cubin`.
+inline std::string string_at(const std::vector<char>& cubin, std::size_t at) {
+  if (at >= cubin.size()) throw std::runtime_error("cubin: bad string offset");
+  return std::string(cubin.data() + at, strnlen(cubin.data() + at, cubin.size() - at));
+}
+
+/// The sections of a cubin. Written here rather than with a library: the few lines of the ELF64 header walk, for
+/// the attribute format below that is CUDA's own (no ELF package decodes .nv.info).
+inline std::vector<ElfSection> elf_sections(const std::vector<char>& cubin) {
+  if (!is_elf(cubin) || cubin.size() < 64 || cubin[4] != 2) throw std::runtime_error("cubin: not an ELF64 image");
+  const auto shoff = read_at<std::uint64_t>(cubin, 0x28);
+  const auto shentsize = read_at<std::uint16_t>(cubin, 0x3A), shnum = read_at<std::uint16_t>(cubin, 0x3C),
+             shstrndx = read_at<std::uint16_t>(cubin, 0x3E);
+  std::vector<ElfSection> sections;
+  std::vector<std::uint32_t> names;
   for (std::size_t i = 0; i < shnum; ++i) {
     const std::size_t h = shoff + i * shentsize;
-    sections.push_back({read(h, std::uint32_t{}), read(h + 4, std::uint32_t{}), read(h + 40, std::uint32_t{}),
-                        read(h + 24, std::uint64_t{}), read(h + 32, std::uint64_t{}), read(h + 56, std::uint64_t{})});
+    names.push_back(read_at<std::uint32_t>(cubin, h));
+    sections.push_back({"", read_at<std::uint32_t>(cubin, h + 4), read_at<std::uint32_t>(cubin, h + 40),
+                        read_at<std::uint64_t>(cubin, h + 24), read_at<std::uint64_t>(cubin, h + 32),
+                        read_at<std::uint64_t>(cubin, h + 56)});
   }
-  auto string_at = [&](const Section& table, std::uint32_t offset) {
-    const std::size_t begin = table.offset + offset;
-    if (begin >= cubin.size()) throw std::runtime_error("registers_of: bad string offset");
-    return std::string(cubin.data() + begin, strnlen(cubin.data() + begin, cubin.size() - begin));
-  };
+  if (shstrndx >= sections.size()) throw std::runtime_error("cubin: bad section name table");
+  for (std::size_t i = 0; i < sections.size(); ++i)
+    sections[i].name = string_at(cubin, sections[shstrndx].offset + names[i]);
+  return sections;
+}
+
+/// The machine code of kernel `name` in a cubin: its section ".text.<name>"; empty when there is none.
+inline std::vector<char> kernel_code(const std::vector<char>& cubin, const std::string& name) {
+  for (const ElfSection& s : elf_sections(cubin))
+    if (s.name == ".text." + name) {
+      if (s.offset + s.size > cubin.size()) throw std::runtime_error("cubin: truncated section");
+      return std::vector<char>(cubin.begin() + static_cast<std::ptrdiff_t>(s.offset),
+                               cubin.begin() + static_cast<std::ptrdiff_t>(s.offset + s.size));
+    }
+  return {};
+}
+
+/// The registers per thread of `kernel` in a cubin: the EIATTR_REGCOUNT attribute (0x2f) of the cubin's .nv.info
+/// sections, whose value names the kernel by its symbol index. -1 when the cubin has none for it. Tests use it to keep
+/// a tuned variant's occupancy from regressing.
+inline int registers_of(const std::vector<char>& cubin, const std::string& kernel) {
+  const std::vector<ElfSection> sections = elf_sections(cubin);
   // The kernel's symbol index in the symbol table (SHT_SYMTAB = 2, 24-byte entries, names in its linked table).
   std::int64_t symbol = -1;
-  for (const Section& s : sections)
+  for (const ElfSection& s : sections)
     if (s.type == 2 && s.entsize == 24 && s.link < sections.size())
       for (std::size_t k = 0; k * 24 < s.size; ++k)
-        if (string_at(sections[s.link], read(s.offset + k * 24, std::uint32_t{})) == kernel) symbol = k;
+        if (string_at(cubin, sections[s.link].offset + read_at<std::uint32_t>(cubin, s.offset + k * 24)) == kernel)
+          symbol = static_cast<std::int64_t>(k);
   if (symbol < 0) return -1;
   // .nv.info*: records of (format u8, attribute u8, then 2 bytes for formats 1-3, or u16 size + payload for 4).
-  for (const Section& s : sections) {
-    if (string_at(sections[shstrndx], s.name).rfind(".nv.info", 0) != 0) continue;
+  for (const ElfSection& s : sections) {
+    if (s.name.rfind(".nv.info", 0) != 0) continue;
     for (std::size_t p = s.offset; p + 4 <= s.offset + s.size;) {
       const auto format = static_cast<unsigned char>(cubin[p]), attribute = static_cast<unsigned char>(cubin[p + 1]);
       if (format != 4) {
         p += 4;
         continue;
       }
-      const auto size = read(p + 2, std::uint16_t{});
-      if (attribute == 0x2f && size == 8 && read(p + 4, std::uint32_t{}) == symbol)
-        return static_cast<int>(read(p + 8, std::uint32_t{}));
+      const auto size = read_at<std::uint16_t>(cubin, p + 2);
+      if (attribute == 0x2f && size == 8 && read_at<std::uint32_t>(cubin, p + 4) == symbol)
+        return static_cast<int>(read_at<std::uint32_t>(cubin, p + 8));
       p += 4 + size;
     }
   }

@@ -51,15 +51,15 @@ TEST_SUITE("config") {
     CHECK(config_fields::names(kToyFields) == std::vector<std::string_view>{"shade", "size", "depth", "edge", "lit"});
   }
 
-  TEST_CASE("a field table parses its own keys back, in any field order, defaults filled in") {
-    const auto a = parse("size=12,shade=grey");
+  TEST_CASE("a field table parses its own keys back, defaults filled in") {
+    const auto a = parse("shade=grey,size=12");
     REQUIRE(a.has_value());
     CHECK(a->shade == Shade::grey);
     CHECK(a->size == 12);
     CHECK(a->depth == 1);
     CHECK(a->edge == Shade::light);
     CHECK(a->untouched == 42);
-    const auto b = parse("edge=dark,depth=2,size=0,shade=light");
+    const auto b = parse("shade=light,size=0,depth=2,edge=dark");
     REQUIRE(b.has_value());
     CHECK(*b == Toy{Shade::light, 0, 2, Shade::dark, 42});
   }
@@ -77,6 +77,10 @@ TEST_SUITE("config") {
     CHECK_FALSE(parse("shade=dark,size=7,depth=1").has_value());   // a default spelled out
     CHECK_FALSE(parse("shade=dark,size=7,edge=light").has_value());
     CHECK_FALSE(parse("shade=dark,size").has_value());             // an item without '='
+    CHECK_FALSE(parse("size=7,shade=dark").has_value());           // not the table's order
+    CHECK_FALSE(parse("shade=dark,size=07").has_value());          // a leading zero
+    CHECK_FALSE(parse("shade=dark,size=+7").has_value());          // a sign key() never prints
+    CHECK(parse("shade=dark,size=7").has_value());                 // while the canonical key parses
   }
 
   TEST_CASE("a flag prints its one spelling when set and is left out when clear") {

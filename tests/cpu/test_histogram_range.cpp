@@ -501,6 +501,12 @@ TEST_SUITE("nvrtc_histrange") {
     CHECK(test::holds_kernel(t.cubin, kHistogramRangeKernelName));
     CHECK_FALSE(test::holds_kernel(t.cubin, kHistogramRange2dKernelName));
     CHECK(test::compile_all(p, std::vector{c}, "sm_90", kEntryPoints) == "");  // kernel_source: both
+    // The tuner times the machine code the cache ships: the 1D entry's code is the same bytes without the 2D entry.
+    const jit::CompileResult full = jit::compile(kernel_source(p, c), "full.cu", "sm_90");
+    REQUIRE(full.ok);
+    const std::vector<char> timed = test::kernel_code(t.cubin, kHistogramRangeKernelName);
+    CHECK(timed.size() > 64);
+    CHECK(timed == test::kernel_code(full.cubin, kHistogramRangeKernelName));
   }
   TEST_CASE("the fallback compiles for sm_80 at the largest bin count") {
     const auto p = make(SampleType::f64, 1 << 20);
