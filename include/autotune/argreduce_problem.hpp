@@ -46,8 +46,8 @@ static_assert(sizeof(ArgResult<float>) == 16 && sizeof(ArgResult<double>) == 16 
 ///   - n = 0: index 1 and the value CUB writes for an empty input: std::numeric_limits<T>::lowest() for arg-max,
 ///     max() for arg-min (-FLT_MAX, not -inf, for f32; -65504 / 65504 for f16, bits 0xfbff / 0x7bff; bf16's
 ///     0xff7f / 0x7f7f: cuda::std::numeric_limits<__half> and <__nv_bfloat16>), as CUB's ArgMax/ArgMin do;
-///   - indices are 64-bit: any n the device holds; the result is deterministic (exactly defined, whatever the
-///     kernel's order).
+///   - indices are 64-bit, n below 2^37 (kArgReduceMaxN, kernel_templates/argreduce/launcher.hpp: a call of 2^37
+///     elements or more throws UsageError); the result is deterministic (exactly defined, whatever the kernel's order).
 struct ArgReduceProblem {
   static constexpr std::string_view kFamily = "argreduce";
 

@@ -166,8 +166,9 @@ enum class Merge {
 /// How a sample reaches its counter.
 enum class Binning {
   direct,  ///< each sample's bin is computed (the even-bins formula) and counted
-  values,  ///< u8 samples: the 256 byte values of each active channel are counted, and the block maps the value
-           ///< counts to bins once at its end (CUB's 8-bit path): any bins and range cost what 256 bins cost
+  values,  ///< u8 or i8 samples: the 256 byte values of each active channel are counted (an i8 sample as its
+           ///< two's-complement byte), and the block maps the value counts to bins once at its end (CUB's 8-bit
+           ///< path): any bins and range cost what 256 bins cost
 };
 
 std::string_view to_string(Privatization p);
@@ -209,8 +210,8 @@ struct HistogramConfig {
   /// Written "cluster=N" in the key only when N > 1 (keys written before clusters existed stay canonical).
   int cluster = 1;
   /// What the shared counters count: bins (direct), or byte values mapped to bins at the end of each block
-  /// (u8 samples, 32-bit shared or per-warp counters). Written ",bin=values" in the key only for values (keys written
-  /// before it existed stay canonical).
+  /// (u8 or i8 samples, 32-bit shared or per-warp counters). Written ",bin=values" in the key only for values (keys
+  /// written before it existed stay canonical).
   Binning binning = Binning::direct;
 
   bool operator==(const HistogramConfig&) const = default;
