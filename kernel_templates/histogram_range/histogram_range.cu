@@ -5,7 +5,8 @@
 // Every parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() writes from a HistogramRangeProblem and a HistogramRangeConfig:
 //   sample_t, level_t, out_t   sample type (f16/bf16: their bits, unsigned short); level type (int for 8/16-bit
-//                              integers and i32, float for f32 and the halves); counter type
+//                              integers and i32, unsigned int for u32, float for f32 and the halves, double for f64);
+//                              counter type
 //   kHalfKind                  0, or 1 for f16 and 2 for bf16 samples: level_of converts the bits to float exactly
 //   kBins, kLevels             counters (every active channel's bins, channel after channel) and levels (bins + 1
 //                              per active channel, channel after channel); the levels are an argument of every call
