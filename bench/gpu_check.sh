@@ -7,9 +7,10 @@
 #   bench/gpu_check.sh quick|full BIN_DIR OUT_DIR [COMMIT] [BUDGET_SECONDS]
 #
 #   quick  the quick tier (one pairwise covering of the joint space of each case's problems, tests/gpu/tier.hpp),
-#          then the benchmarks' quick forms. Measured on an H200 (bench/results/2026-12-02b-h200-gpu-check-quick.log,
-#          910ac05): the suites and the signed-cache check 143 s (2,047 variants compiled and run), the benchmarks
-#          304 s, 447 s in all: one 10-minute job with time to spare.
+#          then the benchmarks' quick forms (the rows bench/gpu_targets.py reads). Measured on an H200
+#          (bench/results/2026-12-02e-h200-gpu-check-quick-final.log, ff2ca94): the suites and the signed-cache check
+#          138 s (2,177 variants compiled and run), the benchmarks 182 s, 320 s in all: one 10-minute job with time
+#          to spare.
 #   full   the full tier (every variant), then the same benchmarks: more than one 10-minute job (NVRTC compiles
 #          about 10,800 variants; bench/results/2026-12-02-h200-gpu-full-tier-cut.log)
 #
