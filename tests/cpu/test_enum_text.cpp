@@ -47,7 +47,9 @@ template <class R, std::size_t N, class E = enum_text::value_type<R>>
 void check_table(const R (&table)[N], Expected<E> expected) {
   REQUIRE(N == expected.size());
   std::size_t i = 0;
-  for (const auto& [value, name] : expected) {
+  for (const auto& entry : expected) {  // no structured binding: CAPTURE's lambda cannot capture one on clang 14
+    const E value = entry.first;
+    const std::string_view name = entry.second;
     CAPTURE(name);
     CHECK(table[i].value == value);
     CHECK(table[i++].name == name);
@@ -62,7 +64,9 @@ void check_table(const R (&table)[N], Expected<E> expected) {
 // back and refuses other text.
 template <class E>
 void check_public(Expected<E> expected, auto parse) {
-  for (const auto& [value, name] : expected) {
+  for (const auto& entry : expected) {
+    const E value = entry.first;
+    const std::string_view name = entry.second;
     CAPTURE(name);
     CHECK(to_string(value) == name);
     CHECK(parse(name) == value);
