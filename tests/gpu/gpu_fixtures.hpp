@@ -35,12 +35,27 @@
 
 namespace autotune::testing {
 
-/// One configuration of a family and its cubin for the device under test.
+/// Which entry points a case compiles: the ones it runs. A case that counts one row at a time compiles what the
+/// tuner compiles (tuning_source: a histogram or range variant without its 2D entry, about a quarter of the NVRTC
+/// time); the 1D entry's machine code is the same bytes either way (tests/cpu/test_nvrtc.cpp and
+/// test_histogram_range.cpp compare it), so nothing the case checks changes. A case that runs 2D regions compiles
+/// kernel_source, both entries.
+enum class Entries { one_row, all };
+
+/// One configuration of a family and its cubin for the device under test; `entry_2d`: the cubin holds the 2D entry
+/// (the launchers' constructor argument of that name).
 template <class C>
 struct CompiledVariant {
   C config;
   std::vector<char> cubin;
+  bool entry_2d = true;
 };
+
+/// The source a case compiles for `config` of `problem` (Entries).
+template <class P, class C>
+std::string test_source(const P& problem, const C& config, Entries entries) {
+  return entries == Entries::all ? kernel_source(problem, config) : tuning_source(Problem(problem), Config(config));
+}
 
 /// NVRTC for the suites: behind the on-disk compile cache (jit::compile_cached) in $AUTOTUNE_GPU_TEST_CUBINS when set
 /// (bench/gpu_check.sh sets it: a space compiled by one suite or case is not compiled again by another of the run),
@@ -69,14 +84,15 @@ std::vector<jit::CompileResult> compile_sources(std::size_t count, Source&& sour
 /// Compiles `configs` for `dev` on all cores, timed into the suite's clock (tier.hpp), failing the test on any
 /// compile error.
 template <class P, class C>
-std::vector<CompiledVariant<C>> compile_variants(const P& problem, const std::vector<C>& configs, const DeviceInfo& dev) {
-  std::vector<jit::CompileResult> results =
-      compile_sources(configs.size(), [&](std::size_t i) { return kernel_source(problem, configs[i]); }, dev);
+std::vector<CompiledVariant<C>> compile_variants(const P& problem, const std::vector<C>& configs, const DeviceInfo& dev,
+                                                 Entries entries) {
+  std::vector<jit::CompileResult> results = compile_sources(
+      configs.size(), [&](std::size_t i) { return test_source(problem, configs[i], entries); }, dev);
   std::vector<CompiledVariant<C>> out;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     INFO(configs[i].key(), "\n", results[i].log);
     REQUIRE(results[i].ok);
-    out.push_back({configs[i], std::move(results[i].cubin)});
+    out.push_back({configs[i], std::move(results[i].cubin), entries == Entries::all});
   }
   return out;
 }
@@ -97,16 +113,16 @@ std::vector<C> runnable(const std::vector<C>& space, Violation&& violation, int&
 /// tier); `pruned` counts the ones the device's limits left out.
 template <class P, class C, class Violation>
 std::vector<CompiledVariant<C>> compile_runnable(const P& problem, const std::vector<C>& space, const DeviceInfo& dev,
-                                                 Violation&& violation, int& pruned) {
-  return compile_variants(problem, runnable(space, violation, pruned), dev);
+                                                 Violation&& violation, int& pruned, Entries entries) {
+  return compile_variants(problem, runnable(space, violation, pruned), dev, entries);
 }
 
 /// Compiles what the tier verifies of a family's space (tier.hpp): the runnable configurations, all of them in the
 /// full tier, a pairwise-covering subset of them in the quick tier. `pruned` counts what the device's limits left out.
 template <class P, class C, class Violation>
 std::vector<CompiledVariant<C>> compile_tier(const P& problem, const std::vector<C>& space, const DeviceInfo& dev,
-                                             Violation&& violation, int& pruned) {
-  return compile_variants(problem, test_space(runnable(space, violation, pruned)), dev);
+                                             Violation&& violation, int& pruned, Entries entries) {
+  return compile_variants(problem, test_space(runnable(space, violation, pruned)), dev, entries);
 }
 
 /// Compiles what the tier verifies of several problems of a family (tier_spaces: the quick tier covers their joint

@@ -391,7 +391,8 @@ TEST_SUITE("gpu_argreduce") {
             (c.pack && c.grid_blocks == 0 && c.block == 256))
           picked.push_back(c);
       const auto variants = compile_runnable(
-          p, picked, dev, [&](const ArgReduceConfig& c) { return argreduce_constraint_violation(p, c, dev); }, pruned);
+          p, picked, dev, [&](const ArgReduceConfig& c) { return argreduce_constraint_violation(p, c, dev); }, pruned,
+          Entries::all);
       for (const auto& v : variants) {
         const ArgReduceKernel kernel(p, v.config, dev, v.cubin);
         INFO(to_string(op), " ", v.config.key());

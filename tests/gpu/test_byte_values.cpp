@@ -66,12 +66,13 @@ void check_variants(const HistogramProblem& p, const std::vector<HistogramConfig
   AUTOTUNE_CUDA(cudaSetDevice(0));
   int pruned = 0;
   const auto variants = compile_runnable(
-      p, configs, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); }, pruned);
+      p, configs, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); }, pruned,
+      Entries::one_row);
   MESSAGE(fmt::format("{}: {} value-counting variants ({} pruned by device limits)", p.shape_key(), variants.size(),
                       pruned));
   REQUIRE(!variants.empty());
   std::vector<HistogramKernel> kernels;
-  for (const auto& v : variants) kernels.emplace_back(p, v.config, dev, v.cubin);
+  for (const auto& v : variants) kernels.emplace_back(p, v.config, dev, v.cubin, v.entry_2d);
   cuda::DeviceBuffer counts = counter_buffer(p);
   for (const Input& in : inputs) {
     HistogramProblem data = p;
@@ -201,7 +202,7 @@ TEST_SUITE("gpu_reduce") {
         int pruned = 0;
         const auto variants = compile_runnable(
             p, reduce_space(p), dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); },
-            pruned);
+            pruned, Entries::all);
         std::vector<ReduceKernel> kernels;
         for (const auto& v : variants) kernels.emplace_back(p, v.config, dev, v.cubin);
         const std::size_t size = size_of(t);

@@ -169,13 +169,13 @@ void check_even_variants(const HistogramProblem& base) {
   const auto picked = tier_share(
       even_problems(), base, [](const HistogramProblem& p) { return histogram_space_any_n(p); }, dev,
       [&](const HistogramProblem& p, const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); });
-  const auto variants = compile_variants(base, picked, dev);
+  const auto variants = compile_variants(base, picked, dev, Entries::one_row);
   MESSAGE(fmt::format("{}: {} variants of {} ({} tier, one covering of {} problems)", base.shape_key(),
                       variants.size(), histogram_space_any_n(base).size(), tier_name(gpu_tier()),
                       even_problems().size()));
   REQUIRE(!variants.empty());
   std::vector<HistogramKernel> kernels;
-  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin);
+  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin, v.entry_2d);
   cuda::DeviceBuffer counts = counter_buffer(base);
   for (const Input& in : even_inputs(base)) {
     const auto expected = expected_counts(base, in.host, in.n);
@@ -291,7 +291,7 @@ void check_range_variants(const HistogramRangeProblem& base) {
       [&](const HistogramRangeProblem& p, const HistogramRangeConfig& c) {
         return histogram_range_constraint_violation(p, c, dev);
       });
-  const auto variants = compile_variants(base, picked, dev);
+  const auto variants = compile_variants(base, picked, dev, Entries::one_row);
   MESSAGE(fmt::format("{}: {} variants of {} ({} tier, one covering of {} problems)", base.shape_key(),
                       variants.size(), histogram_range_space_any_n(base).size(), tier_name(gpu_tier()),
                       range_problems().size()));
@@ -300,7 +300,7 @@ void check_range_variants(const HistogramRangeProblem& base) {
   const std::vector<Input> inputs = range_inputs(base, levels);
 
   std::vector<HistogramRangeKernel> kernels;
-  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin);
+  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin, v.entry_2d);
   const DeviceSamples d_levels(levels, 1, 0);
   cuda::DeviceBuffer counts(static_cast<std::size_t>(base.counters()) * (base.counter_bits / 8));
   for (const Input& in : inputs) {
@@ -393,7 +393,8 @@ TEST_SUITE("gpu_histrange") {
     int pruned = 0;
     const auto variants = compile_tier(
         p, histogram_range_space_any_n(p), dev,
-        [&](const HistogramRangeConfig& c) { return histogram_range_constraint_violation(p, c, dev); }, pruned);
+        [&](const HistogramRangeConfig& c) { return histogram_range_constraint_violation(p, c, dev); }, pruned,
+        Entries::all);
     const DeviceSamples d_levels(levels, 1, 0);
     cuda::DeviceBuffer counts(static_cast<std::size_t>(p.counters()) * 4);
     struct Shape {

@@ -59,7 +59,7 @@ const std::vector<HistogramProblem>& suite_problems() {
 // in the quick tier the problem's share of one pairwise covering of the suite's problems (tier_share); the built-in
 // default in both.
 std::vector<CompiledVariant<HistogramConfig>> compile_selection(const HistogramProblem& base, int every,
-                                                                const DeviceInfo& dev) {
+                                                                const DeviceInfo& dev, Entries entries) {
   int pruned = 0;
   const auto all = histogram_space_any_n(base);
   auto violation = [&](const HistogramProblem& p, const HistogramConfig& c) {
@@ -78,7 +78,7 @@ std::vector<CompiledVariant<HistogramConfig>> compile_selection(const HistogramP
   MESSAGE(fmt::format("{}: {} variants of {} ({} pruned by device limits, {} tier{})", base.shape_key(), picked.size(),
                       all.size(), pruned, tier_name(gpu_tier()),
                       gpu_tier() == Tier::full && every > 1 ? fmt::format(": every {}th", every) : ""));
-  return compile_variants(base, picked, dev);
+  return compile_variants(base, picked, dev, entries);
 }
 
 // The variants of compile_selection on adversarial and distribution inputs of n pixels, at sample offsets `offsets`
@@ -87,7 +87,7 @@ void check_every_variant(const HistogramProblem& base, const std::vector<std::si
                          const std::function<void(std::vector<unsigned char>&, std::uint64_t)>& edges = {}) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
-  const auto variants = compile_selection(base, every, dev);
+  const auto variants = compile_selection(base, every, dev, Entries::one_row);
   REQUIRE(!variants.empty());
   struct Input {
     std::string name;
@@ -103,7 +103,7 @@ void check_every_variant(const HistogramProblem& base, const std::vector<std::si
     inputs.push_back({fmt::format("{} n=2M+3", d), p, (2ull << 20) + 3, false});
   }
   std::vector<HistogramKernel> kernels;  // one module load per variant, reused for every input
-  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin);
+  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin, v.entry_2d);
   cuda::DeviceBuffer counts = counter_buffer(base);
   std::size_t runs = 0, refused = 0;
   for (const auto& in : inputs) {
@@ -137,7 +137,7 @@ void check_every_variant(const HistogramProblem& base, const std::vector<std::si
 void check_regions(const HistogramProblem& base, int every) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
-  const auto variants = compile_selection(base, every, dev);
+  const auto variants = compile_selection(base, every, dev, Entries::all);
   const std::size_t pixel = static_cast<std::size_t>(base.channels) * size_of(base.type);
   cuda::DeviceBuffer counts = counter_buffer(base);
   std::size_t runs = 0;

@@ -117,7 +117,7 @@ void check_every_variant(const HistogramRangeProblem& base, std::vector<unsigned
       [&](const HistogramRangeProblem& p, const HistogramRangeConfig& c) {
         return histogram_range_constraint_violation(p, c, dev);
       });
-  const auto variants = compile_variants(base, picked, dev);
+  const auto variants = compile_variants(base, picked, dev, Entries::all);  // it runs 2D regions too
   MESSAGE(fmt::format("{}: {} variants of {} on {} ({} tier, one covering of the suite's {} problems)",
                       base.shape_key(), variants.size(), histogram_range_space_any_n(base).size(), dev.name,
                       tier_name(gpu_tier()), suite_problems().size()));

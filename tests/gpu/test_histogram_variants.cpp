@@ -47,7 +47,7 @@ void check_every_variant(const HistogramProblem& base, std::uint64_t big_constan
   const auto picked = tier_share(
       suite_problems(), base, [](const HistogramProblem& p) { return histogram_space_any_n(p); }, dev,
       [&](const HistogramProblem& p, const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); });
-  const auto variants = compile_variants(base, picked, dev);
+  const auto variants = compile_variants(base, picked, dev, Entries::one_row);
   MESSAGE(fmt::format("{}: {} variants of {} on {} ({} tier, one covering of the suite's {} problems)",
                       base.shape_key(), variants.size(), histogram_space_any_n(base).size(), dev.name,
                       tier_name(gpu_tier()), suite_problems().size()));
@@ -69,7 +69,7 @@ void check_every_variant(const HistogramProblem& base, std::uint64_t big_constan
   }
 
   std::vector<HistogramKernel> kernels;  // one module load per variant, reused for every input
-  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin);
+  for (const auto& v : variants) kernels.emplace_back(base, v.config, dev, v.cubin, v.entry_2d);
   cuda::DeviceBuffer counts = counter_buffer(base);
   for (const auto& in : inputs) {
     const auto host = in.adversarial ? adversarial_samples(in.problem, in.n, 1234 + in.n)
@@ -151,9 +151,10 @@ TEST_SUITE("gpu_histogram") {
           (c == HistogramConfig::fallback(p)))
         picked.push_back(c);
     const auto variants = compile_runnable(
-        p, picked, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); }, pruned);
+        p, picked, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); }, pruned,
+        Entries::one_row);
     for (const auto& v : variants) {
-      HistogramKernel kernel(p, v.config, dev, v.cubin);
+      HistogramKernel kernel(p, v.config, dev, v.cubin, v.entry_2d);
       fill_and_wait(counts, 0xAB);
       kernel.run(in.ptr, n, counts.get(), nullptr);
       AUTOTUNE_CUDA(cudaDeviceSynchronize());

@@ -306,7 +306,8 @@ TEST_SUITE("gpu_reduce") {
             (c.vec_bytes == 16 && c.loads == 4 && c.accumulators == 1 && c.block == 512))
           picked.push_back(c);
       const auto variants = compile_runnable(
-          p, picked, dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); }, pruned);
+          p, picked, dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); }, pruned,
+          Entries::all);
       for (const auto& v : variants) {
         const ReduceKernel kernel(p, v.config, dev, v.cubin);
         fill_and_wait(out, 0xAB);
