@@ -11,12 +11,16 @@
 #          (bench/results/2026-12-02e-h200-gpu-check-quick-final.log, ff2ca94): the suites and the signed-cache check
 #          138 s (2,177 variants compiled and run), the benchmarks 182 s, 320 s in all: one 10-minute job with time
 #          to spare.
-#   full   the full tier (every variant), then the same benchmarks: more than one 10-minute job (NVRTC compiles
-#          about 10,800 variants; bench/results/2026-12-02-h200-gpu-full-tier-cut.log)
+#   full   the full tier (every variant of every space a case checks; each case compiles the entry points it runs),
+#          alone: the benchmarks are the quick mode's (GPU_CHECK_BENCHES names some to run them here too). Measured on
+#          an H200 (bench/results/2026-12-02f-h200-gpu-full-tier.log, 9e8a3f9): 20,811 variants compiled and
+#          verified, the suites and the signed-cache check 476 s, compile-bound (NVRTC on the 16 cores): one
+#          10-minute job.
 #
 # While the suites run, the benchmarks' variants are compiled ahead into the compile cache at the lowest priority
 # (their --compile-only; GPU_CHECK_AHEAD=0 turns it off); it is stopped before the first benchmark. GPU_CHECK_SUITES=0
-# runs the benchmarks alone; GPU_CHECK_BENCHES names the benchmarks to run (default: all six). Each log line starts
+# runs the benchmarks alone; GPU_CHECK_BENCHES names the benchmarks to run (default: all six in quick mode, none in
+# full mode). Each log line starts
 # with the seconds since its step began.
 #
 # BIN_DIR holds autotune_gpu_tests, autotune and the bench programs of a -DAUTOTUNE_BUILD_BENCH=ON build (a portable
@@ -72,9 +76,10 @@ for line in sys.stdin: sys.stdout.write("[%6.1fs] %s" % (time.time() - t0, line)
 suite() { step "$1" "$2" "$bin/autotune_gpu_tests" --test-suite="$1" --no-intro=true; }
 
 # The benchmarks of the open targets, the cheapest forms that measure them (bench/gpu_targets.py reads the tables).
-# GPU_CHECK_BENCHES (default: all six) names the ones to run, e.g. "argreduce_bench reduce_bench".
-benches=${GPU_CHECK_BENCHES:-histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench \
-  segreduce_bench}
+# GPU_CHECK_BENCHES names the ones to run, e.g. "argreduce_bench reduce_bench" (default: all six in quick mode; none
+# in full mode, whose suites take most of a job).
+all_benches="histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench segreduce_bench"
+if [ "$mode" = quick ]; then benches=${GPU_CHECK_BENCHES:-$all_benches}; else benches=${GPU_CHECK_BENCHES:-}; fi
 bench_args() {  # the arguments a benchmark runs with below (without --samples and --markdown)
   case $1 in
     histogram_bench|histogram_range_bench|histogram_image_bench|reduce_bench|segreduce_bench) echo --quick ;;
@@ -85,7 +90,7 @@ bench_args() {  # the arguments a benchmark runs with below (without --samples a
 # priority (--compile-only, bench/compile_space.hpp), so that the benchmarks then spend their time measuring. It is
 # stopped before the first benchmark runs: nothing else runs while they time. argreduce_bench compiles little.
 ahead_pid=
-if [ "${GPU_CHECK_SUITES:-1}" != 0 ] && [ "${GPU_CHECK_AHEAD:-1}" != 0 ]; then
+if [ "${GPU_CHECK_SUITES:-1}" != 0 ] && [ "${GPU_CHECK_AHEAD:-1}" != 0 ] && [ -n "${benches// /}" ]; then
   (
     for b in $benches; do
       [ "$b" = argreduce_bench ] && continue
@@ -112,7 +117,7 @@ stop_ahead() {
 # slowest first, and among them the signed-cache check (bench/signed_cache_check.sh: a signed export served without
 # NVRTC, an unsigned import never served as exact; it times nothing it checks); gpu_tuner alone at the end (its
 # cases compare timings).
-if [ "$mode" = quick ]; then limit=280; else limit=480; fi
+if [ "$mode" = quick ]; then limit=280; else limit=560; fi
 job() {  # job NAME: a suite, or the signed-cache check
   if [ "$1" = signed_cache ]; then step signed_cache 120 bash "$here/signed_cache_check.sh" "$bin" "$out/signed"
   else suite "$1" "$limit"; fi
