@@ -7,7 +7,6 @@
 #include <chrono>
 #include <future>
 #include <map>
-#include <random>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -17,6 +16,7 @@
 #include "core/cuda.hpp"
 #include "core/jit.hpp"
 #include "tuner/origin.hpp"
+#include "tuner/strategy.hpp"
 #include "tuner/timing.hpp"
 #include "core/family.hpp"
 #include "core/workload.hpp"
@@ -87,11 +87,6 @@ std::vector<Problem> preset_problems(const TunePreset& preset) {
   for (const KernelFamily* f : families())
     for (Problem& p : f->preset_problems(preset.name)) out.push_back(std::move(p));
   return out;
-}
-
-const std::vector<std::string>& tune_strategies() {
-  static const std::vector<std::string> names{"exhaustive", "random", "halving"};
-  return names;
 }
 
 namespace {
@@ -181,26 +176,6 @@ std::vector<double> sample_variant(const LoadedVariant& variant, cuda::DeviceBuf
   }
 }
 
-// Which configurations a strategy measures first (indices into the space, in space order).
-std::vector<std::size_t> initial_selection(const std::vector<Config>& configs, const std::vector<bool>& runnable,
-                                           const Config& fallback, const TuneOptions& o) {
-  std::vector<std::size_t> all;
-  for (std::size_t i = 0; i < configs.size(); ++i)
-    if (runnable[i]) all.push_back(i);
-  if (o.strategy != "random" || !o.candidates.empty()) return all;  // a crossover measures all its candidates
-  const std::size_t budget = o.budget > 0 ? static_cast<std::size_t>(o.budget) : std::max<std::size_t>(8, all.size() / 4);
-  if (budget >= all.size()) return all;
-  // A seeded shuffle: the same seed draws the same subset, so a random run can be resumed and repeated.
-  std::vector<std::size_t> shuffled = all;
-  std::mt19937_64 rng(o.seed);
-  std::shuffle(shuffled.begin(), shuffled.end(), rng);
-  shuffled.resize(budget);
-  const auto fb = std::find_if(all.begin(), all.end(), [&](std::size_t i) { return configs[i] == fallback; });
-  if (fb != all.end() && std::find(shuffled.begin(), shuffled.end(), *fb) == shuffled.end()) shuffled.back() = *fb;
-  std::sort(shuffled.begin(), shuffled.end());
-  return shuffled;
-}
-
 // One call of tune(), phase by phase: prepare (checks, resume, workload, compile pool, roof, run), measure the
 // selected variants, halving's second round, then the interleaved final and the tie-break.
 class TuneRun {
@@ -208,9 +183,9 @@ class TuneRun {
   TuneRun(const Problem& problem, Cache& cache, const TuneOptions& options)
       : problem_(problem), cache_(cache), o_(options), t0_(std::chrono::steady_clock::now()) {
     check_arguments();
+    strategy_ = make_strategy(o_);
     report_.problem = problem;
-    strategy_ = o_.candidates.empty() ? o_.strategy : std::string(kCrossoverStrategy);
-    report_.strategy = strategy_;
+    report_.strategy = std::string(strategy_->name());
     report_.device = query_device(o_.device);
     AUTOTUNE_CUDA(cudaSetDevice(o_.device));
     rule_.max_samples = std::max(1, o_.samples);
@@ -218,7 +193,7 @@ class TuneRun {
     rule_.target_noise = o_.target_noise;
     rule_.max_ms = o_.max_ms_per_variant;
     short_rule_.min_samples = short_rule_.max_samples = std::min(3, rule_.max_samples);
-    halving_ = strategy_ == "halving";
+    halving_ = strategy_->measures_in_two_rounds();
   }
 
   TuneReport run() {
@@ -247,10 +222,7 @@ class TuneRun {
       for (const Config& c : o_.candidates)
         if (c.family_name() != problem_.family_name())
           throw UsageError(fmt::format("crossover candidate {} is not a configuration of {}", c.key(), problem_.key()));
-      return;
     }
-    if (std::find(tune_strategies().begin(), tune_strategies().end(), o_.strategy) == tune_strategies().end())
-      throw UsageError(fmt::format("unknown strategy '{}' (known: exhaustive, random, halving)", o_.strategy));
   }
 
   double seconds_since_start() const {
@@ -260,7 +232,7 @@ class TuneRun {
   // Resume: what an interrupted run of the same problem, model, code and strategy measured is not measured again.
   void resume() {
     const DeviceInfo& device = report_.device;
-    info_.strategy = strategy_;
+    info_.strategy = std::string(strategy_->name());
     info_.tool_version = version();
     info_.code = current_identity(problem_.family_name(), device.driver_version);
     info_.settings_json = fmt::format(
@@ -313,7 +285,7 @@ class TuneRun {
       violations_[i] = workload_->violation(configs_[i]);
       runnable[i] = violations_[i].empty();
     }
-    selected_ = initial_selection(configs_, runnable, fallback_, o_);
+    selected_ = strategy_->select(configs_, runnable, fallback_, o_);
     wanted_.assign(configs_.size(), false);
     for (std::size_t i : selected_) wanted_[i] = true;  // resumed ok variants are compiled again (cached) for the final
     cubin_dir_ = !o_.compile_cache                 ? std::string()
@@ -386,7 +358,7 @@ class TuneRun {
     jit::CompileResult compiled;
     const auto previous = done_.find(config.key());
     bool from_previous = false;
-    if (strategy_ == "random" && o_.budget_s > 0 && seconds_since_start() > o_.budget_s && !(config == fallback_))
+    if (strategy_->stops_at_time_budget() && o_.budget_s > 0 && seconds_since_start() > o_.budget_s && !(config == fallback_))
       return;  // not measured: the time budget is spent
     if (!context_lost_.empty()) {
       m.status = MeasurementStatus::launch_error;
@@ -531,7 +503,7 @@ class TuneRun {
   const TuneOptions& o_;
   const std::chrono::steady_clock::time_point t0_;
   TuneReport report_;
-  std::string strategy_;  // o_.strategy, or "crossover" for a run of TuneOptions::candidates
+  std::unique_ptr<Strategy> strategy_;  // make_strategy(o_), after the problem and the candidates are checked
   StoppingRule rule_, short_rule_;  // the full rule; successive halving's first round
   bool halving_ = false;
   RunInfo info_;
