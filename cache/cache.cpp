@@ -141,16 +141,6 @@ constexpr const char* kBacked =
     " AND EXISTS (SELECT 1 FROM measurements m WHERE m.run_id = w.run_id AND m.config = w.config"
     " AND m.status = 'ok' AND m.median_ms = w.median_ms) ";
 
-// Is tuned size a strictly closer to the query q than tuned size b, measured as |log(x + 1) - log(q + 1)|?
-// Compared exactly as ratios max/min by cross-multiplying in 128 bits, so that true ties are seen as ties.
-__extension__ typedef unsigned __int128 u128;
-bool closer(std::uint64_t a, std::uint64_t b, std::uint64_t q) {
-  const u128 x = u128(a) + 1, y = u128(b) + 1, z = u128(q) + 1;
-  const u128 xhi = x > z ? x : z, xlo = x > z ? z : x;
-  const u128 yhi = y > z ? y : z, ylo = y > z ? z : y;
-  return xhi * ylo < yhi * xlo;  // xhi/xlo < yhi/ylo; each factor is at most 2^64, so no overflow in practice
-}
-
 // The runs a lookup may serve to `code`: each identity field is compared only when set. "IS" rather than "=" keeps
 // the comparison false for runs that do not know a field (NULL, as runs of schema 1): unknown code is not served
 // as if it were the current one. Cache::mark_stale (which only `tune` calls) marks the same runs stale.
@@ -655,18 +645,6 @@ std::optional<Winner> Cache::find_winner(const std::string& model_key, const Pro
   });
 }
 
-std::optional<Winner> Cache::find_nearest_winner(const std::string& model_key, const Problem& problem,
-                                                const CodeIdentity& code) const {
-  // A shape has a handful of tuned sizes at most, so choosing in C++ is cheap and needs no SQL math functions.
-  std::optional<Winner> best;
-  for (Winner& w : shape_winners(model_key, problem, code)) {
-    const std::uint64_t n = w.problem.n(), best_n = best ? best->problem.n() : 0;
-    const bool better = !best || closer(n, best_n, problem.n()) || (!closer(best_n, n, problem.n()) && n > best_n);
-    if (better) best = std::move(w);
-  }
-  return best;
-}
-
 std::vector<Winner> Cache::shape_winners(const std::string& model_key, const Problem& problem,
                                          const CodeIdentity& code) const {
   const Impl& self = *impl_;
@@ -685,10 +663,10 @@ std::vector<Winner> Cache::shape_winners(const std::string& model_key, const Pro
   });
 }
 
-std::optional<Winner> Cache::find_similar_winner(const std::string& model_key, const std::string& arch, int sm_count,
-                                                 const Problem& problem, const CodeIdentity& code) const {
+std::vector<Winner> Cache::other_model_winners(const std::string& model_key, const std::string& arch,
+                                               const Problem& problem, const CodeIdentity& code) const {
   const Impl& self = *impl_;
-  return guarded(self.path, "look up a winner of a similar GPU", [&]() -> std::optional<Winner> {
+  return guarded(self.path, "look up the winners of other GPU models", [&] {
     SQLite::Statement q(self.db, winner_select() +
                                      "AND r.stale = 0 AND d.model_key <> :model AND d.arch = :arch"
                                      " AND p.shape_key = :shape" + kFreshFor + kBacked);
@@ -696,22 +674,9 @@ std::optional<Winner> Cache::find_similar_winner(const std::string& model_key, c
     q.bind(":arch", arch);
     q.bind(":shape", problem.shape_key());
     bind_code(q, code);
-    // Closest model first (SM count, then memory, then key), then within it the exact size, then the nearest.
-    auto model_rank = [&](const Winner& w) {
-      return std::make_tuple(std::abs(w.sm_count - sm_count), ~w.memory_bytes, w.model_key);
-    };
-    std::optional<Winner> best;
-    while (q.executeStep()) {
-      Winner w = self.read_winner(q);
-      if (!best || model_rank(w) < model_rank(*best)) {
-        best = std::move(w);
-        continue;
-      }
-      if (model_rank(w) != model_rank(*best)) continue;
-      const std::uint64_t n = w.problem.n(), best_n = best->problem.n();
-      if (closer(n, best_n, problem.n()) || (!closer(best_n, n, problem.n()) && n > best_n)) best = std::move(w);
-    }
-    return best;
+    std::vector<Winner> out;
+    while (q.executeStep()) out.push_back(self.read_winner(q));
+    return out;
   });
 }
 

@@ -7,6 +7,7 @@
 
 #include "autotune/identity.hpp"
 #include "core/family.hpp"
+#include "runtime/nearest.hpp"
 #include "runtime/policy.hpp"
 
 namespace autotune {
@@ -98,7 +99,7 @@ void similar_device(const Cache& cache, const LookupTarget& t, const Problem& pr
   template_only.nvrtc_version = 0;
   template_only.driver_version = 0;
   for (const Problem& p : distribution_candidates(problem)) {
-    auto w = cache.find_similar_winner(t.model_key, t.arch, t.sm_count, p, template_only);
+    auto w = closest_model(cache.other_model_winners(t.model_key, t.arch, p, template_only), t.sm_count, p.n());
     if (!w) continue;
     if (t.device && !problem.family().violation(problem, w->config, &*t.device).empty())
       continue;  // tuned on a GPU with other limits: this one cannot run it

@@ -155,7 +155,7 @@ bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>&
   if (a.source != b.source) return static_cast<int>(a.source) < static_cast<int>(b.source);
   if (ea.shape != eb.shape) return ea.shape < eb.shape;
   const EvidenceSize &sa = ea.sizes[a.size], &sb = eb.sizes[b.size];
-  if (sa.n != sb.n) return sa.n > sb.n;  // the larger, as Cache::find_nearest_winner breaks a tie
+  if (sa.n != sb.n) return sa.n > sb.n;  // the larger, as nearest_size (runtime/nearest.hpp) breaks a tie
   return sa.config.key() < sb.config.key();
 }
 

@@ -250,22 +250,16 @@ class Cache {
   /// when set (not empty / not 0). This is how a lookup skips results of other code without writing the file.
   std::optional<Winner> find_winner(const std::string& model_key, const Problem& problem,
                                     const CodeIdentity& code = {}) const;
-  /// Fresh winner for the same problem shape (Problem::shape_key: everything but n) on this model whose n is
-  /// closest to problem.n() (by |log n ratio|; a tie goes to the larger n); nullopt if the shape has no fresh
-  /// winner on this model. `code` as for find_winner.
-  std::optional<Winner> find_nearest_winner(const std::string& model_key, const Problem& problem,
-                                            const CodeIdentity& code = {}) const;
   /// Every fresh winner of the problem's shape (Problem::shape_key: everything but n) on this model, by ascending n:
-  /// the tuned sizes a size-adaptive handle builds its table from (include/autotune/resolution.hpp). The same rows
-  /// find_nearest_winner chooses from. `code` as for find_winner.
+  /// the tuned sizes a size-adaptive handle builds its table from (include/autotune/resolution.hpp), and the lookup
+  /// picks the nearest size from (runtime/nearest.hpp). `code` as for find_winner.
   std::vector<Winner> shape_winners(const std::string& model_key, const Problem& problem,
                                     const CodeIdentity& code = {}) const;
-  /// Fresh winner for exactly this problem, else for the nearest tuned size of its shape, on another GPU model of
-  /// the same architecture (`arch`, e.g. "sm_90") than `model_key`: the model whose SM count is closest to
-  /// `sm_count` (then the larger memory, then the model key, for a fixed order). nullopt when none has one.
-  /// `code` as for find_winner.
-  std::optional<Winner> find_similar_winner(const std::string& model_key, const std::string& arch, int sm_count,
-                                            const Problem& problem, const CodeIdentity& code = {}) const;
+  /// Every fresh winner of the problem's shape (Problem::shape_key) tuned on another GPU model of the architecture
+  /// `arch` (e.g. "sm_90") than `model_key`, with each model's SM count and memory: the rows the lookup's
+  /// similar-device step chooses the closest model from (runtime/nearest.hpp). `code` as for find_winner.
+  std::vector<Winner> other_model_winners(const std::string& model_key, const std::string& arch,
+                                          const Problem& problem, const CodeIdentity& code = {}) const;
   /// Every fresh winner of the family `family` on this model whose run was measured with `code` (as for find_winner),
   /// for the lookup's similar-problem step. Read-only.
   std::vector<Winner> family_winners(const std::string& model_key, std::string_view family,

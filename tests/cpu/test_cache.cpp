@@ -24,6 +24,7 @@
 #include "core/family.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 #include "embedded.hpp"
+#include "runtime/nearest.hpp"
 
 
 using namespace autotune;
@@ -203,7 +204,7 @@ TEST_CASE("finish_run stores the cubin's origin as given and generates none: NUL
                   UsageError);
 }
 
-TEST_CASE("find_winner matches exactly; find_nearest_winner picks the closest tuned size in log space") {
+TEST_CASE("find_winner matches exactly; nearest_winner (runtime/nearest.hpp) picks the closest tuned size in log space") {
   Cache c(":memory:");
   const DeviceInfo dev = h100();
   const auto small = config(128, 2), large = config(512, 16);
@@ -215,32 +216,55 @@ TEST_CASE("find_winner matches exactly; find_nearest_winner picks the closest tu
   CHECK_FALSE(c.find_winner(dev.model_key(), problem(48 * M)));
   CHECK_FALSE(c.find_winner(a100().model_key(), problem(1 * M)));
 
-  const auto n48 = c.find_nearest_winner(dev.model_key(), problem(48 * M));
+  const auto n48 = nearest_winner(c, dev.model_key(), problem(48 * M));
   REQUIRE(n48);
   CHECK(n48->problem.n() == 64 * M);
   CHECK(n48->config == large);
-  const auto n2 = c.find_nearest_winner(dev.model_key(), problem(2 * M));
+  const auto n2 = nearest_winner(c, dev.model_key(), problem(2 * M));
   REQUIRE(n2);
   CHECK(n2->problem.n() == 1 * M);
   CHECK(n2->config == small);
-  CHECK(c.find_nearest_winner(dev.model_key(), problem(1 * M))->problem.n() == 1 * M);
-  CHECK(c.find_nearest_winner(dev.model_key(), problem(0))->problem.n() == 1 * M);
+  CHECK(nearest_winner(c, dev.model_key(), problem(1 * M))->problem.n() == 1 * M);
+  CHECK(nearest_winner(c, dev.model_key(), problem(0))->problem.n() == 1 * M);
 
-  CHECK_FALSE(c.find_nearest_winner(dev.model_key(), problem(48 * M, 128)));  // another shape
+  CHECK_FALSE(nearest_winner(c, dev.model_key(), problem(48 * M, 128)));  // another shape
   auto other_dist = problem(48 * M);
   other_dist.distribution = "constant";
-  CHECK_FALSE(c.find_nearest_winner(dev.model_key(), other_dist));
-  CHECK_FALSE(c.find_nearest_winner(a100().model_key(), problem(48 * M)));
+  CHECK_FALSE(nearest_winner(c, dev.model_key(), other_dist));
+  CHECK_FALSE(nearest_winner(c, a100().model_key(), problem(48 * M)));
 
   SUBCASE("an exact tie in log space goes to the larger size") {
     // (3 + 1) * 2 == 7 + 1 and (7 + 1) * 2 == 15 + 1: n = 7 lies exactly between 3 and 15.
     const auto p = [](std::uint64_t n) { return problem(n, 64); };
     tune(c, dev, p(3), small);
     tune(c, dev, p(15), large);
-    CHECK(c.find_nearest_winner(dev.model_key(), p(7))->problem.n() == 15);
-    CHECK(c.find_nearest_winner(dev.model_key(), p(6))->problem.n() == 3);
-    CHECK(c.find_nearest_winner(dev.model_key(), p(8))->problem.n() == 15);
+    CHECK(nearest_winner(c, dev.model_key(), p(7))->problem.n() == 15);
+    CHECK(nearest_winner(c, dev.model_key(), p(6))->problem.n() == 3);
+    CHECK(nearest_winner(c, dev.model_key(), p(8))->problem.n() == 15);
   }
+}
+
+TEST_CASE("closest_model (runtime/nearest.hpp): the nearest SM count, then the larger memory, then the model key; "
+          "then the nearest size of that model") {
+  const auto winner = [](const char* model, int sms, std::uint64_t memory, std::uint64_t n) {
+    Winner w;
+    w.model_key = model, w.sm_count = sms, w.memory_bytes = memory, w.problem = problem(n);
+    return w;
+  };
+  constexpr std::uint64_t G = 1ull << 30;
+  // Wanted: 132 SMs and n = 8M. The 114-SM model holds the exact size but is farther away than the two 132-SM models.
+  std::vector<Winner> rows{winner("pcie", 114, 80 * G, 8 * M), winner("sxm-80", 132, 80 * G, 1 * M),
+                           winner("sxm-141", 132, 141 * G, 1 * M), winner("sxm-141", 132, 141 * G, 64 * M),
+                           winner("sxm-141", 132, 141 * G, 16 * M)};
+  auto best = closest_model(rows, 132, 8 * M);
+  REQUIRE(best);
+  CHECK(best->model_key == "sxm-141");  // of the two 132-SM models, the larger memory
+  CHECK(best->problem.n() == 16 * M);   // of its sizes, the nearest 8M
+  // Equal SM count and memory: the smaller model key, whatever the row order.
+  std::vector<Winner> twins{winner("b", 132, 80 * G, 8 * M), winner("a", 132, 80 * G, 1 * M)};
+  CHECK(closest_model(twins, 130, 8 * M)->model_key == "a");
+  CHECK(closest_model(rows, 114, 1 * M)->model_key == "pcie");
+  CHECK_FALSE(closest_model({}, 132, 8 * M));
 }
 
 TEST_CASE("a file that is not an SQLite database is rejected and left unchanged") {
@@ -490,7 +514,7 @@ TEST_CASE("a row with an unreadable configuration is a CacheError naming the fil
   }
   Cache c(file.str());
   CHECK_THROWS_WITH_AS(c.find_winner(h100().model_key(), p), doctest::Contains(file.str().c_str()), CacheError);
-  CHECK_THROWS_WITH_AS(c.find_nearest_winner(h100().model_key(), p), doctest::Contains("priv=bogus"), CacheError);
+  CHECK_THROWS_WITH_AS(nearest_winner(c, h100().model_key(), p), doctest::Contains("priv=bogus"), CacheError);
   CHECK_THROWS_AS(c.winners(), CacheError);
   CHECK_THROWS_WITH_AS(c.measurements(run), doctest::Contains("priv=bogus"), CacheError);
 }
@@ -625,7 +649,7 @@ TEST_CASE("a changed template, NVRTC or driver marks the model's runs stale; sta
     CHECK(c.mark_stale({"00000000000000bb", 12040, 12040, "histogram"}, h.model_key()) == 2);
     CHECK(c.mark_stale({"00000000000000bb", 12040, 12040, "histogram"}, h.model_key()) == 0);  // only newly marked ones count
     CHECK_FALSE(c.find_winner(h.model_key(), p1));
-    CHECK_FALSE(c.find_nearest_winner(h.model_key(), problem(2 * M)));
+    CHECK_FALSE(nearest_winner(c, h.model_key(), problem(2 * M)));
     REQUIRE(c.find_winner(a.model_key(), p1));  // the other model is untouched
     CHECK(c.find_winner(a.model_key(), p1)->run_id == a_run);
     REQUIRE(c.winners().size() == 1);

@@ -21,6 +21,7 @@
 #include "autotune/error.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
 #include "tests/cpu/trust_fixtures.hpp"
+#include "runtime/nearest.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -139,7 +140,7 @@ TEST_CASE("export -> import into an empty cache gives identical contents, querie
       const auto wa = a.find_winner(model, p), wb = b.find_winner(model, p);
       REQUIRE(wa.has_value() == wb.has_value());
       if (wa) CHECK(describe(*wa) == describe(*wb));
-      const auto na = a.find_nearest_winner(model, p), nb = b.find_nearest_winner(model, p);
+      const auto na = nearest_winner(a, model, p), nb = nearest_winner(b, model, p);
       REQUIRE(na.has_value() == nb.has_value());
       if (na) CHECK(describe(*na) == describe(*nb));
     }
@@ -502,7 +503,7 @@ TEST_CASE("a filtered export ships only the problems and GPU models asked for; t
     CHECK(winner_of(shipped, h100(), f32_problem()) == winner_of(a, h100(), f32_problem()));
     HistogramProblem bigger = f32_problem();
     bigger.n *= 4;
-    const auto near = shipped.find_nearest_winner(h100().model_key(), bigger);
+    const auto near = nearest_winner(shipped, h100().model_key(), bigger);
     REQUIRE(near.has_value());
     CHECK(near->problem == Problem(f32_problem()));
   }

@@ -33,6 +33,7 @@
 #include "tests/cpu/cache_fixtures.hpp"
 #include "tests/cpu/trust_fixtures.hpp"
 #include "tuner/origin.hpp"
+#include "runtime/nearest.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -242,7 +243,7 @@ TEST_CASE("a stored cubin is served only when it is what this build compiles, ha
     raw.exec("UPDATE winners SET median_ms = 0.001");
     const Cache c = Cache::open_read_only(file.str());
     CHECK_FALSE(c.find_winner(h100().model_key(), problem(M)));
-    CHECK_FALSE(c.find_nearest_winner(h100().model_key(), problem(2 * M)));
+    CHECK_FALSE(nearest_winner(c, h100().model_key(), problem(2 * M)));
     CHECK(c.count_unbacked_winners(h100().model_key(), problem(M)) == 1);
     const Lookup l = lookup_config(c, LookupTarget{h100().model_key(), "sm_90", 132, 0}, problem(M));
     CHECK(l.source == ConfigSource::policy);  // nothing measured is served: the shipped policy answers

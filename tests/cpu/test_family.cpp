@@ -19,6 +19,7 @@
 #include "kernel_templates/reduction_reference.hpp"
 #include "tuner/robust.hpp"
 #include "tuner/origin.hpp"
+#include "runtime/nearest.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -354,7 +355,7 @@ TEST_SUITE("family") {
       REQUIRE(cache.measurements(run).size() == 1);
       CHECK(cache.measurements(run)[0].config == Config(reduce_config(512)));
       // The nearest size works the same for a reduction.
-      const auto near = cache.find_nearest_winner(h100().model_key(), i32_sum(4 * M));
+      const auto near = nearest_winner(cache, h100().model_key(), i32_sum(4 * M));
       REQUIRE(near);
       CHECK(near->problem.n() == 1 * M);
       CHECK(cache.winners().size() == 2);
