@@ -64,83 +64,101 @@ const std::vector<std::string>& histogram_distributions() {
   return d;
 }
 
-void HistogramProblem::validate() const {
+namespace {
+
+// One channel's bins over [lower, upper) for samples of `type` (HistogramProblem::validate).
+void validate_range(SampleType type, int bins, double lower, double upper) {
   if (bins < 1) throw UsageError(fmt::format("bins must be at least 1 (got {})", bins));
   if (bins > (1 << 24)) throw UsageError(fmt::format("bins must be at most 16777216 (got {})", bins));
-  if (counter_bits != 32 && counter_bits != 64)
-    throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
   if (!std::isfinite(lower) || !std::isfinite(upper))
     throw UsageError("the histogram range [lower, upper) must be finite");
   if (!(lower < upper))
     throw UsageError(fmt::format("lower ({}) must be less than upper ({})", lower, upper));
   const auto& ti = info(type);
-  if (is_float(type)) {
-    // Binning computes (s - lower) * (bins / (upper - lower)) in the sample type, every operation in it, from the
-    // bounds rounded to it, as CUB does (kernel_templates/histogram/source.cpp, reference.cpp): each of these must be
-    // finite and the range must stay non-empty after rounding, or every sample would land in no bin, or in an
-    // undefined one.
-    const double width = upper - lower, scale = bins / width;
-    if (!std::isfinite(width))
-      throw UsageError(fmt::format("the range [{}, {}) is too wide: upper - lower overflows", lower, upper));
-    if (!std::isfinite(scale) || !(scale > 0))
-      throw UsageError(fmt::format("the range [{}, {}) is too narrow for {} bins: bins / (upper - lower) is not a "
-                                   "finite number", lower, upper, bins));
-    if (type != SampleType::f64) {  // f32, and the halves: binned in float
-      const float lo = static_cast<float>(lower), hi = static_cast<float>(upper);
-      if (!std::isfinite(lo) || !std::isfinite(hi))
-        throw UsageError(fmt::format("the range [{}, {}) does not fit {} samples' float binning (|bounds| <= {})",
-                                     lower, upper, ti.name, std::numeric_limits<float>::max()));
-      if (!(lo < hi))
-        throw UsageError(fmt::format("the range [{}, {}) is empty in f32: both bounds round to {}", lower, upper, lo));
-      const float width_f = hi - lo;
-      const float scale_f = static_cast<float>(bins) / width_f;
-      if (!std::isfinite(width_f) || !std::isfinite(scale_f) || !(scale_f > 0))
-        throw UsageError(fmt::format("the range [{}, {}) with {} bins cannot be binned in f32 arithmetic (upper - "
-                                     "lower or bins / (upper - lower) is not a finite float)", lower, upper, bins));
-    }
-  } else {
+  if (!is_float(type)) {
     if (lower != std::floor(lower) || upper != std::floor(upper))
       throw UsageError(fmt::format("the range of {} samples must have integer bounds (got [{}, {}))", ti.name, lower, upper));
     // upper is exclusive, so it may be one past the largest value (u8: [0, 256)).
     if (lower < ti.min || upper > ti.max + 1.0)
       throw UsageError(fmt::format("range [{}, {}) does not fit {} samples", lower, upper, ti.name));
+    return;
   }
-  if (channels < 1 || channels > 4)
-    throw UsageError(fmt::format("channels must be 1..4 (got {})", channels));
-  if (active < 1 || active > channels)
-    throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", channels, active));
-  if (!per_channel.empty()) {
-    if (per_channel.size() != static_cast<std::size_t>(active))
+  // Binning computes (s - lower) * (bins / (upper - lower)) in the sample type, every operation in it, from the
+  // bounds rounded to it, as CUB does (kernel_templates/histogram/source.cpp, reference.cpp): each of these must be
+  // finite and the range must stay non-empty after rounding, or every sample would land in no bin, or in an
+  // undefined one.
+  const double width = upper - lower, scale = bins / width;
+  if (!std::isfinite(width))
+    throw UsageError(fmt::format("the range [{}, {}) is too wide: upper - lower overflows", lower, upper));
+  if (!std::isfinite(scale) || !(scale > 0))
+    throw UsageError(fmt::format("the range [{}, {}) is too narrow for {} bins: bins / (upper - lower) is not a "
+                                 "finite number", lower, upper, bins));
+  if (type == SampleType::f64) return;
+  // f32, and the halves: binned in float
+  const float lo = static_cast<float>(lower), hi = static_cast<float>(upper);
+  if (!std::isfinite(lo) || !std::isfinite(hi))
+    throw UsageError(fmt::format("the range [{}, {}) does not fit {} samples' float binning (|bounds| <= {})",
+                                 lower, upper, ti.name, std::numeric_limits<float>::max()));
+  if (!(lo < hi))
+    throw UsageError(fmt::format("the range [{}, {}) is empty in f32: both bounds round to {}", lower, upper, lo));
+  const float width_f = hi - lo;
+  const float scale_f = static_cast<float>(bins) / width_f;
+  if (!std::isfinite(width_f) || !std::isfinite(scale_f) || !(scale_f > 0))
+    throw UsageError(fmt::format("the range [{}, {}) with {} bins cannot be binned in f32 arithmetic (upper - "
+                                 "lower or bins / (upper - lower) is not a finite float)", lower, upper, bins));
+}
+
+// The channels, their own levels and their counters in all (HistogramProblem::validate).
+void validate_channels(const HistogramProblem& p) {
+  if (p.channels < 1 || p.channels > 4)
+    throw UsageError(fmt::format("channels must be 1..4 (got {})", p.channels));
+  if (p.active < 1 || p.active > p.channels)
+    throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", p.channels, p.active));
+  if (!p.per_channel.empty()) {
+    if (p.per_channel.size() != static_cast<std::size_t>(p.active))
       throw UsageError(fmt::format("per_channel has {} entries for {} active channels (one per active channel)",
-                                   per_channel.size(), active));
-    if (!(per_channel[0] == HistogramChannel{bins, lower, upper}))
+                                   p.per_channel.size(), p.active));
+    if (!(p.per_channel[0] == HistogramChannel{p.bins, p.lower, p.upper}))
       throw UsageError(fmt::format("per_channel[0] ({} bins over [{}, {})) must equal bins, lower and upper ({} bins "
-                                   "over [{}, {}))", per_channel[0].bins, per_channel[0].lower, per_channel[0].upper,
-                                   bins, lower, upper));
-    for (int c = 1; c < active; ++c) {
-      const HistogramChannel& ch = per_channel[static_cast<std::size_t>(c)];
-      HistogramProblem one{.type = type, .bins = ch.bins, .lower = ch.lower, .upper = ch.upper};
+                                   "over [{}, {}))", p.per_channel[0].bins, p.per_channel[0].lower,
+                                   p.per_channel[0].upper, p.bins, p.lower, p.upper));
+    for (int c = 1; c < p.active; ++c) {
+      const HistogramChannel& ch = p.per_channel[static_cast<std::size_t>(c)];
       try {
-        one.validate();
+        validate_range(p.type, ch.bins, ch.lower, ch.upper);
       } catch (const UsageError& e) {
         throw UsageError(fmt::format("channel {}: {}", c, e.what()));
       }
     }
   }
-  if (row_pixels == 0 && row_stride_bytes != 0)
-    throw UsageError(fmt::format("a row stride ({} bytes) needs a row length in pixels", row_stride_bytes));
-  if (row_pixels != 0) {
-    const std::uint64_t pixel = static_cast<std::uint64_t>(channels) * size_of(type);
-    if (n % row_pixels != 0)
-      throw UsageError(fmt::format("{} pixels are not whole rows of {} pixels", n, row_pixels));
-    if (row_stride_bytes < row_pixels * pixel || row_stride_bytes % pixel != 0)
-      throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} pixels of {} bytes in whole "
-                                   "pixels", row_stride_bytes, row_pixels, pixel));
-  }
   long long total = 0;
-  for (int c = 0; c < active; ++c) total += channel(c).bins;
+  for (int c = 0; c < p.active; ++c) total += p.channel(c).bins;
   if (total > (1 << 24))
-    throw UsageError(fmt::format("{} active channels of {} bins in all are more than 16777216 counters", active, total));
+    throw UsageError(fmt::format("{} active channels of {} bins in all are more than 16777216 counters", p.active,
+                                 total));
+}
+
+// A 2D problem's rows (HistogramProblem::validate).
+void validate_rows(const HistogramProblem& p) {
+  if (p.row_pixels == 0 && p.row_stride_bytes != 0)
+    throw UsageError(fmt::format("a row stride ({} bytes) needs a row length in pixels", p.row_stride_bytes));
+  if (p.row_pixels == 0) return;
+  const std::uint64_t pixel = static_cast<std::uint64_t>(p.channels) * size_of(p.type);
+  if (p.n % p.row_pixels != 0)
+    throw UsageError(fmt::format("{} pixels are not whole rows of {} pixels", p.n, p.row_pixels));
+  if (p.row_stride_bytes < p.row_pixels * pixel || p.row_stride_bytes % pixel != 0)
+    throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} pixels of {} bytes in whole "
+                                 "pixels", p.row_stride_bytes, p.row_pixels, pixel));
+}
+
+}  // namespace
+
+void HistogramProblem::validate() const {
+  validate_range(type, bins, lower, upper);
+  if (counter_bits != 32 && counter_bits != 64)
+    throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
+  validate_channels(*this);
+  validate_rows(*this);
   if (distribution != kRobustDistribution &&
       std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
           histogram_distributions().end())
