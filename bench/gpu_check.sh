@@ -80,6 +80,8 @@ suite() { step "$1" "$2" "$bin/autotune_gpu_tests" --test-suite="$1" --no-intro=
 # in full mode, whose suites take most of a job).
 all_benches="histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench segreduce_bench"
 if [ "$mode" = quick ]; then benches=${GPU_CHECK_BENCHES:-$all_benches}; else benches=${GPU_CHECK_BENCHES:-}; fi
+all_benches_note=$([ -n "${GPU_CHECK_BENCHES:-}" ] && echo "the benchmarks GPU_CHECK_BENCHES names" ||
+  { [ "$mode" = quick ] && echo "all six" || echo "none unless GPU_CHECK_BENCHES names them"; })
 bench_args() {  # the arguments a benchmark runs with below (without --samples and --markdown)
   case $1 in
     histogram_bench|histogram_range_bench|histogram_image_bench|reduce_bench|segreduce_bench) echo --quick ;;
@@ -138,7 +140,7 @@ echo "suites done after $(($(date +%s) - start)) s" | tee -a "$summary"
 
 stop_ahead
 bench() {  # bench NAME LIMIT COMMAND...: step(), when GPU_CHECK_BENCHES names it
-  case " $benches " in *" $1 "*) step "$@" ;; *) echo "$1: not run (GPU_CHECK_BENCHES)" | tee -a "$summary" ;; esac
+  case " $benches " in *" $1 "*) step "$@" ;; *) echo "$1: not run (not named: $mode mode runs ${all_benches_note})" | tee -a "$summary" ;; esac
 }
 bench histogram_bench 260 "$bin/histogram_bench" $(bench_args histogram_bench) --samples 20 --markdown "$out/histogram_bench.md" || failed=1
 bench histogram_range_bench 100 "$bin/histogram_range_bench" $(bench_args histogram_range_bench) --samples 20 \
