@@ -10,19 +10,14 @@
 
 namespace autotune {
 
-struct ArgReduce::Impl : LoadedSizeTable<ArgReduceKernel> {
-  ArgReduceProblem problem;
+struct ArgReduce::Impl : LoadedHandle<ArgReduceKernel, ArgReduceProblem> {
+  using LoadedHandle::LoadedHandle;
 };
 
-ArgReduce::ArgReduce(const ArgReduceProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
-  problem.validate();
-  impl_->problem = problem;
-  impl_->load<ArgReduceConfig>(impl_->problem, options);
-}
+ArgReduce::ArgReduce(const ArgReduceProblem& problem, const Options& options)
+    : impl_(std::make_unique<Impl>(problem, options)) {}
 
-ArgReduce::~ArgReduce() = default;
-ArgReduce::ArgReduce(ArgReduce&&) noexcept = default;
-ArgReduce& ArgReduce::operator=(ArgReduce&&) noexcept = default;
+AUTOTUNE_LOADED_HANDLE_MEMBERS(ArgReduce, ArgReduceProblem)
 
 void ArgReduce::check_type(ValueType t) const {
   if (t != impl_->problem.type)
@@ -42,15 +37,9 @@ void ArgReduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t
 }
 
 void ArgReduce::copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
-  AUTOTUNE_CUDA(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
-  AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+  copy_result_to_host(host, device, bytes, stream);
 }
 
-const ArgReduceProblem& ArgReduce::problem() const { return impl_->problem; }
-const Resolution& ArgReduce::resolution() const { return impl_->resolution; }
-const Config& ArgReduce::config_for(std::uint64_t n) const {
-  return impl_->config_for(n);
-}
 const SizeRange& ArgReduce::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

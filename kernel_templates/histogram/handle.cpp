@@ -14,19 +14,14 @@
 
 namespace autotune {
 
-struct Histogram::Impl : LoadedSizeTable<HistogramKernel> {
-  HistogramProblem problem;
+struct Histogram::Impl : LoadedHandle<HistogramKernel, HistogramProblem> {
+  using LoadedHandle::LoadedHandle;
 };
 
-Histogram::Histogram(const HistogramProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
-  problem.validate();
-  impl_->problem = problem;
-  impl_->load<HistogramConfig>(impl_->problem, options);
-}
+Histogram::Histogram(const HistogramProblem& problem, const Options& options)
+    : impl_(std::make_unique<Impl>(problem, options)) {}
 
-Histogram::~Histogram() = default;
-Histogram::Histogram(Histogram&&) noexcept = default;
-Histogram& Histogram::operator=(Histogram&&) noexcept = default;
+AUTOTUNE_LOADED_HANDLE_MEMBERS(Histogram, HistogramProblem)
 
 void check_histogram_call(const HistogramProblem& p, const void* samples, std::optional<SampleType> sample_type,
                           std::uint64_t n, const void* counts, int counter_bits,
@@ -78,9 +73,6 @@ std::uint64_t Histogram::pixels_of(std::uint64_t samples) const {
   return samples / channels;
 }
 
-const HistogramProblem& Histogram::problem() const { return impl_->problem; }
-const Resolution& Histogram::resolution() const { return impl_->resolution; }
-const Config& Histogram::config_for(std::uint64_t n) const { return impl_->config_for(n); }
 const SizeRange& Histogram::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

@@ -12,20 +12,14 @@
 
 namespace autotune {
 
-struct HistogramRange::Impl : LoadedSizeTable<HistogramRangeKernel> {
-  HistogramRangeProblem problem;
+struct HistogramRange::Impl : LoadedHandle<HistogramRangeKernel, HistogramRangeProblem> {
+  using LoadedHandle::LoadedHandle;
 };
 
 HistogramRange::HistogramRange(const HistogramRangeProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>()) {
-  problem.validate();
-  impl_->problem = problem;
-  impl_->load<HistogramRangeConfig>(impl_->problem, options);
-}
+    : impl_(std::make_unique<Impl>(problem, options)) {}
 
-HistogramRange::~HistogramRange() = default;
-HistogramRange::HistogramRange(HistogramRange&&) noexcept = default;
-HistogramRange& HistogramRange::operator=(HistogramRange&&) noexcept = default;
+AUTOTUNE_LOADED_HANDLE_MEMBERS(HistogramRange, HistogramRangeProblem)
 
 void check_histogram_range_call(const HistogramRangeProblem& p, const void* samples,
                                 std::optional<SampleType> sample_type, std::uint64_t n, const void* levels,
@@ -73,11 +67,6 @@ void HistogramRange::operator()(const void* d_samples, std::uint64_t n, const vo
   count(d_samples, std::nullopt, n, d_levels, d_counts, 64, stream);
 }
 
-const HistogramRangeProblem& HistogramRange::problem() const { return impl_->problem; }
-const Resolution& HistogramRange::resolution() const { return impl_->resolution; }
-const Config& HistogramRange::config_for(std::uint64_t n) const {
-  return impl_->config_for(n);
-}
 const SizeRange& HistogramRange::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune
