@@ -6,6 +6,7 @@
 #include "autotune/error.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/argreduce/launcher.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -27,12 +28,11 @@ void ArgReduce::check_type(ValueType t) const {
 
 void ArgReduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {
   const ArgReduceProblem& p = impl_->problem;
-  if (d_out == nullptr) throw UsageError("autotune::ArgReduce: the output pointer is null");
-  if (d_in == nullptr && n > 0) throw UsageError("autotune::ArgReduce: the input pointer is null");
-  if (reinterpret_cast<std::uintptr_t>(d_in) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::ArgReduce: the input pointer is not aligned to {} bytes", size_of(p.type)));
-  if (reinterpret_cast<std::uintptr_t>(d_out) % 8 != 0)
-    throw UsageError("autotune::ArgReduce: the output pointer is not aligned to 8 bytes");
+  const PointerChecks check{"autotune::ArgReduce"};
+  check.not_null("output", d_out);
+  check.not_null("input", d_in, n > 0);
+  check.aligned("input", d_in, size_of(p.type));
+  check.aligned("output", d_out, 8);
   impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 

@@ -10,6 +10,7 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram/handle.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -35,10 +36,10 @@ void check_histogram_call(const HistogramProblem& p, const void* samples, std::o
   if (counts_size && *counts_size < static_cast<std::uint64_t>(p.counters()))
     throw UsageError(fmt::format("autotune::Histogram: a span of {} counters passed to a problem of {} bins",
                                  *counts_size, p.counters()));
-  if (counts == nullptr) throw UsageError("autotune::Histogram: the counts pointer is null");
-  if (samples == nullptr && n > 0) throw UsageError("autotune::Histogram: the samples pointer is null");
-  if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::Histogram: the samples pointer is not aligned to {} bytes", size_of(p.type)));
+  const PointerChecks check{"autotune::Histogram"};
+  check.not_null("counts", counts);
+  check.not_null("samples", samples, n > 0);
+  check.aligned("samples", samples, size_of(p.type));
 }
 
 void Histogram::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, void* d_counts,

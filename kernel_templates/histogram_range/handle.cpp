@@ -8,6 +8,7 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram_range/handle.hpp"
 #include "kernel_templates/histogram_range/launcher.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -30,15 +31,12 @@ void check_histogram_range_call(const HistogramRangeProblem& p, const void* samp
   if (counter_bits != p.counter_bits)
     throw UsageError(fmt::format("autotune::HistogramRange: {}-bit counters passed to a problem with {}-bit counters",
                                  counter_bits, p.counter_bits));
-  if (counts == nullptr) throw UsageError("autotune::HistogramRange: the counts pointer is null");
-  if (levels == nullptr) throw UsageError("autotune::HistogramRange: the levels pointer is null");
-  if (samples == nullptr && n > 0) throw UsageError("autotune::HistogramRange: the samples pointer is null");
-  if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::HistogramRange: the samples pointer is not aligned to {} bytes",
-                                 size_of(p.type)));
-  if (reinterpret_cast<std::uintptr_t>(levels) % level_size(p.type) != 0)
-    throw UsageError(fmt::format("autotune::HistogramRange: the levels pointer is not aligned to {} bytes",
-                                 level_size(p.type)));
+  const PointerChecks check{"autotune::HistogramRange"};
+  check.not_null("counts", counts);
+  check.not_null("levels", levels);
+  check.not_null("samples", samples, n > 0);
+  check.aligned("samples", samples, size_of(p.type));
+  check.aligned("levels", levels, level_size(p.type));
 }
 
 void HistogramRange::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n,

@@ -10,6 +10,7 @@
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "kernel_templates/user_op.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -60,13 +61,11 @@ void Reduce::check_output(ValueType t) const { check_reduce_types(impl_->problem
 
 void Reduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {
   const ReduceProblem& p = impl_->problem;
-  if (d_out == nullptr) throw UsageError("autotune::Reduce: the output pointer is null");
-  if (d_in == nullptr && n > 0) throw UsageError("autotune::Reduce: the input pointer is null");
-  if (reinterpret_cast<std::uintptr_t>(d_in) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::Reduce: the input pointer is not aligned to {} bytes", size_of(p.type)));
-  if (reinterpret_cast<std::uintptr_t>(d_out) % size_of(p.accumulator_type()) != 0)
-    throw UsageError(fmt::format("autotune::Reduce: the output pointer is not aligned to {} bytes",
-                                 size_of(p.accumulator_type())));
+  const PointerChecks check{"autotune::Reduce"};
+  check.not_null("output", d_out);
+  check.not_null("input", d_in, n > 0);
+  check.aligned("input", d_in, size_of(p.type));
+  check.aligned("output", d_out, size_of(p.accumulator_type()));
   impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 
