@@ -1,14 +1,18 @@
 // The part every runtime handle shares: its size table as a call reads it, and the construction that fills it
 // (resolve the problem, then load one kernel per distinct configuration on the handle's device). A family's
-// handle Impl derives from LoadedSizeTable<its kernel> and adds its problem.
+// handle Impl is a LoadedHandle<its kernel, its problem>: the table and the problem as the handle keeps it.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "autotune/problem.hpp"
 #include "autotune/resolution.hpp"
+#include "core/cuda.hpp"
 #include "runtime/resolve.hpp"
 #include "runtime/size_table.hpp"
 
@@ -46,4 +50,37 @@ struct LoadedSizeTable {
   const SizeRange& range_for(std::uint64_t n) const { return resolution.sizes[range_of(n)]; }
 };
 
+/// Copies `bytes` of a handle's result from device memory to `host` on `stream` and waits for the copy.
+inline void copy_result_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
+  AUTOTUNE_CUDA(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
+  AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+}
+
+/// A handle's state: its problem and its loaded size table, filled at construction and read-only afterwards.
+template <class Kernel, class FamilyProblem>
+struct LoadedHandle : LoadedSizeTable<Kernel> {
+  using FamilyConfig = std::remove_cvref_t<decltype(std::declval<const Kernel&>().config())>;
+
+  /// Validates `given`, keeps it as `keep` returns it (normalized, or checked further: UsageError), and loads its
+  /// size table for `options` (LoadedSizeTable::load).
+  template <class Options, class Keep = std::identity>
+  LoadedHandle(const FamilyProblem& given, const Options& options, Keep keep = {}) {
+    given.validate();
+    problem = keep(given);
+    this->template load<FamilyConfig>(problem, options);
+  }
+
+  FamilyProblem problem;
+};
+
 }  // namespace autotune
+
+/// The members every handle class defines alike over its Impl (a LoadedHandle): the destructor and the moves, where
+/// Impl is complete, and problem(), resolution() and config_for(n). At namespace scope in the handle's source file.
+#define AUTOTUNE_LOADED_HANDLE_MEMBERS(Handle, FamilyProblem)                                \
+  Handle::~Handle() = default;                                                             \
+  Handle::Handle(Handle&&) noexcept = default;                                             \
+  Handle& Handle::operator=(Handle&&) noexcept = default;                                  \
+  const FamilyProblem& Handle::problem() const { return impl_->problem; }                  \
+  const Resolution& Handle::resolution() const { return impl_->resolution; }               \
+  const Config& Handle::config_for(std::uint64_t n) const { return impl_->config_for(n); }

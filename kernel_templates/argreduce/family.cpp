@@ -11,6 +11,7 @@
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
+#include "core/typed_family.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 #include "kernel_templates/argreduce/space.hpp"
@@ -21,31 +22,21 @@ namespace autotune {
 
 namespace {
 
-const ArgReduceProblem& problem_of(const Problem& p) {
-  const auto* r = p.as<ArgReduceProblem>();
-  if (!r) throw UsageError(fmt::format("'{}' is not an arg-reduction problem", p.key()));
-  return *r;
-}
-
-const ArgReduceConfig& config_of(const Config& c) {
-  const auto* r = c.as<ArgReduceConfig>();
-  if (!r) throw UsageError(fmt::format("'{}' is not an arg-reduction configuration", c.key()));
-  return *r;
-}
-
-class ArgReduceFamily final : public KernelFamily {
+class ArgReduceFamily final : public TypedFamily<ArgReduceProblem, ArgReduceConfig> {
  public:
-  std::string_view name() const override { return ArgReduceProblem::kFamily; }
+  ArgReduceFamily()
+      : TypedFamily({"an arg-reduction", autotune::kernel_source, argreduce_constraint_violation,
+                     make_argreduce_workload}) {}
+
   std::string_view summary() const override {
     return "arg-min or arg-max (value and first index) of i32, u32, i64, u64, f32, f64, f16, bf16, i8 or i16 values "
            "(CUB's DeviceReduce::ArgMin/ArgMax)";
   }
 
   // "argreduce/argmax/f32/n=1048576/dist=uniform".
-  std::optional<Problem> parse_problem(std::string_view key) const override {
+  std::optional<ArgReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
     using namespace key_text;
-    const auto parts = problem_parts(key);
-    if (parts.size() != 5 || parts[0] != name()) return std::nullopt;
+    if (parts.size() != 5) return std::nullopt;
     ArgReduceProblem p;
     const auto op = parse_arg_op(parts[1]);
     const auto type = parse_value_type(parts[2]);
@@ -58,7 +49,7 @@ class ArgReduceFamily final : public KernelFamily {
     if (!n) return std::nullopt;
     p.n = *n;
     p.distribution = named->at("dist");
-    return Problem(p);
+    return p;
   }
 
   // sample_type is the input type, op the operation, counter_bits the index's width.
@@ -87,21 +78,8 @@ class ArgReduceFamily final : public KernelFamily {
     return 4.0 + 2.0 * doublings + (a.op == b.op ? 0.0 : 1.0);
   }
   std::string_view policy_data() const override { return embedded::argreduce_policy_json; }
-  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
-    const ArgReduceProblem& r = problem_of(p);
-    const ArgReduceConfig& rc = config_of(c);
-    return device ? argreduce_constraint_violation(r, rc, *device) : rc.invalid_reason(r);
-  }
 
-  std::optional<Config> parse_config(std::string_view key) const override {
-    if (auto c = ArgReduceConfig::parse(key)) return Config(*c);
-    return std::nullopt;
-  }
-  Config fallback(const Problem& problem) const override { return ArgReduceConfig::fallback(problem_of(problem)); }
   int launches(const Config& c) const override { return config_of(c).finish == Finish::last_block ? 1 : 2; }
-  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
-    return config_of(c).shared_bytes(problem_of(p));
-  }
   ReportAxes report_axes(const Config& config) const override {
     const ArgReduceConfig& r = config_of(config);
     return {r.block, r.loads,
@@ -109,9 +87,6 @@ class ArgReduceFamily final : public KernelFamily {
   }
   std::string_view baseline_name() const override { return "CUB DeviceReduce::ArgMin/ArgMax"; }
 
-  std::string kernel_source(const Problem& p, const Config& c) const override {
-    return autotune::kernel_source(problem_of(p), config_of(c));
-  }
   std::string code_text() const override {
     return std::string(embedded::argreduce_template) + std::string(embedded::argreduce_order_cuh) +
            std::string(embedded::argreduce_source_cpp) +
@@ -149,9 +124,6 @@ class ArgReduceFamily final : public KernelFamily {
     return out;
   }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // value at 0, index at 8
-  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
-    return make_argreduce_workload(problem_of(p), d, seed);
-  }
 
   std::vector<ProblemParameter> problem_parameters() const override {
     return {{"op", "OP", "operation: argmin or argmax (required)"},

@@ -6,23 +6,19 @@
 #include "autotune/error.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/argreduce/launcher.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct ArgReduce::Impl : LoadedSizeTable<ArgReduceKernel> {
-  ArgReduceProblem problem;
+struct ArgReduce::Impl : LoadedHandle<ArgReduceKernel, ArgReduceProblem> {
+  using LoadedHandle::LoadedHandle;
 };
 
-ArgReduce::ArgReduce(const ArgReduceProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
-  problem.validate();
-  impl_->problem = problem;
-  impl_->load<ArgReduceConfig>(impl_->problem, options);
-}
+ArgReduce::ArgReduce(const ArgReduceProblem& problem, const Options& options)
+    : impl_(std::make_unique<Impl>(problem, options)) {}
 
-ArgReduce::~ArgReduce() = default;
-ArgReduce::ArgReduce(ArgReduce&&) noexcept = default;
-ArgReduce& ArgReduce::operator=(ArgReduce&&) noexcept = default;
+AUTOTUNE_LOADED_HANDLE_MEMBERS(ArgReduce, ArgReduceProblem)
 
 void ArgReduce::check_type(ValueType t) const {
   if (t != impl_->problem.type)
@@ -32,25 +28,18 @@ void ArgReduce::check_type(ValueType t) const {
 
 void ArgReduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {
   const ArgReduceProblem& p = impl_->problem;
-  if (d_out == nullptr) throw UsageError("autotune::ArgReduce: the output pointer is null");
-  if (d_in == nullptr && n > 0) throw UsageError("autotune::ArgReduce: the input pointer is null");
-  if (reinterpret_cast<std::uintptr_t>(d_in) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::ArgReduce: the input pointer is not aligned to {} bytes", size_of(p.type)));
-  if (reinterpret_cast<std::uintptr_t>(d_out) % 8 != 0)
-    throw UsageError("autotune::ArgReduce: the output pointer is not aligned to 8 bytes");
+  const PointerChecks check{"autotune::ArgReduce"};
+  check.not_null("output", d_out);
+  check.not_null("input", d_in, n > 0);
+  check.aligned("input", d_in, size_of(p.type));
+  check.aligned("output", d_out, 8);
   impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 
 void ArgReduce::copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
-  AUTOTUNE_CUDA(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
-  AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+  copy_result_to_host(host, device, bytes, stream);
 }
 
-const ArgReduceProblem& ArgReduce::problem() const { return impl_->problem; }
-const Resolution& ArgReduce::resolution() const { return impl_->resolution; }
-const Config& ArgReduce::config_for(std::uint64_t n) const {
-  return impl_->config_for(n);
-}
 const SizeRange& ArgReduce::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

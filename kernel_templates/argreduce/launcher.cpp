@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/launch_limits.hpp"
 #include "kernel_templates/argreduce/workspace_layout.hpp"
 
 namespace autotune {
@@ -18,13 +19,10 @@ constexpr std::size_t kStaticShared = 64;
 
 std::string argreduce_device_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
                                        const DeviceInfo& device) {
-  if (config.block > device.max_threads_per_block)
-    return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
-                       device.max_threads_per_block);
-  const std::size_t shared = config.shared_bytes(problem) + kStaticShared;
-  if (shared > static_cast<std::size_t>(device.shared_per_block_optin))
-    return fmt::format("{} bytes of shared memory exceed the device's {} per block", shared,
-                       device.shared_per_block_optin);
+  if (std::string why = launch_limits::block_violation(config.block, config.shared_bytes(problem) + kStaticShared,
+                                                       device);
+      !why.empty())
+    return why;
   if (is_argreduce_cluster_grid(config.grid_blocks) && device.cc_major < 9)
     return fmt::format("thread-block clusters (grid={}) need sm_90 or newer; the device is {}", config.grid_blocks,
                        device.arch());
@@ -53,18 +51,14 @@ ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduc
                                  const DeviceInfo& device, const std::vector<char>& cubin)
     : problem_(problem), config_(config) {
   problem.validate();
-  if (const std::string why = config.invalid_reason(problem); !why.empty())
-    throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
-  if (const std::string why = argreduce_device_violation(problem, config, device); !why.empty())
-    throw UsageError(fmt::format("configuration {} cannot run on {}: {}", config.key(), device.name, why));
+  launch_limits::require_runnable(problem, config, device,
+                                  [&] { return argreduce_device_violation(problem, config, device); });
   shared_bytes_ = config.shared_bytes(problem_);
   module_ = cuda::Module(cubin, kArgReduceKernelName);
   if (config.finish == Finish::two_pass) finish_module_ = cuda::Module(cubin, kArgReduceFinishKernelName);
   if (config.grid_blocks > 8 && is_argreduce_cluster_grid(config.grid_blocks)) module_.allow_non_portable_clusters();
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
-  if (blocks_per_sm_ < 1)
-    throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
-                                 device.name));
+  launch_limits::require_resident(blocks_per_sm_, config.key(), device);
   resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
   const unsigned max_grid = config.grid_blocks == 1                       ? 1u
                             : is_argreduce_cluster_grid(config.grid_blocks) ? unsigned(config.grid_blocks)

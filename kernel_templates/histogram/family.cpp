@@ -11,6 +11,7 @@
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "core/option_text.hpp"
+#include "core/typed_family.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram/workload.hpp"
@@ -21,30 +22,20 @@ namespace autotune {
 
 namespace {
 
-const HistogramProblem& histogram_of(const Problem& p) {
-  const auto* h = p.as<HistogramProblem>();
-  if (!h) throw UsageError(fmt::format("'{}' is not a histogram problem", p.key()));
-  return *h;
-}
-
-const HistogramConfig& config_of(const Config& c) {
-  const auto* h = c.as<HistogramConfig>();
-  if (!h) throw UsageError(fmt::format("'{}' is not a histogram configuration", c.key()));
-  return *h;
-}
-
-class HistogramFamily final : public KernelFamily {
+class HistogramFamily final : public TypedFamily<HistogramProblem, HistogramConfig> {
  public:
-  std::string_view name() const override { return HistogramProblem::kFamily; }
+  HistogramFamily()
+      : TypedFamily({"a histogram", autotune::kernel_source, histogram_constraint_violation,
+                     make_histogram_workload}) {}
+
   std::string_view summary() const override {
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
   }
 
   // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64][/channels=4/active=3]"
-  std::optional<Problem> parse_problem(std::string_view key) const override {
+  std::optional<HistogramProblem> parse_key(const std::vector<std::string_view>& parts) const override {
     using namespace key_text;
-    const auto parts = problem_parts(key);
-    if (parts.size() < 6 || parts[0] != name()) return std::nullopt;
+    if (parts.size() < 6) return std::nullopt;
     HistogramProblem p;
     const auto type = parse_sample_type(parts[1]);
     if (!type) return std::nullopt;
@@ -79,7 +70,7 @@ class HistogramFamily final : public KernelFamily {
       p.row_pixels = *w;
       p.row_stride_bytes = *b;
     }
-    return Problem(p);
+    return p;
   }
 
   // "[lo,hi)"
@@ -150,15 +141,15 @@ class HistogramFamily final : public KernelFamily {
   }
 
   ProblemColumns columns(const Problem& problem) const override {
-    const HistogramProblem& h = histogram_of(problem);
+    const HistogramProblem& h = problem_of(problem);
     return {std::string(to_string(h.type)), h.bins, h.lower, h.upper, std::nullopt, h.counter_bits};
   }
 
   // The same sample type, counter width and input distribution; the distance is |log2 of the bins ratio|, plus
   // how much the range widths differ relative to the bins for integer types (one value per bin vs many).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
-    const HistogramProblem& a = histogram_of(wanted);
-    const HistogramProblem& b = histogram_of(tuned);
+    const HistogramProblem& a = problem_of(wanted);
+    const HistogramProblem& b = problem_of(tuned);
     if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution ||
         a.channels != b.channels || a.active != b.active)
       return std::nullopt;
@@ -185,24 +176,19 @@ class HistogramFamily final : public KernelFamily {
   // validity check (vector width, shared memory) still applies to the wanted problem.
   std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
     if (auto d = shape_distance(wanted, tuned)) return d;
-    const HistogramProblem& a = histogram_of(wanted);
-    const HistogramProblem& b = histogram_of(tuned);
+    const HistogramProblem& a = problem_of(wanted);
+    const HistogramProblem& b = problem_of(tuned);
     if (a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
     // Pixels of other channels: compared by their counters (active x bins); not measured, so behind any exact shape.
     const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
     return (a.type == b.type ? 4.0 : 8.0) + (a.channels != b.channels || a.active != b.active ? 4.0 : 0.0) +
            (more_bins > 0 ? 2.0 * more_bins : -more_bins);
   }
-  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
-    const HistogramProblem& h = histogram_of(p);
-    const HistogramConfig& hc = config_of(c);
-    return device ? histogram_constraint_violation(h, hc, *device) : hc.invalid_reason(h);
-  }
 
   // First what a sample counts as (bin_counting), then the configuration made runnable (runnable); a value-counting
   // configuration that cannot be made runnable (bins whose totals fit no shared memory) is tried counting bins.
   std::optional<Adapted> adapt_config(const Problem& p, const Config& c, const DeviceInfo* device) const override {
-    const HistogramProblem& h = histogram_of(p);
+    const HistogramProblem& h = problem_of(p);
     const HistogramConfig& given = config_of(c);
     HistogramConfig hc = given;
     hc.binning = bin_counting(h, given);
@@ -301,7 +287,7 @@ class HistogramFamily final : public KernelFamily {
   // 7-116x wherever the bins fit in shared memory at all.
   std::optional<Adapted> runnable(const Problem& p, HistogramConfig hc, std::vector<std::string> changes,
                                   const DeviceInfo* device) const {
-    const HistogramProblem& h = histogram_of(p);
+    const HistogramProblem& h = problem_of(p);
     const int given_replicas = hc.replicas;
     auto valid = [&] { return violation(p, Config(hc), device).empty(); };
     auto done = [&]() -> std::optional<Adapted> {
@@ -344,16 +330,8 @@ class HistogramFamily final : public KernelFamily {
     return std::nullopt;
   }
 
-  std::optional<Config> parse_config(std::string_view key) const override {
-    if (auto c = HistogramConfig::parse(key)) return Config(*c);
-    return std::nullopt;
-  }
-  Config fallback(const Problem& problem) const override { return HistogramConfig::fallback(histogram_of(problem)); }
   int launches(const Config& c) const override {
     return config_of(c).merge == Merge::atomic ? 2 : 1;  // memset + kernel, or one kernel
-  }
-  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
-    return config_of(c).shared_bytes(histogram_of(p));
   }
   ReportAxes report_axes(const Config& config) const override {
     const HistogramConfig& h = config_of(config);
@@ -361,11 +339,8 @@ class HistogramFamily final : public KernelFamily {
   }
   std::string_view baseline_name() const override { return "CUB HistogramEven"; }
 
-  std::string kernel_source(const Problem& p, const Config& c) const override {
-    return autotune::kernel_source(histogram_of(p), config_of(c));
-  }
   std::string tuning_source(const Problem& p, const Config& c) const override {
-    const HistogramProblem& h = histogram_of(p);
+    const HistogramProblem& h = problem_of(p);
     // A problem of rows (row_pixels) is tuned on its 2D entry; every other one on the 1D entry alone.
     return h.row_pixels == 0 ? autotune::kernel_source_1d(h, config_of(c)) : autotune::kernel_source(h, config_of(c));
   }
@@ -418,11 +393,8 @@ class HistogramFamily final : public KernelFamily {
   }
   std::string_view policy_data() const override { return embedded::histogram_policy_json; }
   std::uint64_t output_bytes(const Problem& p) const override {
-    const HistogramProblem& h = histogram_of(p);
+    const HistogramProblem& h = problem_of(p);
     return static_cast<std::uint64_t>(h.counters()) * static_cast<std::uint64_t>(h.counter_bits / 8);
-  }
-  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
-    return make_histogram_workload(histogram_of(p), d, seed);
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {
@@ -523,7 +495,7 @@ class HistogramFamily final : public KernelFamily {
     return p;
   }
   std::string command_options(const Problem& p) const override {
-    const HistogramProblem& h = histogram_of(p);
+    const HistogramProblem& h = problem_of(p);
     std::string bins = std::to_string(h.bins), lower = fmt::format("{}", h.lower), upper = fmt::format("{}", h.upper);
     if (!h.uniform_channels())
       for (int c = 1; c < h.active; ++c) {

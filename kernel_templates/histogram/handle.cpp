@@ -10,23 +10,19 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram/handle.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct Histogram::Impl : LoadedSizeTable<HistogramKernel> {
-  HistogramProblem problem;
+struct Histogram::Impl : LoadedHandle<HistogramKernel, HistogramProblem> {
+  using LoadedHandle::LoadedHandle;
 };
 
-Histogram::Histogram(const HistogramProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
-  problem.validate();
-  impl_->problem = problem;
-  impl_->load<HistogramConfig>(impl_->problem, options);
-}
+Histogram::Histogram(const HistogramProblem& problem, const Options& options)
+    : impl_(std::make_unique<Impl>(problem, options)) {}
 
-Histogram::~Histogram() = default;
-Histogram::Histogram(Histogram&&) noexcept = default;
-Histogram& Histogram::operator=(Histogram&&) noexcept = default;
+AUTOTUNE_LOADED_HANDLE_MEMBERS(Histogram, HistogramProblem)
 
 void check_histogram_call(const HistogramProblem& p, const void* samples, std::optional<SampleType> sample_type,
                           std::uint64_t n, const void* counts, int counter_bits,
@@ -40,10 +36,10 @@ void check_histogram_call(const HistogramProblem& p, const void* samples, std::o
   if (counts_size && *counts_size < static_cast<std::uint64_t>(p.counters()))
     throw UsageError(fmt::format("autotune::Histogram: a span of {} counters passed to a problem of {} bins",
                                  *counts_size, p.counters()));
-  if (counts == nullptr) throw UsageError("autotune::Histogram: the counts pointer is null");
-  if (samples == nullptr && n > 0) throw UsageError("autotune::Histogram: the samples pointer is null");
-  if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::Histogram: the samples pointer is not aligned to {} bytes", size_of(p.type)));
+  const PointerChecks check{"autotune::Histogram"};
+  check.not_null("counts", counts);
+  check.not_null("samples", samples, n > 0);
+  check.aligned("samples", samples, size_of(p.type));
 }
 
 void Histogram::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, void* d_counts,
@@ -78,9 +74,6 @@ std::uint64_t Histogram::pixels_of(std::uint64_t samples) const {
   return samples / channels;
 }
 
-const HistogramProblem& Histogram::problem() const { return impl_->problem; }
-const Resolution& Histogram::resolution() const { return impl_->resolution; }
-const Config& Histogram::config_for(std::uint64_t n) const { return impl_->config_for(n); }
 const SizeRange& Histogram::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

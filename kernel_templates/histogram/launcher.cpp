@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/launch_limits.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
 
 namespace autotune {
@@ -11,13 +12,8 @@ namespace autotune {
 HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
                                  const DeviceInfo& device, const std::vector<char>& cubin, bool entry_2d)
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
-  if (const std::string why = config.invalid_reason(problem); !why.empty()) throw UsageError(why);
-  if (config.block > device.max_threads_per_block)
-    throw UsageError(fmt::format("block of {} threads exceeds the device limit of {}", config.block,
-                                 device.max_threads_per_block));
-  if (shared_bytes_ > static_cast<std::size_t>(device.shared_per_block_optin))
-    throw UsageError(fmt::format("{} bytes of shared memory exceed the device limit of {} per block", shared_bytes_,
-                                 device.shared_per_block_optin));
+  launch_limits::require_runnable(problem, config, device,
+                                  [&] { return launch_limits::block_violation(config.block, shared_bytes_, device); });
   module_ = cuda::Module(cubin, kHistogramKernelName);
   if (entry_2d) module_2d_ = cuda::Module(cubin, kHistogram2dKernelName);
   // Past 48 KiB a block needs the opt-in attribute; the kernel's own static shared memory (the last-block flag)
@@ -27,9 +23,7 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_);
   }
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
-  if (blocks_per_sm_ < 1)
-    throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
-                                 device.name));
+  launch_limits::require_resident(blocks_per_sm_, config.key(), device);
   resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
   if (config.cluster > 1) {
     if (device.cc_major < 9)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/launch_limits.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 
 namespace autotune {
@@ -249,9 +250,7 @@ std::vector<HistogramConfig> histogram_space_any_n(const HistogramProblem& probl
 std::string histogram_constraint_violation(const HistogramProblem& problem, const HistogramConfig& config,
                                            const DeviceInfo& device) {
   if (std::string why = config.invalid_reason(problem); !why.empty()) return why;
-  if (config.block > device.max_threads_per_block)
-    return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
-                       device.max_threads_per_block);
+  if (std::string why = launch_limits::block_violation(config.block, device); !why.empty()) return why;
   if (config.cluster > 1 && device.cc_major < 9)
     return fmt::format("thread-block clusters need sm_90 or newer; the device is {}", device.arch());
   // The kernel also declares one small static shared variable (the last-block flag).

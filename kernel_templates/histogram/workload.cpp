@@ -1,13 +1,11 @@
-// The histogram family's tuner workload (core/workload.hpp): samples generated on the CPU, their exact counts, and
-// variants bound to a device copy of them.
+// The histogram family's tuner workload (core/typed_workload.hpp): samples generated on the CPU, their exact counts,
+// and variants bound to a device copy of them.
 #include "kernel_templates/histogram/workload.hpp"
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "autotune/error.hpp"
+#include "core/typed_workload.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 #include "kernel_templates/histogram/space.hpp"
@@ -16,16 +14,14 @@ namespace autotune {
 
 namespace {
 
-// --- histograms ---------------------------------------------------------------------------------------------------
-
-class HistogramWorkload final : public Workload {
+class HistogramWorkload final : public TypedWorkload<HistogramProblem, HistogramConfig, HistogramKernel> {
  public:
   HistogramWorkload(const HistogramProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : problem_(problem), device_(device) {
+      : TypedWorkload(problem, device, {histogram_space, histogram_constraint_violation}) {
     const std::vector<unsigned char> host = generate_samples(problem, problem.n, seed);  // n pixels
     expected_ = counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
     if (problem.row_pixels == 0) {
-      samples_ = upload(host);
+      input_ = upload(host);
     } else {
       // A 2D region: the pixels' rows `row_stride_bytes` apart; the padding between them holds pixels of the image
       // too (in range), so a variant that reads past a row counts them and fails the check.
@@ -36,62 +32,27 @@ class HistogramWorkload final : public Workload {
         std::memcpy(row, host.data() + r * row_bytes, row_bytes);
         for (std::uint64_t k = row_bytes; k < problem.row_stride_bytes; ++k) row[k] = host[(k - row_bytes) % host.size()];
       }
-      samples_ = upload(padded);
+      input_ = upload(padded);
     }
-    counts_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8));
-  }
-
-  std::vector<Config> space() const override {
-    const auto configs = histogram_space(problem_);
-    return {configs.begin(), configs.end()};
-  }
-  std::string violation(const Config& c) const override {
-    return histogram_constraint_violation(problem_, *c.as<HistogramConfig>(), device_);
-  }
-
-  class Variant final : public LoadedVariant {
-   public:
-    Variant(const HistogramWorkload& w, const HistogramConfig& c, const std::vector<char>& cubin, bool poison)
-        // The tuner's cubins (tuning_source) hold the 2D entry only for a problem of rows.
-        : w_(w),
-          kernel_(w.problem_, c, w.device_, cubin, w.problem_.row_pixels != 0),
-          input_(poison ? poison_address() : w.samples_.get()) {}
-    void run(cudaStream_t stream) const override {
-      const HistogramProblem& p = w_.problem_;
-      if (p.row_pixels == 0) kernel_.run(input_, p.n, w_.counts_.get(), stream);
-      else kernel_.run(input_, HistogramKernel::Region{p.row_pixels, p.n / p.row_pixels, p.row_stride_bytes},
-                       w_.counts_.get(), stream);
-    }
-    std::string check(cudaStream_t stream) const override {
-      return w_.check_call([this](cudaStream_t s) { run(s); }, stream);
-    }
-
-   private:
-    const HistogramWorkload& w_;
-    HistogramKernel kernel_;
-    const void* input_;
-  };
-
-  std::unique_ptr<LoadedVariant> load(const Config& c, const std::vector<char>& cubin, bool poison) const override {
-    return std::make_unique<Variant>(*this, *c.as<HistogramConfig>(), cubin, poison);
-  }
-
-  const void* input() const override { return samples_.get(); }
-  void* output() const override { return counts_.get(); }
-  std::string check_call(const std::function<void(cudaStream_t)>& call, cudaStream_t stream) const override {
-    std::vector<unsigned char> got(counts_.bytes());
-    AUTOTUNE_CUDA(cudaMemsetAsync(counts_.get(), 0xAB, got.size(), stream));  // every variant must overwrite
-    call(stream);
-    AUTOTUNE_CUDA(cudaMemcpyAsync(got.data(), counts_.get(), got.size(), cudaMemcpyDeviceToHost, stream));
-    AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
-    return compare_histograms(expected_, widen_counts(problem_, got.data()));
+    output_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8));
   }
 
  private:
-  HistogramProblem problem_;
-  DeviceInfo device_;
+  // The tuner's cubins (tuning_source) hold the 2D entry only for a problem of rows.
+  HistogramKernel make_kernel(const HistogramConfig& config, const std::vector<char>& cubin) const override {
+    return HistogramKernel(problem_, config, device_, cubin, problem_.row_pixels != 0);
+  }
+  void run(const HistogramKernel& kernel, const void* input, cudaStream_t stream) const override {
+    const HistogramProblem& p = problem_;
+    if (p.row_pixels == 0) kernel.run(input, p.n, output_.get(), stream);
+    else kernel.run(input, HistogramKernel::Region{p.row_pixels, p.n / p.row_pixels, p.row_stride_bytes},
+                    output_.get(), stream);
+  }
+  std::string compare(const std::vector<unsigned char>& got, const HistogramKernel*) const override {
+    return compare_histograms(expected_, widen_counts(problem_, got.data()));
+  }
+
   std::vector<std::uint64_t> expected_;
-  cuda::DeviceBuffer samples_, counts_;
 };
 
 }  // namespace

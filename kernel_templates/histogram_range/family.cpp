@@ -10,6 +10,7 @@
 #include "autotune/histogram_range_problem.hpp"
 #include "core/key_text.hpp"
 #include "core/option_text.hpp"
+#include "core/typed_family.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
@@ -19,21 +20,12 @@ namespace autotune {
 
 namespace {
 
-const HistogramRangeProblem& problem_of(const Problem& p) {
-  const auto* h = p.as<HistogramRangeProblem>();
-  if (!h) throw UsageError(fmt::format("'{}' is not a range-histogram problem", p.key()));
-  return *h;
-}
-
-const HistogramRangeConfig& config_of(const Config& c) {
-  const auto* h = c.as<HistogramRangeConfig>();
-  if (!h) throw UsageError(fmt::format("'{}' is not a range-histogram configuration", c.key()));
-  return *h;
-}
-
-class HistogramRangeFamily final : public KernelFamily {
+class HistogramRangeFamily final : public TypedFamily<HistogramRangeProblem, HistogramRangeConfig> {
  public:
-  std::string_view name() const override { return HistogramRangeProblem::kFamily; }
+  HistogramRangeFamily()
+      : TypedFamily({"a range-histogram", autotune::kernel_source, histogram_range_constraint_violation,
+                     make_histogram_range_workload}) {}
+
   std::string_view summary() const override {
     return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples, "
            "one or several channels per pixel (CUB's HistogramRange, MultiHistogramRange)";
@@ -41,10 +33,9 @@ class HistogramRangeFamily final : public KernelFamily {
 
   // "histogram_range/u8/bins=255/edges=irregular/n=67108864/dist=uniform[/counters=64][/channels=4/active=3]
   //  [/ch1=63/ch2=16]"
-  std::optional<Problem> parse_problem(std::string_view key) const override {
+  std::optional<HistogramRangeProblem> parse_key(const std::vector<std::string_view>& parts) const override {
     using namespace key_text;
-    const auto parts = problem_parts(key);
-    if (parts.size() < 6 || parts[0] != name()) return std::nullopt;
+    if (parts.size() < 6) return std::nullopt;
     HistogramRangeProblem p;
     const auto type = parse_sample_type(parts[1]);
     if (!type) return std::nullopt;
@@ -70,7 +61,7 @@ class HistogramRangeFamily final : public KernelFamily {
       p.counter_bits = 64;
     }
     if (!parse_channels(channels, active, per, p)) return std::nullopt;
-    return Problem(p);
+    return p;
   }
 
   // "/channels=C/active=A" (both or neither: a one-channel problem writes neither, 1 <= A <= C <= 4), then
@@ -132,32 +123,14 @@ class HistogramRangeFamily final : public KernelFamily {
            (a.channels == b.channels && a.active == b.active ? 0.0 : 4.0);
   }
   std::string_view policy_data() const override { return embedded::histogram_range_policy_json; }
-  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
-    const HistogramRangeProblem& h = problem_of(p);
-    const HistogramRangeConfig& hc = config_of(c);
-    return device ? histogram_range_constraint_violation(h, hc, *device) : hc.invalid_reason(h);
-  }
 
-  std::optional<Config> parse_config(std::string_view key) const override {
-    if (auto c = HistogramRangeConfig::parse(key)) return Config(*c);
-    return std::nullopt;
-  }
-  Config fallback(const Problem& problem) const override {
-    return HistogramRangeConfig::fallback(problem_of(problem));
-  }
   int launches(const Config& c) const override { return config_of(c).one_launch() ? 1 : 2; }
-  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
-    return config_of(c).shared_bytes(problem_of(p));
-  }
   ReportAxes report_axes(const Config& config) const override {
     const HistogramRangeConfig& h = config_of(config);
     return {h.block, h.loads, fmt::format("{}/{}/R={}", to_string(h.binning), to_string(h.privatization), h.replicas)};
   }
   std::string_view baseline_name() const override { return "CUB HistogramRange"; }
 
-  std::string kernel_source(const Problem& p, const Config& c) const override {
-    return autotune::kernel_source(problem_of(p), config_of(c));
-  }
   std::string tuning_source(const Problem& p, const Config& c) const override {
     return autotune::kernel_source_1d(problem_of(p), config_of(c));  // the tuner times 1D calls
   }
@@ -179,9 +152,6 @@ class HistogramRangeFamily final : public KernelFamily {
   std::uint64_t output_bytes(const Problem& p) const override {
     const HistogramRangeProblem& h = problem_of(p);
     return static_cast<std::uint64_t>(h.counters()) * static_cast<std::uint64_t>(h.counter_bits / 8);
-  }
-  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
-    return make_histogram_range_workload(problem_of(p), d, seed);
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {

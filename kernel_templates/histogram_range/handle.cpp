@@ -8,24 +8,19 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram_range/handle.hpp"
 #include "kernel_templates/histogram_range/launcher.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct HistogramRange::Impl : LoadedSizeTable<HistogramRangeKernel> {
-  HistogramRangeProblem problem;
+struct HistogramRange::Impl : LoadedHandle<HistogramRangeKernel, HistogramRangeProblem> {
+  using LoadedHandle::LoadedHandle;
 };
 
 HistogramRange::HistogramRange(const HistogramRangeProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>()) {
-  problem.validate();
-  impl_->problem = problem;
-  impl_->load<HistogramRangeConfig>(impl_->problem, options);
-}
+    : impl_(std::make_unique<Impl>(problem, options)) {}
 
-HistogramRange::~HistogramRange() = default;
-HistogramRange::HistogramRange(HistogramRange&&) noexcept = default;
-HistogramRange& HistogramRange::operator=(HistogramRange&&) noexcept = default;
+AUTOTUNE_LOADED_HANDLE_MEMBERS(HistogramRange, HistogramRangeProblem)
 
 void check_histogram_range_call(const HistogramRangeProblem& p, const void* samples,
                                 std::optional<SampleType> sample_type, std::uint64_t n, const void* levels,
@@ -36,15 +31,12 @@ void check_histogram_range_call(const HistogramRangeProblem& p, const void* samp
   if (counter_bits != p.counter_bits)
     throw UsageError(fmt::format("autotune::HistogramRange: {}-bit counters passed to a problem with {}-bit counters",
                                  counter_bits, p.counter_bits));
-  if (counts == nullptr) throw UsageError("autotune::HistogramRange: the counts pointer is null");
-  if (levels == nullptr) throw UsageError("autotune::HistogramRange: the levels pointer is null");
-  if (samples == nullptr && n > 0) throw UsageError("autotune::HistogramRange: the samples pointer is null");
-  if (reinterpret_cast<std::uintptr_t>(samples) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::HistogramRange: the samples pointer is not aligned to {} bytes",
-                                 size_of(p.type)));
-  if (reinterpret_cast<std::uintptr_t>(levels) % level_size(p.type) != 0)
-    throw UsageError(fmt::format("autotune::HistogramRange: the levels pointer is not aligned to {} bytes",
-                                 level_size(p.type)));
+  const PointerChecks check{"autotune::HistogramRange"};
+  check.not_null("counts", counts);
+  check.not_null("levels", levels);
+  check.not_null("samples", samples, n > 0);
+  check.aligned("samples", samples, size_of(p.type));
+  check.aligned("levels", levels, level_size(p.type));
 }
 
 void HistogramRange::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n,
@@ -73,11 +65,6 @@ void HistogramRange::operator()(const void* d_samples, std::uint64_t n, const vo
   count(d_samples, std::nullopt, n, d_levels, d_counts, 64, stream);
 }
 
-const HistogramRangeProblem& HistogramRange::problem() const { return impl_->problem; }
-const Resolution& HistogramRange::resolution() const { return impl_->resolution; }
-const Config& HistogramRange::config_for(std::uint64_t n) const {
-  return impl_->config_for(n);
-}
 const SizeRange& HistogramRange::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

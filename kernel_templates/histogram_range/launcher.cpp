@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "autotune/error.hpp"
+#include "core/launch_limits.hpp"
 
 #include <algorithm>
 
@@ -12,13 +13,8 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
                                            const DeviceInfo& device, const std::vector<char>& cubin,
                                            bool entry_2d)
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
-  if (const std::string why = config.invalid_reason(problem); !why.empty()) throw UsageError(why);
-  if (config.block > device.max_threads_per_block)
-    throw UsageError(fmt::format("block of {} threads exceeds the device limit of {}", config.block,
-                                 device.max_threads_per_block));
-  if (shared_bytes_ > static_cast<std::size_t>(device.shared_per_block_optin))
-    throw UsageError(fmt::format("{} bytes of shared memory exceed the device limit of {} per block", shared_bytes_,
-                                 device.shared_per_block_optin));
+  launch_limits::require_runnable(problem, config, device,
+                                  [&] { return launch_limits::block_violation(config.block, shared_bytes_, device); });
   module_ = cuda::Module(cubin, kHistogramRangeKernelName);
   if (entry_2d) module_2d_ = cuda::Module(cubin, kHistogramRange2dKernelName);
   if (shared_bytes_ > 48 * 1024) {
@@ -29,9 +25,7 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
   if (module_2d_)
     resident_blocks_2d_ = static_cast<unsigned>(std::max(1, module_2d_.blocks_per_sm(config.block, shared_bytes_))) *
                           static_cast<unsigned>(device.sm_count);
-  if (blocks_per_sm_ < 1)
-    throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
-                                 device.name));
+  launch_limits::require_resident(blocks_per_sm_, config.key(), device);
   resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
   if (const std::size_t bytes = config.workspace_bytes(); bytes != 0) workspaces_ = std::make_unique<WorkspacePool>(bytes);
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/launch_limits.hpp"
+
 namespace autotune {
 
 namespace {
@@ -92,13 +94,7 @@ std::vector<HistogramRangeConfig> histogram_range_space_any_n(const HistogramRan
 std::string histogram_range_constraint_violation(const HistogramRangeProblem& problem,
                                                  const HistogramRangeConfig& config, const DeviceInfo& device) {
   if (std::string why = config.invalid_reason(problem); !why.empty()) return why;
-  if (config.block > device.max_threads_per_block)
-    return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
-                       device.max_threads_per_block);
-  if (config.shared_bytes(problem) > static_cast<std::size_t>(device.shared_per_block_optin))
-    return fmt::format("{} bytes of shared memory exceed the device's {} per block", config.shared_bytes(problem),
-                       device.shared_per_block_optin);
-  return {};
+  return launch_limits::block_violation(config.block, config.shared_bytes(problem), device);
 }
 
 }  // namespace autotune

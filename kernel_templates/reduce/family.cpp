@@ -8,6 +8,7 @@
 #include "autotune/reduce_problem.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
+#include "core/typed_family.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
@@ -19,21 +20,11 @@ namespace autotune {
 
 namespace {
 
-const ReduceProblem& reduce_of(const Problem& p) {
-  const auto* r = p.as<ReduceProblem>();
-  if (!r) throw UsageError(fmt::format("'{}' is not a reduction problem", p.key()));
-  return *r;
-}
-
-const ReduceConfig& config_of(const Config& c) {
-  const auto* r = c.as<ReduceConfig>();
-  if (!r) throw UsageError(fmt::format("'{}' is not a reduction configuration", c.key()));
-  return *r;
-}
-
-class ReduceFamily final : public KernelFamily {
+class ReduceFamily final : public TypedFamily<ReduceProblem, ReduceConfig> {
  public:
-  std::string_view name() const override { return ReduceProblem::kFamily; }
+  ReduceFamily()
+      : TypedFamily({"a reduction", autotune::kernel_source, reduce_constraint_violation, make_reduce_workload}) {}
+
   std::string_view summary() const override {
     return "sum, min, max, absmax, sumsq, sumabs, l2norm or an operator of your own over i32, u32, i64, u64, f32, "
            "f64, f16, bf16, i8 or i16 values (CUB's DeviceReduce and TransformReduce)";
@@ -41,10 +32,9 @@ class ReduceFamily final : public KernelFamily {
 
   // "reduce/sum/i32/acc=i64/n=1048576/dist=uniform[/mode=fast]": the key is the reduction's source of truth. A user
   // operator's op part is "user:<16 hex digits>": the problem read back knows its hash, not its source.
-  std::optional<Problem> parse_problem(std::string_view key) const override {
+  std::optional<ReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
     using namespace key_text;
-    const auto parts = problem_parts(key);
-    if (parts.size() < 6 || parts[0] != name()) return std::nullopt;
+    if (parts.size() < 6) return std::nullopt;
     ReduceProblem p;
     std::optional<ReduceOp> op = parse_reduce_op(parts[1]);
     if (auto hash = reduce_detail::parse_user_key_part(parts[1]); !op && hash) {
@@ -75,12 +65,12 @@ class ReduceFamily final : public KernelFamily {
         return std::nullopt;
       }
     }
-    return Problem(p);
+    return p;
   }
 
   // sample_type is the input type, counter_bits the accumulator's width; the key says the rest.
   ProblemColumns columns(const Problem& problem) const override {
-    const ReduceProblem& r = reduce_of(problem);
+    const ReduceProblem& r = problem_of(problem);
     return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)),
             static_cast<int>(8 * size_of(r.accumulator_type()))};
   }
@@ -89,29 +79,16 @@ class ReduceFamily final : public KernelFamily {
   // same way. Distance: 1 for another operator, 1 more for another accumulator width (the configuration's
   // validity for this problem is checked apart, by violation()).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
-    const ReduceProblem a = reduce_of(wanted).normalized();
-    const ReduceProblem b = reduce_of(tuned).normalized();
+    const ReduceProblem a = problem_of(wanted).normalized();
+    const ReduceProblem b = problem_of(tuned).normalized();
     if (a.type != b.type || a.deterministic != b.deterministic || a.distribution != b.distribution) return std::nullopt;
     // A user operator's winners serve that operator alone: another one (or a built-in) may cost anything per element.
     if ((a.op == ReduceOp::user || b.op == ReduceOp::user) && a.user_hash != b.user_hash) return std::nullopt;
     return (a.op == b.op ? 0.0 : 1.0) + (a.accumulator_type() == b.accumulator_type() ? 0.0 : 1.0);
   }
-  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
-    const ReduceProblem& r = reduce_of(p);
-    const ReduceConfig& rc = config_of(c);
-    return device ? reduce_constraint_violation(r, rc, *device) : rc.invalid_reason(r);
-  }
 
-  std::optional<Config> parse_config(std::string_view key) const override {
-    if (auto c = ReduceConfig::parse(key)) return Config(*c);
-    return std::nullopt;
-  }
-  Config fallback(const Problem& problem) const override { return ReduceConfig::fallback(reduce_of(problem)); }
   int launches(const Config& c) const override {
     return config_of(c).finish == Finish::last_block ? 1 : 2;  // atomic: memset + kernel; two_pass: two kernels
-  }
-  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
-    return config_of(c).shared_bytes(reduce_of(p));
   }
   ReportAxes report_axes(const Config& config) const override {
     const ReduceConfig& r = config_of(config);
@@ -119,9 +96,6 @@ class ReduceFamily final : public KernelFamily {
   }
   std::string_view baseline_name() const override { return "CUB DeviceReduce"; }
 
-  std::string kernel_source(const Problem& p, const Config& c) const override {
-    return autotune::kernel_source(reduce_of(p), config_of(c));
-  }
   // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
     // The template and everything that writes its preamble.
@@ -172,9 +146,6 @@ class ReduceFamily final : public KernelFamily {
   }
   std::string_view policy_data() const override { return embedded::reduce_policy_json; }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // one result, up to 16 bytes
-  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
-    return make_reduce_workload(reduce_of(p), d, seed);
-  }
 
   std::vector<ProblemParameter> problem_parameters() const override {
     std::vector<ProblemParameter> out{
@@ -230,7 +201,7 @@ class ReduceFamily final : public KernelFamily {
     return p;
   }
   std::string command_options(const Problem& p) const override {
-    const ReduceProblem& r = reduce_of(p);
+    const ReduceProblem& r = problem_of(p);
     const std::string mode = r.normalized().deterministic ? "" : " --mode fast";
     if (r.op != ReduceOp::user)
       return fmt::format("--op {} --type {} --acc {}{}", to_string(r.op), to_string(r.type),

@@ -10,22 +10,23 @@
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "kernel_templates/user_op.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct Reduce::Impl : LoadedSizeTable<ReduceKernel> {
-  ReduceProblem problem;
+struct Reduce::Impl : LoadedHandle<ReduceKernel, ReduceProblem> {
+  using LoadedHandle::LoadedHandle;
 };
 
-Reduce::Reduce(const ReduceProblem& problem, const Options& options) : impl_(std::make_unique<Impl>()) {
-  problem.validate();
-  impl_->problem = problem.normalized();
-  // The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/reduce/
-  // user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
-  check_user_op_compiles(impl_->problem, "sm_75");
-  impl_->load<ReduceConfig>(impl_->problem, options);
-}
+// The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/reduce/
+// user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+Reduce::Reduce(const ReduceProblem& problem, const Options& options)
+    : impl_(std::make_unique<Impl>(problem, options, [](const ReduceProblem& given) {
+        ReduceProblem p = given.normalized();
+        check_user_op_compiles(p, "sm_75");
+        return p;
+      })) {}
 
 namespace {
 
@@ -43,9 +44,7 @@ ReduceProblem user_problem(ValueType type, const UserOp& op, std::uint64_t n) {
 Reduce::Reduce(ValueType type, const UserOp& op, std::uint64_t n, const Options& options)
     : Reduce(user_problem(type, op, n), options) {}
 
-Reduce::~Reduce() = default;
-Reduce::Reduce(Reduce&&) noexcept = default;
-Reduce& Reduce::operator=(Reduce&&) noexcept = default;
+AUTOTUNE_LOADED_HANDLE_MEMBERS(Reduce, ReduceProblem)
 
 void check_reduce_types(const ReduceProblem& p, std::optional<ValueType> input, std::optional<ValueType> output) {
   if (input && *input != p.type)
@@ -62,24 +61,18 @@ void Reduce::check_output(ValueType t) const { check_reduce_types(impl_->problem
 
 void Reduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {
   const ReduceProblem& p = impl_->problem;
-  if (d_out == nullptr) throw UsageError("autotune::Reduce: the output pointer is null");
-  if (d_in == nullptr && n > 0) throw UsageError("autotune::Reduce: the input pointer is null");
-  if (reinterpret_cast<std::uintptr_t>(d_in) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::Reduce: the input pointer is not aligned to {} bytes", size_of(p.type)));
-  if (reinterpret_cast<std::uintptr_t>(d_out) % size_of(p.accumulator_type()) != 0)
-    throw UsageError(fmt::format("autotune::Reduce: the output pointer is not aligned to {} bytes",
-                                 size_of(p.accumulator_type())));
+  const PointerChecks check{"autotune::Reduce"};
+  check.not_null("output", d_out);
+  check.not_null("input", d_in, n > 0);
+  check.aligned("input", d_in, size_of(p.type));
+  check.aligned("output", d_out, size_of(p.accumulator_type()));
   impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 
 void Reduce::copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
-  AUTOTUNE_CUDA(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
-  AUTOTUNE_CUDA(cudaStreamSynchronize(stream));
+  copy_result_to_host(host, device, bytes, stream);
 }
 
-const ReduceProblem& Reduce::problem() const { return impl_->problem; }
-const Resolution& Reduce::resolution() const { return impl_->resolution; }
-const Config& Reduce::config_for(std::uint64_t n) const { return impl_->config_for(n); }
 const SizeRange& Reduce::range_for(std::uint64_t n) const { return impl_->range_for(n); }
 
 }  // namespace autotune

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/launch_limits.hpp"
 #include "kernel_templates/value_types.hpp"
 #include "kernel_templates/reduce/workspace_layout.hpp"
 
@@ -22,13 +23,10 @@ constexpr std::size_t kStaticShared = 16;
 
 std::string reduce_device_violation(const ReduceProblem& problem, const ReduceConfig& config,
                                     const DeviceInfo& device) {
-  if (config.block > device.max_threads_per_block)
-    return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
-                       device.max_threads_per_block);
-  const std::size_t shared = config.shared_bytes(problem) + kStaticShared;
-  if (shared > static_cast<std::size_t>(device.shared_per_block_optin))
-    return fmt::format("{} bytes of shared memory exceed the device's {} per block", shared,
-                       device.shared_per_block_optin);
+  if (std::string why = launch_limits::block_violation(config.block, config.shared_bytes(problem) + kStaticShared,
+                                                       device);
+      !why.empty())
+    return why;
   if (config.block_reduce == BlockReduce::warp_reduce && device.cc_major < 8)
     return fmt::format("warp_reduce (__reduce_*_sync) needs sm_80 or newer; the device is {}", device.arch());
   return {};
@@ -60,18 +58,14 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
                            const std::vector<char>& cubin)
     : problem_(problem.normalized()), config_(config) {
   problem.validate();
-  if (const std::string why = config.invalid_reason(problem); !why.empty())
-    throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem_.key(), why));
-  if (const std::string why = reduce_device_violation(problem, config, device); !why.empty())
-    throw UsageError(fmt::format("configuration {} cannot run on {}: {}", config.key(), device.name, why));
+  launch_limits::require_runnable(problem, config, device,
+                                  [&] { return reduce_device_violation(problem, config, device); });
   shared_bytes_ = config.shared_bytes(problem_);
   acc_bytes_ = size_of(problem_.accumulator_type());
   module_ = cuda::Module(cubin, kReduceKernelName);
   if (config.finish == Finish::two_pass) finish_module_ = cuda::Module(cubin, kReduceFinishKernelName);
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
-  if (blocks_per_sm_ < 1)
-    throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
-                                 device.name));
+  launch_limits::require_resident(blocks_per_sm_, config.key(), device);
   resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
   const unsigned max_grid = config.grid_blocks == 1 ? 1u : config.grid_blocks == 0 ? resident_grid_ : kMaxCoverGrid;
 

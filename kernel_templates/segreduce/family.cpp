@@ -9,6 +9,7 @@
 #include "autotune/error.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/key_text.hpp"
+#include "core/typed_family.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/segreduce/space.hpp"
@@ -19,18 +20,6 @@
 namespace autotune {
 
 namespace {
-
-const SegReduceProblem& seg_of(const Problem& p) {
-  const auto* r = p.as<SegReduceProblem>();
-  if (!r) throw UsageError(fmt::format("'{}' is not a segmented reduction problem", p.key()));
-  return *r;
-}
-
-const SegReduceConfig& config_of(const Config& c) {
-  const auto* r = c.as<SegReduceConfig>();
-  if (!r) throw UsageError(fmt::format("'{}' is not a segmented reduction configuration", c.key()));
-  return *r;
-}
 
 // The mean segment length of a spec (log-uniform for a power law): where a distribution sits for the distances.
 double typical_length(const std::string& distribution) {
@@ -51,19 +40,21 @@ std::uint64_t segment_bound(const SegmentSpec& s, std::uint64_t n) {
   return 2 * n / std::max<std::uint64_t>(1, (s.lo + s.hi) / 2) + 1024;
 }
 
-class SegReduceFamily final : public KernelFamily {
+class SegReduceFamily final : public TypedFamily<SegReduceProblem, SegReduceConfig> {
  public:
-  std::string_view name() const override { return SegReduceProblem::kFamily; }
+  SegReduceFamily()
+      : TypedFamily({"a segmented reduction", autotune::kernel_source, segreduce_constraint_violation,
+                     make_segreduce_workload}) {}
+
   std::string_view summary() const override {
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
   }
 
   // "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32" (+ "/offsets=64"). A user operator's op part is
   // "user:<16 hex digits>": the problem read back knows its hash, not its source.
-  std::optional<Problem> parse_problem(std::string_view key) const override {
+  std::optional<SegReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
     using namespace key_text;
-    const auto parts = problem_parts(key);
-    if ((parts.size() != 6 && parts.size() != 7) || parts[0] != name()) return std::nullopt;
+    if (parts.size() != 6 && parts.size() != 7) return std::nullopt;
     SegReduceProblem p;
     auto op = parse_segreduce_op(parts[1]);
     if (auto hash = reduce_detail::parse_user_key_part(parts[1]); !op && hash) {
@@ -93,17 +84,17 @@ class SegReduceFamily final : public KernelFamily {
     } catch (const UsageError&) {
       return std::nullopt;
     }
-    return Problem(p);
+    return p;
   }
   ProblemColumns columns(const Problem& problem) const override {
-    const SegReduceProblem& r = seg_of(problem);
+    const SegReduceProblem& r = problem_of(problem);
     return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)),
             static_cast<int>(8 * r.result_bytes())};
   }
   // The same types, operation and offsets; another segment-length distribution is 0.5 away plus an eighth per
   // doubling of the typical length between them (a winner for segments of 4K suits 8K better than 32).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
-    const SegReduceProblem a = seg_of(wanted).normalized(), b = seg_of(tuned).normalized();
+    const SegReduceProblem a = problem_of(wanted).normalized(), b = problem_of(tuned).normalized();
     if (a.type != b.type || a.op != b.op || a.accumulator != b.accumulator || a.offset_bits != b.offset_bits)
       return std::nullopt;
     // A user operator's winners serve that operator alone: another one may cost anything per element.
@@ -117,7 +108,7 @@ class SegReduceFamily final : public KernelFamily {
   // operator too: the policy holds built-in operations only, measured data on how to read the segments.
   std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
     if (auto d = shape_distance(wanted, tuned)) return d;
-    const SegReduceProblem a = seg_of(wanted).normalized(), b = seg_of(tuned).normalized();
+    const SegReduceProblem a = problem_of(wanted).normalized(), b = problem_of(tuned).normalized();
     double d = 4.0 + (a.offset_bits == b.offset_bits ? 0.0 : 1.0) + (a.op == b.op ? 0.0 : 1.0);
     if (a.type != b.type) d += size_of(a.type) == size_of(b.type) ? 1.0 : 2.0;
     if (a.distribution != b.distribution)
@@ -125,28 +116,13 @@ class SegReduceFamily final : public KernelFamily {
     return d;
   }
   std::string_view policy_data() const override { return embedded::segreduce_policy_json; }
-  std::string violation(const Problem& p, const Config& c, const DeviceInfo* device) const override {
-    return device ? segreduce_constraint_violation(seg_of(p), config_of(c), *device)
-                  : config_of(c).invalid_reason(seg_of(p));
-  }
-  std::optional<Config> parse_config(std::string_view key) const override {
-    if (auto c = SegReduceConfig::parse(key)) return Config(*c);
-    return std::nullopt;
-  }
-  Config fallback(const Problem& problem) const override { return SegReduceConfig::fallback(seg_of(problem)); }
   int launches(const Config& c) const override { return config_of(c).one_launch() ? 1 : 2; }
-  std::size_t shared_bytes(const Problem& p, const Config& c) const override {
-    return config_of(c).shared_bytes(seg_of(p));
-  }
   ReportAxes report_axes(const Config& config) const override {
     const SegReduceConfig& r = config_of(config);
     return {r.block, r.loads, fmt::format("group={}/small={}", r.group, r.small_max)};
   }
   std::string_view baseline_name() const override { return "CUB DeviceSegmentedReduce"; }
 
-  std::string kernel_source(const Problem& p, const Config& c) const override {
-    return autotune::kernel_source(seg_of(p), config_of(c));
-  }
   std::string code_text() const override {
     return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
            std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
@@ -164,12 +140,9 @@ class SegReduceFamily final : public KernelFamily {
     return {};
   }
   std::uint64_t output_bytes(const Problem& problem) const override {
-    const SegReduceProblem& p = seg_of(problem);
+    const SegReduceProblem& p = problem_of(problem);
     const std::uint64_t segments = segment_bound(parse_segment_spec(p.distribution), p.n);
     return segments * (p.result_bytes() + p.offset_bytes()) + 64;  // results and offsets
-  }
-  std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t seed) const override {
-    return make_segreduce_workload(seg_of(p), d, seed);
   }
 
   std::vector<ProblemParameter> problem_parameters() const override {
@@ -232,7 +205,7 @@ class SegReduceFamily final : public KernelFamily {
     return p.normalized();
   }
   std::string command_options(const Problem& p) const override {
-    const SegReduceProblem r = seg_of(p).normalized();
+    const SegReduceProblem r = problem_of(p).normalized();
     // The segment lengths are the problem's distribution: the CLI spells them --dist (runtime/resolution.cpp).
     const std::string op = r.op == SegReduceOp::user ? reduce_detail::user_op_command_options(r.user, r.user_hash)
                                                      : fmt::format("--op {}", to_string(r.op));

@@ -12,23 +12,20 @@
 
 namespace autotune {
 
-struct SegmentedReduce::Impl : LoadedSizeTable<SegReduceKernel> {
-  SegReduceProblem problem;
+struct SegmentedReduce::Impl : LoadedHandle<SegReduceKernel, SegReduceProblem> {
+  using LoadedHandle::LoadedHandle;
 };
 
+// A user operator's own compile errors, with NVRTC's log, before any variant is compiled and before a device is
+// looked for (kernel_templates/user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
 SegmentedReduce::SegmentedReduce(const SegReduceProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>()) {
-  problem.validate();
-  impl_->problem = problem.normalized();
-  // A user operator's own compile errors, with NVRTC's log, before any variant is compiled and before a device is
-  // looked for (kernel_templates/user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
-  segreduce_detail::check_user_op_compiles(impl_->problem, "sm_75");
-  impl_->load<SegReduceConfig>(impl_->problem, options);
-}
+    : impl_(std::make_unique<Impl>(problem, options, [](const SegReduceProblem& given) {
+        SegReduceProblem p = given.normalized();
+        segreduce_detail::check_user_op_compiles(p, "sm_75");
+        return p;
+      })) {}
 
-SegmentedReduce::~SegmentedReduce() = default;
-SegmentedReduce::SegmentedReduce(SegmentedReduce&&) noexcept = default;
-SegmentedReduce& SegmentedReduce::operator=(SegmentedReduce&&) noexcept = default;
+AUTOTUNE_LOADED_HANDLE_MEMBERS(SegmentedReduce, SegReduceProblem)
 
 void SegmentedReduce::check_types(ValueType input, ValueType output, bool arg) const {
   const SegReduceProblem& p = impl_->problem;
@@ -61,12 +58,6 @@ void SegmentedReduce::launch(const void* d_in, std::uint64_t n, std::uint64_t nu
   if (reinterpret_cast<std::uintptr_t>(d_out) % std::min<std::size_t>(8, p.result_bytes()) != 0)
     throw UsageError("autotune::SegmentedReduce: the output is not aligned to its result type");
   impl_->kernel_for(n).run(d_in, num_segments, d_begin, d_end, d_out, stream);
-}
-
-const SegReduceProblem& SegmentedReduce::problem() const { return impl_->problem; }
-const Resolution& SegmentedReduce::resolution() const { return impl_->resolution; }
-const Config& SegmentedReduce::config_for(std::uint64_t n) const {
-  return impl_->config_for(n);
 }
 
 }  // namespace autotune

@@ -5,15 +5,13 @@
 #include <algorithm>
 
 #include "autotune/error.hpp"
+#include "core/launch_limits.hpp"
 #include "kernel_templates/segreduce/workspace_layout.hpp"
 
 namespace autotune {
 
 std::string segreduce_device_violation(const SegReduceConfig& config, const DeviceInfo& device) {
-  if (config.block > device.max_threads_per_block)
-    return fmt::format("block of {} threads exceeds the device's {} threads per block", config.block,
-                       device.max_threads_per_block);
-  return {};
+  return launch_limits::block_violation(config.block, device);
 }
 
 unsigned segreduce_short_grid(const SegReduceConfig& config, std::uint64_t segments, unsigned resident_grid) {
@@ -27,16 +25,11 @@ SegReduceKernel::SegReduceKernel(const SegReduceProblem& problem, const SegReduc
                                  const DeviceInfo& device, const std::vector<char>& cubin)
     : problem_(problem.normalized()), config_(config) {
   problem.validate();
-  if (const std::string why = config.invalid_reason(problem); !why.empty())
-    throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem_.key(), why));
-  if (const std::string why = segreduce_device_violation(config, device); !why.empty())
-    throw UsageError(fmt::format("configuration {} cannot run on {}: {}", config.key(), device.name, why));
+  launch_limits::require_runnable(problem, config, device, [&] { return segreduce_device_violation(config, device); });
   short_ = cuda::Module(cubin, kSegReduceKernelName);
   long_ = cuda::Module(cubin, kSegReduceLongKernelName);
   const int a = short_.blocks_per_sm(config.block, 0), b = long_.blocks_per_sm(config.block, 0);
-  if (a < 1 || b < 1)
-    throw UsageError(fmt::format("configuration {} cannot run on {}: no block fits on a multiprocessor", config.key(),
-                                 device.name));
+  launch_limits::require_resident(std::min(a, b), config.key(), device);
   short_resident_ = static_cast<unsigned>(a * device.sm_count);
   long_resident_ = static_cast<unsigned>(b * device.sm_count);
   workspaces_ = std::make_unique<WorkspacePool>(segreduce_detail::SegReduceWorkspace::kBytes,

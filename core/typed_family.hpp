@@ -1,0 +1,100 @@
+// A KernelFamily (core/family.hpp) written in the family's own problem and configuration types. TypedFamily holds
+// what every family would otherwise spell the same way: its name from the problem type, the casts from the
+// type-erased Problem and Config, the split of a problem key into its parts, and the members that only forward to the
+// typed functions of the family's folder (configuration parsing, the fallback, shared memory, the validity checks,
+// the kernel source, the workload). A family derives from it and writes what is its own: the fields of its keys,
+// columns, distances, defaults, options.
+//
+// Thread-safety: as KernelFamily; TypedFamily holds nothing but the function pointers it was made with.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotune/error.hpp"
+#include "core/family.hpp"
+#include "core/key_text.hpp"
+
+namespace autotune {
+
+/// The typed functions of a family's folder that TypedFamily forwards to.
+template <class P, class C>
+struct TypedFamilyFunctions {
+  /// How messages name the family's problems and configurations, with the article: "a reduction" for
+  /// "'KEY' is not a reduction problem".
+  std::string_view noun;
+  /// The complete CUDA source of a variant (the family's kernel_source(problem, config)).
+  std::string (*kernel_source)(const P& problem, const C& config) = nullptr;
+  /// Why `config` cannot run `problem` on `device`: its own rules, then the device's limits; empty when it can.
+  std::string (*constraint_violation)(const P& problem, const C& config, const DeviceInfo& device) = nullptr;
+  /// The problem made ready on the current GPU for the tuner.
+  std::unique_ptr<Workload> (*make_workload)(const P& problem, const DeviceInfo& device, std::uint64_t seed) = nullptr;
+};
+
+/// P: the family's problem type (P::kFamily names it); C: its configuration type, with C::parse(key),
+/// C::fallback(problem), config.invalid_reason(problem) and config.shared_bytes(problem).
+template <class P, class C>
+class TypedFamily : public KernelFamily {
+ public:
+  explicit TypedFamily(const TypedFamilyFunctions<P, C>& functions) : functions_(functions) {}
+
+  std::string_view name() const override { return P::kFamily; }
+
+  // The key's parts (key_text::problem_parts) go to parse_key once the first names the family.
+  std::optional<Problem> parse_problem(std::string_view key) const final {
+    const std::vector<std::string_view> parts = key_text::problem_parts(key);
+    if (parts.empty() || parts[0] != name()) return std::nullopt;
+    if (std::optional<P> p = parse_key(parts)) return Problem(*p);
+    return std::nullopt;
+  }
+
+  std::optional<Config> parse_config(std::string_view key) const override {
+    if (auto c = C::parse(key)) return Config(*c);
+    return std::nullopt;
+  }
+  Config fallback(const Problem& problem) const override { return C::fallback(problem_of(problem)); }
+  std::size_t shared_bytes(const Problem& problem, const Config& config) const override {
+    return config_of(config).shared_bytes(problem_of(problem));
+  }
+  // Without a device, the configuration's own rules alone.
+  std::string violation(const Problem& problem, const Config& config, const DeviceInfo* device) const override {
+    const P& p = problem_of(problem);
+    const C& c = config_of(config);
+    return device ? functions_.constraint_violation(p, c, *device) : c.invalid_reason(p);
+  }
+  std::string kernel_source(const Problem& problem, const Config& config) const override {
+    return functions_.kernel_source(problem_of(problem), config_of(config));
+  }
+  std::unique_ptr<Workload> make_workload(const Problem& problem, const DeviceInfo& device,
+                                          std::uint64_t seed) const override {
+    return functions_.make_workload(problem_of(problem), device, seed);
+  }
+
+ protected:
+  /// The problem a canonical key spells, from its parts (parts[0] is the family's name), or nullopt.
+  virtual std::optional<P> parse_key(const std::vector<std::string_view>& parts) const = 0;
+
+  /// The family's problem inside `problem`; UsageError when it holds another family's.
+  const P& problem_of(const Problem& problem) const {
+    const P* p = problem.as<P>();
+    if (!p) throw UsageError(fmt::format("'{}' is not {} problem", problem.key(), functions_.noun));
+    return *p;
+  }
+  /// The family's configuration inside `config`; UsageError when it holds another family's.
+  const C& config_of(const Config& config) const {
+    const C* c = config.as<C>();
+    if (!c) throw UsageError(fmt::format("'{}' is not {} configuration", config.key(), functions_.noun));
+    return *c;
+  }
+
+ private:
+  TypedFamilyFunctions<P, C> functions_;
+};
+
+}  // namespace autotune
