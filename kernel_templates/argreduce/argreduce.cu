@@ -1,7 +1,8 @@
 // Arg-min / arg-max kernel template, compiled with NVRTC once per variant.
 //
 // Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
-// Raw, split_unaligned, tile_index, last_block_to_finish); order.cuh is put in place of its #include below.
+// Raw, split_unaligned, tile_index, last_block_to_finish); the reduction templates' (reduction_common.cuh: Vec, the
+// block fold, the finish from partials) and order.cuh are put in place of their #includes below.
 //
 // Compile-time constants in namespace `at`, from the preamble autotune::kernel_source() generates from an
 // ArgReduceProblem and an ArgReduceConfig:
@@ -74,20 +75,9 @@ static_assert(at::kTicketOffset % sizeof(unsigned) == 0 && at::kTicketOffset + s
               at::kKeyOffset % 8 == 0 && at::kKeyOffset + 8 <= at::kPartialsOffset && at::kPartialsOffset % 16 == 0,
               "the workspace holds the ticket, the 64-bit key, then 16-byte partials");
 
+#include "reduction_common.cuh"
+
 namespace at {
-
-constexpr int kElems = kVecBytes / static_cast<int>(sizeof(in_t));
-constexpr int kWarps = kBlock / 32;
-constexpr int kPow2 = kBlock <= 64 ? 64 : kBlock <= 128 ? 128 : kBlock <= 256 ? 256 : kBlock <= 512 ? 512 : 1024;
-
-template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
-template <> struct LoadType<4, 4> { typedef in_t type; };  // one element per load: load it as itself
-template <> struct LoadType<8, 8> { typedef in_t type; };
-typedef typename LoadType<kVecBytes, static_cast<int>(sizeof(in_t))>::type raw_t;
-union Vec {
-  raw_t raw;
-  in_t v[kElems];
-};
 
 // The order of (value, index) pairs and its packed keys (from_bits, better, same, Pair, combine, store, order, pack,
 // unpack_store): a fragment of its own, which tests/cpu/test_argreduce.cpp compiles for the host.
@@ -106,24 +96,9 @@ __device__ __forceinline__ Pair warp_fold(Pair p) {
 
 // The block's winner, valid in thread 0. Every thread calls it; `smem` holds ArgReduceConfig::shared_bytes().
 __device__ __forceinline__ Pair block_reduce(Pair p, Pair* smem) {
-  const int t = threadIdx.x;
-  if constexpr (kBlockReduce == BlockReduce::shared_tree) {
-    smem[t] = p;
-    __syncthreads();
-#pragma unroll
-    for (int s = kPow2 / 2; s > 0; s >>= 1) {
-      if (t < s && t + s < kBlock) smem[t] = combine(smem[t], smem[t + s]);
-      __syncthreads();
-    }
-    return smem[0];
-  } else {
-    const int lane = t & 31, warp = t >> 5;
-    p = warp_fold(p);
-    if (lane == 0) smem[warp] = p;
-    __syncthreads();
-    if (warp == 0) p = warp_fold(lane < kWarps ? smem[lane] : identity());
-    return p;
-  }
+  return block_combine<kBlockReduce == BlockReduce::shared_tree>(
+      p, smem, [](Pair a, Pair b) { return combine(a, b); }, [](Pair x) { return warp_fold(x); },
+      [] { return identity(); });
 }
 
 // `count` partials (16 bytes each: value, index) in a fixed order. Loads bypass L1: other multiprocessors wrote them.
@@ -150,7 +125,7 @@ __device__ __forceinline__ u64 max_u64(u64 a, u64 b) { return b > a ? b : a; }
 // The greatest key of the warp: in lane 0 (shuffles) or in every lane (__reduce_max_sync on the high words, then on
 // the low words of the lanes that hold the greatest high word: exactly the 64-bit maximum).
 __device__ __forceinline__ u64 warp_max(u64 k) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#if AT_HAVE_REDUX
   if constexpr (kBlockReduce == BlockReduce::warp_reduce) {
     const unsigned hi = static_cast<unsigned>(k >> 32);
     const unsigned top = __reduce_max_sync(0xFFFFFFFFu, hi);
@@ -350,22 +325,12 @@ autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsign
     if (threadIdx.x == 0) store(out, p, n);
     return;
   }
+  // Two passes: autotune_argreduce_finish takes the partials from here; else the last block folds them.
   unsigned char* partials = workspace + kPartialsOffset;
-  if constexpr (kFinish == Finish::two_pass) {
-    if (threadIdx.x == 0) store_partial(partials, blockIdx.x, p);  // autotune_argreduce_finish takes it from here
-  } else {
-    unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
-    if (threadIdx.x == 0) {
-      store_partial(partials, blockIdx.x, p);
-      __threadfence();  // the partial is visible device-wide before the ticket says so
-    }
-    if (!last_block_to_finish(ticket)) return;  // its __syncthreads also frees block_reduce's shared slots
-    p = fold_partials(partials, gridDim.x, smem);
-    if (threadIdx.x == 0) {
-      store(out, p, n);
-      *ticket = 0;  // ready for the next launch: no reset by the host
-    }
-  }
+  finish_from_partials<kFinish == Finish::two_pass>(
+      p, reinterpret_cast<unsigned*>(workspace + kTicketOffset),
+      [&](Pair q) { store_partial(partials, blockIdx.x, q); }, [&] { return fold_partials(partials, gridDim.x, smem); },
+      [&](Pair q) { store(out, q, n); });
 }
 
 // The second pass of Finish::two_pass: one block combines the first launch's `count` partials.

@@ -91,7 +91,8 @@ class ArgReduceFamily final : public TypedFamily<ArgReduceProblem, ArgReduceConf
     return std::string(embedded::argreduce_template) + std::string(embedded::argreduce_order_cuh) +
            std::string(embedded::argreduce_source_cpp) +
            std::string(embedded::argreduce_enums_hpp) + std::string(embedded::argreduce_workspace_layout_hpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
+           std::string(embedded::reduction_common_cuh);
   }
 
   std::vector<std::string> distributions() const override { return argreduce_distributions(); }

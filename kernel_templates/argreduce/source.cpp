@@ -91,7 +91,8 @@ std::string kernel_source(const ArgReduceProblem& problem, const ArgReduceConfig
       is_argreduce_cluster_grid(config.grid_blocks) ? config.grid_blocks : 0, config.pack,
       argreduce_detail::ArgReduceWorkspace::preamble());
   return preamble::variant_source(std::move(pre), "argreduce.cu", embedded::argreduce_template,
-                                  {{"order.cuh", embedded::argreduce_order_cuh}});
+                                  {{"reduction_common.cuh", embedded::reduction_common_cuh},
+                                   {"order.cuh", embedded::argreduce_order_cuh}});
 }
 
 }  // namespace autotune

@@ -102,7 +102,8 @@ class ReduceFamily final : public TypedFamily<ReduceProblem, ReduceConfig> {
     return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp) +
            std::string(embedded::user_op_cpp) + std::string(embedded::value_types_hpp) +
            std::string(embedded::reduce_enums_hpp) + std::string(embedded::reduce_workspace_layout_hpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
+           std::string(embedded::reduction_common_cuh) + std::string(embedded::user_op_cuh);
   }
 
   std::vector<std::string> distributions() const override { return reduce_distributions(); }

@@ -1,7 +1,9 @@
 // Reduction kernel template, compiled with NVRTC once per variant.
 //
 // Between the preamble and this text comes the device code the templates share (kernel_templates/common.cuh: u64,
-// Raw, split_unaligned, tile_index, last_block_to_finish).
+// Raw, split_unaligned, tile_index, last_block_to_finish); below, the reduction templates' (reduction_common.cuh:
+// Vec, Bits, the float min/max, the block fold and the finish from partials) and user_op.cuh are put in place of
+// their #includes.
 //
 // Every tuning parameter arrives as a compile-time constant in namespace `at`, from the preamble that
 // autotune::kernel_source() generates from a ReduceProblem and a ReduceConfig (the one source of truth):
@@ -55,14 +57,6 @@
 // slower than the sum in every variant of 16-byte loads and 1.3-1.8x slower in the one-tile-per-block grids
 // (bench/results/2026-12-01c-h200-preset-standard.log.gz, f32 and f64 at 16M and 256M).
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#define AT_HAVE_REDUX 0
-#define AT_HAVE_MINMAX_NAN 0
-#else
-#define AT_HAVE_REDUX 1
-#define AT_HAVE_MINMAX_NAN 1  // min.NaN / max.NaN of f32 (PTX ISA 7.0, sm_80); no f64 form exists
-#endif
-
 static_assert(at::kBlock >= 64 && at::kBlock <= 1024 && at::kBlock % 32 == 0, "block must be a multiple of 32 in 64..1024");
 static_assert(at::kLoads >= 1 && at::kLoads <= 16, "loads in flight must be in 1..16");
 static_assert(at::kVecBytes >= sizeof(at::in_t) && at::kVecBytes <= 16 && at::kVecBytes % sizeof(at::in_t) == 0 &&
@@ -85,8 +79,6 @@ static_assert(at::kFinish == at::Finish::atomic || at::kFinish == at::Finish::la
               "finish is atomic, last_block or two_pass");
 static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || (!at::kIsFloat && sizeof(at::work_t) == 4),
               "warp_reduce (__reduce_*_sync) exists for 32-bit integers only");
-static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || AT_HAVE_REDUX,
-              "warp_reduce (__reduce_*_sync) needs sm_80 or newer");
 static_assert(at::kBlockReduce != at::BlockReduce::atomic || at::kFinish == at::Finish::atomic,
               "per-thread atomics need the atomic finish");
 // The workspace (the preamble's layout, from kernel_templates/reduce/workspace_layout.hpp): the ticket (zero between
@@ -97,53 +89,14 @@ static_assert(at::kTicketOffset % sizeof(unsigned) == 0 &&
                   at::kPartialsOffset % sizeof(at::work_t) == 0,
               "the workspace holds the ticket, then the identity, then aligned partials");
 
-#ifndef AT_USER_OP
-namespace at {
-// A built-in operator: the user operator's functions (the preamble defines them for ReduceOp::user, with
-// AT_USER_OP) are only named in branches `if constexpr` discards, so declarations are enough.
-__device__ acc_t user_transform(acc_t x);
-__device__ acc_t user_op(acc_t a, acc_t b);
-__device__ acc_t user_identity();
-}  // namespace at
-#endif
+#include "user_op.cuh"
+#include "reduction_common.cuh"
+
+static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || AT_HAVE_REDUX,
+              "warp_reduce (__reduce_*_sync) needs sm_80 or newer");
 
 namespace at {
 
-constexpr int kElems = kVecBytes / static_cast<int>(sizeof(in_t));
-constexpr int kWarps = kBlock / 32;
-constexpr int kPow2 = kBlock <= 64 ? 64 : kBlock <= 128 ? 128 : kBlock <= 256 ? 256 : kBlock <= 512 ? 512 : 1024;
-
-// A load of B bytes as its Raw type (common.cuh), or, when it is one element of S = B bytes, as the element itself.
-template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
-template <> struct LoadType<4, 4> { typedef in_t type; };  // one element per load: load it as itself
-template <> struct LoadType<8, 8> { typedef in_t type; };
-typedef typename LoadType<kVecBytes, static_cast<int>(sizeof(in_t))>::type raw_t;
-union Vec {
-  raw_t raw;
-  in_t v[kElems];
-};
-
-// Bit patterns of the work type (float/double through the intrinsics; integers are their own bits).
-template <class T> struct Bits;
-template <> struct Bits<float> {
-  typedef unsigned int U;
-  static __device__ __forceinline__ float from(U b) { return __uint_as_float(b); }
-  static __device__ __forceinline__ U to(float f) { return __float_as_uint(f); }
-};
-template <> struct Bits<double> {
-  typedef unsigned long long U;
-  static __device__ __forceinline__ double from(U b) { return __longlong_as_double(static_cast<long long>(b)); }
-  static __device__ __forceinline__ U to(double f) { return static_cast<U>(__double_as_longlong(f)); }
-};
-template <class I> struct IntBits {
-  typedef I U;
-  static __device__ __forceinline__ I from(U b) { return b; }
-  static __device__ __forceinline__ U to(I v) { return v; }
-};
-template <> struct Bits<int> : IntBits<int> {};
-template <> struct Bits<unsigned int> : IntBits<unsigned int> {};
-template <> struct Bits<long long> : IntBits<long long> {};
-template <> struct Bits<unsigned long long> : IntBits<unsigned long long> {};
 typedef Bits<work_t>::U bits_t;
 
 constexpr bool kAdditive =
@@ -155,29 +108,13 @@ __device__ __forceinline__ work_t identity() {
   else return Bits<work_t>::from(static_cast<bits_t>(kIdentityBits));
 }
 
-// Halves as their bits: to float exactly (cvt.f32.f16; a bf16 is the high half of an f32), and back from a float
-// that is one of them (exact: min/max/absmax results only).
-__device__ __forceinline__ float f16_to_float(unsigned short h) {
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-  return f;
-}
-__device__ __forceinline__ unsigned short float_to_f16(float f) {
-  unsigned short h;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return h;
-}
-__device__ __forceinline__ float bf16_to_float(unsigned short h) { return __uint_as_float(static_cast<unsigned>(h) << 16); }
-__device__ __forceinline__ unsigned short float_to_bf16(float f) {
-  return static_cast<unsigned short>(__float_as_uint(f) >> 16);
-}
-
-// The element's value: a half as float, anything else as itself. (Templates, so that the branches of the other
-// storages are discarded unseen: bit operations on a float element would not compile.)
+// The element's value: a half as float (exactly: common.cuh's half_bits_to_float), anything else as itself.
+// (Templates, so that the branches of the other storages are discarded unseen: bit operations on a float element
+// would not compile.)
 template <class T>
 __device__ __forceinline__ auto element(T x) {
-  if constexpr (kStorage == Storage::f16) return f16_to_float(x);
-  else if constexpr (kStorage == Storage::bf16) return bf16_to_float(x);
+  if constexpr (kStorage == Storage::f16) return half_bits_to_float<1>(x);
+  else if constexpr (kStorage == Storage::bf16) return half_bits_to_float<2>(x);
   else return x;
 }
 
@@ -223,27 +160,13 @@ __device__ __forceinline__ work_t lift(in_t x) {
   }
 }
 
-template <class T>
-__device__ __forceinline__ bool negative_bit(T v) {
-  return static_cast<typename Bits<T>::U>(Bits<T>::to(v) >> (8 * sizeof(T) - 1)) != 0;
-}
-
-// The operation. Float min/max: NaN wins (b != b is only true for NaN: no fast-math), and -0.0 < +0.0, so the
-// result does not depend on the order of the operands.
+// The operation. Float min/max: NaN wins, and -0.0 < +0.0, so the result does not depend on the order of the
+// operands (reduction_common.cuh's ordered_minmax).
 template <class T>
 __device__ __forceinline__ T combine(T a, T b) {
-  if constexpr (kOp == ReduceOp::user) {
-    return user_op(a, b);
-  } else if constexpr (kAdditive) {
-    return a + b;
-  } else if constexpr (kIsFloat) {
-    const bool tie = b == a && negative_bit(a) != negative_bit(b);  // +0.0 against -0.0
-    if constexpr (kOp == ReduceOp::min) return (b < a || b != b || (tie && negative_bit(b))) ? b : a;
-    else return (b > a || b != b || (tie && negative_bit(a))) ? b : a;
-  } else {
-    if constexpr (kOp == ReduceOp::min) return b < a ? b : a;
-    else return b > a ? b : a;
-  }
+  if constexpr (kOp == ReduceOp::user) return user_op(a, b);
+  else if constexpr (kAdditive) return a + b;
+  else return ordered_minmax<kOp == ReduceOp::min, kIsFloat>(a, b);
 }
 
 // Float min/max in fixed order: the hardware instruction (kHwNaN: min.NaN/max.NaN, a NaN operand gives NaN; otherwise
@@ -254,10 +177,7 @@ constexpr bool kTrackNaN = kFloatMinMax && !kHwNaN;
 template <class T>
 __device__ __forceinline__ T hw_minmax(T a, T b) {
   if constexpr (kHwNaN) {
-    float r;
-    if constexpr (kOp == ReduceOp::min) asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    else asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-    return r;
+    return minmax_nan<kOp == ReduceOp::min>(a, b);
   } else {
     return kOp == ReduceOp::min ? fmin(a, b) : fmax(a, b);
   }
@@ -303,8 +223,8 @@ __device__ __forceinline__ void store(acc_t* out, work_t v) {
   v = finalize(v);
   if constexpr (kOutStorage != Storage::plain) {
     if (v != v) *out = static_cast<acc_t>(kOutNaNBits);
-    else if constexpr (kOutStorage == Storage::f16) *out = float_to_f16(v);
-    else *out = float_to_bf16(v);
+    else if constexpr (kOutStorage == Storage::f16) *out = float_to_half_bits<1>(v);
+    else *out = float_to_half_bits<2>(v);
   } else if constexpr (sizeof(acc_t) == sizeof(work_t)) {
     *reinterpret_cast<work_t*>(out) = v;
   } else {
@@ -360,24 +280,8 @@ __device__ __forceinline__ T warp_fold(T v) {
 // ReduceConfig::shared_bytes(). Callers separate two calls with a __syncthreads().
 template <class T>
 __device__ __forceinline__ T block_reduce(T v, T* smem) {
-  const int t = threadIdx.x;
-  if constexpr (kBlockReduce == BlockReduce::shared_tree) {
-    smem[t] = v;
-    __syncthreads();
-#pragma unroll
-    for (int s = kPow2 / 2; s > 0; s >>= 1) {
-      if (t < s && t + s < kBlock) smem[t] = fold(smem[t], smem[t + s]);
-      __syncthreads();
-    }
-    return smem[0];
-  } else {
-    const int lane = t & 31, warp = t >> 5;
-    v = warp_fold(v);
-    if (lane == 0) smem[warp] = v;
-    __syncthreads();
-    if (warp == 0) v = warp_fold(lane < kWarps ? smem[lane] : identity());
-    return v;
-  }
+  return block_combine<kBlockReduce == BlockReduce::shared_tree>(
+      v, smem, [](T a, T b) { return fold(a, b); }, [](T x) { return warp_fold(x); }, [] { return identity(); });
 }
 
 // The partials of `count` blocks, combined in a fixed order (thread t folds partials t, t + kBlock, ...; then the
@@ -464,23 +368,12 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       if (threadIdx.x == 0) atomic_combine(out, value);
       return;
     } else {
+      // Two passes: autotune_reduce_finish takes the partials from here; else the last block folds them.
       work_t* partials = reinterpret_cast<work_t*>(workspace + kPartialsOffset);
-      if constexpr (kFinish == Finish::two_pass) {
-        if (threadIdx.x == 0) partials[blockIdx.x] = value;  // autotune_reduce_finish takes it from here
-        return;
-      } else {
-        unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
-        if (threadIdx.x == 0) {
-          partials[blockIdx.x] = value;
-          __threadfence();  // the partial is visible device-wide before the ticket says so
-        }
-        if (!last_block_to_finish(ticket)) return;
-        value = fold_partials(partials, gridDim.x, smem);
-        if (threadIdx.x == 0) {
-          store(out, value);
-          *ticket = 0;  // ready for the next launch: no reset by the host
-        }
-      }
+      finish_from_partials<kFinish == Finish::two_pass>(
+          value, reinterpret_cast<unsigned*>(workspace + kTicketOffset),
+          [=](work_t v) { partials[blockIdx.x] = v; }, [=] { return fold_partials(partials, gridDim.x, smem); },
+          [=](work_t v) { store(out, v); });
     }
   }
 }

@@ -98,7 +98,9 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
   // A user operator's functions last: their #line directives name the user's text until common.cuh's.
   if (p.op == ReduceOp::user) pre += reduce_detail::user_op_functions(p.user);
   pre += "}  // namespace at\n";
-  return preamble::variant_source(std::move(pre), "reduce.cu", embedded::reduce_template);
+  return preamble::variant_source(std::move(pre), "reduce.cu", embedded::reduce_template,
+                                  {{"user_op.cuh", embedded::user_op_cuh},
+                                   {"reduction_common.cuh", embedded::reduction_common_cuh}});
 }
 
 }  // namespace autotune

@@ -127,7 +127,8 @@ class SegReduceFamily final : public TypedFamily<SegReduceProblem, SegReduceConf
     return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
            std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
            std::string(embedded::value_types_hpp) + std::string(embedded::user_op_cpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
+           std::string(embedded::reduction_common_cuh) + std::string(embedded::user_op_cuh);
   }
 
   std::vector<std::string> distributions() const override { return segreduce_distributions(); }

@@ -1,7 +1,9 @@
 // Segmented reduction kernel template, compiled with NVRTC once per variant: two kernels in one module.
 //
 // Between the preamble and this text comes kernel_templates/common.cuh (u64, Raw, split_unaligned,
-// last_block_to_finish). The preamble (autotune::kernel_source, source.cpp) defines in namespace `at`:
+// last_block_to_finish); below, the reduction templates' shared code (reduction_common.cuh: Vec, Bits, the float
+// min/max, the block fold) and user_op.cuh are put in place of their #includes. The preamble
+// (autotune::kernel_source, source.cpp) defines in namespace `at`:
 //   in_t, acc_t, work_t   element type; result type; the type the arithmetic is done in (acc_t, or its unsigned twin
 //                         for integer sums, whose wrapping is then defined; float for halves, int for min/max/arg of
 //                         i8 and i16, converted back exactly at the end: the result is one of the elements)
@@ -59,63 +61,13 @@ static_assert(at::kResultBytes == ((at::kOp == at::SegOp::argmin || at::kOp == a
                                        : sizeof(at::acc_t)),
               "the result is acc_t, or cub::KeyValuePair<int, in_t>");
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#define AT_HAVE_MINMAX_NAN 0
-#else
-#define AT_HAVE_MINMAX_NAN 1  // min.NaN / max.NaN of f32, f16x2 and bf16x2 (PTX ISA 7.0, sm_80); no f64 form exists
-#endif
-
-#ifndef AT_USER_OP
-namespace at {
-// A built-in operator: the user operator's functions (the preamble defines them for SegOp::user, with AT_USER_OP) are
-// only named in branches `if constexpr` discards, so declarations are enough.
-__device__ acc_t user_transform(acc_t x);
-__device__ acc_t user_op(acc_t a, acc_t b);
-__device__ acc_t user_identity();
-}  // namespace at
-#endif
+#include "user_op.cuh"
+#include "reduction_common.cuh"
 
 namespace at {
 
 constexpr bool kArg = kOp == SegOp::argmin || kOp == SegOp::argmax;
 constexpr bool kMinLike = kOp == SegOp::min || kOp == SegOp::argmin;
-constexpr int kElemBytes = static_cast<int>(sizeof(in_t));
-constexpr int kLoadBytes = kVecBytes ? kVecBytes : kElemBytes;
-constexpr int kElems = kLoadBytes / kElemBytes;
-constexpr int kWarps = kBlock / 32;
-
-template <int B, int S> struct LoadType { typedef typename Raw<B>::type type; };
-template <> struct LoadType<4, 4> { typedef in_t type; };
-template <> struct LoadType<8, 8> { typedef in_t type; };
-typedef typename LoadType<kLoadBytes, kElemBytes>::type raw_t;
-union Vec {
-  raw_t raw;
-  in_t v[kElems];
-};
-
-template <class T> struct Bits;
-template <> struct Bits<float> {
-  typedef unsigned int U;
-  static __device__ __forceinline__ float from(U b) { return __uint_as_float(b); }
-  static __device__ __forceinline__ U to(float f) { return __float_as_uint(f); }
-};
-template <> struct Bits<double> {
-  typedef unsigned long long U;
-  static __device__ __forceinline__ double from(U b) { return __longlong_as_double(static_cast<long long>(b)); }
-  static __device__ __forceinline__ U to(double f) { return static_cast<U>(__double_as_longlong(f)); }
-};
-template <class I> struct IntBits {
-  typedef I U;
-  static __device__ __forceinline__ I from(U b) { return b; }
-  static __device__ __forceinline__ U to(I v) { return v; }
-};
-template <> struct Bits<int> : IntBits<int> {};
-template <> struct Bits<unsigned int> : IntBits<unsigned int> {};
-template <> struct Bits<long long> : IntBits<long long> {};
-template <> struct Bits<unsigned long long> : IntBits<unsigned long long> {};
-template <> struct Bits<signed char> : IntBits<signed char> {};
-template <> struct Bits<short> : IntBits<short> {};
-template <> struct Bits<unsigned short> : IntBits<unsigned short> {};  // a half's bits
 
 template <class T>
 __device__ __forceinline__ T from_bits(unsigned long long b) {
@@ -144,15 +96,9 @@ __device__ __forceinline__ work_t to_work(in_t x) {
   else return static_cast<work_t>(static_cast<acc_t>(x));
 }
 
-// A float that is a half's value (an element, or the identity +-inf) as that half's bits: exact, no rounding happens.
-__device__ __forceinline__ unsigned short float_to_half_bits(float f) {
-  if constexpr (kStorage == Storage::bf16) {
-    return static_cast<unsigned short>(__float_as_uint(f) >> 16);
-  } else {
-    unsigned short h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-  }
+// A float that is a half's value (an element, or the identity +-inf) as that half's bits (reduction_common.cuh).
+__device__ __forceinline__ unsigned short half_bits_of(float f) {
+  return float_to_half_bits<kStorage == Storage::bf16 ? 2 : 1>(f);
 }
 
 __device__ __forceinline__ Item lift(in_t x, len_t index) {
@@ -161,11 +107,6 @@ __device__ __forceinline__ Item lift(in_t x, len_t index) {
   else r.v = to_work(x);
   r.i = static_cast<int>(index);
   return r;
-}
-
-template <class T>
-__device__ __forceinline__ bool negative_bit(T v) {
-  return static_cast<typename Bits<T>::U>(Bits<T>::to(v) >> (8 * sizeof(T) - 1)) != 0;
 }
 
 // min/max as reduce.cu: NaN wins (write_result writes the canonical NaN); -0.0 and +0.0 are equal values, either the
@@ -177,27 +118,19 @@ __device__ __forceinline__ W combine_value(W a, W b) {
     return user_op(a, b);
   } else if constexpr (kOp == SegOp::sum) {
     return a + b;
-  } else if constexpr (kIsFloat) {
+  } else {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (sizeof(W) == 4) {
+    if constexpr (kIsFloat && sizeof(W) == 4) {
       // f32 (and halves, which compute in f32): one min.NaN/max.NaN (PTX ISA 7.0, sm_80), a NaN operand giving NaN,
       // as reduce.cu steps. A zero's sign then follows the hardware's rule rather than -0.0 < +0.0: the values are
       // equal (the problem's semantics, reduce_problem.hpp), and the order is fixed by the configuration, so the bits
       // are still the same on every call. The rule below spent about 8 instructions per element: a segmented f32 max
       // of 4K-element segments at 64M ran 80.5 us against 72.4 us for a user `a > b ? a : b` and 71.4 us for CUB (H200,
       // bench/results/2026-12-02d-h200-segreduce-bench-quick.md).
-      float r;
-      if constexpr (kOp == SegOp::min) asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-      else asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-      return r;
+      return minmax_nan<kOp == SegOp::min>(a, b);
     }
 #endif
-    const bool tie = b == a && negative_bit(a) != negative_bit(b);
-    if constexpr (kOp == SegOp::min) return (b < a || b != b || (tie && negative_bit(b))) ? b : a;
-    else return (b > a || b != b || (tie && negative_bit(a))) ? b : a;
-  } else {
-    if constexpr (kOp == SegOp::min) return b < a ? b : a;
-    else return b > a ? b : a;
+    return ordered_minmax<kOp == SegOp::min, kIsFloat>(a, b);
   }
 }
 
@@ -235,11 +168,7 @@ __device__ __forceinline__ Item fold(Item v) {
 
 // The block's item, in every thread of warp 0. Every thread calls it; `sm` holds kWarps items.
 __device__ __forceinline__ Item block_fold(Item v, Item* sm) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  v = fold<32>(v);
-  if (lane == 0) sm[warp] = v;
-  __syncthreads();
-  if (warp == 0) v = fold<32>(lane < kWarps ? sm[lane] : identity());
+  v = block_combine_warps(v, sm, [](Item x) { return fold<32>(x); }, [] { return identity(); });
   __syncthreads();  // sm may be written again
   return v;
 }
@@ -256,10 +185,7 @@ __device__ __forceinline__ Item block_fold(Item v, Item* sm) {
 // The NaN-propagating min (argmin) or max (argmax) of two work values.
 __device__ __forceinline__ float extreme(float a, float b) {
 #if AT_HAVE_MINMAX_NAN
-  float r;
-  if constexpr (kMinLike) asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-  else asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-  return r;
+  return minmax_nan<kMinLike>(a, b);
 #else
   if (a != a) return a;
   if (b != b) return b;
@@ -427,8 +353,8 @@ __device__ __forceinline__ void write_result(unsigned char* __restrict__ out, u6
     // one is read again from the segment (only then: a load at the end of every segment would hold its block up).
     in_t value;
     if (v.i < 0) value = from_bits<in_t>(kArgEmptyBits);
-    else if constexpr (kStorage == Storage::f16) value = v.v != v.v ? seg[v.i] : float_to_half_bits(v.v);
-    else if constexpr (kStorage == Storage::bf16) value = float_to_half_bits(v.v);
+    else if constexpr (kStorage == Storage::f16) value = v.v != v.v ? seg[v.i] : half_bits_of(v.v);
+    else if constexpr (kStorage == Storage::bf16) value = half_bits_of(v.v);
     else value = static_cast<in_t>(v.v);
     *reinterpret_cast<in_t*>(p + kResultBytes / 2) = value;
   } else if constexpr (kOp == SegOp::sum || kOp == SegOp::user) {
@@ -437,7 +363,7 @@ __device__ __forceinline__ void write_result(unsigned char* __restrict__ out, u6
     // min/max: the canonical NaN of acc_t, else the value (a half's bits: exact, it is an element or +-inf).
     acc_t r;
     if (v.v != v.v) r = from_bits<acc_t>(kNaNBits);
-    else if constexpr (kStorage != Storage::plain) r = float_to_half_bits(v.v);
+    else if constexpr (kStorage != Storage::plain) r = half_bits_of(v.v);
     else r = v.v;
     reinterpret_cast<acc_t*>(out)[s] = r;
   } else {

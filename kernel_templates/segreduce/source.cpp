@@ -112,7 +112,9 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
   // A user operator's functions last, after acc_t: their #line directives name the user's text until common.cuh's.
   if (p.op == SegReduceOp::user) pre += reduce_detail::user_op_functions(p.user);
   pre += "}  // namespace at\n";
-  return preamble::variant_source(std::move(pre), "segreduce.cu", embedded::segreduce_template);
+  return preamble::variant_source(std::move(pre), "segreduce.cu", embedded::segreduce_template,
+                                  {{"user_op.cuh", embedded::user_op_cuh},
+                                   {"reduction_common.cuh", embedded::reduction_common_cuh}});
 }
 
 }  // namespace autotune
