@@ -11,7 +11,6 @@
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
-#include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "core/option_text.hpp"
@@ -20,8 +19,7 @@
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram/workload.hpp"
-#include "kernel_templates/channel_options.hpp"
-#include "kernel_templates/sample_types.hpp"
+#include "kernel_templates/histogram_options.hpp"
 #include "embedded.hpp"
 
 
@@ -63,9 +61,6 @@ void print_levels(std::string& out, const HistogramProblem& h) {
     }
   out += fmt::format(" --bins {} --lower {} --upper {}", bins, lower, upper);
 }
-void print_channels(std::string& out, const HistogramProblem& h) {
-  histogram_samples::print_channel_counts(out, h.channels, h.active);
-}
 
 // --row-pixels and --row-stride: a 2D region of whole rows of --n pixels (which this reads first).
 void read_region(const ProblemOptions& o, HistogramProblem& p) {
@@ -93,14 +88,12 @@ void read_region(const ProblemOptions& o, HistogramProblem& p) {
 void print_region(std::string& out, const HistogramProblem& h) {
   if (h.row_pixels != 0) out += fmt::format(" --row-pixels {} --row-stride {}", h.row_pixels, h.row_stride_bytes);
 }
-constexpr enum_text::Name<int> kCounterBits[] = {{32, "32"}, {64, "64"}};
 
 // The problem options besides --n and --dist. --bins reads the levels' options (--channels, --active, --lower,
 // --upper) and prints them but --channels and --active; --row-pixels reads and prints --row-stride.
 constexpr auto kOptions = std::tuple{
-    problem_options::choice("type", "T",
-                            "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (binned in float), i8, i16",
-                            &HistogramProblem::type, histogram_samples::kSampleTypes, "sample type"),
+    histogram_samples::type_option<HistogramProblem>(
+        "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (binned in float), i8, i16"),
     problem_options::custom<HistogramProblem>("bins", "N",
                                               "number of bins, 1..16777216 (required unless --type u8: 256); pixels: "
                                               "one for every active channel or a list, one per active channel "
@@ -112,13 +105,8 @@ constexpr auto kOptions = std::tuple{
         "upper", "X",
         "bound above the highest value counted (default: the whole type for u8/u16, 128 and 32768 for i8/i16, 1 for "
         "floats, lower + bins for 32-bit integers); pixels: one or a list as --bins"),
-    problem_options::choice("counters", "BITS", "output counter width: 32 (default) or 64",
-                            &HistogramProblem::counter_bits, kCounterBits)
-        .omitted_at(32)
-        .after_size(),
-    problem_options::custom<HistogramProblem>(
-        "channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels", nullptr,
-        print_channels),
+    histogram_samples::counters_option<HistogramProblem>(),
+    histogram_samples::channels_option<HistogramProblem>(),
     problem_options::custom<HistogramProblem>("active", "A",
                                               "channels counted, the first A of each pixel, 1..C (default: all C); "
                                               "each gets --bins bins over [--lower, --upper), its own where those "

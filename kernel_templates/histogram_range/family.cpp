@@ -11,7 +11,6 @@
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_range_problem.hpp"
-#include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "core/option_text.hpp"
 #include "core/problem_options.hpp"
@@ -20,8 +19,7 @@
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
 #include "kernel_templates/histogram_range/workload.hpp"
-#include "kernel_templates/channel_options.hpp"
-#include "kernel_templates/sample_types.hpp"
+#include "kernel_templates/histogram_options.hpp"
 
 namespace autotune {
 
@@ -49,16 +47,11 @@ void print_bins(std::string& out, const HistogramRangeProblem& h) {
   if (!h.uniform_channels())
     for (int c = 1; c < h.active; ++c) out += fmt::format(",{}", h.channel_bins(c));
 }
-void print_channels(std::string& out, const HistogramRangeProblem& h) {
-  histogram_samples::print_channel_counts(out, h.channels, h.active);
-}
-constexpr enum_text::Name<int> kCounterBits[] = {{32, "32"}, {64, "64"}};
 
 // The problem options besides --n and --dist; --channels and --active are read with --bins.
 constexpr auto kOptions = std::tuple{
-    problem_options::choice("type", "T",
-                            "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (float levels), i8, i16",
-                            &HistogramRangeProblem::type, histogram_samples::kSampleTypes, "sample type"),
+    histogram_samples::type_option<HistogramRangeProblem>(
+        "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (float levels), i8, i16"),
     problem_options::custom<HistogramRangeProblem>(
         "bins", "N",
         "number of bins (levels: bins + 1), 1..256 for u8/i8, ..65536 for u16/i16, ..1048576 otherwise (default 255 "
@@ -69,13 +62,8 @@ constexpr auto kOptions = std::tuple{
                             "the levels the tuner measures on: irregular (default: random distinct edges) or even",
                             &HistogramRangeProblem::edges, histogram_range_detail::kEdgeLayoutNames)
         .expected("irregular or even"),
-    problem_options::choice("counters", "BITS", "output counter width: 32 (default) or 64",
-                            &HistogramRangeProblem::counter_bits, kCounterBits)
-        .omitted_at(32)
-        .after_size(),
-    problem_options::custom<HistogramRangeProblem>(
-        "channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels", nullptr,
-        print_channels),
+    histogram_samples::counters_option<HistogramRangeProblem>(),
+    histogram_samples::channels_option<HistogramRangeProblem>(),
     problem_options::custom<HistogramRangeProblem>(
         "active", "A",
         "channels counted, the first A of each pixel, 1..C (default: all C), each with its own levels (CUB's "

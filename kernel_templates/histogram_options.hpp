@@ -1,18 +1,21 @@
-// The command-line options of pixels that the histogram families share: --channels C and --active A, and the
-// options that take one value for every active channel or a list of one per active channel (--bins 256,64,17).
-// Read by the families' per-channel option hooks (their option tables, core/problem_options.hpp, declare the help).
-// Internal to the library.
+// The command-line problem options the histogram families share: entries of their option tables
+// (core/problem_options.hpp) for --type, --counters and --channels, and what their per-channel readers share:
+// --channels C and --active A, and the options that take one value for every active channel or a list of one per
+// active channel (--bins 256,64,17). Internal to the library.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/error.hpp"
 #include "core/family.hpp"
 #include "core/option_text.hpp"
+#include "core/problem_options.hpp"
+#include "kernel_templates/sample_types.hpp"
 
 namespace autotune::histogram_samples {
 
@@ -57,8 +60,31 @@ inline const std::string& channel_text(const std::vector<std::string>& texts, in
 }
 
 /// " --channels C --active A" for pixels of several channels, else nothing.
-inline void print_channel_counts(std::string& out, int channels, int active) {
-  if (channels != 1) out += fmt::format(" --channels {} --active {}", channels, active);
+template <class P>
+void print_channel_counts(std::string& out, const P& problem) {
+  if (problem.channels != 1) out += fmt::format(" --channels {} --active {}", problem.channels, problem.active);
+}
+
+inline constexpr enum_text::Name<int> kCounterBits[] = {{32, "32"}, {64, "64"}};
+
+/// --type (`type_help` lists the types), --counters and --channels (read by the family's --bins entry, which needs
+/// the channels first; printed with --active) of a histogram problem P.
+template <class P>
+constexpr auto type_option(std::string_view type_help) {
+  return problem_options::choice("type", "T", type_help, &P::type, kSampleTypes, "sample type");
+}
+template <class P>
+constexpr auto counters_option() {
+  return problem_options::choice("counters", "BITS", "output counter width: 32 (default) or 64", &P::counter_bits,
+                                 kCounterBits)
+      .omitted_at(32)
+      .after_size();
+}
+template <class P>
+constexpr auto channels_option() {
+  return problem_options::custom<P>("channels", "C",
+                                    "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels",
+                                    nullptr, print_channel_counts<P>);
 }
 
 }  // namespace autotune::histogram_samples
