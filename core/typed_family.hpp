@@ -42,6 +42,8 @@ struct TypedFamilyFunctions {
 template <class P, class C>
 class TypedFamily : public KernelFamily {
  public:
+  using problem_type = P;
+
   explicit TypedFamily(const TypedFamilyFunctions<P, C>& functions) : functions_(functions) {}
 
   std::string_view name() const override { return P::kFamily; }

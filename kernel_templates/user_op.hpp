@@ -7,10 +7,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "autotune/reduce_problem.hpp"
 #include "core/family.hpp"
+#include "core/problem_options.hpp"
 
 namespace autotune {
 
@@ -33,8 +36,17 @@ std::string user_key_part(std::string_view hash);
 /// The hash of an op part "user:<16 hex digits>", else nullopt (a built-in operator's name, anything else).
 std::optional<std::string> parse_user_key_part(std::string_view part);
 
-/// The command-line options of an operator of the user's own: --user-op, --identity, --transform (their help).
-std::vector<ProblemParameter> user_op_parameters();
+/// The command-line options of an operator of the user's own, --user-op, --identity and --transform, as entries of
+/// a family's option table (core/problem_options.hpp): their help rows; WithUserOp reads and prints them.
+template <class P>
+constexpr auto user_op_options() {
+  return std::tuple{
+      problem_options::custom<P>("user-op", "EXPR",
+                                 "an operator of your own: a CUDA expression in a and b, e.g. 'a > b ? a : b'"),
+      problem_options::custom<P>("identity", "EXPR", "the identity of --user-op, e.g. -INFINITY"),
+      problem_options::custom<P>("transform", "EXPR",
+                                 "with --user-op: a CUDA expression in x applied to every element first, e.g. 'x*x'")};
+}
 /// The operator `options` give (--user-op EXPR --identity EXPR [--transform EXPR]), nullopt without --user-op.
 /// UsageError for --user-op beside --op (it is the operation), --user-op without --identity, --identity or
 /// --transform without --user-op.
@@ -49,6 +61,31 @@ std::string user_op_command_options(const UserOp& user, std::string_view hash);
 /// a line of its own behind a #line directive naming it ("transform", "op", "identity"), so that NVRTC's errors
 /// point into the user's text. The constants the README lists are macros defined for these lines only.
 std::string user_op_functions(const UserOp& user);
+
+/// WithOptions (core/problem_options.hpp) for a family whose problem type (members `op`, an enum with a `user` value,
+/// `user`, `user_hash` and normalized()) takes an operator of the user's own: --user-op is read before the table,
+/// whose --op entry is declared unless("user-op"), and printed where --op would stand.
+template <class Base, const auto& kOptions>
+class WithUserOp : public problem_options::WithOptions<Base, kOptions> {
+ public:
+  using P = typename Base::problem_type;
+  using problem_options::WithOptions<Base, kOptions>::WithOptions;
+
+  std::string command_options(const Problem& problem) const override {
+    const P p = this->problem_of(problem).normalized();
+    const std::string options = problem_options::print(p, kOptions);
+    if (p.op != decltype(p.op)::user) return options;
+    return user_op_command_options(p.user, p.user_hash) + " " + options;
+  }
+
+ protected:
+  void before_options(const ProblemOptions& options, P& problem) const override {
+    if (auto user = user_op_from_options(options)) {
+      problem.op = decltype(problem.op)::user;
+      problem.user = std::move(*user);
+    }
+  }
+};
 
 }  // namespace reduce_detail
 

@@ -20,12 +20,6 @@ std::optional<std::string> parse_user_key_part(std::string_view part) {
   return std::string(part.substr(kUserKeyPrefix.size()));
 }
 
-std::vector<ProblemParameter> user_op_parameters() {
-  return {{"user-op", "EXPR", "an operator of your own: a CUDA expression in a and b, e.g. 'a > b ? a : b'"},
-          {"identity", "EXPR", "the identity of --user-op, e.g. -INFINITY"},
-          {"transform", "EXPR", "with --user-op: a CUDA expression in x applied to every element first, e.g. 'x*x'"}};
-}
-
 std::optional<UserOp> user_op_from_options(const ProblemOptions& o) {
   auto given = [&](const char* k) { return o.count(k) != 0; };
   if (!given("user-op")) {

@@ -5,12 +5,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/error.hpp"
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
+#include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
@@ -22,10 +24,20 @@ namespace autotune {
 
 namespace {
 
-class ArgReduceFamily final : public TypedFamily<ArgReduceProblem, ArgReduceConfig> {
+// The problem options besides --n and --dist.
+constexpr auto kOptions = std::tuple{
+    problem_options::choice("op", "OP", "operation: argmin or argmax (required)", &ArgReduceProblem::op,
+                            argreduce_detail::kArgOpNames, "operation")
+        .required("argmin or argmax"),
+    problem_options::choice("type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)",
+                            &ArgReduceProblem::type, reduce_detail::kValues, "type")
+        .required()};
+
+class ArgReduceFamily final
+    : public problem_options::WithOptions<TypedFamily<ArgReduceProblem, ArgReduceConfig>, kOptions> {
  public:
   ArgReduceFamily()
-      : TypedFamily({"an arg-reduction", autotune::kernel_source, argreduce_constraint_violation,
+      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_constraint_violation,
                      make_argreduce_workload}) {}
 
   std::string_view summary() const override {
@@ -126,35 +138,6 @@ class ArgReduceFamily final : public TypedFamily<ArgReduceProblem, ArgReduceConf
   }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // value at 0, index at 8
 
-  std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"op", "OP", "operation: argmin or argmax (required)"},
-            {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)"}};
-  }
-
-  Problem make_problem(const ProblemOptions& o) const override {
-    auto given = [&](const char* k) { return o.count(k) != 0; };
-    auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
-    ArgReduceProblem p;
-    if (!given("op")) throw UsageError("--op is required for --kernel argreduce (argmin or argmax)");
-    const auto op = parse_arg_op(str("op"));
-    if (!op)
-      throw UsageError(fmt::format("--op: unknown operation '{}' (known: {})", str("op"),
-                                   enum_text::names(argreduce_detail::kArgOpNames)));
-    p.op = *op;
-    const std::string types = reduce_detail::value_type_names();
-    if (!given("type")) throw UsageError(fmt::format("--type is required for --kernel argreduce ({})", types));
-    const auto t = parse_value_type(str("type"));
-    if (!t) throw UsageError(fmt::format("--type: unknown type '{}' (known: {})", str("type"), types));
-    p.type = *t;
-    p.n = parse_size(str("n"));
-    if (given("dist")) p.distribution = str("dist");
-    p.validate();
-    return p;
-  }
-  std::string command_options(const Problem& p) const override {
-    const ArgReduceProblem& r = problem_of(p);
-    return fmt::format("--op {} --type {}", to_string(r.op), to_string(r.type));
-  }
   std::string example_options() const override { return "--op argmax --type f32 --n 256M"; }
 };
 

@@ -5,16 +5,21 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "core/option_text.hpp"
+#include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram/workload.hpp"
+#include "kernel_templates/histogram_options.hpp"
 #include "embedded.hpp"
 
 
@@ -22,10 +27,104 @@ namespace autotune {
 
 namespace {
 
-class HistogramFamily final : public TypedFamily<HistogramProblem, HistogramConfig> {
+// --channels, --active, --bins, --lower and --upper together (the last three one value for every active channel,
+// or one per active channel): the levels of each channel.
+void read_levels(const ProblemOptions& o, HistogramProblem& p) {
+  using namespace histogram_samples;
+  const ChannelCounts counts = channel_counts(o);
+  const auto bins_text = per_channel_texts(o, "bins", counts.active);
+  const auto lower_text = per_channel_texts(o, "lower", counts.active);
+  const auto upper_text = per_channel_texts(o, "upper", counts.active);
+  if (bins_text.empty() && p.type != SampleType::u8)
+    throw UsageError("--bins is required for sample types other than u8");
+  std::vector<HistogramChannel> levels;
+  for (int c = 0; c < counts.active; ++c) {
+    int bins = 256;
+    if (!bins_text.empty()) {
+      const long long b = option_text::to_integer("bins", channel_text(bins_text, c));
+      if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
+      bins = static_cast<int>(b);
+    }
+    const double lower = lower_text.empty() ? 0.0 : option_text::to_double("lower", channel_text(lower_text, c));
+    const double upper = upper_text.empty() ? default_upper(p.type, bins, lower)
+                                            : option_text::to_double("upper", channel_text(upper_text, c));
+    levels.push_back({bins, lower, upper});
+  }
+  p = HistogramProblem::multi_channel(p.type, counts.channels, std::move(levels));
+}
+void print_levels(std::string& out, const HistogramProblem& h) {
+  std::string bins = std::to_string(h.bins), lower = fmt::format("{}", h.lower), upper = fmt::format("{}", h.upper);
+  if (!h.uniform_channels())
+    for (int c = 1; c < h.active; ++c) {
+      const HistogramChannel ch = h.channel(c);
+      bins += fmt::format(",{}", ch.bins), lower += fmt::format(",{}", ch.lower), upper += fmt::format(",{}", ch.upper);
+    }
+  out += fmt::format(" --bins {} --lower {} --upper {}", bins, lower, upper);
+}
+
+// --row-pixels and --row-stride: a 2D region of whole rows of --n pixels (which this reads first).
+void read_region(const ProblemOptions& o, HistogramProblem& p) {
+  using option_text::to_integer;
+  const bool pixels = o.count("row-pixels") != 0, stride = o.count("row-stride") != 0;
+  if (!pixels && !stride) return;
+  p.n = parse_size(o.at("n"));
+  if (!pixels) throw UsageError("--row-stride needs --row-pixels");
+  const long long w = to_integer("row-pixels", o.at("row-pixels"));
+  if (w < 1) throw UsageError(fmt::format("--row-pixels: {} is not a positive number of pixels", w));
+  p.row_pixels = static_cast<std::uint64_t>(w);
+  const std::uint64_t row_bytes = p.row_pixels * static_cast<std::uint64_t>(p.channels) * size_of(p.type);
+  p.row_stride_bytes = row_bytes;
+  if (stride) {
+    const long long b = to_integer("row-stride", o.at("row-stride"));
+    if (b < 1) throw UsageError(fmt::format("--row-stride: {} is not a positive number of bytes", b));
+    p.row_stride_bytes = static_cast<std::uint64_t>(b);
+  }
+  if (p.n % p.row_pixels != 0)
+    throw UsageError(fmt::format("--row-pixels: --n {} is not a whole number of rows of {} pixels", p.n, w));
+  if (p.row_stride_bytes < row_bytes || p.row_stride_bytes % (row_bytes / p.row_pixels) != 0)
+    throw UsageError(fmt::format("--row-stride: {} bytes do not hold a row of {} bytes in whole pixels of {}",
+                                 p.row_stride_bytes, row_bytes, row_bytes / p.row_pixels));
+}
+void print_region(std::string& out, const HistogramProblem& h) {
+  if (h.row_pixels != 0) out += fmt::format(" --row-pixels {} --row-stride {}", h.row_pixels, h.row_stride_bytes);
+}
+
+// The problem options besides --n and --dist. --bins reads the levels' options (--channels, --active, --lower,
+// --upper) and prints them but --channels and --active; --row-pixels reads and prints --row-stride.
+constexpr auto kOptions = std::tuple{
+    histogram_samples::type_option<HistogramProblem>(
+        "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (binned in float), i8, i16"),
+    problem_options::custom<HistogramProblem>("bins", "N",
+                                              "number of bins, 1..16777216 (required unless --type u8: 256); pixels: "
+                                              "one for every active channel or a list, one per active channel "
+                                              "(256,64,17)",
+                                              read_levels, print_levels),
+    problem_options::custom<HistogramProblem>("lower", "X",
+                                              "lowest value counted (default 0); pixels: one or a list as --bins"),
+    problem_options::custom<HistogramProblem>(
+        "upper", "X",
+        "bound above the highest value counted (default: the whole type for u8/u16, 128 and 32768 for i8/i16, 1 for "
+        "floats, lower + bins for 32-bit integers); pixels: one or a list as --bins"),
+    histogram_samples::counters_option<HistogramProblem>(),
+    histogram_samples::channels_option<HistogramProblem>(),
+    problem_options::custom<HistogramProblem>("active", "A",
+                                              "channels counted, the first A of each pixel, 1..C (default: all C); "
+                                              "each gets --bins bins over [--lower, --upper), its own where those "
+                                              "are lists"),
+    problem_options::custom<HistogramProblem>(
+        "row-pixels", "W",
+        "measure on a 2D region: rows of W pixels (--n pixels in all, whole rows), --row-stride bytes apart",
+        read_region, print_region),
+    problem_options::custom<HistogramProblem>(
+        "row-stride", "BYTES",
+        "bytes from one row's start to the next (with --row-pixels; default: the row, no padding); a whole number "
+        "of pixels")};
+
+class HistogramFamily final
+    : public problem_options::WithOptions<TypedFamily<HistogramProblem, HistogramConfig>, kOptions> {
  public:
   HistogramFamily()
-      : TypedFamily({"a histogram", autotune::kernel_source, histogram_constraint_violation,
+      : WithOptions({"a histogram", autotune::kernel_source, histogram_constraint_violation,
                      make_histogram_workload}) {}
 
   std::string_view summary() const override {
@@ -397,117 +496,6 @@ class HistogramFamily final : public TypedFamily<HistogramProblem, HistogramConf
     return static_cast<std::uint64_t>(h.counters()) * static_cast<std::uint64_t>(h.counter_bits / 8);
   }
 
-  std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (binned in float), i8, i16"},
-            {"bins", "N", "number of bins, 1..16777216 (required unless --type u8: 256); pixels: one for every "
-                          "active channel or a list, one per active channel (256,64,17)"},
-            {"lower", "X", "lowest value counted (default 0); pixels: one or a list as --bins"},
-            {"upper", "X", "bound above the highest value counted (default: the whole type for u8/u16, 128 and "
-                           "32768 for i8/i16, 1 for floats, lower + bins for 32-bit integers); pixels: one or a "
-                           "list as --bins"},
-            {"counters", "BITS", "output counter width: 32 (default) or 64"},
-            {"channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels"},
-            {"active", "A", "channels counted, the first A of each pixel, 1..C (default: all C); each gets --bins "
-                            "bins over [--lower, --upper), its own where those are lists"},
-            {"row-pixels", "W", "measure on a 2D region: rows of W pixels (--n pixels in all, whole rows), "
-                                "--row-stride bytes apart"},
-            {"row-stride", "BYTES", "bytes from one row's start to the next (with --row-pixels; default: the row, "
-                                    "no padding); a whole number of pixels"}};
-  }
-
-  Problem make_problem(const ProblemOptions& o) const override {
-    using option_text::to_double;
-    using option_text::to_integer;
-    auto given = [&](const char* k) { return o.count(k) != 0; };
-    auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
-    SampleType type = SampleType::u8;
-    if (given("type")) {
-      const auto t = parse_sample_type(str("type"));
-      if (!t)
-        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: {})", str("type"), sample_type_names()));
-      type = *t;
-    }
-    // Channels first: --bins, --lower and --upper take one value for every active channel or one per channel.
-    int channels = 1, active = 1;
-    if (given("channels")) {
-      const long long c = to_integer("channels", str("channels"));
-      if (c < 1 || c > 4) throw UsageError(fmt::format("--channels: {} is outside 1..4", c));
-      channels = active = static_cast<int>(c);
-    }
-    if (given("active")) {
-      const long long a = to_integer("active", str("active"));
-      if (a < 1 || a > channels)
-        throw UsageError(fmt::format("--active: {} is outside 1..{} (--channels)", a, channels));
-      active = static_cast<int>(a);
-    }
-    auto values = [&](const char* k) {
-      std::vector<std::string> v;
-      if (!given(k)) return v;
-      v = option_text::split_list(str(k));
-      if (v.size() != 1 && v.size() != static_cast<std::size_t>(active))
-        throw UsageError(fmt::format("--{}: {} values for {} active channels (give one for all, or one per active "
-                                     "channel)", k, v.size(), active));
-      return v;
-    };
-    const auto bins_text = values("bins"), lower_text = values("lower"), upper_text = values("upper");
-    if (bins_text.empty() && type != SampleType::u8)
-      throw UsageError("--bins is required for sample types other than u8");
-    auto pick = [](const std::vector<std::string>& v, int c) { return v.size() == 1 ? v[0] : v[static_cast<std::size_t>(c)]; };
-    std::vector<HistogramChannel> levels;
-    for (int c = 0; c < active; ++c) {
-      int bins = 256;
-      if (!bins_text.empty()) {
-        const long long b = to_integer("bins", pick(bins_text, c));
-        if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
-        bins = static_cast<int>(b);
-      }
-      const double lower = lower_text.empty() ? 0.0 : to_double("lower", pick(lower_text, c));
-      const double upper = upper_text.empty() ? default_upper(type, bins, lower) : to_double("upper", pick(upper_text, c));
-      levels.push_back({bins, lower, upper});
-    }
-    HistogramProblem p = HistogramProblem::multi_channel(type, channels, std::move(levels));
-    p.n = parse_size(str("n"));
-    if (given("row-stride") && !given("row-pixels")) throw UsageError("--row-stride needs --row-pixels");
-    if (given("row-pixels")) {
-      const long long w = to_integer("row-pixels", str("row-pixels"));
-      if (w < 1) throw UsageError(fmt::format("--row-pixels: {} is not a positive number of pixels", w));
-      p.row_pixels = static_cast<std::uint64_t>(w);
-      const std::uint64_t row_bytes = p.row_pixels * static_cast<std::uint64_t>(channels) * size_of(type);
-      p.row_stride_bytes = row_bytes;
-      if (given("row-stride")) {
-        const long long b = to_integer("row-stride", str("row-stride"));
-        if (b < 1) throw UsageError(fmt::format("--row-stride: {} is not a positive number of bytes", b));
-        p.row_stride_bytes = static_cast<std::uint64_t>(b);
-      }
-      if (p.n % p.row_pixels != 0)
-        throw UsageError(fmt::format("--row-pixels: --n {} is not a whole number of rows of {} pixels", p.n, w));
-      if (p.row_stride_bytes < row_bytes || p.row_stride_bytes % (row_bytes / p.row_pixels) != 0)
-        throw UsageError(fmt::format("--row-stride: {} bytes do not hold a row of {} bytes in whole pixels of {}",
-                                     p.row_stride_bytes, row_bytes, row_bytes / p.row_pixels));
-    }
-    if (given("dist")) p.distribution = str("dist");
-    if (given("counters")) {
-      const std::string c = str("counters");
-      if (c != "32" && c != "64") throw UsageError(fmt::format("--counters: '{}' is not 32 or 64", c));
-      p.counter_bits = c == "32" ? 32 : 64;
-    }
-    p.validate();
-    return p;
-  }
-  std::string command_options(const Problem& p) const override {
-    const HistogramProblem& h = problem_of(p);
-    std::string bins = std::to_string(h.bins), lower = fmt::format("{}", h.lower), upper = fmt::format("{}", h.upper);
-    if (!h.uniform_channels())
-      for (int c = 1; c < h.active; ++c) {
-        const HistogramChannel ch = h.channel(c);
-        bins += fmt::format(",{}", ch.bins), lower += fmt::format(",{}", ch.lower), upper += fmt::format(",{}", ch.upper);
-      }
-    return fmt::format("--type {} --bins {} --lower {} --upper {}{}{}", to_string(h.type), bins, lower, upper,
-                       h.counter_bits == 64 ? " --counters 64" : "",
-                       h.channels == 1 ? std::string() : fmt::format(" --channels {} --active {}", h.channels, h.active)) +
-           (h.row_pixels == 0 ? std::string()
-                              : fmt::format(" --row-pixels {} --row-stride {}", h.row_pixels, h.row_stride_bytes));
-  }
   std::string example_options() const override { return "--type u8 --bins 256 --n 64M"; }
 };
 

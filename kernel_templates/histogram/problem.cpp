@@ -9,34 +9,17 @@
 
 #include "autotune/error.hpp"
 #include "core/enum_text.hpp"
+#include "kernel_templates/sample_types.hpp"
 
 namespace autotune {
 
 namespace {
 
-// A sample type's properties; `value` and `name` make kTypes the type's name table (core/enum_text.hpp).
-struct TypeInfo {
-  SampleType value;
-  std::string_view name;
-  std::size_t size;
-  double min, max;  // representable range (for integer types)
-};
+using histogram_samples::kSampleTypes;
+using histogram_samples::SampleTypeInfo;
 
-constexpr TypeInfo kTypes[] = {
-    {SampleType::u8, "u8", 1, 0.0, 255.0},
-    {SampleType::u16, "u16", 2, 0.0, 65535.0},
-    {SampleType::i32, "i32", 4, -2147483648.0, 2147483647.0},
-    {SampleType::u32, "u32", 4, 0.0, 4294967295.0},
-    {SampleType::f32, "f32", 4, -std::numeric_limits<float>::max(), std::numeric_limits<float>::max()},
-    {SampleType::f64, "f64", 8, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()},
-    {SampleType::f16, "f16", 2, -65504.0, 65504.0},
-    {SampleType::bf16, "bf16", 2, -3.3895313892515355e38, 3.3895313892515355e38},
-    {SampleType::i8, "i8", 1, -128.0, 127.0},
-    {SampleType::i16, "i16", 2, -32768.0, 32767.0},
-};
-
-const TypeInfo& info(SampleType t) {
-  for (const auto& i : kTypes)
+const SampleTypeInfo& info(SampleType t) {
+  for (const auto& i : kSampleTypes)
     if (i.value == t) return i;
   throw UsageError("unknown sample type");
 }
@@ -48,12 +31,12 @@ std::size_t size_of(SampleType t) { return info(t).size; }
 bool is_float(SampleType t) { return t == SampleType::f32 || t == SampleType::f64 || is_half(t); }
 bool is_half(SampleType t) { return t == SampleType::f16 || t == SampleType::bf16; }
 
-std::string sample_type_names() { return enum_text::names(kTypes); }
+std::string sample_type_names() { return enum_text::names(kSampleTypes); }
 
-std::optional<SampleType> parse_sample_type(std::string_view text) { return enum_text::parse(kTypes, text); }
+std::optional<SampleType> parse_sample_type(std::string_view text) { return enum_text::parse(kSampleTypes, text); }
 
 const std::vector<SampleType>& all_sample_types() {
-  static constexpr auto kAll = enum_text::values(kTypes);
+  static constexpr auto kAll = enum_text::values(kSampleTypes);
   static const std::vector<SampleType> all(kAll.begin(), kAll.end());
   return all;
 }

@@ -5,25 +5,75 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_range_problem.hpp"
 #include "core/key_text.hpp"
 #include "core/option_text.hpp"
+#include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
 #include "kernel_templates/histogram_range/workload.hpp"
+#include "kernel_templates/histogram_options.hpp"
 
 namespace autotune {
 
 namespace {
 
-class HistogramRangeFamily final : public TypedFamily<HistogramRangeProblem, HistogramRangeConfig> {
+// --channels, --active and --bins (one value for every active channel, or one per active channel) together: the
+// levels of each channel.
+void read_channel_bins(const ProblemOptions& o, HistogramRangeProblem& p) {
+  using namespace histogram_samples;
+  const ChannelCounts counts = channel_counts(o);
+  std::vector<int> bins(static_cast<std::size_t>(counts.active), p.bins);
+  const std::vector<std::string> texts = per_channel_texts(o, "bins", counts.active);
+  if (texts.empty() && p.type != SampleType::u8) throw UsageError("--bins is required for sample types other than u8");
+  const int max = HistogramRangeProblem::max_bins(p.type);
+  for (int c = 0; c < counts.active && !texts.empty(); ++c) {
+    const long long b = option_text::to_integer("bins", channel_text(texts, c));
+    if (b < 1 || b > max)
+      throw UsageError(fmt::format("--bins: {} is outside 1..{} for {}", b, max, to_string(p.type)));
+    bins[static_cast<std::size_t>(c)] = static_cast<int>(b);
+  }
+  p = p.with_channel_bins(counts.channels, std::move(bins));
+}
+void print_bins(std::string& out, const HistogramRangeProblem& h) {
+  out += fmt::format(" --bins {}", h.bins);
+  if (!h.uniform_channels())
+    for (int c = 1; c < h.active; ++c) out += fmt::format(",{}", h.channel_bins(c));
+}
+
+// The problem options besides --n and --dist; --channels and --active are read with --bins.
+constexpr auto kOptions = std::tuple{
+    histogram_samples::type_option<HistogramRangeProblem>(
+        "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (float levels), i8, i16"),
+    problem_options::custom<HistogramRangeProblem>(
+        "bins", "N",
+        "number of bins (levels: bins + 1), 1..256 for u8/i8, ..65536 for u16/i16, ..1048576 otherwise (default 255 "
+        "for u8, required otherwise); pixels: one for every active channel or a list, one per active channel "
+        "(255,63,16)",
+        read_channel_bins, print_bins),
+    problem_options::choice("edges", "E",
+                            "the levels the tuner measures on: irregular (default: random distinct edges) or even",
+                            &HistogramRangeProblem::edges, histogram_range_detail::kEdgeLayoutNames)
+        .expected("irregular or even"),
+    histogram_samples::counters_option<HistogramRangeProblem>(),
+    histogram_samples::channels_option<HistogramRangeProblem>(),
+    problem_options::custom<HistogramRangeProblem>(
+        "active", "A",
+        "channels counted, the first A of each pixel, 1..C (default: all C), each with its own levels (CUB's "
+        "MultiHistogramRange)")};
+
+class HistogramRangeFamily final
+    : public problem_options::WithOptions<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kOptions> {
  public:
   HistogramRangeFamily()
-      : TypedFamily({"a range-histogram", autotune::kernel_source, histogram_range_constraint_violation,
+      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_constraint_violation,
                      make_histogram_range_workload}) {}
 
   std::string_view summary() const override {
@@ -154,82 +204,6 @@ class HistogramRangeFamily final : public TypedFamily<HistogramRangeProblem, His
     return static_cast<std::uint64_t>(h.counters()) * static_cast<std::uint64_t>(h.counter_bits / 8);
   }
 
-  std::vector<ProblemParameter> problem_parameters() const override {
-    return {{"type", "T", "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (float levels), i8, i16"},
-            {"bins", "N", "number of bins (levels: bins + 1), 1..256 for u8/i8, ..65536 for u16/i16, ..1048576 "
-                          "otherwise (default 255 for u8, required otherwise); pixels: one for every active channel "
-                          "or a list, one per active channel (255,63,16)"},
-            {"edges", "E", "the levels the tuner measures on: irregular (default: random distinct edges) or even"},
-            {"counters", "BITS", "output counter width: 32 (default) or 64"},
-            {"channels", "C", "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels"},
-            {"active", "A", "channels counted, the first A of each pixel, 1..C (default: all C), each with its own "
-                            "levels (CUB's MultiHistogramRange)"}};
-  }
-
-  Problem make_problem(const ProblemOptions& o) const override {
-    using option_text::to_integer;
-    auto given = [&](const char* k) { return o.count(k) != 0; };
-    HistogramRangeProblem p;
-    if (given("type")) {
-      const auto t = parse_sample_type(o.at("type"));
-      if (!t)
-        throw UsageError(fmt::format("--type: unknown sample type '{}' (known: {})", o.at("type"), sample_type_names()));
-      p.type = *t;
-    }
-    // Channels first: --bins takes one value for every active channel or one per active channel.
-    int channels = 1, active = 1;
-    if (given("channels")) {
-      const long long c = to_integer("channels", o.at("channels"));
-      if (c < 1 || c > 4) throw UsageError(fmt::format("--channels: {} is outside 1..4", c));
-      channels = active = static_cast<int>(c);
-    }
-    if (given("active")) {
-      const long long a = to_integer("active", o.at("active"));
-      if (a < 1 || a > channels)
-        throw UsageError(fmt::format("--active: {} is outside 1..{} (--channels)", a, channels));
-      active = static_cast<int>(a);
-    }
-    std::vector<int> bins(static_cast<std::size_t>(active), p.bins);
-    if (given("bins")) {
-      const std::vector<std::string> texts = option_text::split_list(o.at("bins"));
-      if (texts.size() != 1 && texts.size() != static_cast<std::size_t>(active))
-        throw UsageError(fmt::format("--bins: {} values for {} active channels (give one for all, or one per active "
-                                     "channel)", texts.size(), active));
-      const int max = HistogramRangeProblem::max_bins(p.type);
-      for (int c = 0; c < active; ++c) {
-        const long long b = to_integer("bins", texts.size() == 1 ? texts[0] : texts[static_cast<std::size_t>(c)]);
-        if (b < 1 || b > max)
-          throw UsageError(fmt::format("--bins: {} is outside 1..{} for {}", b, max, to_string(p.type)));
-        bins[static_cast<std::size_t>(c)] = static_cast<int>(b);
-      }
-    } else if (p.type != SampleType::u8) {
-      throw UsageError("--bins is required for sample types other than u8");
-    }
-    p = p.with_channel_bins(channels, std::move(bins));
-    if (given("edges")) {
-      const auto e = parse_edge_layout(o.at("edges"));
-      if (!e) throw UsageError(fmt::format("--edges: '{}' is not irregular or even", o.at("edges")));
-      p.edges = *e;
-    }
-    p.n = parse_size(o.at("n"));
-    if (given("dist")) p.distribution = o.at("dist");
-    if (given("counters")) {
-      const std::string c = o.at("counters");
-      if (c != "32" && c != "64") throw UsageError(fmt::format("--counters: '{}' is not 32 or 64", c));
-      p.counter_bits = c == "32" ? 32 : 64;
-    }
-    p.validate();
-    return p;
-  }
-  std::string command_options(const Problem& p) const override {
-    const HistogramRangeProblem& h = problem_of(p);
-    std::string bins = std::to_string(h.bins);
-    if (!h.uniform_channels())
-      for (int c = 1; c < h.active; ++c) bins += fmt::format(",{}", h.channel_bins(c));
-    return fmt::format("--type {} --bins {} --edges {}{}{}", to_string(h.type), bins, to_string(h.edges),
-                       h.counter_bits == 64 ? " --counters 64" : "",
-                       h.channels == 1 ? std::string() : fmt::format(" --channels {} --active {}", h.channels, h.active));
-  }
   std::string example_options() const override { return "--type f32 --bins 999 --edges irregular --n 64M"; }
 };
 

@@ -4,11 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <span>
+#include <tuple>
+
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
+#include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
+#include "kernel_templates/reduce/enums.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
@@ -20,10 +26,38 @@ namespace autotune {
 
 namespace {
 
-class ReduceFamily final : public TypedFamily<ReduceProblem, ReduceConfig> {
+// The operations a command line names with --op: every one but "user", which is --user-op.
+constexpr std::size_t kOps = std::size(reduce_detail::kReduceOpNames);
+static_assert(reduce_detail::kReduceOpNames[kOps - 1].value == ReduceOp::user);
+constexpr auto kCommandLineOps = std::span(reduce_detail::kReduceOpNames).first<kOps - 1>();
+// --mode, and the key's "mode=" part.
+constexpr enum_text::Name<bool> kModeNames[] = {{true, "deterministic"}, {false, "fast"}};
+
+// The problem options besides --n and --dist, then an operator of the user's own's (kernel_templates/user_op.hpp),
+// which replaces --op.
+constexpr auto kReduceOptions = std::tuple{
+    problem_options::choice("op", "OP",
+                            "operation: sum, min, max, absmax, sumsq, sumabs or l2norm (required unless --user-op)",
+                            &ReduceProblem::op, kCommandLineOps, "operation")
+        .required()
+        .unless("user-op"),
+    problem_options::choice("type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)",
+                            &ReduceProblem::type, reduce_detail::kValues, "type")
+        .required(),
+    problem_options::choice("acc", "T",
+                            "accumulator type (default: i64 for sums of i8, i16, i32; u64 for u32; f32 for f16 and "
+                            "bf16; else the element type; see reduce_problem.hpp)",
+                            &ReduceProblem::accumulator, reduce_detail::kValues, "type"),
+    problem_options::choice("mode", "MODE", "deterministic (default) or fast (float sums may finish with atomics)",
+                            &ReduceProblem::deterministic, kModeNames)
+        .omitted_at(true)};
+constexpr auto kOptions = std::tuple_cat(kReduceOptions, reduce_detail::user_op_options<ReduceProblem>());
+
+class ReduceFamily final
+    : public reduce_detail::WithUserOp<TypedFamily<ReduceProblem, ReduceConfig>, kOptions> {
  public:
   ReduceFamily()
-      : TypedFamily({"a reduction", autotune::kernel_source, reduce_constraint_violation, make_reduce_workload}) {}
+      : WithUserOp({"a reduction", autotune::kernel_source, reduce_constraint_violation, make_reduce_workload}) {}
 
   std::string_view summary() const override {
     return "sum, min, max, absmax, sumsq, sumabs, l2norm or an operator of your own over i32, u32, i64, u64, f32, "
@@ -59,8 +93,9 @@ class ReduceFamily final : public TypedFamily<ReduceProblem, ReduceConfig> {
       } else if (field == "dist") {
         p.distribution = value;
       } else if (field == "mode") {
-        if (value != "fast" && value != "deterministic") return std::nullopt;
-        p.deterministic = value == "deterministic";
+        const auto deterministic = enum_text::parse(kModeNames, value);
+        if (!deterministic) return std::nullopt;
+        p.deterministic = *deterministic;
       } else {
         return std::nullopt;
       }
@@ -148,69 +183,15 @@ class ReduceFamily final : public TypedFamily<ReduceProblem, ReduceConfig> {
   std::string_view policy_data() const override { return embedded::reduce_policy_json; }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // one result, up to 16 bytes
 
-  std::vector<ProblemParameter> problem_parameters() const override {
-    std::vector<ProblemParameter> out{
-        {"op", "OP", "operation: sum, min, max, absmax, sumsq, sumabs or l2norm (required unless --user-op)"},
-        {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)"},
-        {"acc", "T",
-         "accumulator type (default: i64 for sums of i8, i16, i32; u64 for u32; f32 for f16 and bf16; else the "
-         "element type; see reduce_problem.hpp)"},
-        {"mode", "MODE", "deterministic (default) or fast (float sums may finish with atomics)"}};
-    for (ProblemParameter& u : reduce_detail::user_op_parameters()) out.push_back(std::move(u));
-    return out;
-  }
+  std::string example_options() const override { return "--op sum --type f32 --n 256M"; }
 
-  Problem make_problem(const ProblemOptions& o) const override {
-    auto given = [&](const char* k) { return o.count(k) != 0; };
-    auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
-    ReduceProblem p;
-    if (auto user = reduce_detail::user_op_from_options(o)) {
-      p.op = ReduceOp::user;
-      p.user = std::move(*user);
-    } else {
-      if (!given("op"))
-        throw UsageError("--op is required for --kernel reduce (sum, min, max, absmax, sumsq, sumabs, l2norm), or "
-                         "--user-op");
-      const auto op = parse_reduce_op(str("op"));
-      if (!op)
-        throw UsageError(fmt::format(
-            "--op: unknown operation '{}' (known: sum, min, max, absmax, sumsq, sumabs, l2norm; or --user-op)",
-            str("op")));
-      p.op = *op;
-    }
-    const std::string types = reduce_detail::value_type_names();
-    auto value_type = [&](const char* flag) {
-      const auto t = parse_value_type(str(flag));
-      if (!t) throw UsageError(fmt::format("--{}: unknown type '{}' (known: {})", flag, str(flag), types));
-      return *t;
-    };
-    if (!given("type")) throw UsageError(fmt::format("--type is required for --kernel reduce ({})", types));
-    p.type = value_type("type");
-    if (given("acc")) p.accumulator = value_type("acc");
-    if (given("mode")) {
-      const std::string m = str("mode");
-      if (m != "deterministic" && m != "fast")
-        throw UsageError(fmt::format("--mode: '{}' is not deterministic or fast", m));
-      p.deterministic = m == "deterministic";
-    }
-    p.n = parse_size(str("n"));
-    if (given("dist")) p.distribution = str("dist");
-    p.validate();
-    // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
-    // check needs NVRTC, which tuning needs anyway; sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+ protected:
+  // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
+  // check needs NVRTC, which tuning needs anyway; sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+  ReduceProblem after_options(ReduceProblem p) const override {
     if (p.op == ReduceOp::user) check_user_op_compiles(p, "sm_75");
     return p;
   }
-  std::string command_options(const Problem& p) const override {
-    const ReduceProblem& r = problem_of(p);
-    const std::string mode = r.normalized().deterministic ? "" : " --mode fast";
-    if (r.op != ReduceOp::user)
-      return fmt::format("--op {} --type {} --acc {}{}", to_string(r.op), to_string(r.type),
-                         to_string(r.accumulator_type()), mode);
-    return fmt::format("{} --type {} --acc {}", reduce_detail::user_op_command_options(r.user, r.normalized().user_hash),
-                       to_string(r.type), to_string(r.accumulator_type()));
-  }
-  std::string example_options() const override { return "--op sum --type f32 --n 256M"; }
 };
 
 }  // namespace

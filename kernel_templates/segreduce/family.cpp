@@ -5,13 +5,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
+#include <tuple>
 
 #include "autotune/error.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
+#include "core/enum_text.hpp"
 #include "core/key_text.hpp"
+#include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/user_op.hpp"
+#include "kernel_templates/segreduce/enums.hpp"
 #include "kernel_templates/segreduce/space.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/segreduce/workload.hpp"
@@ -40,11 +45,56 @@ std::uint64_t segment_bound(const SegmentSpec& s, std::uint64_t n) {
   return 2 * n / std::max<std::uint64_t>(1, (s.lo + s.hi) / 2) + 1024;
 }
 
-class SegReduceFamily final : public TypedFamily<SegReduceProblem, SegReduceConfig> {
+// --segments and --dist both name the segment lengths (the problem's distribution): one of them, a valid spec.
+void read_segments(const ProblemOptions& o, SegReduceProblem& p) {
+  const bool segments = o.count("segments") != 0, dist = o.count("dist") != 0;
+  if (segments && dist)
+    throw UsageError("--segments and --dist both name the segment lengths of --kernel segreduce: give one");
+  if (segments) p.distribution = o.at("segments");
+  if (dist) p.distribution = o.at("dist");
+  try {
+    (void)parse_segment_spec(p.distribution);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("--segments: {}", e.what()));
+  }
+}
+
+// The operations a command line names with --op: every one but "user", which is --user-op.
+constexpr std::size_t kOps = std::size(segreduce_detail::kSegReduceOpNames);
+static_assert(segreduce_detail::kSegReduceOpNames[kOps - 1].value == SegReduceOp::user);
+constexpr auto kCommandLineOps = std::span(segreduce_detail::kSegReduceOpNames).first<kOps - 1>();
+constexpr enum_text::Name<int> kOffsetBits[] = {{32, "32"}, {64, "64"}};
+
+// The problem options besides --n and --dist (--segments names the distribution too), then an operator of the user's
+// own's (kernel_templates/user_op.hpp), which replaces --op.
+constexpr auto kSegReduceOptions = std::tuple{
+    problem_options::choice("op", "OP", "operation: sum, min, max, argmin or argmax (default sum; or --user-op)",
+                            &SegReduceProblem::op, kCommandLineOps, "operation")
+        .unless("user-op"),
+    problem_options::choice("type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (default f32)",
+                            &SegReduceProblem::type, reduce_detail::kValues, "type"),
+    problem_options::choice("acc", "T",
+                            "accumulator type of a sum or --user-op (default: a sum's i64 for i8, i16, i32, u64 for "
+                            "u32; f32 for f16, bf16; a user operator's i32 for i8, i16; else the element type)",
+                            &SegReduceProblem::accumulator, reduce_detail::kValues, "type"),
+    problem_options::custom<SegReduceProblem>("segments", "SPEC",
+                                              "segment lengths the tuner measures on: fixed:L, uniform:A..B, "
+                                              "power-law[:A..B] (default uniform = uniform:1..1K); the same as --dist",
+                                              read_segments),
+    problem_options::choice("offsets", "BITS",
+                            "offset width: 32 (int, default) or 64 (int64_t, as CUB's OffsetT; n >= 2^31)",
+                            &SegReduceProblem::offset_bits, kOffsetBits)
+        .omitted_at(32)};
+constexpr auto kOptions = std::tuple_cat(kSegReduceOptions, reduce_detail::user_op_options<SegReduceProblem>());
+
+// The segment lengths are the problem's distribution: command_options() leaves them to --dist
+// (runtime/resolution.cpp).
+class SegReduceFamily final
+    : public reduce_detail::WithUserOp<TypedFamily<SegReduceProblem, SegReduceConfig>, kOptions> {
  public:
   SegReduceFamily()
-      : TypedFamily({"a segmented reduction", autotune::kernel_source, segreduce_constraint_violation,
-                     make_segreduce_workload}) {}
+      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_constraint_violation,
+                    make_segreduce_workload}) {}
 
   std::string_view summary() const override {
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
@@ -146,74 +196,15 @@ class SegReduceFamily final : public TypedFamily<SegReduceProblem, SegReduceConf
     return segments * (p.result_bytes() + p.offset_bytes()) + 64;  // results and offsets
   }
 
-  std::vector<ProblemParameter> problem_parameters() const override {
-    std::vector<ProblemParameter> out{
-        {"op", "OP", "operation: sum, min, max, argmin or argmax (default sum; or --user-op)"},
-        {"type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (default f32)"},
-        {"acc", "T",
-         "accumulator type of a sum or --user-op (default: a sum's i64 for i8, i16, i32, u64 for u32; f32 for f16, "
-         "bf16; a user operator's i32 for i8, i16; else the element type)"},
-        {"segments", "SPEC",
-         "segment lengths the tuner measures on: fixed:L, uniform:A..B, power-law[:A..B] (default uniform = "
-         "uniform:1..1K); the same as --dist"},
-        {"offsets", "BITS", "offset width: 32 (int, default) or 64 (int64_t, as CUB's OffsetT; n >= 2^31)"}};
-    for (ProblemParameter& u : reduce_detail::user_op_parameters()) out.push_back(std::move(u));
-    return out;
-  }
-  Problem make_problem(const ProblemOptions& o) const override {
-    auto given = [&](const char* k) { return o.count(k) != 0; };
-    auto str = [&](const char* k) { return given(k) ? o.at(k) : std::string(); };
-    SegReduceProblem p;
-    if (auto user = reduce_detail::user_op_from_options(o)) {
-      p.op = SegReduceOp::user;
-      p.user = std::move(*user);
-    } else if (given("op")) {
-      const auto op = parse_segreduce_op(str("op"));
-      if (!op)
-        throw UsageError(fmt::format("--op: unknown operation '{}' (known: sum, min, max, argmin, argmax; or "
-                                     "--user-op)",
-                                     str("op")));
-      p.op = *op;
-    }
-    auto value_type = [&](const char* flag) {
-      const auto t = parse_value_type(str(flag));
-      if (!t)
-        throw UsageError(
-            fmt::format("--{}: unknown type '{}' (known: {})", flag, str(flag), reduce_detail::value_type_names()));
-      return *t;
-    };
-    if (given("type")) p.type = value_type("type");
-    if (given("acc")) p.accumulator = value_type("acc");
-    if (given("segments") && given("dist"))
-      throw UsageError("--segments and --dist both name the segment lengths of --kernel segreduce: give one");
-    if (given("segments")) p.distribution = str("segments");
-    if (given("dist")) p.distribution = str("dist");
-    try {
-      (void)parse_segment_spec(p.distribution);
-    } catch (const UsageError& e) {
-      throw UsageError(fmt::format("--segments: {}", e.what()));
-    }
-    if (given("offsets")) {
-      if (str("offsets") != "32" && str("offsets") != "64")
-        throw UsageError(fmt::format("--offsets: '{}' is not 32 or 64", str("offsets")));
-      p.offset_bits = str("offsets") == "64" ? 64 : 32;
-    }
-    p.n = parse_size(str("n"));
-    p.validate();
-    // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
-    // check needs NVRTC, which tuning needs anyway.
+  std::string example_options() const override { return "--op sum --type f32 --segments fixed:32 --n 64M"; }
+
+ protected:
+  // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
+  // check needs NVRTC, which tuning needs anyway.
+  SegReduceProblem after_options(SegReduceProblem p) const override {
     segreduce_detail::check_user_op_compiles(p, "sm_75");
     return p.normalized();
   }
-  std::string command_options(const Problem& p) const override {
-    const SegReduceProblem r = problem_of(p).normalized();
-    // The segment lengths are the problem's distribution: the CLI spells them --dist (runtime/resolution.cpp).
-    const std::string op = r.op == SegReduceOp::user ? reduce_detail::user_op_command_options(r.user, r.user_hash)
-                                                     : fmt::format("--op {}", to_string(r.op));
-    return fmt::format("{} --type {} --acc {}{}", op, to_string(r.type), to_string(*r.accumulator),
-                       r.offset_bits == 64 ? " --offsets 64" : "");
-  }
-  std::string example_options() const override { return "--op sum --type f32 --segments fixed:32 --n 64M"; }
 };
 
 }  // namespace

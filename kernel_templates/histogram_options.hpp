@@ -1,0 +1,90 @@
+// The command-line problem options the histogram families share: entries of their option tables
+// (core/problem_options.hpp) for --type, --counters and --channels, and what their per-channel readers share:
+// --channels C and --active A, and the options that take one value for every active channel or a list of one per
+// active channel (--bins 256,64,17). Internal to the library.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotune/error.hpp"
+#include "core/family.hpp"
+#include "core/option_text.hpp"
+#include "core/problem_options.hpp"
+#include "kernel_templates/sample_types.hpp"
+
+namespace autotune::histogram_samples {
+
+/// Interleaved channels per pixel and the first ones counted.
+struct ChannelCounts {
+  int channels = 1;
+  int active = 1;
+};
+
+/// --channels (1..4, default 1) and --active (1..channels, default all); UsageError names the option.
+inline ChannelCounts channel_counts(const ProblemOptions& o) {
+  ChannelCounts out;
+  if (o.count("channels") != 0) {
+    const long long c = option_text::to_integer("channels", o.at("channels"));
+    if (c < 1 || c > 4) throw UsageError(fmt::format("--channels: {} is outside 1..4", c));
+    out.channels = out.active = static_cast<int>(c);
+  }
+  if (o.count("active") != 0) {
+    const long long a = option_text::to_integer("active", o.at("active"));
+    if (a < 1 || a > out.channels)
+      throw UsageError(fmt::format("--active: {} is outside 1..{} (--channels)", a, out.channels));
+    out.active = static_cast<int>(a);
+  }
+  return out;
+}
+
+/// The texts of a per-channel option: empty when not given, else one (for every active channel) or one per active
+/// channel; UsageError for another count.
+inline std::vector<std::string> per_channel_texts(const ProblemOptions& o, const std::string& name, int active) {
+  if (o.count(name) == 0) return {};
+  std::vector<std::string> v = option_text::split_list(o.at(name));
+  if (v.size() != 1 && v.size() != static_cast<std::size_t>(active))
+    throw UsageError(fmt::format("--{}: {} values for {} active channels (give one for all, or one per active "
+                                 "channel)",
+                                 name, v.size(), active));
+  return v;
+}
+
+/// Channel c's text of per_channel_texts(), which is not empty.
+inline const std::string& channel_text(const std::vector<std::string>& texts, int c) {
+  return texts.size() == 1 ? texts[0] : texts[static_cast<std::size_t>(c)];
+}
+
+/// " --channels C --active A" for pixels of several channels, else nothing.
+template <class P>
+void print_channel_counts(std::string& out, const P& problem) {
+  if (problem.channels != 1) out += fmt::format(" --channels {} --active {}", problem.channels, problem.active);
+}
+
+inline constexpr enum_text::Name<int> kCounterBits[] = {{32, "32"}, {64, "64"}};
+
+/// --type (`type_help` lists the types), --counters and --channels (read by the family's --bins entry, which needs
+/// the channels first; printed with --active) of a histogram problem P.
+template <class P>
+constexpr auto type_option(std::string_view type_help) {
+  return problem_options::choice("type", "T", type_help, &P::type, kSampleTypes, "sample type");
+}
+template <class P>
+constexpr auto counters_option() {
+  return problem_options::choice("counters", "BITS", "output counter width: 32 (default) or 64", &P::counter_bits,
+                                 kCounterBits)
+      .omitted_at(32)
+      .after_size();
+}
+template <class P>
+constexpr auto channels_option() {
+  return problem_options::custom<P>("channels", "C",
+                                    "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels",
+                                    nullptr, print_channel_counts<P>);
+}
+
+}  // namespace autotune::histogram_samples
