@@ -8,14 +8,14 @@
 #
 #   quick  the quick tier (one pairwise covering of the joint space of each case's problems, tests/gpu/tier.hpp),
 #          then the benchmarks' quick forms (the rows bench/gpu_targets.py reads). Measured on an H200
-#          (bench/results/2026-12-02e-h200-gpu-check-quick-final.log, ff2ca94): the suites and the signed-cache check
-#          138 s (2,177 variants compiled and run), the benchmarks 182 s, 320 s in all: one 10-minute job with time
+#          (bench/results/2026-12-02f-h200-gpu-check-quick-final.log, 4ab538b): the suites and the signed-cache check
+#          133 s (2,177 variants compiled and run), the benchmarks 196 s, 329 s in all: one 10-minute job with time
 #          to spare.
 #   full   the full tier (every variant of every space a case checks; each case compiles the entry points it runs),
 #          alone: the benchmarks are the quick mode's (GPU_CHECK_BENCHES names some to run them here too). Measured on
-#          an H200 (bench/results/2026-12-02f-h200-gpu-full-tier.log, 9e8a3f9): 20,811 variants compiled and
-#          verified, the suites and the signed-cache check 476 s, compile-bound (NVRTC on the 16 cores): one
-#          10-minute job.
+#          an H200 (bench/results/2026-12-02f-h200-gpu-full-tier-2eb62bd.log): 20,811 variants compiled and
+#          verified, the suites and the signed-cache check 438 s (476 s on 9e8a3f9), compile-bound (NVRTC on the
+#          16 cores): one 10-minute job.
 #
 # While the suites run, the benchmarks' variants are compiled ahead into the compile cache at the lowest priority
 # (their --compile-only; GPU_CHECK_AHEAD=0 turns it off); it is stopped before the first benchmark. GPU_CHECK_SUITES=0
