@@ -280,9 +280,13 @@ class Audit {
     }
     for (const KeyParameter& w : want) {
       const auto it = stored.find(w.name);
-      if (it == stored.end()) add(row, fmt::format("parameter {} ({}) is not in problem_parameters", w.name, w.value));
-      else if (it->second != w.value) add(row, fmt::format("parameter {} is '{}', not the key's '{}'", w.name, it->second, w.value));
-      if (it != stored.end()) stored.erase(it);
+      if (it == stored.end()) {
+        add(row, fmt::format("parameter {} ({}) is not in problem_parameters", w.name, w.value));
+        continue;
+      }
+      if (it->second != w.value)
+        add(row, fmt::format("parameter {} is '{}', not the key's '{}'", w.name, it->second, w.value));
+      stored.erase(it);
     }
     for (const auto& [name, value] : stored)
       add(row, fmt::format("parameter '{}' = '{}' is not a parameter of the key", name, value));

@@ -349,7 +349,8 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   const std::string key = q.getColumn(4).getString();
   const auto p = read_problem(family, key);
   if (!p) self.fail(fmt::format("holds an unreadable {} problem '{}' in table problems", family, key));
-  w.problem = p->with_n(static_cast<std::uint64_t>(q.getColumn(5).getInt64())).with_distribution(q.getColumn(6).getString());
+  w.problem =
+      p->with_n(static_cast<std::uint64_t>(q.getColumn(5).getInt64())).with_distribution(q.getColumn(6).getString());
   w.config = parse_config(family, q.getColumn(7).getString(), "table winners");
   w.sm_count = q.getColumn(15).getInt();
   w.memory_bytes = static_cast<std::uint64_t>(q.getColumn(16).getInt64());

@@ -169,7 +169,8 @@ void respell_keys(SQLite::Database& db) {
     auto p = read_problem(family, key);
     if (!p) continue;
     try {
-      p = p->with_n(static_cast<std::uint64_t>(q.getColumn(3).getInt64())).with_distribution(q.getColumn(4).getString());
+      const auto n = static_cast<std::uint64_t>(q.getColumn(3).getInt64());
+      p = p->with_n(n).with_distribution(q.getColumn(4).getString());
     } catch (const UsageError&) {
       continue;
     }
@@ -212,8 +213,10 @@ void v5_to_v6(SQLite::Database& db) {
   respell_keys(db);
   std::vector<std::pair<std::int64_t, std::vector<KeyParameter>>> rows;
   SQLite::Statement q(db, "SELECT id, family, key FROM problems ORDER BY id");
-  while (q.executeStep())
-    rows.emplace_back(q.getColumn(0).getInt64(), row_parameters(q.getColumn(1).getString(), q.getColumn(2).getString()));
+  while (q.executeStep()) {
+    const std::string family = q.getColumn(1).getString(), key = q.getColumn(2).getString();
+    rows.emplace_back(q.getColumn(0).getInt64(), row_parameters(family, key));
+  }
   for (const auto& [id, parameters] : rows) write_parameters(db, id, parameters);
 }
 
@@ -222,7 +225,8 @@ void v5_to_v6(SQLite::Database& db) {
 // commits.
 class ForeignKeysOff {
  public:
-  explicit ForeignKeysOff(SQLite::Database& db) : db_(db), was_on_(db.execAndGet("PRAGMA foreign_keys").getInt() != 0) {
+  explicit ForeignKeysOff(SQLite::Database& db)
+      : db_(db), was_on_(db.execAndGet("PRAGMA foreign_keys").getInt() != 0) {
     if (was_on_) db_.exec("PRAGMA foreign_keys = OFF");
   }
   ForeignKeysOff(const ForeignKeysOff&) = delete;

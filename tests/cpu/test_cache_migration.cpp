@@ -366,7 +366,10 @@ const std::string kH200 = "NVIDIA H200|sm_90|132SM|143155MiB";
 // The golden file of `version` copied to `to`; for 3, the schema-2 file given the table schema 3 added, as schema 3
 // created it (cache/schema.sql at that version).
 void copy_golden(int version, const fs::path& to) {
-  const char* name = version == 1 ? "cache_v1.db" : version <= 3 ? "cache_v2.db" : version == 4 ? "cache_v4.db" : "cache_v5.db";
+  const char* name = version == 1   ? "cache_v1.db"
+                     : version <= 3 ? "cache_v2.db"
+                     : version == 4 ? "cache_v4.db"
+                                    : "cache_v5.db";
   fs::copy_file(fs::path(AUTOTUNE_TEST_DATA_DIR) / name, to, fs::copy_options::overwrite_existing);
   if (version != 3) return;
   SQLite::Database raw(to.string(), SQLite::OPEN_READWRITE);
@@ -424,7 +427,8 @@ TEST_CASE("a file of every older schema migrates to the tables of a new file, ev
     CHECK(count(file.str(), "PRAGMA user_version") == Cache::schema_version());
     CHECK(structure(file.str()) == structure(fresh.str()));
     CHECK(count(file.str(), "SELECT count(*) FROM problems") == problems);
-    CHECK(count(file.str(), "SELECT count(*) FROM problems WHERE id NOT IN (SELECT problem_id FROM problem_parameters)") == 0);
+    CHECK(count(file.str(), "SELECT count(*) FROM problems WHERE id NOT IN"
+                            " (SELECT problem_id FROM problem_parameters)") == 0);
   }
 }
 
@@ -479,15 +483,16 @@ TEST_CASE("a schema-1 key spelled otherwise than this build spells it is respell
   TempPath file;
   const std::string spelled = "histogram/f32/bins=1024/range=[0.0,1.0)/n=16777216/dist=uniform";
   copy_golden_v1_with(file.path, "UPDATE problems SET key = '" + spelled +
-                                     "', shape_key = 'histogram/f32/bins=1024/range=[0.0,1.0)/dist=uniform' WHERE key = '" +
-                                     kF32 + "'");
+                                     "', shape_key = 'histogram/f32/bins=1024/range=[0.0,1.0)/dist=uniform'"
+                                     " WHERE key = '" + kF32 + "'");
   REQUIRE_FALSE(Problem::parse(spelled));
   Cache c(file.str());
   const auto w = c.find_winner(kH100, *Problem::parse(kF32));
   REQUIRE(w);
   CHECK(w->median_ms == 0.0352);
   CHECK(count(file.str(), "SELECT count(*) FROM problems WHERE key = '" + spelled + "'") == 0);
-  CHECK(count(file.str(), "SELECT count(*) FROM problems WHERE shape_key = 'histogram/f32/bins=1024/range=[0,1)/dist=uniform'") == 1);
+  CHECK(count(file.str(), "SELECT count(*) FROM problems"
+                          " WHERE shape_key = 'histogram/f32/bins=1024/range=[0,1)/dist=uniform'") == 1);
   CHECK(parameters_of(file.str(), kF32) == std::vector<std::string>{"bins=1024", "range=[0,1)", "type=f32"});
 }
 
@@ -516,4 +521,21 @@ TEST_CASE("a schema-1 key whose respelling another row has keeps its spelling, a
   CHECK(parameters_of(file.str(), spelled) == std::vector<std::string>{"bins=256", "range=[0.0,256.0)", "type=u8"});
 }
 
+}  // TEST_SUITE("cache_migration")
+
+TEST_SUITE("cache_migration") {
+TEST_CASE("a problem of a family this build does not know keeps its row; its positional parts are numbered") {
+  TempPath file;
+  fs::copy_file(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v5.db", file.path);
+  {
+    SQLite::Database raw(file.str(), SQLite::OPEN_READWRITE);
+    raw.exec("INSERT INTO problems (key, shape_key, family, sample_type, bins, lower, upper, n, distribution, op)"
+             " VALUES ('scan/inclusive/f32/acc=f64/n=64/dist=uniform', 'scan/inclusive/f32/acc=f64/dist=uniform',"
+             " 'scan', 'f32', 0, 0, 0, 64, 'uniform', 'inclusive')");
+  }
+  { Cache c(file.str()); }
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(rows(raw, "SELECT name, value FROM parameters WHERE family = 'scan'") ==
+        std::vector<std::string>{"t:acc | t:f64", "t:part1 | t:inclusive", "t:part2 | t:f32"});
+}
 }  // TEST_SUITE("cache_migration")

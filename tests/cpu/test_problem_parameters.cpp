@@ -248,7 +248,8 @@ TEST_CASE("an import whose parameters disagree with the key is refused, naming t
   const Edit edits[] = {
       {"another value", [](Json& d) { problem_of(d, kChannels)["parameters"]["bins"] = "512"; },
        "parameters bins is '512', not the key's '256'"},
-      {"a number for text", [](Json& d) { problem_of(d, kChannels)["parameters"]["bins"] = 256; }, "'bins' is not text"},
+      {"a number for text", [](Json& d) { problem_of(d, kChannels)["parameters"]["bins"] = 256; },
+       "'bins' is not text"},
       {"a name the key does not have",
        [](Json& d) { problem_of(d, kChannels)["parameters"]["x'); DROP TABLE runs; --"] = "1"; },
        "is not a parameter of the key"},
