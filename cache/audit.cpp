@@ -11,7 +11,8 @@
 //    real instant, no more than an hour (clock skew) after this machine's clock;
 //  - a device's arch is sm_<cc_major><cc_minor> and its model_key is "name|arch|<SM>SM|<memory>MiB";
 //  - a problem's key parses as a problem of its family, spelled as this build spells it, and the other columns
-//    spell it out (shape_key, n, distribution, the family's columns);
+//    spell it out (shape_key, n, distribution); its rows of problem_parameters are exactly the key's parameters
+//    (core/key_parameters.hpp), text each;
 //  - a run's template_hash, when set, is listed in templates for the run's family; its settings, when set, are a
 //    JSON object (export embeds them as one, so a re-import reads them); stale is 0 or 1;
 //  - a measurement's configuration parses for its run's family and its status is a known one; an 'ok' row has a
@@ -46,6 +47,7 @@
 #include "cache/document.hpp"
 #include "core/family.hpp"
 #include "core/integrity.hpp"
+#include "core/key_parameters.hpp"
 
 namespace autotune {
 
@@ -221,21 +223,15 @@ class Audit {
   }
 
   void problems() {
-    SQLite::Statement q(db_,
-        "SELECT id, key, shape_key, family, sample_type, bins, lower, upper, n, distribution, op, counter_bits"
-        " FROM problems ORDER BY id");
+    SQLite::Statement q(db_, "SELECT id, key, shape_key, family, n, distribution FROM problems ORDER BY id");
     while (q.executeStep()) {
       const std::int64_t id = q.getColumn(0).getInt64();
       const std::string row = fmt::format("problems row {}", id);
       const auto key = text(row, q.getColumn(1)), family_name = text(row, q.getColumn(3));
-      const auto lower = finite(row, q.getColumn(6)), upper = finite(row, q.getColumn(7));
-      const auto n = integer(row, q.getColumn(8), 0, INT64_MAX);
-      const auto bins = integer(row, q.getColumn(5), 0, 2147483647);
-      const auto bits = integer(row, q.getColumn(11), 1, 1024);
+      const auto n = integer(row, q.getColumn(4), 0, INT64_MAX);
       if (!key || !family_name) continue;
       problem_family_[id] = *family_name;
-      const KernelFamily* family = find_family(*family_name);
-      if (!family) {
+      if (!find_family(*family_name)) {
         add(row, fmt::format("family '{}' is not a kernel family of this build", *family_name));
         continue;
       }
@@ -254,16 +250,46 @@ class Audit {
       if (q.getColumn(2).getString() != p->shape_key() || q.getColumn(2).getType() != SQLITE_TEXT)
         add(row, fmt::format("shape_key '{}' is not the key's shape '{}'", q.getColumn(2).getString(), p->shape_key()));
       if (n && static_cast<std::uint64_t>(*n) != p->n()) add(row, fmt::format("n {} is not the key's {}", *n, p->n()));
-      if (q.getColumn(9).getString() != p->distribution())
-        add(row, fmt::format("distribution '{}' is not the key's", q.getColumn(9).getString()));
-      const ProblemColumns want = family->columns(*p);
-      const std::optional<std::string> op =
-          q.getColumn(10).isNull() ? std::nullopt : std::optional(q.getColumn(10).getString());
-      if (q.getColumn(4).getString() != want.sample_type || (bins && *bins != want.bins) ||
-          (lower && *lower != want.lower) || (upper && *upper != want.upper) || (bits && *bits != want.counter_bits) ||
-          op != want.op)
-        add(row, fmt::format("the columns do not spell out the key '{}'", *key));
+      if (q.getColumn(5).getString() != p->distribution())
+        add(row, fmt::format("distribution '{}' is not the key's", q.getColumn(5).getString()));
+      parameters(row, id, *p);
     }
+    // Parameters of no problem: the foreign key check reports them when foreign keys were on; say it either way.
+    SQLite::Statement orphans(db_, "SELECT DISTINCT problem_id FROM problem_parameters"
+                                   " WHERE problem_id NOT IN (SELECT id FROM problems) ORDER BY problem_id");
+    while (orphans.executeStep())
+      add(fmt::format("problem_parameters of problem {}", orphans.getColumn(0).getInt64()), "has no problems row");
+  }
+
+  // The rows of problem_parameters of problem `id`: the parameters of its key, by name, as text.
+  void parameters(const std::string& row, std::int64_t id, const Problem& p) {
+    std::vector<KeyParameter> want;
+    try {
+      want = key_parameters(p);
+    } catch (const UsageError& e) {
+      add(row, e.what());
+      return;
+    }
+    std::map<std::string, std::string> stored;
+    SQLite::Statement q(db_, "SELECT name, value, typeof(value) FROM problem_parameters WHERE problem_id = ?");
+    q.bind(1, id);
+    while (q.executeStep()) {
+      if (q.getColumn(2).getString() != "text")
+        add(row, fmt::format("parameter '{}' is not text", q.getColumn(0).getString()));
+      stored.emplace(q.getColumn(0).getString(), q.getColumn(1).getString());
+    }
+    for (const KeyParameter& w : want) {
+      const auto it = stored.find(w.name);
+      if (it == stored.end()) {
+        add(row, fmt::format("parameter {} ({}) is not in problem_parameters", w.name, w.value));
+        continue;
+      }
+      if (it->second != w.value)
+        add(row, fmt::format("parameter {} is '{}', not the key's '{}'", w.name, it->second, w.value));
+      stored.erase(it);
+    }
+    for (const auto& [name, value] : stored)
+      add(row, fmt::format("parameter '{}' = '{}' is not a parameter of the key", name, value));
   }
 
   void templates() {

@@ -29,6 +29,7 @@
 #include "cache/cache_impl.hpp"
 #include "core/enum_text.hpp"
 #include "core/integrity.hpp"
+#include "core/key_text.hpp"
 #include "core/paths.hpp"
 
 namespace autotune {
@@ -104,6 +105,48 @@ std::string one_line(std::string text) {
   return text;
 }
 
+std::optional<Problem> read_problem(std::string_view family, const std::string& key) {
+  if (auto p = Problem::parse(key); p && p->family_name() == family) return p;
+  const KernelFamily* f = find_family(family);
+  if (!f) return std::nullopt;
+  try {
+    auto p = f->parse_problem(key);
+    if (p && p->family_name() == family) return p;
+  } catch (const UsageError&) {
+  }
+  return std::nullopt;
+}
+
+std::vector<KeyParameter> row_parameters(std::string_view family, std::string_view key) {
+  std::vector<std::string> names;
+  if (const KernelFamily* f = find_family(family)) {
+    names = f->key_part_names();
+  } else {
+    const auto parts = key_text::problem_parts(key);
+    for (std::size_t i = 1; i < parts.size() && parts[i].find('=') == std::string_view::npos; ++i)
+      names.push_back(fmt::format("part{}", i));
+  }
+  try {
+    return key_parameters(key, names);
+  } catch (const UsageError&) {
+    return {};
+  }
+}
+
+void write_parameters(SQLite::Database& db, std::int64_t problem_id, const std::vector<KeyParameter>& parameters) {
+  SQLite::Statement del(db, "DELETE FROM problem_parameters WHERE problem_id = ?");
+  del.bind(1, problem_id);
+  del.exec();
+  SQLite::Statement ins(db, "INSERT INTO problem_parameters (problem_id, name, value) VALUES (?, ?, ?)");
+  for (const KeyParameter& p : parameters) {
+    ins.reset();
+    ins.bind(1, problem_id);
+    ins.bind(2, p.name);
+    ins.bind(3, p.value);
+    ins.exec();
+  }
+}
+
 }  // namespace cache_detail
 
 namespace {
@@ -118,9 +161,9 @@ constexpr enum_text::Name<MeasurementStatus> kStatusNames[] = {{MeasurementStatu
 // their conditions after the WHERE: winner_select() adds the families this process knows (rows of a family of a
 // newer autotune, or of an application's own family not registered here, are not ours to serve).
 constexpr const char* kWinnerSelect =
-    "SELECT d.model_key, d.name, w.arch, p.sample_type, p.bins, p.lower, p.upper, p.n, p.distribution,"
-    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, p.counter_bits, r.stale, r.stale_reason,"
-    "       p.family, p.key, d.sm_count, d.memory_bytes, w.cubin_sha256, w.source_sha256, w.nvrtc_options,"
+    "SELECT d.model_key, d.name, w.arch, p.family, p.key, p.n, p.distribution,"
+    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, r.stale, r.stale_reason,"
+    "       d.sm_count, d.memory_bytes, w.cubin_sha256, w.source_sha256, w.nvrtc_options,"
     "       w.nvrtc_version, r.strategy, w.origin"
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
     "  JOIN problems p ON p.id = w.problem_id";
@@ -273,31 +316,25 @@ Config Cache::Impl::parse_config(std::string_view family, const std::string& tex
   return *c;
 }
 
-// Inserts the problem's row if new; returns its id. Call inside a transaction.
+// Inserts the problem's row if new and (re)writes its parameters; returns its id. Call inside a transaction.
 std::int64_t Cache::Impl::upsert_problem(const Problem& problem) {
-  const std::string family(problem.family_name());
   const std::string key = problem.key();
-  const ProblemColumns c = problem.family().columns(problem);
+  const std::vector<KeyParameter> parameters = key_parameters(problem);  // before anything is written
   SQLite::Statement prob(db,
-      "INSERT INTO problems (key, shape_key, family, sample_type, bins, lower, upper, n, distribution, op,"
-      " counter_bits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING");
+      "INSERT INTO problems (key, shape_key, family, n, distribution) VALUES (?, ?, ?, ?, ?)"
+      " ON CONFLICT (key) DO NOTHING");
   prob.bind(1, key);
   prob.bind(2, problem.shape_key());
-  prob.bind(3, family);
-  prob.bind(4, c.sample_type);
-  prob.bind(5, c.bins);
-  prob.bind(6, c.lower);
-  prob.bind(7, c.upper);
-  if (c.op) prob.bind(10, *c.op);
-  else prob.bind(10);  // NULL
-  prob.bind(11, c.counter_bits);
-  prob.bind(8, to_i64(problem.n(), path, "problem size"));
-  prob.bind(9, problem.distribution());
+  prob.bind(3, std::string(problem.family_name()));
+  prob.bind(4, to_i64(problem.n(), path, "problem size"));
+  prob.bind(5, problem.distribution());
   prob.exec();
   SQLite::Statement pid(db, "SELECT id FROM problems WHERE key = ?");
   pid.bind(1, key);
   pid.executeStep();
-  return pid.getColumn(0).getInt64();
+  const std::int64_t id = pid.getColumn(0).getInt64();
+  write_parameters(db, id, parameters);
+  return id;
 }
 
 // One row of kWinnerSelect.
@@ -307,36 +344,31 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   w.model_key = q.getColumn(0).getString();
   w.device_name = q.getColumn(1).getString();
   w.arch = q.getColumn(2).getString();
-  // winner_select() selects registered families only. The family reads its problem from the key or the columns.
-  const std::string family = q.getColumn(18).getString();
-  const std::string key = q.getColumn(19).getString();
-  ProblemColumns columns;
-  columns.sample_type = q.getColumn(3).getString();
-  columns.bins = q.getColumn(4).getInt();
-  columns.lower = q.getColumn(5).getDouble();
-  columns.upper = q.getColumn(6).getDouble();
-  columns.counter_bits = q.getColumn(15).getInt();
-  auto p = family_named(family).problem_from_row(key, columns);
+  // winner_select() selects registered families only.
+  const std::string family = q.getColumn(3).getString();
+  const std::string key = q.getColumn(4).getString();
+  const auto p = read_problem(family, key);
   if (!p) self.fail(fmt::format("holds an unreadable {} problem '{}' in table problems", family, key));
-  w.problem = p->with_n(static_cast<std::uint64_t>(q.getColumn(7).getInt64())).with_distribution(q.getColumn(8).getString());
-  w.config = parse_config(family, q.getColumn(9).getString(), "table winners");
-  w.sm_count = q.getColumn(20).getInt();
-  w.memory_bytes = static_cast<std::uint64_t>(q.getColumn(21).getInt64());
-  w.median_ms = q.getColumn(10).getDouble();
-  w.gbps = q.getColumn(11).getDouble();
-  w.run_id = q.getColumn(12).getInt64();
-  w.tuned_at = q.getColumn(13).getString();
-  const SQLite::Column cubin = q.getColumn(14);  // NULL reads as an empty blob
+  w.problem =
+      p->with_n(static_cast<std::uint64_t>(q.getColumn(5).getInt64())).with_distribution(q.getColumn(6).getString());
+  w.config = parse_config(family, q.getColumn(7).getString(), "table winners");
+  w.sm_count = q.getColumn(15).getInt();
+  w.memory_bytes = static_cast<std::uint64_t>(q.getColumn(16).getInt64());
+  w.median_ms = q.getColumn(8).getDouble();
+  w.gbps = q.getColumn(9).getDouble();
+  w.run_id = q.getColumn(10).getInt64();
+  w.tuned_at = q.getColumn(11).getString();
+  const SQLite::Column cubin = q.getColumn(12);  // NULL reads as an empty blob
   const char* bytes = static_cast<const char*>(cubin.getBlob());
   if (bytes) w.cubin.assign(bytes, bytes + cubin.getBytes());
-  w.stale = q.getColumn(16).getInt() != 0;
-  w.stale_reason = q.getColumn(17).getString();  // NULL reads as ""
-  w.cubin_sha256 = q.getColumn(22).getString();
-  w.source_sha256 = q.getColumn(23).getString();
-  w.nvrtc_options = q.getColumn(24).getString();
-  w.nvrtc_version = q.getColumn(25).getInt();
-  w.strategy = q.getColumn(26).getString();
-  w.origin = q.getColumn(27).getString();
+  w.stale = q.getColumn(13).getInt() != 0;
+  w.stale_reason = q.getColumn(14).getString();  // NULL reads as ""
+  w.cubin_sha256 = q.getColumn(17).getString();
+  w.source_sha256 = q.getColumn(18).getString();
+  w.nvrtc_options = q.getColumn(19).getString();
+  w.nvrtc_version = q.getColumn(20).getInt();
+  w.strategy = q.getColumn(21).getString();
+  w.origin = q.getColumn(22).getString();
   return w;
 }
 
@@ -886,16 +918,20 @@ std::size_t Cache::gc() {
   return guarded(self.path, "delete stale rows", [&] {
     SQLite::Transaction tx(self.db, SQLite::TransactionBehavior::IMMEDIATE);
     std::size_t removed = 0;
-    for (const char* sql : {
-             "DELETE FROM winners WHERE run_id IN (SELECT id FROM runs WHERE stale = 1)",
-             "DELETE FROM measurements WHERE run_id IN (SELECT id FROM runs WHERE stale = 1)",
-             "DELETE FROM runs WHERE stale = 1",
-             // A winner always has its run, so a problem without runs has no winner either.
-             "DELETE FROM problems WHERE id NOT IN (SELECT problem_id FROM runs)"
-             "  AND id NOT IN (SELECT problem_id FROM baselines)",
-             "DELETE FROM templates WHERE NOT EXISTS (SELECT 1 FROM runs r JOIN problems p ON p.id = r.problem_id"
-             "  WHERE r.template_hash = templates.hash AND p.family = templates.family)"})
+    for (const char* sql : {"DELETE FROM winners WHERE run_id IN (SELECT id FROM runs WHERE stale = 1)",
+                            "DELETE FROM measurements WHERE run_id IN (SELECT id FROM runs WHERE stale = 1)",
+                            "DELETE FROM runs WHERE stale = 1"})
       removed += static_cast<std::size_t>(self.db.exec(sql));
+    // A winner always has its run, so a problem without runs has no winner either. Its parameters go with it,
+    // uncounted: they are part of its row.
+    constexpr const char* kUnused =
+        "SELECT id FROM problems WHERE id NOT IN (SELECT problem_id FROM runs)"
+        "  AND id NOT IN (SELECT problem_id FROM baselines)";
+    self.db.exec(fmt::format("DELETE FROM problem_parameters WHERE problem_id IN ({})", kUnused));
+    removed += static_cast<std::size_t>(self.db.exec(fmt::format("DELETE FROM problems WHERE id IN ({})", kUnused)));
+    removed += static_cast<std::size_t>(self.db.exec(
+        "DELETE FROM templates WHERE NOT EXISTS (SELECT 1 FROM runs r JOIN problems p ON p.id = r.problem_id"
+        "  WHERE r.template_hash = templates.hash AND p.family = templates.family)"));
     tx.commit();
     return removed;
   });

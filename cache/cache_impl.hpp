@@ -10,16 +10,18 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "autotune/cache.hpp"
 #include "autotune/error.hpp"
 #include "core/family.hpp"
+#include "core/key_parameters.hpp"
 #include "embedded.hpp"
 
 
 namespace autotune::cache_detail {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 /// PRAGMA application_id of every file autotune creates or migrates (schema 5): "auto" in ASCII. A file with
 /// another non-zero application_id belongs to another program and is refused before anything is written.
 inline constexpr std::int32_t kApplicationId = 0x6175746f;
@@ -61,6 +63,17 @@ SQLite::Database open_file_read_only(const std::string& path);
 std::string cut_short(const std::string& path);
 /// Whether `path` holds an export document (JSON) rather than an SQLite file (read_only.cpp).
 bool is_document(const std::string& path);
+
+/// The problem a row of table problems holds (cache.cpp): its key read by Problem::parse, or, for a key this build
+/// spells otherwise (a schema-1 key the migration could not respell: another row has the respelled key), read by
+/// its family's parse_problem as written; nullopt when the family is unknown or the key does not read.
+std::optional<Problem> read_problem(std::string_view family, const std::string& key);
+/// The parameters a row of table problems stores (cache.cpp): key_parameters() of its key, positional parts named
+/// by its family or, for a family this build does not know, "part1", "part2", ...; none for a key the derivation
+/// refuses (never written by autotune: the audit reports it).
+std::vector<KeyParameter> row_parameters(std::string_view family, std::string_view key);
+/// Replaces the parameters of problem `problem_id` in table problem_parameters. Call inside a transaction.
+void write_parameters(SQLite::Database& db, std::int64_t problem_id, const std::vector<KeyParameter>& parameters);
 
 /// Runs f, turning SQLite's exceptions into CacheError that names the file and the operation.
 template <class F>
@@ -107,7 +120,7 @@ struct Cache::Impl {
 
   /// Inserts the device row or updates its per-card columns; returns its id (cache.cpp).
   std::int64_t upsert_device(const DeviceInfo& device);
-  /// Inserts the problem row if new; returns its id (cache.cpp). Call inside a transaction.
+  /// Inserts the problem row if new and writes its parameters; returns its id (cache.cpp). In a transaction.
   std::int64_t upsert_problem(const Problem& problem);
   /// Inserts or replaces (same run and configuration) a measurement row; roof_gbps 0 = unknown. In a transaction.
   void put_measurement(std::int64_t run_id, const Measurement& m, double roof_gbps);

@@ -26,6 +26,7 @@
 #include "core/family.hpp"
 #include "cache/cache_impl.hpp"
 #include "core/integrity.hpp"
+#include "core/key_parameters.hpp"
 
 namespace autotune::cache_detail {
 
@@ -290,8 +291,28 @@ void check_device(const Fields& f) {
   if (f.has("roof_gbps")) f.number_at_least("roof_gbps", 0, true);
 }
 
-// Returns the problem's family. The columns must be what the family writes for the key (upsert_problem).
-std::string check_problem(const Fields& f) {
+// The parameters a problem of a format-2 document lists: exactly its key's (core/key_parameters.hpp), each a short
+// text. Format 1 listed columns instead (sample_type, bins, lower, upper, op, counter_bits), which repeated the key:
+// the key is read, and the parameters stored are derived from it.
+void check_parameters(const Fields& f, const Problem& problem) {
+  const Json& given = f.get("parameters");
+  if (!given.is_object()) f.fail("parameters", "is not an object of parameter names and values");
+  const std::vector<KeyParameter> want = key_parameters(problem);
+  for (const auto& [name, value] : given.items()) {
+    if (!value.is_string()) f.fail("parameters", fmt::format("'{}' is not text", name.substr(0, 64)));
+    const auto it = std::find_if(want.begin(), want.end(), [&](const KeyParameter& p) { return p.name == name; });
+    if (it == want.end())
+      f.fail("parameters", fmt::format("'{}' is not a parameter of the key '{}'", name.substr(0, 64), problem.key()));
+    if (value.get_ref<const std::string&>() != it->value)
+      f.fail("parameters", fmt::format("{} is '{}', not the key's '{}'", it->name,
+                                       value.get_ref<const std::string&>().substr(0, 64), it->value));
+  }
+  for (const KeyParameter& p : want)
+    if (!given.contains(p.name)) f.fail("parameters", fmt::format("lack the key's {} ({})", p.name, p.value));
+}
+
+// Returns the problem's family. A format-2 problem's parameters must be its key's.
+std::string check_problem(const Fields& f, std::int64_t format_version) {
   const std::string key = f.text("key"), family_name = f.text("family");
   const KernelFamily* family = find_family(family_name);
   if (!family) f.fail("family", fmt::format("'{}' is not a kernel family this build knows", family_name));
@@ -310,12 +331,7 @@ std::string check_problem(const Fields& f) {
   if (static_cast<std::uint64_t>(n) != parsed->n()) f.fail("n", fmt::format("is {}, not the key's {}", n, parsed->n()));
   if (f.text("distribution") != parsed->distribution())
     f.fail("distribution", fmt::format("'{}' is not the key's '{}'", f.text("distribution"), parsed->distribution()));
-  const double lower = f.number("lower"), upper = f.number("upper");
-  const std::int64_t bins = f.integer("bins", 0, kIntMax), counter_bits = f.integer("counter_bits", 0, 1024);
-  const ProblemColumns expected = family->columns(*parsed);
-  if (f.text("sample_type") != expected.sample_type || bins != expected.bins || lower != expected.lower ||
-      upper != expected.upper || counter_bits != expected.counter_bits || f.opt_text("op") != expected.op)
-    f.fail("key", fmt::format("'{}' does not match the problem's columns", key));
+  if (format_version >= 2) check_parameters(f, *parsed);
   return family_name;
 }
 
@@ -426,9 +442,10 @@ void validate_document(const Json& doc, const std::string& source) {
   const Fields top(doc, "document", source);
   if (top.text("format") != kFormat)
     top.fail("format", fmt::format("is '{}', not '{}': not an autotune export", top.text("format"), kFormat));
-  if (const auto v = top.integer("format_version"); v > kFormatVersion || v < 1)
-    top.fail("format_version", fmt::format("is {}: written by a newer autotune (this build reads up to {})", v,
-                                           kFormatVersion));
+  const std::int64_t format_version = top.integer("format_version");
+  if (format_version > kFormatVersion || format_version < 1)
+    top.fail("format_version", fmt::format("is {}: written by a newer autotune (this build reads up to {})",
+                                           format_version, kFormatVersion));
 
   std::map<std::string, std::string> device_arch;  // model_key -> arch
   const Json& devices = top.array("devices");
@@ -442,7 +459,7 @@ void validate_document(const Json& doc, const std::string& source) {
   const Json& problems = top.array("problems");
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const Fields f(problems[i], fmt::format("problems[{}]", i), source);
-    const std::string family = check_problem(f);
+    const std::string family = check_problem(f, format_version);
     if (!problem_family.emplace(f.text("key"), family).second) f.fail("key", "appears twice");
   }
 

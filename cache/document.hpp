@@ -20,7 +20,7 @@ namespace autotune::cache_detail {
 using Json = nlohmann::ordered_json;
 
 inline constexpr const char* kFormat = "autotune-cache";
-inline constexpr int kFormatVersion = 1;
+inline constexpr int kFormatVersion = 2;
 
 // Limits of an imported document (and ImportOptions::max_document_bytes, 1 GiB of JSON text), checked before anything is written. Generous for real caches (a tuning run has
 // a few hundred measurements, a cubin a few hundred KB) and small enough that a hostile document cannot exhaust the

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "autotune/problem.hpp"
 #include "cache/cache_impl.hpp"
 
 namespace autotune {
@@ -44,6 +45,20 @@ std::vector<std::string> view_names(std::string_view section) {
   return names;
 }
 
+// Runs `sql` once for each row of `rows`, its values bound to the parameters in order.
+template <class... T>
+void exec_each(SQLite::Database& db, const char* sql, const std::vector<std::tuple<T...>>& rows) {
+  SQLite::Statement q(db, sql);
+  for (const auto& row : rows) {
+    q.reset();
+    std::apply([&q](const auto&... value) {
+      int i = 0;
+      (q.bind(++i, value), ...);
+    }, row);
+    q.exec();
+  }
+}
+
 // Schema 1 wrote times with second resolution; schema 2 writes milliseconds so that runs started in the same
 // second get distinct natural keys.
 constexpr const char* kSecondsGlob =
@@ -56,7 +71,7 @@ constexpr const char* kSecondsGlob =
 void give_runs_distinct_keys(SQLite::Database& db) {
   using Key = std::tuple<std::int64_t, std::int64_t, std::string, std::string, std::string>;
   std::set<Key> taken;
-  std::vector<std::pair<std::int64_t, std::string>> moved;
+  std::vector<std::tuple<std::string, std::int64_t>> moved;  // started_at, id
   SQLite::Statement q(db, "SELECT id, device_id, problem_id, started_at, tool_version, strategy FROM runs ORDER BY id");
   while (q.executeStep()) {
     Key key{q.getColumn(1).getInt64(), q.getColumn(2).getInt64(), q.getColumn(3).getString(),
@@ -65,16 +80,10 @@ void give_runs_distinct_keys(SQLite::Database& db) {
     const auto ms = parse_utc_ms(original);
     for (int k = 1; taken.count(key); ++k)
       std::get<2>(key) = ms ? format_utc_ms(*ms + k) : fmt::format("{}#{}", original, k);
-    if (std::get<2>(key) != original) moved.emplace_back(q.getColumn(0).getInt64(), std::get<2>(key));
+    if (std::get<2>(key) != original) moved.emplace_back(std::get<2>(key), q.getColumn(0).getInt64());
     taken.insert(std::move(key));
   }
-  SQLite::Statement update(db, "UPDATE runs SET started_at = ? WHERE id = ?");
-  for (const auto& [id, started] : moved) {
-    update.reset();
-    update.bind(1, started);
-    update.bind(2, id);
-    update.exec();
-  }
+  exec_each(db, "UPDATE runs SET started_at = ? WHERE id = ?", moved);
 }
 
 // Schema 1 -> 2: code identity and staleness on runs, the bandwidth roof, problems ready for other families,
@@ -144,11 +153,102 @@ void v4_to_v5(SQLite::Database& db) {
       "ALTER TABLE winners ADD COLUMN origin TEXT NOT NULL DEFAULT 'local';");
 }
 
+// Keys of schema 1 that this build spells otherwise (HistogramProblem::key() of that version printed the same parts,
+// but what reads as one problem now is printed one way only): each is rewritten to the key its problem has now,
+// read by the family's parser as written, when the problem is valid and no other row has that key. A row whose key
+// cannot be respelled keeps it: read_problem() still reads it, as the lookups of schema 5 did.
+void respell_keys(SQLite::Database& db) {
+  std::set<std::string> taken;
+  std::vector<std::tuple<std::string, std::string, std::int64_t>> respelled;  // key, shape key, id
+  SQLite::Statement all(db, "SELECT key FROM problems");
+  while (all.executeStep()) taken.insert(all.getColumn(0).getString());
+  SQLite::Statement q(db, "SELECT id, family, key, n, distribution FROM problems ORDER BY id");
+  while (q.executeStep()) {
+    const std::string family = q.getColumn(1).getString(), key = q.getColumn(2).getString();
+    if (Problem::parse(key)) continue;  // canonical already
+    auto p = read_problem(family, key);
+    if (!p) continue;
+    try {
+      const auto n = static_cast<std::uint64_t>(q.getColumn(3).getInt64());
+      p = p->with_n(n).with_distribution(q.getColumn(4).getString());
+    } catch (const UsageError&) {
+      continue;
+    }
+    const std::string canonical = p->key();
+    if (!Problem::parse(canonical) || !taken.insert(canonical).second) continue;
+    respelled.emplace_back(canonical, p->shape_key(), q.getColumn(0).getInt64());
+  }
+  exec_each(db, "UPDATE problems SET key = ?, shape_key = ? WHERE id = ?", respelled);
+}
+
+// Schema 5 -> 6: the problem's parameters in their own table, by name, for every family alike, instead of columns
+// shaped like the histogram's (sample_type, bins, lower, upper, op, counter_bits: what the key says, spelled out);
+// family loses its default ('histogram'). problems is rebuilt (SQLite's ALTER TABLE drops no default), keeping
+// every id; upgrade() turns foreign keys off around it, as https://www.sqlite.org/lang_altertable.html says.
+void v5_to_v6(SQLite::Database& db) {
+  // Another program's table under our name keeps its columns: check_shape() then says whose file it is.
+  // (The count is read to its end: a statement still reading the table would keep DROP TABLE from running.)
+  const int ours = db.execAndGet("SELECT count(*) FROM pragma_table_info('problems') WHERE name IN"
+                                 " ('id', 'key', 'shape_key', 'family', 'n', 'distribution')").getInt();
+  if (ours != 6) return;
+  db.exec(
+      "CREATE TABLE problems_v6 ("
+      "  id           INTEGER PRIMARY KEY,"
+      "  key          TEXT UNIQUE NOT NULL,"
+      "  shape_key    TEXT NOT NULL,"
+      "  family       TEXT NOT NULL,"
+      "  n            INTEGER NOT NULL,"
+      "  distribution TEXT NOT NULL);"
+      "INSERT INTO problems_v6 (id, key, shape_key, family, n, distribution)"
+      "  SELECT id, key, shape_key, family, n, distribution FROM problems;"
+      "DROP TABLE problems;"
+      "ALTER TABLE problems_v6 RENAME TO problems;"
+      "CREATE INDEX problems_by_shape ON problems (shape_key);"
+      "CREATE TABLE problem_parameters ("
+      "  problem_id INTEGER NOT NULL REFERENCES problems (id),"
+      "  name       TEXT NOT NULL,"
+      "  value      TEXT NOT NULL,"
+      "  PRIMARY KEY (problem_id, name));"
+      "CREATE INDEX problem_parameters_by_name ON problem_parameters (name, value);");
+  respell_keys(db);
+  std::vector<std::pair<std::int64_t, std::vector<KeyParameter>>> rows;
+  SQLite::Statement q(db, "SELECT id, family, key FROM problems ORDER BY id");
+  while (q.executeStep()) {
+    const std::string family = q.getColumn(1).getString(), key = q.getColumn(2).getString();
+    rows.emplace_back(q.getColumn(0).getInt64(), row_parameters(family, key));
+  }
+  for (const auto& [id, parameters] : rows) write_parameters(db, id, parameters);
+}
+
+// Foreign keys off while the steps rebuild a table (SQLite ignores the pragma inside a transaction, so this is taken
+// before it begins), as they were afterwards; upgrade() checks the result with PRAGMA foreign_key_check before it
+// commits.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(SQLite::Database& db)
+      : db_(db), was_on_(db.execAndGet("PRAGMA foreign_keys").getInt() != 0) {
+    if (was_on_) db_.exec("PRAGMA foreign_keys = OFF");
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+  ~ForeignKeysOff() {
+    try {
+      if (was_on_) db_.exec("PRAGMA foreign_keys = ON");
+    } catch (const SQLite::Exception&) {
+      // Outside a transaction the pragma does not fail; a connection that cannot run it is failing anyway.
+    }
+  }
+
+ private:
+  SQLite::Database& db_;
+  bool was_on_;
+};
+
 struct Step {
   int from;  ///< upgrades a file of this version to version from + 1
   void (*apply)(SQLite::Database&);
 };
-constexpr Step kSteps[] = {{1, v1_to_v2}, {2, v2_to_v3}, {3, v3_to_v4}, {4, v4_to_v5}};
+constexpr Step kSteps[] = {{1, v1_to_v2}, {2, v2_to_v3}, {3, v3_to_v4}, {4, v4_to_v5}, {5, v5_to_v6}};
 static_assert(std::size(kSteps) == kSchemaVersion - 1, "one migration step per schema version after the first");
 
 // The columns of `table` as PRAGMA table_info describes them (name, type, not null, default, primary key); empty
@@ -206,6 +306,7 @@ void Cache::Impl::check_migrates_to_our_shape() {
 void Cache::Impl::upgrade() {
   const int found = user_version();
   try {
+    const ForeignKeysOff off(db);
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
     // Read again under the write lock: another process may have created or migrated the file meanwhile.
     const int version = user_version();

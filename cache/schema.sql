@@ -1,4 +1,4 @@
--- autotune cache, schema version 5 (stored as PRAGMA user_version = 5), PRAGMA application_id = 1635087471
+-- autotune cache, schema version 6 (stored as PRAGMA user_version = 6), PRAGMA application_id = 1635087471
 -- (0x6175746f, "auto" in ASCII), set on every file autotune creates or migrates: a file with another application_id
 -- is some other program's and is refused before anything is written (older files of ours have 0 and are checked
 -- by their tables' shape instead).
@@ -42,28 +42,41 @@ CREATE TABLE devices (
   roof_gbps              REAL NULL          -- measured read bandwidth roof, GB/s (schema 2)
 );
 
--- One row per problem that was ever tuned. key is HistogramProblem::key(), e.g.
--- "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform"; shape_key is the same text without n, shared by
--- every size of one histogram (used to find the nearest tuned size). The other columns spell the key out.
--- family names the kernel family ("histogram" or "reduce"); op is the operator of families that have one (a
--- reduction's "sum", "min", "max") and NULL for histograms. counter_bits is the width of the output: a histogram's
--- counters (32 or 64), a reduction's accumulator. For reductions, key is the source of truth, e.g.
--- "reduce/sum/i32/acc=i64/n=1048576/dist=uniform" (sample_type is the input type; bins, lower and upper are 0).
+-- One row per problem that was ever tuned. key is the problem's canonical key (Problem::key()), its source of truth,
+-- e.g. "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform" or
+-- "reduce/sum/i32/acc=i64/n=1048576/dist=uniform"; shape_key is the same text without n, shared by every size of
+-- one problem (used to find the nearest tuned size). family is the key's first part (the kernel family). n and
+-- distribution spell out the key's n= and dist= parts; every other parameter is in problem_parameters.
+-- Schema 6 moved the columns shaped like the first family (sample_type, bins, lower, upper, op, counter_bits) to
+-- problem_parameters, and made the keys of schema 1 that this build spells otherwise canonical (cache/migrate.cpp).
 CREATE TABLE problems (
   id           INTEGER PRIMARY KEY,
   key          TEXT UNIQUE NOT NULL,
   shape_key    TEXT NOT NULL,
-  family       TEXT NOT NULL DEFAULT 'histogram',
-  sample_type  TEXT NOT NULL,   -- u8, u16, i32, u32, f32 (histograms); i32, u32, i64, u64, f32, f64 (reductions)
-  bins         INTEGER NOT NULL,
-  lower        REAL NOT NULL,   -- inclusive
-  upper        REAL NOT NULL,   -- exclusive
+  family       TEXT NOT NULL,
   n            INTEGER NOT NULL,
-  distribution TEXT NOT NULL,   -- input the tuner measured on: uniform, constant, runs
-  op           TEXT NULL,                             -- schema 2
-  counter_bits INTEGER NOT NULL DEFAULT 32           -- schema 2
+  distribution TEXT NOT NULL    -- input the tuner measured on: uniform, constant, runs, ...
 );
 CREATE INDEX problems_by_shape ON problems (shape_key);
+
+-- Every parameter of a problem's key but n and dist, one row each (schema 6), for SQL: "name=value" parts by their
+-- name, and the parts between the family and the first named part by the names the family gives them
+-- (KernelFamily::key_part_names(); "type" is the sample or value type in every built-in family). value is the key's
+-- text unchanged, so numbers compare as text: CAST(value AS INTEGER) for arithmetic. For example
+--   reduce/sum/f32/acc=f32/n=1048576/dist=uniform     op = sum, type = f32, acc = f32
+--   histogram/u8/bins=256/range=[0,256)/n=.../dist=...  type = u8, bins = 256, range = [0,256)
+--   histogram_range/u8/bins=255/edges=even/n=.../dist=.../counters=64/channels=4/active=3
+--                                                        type, bins, edges, counters, channels, active
+-- A parameter the key leaves out at its default (a histogram's 32-bit counters, a reduction's deterministic mode)
+-- has no row. A row of a family this build does not know names its positional parts "part1", "part2", ...; the
+-- next run of the problem recorded by a build that knows the family names them.
+CREATE TABLE problem_parameters (
+  problem_id INTEGER NOT NULL REFERENCES problems (id),
+  name       TEXT NOT NULL,
+  value      TEXT NOT NULL,
+  PRIMARY KEY (problem_id, name)
+);
+CREATE INDEX problem_parameters_by_name ON problem_parameters (name, value);
 
 -- One row per tuning run of one problem on one device. finished_at stays NULL while the run is in progress and
 -- when it was interrupted; its measurements are kept all the same (a resumed or repeated run starts a new row).
@@ -189,6 +202,21 @@ CREATE VIEW best AS
   JOIN problems p ON p.id = w.problem_id
   WHERE r.stale = 0
   ORDER BY d.name, p.key;
+
+-- Each problem's parameters with its key, family, size and distribution, one row per parameter, e.g. the
+-- 1024-bin-or-more histograms:
+--   SELECT DISTINCT problem FROM parameters WHERE family = 'histogram' AND name = 'bins'
+--     AND CAST(value AS INTEGER) >= 1024;
+CREATE VIEW parameters AS
+  SELECT p.key          AS problem,
+         p.family       AS family,
+         p.n            AS n,
+         p.distribution AS distribution,
+         pp.name        AS name,
+         pp.value       AS value
+  FROM problem_parameters pp
+  JOIN problems p ON p.id = pp.problem_id
+  ORDER BY p.key, pp.name;
 
 -- The device-by-device comparison, in long format: one row per problem and device model with a fresh winner,
 -- the fastest device of each problem first. rank is 1 for the fastest device (ties share a rank); devices is how

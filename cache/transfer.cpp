@@ -2,7 +2,7 @@
 // merge adds a whole other cache file. All three meet in one document form, so that import and merge follow the
 // same rules (documented on Cache::import_json): merge exports the other file in memory and imports that.
 //
-// The document (format "autotune-cache", format_version 1) has no database ids. Devices, problems and templates
+// The document (format "autotune-cache", format_version 2) has no database ids. Devices, problems and templates
 // are listed once and referred to by natural key (model_key, problem key); each run carries its measurements and,
 // if it won, its winner. Every list is ordered by natural key, so equal contents give equal text.
 #include <SQLiteCpp/Backup.h>
@@ -60,6 +60,23 @@ std::vector<Json> rows_of(SQLite::Statement& q) {
   return rows;
 }
 
+// The problems with their parameters (format_version 2), an object of name -> value ordered by name, as stored.
+Json problem_rows(SQLite::Database& db) {
+  SQLite::Statement problems(db, "SELECT id, key, shape_key, family, n, distribution FROM problems ORDER BY key");
+  SQLite::Statement parameters(db, "SELECT name, value FROM problem_parameters WHERE problem_id = ? ORDER BY name");
+  Json out = Json::array();
+  for (Json row : rows_of(problems)) {
+    parameters.reset();
+    parameters.bind(1, row["id"].get<std::int64_t>());
+    row.erase("id");
+    Json named = Json::object();
+    while (parameters.executeStep()) named[parameters.getColumn(0).getString()] = parameters.getColumn(1).getString();
+    row["parameters"] = std::move(named);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // The document, or with a non-empty filter the matching runs and baselines with the rows they refer to (an
 // unfiltered export also lists devices, problems and templates that no run uses).
 // Leaves in `doc` the runs and baselines `filter` matches, and the devices, problems and templates they name.
@@ -102,10 +119,7 @@ Json export_document(SQLite::Database& db, const ExportFilter& filter = {}) {
       " max_threads_per_block, clock_khz, memory_clock_khz, driver_version, nvrtc_version, uuid, roof_gbps"
       " FROM devices ORDER BY model_key");
   doc["devices"] = rows_of(devices);
-  SQLite::Statement problems(db,
-      "SELECT key, shape_key, family, op, sample_type, bins, lower, upper, n, distribution, counter_bits"
-      " FROM problems ORDER BY key");
-  doc["problems"] = rows_of(problems);
+  doc["problems"] = problem_rows(db);
   SQLite::Statement templates(db, "SELECT family, hash, first_seen FROM templates ORDER BY family, hash");
   doc["templates"] = rows_of(templates);
 
@@ -272,21 +286,19 @@ void import_problems(SQLite::Database& db, const Fields& top, const std::string&
   const Json& problems = top.array("problems");
   for (std::size_t i = 0; i < problems.size(); ++i) {
     const Fields f(problems[i], fmt::format("problems[{}]", i), source);
+    // validate_document() checked the key, and that the parameters a format-2 document lists are the key's.
+    const std::string key = f.text("key");
     SQLite::Statement q(db,
-        "INSERT INTO problems (key, shape_key, family, op, sample_type, bins, lower, upper, n, distribution,"
-        " counter_bits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING");
-    q.bind(1, f.text("key"));
+        "INSERT INTO problems (key, shape_key, family, n, distribution) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (key) DO NOTHING");
+    q.bind(1, key);
     q.bind(2, f.text("shape_key"));
     q.bind(3, f.text("family"));
-    bind_opt(q, 4, f.opt_text("op"));
-    q.bind(5, f.text("sample_type"));
-    q.bind(6, f.integer("bins"));
-    q.bind(7, f.number("lower"));
-    q.bind(8, f.number("upper"));
-    q.bind(9, f.integer("n"));
-    q.bind(10, f.text("distribution"));
-    q.bind(11, f.integer("counter_bits"));
+    q.bind(4, f.integer("n"));
+    q.bind(5, f.text("distribution"));
     stats.problems += q.exec();
+    const auto id = id_of(db, "SELECT id FROM problems WHERE key = ?", key);
+    write_parameters(db, *id, key_parameters(*Problem::parse(key)));
   }
 }
 

@@ -24,10 +24,6 @@ Registry& registry() {
 
 }  // namespace
 
-std::optional<Problem> KernelFamily::problem_from_row(std::string_view key, const ProblemColumns&) const {
-  return parse_problem(key);
-}
-
 std::vector<const KernelFamily*> families() {
   std::vector<const KernelFamily*> out;
   for (const auto& f : registry().owned) out.push_back(f.get());

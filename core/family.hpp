@@ -36,17 +36,6 @@ struct ProblemParameter {
 /// typed) and "dist" when given.
 using ProblemOptions = std::map<std::string, std::string, std::less<>>;
 
-/// The columns of the cache's problems table that a family fills (cache/schema.sql); the key is the source of
-/// truth, these spell it out for people who query the file with SQL.
-struct ProblemColumns {
-  std::string sample_type;  ///< the input element type, e.g. "u8"
-  int bins = 0;             ///< 0 when the family has no bins
-  double lower = 0.0;
-  double upper = 0.0;
-  std::optional<std::string> op;  ///< e.g. a reduction's "sum"
-  int counter_bits = 32;          ///< the width of the output values
-};
-
 class KernelFamily {
  public:
   virtual ~KernelFamily() = default;
@@ -59,11 +48,11 @@ class KernelFamily {
   // --- vocabulary ------------------------------------------------------------------------------------------------
   /// A problem from its canonical key, or nullopt. Problem::parse checks that it prints back to the same key.
   virtual std::optional<Problem> parse_problem(std::string_view key) const = 0;
-  /// A problem read from the cache: by default parse_problem(key); a family whose older keys were not canonical
-  /// reads the columns instead.
-  virtual std::optional<Problem> problem_from_row(std::string_view key, const ProblemColumns& columns) const;
-  /// What the cache stores beside the key.
-  virtual ProblemColumns columns(const Problem& problem) const = 0;
+  /// The names of the key's parts between the family's name and its first "name=value" part, in order: {"op",
+  /// "type"} for "reduce/sum/f32/acc=f32/...". With the named parts they name every parameter of a problem, as the
+  /// cache stores them (core/key_parameters.hpp); a part's name is what a user would query ("type" for a sample or
+  /// value type, as in every built-in family).
+  virtual std::vector<std::string> key_part_names() const = 0;
   virtual std::optional<Config> parse_config(std::string_view key) const = 0;
   /// The safe configuration used when nothing was tuned: valid for every problem of the family on every GPU.
   virtual Config fallback(const Problem& problem) const = 0;

@@ -529,8 +529,8 @@ class Mutator {
         Json& p = doc["problems"][pick(doc["problems"].size())];
         switch (pick(6)) {
           case 0: p["n"] = p["n"].get<std::int64_t>() + 1; break;
-          case 1: p["bins"] = 255; break;
-          case 2: p["upper"] = 255.5; break;
+          case 1: p["parameters"]["type"] = "u16"; break;
+          case 2: p["parameters"]["x"] = "1"; break;
           case 3: p["shape_key"] = "x"; break;
           case 4: p["family"] = "scan"; break;
           default: p["key"] = std::string(p["key"]) + "/extra"; break;

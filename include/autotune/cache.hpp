@@ -327,8 +327,10 @@ class Cache {
   /// (run `sqlite3 FILE VACUUM` to shrink the file).
   std::size_t gc();
 
-  /// Writes the whole cache as a portable JSON document (format "autotune-cache", format_version 1): devices,
-  /// problems, templates, and every run with its measurements and its winner (cubin in base64). Ids are not
+  /// Writes the whole cache as a portable JSON document (format "autotune-cache", format_version 2): devices,
+  /// problems (each with its "parameters", an object of name -> value text as table problem_parameters has them),
+  /// templates, and every run with its measurements and its winner (cubin in base64). import_json reads format 1
+  /// too, whose problems listed columns instead of parameters (those are derived from the key). Ids are not
   /// exported: rows refer to each other by natural keys, and the output is ordered by them, so two files with the
   /// same contents export the same text. With a non-empty filter, only the matching runs (and baselines) and the
   /// devices, problems and templates they refer to: a file to ship with an application.

@@ -65,10 +65,8 @@ class ArgReduceFamily final
   }
 
   // sample_type is the input type, op the operation, counter_bits the index's width.
-  ProblemColumns columns(const Problem& problem) const override {
-    const ArgReduceProblem& r = problem_of(problem);
-    return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)), 64};
-  }
+  // "argreduce/argmin/f32/...": the operation, then the value type.
+  std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
 
   // The same element type and distribution: the other operation's winner reads the input the same way (distance 1).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {

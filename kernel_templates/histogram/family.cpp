@@ -214,35 +214,8 @@ class HistogramFamily final
     return true;
   }
 
-  // Histograms are read from the columns, which every schema version has written the same way (keys of schema 1
-  // spelled some ranges differently).
-  // The channels are not columns: they come from the key (only keys written since channels exist have them).
-  std::optional<Problem> problem_from_row(std::string_view key, const ProblemColumns& c) const override {
-    HistogramProblem p;
-    if (key.find("/channels=") != std::string_view::npos || key.find("/row=") != std::string_view::npos) {
-      const auto parsed = parse_problem(key);
-      if (!parsed) return std::nullopt;
-      const auto* h = parsed->as<HistogramProblem>();
-      p.channels = h->channels;
-      p.active = h->active;
-      p.per_channel = h->per_channel;  // channels 1.. of the key; channel 0 is the columns' (the same)
-      p.row_pixels = h->row_pixels;
-      p.row_stride_bytes = h->row_stride_bytes;
-    }
-    const auto t = parse_sample_type(c.sample_type);
-    if (!t) return std::nullopt;
-    p.type = *t;
-    p.bins = c.bins;
-    p.lower = c.lower;
-    p.upper = c.upper;
-    p.counter_bits = c.counter_bits;
-    return Problem(p);  // n and the distribution come from their own columns (the cache sets them)
-  }
-
-  ProblemColumns columns(const Problem& problem) const override {
-    const HistogramProblem& h = problem_of(problem);
-    return {std::string(to_string(h.type)), h.bins, h.lower, h.upper, std::nullopt, h.counter_bits};
-  }
+  // "histogram/u8/bins=256/...": the sample type.
+  std::vector<std::string> key_part_names() const override { return {"type"}; }
 
   // The same sample type, counter width and input distribution; the distance is |log2 of the bins ratio|, plus
   // how much the range widths differ relative to the bins for integer types (one value per bin vs many).

@@ -138,13 +138,8 @@ class HistogramRangeFamily final
     return !p.uniform_channels();
   }
 
-  // The columns spell the problem out for SQL readers: the span in lower/upper, the edge layout in op.
-  ProblemColumns columns(const Problem& problem) const override {
-    const HistogramRangeProblem& h = problem_of(problem);
-    const auto [lo, hi] = h.span();
-    return {std::string(to_string(h.type)), h.bins, lo, hi, fmt::format("edges={}", to_string(h.edges)),
-            h.counter_bits};
-  }
+  // "histogram_range/u8/bins=255/...": the sample type.
+  std::vector<std::string> key_part_names() const override { return {"type"}; }
 
   // The same sample type, counters and distribution; |log2 of the bins ratio| (taking more bins counted twice, as
   // the even histogram measured), plus 1 for another edge layout (a winner's binning carries over; its speed less).

@@ -103,12 +103,8 @@ class ReduceFamily final
     return p;
   }
 
-  // sample_type is the input type, counter_bits the accumulator's width; the key says the rest.
-  ProblemColumns columns(const Problem& problem) const override {
-    const ReduceProblem& r = problem_of(problem);
-    return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)),
-            static_cast<int>(8 * size_of(r.accumulator_type()))};
-  }
+  // "reduce/sum/f32/...": the operator (a user operator's "user:<hash>"), then the value type.
+  std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
 
   // The same element type, mode and distribution: another operator's winner (sum for max, say) reads the input the
   // same way. Distance: 1 for another operator, 1 more for another accumulator width (the configuration's

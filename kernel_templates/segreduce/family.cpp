@@ -136,11 +136,8 @@ class SegReduceFamily final
     }
     return p;
   }
-  ProblemColumns columns(const Problem& problem) const override {
-    const SegReduceProblem& r = problem_of(problem);
-    return {std::string(to_string(r.type)), 0, 0.0, 0.0, std::string(to_string(r.op)),
-            static_cast<int>(8 * r.result_bytes())};
-  }
+  // "segreduce/sum/f32/...": the operation (a user operator's "user:<hash>"), then the value type.
+  std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
   // The same types, operation and offsets; another segment-length distribution is 0.5 away plus an eighth per
   // doubling of the typical length between them (a winner for segments of 4K suits 8K better than 32).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {

@@ -228,8 +228,8 @@ inline std::string dump_contents(const std::string& path) {
       "SELECT model_key, name, arch, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes, shared_per_block_optin,"
       " max_threads_per_block, clock_khz, memory_clock_khz, driver_version, nvrtc_version, uuid, roof_gbps"
       " FROM devices ORDER BY model_key",
-      "SELECT key, shape_key, family, op, sample_type, bins, lower, upper, n, distribution, counter_bits"
-      " FROM problems ORDER BY key",
+      "SELECT p.key, p.shape_key, p.family, p.n, p.distribution, pp.name, pp.value FROM problems p"
+      " LEFT JOIN problem_parameters pp ON pp.problem_id = p.id ORDER BY p.key, pp.name",
       "SELECT family, hash, first_seen FROM templates ORDER BY family, hash",
       "SELECT d.model_key, p.key, r.started_at, r.finished_at, r.strategy, r.tool_version, r.template_hash,"
       " r.nvrtc_version, r.driver_version, r.settings, r.stale, r.stale_reason FROM runs r"

@@ -32,8 +32,8 @@ using namespace autotune::test;
 
 TEST_SUITE("cache") {
 
-TEST_CASE("a new cache has schema version 5 with the documented tables, indexes and views") {
-  CHECK(Cache::schema_version() == 5);
+TEST_CASE("a new cache has schema version 6 with the documented tables, indexes and views") {
+  CHECK(Cache::schema_version() == 6);
   {
     Cache mem(":memory:");
     CHECK(mem.path() == ":memory:");
@@ -42,7 +42,7 @@ TEST_CASE("a new cache has schema version 5 with the documented tables, indexes 
   TempPath file;
   { Cache c(file.str()); }
   SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 5);
+  CHECK(raw.execAndGet("PRAGMA user_version").getInt() == 6);
   CHECK(raw.execAndGet("PRAGMA application_id").getInt() == 0x6175746f);
   CHECK(raw.execAndGet("PRAGMA journal_mode").getString() == "wal");
   auto columns = [&](const char* object) {
@@ -56,19 +56,22 @@ TEST_CASE("a new cache has schema version 5 with the documented tables, indexes 
     q.bind(1, object);
     return q.executeStep() ? q.getColumn(0).getString() : std::string("missing");
   };
-  for (const char* table : {"devices", "problems", "runs", "measurements", "winners", "templates", "baselines"}) {
+  for (const char* table :
+       {"devices", "problems", "problem_parameters", "runs", "measurements", "winners", "templates", "baselines"}) {
     CAPTURE(table);
     CHECK(type_of(table) == "table");
   }
   CHECK(type_of("best") == "view");
   CHECK(type_of("device_comparison") == "view");
+  CHECK(type_of("parameters") == "view");
   CHECK(type_of("runs_natural_key") == "index");
   CHECK(type_of("measurements_natural_key") == "index");
   CHECK(columns("devices") ==
         "id,model_key,name,arch,cc_major,cc_minor,sm_count,memory_bytes,l2_bytes,shared_per_block_optin,"
         "max_threads_per_block,clock_khz,memory_clock_khz,driver_version,nvrtc_version,uuid,roof_gbps");
-  CHECK(columns("problems") ==
-        "id,key,shape_key,family,sample_type,bins,lower,upper,n,distribution,op,counter_bits");
+  CHECK(columns("problems") == "id,key,shape_key,family,n,distribution");
+  CHECK(columns("problem_parameters") == "problem_id,name,value");
+  CHECK(columns("parameters") == "problem,family,n,distribution,name,value");
   CHECK(columns("runs") ==
         "id,device_id,problem_id,started_at,finished_at,strategy,tool_version,template_hash,nvrtc_version,"
         "driver_version,settings,stale,stale_reason,origin");

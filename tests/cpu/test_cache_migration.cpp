@@ -177,10 +177,10 @@ TEST_CASE("the golden schema-1 file opens with the current code and keeps every 
   CHECK(rows(raw, "SELECT model_key, roof_gbps, driver_version, uuid FROM devices ORDER BY id") ==
         std::vector<std::string>{"t:" + kH100 + " | NULL | i:12040 | t:GPU-6a3c1f2e-8b9d-4c7a-9e01-23456789abcd",
                                  "t:" + kA100 + " | NULL | i:12020 | t:GPU-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"});
-  CHECK(rows(raw, "SELECT key, family, op, counter_bits FROM problems ORDER BY id") ==
-        std::vector<std::string>{"t:" + kU8 + " | t:histogram | NULL | i:32",
-                                 "t:" + kF32 + " | t:histogram | NULL | i:32",
-                                 "t:" + kU16 + " | t:histogram | NULL | i:32"});
+  CHECK(rows(raw, "SELECT key, family, n, distribution FROM problems ORDER BY id") ==
+        std::vector<std::string>{"t:" + kU8 + " | t:histogram | i:67108864 | t:uniform",
+                                 "t:" + kF32 + " | t:histogram | i:16777216 | t:uniform",
+                                 "t:" + kU16 + " | t:histogram | i:1048576 | t:runs"});
   CHECK(raw.execAndGet("SELECT count(*) FROM templates").getInt() == 0);  // schema 1 did not know its templates
   CHECK(raw.execAndGet("SELECT count(*) FROM best").getInt() == 4);
   CHECK(rows(raw, "SELECT problem, device, rank, devices, time_vs_fastest FROM device_comparison WHERE problem = '" +
@@ -353,3 +353,189 @@ TEST_CASE("the golden schema-4 file opens with the current code: its rows are lo
   CHECK(read_bytes(golden) == golden_bytes);  // the golden file is never touched
 }
 }
+
+// Schema 6 keeps a problem's parameters by name in problem_parameters instead of columns shaped like the histogram's.
+// Every older schema migrates to it: the golden files of schemas 1, 2, 4 and 5, and a schema-3 file made from the
+// schema-2 one (no golden file of schema 3 was kept).
+TEST_SUITE("cache_migration") {
+
+namespace {
+
+const std::string kH200 = "NVIDIA H200|sm_90|132SM|143155MiB";
+
+// The golden file of `version` copied to `to`; for 3, the schema-2 file given the table schema 3 added, as schema 3
+// created it (cache/schema.sql at that version).
+void copy_golden(int version, const fs::path& to) {
+  const char* name = version == 1   ? "cache_v1.db"
+                     : version <= 3 ? "cache_v2.db"
+                     : version == 4 ? "cache_v4.db"
+                                    : "cache_v5.db";
+  fs::copy_file(fs::path(AUTOTUNE_TEST_DATA_DIR) / name, to, fs::copy_options::overwrite_existing);
+  if (version != 3) return;
+  SQLite::Database raw(to.string(), SQLite::OPEN_READWRITE);
+  raw.exec(
+      "CREATE TABLE baselines (device_id INTEGER NOT NULL REFERENCES devices (id), problem_id INTEGER NOT NULL "
+      "REFERENCES problems (id), name TEXT NOT NULL, median_ms REAL NOT NULL, gbps REAL NOT NULL, measured_at TEXT "
+      "NOT NULL, PRIMARY KEY (device_id, problem_id, name));"
+      "INSERT INTO baselines VALUES (1, 1, 'cub', 0.03, 2000.0, '2026-11-29T17:00:00.000Z');"
+      "PRAGMA user_version = 3;");
+}
+
+std::int64_t count(const std::string& path, const std::string& sql) {
+  SQLite::Database raw(path, SQLite::OPEN_READONLY);
+  return raw.execAndGet(sql).getInt64();
+}
+
+// A copy of the golden schema-1 file at `to`, changed by `sql` as the sqlite3 shell would.
+void copy_golden_v1_with(const fs::path& to, const std::string& sql) {
+  copy_golden_v1(to);
+  SQLite::Database raw(to.string(), SQLite::OPEN_READWRITE);
+  raw.exec(sql);
+}
+
+// The parameters of problem `key` as plain SQL reads them, "name=value" ordered by name.
+std::vector<std::string> parameters_of(const std::string& path, const std::string& key) {
+  SQLite::Database raw(path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(raw, "SELECT name || '=' || value FROM problem_parameters WHERE problem_id ="
+                           " (SELECT id FROM problems WHERE key = ?) ORDER BY name");
+  q.bind(1, key);
+  std::vector<std::string> out;
+  while (q.executeStep()) out.push_back(q.getColumn(0).getString());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a file of every older schema migrates to the tables of a new file, every problem with its parameters") {
+  TempPath fresh;
+  { Cache c(fresh.str()); }
+  for (int version = 1; version < Cache::schema_version(); ++version) {
+    CAPTURE(version);
+    TempPath file;
+    copy_golden(version, file.path);
+    REQUIRE(count(file.str(), "PRAGMA user_version") == version);
+    const auto problems = count(file.str(), "SELECT count(*) FROM problems");
+    const auto winners = count(file.str(), "SELECT count(*) FROM winners");
+    {
+      Cache c(file.str());
+      CHECK(c.winners().size() == static_cast<std::size_t>(winners));
+      for (const std::string& v : c.invariant_violations()) {
+        CHECK_FALSE(contains(v, "problems row"));
+        CHECK_FALSE(contains(v, "problem_parameters"));
+      }
+    }
+    CHECK(count(file.str(), "PRAGMA user_version") == Cache::schema_version());
+    CHECK(structure(file.str()) == structure(fresh.str()));
+    CHECK(count(file.str(), "SELECT count(*) FROM problems") == problems);
+    CHECK(count(file.str(), "SELECT count(*) FROM problems WHERE id NOT IN"
+                            " (SELECT problem_id FROM problem_parameters)") == 0);
+  }
+}
+
+TEST_CASE("the golden schema-5 file: a problem of every family keeps its winner and gains its parameters") {
+  TempPath file;
+  copy_golden(5, file.path);
+  const std::pair<std::string, std::vector<std::string>> expected[] = {
+      {"reduce/sum/f32/acc=f32/n=1048576/dist=uniform", {"acc=f32", "op=sum", "type=f32"}},
+      {"reduce/sum/f32/acc=f32/n=4096/dist=sorted/mode=fast", {"acc=f32", "mode=fast", "op=sum", "type=f32"}},
+      {"argreduce/argmax/f32/n=65536/dist=uniform", {"op=argmax", "type=f32"}},
+      {"segreduce/sum/f32/acc=f32/n=16777216/dist=power-law", {"acc=f32", "op=sum", "type=f32"}},
+      {"histogram_range/u8/bins=255/edges=even/n=1048576/dist=uniform", {"bins=255", "edges=even", "type=u8"}},
+      {"histogram/u8/bins=256/range=[0,256)/n=4000/dist=uniform/channels=4/active=3/ch1=64:[0,256)/ch2=17:[10,200)",
+       {"active=3", "bins=256", "ch1=64:[0,256)", "ch2=17:[10,200)", "channels=4", "range=[0,256)", "type=u8"}},
+      {"histogram/u16/bins=65536/range=[0,65536)/n=1048576/dist=uniform/counters=64",
+       {"bins=65536", "counters=64", "range=[0,65536)", "type=u16"}},
+  };
+  {
+    Cache c(file.str());
+    for (std::size_t i = 0; i < std::size(expected); ++i) {
+      const auto& [key, parameters] = expected[i];
+      CAPTURE(key);
+      const auto problem = Problem::parse(key);
+      REQUIRE(problem);
+      const auto w = c.find_winner(kH200, *problem);
+      REQUIRE(w);
+      CHECK(w->problem.key() == key);
+      CHECK(w->median_ms == 0.01 * static_cast<double>(i + 1));  // cache_v5.py: run i's median is 0.01 * i
+      CHECK(w->origin == "local");
+    }
+    CHECK(c.baseline(kH200, *Problem::parse(expected[0].first), "cub"));
+  }
+  for (const auto& [key, parameters] : expected) {
+    CAPTURE(key);
+    CHECK(parameters_of(file.str(), key) == parameters);
+  }
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(rows(raw, "SELECT DISTINCT family FROM parameters WHERE name = 'op' ORDER BY family") ==
+        std::vector<std::string>{"t:argreduce", "t:reduce", "t:segreduce"});
+}
+
+TEST_CASE("the golden schema-1 file's problems gain the parameters of their keys") {
+  TempPath file;
+  copy_golden_v1(file.path);
+  { Cache c(file.str()); }
+  CHECK(parameters_of(file.str(), kU8) == std::vector<std::string>{"bins=256", "range=[0,256)", "type=u8"});
+  CHECK(parameters_of(file.str(), kF32) == std::vector<std::string>{"bins=1024", "range=[0,1)", "type=f32"});
+  CHECK(parameters_of(file.str(), kU16) == std::vector<std::string>{"bins=4096", "range=[0,65536)", "type=u16"});
+}
+
+TEST_CASE("a schema-1 key spelled otherwise than this build spells it is respelled, and its winner is served") {
+  TempPath file;
+  const std::string spelled = "histogram/f32/bins=1024/range=[0.0,1.0)/n=16777216/dist=uniform";
+  copy_golden_v1_with(file.path, "UPDATE problems SET key = '" + spelled +
+                                     "', shape_key = 'histogram/f32/bins=1024/range=[0.0,1.0)/dist=uniform'"
+                                     " WHERE key = '" + kF32 + "'");
+  REQUIRE_FALSE(Problem::parse(spelled));
+  Cache c(file.str());
+  const auto w = c.find_winner(kH100, *Problem::parse(kF32));
+  REQUIRE(w);
+  CHECK(w->median_ms == 0.0352);
+  CHECK(count(file.str(), "SELECT count(*) FROM problems WHERE key = '" + spelled + "'") == 0);
+  CHECK(count(file.str(), "SELECT count(*) FROM problems"
+                          " WHERE shape_key = 'histogram/f32/bins=1024/range=[0,1)/dist=uniform'") == 1);
+  CHECK(parameters_of(file.str(), kF32) == std::vector<std::string>{"bins=1024", "range=[0,1)", "type=f32"});
+}
+
+TEST_CASE("a schema-1 key whose respelling another row has keeps its spelling, and its winner is still listed") {
+  TempPath file;
+  const std::string spelled = "histogram/u8/bins=256/range=[0.0,256.0)/n=67108864/dist=uniform";
+  // A second row of the u8 problem, spelled otherwise, with a run of the A100 and its winner.
+  copy_golden_v1_with(file.path,
+             "INSERT INTO problems (id, key, shape_key, family, sample_type, bins, lower, upper, n, distribution)"
+             " VALUES (4, '" + spelled + "', 'histogram/u8/bins=256/range=[0.0,256.0)/dist=uniform', 'histogram',"
+             " 'u8', 256, 0.0, 256.0, 67108864, 'uniform');"
+             "INSERT INTO runs (id, device_id, problem_id, started_at, finished_at, strategy, tool_version)"
+             " VALUES (6, 2, 4, '2026-03-05T08:00:00Z', '2026-03-05T08:01:00Z', 'exhaustive', '0.1.0');"
+             "INSERT INTO measurements (run_id, config, status, median_ms, spread, samples, gbps)"
+             " VALUES (6, 'priv=shared,block=256,ipt=4,agg=0,part=interleaved', 'ok', 0.05, 0.01, 15, 1300.0);"
+             "INSERT INTO winners (device_id, problem_id, run_id, config, median_ms, gbps, arch, tuned_at)"
+             " VALUES (2, 4, 6, 'priv=shared,block=256,ipt=4,agg=0,part=interleaved', 0.05, 1300.0, 'sm_80',"
+             " '2026-03-05T08:01:00Z');");
+  Cache c(file.str());
+  CHECK(count(file.str(), "SELECT count(*) FROM problems WHERE key = '" + spelled + "'") == 1);
+  const auto winners = c.winners();
+  REQUIRE(winners.size() == 5);
+  int u8 = 0;
+  for (const Winner& w : winners) u8 += w.problem.key() == kU8 ? 1 : 0;
+  CHECK(u8 == 3);  // the H100's, the A100's and the A100's of the row spelled otherwise
+  CHECK(parameters_of(file.str(), spelled) == std::vector<std::string>{"bins=256", "range=[0.0,256.0)", "type=u8"});
+}
+
+}  // TEST_SUITE("cache_migration")
+
+TEST_SUITE("cache_migration") {
+TEST_CASE("a problem of a family this build does not know keeps its row; its positional parts are numbered") {
+  TempPath file;
+  fs::copy_file(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v5.db", file.path);
+  {
+    SQLite::Database raw(file.str(), SQLite::OPEN_READWRITE);
+    raw.exec("INSERT INTO problems (key, shape_key, family, sample_type, bins, lower, upper, n, distribution, op)"
+             " VALUES ('scan/inclusive/f32/acc=f64/n=64/dist=uniform', 'scan/inclusive/f32/acc=f64/dist=uniform',"
+             " 'scan', 'f32', 0, 0, 0, 64, 'uniform', 'inclusive')");
+  }
+  { Cache c(file.str()); }
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+  CHECK(rows(raw, "SELECT name, value FROM parameters WHERE family = 'scan'") ==
+        std::vector<std::string>{"t:acc | t:f64", "t:part1 | t:inclusive", "t:part2 | t:f32"});
+}
+}  // TEST_SUITE("cache_migration")

@@ -176,7 +176,7 @@ TEST_CASE("the export is portable JSON: a format version, natural keys instead o
   fill(c);
   const Json doc = Json::parse(export_text(c));
   CHECK(doc["format"] == "autotune-cache");
-  CHECK(doc["format_version"] == 1);
+  CHECK(doc["format_version"] == 2);
   CHECK(doc["schema_version"] == Cache::schema_version());
   std::vector<std::string> keys;
   collect_keys(doc, keys);
@@ -311,7 +311,7 @@ TEST_CASE("a bad document is refused, naming the document and the field, and cha
     expect = "not an autotune export";
   }
   SUBCASE("a newer format") {
-    text = edited([](Json& d) { d["format_version"] = 2; });
+    text = edited([](Json& d) { d["format_version"] = 3; });
     expect = "newer";
   }
   // The remaining errors sit in the last run, after everything else was inserted: the transaction undoes it all.
@@ -331,9 +331,9 @@ TEST_CASE("a bad document is refused, naming the document and the field, and cha
     text = edited([](Json& d) { d["runs"].back()["finished_at"] = nullptr; });
     expect = "runs[5].winner belongs to a run that did not finish";
   }
-  SUBCASE("a problem key that does not match its columns") {
-    text = edited([](Json& d) { d["problems"][0]["bins"] = 512; });
-    expect = "problems[0].key";
+  SUBCASE("a problem key that does not match its parameters") {
+    text = edited([](Json& d) { d["problems"][0]["parameters"]["bins"] = "512"; });
+    expect = "problems[0].parameters bins is '512'";
   }
   SUBCASE("a device key that does not match its columns") {
     text = edited([](Json& d) { d["devices"][0]["sm_count"] = 7; });

@@ -362,8 +362,10 @@ TEST_SUITE("family") {
     }
     {
       SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-      CHECK(rows(raw, "SELECT family, op, sample_type, counter_bits FROM problems WHERE family = 'reduce'") ==
-            std::vector<std::string>{"t:reduce | t:sum | t:i32 | i:64"});
+      CHECK(rows(raw, "SELECT p.family, pp.name, pp.value FROM problems p JOIN problem_parameters pp"
+                      " ON pp.problem_id = p.id WHERE p.family = 'reduce' ORDER BY p.key, pp.name") ==
+            std::vector<std::string>{"t:reduce | t:acc | t:i64", "t:reduce | t:op | t:sum",
+                                     "t:reduce | t:type | t:i32"});
       CHECK(rows(raw, "SELECT family FROM templates ORDER BY family") ==
             std::vector<std::string>{"t:histogram", "t:reduce"});
     }

@@ -119,7 +119,7 @@ class FillFamily final : public KernelFamily {
     if (!v || !nn || *v > 0xFFFFFFFFu) return std::nullopt;
     return Problem(FillProblem{static_cast<std::uint32_t>(*v), *nn, *dist});
   }
-  ProblemColumns columns(const Problem&) const override { return {"u32", 0, 0.0, 0.0, std::nullopt, 32}; }
+  std::vector<std::string> key_part_names() const override { return {"type"}; }  // "fill/u32/value=..."
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     return fill_of(wanted).value == fill_of(tuned).value ? 0.0 : 1.0;  // any value is written the same way
   }
