@@ -1,12 +1,14 @@
 // The command-line problem options the histogram families share: entries of their option tables
 // (core/problem_options.hpp) for --type, --counters and --channels, and what their per-channel readers share:
 // --channels C and --active A, and the options that take one value for every active channel or a list of one per
-// active channel (--bins 256,64,17). Internal to the library.
+// active channel (--bins 256,64,17); and the parts of their problem keys (core/problem_key.hpp) that spell the
+// channels. Internal to the library.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "autotune/error.hpp"
 #include "core/family.hpp"
 #include "core/option_text.hpp"
+#include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
 #include "kernel_templates/sample_types.hpp"
 
@@ -85,6 +88,40 @@ constexpr auto channels_option() {
   return problem_options::custom<P>("channels", "C",
                                     "interleaved channels per pixel, 1..4 (default 1); --n then counts pixels",
                                     nullptr, print_channel_counts<P>);
+}
+
+/// The key's "/channels=C/active=A" of a pixel problem P: both, or neither for one channel; 1 <= A <= C <= 4.
+template <class P>
+constexpr auto channels_key_part() {
+  constexpr auto print = [](problem_key::Writer& w, const P& p) {
+    if (p.channels == 1 && p.active == 1) return;
+    w.add("channels", std::to_string(p.channels));
+    w.add("active", std::to_string(p.active));
+  };
+  constexpr auto read = [](problem_key::Reader& r, P& p) {
+    const auto channels = r.take("channels"), active = r.take("active");
+    if (!channels && !active) return true;
+    constexpr problem_key::Decimal<int> kCount{1, 4};
+    const auto c = channels ? kCount.value(*channels) : std::nullopt, a = active ? kCount.value(*active) : std::nullopt;
+    if (!c || !a || *a > *c) return false;
+    p.channels = *c;
+    p.active = *a;
+    return true;
+  };
+  return problem_key::custom<P>("channels", +print, +read);
+}
+
+/// The texts of a key's "/ch1=.../ch2=..." parts, the levels of channels 1..active-1 (after the channels part is
+/// read): all of them, or none where every channel has the first one's; nullopt for any other set.
+inline std::optional<std::vector<std::string>> channel_key_texts(problem_key::Reader& r, int active) {
+  std::vector<std::string> out;
+  for (int c = 1; c < 4; ++c)
+    if (auto text = r.take(fmt::format("ch{}", c))) {
+      if (c >= active) return std::nullopt;
+      out.push_back(std::move(*text));
+    }
+  if (!out.empty() && out.size() != static_cast<std::size_t>(active - 1)) return std::nullopt;
+  return out;
 }
 
 }  // namespace autotune::histogram_samples

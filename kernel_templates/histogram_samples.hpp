@@ -1,11 +1,15 @@
 // Histogram samples as both histogram families (kernel_templates/histogram/, kernel_templates/histogram_range/) use
 // them: how a sample type crosses into a kernel template (the preamble generators, source.cpp), the host type of a
-// sample and its dispatch, the generated test inputs and the comparison of counts (histogram_samples.cpp). NVRTC
-// compiles the templates without the toolkit's headers, so f16 and bf16 samples are loaded as their bits (unsigned
-// short) and converted to float by kernel_templates/common.cuh's half_bits_to_float<kHalfKind>.
+// sample and its dispatch, the generated test inputs and the comparison of counts (histogram_samples.cpp), a
+// configuration's loads of samples, and the checks both handles make of a call's sample type and counter width.
+// NVRTC compiles the templates without the toolkit's headers, so f16 and bf16 samples are loaded as their bits
+// (unsigned short) and converted to float by kernel_templates/common.cuh's half_bits_to_float<kHalfKind>.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -98,5 +102,47 @@ inline std::string_view cuda_type(SampleType t) {
 
 /// kHalfKind of the preamble: 0 for every type but the halves, 1 for f16, 2 for bf16 (common.cuh's numbering).
 inline int half_kind(SampleType t) { return t == SampleType::f16 ? 1 : t == SampleType::bf16 ? 2 : 0; }
+
+/// A histogram handle's checks of a call's sample type (when given) and counter width against its problem `p` (a
+/// HistogramProblem or HistogramRangeProblem); UsageError beginning with `handle` ("autotune::Histogram").
+template <class P>
+void check_call_types(std::string_view handle, const P& p, std::optional<SampleType> sample_type, int counter_bits) {
+  if (sample_type && *sample_type != p.type)
+    throw UsageError(fmt::format("{}: {} samples passed to a handle of {} samples ({})", handle,
+                                 to_string(*sample_type), to_string(p.type), p.key()));
+  if (counter_bits != p.counter_bits)
+    throw UsageError(fmt::format("{}: {}-bit counters passed to a problem with {}-bit counters", handle, counter_bits,
+                                 p.counter_bits));
+}
+
+/// Bytes one load of configuration `c` reads for problem `p` (HistogramConfig::load_bytes, HistogramRangeConfig's):
+/// vec_bytes, or one sample where vec_bytes is 0.
+template <class C, class P>
+int load_bytes(const C& c, const P& p) {
+  return c.vec_bytes == 0 ? static_cast<int>(size_of(p.type)) : c.vec_bytes;
+}
+/// Samples one block of `c` reads per tile: block * loads * samples per load.
+template <class C, class P>
+std::uint64_t tile_samples(const C& c, const P& p) {
+  return static_cast<std::uint64_t>(c.block) * static_cast<std::uint64_t>(c.loads) *
+         static_cast<std::uint64_t>(c.load_bytes(p) / static_cast<int>(size_of(p.type)));
+}
+
+/// The counters a kernel wrote at `raw` (counter_bits wide) for problem `p`, widened to 64 bits.
+template <class P>
+std::vector<std::uint64_t> widen_counts(const P& p, const void* raw) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(p.counters()));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = p.counter_bits == 64 ? static_cast<const std::uint64_t*>(raw)[i]
+                                  : static_cast<const std::uint32_t*>(raw)[i];
+  return out;
+}
+/// `counts` as counters of p.counter_bits hold them: 32-bit counters wrap.
+template <class P>
+std::vector<std::uint64_t> counts_as_written(const P& p, std::vector<std::uint64_t> counts) {
+  if (p.counter_bits == 32)
+    for (auto& c : counts) c &= 0xFFFFFFFFull;
+  return counts;
+}
 
 }  // namespace autotune::histogram_samples

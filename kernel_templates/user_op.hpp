@@ -13,6 +13,8 @@
 
 #include "autotune/reduce_problem.hpp"
 #include "core/family.hpp"
+#include "core/enum_text.hpp"
+#include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
 
 namespace autotune {
@@ -35,6 +37,38 @@ bool is_user_hash(std::string_view text);
 std::string user_key_part(std::string_view hash);
 /// The hash of an op part "user:<16 hex digits>", else nullopt (a built-in operator's name, anything else).
 std::optional<std::string> parse_user_key_part(std::string_view part);
+
+/// The op part of a key (core/problem_key.hpp) of a problem P whose operations are `kOpNames` (the last one "user"):
+/// a built-in operation's name, or a user operator's "user:<hash>".
+template <class P, const auto& kOpNames>
+constexpr auto op_key_part() {
+  using Op = decltype(P::op);
+  constexpr auto print = [](problem_key::Writer& w, const P& p) {
+    w.add(p.op == Op::user ? user_key_part(p.user_hash) : std::string(enum_text::name_of(kOpNames, p.op)));
+  };
+  constexpr auto read = [](problem_key::Reader& r, P& p) {
+    const auto text = r.next();
+    if (!text) return false;
+    if (auto hash = parse_user_key_part(*text)) {
+      p.op = Op::user;
+      p.user_hash = std::move(*hash);
+      return true;
+    }
+    const std::optional<Op> op = enum_text::parse(kOpNames, *text);
+    if (!op || *op == Op::user) return false;  // "user" alone names no operator
+    p.op = *op;
+    return true;
+  };
+  return problem_key::custom<P>("op", +print, +read).as_positional();
+}
+
+/// The parts every reduction's key (core/problem_key.hpp) starts with: "op/type/acc=T/n=N/dist=D", the type and the
+/// accumulator those of the command-line options `type` and `acc`.
+template <class P, const auto& kOpNames, class TypeOption, class AccOption>
+constexpr auto reduction_key_parts(const TypeOption& type, const AccOption& acc) {
+  return std::tuple{op_key_part<P, kOpNames>(), problem_key::positional(type), problem_key::option(acc),
+                    problem_key::size<P>(), problem_key::distribution<P>()};
+}
 
 /// The command-line options of an operator of the user's own, --user-op, --identity and --transform, as entries of
 /// a family's option table (core/problem_options.hpp): their help rows; WithUserOp reads and prints them.

@@ -24,6 +24,15 @@ struct PointerChecks {
     if (reinterpret_cast<std::uintptr_t>(pointer) % alignment != 0)
       throw UsageError(fmt::format("{}: the {} pointer is not aligned to {} bytes", handle, what, alignment));
   }
+  /// The pointers of a call that reads `n` elements from `input` into `output`: neither null (the input of an empty
+  /// call may be), each aligned to its element (the output checked first for null, then the input).
+  void input_output(const void* input, std::uint64_t n, std::size_t input_alignment, const void* output,
+                    std::size_t output_alignment) const {
+    not_null("output", output);
+    not_null("input", input, n > 0);
+    aligned("input", input, input_alignment);
+    aligned("output", output, output_alignment);
+  }
 };
 
 }  // namespace autotune

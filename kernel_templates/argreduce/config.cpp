@@ -79,16 +79,9 @@ std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) con
 ArgReduceConfig ArgReduceConfig::fallback(const ArgReduceProblem&) {
   // Warp shuffles and the last-block finish exist for every type on every GPU we ship for and are deterministic;
   // 16-byte loads work for any pointer aligned to its element (the unaligned head is read one element at a time).
-  // ArgReduceConfig's defaults, spelled out.
-  ArgReduceConfig c;
-  c.block_reduce = BlockReduce::warp_shuffle;
-  c.block = 256;
-  c.vec_bytes = 16;
-  c.loads = 2;
-  c.accumulators = 1;
-  c.finish = Finish::last_block;
-  c.grid_blocks = 0;
-  return c;
+  // ArgReduceConfig's defaults (include/autotune/argreduce_problem.hpp): warp_shuffle, 256 threads, 16-byte loads,
+  // 2 in flight, 1 accumulator, last_block, the resident grid, no packing.
+  return {};
 }
 
 }  // namespace autotune

@@ -12,6 +12,7 @@
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
+#include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "embedded.hpp"
@@ -25,13 +26,18 @@ namespace autotune {
 namespace {
 
 // The problem options besides --n and --dist.
-constexpr auto kOptions = std::tuple{
-    problem_options::choice("op", "OP", "operation: argmin or argmax (required)", &ArgReduceProblem::op,
-                            argreduce_detail::kArgOpNames, "operation")
-        .required("argmin or argmax"),
+constexpr auto kOp = problem_options::choice("op", "OP", "operation: argmin or argmax (required)",
+                                             &ArgReduceProblem::op, argreduce_detail::kArgOpNames, "operation")
+                         .required("argmin or argmax");
+constexpr auto kType =
     problem_options::choice("type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)",
                             &ArgReduceProblem::type, reduce_detail::kValues, "type")
-        .required()};
+        .required();
+constexpr auto kOptions = std::tuple{kOp, kType};
+
+// "argreduce/argmax/f32/n=1048576/dist=uniform".
+constexpr auto kKey = std::tuple{problem_key::positional(kOp), problem_key::positional(kType),
+                                 problem_key::size<ArgReduceProblem>(), problem_key::distribution<ArgReduceProblem>()};
 
 class ArgReduceFamily final
     : public problem_options::WithOptions<TypedFamily<ArgReduceProblem, ArgReduceConfig>, kOptions> {
@@ -45,23 +51,8 @@ class ArgReduceFamily final
            "(CUB's DeviceReduce::ArgMin/ArgMax)";
   }
 
-  // "argreduce/argmax/f32/n=1048576/dist=uniform".
   std::optional<ArgReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    using namespace key_text;
-    if (parts.size() != 5) return std::nullopt;
-    ArgReduceProblem p;
-    const auto op = parse_arg_op(parts[1]);
-    const auto type = parse_value_type(parts[2]);
-    if (!op || !type) return std::nullopt;
-    p.op = *op;
-    p.type = *type;
-    auto named = named_parts(parts, 3);
-    if (!named || named->size() != 2 || !named->count("n") || !named->count("dist")) return std::nullopt;
-    const auto n = to_u64(named->at("n"));
-    if (!n) return std::nullopt;
-    p.n = *n;
-    p.distribution = named->at("dist");
-    return p;
+    return problem_key::parse(parts, kKey, &ArgReduceProblem::key);
   }
 
   // sample_type is the input type, op the operation, counter_bits the index's width.
@@ -140,6 +131,9 @@ class ArgReduceFamily final
 };
 
 }  // namespace
+
+std::string ArgReduceProblem::shape_key() const { return problem_key::shape_key(*this, kKey); }
+std::string ArgReduceProblem::key() const { return problem_key::key(*this, kKey); }
 
 std::unique_ptr<KernelFamily> make_argreduce_family() { return std::make_unique<ArgReduceFamily>(); }
 

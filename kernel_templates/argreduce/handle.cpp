@@ -11,14 +11,7 @@
 
 namespace autotune {
 
-struct ArgReduce::Impl : LoadedHandle<ArgReduceKernel, ArgReduceProblem> {
-  using LoadedHandle::LoadedHandle;
-};
-
-ArgReduce::ArgReduce(const ArgReduceProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options)) {}
-
-AUTOTUNE_LOADED_HANDLE_MEMBERS(ArgReduce, ArgReduceProblem)
+AUTOTUNE_LOADED_HANDLE(ArgReduce, ArgReduceKernel, ArgReduceProblem)
 
 void ArgReduce::check_type(ValueType t) const {
   if (t != impl_->problem.type)
@@ -28,11 +21,7 @@ void ArgReduce::check_type(ValueType t) const {
 
 void ArgReduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {
   const ArgReduceProblem& p = impl_->problem;
-  const PointerChecks check{"autotune::ArgReduce"};
-  check.not_null("output", d_out);
-  check.not_null("input", d_in, n > 0);
-  check.aligned("input", d_in, size_of(p.type));
-  check.aligned("output", d_out, 8);
+  PointerChecks{"autotune::ArgReduce"}.input_output(d_in, n, size_of(p.type), d_out, 8);
   impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 

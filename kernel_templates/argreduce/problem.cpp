@@ -30,12 +30,4 @@ void ArgReduceProblem::validate() const {
     throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution, fmt::join(d, ", ")));
 }
 
-std::string ArgReduceProblem::shape_key() const {
-  return fmt::format("argreduce/{}/{}/dist={}", to_string(op), to_string(type), distribution);
-}
-
-std::string ArgReduceProblem::key() const {
-  return fmt::format("argreduce/{}/{}/n={}/dist={}", to_string(op), to_string(type), n, distribution);
-}
-
 }  // namespace autotune

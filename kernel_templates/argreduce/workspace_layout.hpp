@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include <fmt/format.h>
+#include "kernel_templates/preamble.hpp"
 
 namespace autotune::argreduce_detail {
 
@@ -30,11 +30,9 @@ struct ArgReduceWorkspace {
 
   /// The layout as the template sees it (in namespace at).
   static std::string preamble() {
-    return fmt::format(
-        "constexpr int kTicketOffset = {};\n"
-        "constexpr int kKeyOffset = {};\n"
-        "constexpr int kPartialsOffset = {};\n",
-        kTicketOffset, kKeyOffset, kPartialsOffset);
+    return preamble::int_constants({{"kTicketOffset", kTicketOffset},
+                                     {"kKeyOffset", kKeyOffset},
+                                     {"kPartialsOffset", kPartialsOffset}});
   }
 };
 

@@ -10,6 +10,7 @@
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "kernel_templates/histogram/enums.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 
 namespace autotune {
@@ -79,14 +80,8 @@ std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
   return config_fields::parse(key, kHistogramFields);
 }
 
-int HistogramConfig::load_bytes(const HistogramProblem& problem) const {
-  return vec_bytes == 0 ? static_cast<int>(size_of(problem.type)) : vec_bytes;
-}
-
-std::uint64_t HistogramConfig::tile_samples(const HistogramProblem& problem) const {
-  return static_cast<std::uint64_t>(block) * static_cast<std::uint64_t>(loads) *
-         static_cast<std::uint64_t>(load_bytes(problem) / static_cast<int>(size_of(problem.type)));
-}
+int HistogramConfig::load_bytes(const HistogramProblem& p) const { return histogram_samples::load_bytes(*this, p); }
+std::uint64_t HistogramConfig::tile_samples(const HistogramProblem& p) const { return histogram_samples::tile_samples(*this, p); }
 
 unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const {
   // gridDim.x's limit: a cover-n grid is capped here, which at one tile of at least 32 samples per block is only

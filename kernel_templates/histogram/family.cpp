@@ -5,14 +5,18 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
+#include "core/problem_key.hpp"
 #include "core/option_text.hpp"
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
@@ -91,9 +95,11 @@ void print_region(std::string& out, const HistogramProblem& h) {
 
 // The problem options besides --n and --dist. --bins reads the levels' options (--channels, --active, --lower,
 // --upper) and prints them but --channels and --active; --row-pixels reads and prints --row-stride.
+constexpr auto kType = histogram_samples::type_option<HistogramProblem>(
+    "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (binned in float), i8, i16");
+constexpr auto kCounters = histogram_samples::counters_option<HistogramProblem>();
 constexpr auto kOptions = std::tuple{
-    histogram_samples::type_option<HistogramProblem>(
-        "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (binned in float), i8, i16"),
+    kType,
     problem_options::custom<HistogramProblem>("bins", "N",
                                               "number of bins, 1..16777216 (required unless --type u8: 256); pixels: "
                                               "one for every active channel or a list, one per active channel "
@@ -105,7 +111,7 @@ constexpr auto kOptions = std::tuple{
         "upper", "X",
         "bound above the highest value counted (default: the whole type for u8/u16, 128 and 32768 for i8/i16, 1 for "
         "floats, lower + bins for 32-bit integers); pixels: one or a list as --bins"),
-    histogram_samples::counters_option<HistogramProblem>(),
+    kCounters,
     histogram_samples::channels_option<HistogramProblem>(),
     problem_options::custom<HistogramProblem>("active", "A",
                                               "channels counted, the first A of each pixel, 1..C (default: all C); "
@@ -120,6 +126,83 @@ constexpr auto kOptions = std::tuple{
         "bytes from one row's start to the next (with --row-pixels; default: the row, no padding); a whole number "
         "of pixels")};
 
+// "[lo,hi)": the bounds in their shortest spelling.
+std::string range_text(double lower, double upper) { return fmt::format("[{},{})", lower, upper); }
+std::optional<std::pair<double, double>> parse_range(std::string_view range) {
+  if (range.size() < 5 || range.front() != '[' || range.back() != ')') return std::nullopt;
+  const auto comma = range.find(',');
+  if (comma == std::string_view::npos) return std::nullopt;
+  const auto lo = key_text::to_double(std::string(range.substr(1, comma - 1)));
+  const auto hi = key_text::to_double(std::string(range.substr(comma + 1, range.size() - comma - 2)));
+  if (!lo || !hi) return std::nullopt;
+  return std::pair{*lo, *hi};
+}
+void print_range(problem_key::Writer& w, const HistogramProblem& p) { w.add("range", range_text(p.lower, p.upper)); }
+bool read_range(problem_key::Reader& r, HistogramProblem& p) {
+  const auto text = r.take("range");
+  const auto lohi = text ? parse_range(*text) : std::nullopt;
+  if (!lohi) return false;
+  std::tie(p.lower, p.upper) = *lohi;
+  return true;
+}
+
+// "/ch1=64:[0,256)/ch2=17:[10,200)": the bins and range of each active channel after the first, all or none (none
+// where they are the first channel's).
+void print_levels_part(problem_key::Writer& w, const HistogramProblem& p) {
+  if (p.uniform_channels()) return;
+  for (int c = 1; c < p.active; ++c) {
+    const HistogramChannel ch = p.channel(c);
+    w.add(fmt::format("ch{}", c), fmt::format("{}:{}", ch.bins, range_text(ch.lower, ch.upper)));
+  }
+}
+bool read_levels_part(problem_key::Reader& r, HistogramProblem& p) {
+  const auto texts = histogram_samples::channel_key_texts(r, p.active);
+  if (!texts) return false;
+  if (texts->empty()) return true;
+  std::vector<HistogramChannel> per{HistogramChannel{p.bins, p.lower, p.upper}};
+  for (std::string_view text : *texts) {
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos) return false;
+    const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
+    const auto lohi = parse_range(text.substr(colon + 1));
+    if (!bins || !lohi) return false;
+    per.push_back({*bins, lohi->first, lohi->second});
+  }
+  p.per_channel = std::move(per);
+  return true;
+}
+
+// "/row=W/stride=B": a 2D region of rows of W pixels, B bytes apart; both or neither (contiguous pixels key as before
+// regions existed).
+void print_region_part(problem_key::Writer& w, const HistogramProblem& p) {
+  if (p.row_pixels == 0) return;
+  w.add("row", std::to_string(p.row_pixels));
+  w.add("stride", std::to_string(p.row_stride_bytes));
+}
+bool read_region_part(problem_key::Reader& r, HistogramProblem& p) {
+  const auto row = r.take("row"), stride = r.take("stride");
+  if (!row && !stride) return true;
+  const auto w = row ? problem_key::Decimal<std::uint64_t>{1, ~std::uint64_t{0}}.value(*row) : std::nullopt;
+  const auto b = stride ? problem_key::Decimal<std::uint64_t>{0, ~std::uint64_t{0}}.value(*stride) : std::nullopt;
+  if (!w || !b) return false;
+  p.row_pixels = *w;
+  p.row_stride_bytes = *b;
+  return true;
+}
+
+// "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64][/channels=4/active=3[/ch1=...]]
+// [/row=W/stride=B]": keys of one-channel problems are those written before channels existed, and so are those of
+// pixels whose active channels share bins and range.
+constexpr auto kKey = std::tuple{problem_key::positional(kType),
+                                 problem_key::number("bins", &HistogramProblem::bins, 1, 1 << 24),
+                                 problem_key::custom<HistogramProblem>("range", print_range, read_range),
+                                 problem_key::size<HistogramProblem>(),
+                                 problem_key::distribution<HistogramProblem>(),
+                                 problem_key::option(kCounters),
+                                 histogram_samples::channels_key_part<HistogramProblem>(),
+                                 problem_key::custom<HistogramProblem>("ch1", print_levels_part, read_levels_part),
+                                 problem_key::custom<HistogramProblem>("row", print_region_part, read_region_part)};
+
 class HistogramFamily final
     : public problem_options::WithOptions<TypedFamily<HistogramProblem, HistogramConfig>, kOptions> {
  public:
@@ -131,87 +214,8 @@ class HistogramFamily final
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
   }
 
-  // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64][/channels=4/active=3]"
   std::optional<HistogramProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    using namespace key_text;
-    if (parts.size() < 6) return std::nullopt;
-    HistogramProblem p;
-    const auto type = parse_sample_type(parts[1]);
-    if (!type) return std::nullopt;
-    p.type = *type;
-    auto named = named_parts(parts, 2);
-    if (!named) return std::nullopt;
-    const auto bins = take(*named, "bins"), range = take(*named, "range"), n = take(*named, "n");
-    const auto dist = take(*named, "dist"), counters = take(*named, "counters");
-    const auto channels = take(*named, "channels"), active = take(*named, "active");
-    const std::optional<std::string> levels[] = {take(*named, "ch1"), take(*named, "ch2"), take(*named, "ch3")};
-    const auto row = take(*named, "row"), stride = take(*named, "stride");
-    if (!bins || !range || !n || !dist || !named->empty()) return std::nullopt;
-    const auto b = to_u64(*bins);
-    const auto nn = to_u64(*n);
-    const auto lohi = parse_range(*range);
-    if (!b || !nn || *b > (1u << 24) || !lohi) return std::nullopt;
-    p.bins = static_cast<int>(*b);
-    p.lower = lohi->first;
-    p.upper = lohi->second;
-    p.n = *nn;
-    p.distribution = *dist;
-    if (counters) {
-      if (*counters != "64") return std::nullopt;
-      p.counter_bits = 64;
-    }
-    if (!parse_channels(channels, active, p) || !parse_levels(levels, p)) return std::nullopt;
-    // "/row=W/stride=B": both or neither.
-    if (static_cast<bool>(row) != static_cast<bool>(stride)) return std::nullopt;
-    if (row) {
-      const auto w = to_u64(*row), b = to_u64(*stride);
-      if (!w || !b || *w == 0) return std::nullopt;
-      p.row_pixels = *w;
-      p.row_stride_bytes = *b;
-    }
-    return p;
-  }
-
-  // "[lo,hi)"
-  static std::optional<std::pair<double, double>> parse_range(std::string_view range) {
-    if (range.size() < 5 || range.front() != '[' || range.back() != ')') return std::nullopt;
-    const auto comma = range.find(',');
-    if (comma == std::string_view::npos) return std::nullopt;
-    const auto lo = key_text::to_double(std::string(range.substr(1, comma - 1)));
-    const auto hi = key_text::to_double(std::string(range.substr(comma + 1, range.size() - comma - 2)));
-    if (!lo || !hi) return std::nullopt;
-    return std::pair{*lo, *hi};
-  }
-
-  // "/ch1=64:[0,256)/ch2=17:[10,200)": the bins and range of each active channel after the first, all or none.
-  static bool parse_levels(const std::optional<std::string> (&levels)[3], HistogramProblem& p) {
-    if (!levels[0] && !levels[1] && !levels[2]) return true;
-    std::vector<HistogramChannel> per{HistogramChannel{p.bins, p.lower, p.upper}};
-    for (int c = 1; c < 4; ++c) {
-      const auto& text = levels[c - 1];
-      if (static_cast<bool>(text) != (c < p.active)) return false;
-      if (!text) continue;
-      const auto colon = text->find(':');
-      if (colon == std::string::npos) return false;
-      const auto b = key_text::to_u64(std::string_view(*text).substr(0, colon));
-      const auto lohi = parse_range(std::string_view(*text).substr(colon + 1));
-      if (!b || *b < 1 || *b > (1u << 24) || !lohi) return false;
-      per.push_back({static_cast<int>(*b), lohi->first, lohi->second});
-    }
-    p.per_channel = std::move(per);
-    return true;
-  }
-
-  // "/channels=C/active=A": both or neither (a one-channel problem writes neither), 1 <= A <= C <= 4.
-  static bool parse_channels(const std::optional<std::string>& channels, const std::optional<std::string>& active,
-                             HistogramProblem& p) {
-    if (!channels && !active) return true;
-    if (!channels || !active) return false;
-    const auto c = key_text::to_u64(*channels), a = key_text::to_u64(*active);
-    if (!c || !a || *c < 1 || *c > 4 || *a < 1 || *a > *c || (*c == 1 && *a == 1)) return false;
-    p.channels = static_cast<int>(*c);
-    p.active = static_cast<int>(*a);
-    return true;
+    return problem_key::parse(parts, kKey, &HistogramProblem::key);
   }
 
   // "histogram/u8/bins=256/...": the sample type.
@@ -473,6 +477,9 @@ class HistogramFamily final
 };
 
 }  // namespace
+
+std::string HistogramProblem::shape_key() const { return problem_key::shape_key(*this, kKey); }
+std::string HistogramProblem::key() const { return problem_key::key(*this, kKey); }
 
 std::unique_ptr<KernelFamily> make_histogram_family() { return std::make_unique<HistogramFamily>(); }
 

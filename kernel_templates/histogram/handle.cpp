@@ -10,29 +10,18 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram/handle.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct Histogram::Impl : LoadedHandle<HistogramKernel, HistogramProblem> {
-  using LoadedHandle::LoadedHandle;
-};
-
-Histogram::Histogram(const HistogramProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options)) {}
-
-AUTOTUNE_LOADED_HANDLE_MEMBERS(Histogram, HistogramProblem)
+AUTOTUNE_LOADED_HANDLE(Histogram, HistogramKernel, HistogramProblem)
 
 void check_histogram_call(const HistogramProblem& p, const void* samples, std::optional<SampleType> sample_type,
                           std::uint64_t n, const void* counts, int counter_bits,
                           std::optional<std::uint64_t> counts_size) {
-  if (sample_type && *sample_type != p.type)
-    throw UsageError(fmt::format("autotune::Histogram: {} samples passed to a handle of {} samples ({})",
-                                 to_string(*sample_type), to_string(p.type), p.key()));
-  if (counter_bits != p.counter_bits)
-    throw UsageError(fmt::format("autotune::Histogram: {}-bit counters passed to a problem with {}-bit counters",
-                                 counter_bits, p.counter_bits));
+  histogram_samples::check_call_types("autotune::Histogram", p, sample_type, counter_bits);
   if (counts_size && *counts_size < static_cast<std::uint64_t>(p.counters()))
     throw UsageError(fmt::format("autotune::Histogram: a span of {} counters passed to a problem of {} bins",
                                  *counts_size, p.counters()));

@@ -176,37 +176,6 @@ HistogramProblem HistogramProblem::multi_channel(SampleType type, int channels, 
   return p;
 }
 
-namespace {
-// Keys of one-channel problems are unchanged (every key written before channels existed stays canonical), and so
-// are those of pixels whose active channels share bins and range.
-std::string channel_suffix(const HistogramProblem& p) {
-  if (p.channels == 1 && p.active == 1) return {};
-  std::string s = fmt::format("/channels={}/active={}", p.channels, p.active);
-  if (!p.uniform_channels())
-    for (int c = 1; c < p.active; ++c) {
-      const HistogramChannel ch = p.channel(c);
-      s += fmt::format("/ch{}={}:[{},{})", c, ch.bins, ch.lower, ch.upper);
-    }
-  return s;
-}
-// Contiguous pixels key as before.
-std::string region_suffix(const HistogramProblem& p) {
-  return p.row_pixels == 0 ? std::string() : fmt::format("/row={}/stride={}", p.row_pixels, p.row_stride_bytes);
-}
-}  // namespace
-
-std::string HistogramProblem::shape_key() const {
-  return fmt::format("histogram/{}/bins={}/range=[{},{})/dist={}{}{}{}", to_string(type), bins, lower, upper,
-                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this),
-                     region_suffix(*this));
-}
-
-std::string HistogramProblem::key() const {
-  return fmt::format("histogram/{}/bins={}/range=[{},{})/n={}/dist={}{}{}{}", to_string(type), bins, lower, upper, n,
-                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this),
-                     region_suffix(*this));
-}
-
 double default_upper(SampleType type, int bins, double lower) {
   if (is_float(type)) return 1.0;
   if (type == SampleType::u8) return 256.0;  // the whole type: bins split it evenly

@@ -98,18 +98,4 @@ std::vector<int> reference_bins(const HistogramProblem& problem, const void* sam
   return out;
 }
 
-std::vector<std::uint64_t> widen_counts(const HistogramProblem& problem, const void* raw) {
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.counters()));
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = problem.counter_bits == 64 ? static_cast<const std::uint64_t*>(raw)[i]
-                                        : static_cast<const std::uint32_t*>(raw)[i];
-  return out;
-}
-
-std::vector<std::uint64_t> counts_as_written(const HistogramProblem& problem, std::vector<std::uint64_t> counts) {
-  if (problem.counter_bits == 32)
-    for (auto& c : counts) c &= 0xFFFFFFFFull;
-  return counts;
-}
-
 }  // namespace autotune

@@ -20,10 +20,10 @@ std::vector<std::uint64_t> reference_histogram(const HistogramProblem& problem, 
 /// reference_histogram, which is CUB's (tests/cub/ checks it against CUB's own ScaleTransform).
 std::vector<int> reference_bins(const HistogramProblem& problem, const void* samples, std::uint64_t n);
 
-/// Counters as the GPU wrote them (problem.counter_bits wide), widened to 64 bits; with 32-bit counters the
-/// expected counts are reduced modulo 2^32 first by the caller's comparison (see counts_as_written).
-std::vector<std::uint64_t> widen_counts(const HistogramProblem& problem, const void* raw);
-/// The reference counts as counters of problem.counter_bits would hold them (32-bit counters wrap).
-std::vector<std::uint64_t> counts_as_written(const HistogramProblem& problem, std::vector<std::uint64_t> counts);
+/// widen_counts(problem, raw): counters as the GPU wrote them (problem.counter_bits wide), widened to 64 bits; with
+/// 32-bit counters the expected counts are reduced modulo 2^32 first by the caller's comparison (counts_as_written:
+/// the reference counts as counters of problem.counter_bits would hold them). Shared with histogram_range.
+using histogram_samples::counts_as_written;
+using histogram_samples::widen_counts;
 
 }  // namespace autotune

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <string>
 
-#include <fmt/format.h>
+#include "kernel_templates/preamble.hpp"
 
 #include "autotune/histogram_problem.hpp"
 
@@ -40,12 +40,10 @@ struct HistogramWorkspace {
 
   /// The layout as the template sees it (in namespace at).
   static std::string preamble() {
-    return fmt::format(
-        "constexpr int kTicketWord = {};\n"
-        "constexpr int kStartTicketWord = {};\n"
-        "constexpr int kZeroFlagWord = {};\n"
-        "constexpr int kHistogramWord = {};\n",
-        kTicketWord, kStartTicketWord, kZeroFlagWord, kHistogramWord);
+    return preamble::int_constants({{"kTicketWord", kTicketWord},
+                                     {"kStartTicketWord", kStartTicketWord},
+                                     {"kZeroFlagWord", kZeroFlagWord},
+                                     {"kHistogramWord", kHistogramWord}});
   }
 };
 

@@ -7,6 +7,7 @@
 #include "core/config_fields.hpp"
 #include "core/enum_text.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune {
 
@@ -34,14 +35,8 @@ std::optional<HistogramRangeConfig> HistogramRangeConfig::parse(std::string_view
   return config_fields::parse(key, kRangeFields);
 }
 
-int HistogramRangeConfig::load_bytes(const HistogramRangeProblem& problem) const {
-  return vec_bytes == 0 ? static_cast<int>(size_of(problem.type)) : vec_bytes;
-}
-
-std::uint64_t HistogramRangeConfig::tile_samples(const HistogramRangeProblem& problem) const {
-  return static_cast<std::uint64_t>(block) * static_cast<std::uint64_t>(loads) *
-         static_cast<std::uint64_t>(load_bytes(problem) / static_cast<int>(size_of(problem.type)));
-}
+int HistogramRangeConfig::load_bytes(const HistogramRangeProblem& p) const { return histogram_samples::load_bytes(*this, p); }
+std::uint64_t HistogramRangeConfig::tile_samples(const HistogramRangeProblem& p) const { return histogram_samples::tile_samples(*this, p); }
 
 // n counts samples here (pixels times channels: the launcher's unit).
 unsigned HistogramRangeConfig::grid_for(const HistogramRangeProblem& problem, std::uint64_t n,

@@ -13,6 +13,7 @@
 #include "autotune/histogram_range_problem.hpp"
 #include "core/key_text.hpp"
 #include "core/option_text.hpp"
+#include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "embedded.hpp"
@@ -49,25 +50,67 @@ void print_bins(std::string& out, const HistogramRangeProblem& h) {
 }
 
 // The problem options besides --n and --dist; --channels and --active are read with --bins.
+constexpr auto kType = histogram_samples::type_option<HistogramRangeProblem>(
+    "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (float levels), i8, i16");
+constexpr auto kEdges =
+    problem_options::choice("edges", "E",
+                            "the levels the tuner measures on: irregular (default: random distinct edges) or even",
+                            &HistogramRangeProblem::edges, histogram_range_detail::kEdgeLayoutNames)
+        .expected("irregular or even");
+constexpr auto kCounters = histogram_samples::counters_option<HistogramRangeProblem>();
 constexpr auto kOptions = std::tuple{
-    histogram_samples::type_option<HistogramRangeProblem>(
-        "sample type: u8 (default), u16, i32, u32, f32, f64, f16, bf16 (float levels), i8, i16"),
+    kType,
     problem_options::custom<HistogramRangeProblem>(
         "bins", "N",
         "number of bins (levels: bins + 1), 1..256 for u8/i8, ..65536 for u16/i16, ..1048576 otherwise (default 255 "
         "for u8, required otherwise); pixels: one for every active channel or a list, one per active channel "
         "(255,63,16)",
         read_channel_bins, print_bins),
-    problem_options::choice("edges", "E",
-                            "the levels the tuner measures on: irregular (default: random distinct edges) or even",
-                            &HistogramRangeProblem::edges, histogram_range_detail::kEdgeLayoutNames)
-        .expected("irregular or even"),
-    histogram_samples::counters_option<HistogramRangeProblem>(),
+    kEdges,
+    kCounters,
     histogram_samples::channels_option<HistogramRangeProblem>(),
     problem_options::custom<HistogramRangeProblem>(
         "active", "A",
         "channels counted, the first A of each pixel, 1..C (default: all C), each with its own levels (CUB's "
         "MultiHistogramRange)")};
+
+// "/ch1=63/ch2=16": the bins of each active channel after the first, all or none (none where they are the first
+// channel's).
+void print_bins_part(problem_key::Writer& w, const HistogramRangeProblem& p) {
+  if (p.uniform_channels()) return;
+  for (int c = 1; c < p.active; ++c) w.add(fmt::format("ch{}", c), std::to_string(p.channel_bins(c)));
+}
+bool read_bins_part(problem_key::Reader& r, HistogramRangeProblem& p) {
+  const auto texts = histogram_samples::channel_key_texts(r, p.active);
+  if (!texts) return false;
+  if (texts->empty()) return true;
+  std::vector<int> bins{p.bins};
+  for (const std::string& text : *texts) {
+    const auto b = problem_key::Decimal<int>{1, 1 << 30}.value(text);
+    if (!b) return false;
+    bins.push_back(*b);
+  }
+  p.per_channel_bins = std::move(bins);
+  return true;
+}
+// Every channel's bins within what the sample type takes.
+bool bins_fit(const HistogramRangeProblem& p) {
+  for (int c = 0; c < p.active; ++c)
+    if (p.channel_bins(c) > HistogramRangeProblem::max_bins(p.type)) return false;
+  return true;
+}
+
+// "histogram_range/u8/bins=255/edges=irregular/n=67108864/dist=uniform[/counters=64][/channels=4/active=3
+// [/ch1=63/ch2=16]]": keys of one-channel problems are those written before channels existed, and so are those of
+// pixels whose active channels share their bins.
+constexpr auto kKey = std::tuple{problem_key::positional(kType),
+                                 problem_key::number("bins", &HistogramRangeProblem::bins, 1, 1 << 30),
+                                 problem_key::option(kEdges),
+                                 problem_key::size<HistogramRangeProblem>(),
+                                 problem_key::distribution<HistogramRangeProblem>(),
+                                 problem_key::option(kCounters),
+                                 histogram_samples::channels_key_part<HistogramRangeProblem>(),
+                                 problem_key::custom<HistogramRangeProblem>("ch1", print_bins_part, read_bins_part)};
 
 class HistogramRangeFamily final
     : public problem_options::WithOptions<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kOptions> {
@@ -81,61 +124,8 @@ class HistogramRangeFamily final
            "one or several channels per pixel (CUB's HistogramRange, MultiHistogramRange)";
   }
 
-  // "histogram_range/u8/bins=255/edges=irregular/n=67108864/dist=uniform[/counters=64][/channels=4/active=3]
-  //  [/ch1=63/ch2=16]"
   std::optional<HistogramRangeProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    using namespace key_text;
-    if (parts.size() < 6) return std::nullopt;
-    HistogramRangeProblem p;
-    const auto type = parse_sample_type(parts[1]);
-    if (!type) return std::nullopt;
-    p.type = *type;
-    auto named = named_parts(parts, 2);
-    if (!named) return std::nullopt;
-    const auto bins = take(*named, "bins"), edges = take(*named, "edges"), n = take(*named, "n");
-    const auto dist = take(*named, "dist"), counters = take(*named, "counters");
-    const auto channels = take(*named, "channels"), active = take(*named, "active");
-    const std::optional<std::string> per[] = {take(*named, "ch1"), take(*named, "ch2"), take(*named, "ch3")};
-    if (!bins || !edges || !n || !dist || !named->empty()) return std::nullopt;
-    const auto b = to_u64(*bins);
-    const auto nn = to_u64(*n);
-    const auto e = parse_edge_layout(*edges);
-    if (!b || !nn || !e || *b < 1 || *b > static_cast<std::uint64_t>(HistogramRangeProblem::max_bins(p.type)))
-      return std::nullopt;
-    p.bins = static_cast<int>(*b);
-    p.edges = *e;
-    p.n = *nn;
-    p.distribution = *dist;
-    if (counters) {
-      if (*counters != "64") return std::nullopt;
-      p.counter_bits = 64;
-    }
-    if (!parse_channels(channels, active, per, p)) return std::nullopt;
-    return p;
-  }
-
-  // "/channels=C/active=A" (both or neither: a one-channel problem writes neither, 1 <= A <= C <= 4), then
-  // "/ch1=B1/ch2=B2..." for every active channel after the first, or none (all channels have `bins`).
-  static bool parse_channels(const std::optional<std::string>& channels, const std::optional<std::string>& active,
-                             const std::optional<std::string> (&per)[3], HistogramRangeProblem& p) {
-    if (!channels && !active && !per[0] && !per[1] && !per[2]) return true;
-    if (!channels || !active) return false;
-    const auto c = key_text::to_u64(*channels), a = key_text::to_u64(*active);
-    if (!c || !a || *c < 1 || *c > 4 || *a < 1 || *a > *c || (*c == 1 && *a == 1)) return false;
-    p.channels = static_cast<int>(*c);
-    p.active = static_cast<int>(*a);
-    if (!per[0] && !per[1] && !per[2]) return true;
-    std::vector<int> bins{p.bins};
-    for (int k = 1; k < 4; ++k) {
-      if (static_cast<bool>(per[k - 1]) != (k < p.active)) return false;
-      if (!per[k - 1]) continue;
-      const auto b = key_text::to_u64(*per[k - 1]);
-      if (!b || *b < 1 || *b > static_cast<std::uint64_t>(HistogramRangeProblem::max_bins(p.type))) return false;
-      bins.push_back(static_cast<int>(*b));
-    }
-    p.per_channel_bins = std::move(bins);
-    // Equal bins are written without the list: a key that spells them out is not canonical.
-    return !p.uniform_channels();
+    return problem_key::parse(parts, kKey, &HistogramRangeProblem::key, bins_fit);
   }
 
   // "histogram_range/u8/bins=255/...": the sample type.
@@ -203,6 +193,9 @@ class HistogramRangeFamily final
 };
 
 }  // namespace
+
+std::string HistogramRangeProblem::shape_key() const { return problem_key::shape_key(*this, kKey); }
+std::string HistogramRangeProblem::key() const { return problem_key::key(*this, kKey); }
 
 std::unique_ptr<KernelFamily> make_histogram_range_family() { return std::make_unique<HistogramRangeFamily>(); }
 

@@ -8,29 +8,18 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/histogram_range/handle.hpp"
 #include "kernel_templates/histogram_range/launcher.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
 
-struct HistogramRange::Impl : LoadedHandle<HistogramRangeKernel, HistogramRangeProblem> {
-  using LoadedHandle::LoadedHandle;
-};
-
-HistogramRange::HistogramRange(const HistogramRangeProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options)) {}
-
-AUTOTUNE_LOADED_HANDLE_MEMBERS(HistogramRange, HistogramRangeProblem)
+AUTOTUNE_LOADED_HANDLE(HistogramRange, HistogramRangeKernel, HistogramRangeProblem)
 
 void check_histogram_range_call(const HistogramRangeProblem& p, const void* samples,
                                 std::optional<SampleType> sample_type, std::uint64_t n, const void* levels,
                                 const void* counts, int counter_bits) {
-  if (sample_type && *sample_type != p.type)
-    throw UsageError(fmt::format("autotune::HistogramRange: {} samples passed to a handle of {} samples ({})",
-                                 to_string(*sample_type), to_string(p.type), p.key()));
-  if (counter_bits != p.counter_bits)
-    throw UsageError(fmt::format("autotune::HistogramRange: {}-bit counters passed to a problem with {}-bit counters",
-                                 counter_bits, p.counter_bits));
+  histogram_samples::check_call_types("autotune::HistogramRange", p, sample_type, counter_bits);
   const PointerChecks check{"autotune::HistogramRange"};
   check.not_null("counts", counts);
   check.not_null("levels", levels);

@@ -107,28 +107,6 @@ std::pair<double, double> HistogramRangeProblem::span() const {
 }
 
 namespace {
-// Keys of one-channel problems are unchanged (every key written before channels existed stays canonical), and so are
-// those of pixels whose active channels share their bins.
-std::string channel_suffix(const HistogramRangeProblem& p) {
-  if (p.channels == 1 && p.active == 1) return {};
-  std::string s = fmt::format("/channels={}/active={}", p.channels, p.active);
-  if (!p.uniform_channels())
-    for (int c = 1; c < p.active; ++c) s += fmt::format("/ch{}={}", c, p.channel_bins(c));
-  return s;
-}
-}  // namespace
-
-std::string HistogramRangeProblem::shape_key() const {
-  return fmt::format("histogram_range/{}/bins={}/edges={}/dist={}{}{}", to_string(type), bins, to_string(edges),
-                     distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this));
-}
-
-std::string HistogramRangeProblem::key() const {
-  return fmt::format("histogram_range/{}/bins={}/edges={}/n={}/dist={}{}{}", to_string(type), bins, to_string(edges),
-                     n, distribution, counter_bits == 64 ? "/counters=64" : "", channel_suffix(*this));
-}
-
-namespace {
 
 template <class L>
 std::string ascending_violation(const L* levels, std::size_t count) {

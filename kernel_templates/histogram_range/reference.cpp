@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 #include <type_traits>
+#include <utility>
 
 #include "autotune/error.hpp"
 #include "kernel_templates/half_float.hpp"
@@ -169,18 +170,11 @@ std::vector<std::uint64_t> reference_range_histogram_region(const HistogramRange
 }
 
 std::vector<std::uint64_t> widen_range_counts(const HistogramRangeProblem& problem, const void* raw) {
-  std::vector<std::uint64_t> out(static_cast<std::size_t>(problem.counters()));
-  for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = problem.counter_bits == 64 ? static_cast<const std::uint64_t*>(raw)[i]
-                                        : static_cast<const std::uint32_t*>(raw)[i];
-  return out;
+  return histogram_samples::widen_counts(problem, raw);
 }
 
-std::vector<std::uint64_t> range_counts_as_written(const HistogramRangeProblem& problem,
-                                                   std::vector<std::uint64_t> counts) {
-  if (problem.counter_bits == 32)
-    for (auto& c : counts) c &= 0xFFFFFFFFull;
-  return counts;
+std::vector<std::uint64_t> range_counts_as_written(const HistogramRangeProblem& problem, std::vector<std::uint64_t> counts) {
+  return histogram_samples::counts_as_written(problem, std::move(counts));
 }
 
 }  // namespace autotune

@@ -97,16 +97,9 @@ std::string ReduceConfig::invalid_reason(const ReduceProblem& problem) const {
 ReduceConfig ReduceConfig::fallback(const ReduceProblem&) {
   // Warp shuffles and the last-block finish exist for every type on sm_70 and are deterministic; 16-byte loads work
   // for any pointer aligned to its element (the kernel reads the unaligned head one element at a time); 64 bytes
-  // of shared memory and 256 threads fit every GPU. This is ReduceConfig's default, spelled out.
-  ReduceConfig c;
-  c.block_reduce = BlockReduce::warp_shuffle;
-  c.block = 256;
-  c.vec_bytes = 16;
-  c.loads = 2;
-  c.accumulators = 1;
-  c.finish = Finish::last_block;
-  c.grid_blocks = 0;
-  return c;
+  // of shared memory and 256 threads fit every GPU. ReduceConfig's defaults (include/autotune/reduce_problem.hpp):
+  // warp_shuffle, 256 threads, 16-byte loads, 2 in flight, 1 accumulator, last_block, the resident grid.
+  return {};
 }
 
 }  // namespace autotune

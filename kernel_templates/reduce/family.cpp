@@ -12,6 +12,7 @@
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 #include "core/ladder.hpp"
+#include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "kernel_templates/reduce/enums.hpp"
@@ -35,23 +36,33 @@ constexpr enum_text::Name<bool> kModeNames[] = {{true, "deterministic"}, {false,
 
 // The problem options besides --n and --dist, then an operator of the user's own's (kernel_templates/user_op.hpp),
 // which replaces --op.
-constexpr auto kReduceOptions = std::tuple{
+constexpr auto kOp =
     problem_options::choice("op", "OP",
                             "operation: sum, min, max, absmax, sumsq, sumabs or l2norm (required unless --user-op)",
                             &ReduceProblem::op, kCommandLineOps, "operation")
         .required()
-        .unless("user-op"),
+        .unless("user-op");
+constexpr auto kType =
     problem_options::choice("type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (required)",
                             &ReduceProblem::type, reduce_detail::kValues, "type")
-        .required(),
-    problem_options::choice("acc", "T",
-                            "accumulator type (default: i64 for sums of i8, i16, i32; u64 for u32; f32 for f16 and "
-                            "bf16; else the element type; see reduce_problem.hpp)",
-                            &ReduceProblem::accumulator, reduce_detail::kValues, "type"),
+        .required();
+constexpr auto kAcc = problem_options::choice("acc", "T",
+                                              "accumulator type (default: i64 for sums of i8, i16, i32; u64 for u32; "
+                                              "f32 for f16 and bf16; else the element type; see reduce_problem.hpp)",
+                                              &ReduceProblem::accumulator, reduce_detail::kValues, "type");
+constexpr auto kMode =
     problem_options::choice("mode", "MODE", "deterministic (default) or fast (float sums may finish with atomics)",
                             &ReduceProblem::deterministic, kModeNames)
-        .omitted_at(true)};
-constexpr auto kOptions = std::tuple_cat(kReduceOptions, reduce_detail::user_op_options<ReduceProblem>());
+        .omitted_at(true);
+constexpr auto kOptions =
+    std::tuple_cat(std::tuple{kOp, kType, kAcc, kMode}, reduce_detail::user_op_options<ReduceProblem>());
+
+// "reduce/sum/i32/acc=i64/n=1048576/dist=uniform[/mode=fast]", of the normalized problem: the key is the reduction's
+// source of truth. A user operator's op part is "user:<16 hex digits>": the problem read back knows its hash, not its
+// source.
+constexpr auto kKey =
+    std::tuple_cat(reduce_detail::reduction_key_parts<ReduceProblem, reduce_detail::kReduceOpNames>(kType, kAcc),
+                   std::tuple{problem_key::option(kMode)});
 
 class ReduceFamily final
     : public reduce_detail::WithUserOp<TypedFamily<ReduceProblem, ReduceConfig>, kOptions> {
@@ -64,43 +75,8 @@ class ReduceFamily final
            "f64, f16, bf16, i8 or i16 values (CUB's DeviceReduce and TransformReduce)";
   }
 
-  // "reduce/sum/i32/acc=i64/n=1048576/dist=uniform[/mode=fast]": the key is the reduction's source of truth. A user
-  // operator's op part is "user:<16 hex digits>": the problem read back knows its hash, not its source.
   std::optional<ReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    using namespace key_text;
-    if (parts.size() < 6) return std::nullopt;
-    ReduceProblem p;
-    std::optional<ReduceOp> op = parse_reduce_op(parts[1]);
-    if (auto hash = reduce_detail::parse_user_key_part(parts[1]); !op && hash) {
-      op = ReduceOp::user;
-      p.user_hash = std::move(*hash);
-    }
-    const auto type = parse_value_type(parts[2]);
-    if (!op || !type) return std::nullopt;
-    p.op = *op;
-    p.type = *type;
-    auto named = named_parts(parts, 3);
-    if (!named) return std::nullopt;
-    for (const auto& [field, value] : *named) {
-      if (field == "acc") {
-        const auto acc = parse_value_type(value);
-        if (!acc) return std::nullopt;
-        p.accumulator = *acc;
-      } else if (field == "n") {
-        const auto n = to_u64(value);
-        if (!n) return std::nullopt;
-        p.n = *n;
-      } else if (field == "dist") {
-        p.distribution = value;
-      } else if (field == "mode") {
-        const auto deterministic = enum_text::parse(kModeNames, value);
-        if (!deterministic) return std::nullopt;
-        p.deterministic = *deterministic;
-      } else {
-        return std::nullopt;
-      }
-    }
-    return p;
+    return problem_key::parse(parts, kKey, &ReduceProblem::key);
   }
 
   // "reduce/sum/f32/...": the operator (a user operator's "user:<hash>"), then the value type.
@@ -191,6 +167,9 @@ class ReduceFamily final
 };
 
 }  // namespace
+
+std::string ReduceProblem::shape_key() const { return problem_key::shape_key(normalized(), kKey); }
+std::string ReduceProblem::key() const { return problem_key::key(normalized(), kKey); }
 
 std::unique_ptr<KernelFamily> make_reduce_family() { return std::make_unique<ReduceFamily>(); }
 

@@ -15,9 +15,7 @@
 
 namespace autotune {
 
-struct Reduce::Impl : LoadedHandle<ReduceKernel, ReduceProblem> {
-  using LoadedHandle::LoadedHandle;
-};
+AUTOTUNE_LOADED_HANDLE_IMPL(Reduce, ReduceKernel, ReduceProblem)
 
 // The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/reduce/
 // user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
@@ -61,11 +59,7 @@ void Reduce::check_output(ValueType t) const { check_reduce_types(impl_->problem
 
 void Reduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {
   const ReduceProblem& p = impl_->problem;
-  const PointerChecks check{"autotune::Reduce"};
-  check.not_null("output", d_out);
-  check.not_null("input", d_in, n > 0);
-  check.aligned("input", d_in, size_of(p.type));
-  check.aligned("output", d_out, size_of(p.accumulator_type()));
+  PointerChecks{"autotune::Reduce"}.input_output(d_in, n, size_of(p.type), d_out, size_of(p.accumulator_type()));
   impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 

@@ -186,27 +186,6 @@ void ReduceProblem::validate() const {
                                  fmt::join(reduce_distributions(), ", ")));
 }
 
-namespace {
-
-std::string op_part(const ReduceProblem& p) {
-  if (p.op != ReduceOp::user) return std::string(to_string(p.op));
-  return reduce_detail::user_key_part(p.user_hash);
-}
-
-}  // namespace
-
-std::string ReduceProblem::shape_key() const {
-  const ReduceProblem p = normalized();
-  return fmt::format("reduce/{}/{}/acc={}/dist={}{}", op_part(p), to_string(p.type), to_string(*p.accumulator),
-                     p.distribution, p.deterministic ? "" : "/mode=fast");
-}
-
-std::string ReduceProblem::key() const {
-  const ReduceProblem p = normalized();
-  return fmt::format("reduce/{}/{}/acc={}/n={}/dist={}{}", op_part(p), to_string(p.type), to_string(*p.accumulator),
-                     p.n, p.distribution, p.deterministic ? "" : "/mode=fast");
-}
-
 std::uint64_t ReduceProblem::identity_bits() const {
   const ValueType acc = accumulator_type();
   // The sums and absmax start from zero (|x| >= 0); a user operator's identity is an expression for the device.

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include <fmt/format.h>
+#include "kernel_templates/preamble.hpp"
 
 namespace autotune::reduce_detail {
 
@@ -30,11 +30,9 @@ struct ReduceWorkspace {
 
   /// The layout as the template sees it (in namespace at).
   static std::string preamble() {
-    return fmt::format(
-        "constexpr int kTicketOffset = {};\n"
-        "constexpr int kIdentityOffset = {};\n"
-        "constexpr int kPartialsOffset = {};\n",
-        kTicketOffset, kIdentityOffset, kPartialsOffset);
+    return preamble::int_constants({{"kTicketOffset", kTicketOffset},
+                                     {"kIdentityOffset", kIdentityOffset},
+                                     {"kPartialsOffset", kPartialsOffset}});
   }
 };
 

@@ -12,6 +12,7 @@
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
+#include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "embedded.hpp"
@@ -67,25 +68,47 @@ constexpr enum_text::Name<int> kOffsetBits[] = {{32, "32"}, {64, "64"}};
 
 // The problem options besides --n and --dist (--segments names the distribution too), then an operator of the user's
 // own's (kernel_templates/user_op.hpp), which replaces --op.
+constexpr auto kType =
+    problem_options::choice("type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (default f32)",
+                            &SegReduceProblem::type, reduce_detail::kValues, "type");
+constexpr auto kAcc =
+    problem_options::choice("acc", "T",
+                            "accumulator type of a sum or --user-op (default: a sum's i64 for i8, i16, i32, u64 for "
+                            "u32; f32 for f16, bf16; a user operator's i32 for i8, i16; else the element type)",
+                            &SegReduceProblem::accumulator, reduce_detail::kValues, "type");
+constexpr auto kOffsets =
+    problem_options::choice("offsets", "BITS",
+                            "offset width: 32 (int, default) or 64 (int64_t, as CUB's OffsetT; n >= 2^31)",
+                            &SegReduceProblem::offset_bits, kOffsetBits)
+        .omitted_at(32);
 constexpr auto kSegReduceOptions = std::tuple{
     problem_options::choice("op", "OP", "operation: sum, min, max, argmin or argmax (default sum; or --user-op)",
                             &SegReduceProblem::op, kCommandLineOps, "operation")
         .unless("user-op"),
-    problem_options::choice("type", "T", "element type: i32, u32, i64, u64, f32, f64, f16, bf16, i8, i16 (default f32)",
-                            &SegReduceProblem::type, reduce_detail::kValues, "type"),
-    problem_options::choice("acc", "T",
-                            "accumulator type of a sum or --user-op (default: a sum's i64 for i8, i16, i32, u64 for "
-                            "u32; f32 for f16, bf16; a user operator's i32 for i8, i16; else the element type)",
-                            &SegReduceProblem::accumulator, reduce_detail::kValues, "type"),
+    kType,
+    kAcc,
     problem_options::custom<SegReduceProblem>("segments", "SPEC",
                                               "segment lengths the tuner measures on: fixed:L, uniform:A..B, "
                                               "power-law[:A..B] (default uniform = uniform:1..1K); the same as --dist",
                                               read_segments),
-    problem_options::choice("offsets", "BITS",
-                            "offset width: 32 (int, default) or 64 (int64_t, as CUB's OffsetT; n >= 2^31)",
-                            &SegReduceProblem::offset_bits, kOffsetBits)
-        .omitted_at(32)};
+    kOffsets};
 constexpr auto kOptions = std::tuple_cat(kSegReduceOptions, reduce_detail::user_op_options<SegReduceProblem>());
+
+// "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32[/offsets=64]", of the normalized problem (32-bit offsets add no
+// part: the keys of every problem tuned before 64-bit offsets existed stay the same). A user operator's op part is
+// "user:<16 hex digits>": the problem read back knows its hash, not its source.
+constexpr auto kKey = std::tuple_cat(
+    reduce_detail::reduction_key_parts<SegReduceProblem, segreduce_detail::kSegReduceOpNames>(kType, kAcc),
+    std::tuple{problem_key::option(kOffsets)});
+// A key's problem is well formed (SegReduceProblem::validate: the distribution a segment-length spec, say).
+bool well_formed(const SegReduceProblem& p) {
+  try {
+    p.validate();
+  } catch (const UsageError&) {
+    return false;
+  }
+  return true;
+}
 
 // The segment lengths are the problem's distribution: command_options() leaves them to --dist
 // (runtime/resolution.cpp).
@@ -100,41 +123,8 @@ class SegReduceFamily final
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
   }
 
-  // "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32" (+ "/offsets=64"). A user operator's op part is
-  // "user:<16 hex digits>": the problem read back knows its hash, not its source.
   std::optional<SegReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    using namespace key_text;
-    if (parts.size() != 6 && parts.size() != 7) return std::nullopt;
-    SegReduceProblem p;
-    auto op = parse_segreduce_op(parts[1]);
-    if (auto hash = reduce_detail::parse_user_key_part(parts[1]); !op && hash) {
-      op = SegReduceOp::user;
-      p.user_hash = std::move(*hash);
-    }
-    const auto type = parse_value_type(parts[2]);
-    if (!op || !type) return std::nullopt;
-    p.op = *op;
-    p.type = *type;
-    const auto named = named_parts(parts, 3);
-    if (!named || named->size() != parts.size() - 3 || !named->count("acc") || !named->count("n") ||
-        !named->count("dist") || (parts.size() == 7 && named->count("offsets") == 0))
-      return std::nullopt;
-    if (parts.size() == 7) {
-      if (named->at("offsets") != "64") return std::nullopt;  // 32-bit offsets are spelled by no field
-      p.offset_bits = 64;
-    }
-    const auto acc = parse_value_type(named->at("acc"));
-    const auto n = to_u64(named->at("n"));
-    if (!acc || !n) return std::nullopt;
-    p.accumulator = *acc;
-    p.n = *n;
-    p.distribution = named->at("dist");
-    try {
-      p.validate();
-    } catch (const UsageError&) {
-      return std::nullopt;
-    }
-    return p;
+    return problem_key::parse(parts, kKey, &SegReduceProblem::key, well_formed);
   }
   // "segreduce/sum/f32/...": the operation (a user operator's "user:<hash>"), then the value type.
   std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
@@ -205,6 +195,9 @@ class SegReduceFamily final
 };
 
 }  // namespace
+
+std::string SegReduceProblem::shape_key() const { return problem_key::shape_key(normalized(), kKey); }
+std::string SegReduceProblem::key() const { return problem_key::key(normalized(), kKey); }
 
 std::unique_ptr<KernelFamily> make_segreduce_family() { return std::make_unique<SegReduceFamily>(); }
 

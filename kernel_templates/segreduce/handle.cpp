@@ -12,9 +12,7 @@
 
 namespace autotune {
 
-struct SegmentedReduce::Impl : LoadedHandle<SegReduceKernel, SegReduceProblem> {
-  using LoadedHandle::LoadedHandle;
-};
+AUTOTUNE_LOADED_HANDLE_IMPL(SegmentedReduce, SegReduceKernel, SegReduceProblem)
 
 // A user operator's own compile errors, with NVRTC's log, before any variant is compiled and before a device is
 // looked for (kernel_templates/user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.

@@ -149,28 +149,6 @@ void SegReduceProblem::validate() const {
   if (n > (1ull << 62)) throw UsageError(fmt::format("n = {} exceeds 2^62 elements", n));
 }
 
-namespace {
-
-std::string op_part(const SegReduceProblem& p) {
-  if (p.op != SegReduceOp::user) return std::string(to_string(p.op));
-  return reduce_detail::user_key_part(p.user_hash);
-}
-
-}  // namespace
-
-std::string SegReduceProblem::shape_key() const {
-  const SegReduceProblem p = normalized();
-  return fmt::format("segreduce/{}/{}/acc={}/dist={}{}", op_part(p), to_string(p.type), to_string(*p.accumulator),
-                     p.distribution, p.offset_bits == 64 ? "/offsets=64" : "");
-}
-
-std::string SegReduceProblem::key() const {
-  const SegReduceProblem p = normalized();
-  // 32-bit offsets add no field: the keys of every problem tuned before 64-bit offsets existed stay the same.
-  return fmt::format("segreduce/{}/{}/acc={}/n={}/dist={}{}", op_part(p), to_string(p.type),
-                     to_string(*p.accumulator), p.n, p.distribution, p.offset_bits == 64 ? "/offsets=64" : "");
-}
-
 std::size_t SegReduceProblem::result_bytes() const {
   if (is_arg(op)) return 2 * std::max<std::size_t>(4, size_of(type));
   return size_of(accumulator_type());
