@@ -32,13 +32,14 @@ inline std::string block_violation(int block, std::size_t shared_bytes, const De
   return {};
 }
 
-/// Throws UsageError unless `config` is valid for `problem` (config.invalid_reason) and, then, runs on `device`
-/// (`device_violation()`, empty when it does; not called for an invalid configuration).
-template <class P, class C, class DeviceViolation>
-void require_runnable(const P& problem, const C& config, const DeviceInfo& device, DeviceViolation&& device_violation) {
-  if (const std::string why = config.invalid_reason(problem); !why.empty())
+/// Throws UsageError unless `config` runs `problem` on `device`, as the family's one validity function `violation`
+/// (core/space_decl.hpp) says: without a device first ("invalid for" the problem), then on `device`.
+template <class P, class C>
+void require_runnable(const P& problem, const C& config, const DeviceInfo& device,
+                      std::string (*violation)(const P&, const C&, const DeviceInfo*)) {
+  if (const std::string why = violation(problem, config, nullptr); !why.empty())
     throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
-  if (const std::string why = device_violation(); !why.empty())
+  if (const std::string why = violation(problem, config, &device); !why.empty())
     throw UsageError(fmt::format("configuration {} cannot run on {}: {}", config.key(), device.name, why));
 }
 

@@ -4,6 +4,9 @@
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/error.hpp"
 #include "core/config_fields.hpp"
+#include "core/launch_limits.hpp"
+#include "kernel_templates/argreduce/space.hpp"
+#include "kernel_templates/reduction_space.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 
 namespace autotune {
@@ -40,40 +43,49 @@ std::size_t ArgReduceConfig::shared_bytes(const ArgReduceProblem&) const {
   return (block_reduce == BlockReduce::shared_tree ? static_cast<std::size_t>(block) : block / 32) * kPair;
 }
 
-std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) const {
-  if (pack) {
+std::string argreduce_violation(const ArgReduceProblem& problem, const ArgReduceConfig& c, const DeviceInfo* device) {
+  if (c.pack) {
     if (size_of(problem.type) > 4)
       return fmt::format("pack=u64 needs a type of up to 32 bits (value order bits and ~index in 64 bits), not {}",
                          to_string(problem.type));
-    if (block_reduce != BlockReduce::warp_shuffle && block_reduce != BlockReduce::warp_reduce)
+    if (c.block_reduce != BlockReduce::warp_shuffle && c.block_reduce != BlockReduce::warp_reduce)
       return fmt::format("block reduction {} of packed keys is not warp_shuffle or warp_reduce",
-                         to_string(block_reduce));
-    if (finish != Finish::last_block)
+                         to_string(c.block_reduce));
+    if (c.finish != Finish::last_block)
       return fmt::format("pack=u64 finishes with an atomicMax and the last block, spelled finish=last_block");
-  } else if (block_reduce != BlockReduce::warp_shuffle && block_reduce != BlockReduce::shared_tree) {
+  } else if (c.block_reduce != BlockReduce::warp_shuffle && c.block_reduce != BlockReduce::shared_tree) {
     return fmt::format("block reduction {} is not warp_shuffle or shared_tree ({} needs pack=u64)",
-                       to_string(block_reduce), to_string(block_reduce));
+                       to_string(c.block_reduce), to_string(c.block_reduce));
   }
-  if (finish != Finish::last_block && finish != Finish::two_pass)
+  if (c.finish != Finish::last_block && c.finish != Finish::two_pass)
     return fmt::format("finish {} is not last_block or two_pass (an arg-reduction has no atomic finish)",
-                       to_string(finish));
-  if (block < 64 || block > 1024 || block % 32 != 0)
-    return fmt::format("block {} is not a multiple of 32 in 64..1024", block);
-  if (vec_bytes != 0 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
-    return fmt::format("vector width {} is not 0 (one element), 4, 8 or 16 bytes", vec_bytes);
-  if (vec_bytes != 0 && static_cast<std::size_t>(vec_bytes) < size_of(problem.type))
-    return fmt::format("{}-byte loads are narrower than {} elements", vec_bytes, to_string(problem.type));
-  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
-  if (accumulators != 1 && accumulators != 2 && accumulators != 4)
-    return fmt::format("accumulators {} is not 1, 2 or 4", accumulators);
-  if (grid_blocks < -1 || (grid_blocks > 1 && !is_argreduce_cluster_grid(grid_blocks)))
+                       to_string(c.finish));
+  if (std::string why = reduction_space::shape_violation(c, problem.type); !why.empty()) return why;
+  if (c.grid_blocks < -1 || (c.grid_blocks > 1 && !is_argreduce_cluster_grid(c.grid_blocks)))
     return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks), 1 (one block), {} or {} (one cluster)",
-                       grid_blocks, kArgReduceClusterGrid, kArgReduceLargeClusterGrid);
+                       c.grid_blocks, kArgReduceClusterGrid, kArgReduceLargeClusterGrid);
   // One block, or one cluster, writes its result directly, whatever the finish: one spelling keeps one key per kernel.
-  if ((grid_blocks == 1 || is_argreduce_cluster_grid(grid_blocks)) && finish != Finish::last_block)
+  if ((c.grid_blocks == 1 || is_argreduce_cluster_grid(c.grid_blocks)) && c.finish != Finish::last_block)
     return fmt::format("the single-block and cluster paths (grid={}) write their result directly and are spelled "
-                       "finish=last_block", grid_blocks);
+                       "finish=last_block", c.grid_blocks);
+  if (!device) return {};
+  // The device: threads and shared memory per block, with the kernel's static shared memory (the last-block flag of
+  // common.cuh and the cluster paths' winners, a pair and a packed key, aligned); clusters from sm_90,
+  // __reduce_max_sync from sm_80.
+  constexpr std::size_t kStaticShared = 64;
+  if (std::string why = launch_limits::block_violation(c.block, c.shared_bytes(problem) + kStaticShared, *device);
+      !why.empty())
+    return why;
+  if (is_argreduce_cluster_grid(c.grid_blocks) && device->cc_major < 9)
+    return fmt::format("thread-block clusters (grid={}) need sm_90 or newer; the device is {}", c.grid_blocks,
+                       device->arch());
+  if (c.block_reduce == BlockReduce::warp_reduce && device->cc_major < 8)
+    return fmt::format("warp_reduce (__reduce_max_sync) needs sm_80 or newer; the device is {}", device->arch());
   return {};
+}
+
+std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) const {
+  return argreduce_violation(problem, *this, nullptr);
 }
 
 ArgReduceConfig ArgReduceConfig::fallback(const ArgReduceProblem&) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/launch_limits.hpp"
+#include "kernel_templates/argreduce/space.hpp"
 #include "kernel_templates/argreduce/workspace_layout.hpp"
 
 namespace autotune {
@@ -12,24 +13,8 @@ namespace autotune {
 namespace {
 
 using Workspace = argreduce_detail::ArgReduceWorkspace;
-// The last-block flag (common.cuh) and the cluster paths' winners (a pair, a packed key), aligned.
-constexpr std::size_t kStaticShared = 64;
 
 }  // namespace
-
-std::string argreduce_device_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
-                                       const DeviceInfo& device) {
-  if (std::string why = launch_limits::block_violation(config.block, config.shared_bytes(problem) + kStaticShared,
-                                                       device);
-      !why.empty())
-    return why;
-  if (is_argreduce_cluster_grid(config.grid_blocks) && device.cc_major < 9)
-    return fmt::format("thread-block clusters (grid={}) need sm_90 or newer; the device is {}", config.grid_blocks,
-                       device.arch());
-  if (config.block_reduce == BlockReduce::warp_reduce && device.cc_major < 8)
-    return fmt::format("warp_reduce (__reduce_max_sync) needs sm_80 or newer; the device is {}", device.arch());
-  return {};
-}
 
 ArgReduceLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
                                           std::uint64_t n, unsigned resident_grid) {
@@ -51,8 +36,7 @@ ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduc
                                  const DeviceInfo& device, const std::vector<char>& cubin)
     : problem_(problem), config_(config) {
   problem.validate();
-  launch_limits::require_runnable(problem, config, device,
-                                  [&] { return argreduce_device_violation(problem, config, device); });
+  launch_limits::require_runnable(problem, config, device, argreduce_violation);
   shared_bytes_ = config.shared_bytes(problem_);
   module_ = cuda::Module(cubin, kArgReduceKernelName);
   if (config.finish == Finish::two_pass) finish_module_ = cuda::Module(cubin, kArgReduceFinishKernelName);

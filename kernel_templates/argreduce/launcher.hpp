@@ -18,10 +18,6 @@
 
 namespace autotune {
 
-/// Why `config` cannot run for `problem` on `device` (block size, shared memory), or empty.
-std::string argreduce_device_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
-                                       const DeviceInfo& device);
-
 /// The most blocks grid_blocks = -1 launches (64K partials, 1 MiB of workspace).
 inline constexpr unsigned kArgReduceMaxCoverGrid = 1u << 16;
 /// The bound on n a call takes: a thread's 32-bit ordinals (argreduce.cu) hold its elements below 2^38 with the

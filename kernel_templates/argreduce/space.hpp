@@ -1,5 +1,5 @@
-// The arg-reduction search space: every configuration the tuner considers for a problem, and the device limits that
-// prune it before anything is compiled.
+// The arg-reduction search space (every configuration the tuner considers for a problem, declared as data:
+// core/space_decl.hpp) and the family's one validity function.
 #pragma once
 
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/device.hpp"
+#include "core/space_decl.hpp"
 
 namespace autotune {
 
@@ -20,8 +21,10 @@ namespace autotune {
 /// types (no packed keys, no 4-byte loads).
 std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem);
 
-/// Why `config` cannot run for `problem` on `device`, or empty: invalid_reason(), then threads and shared memory.
-std::string argreduce_constraint_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
-                                           const DeviceInfo& device);
+/// The family's validity function (core/space_decl.hpp): packed keys, finishes, loads and grids, then on a device
+/// threads and shared memory per block, sm_90 for clusters and sm_80 for warp_reduce.
+std::string argreduce_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
+                                const DeviceInfo* device);
+inline constexpr auto argreduce_constraint_violation = space_decl::on_device<argreduce_violation>;
 
 }  // namespace autotune

@@ -9,9 +9,12 @@
 #include "core/config_fields.hpp"
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
+#include "core/launch_limits.hpp"
+#include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/enums.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
+#include "kernel_templates/histogram_spaces.hpp"
 
 namespace autotune {
 
@@ -126,6 +129,41 @@ std::size_t counted_slots(const HistogramProblem& problem, const HistogramConfig
                                            : static_cast<std::size_t>(problem.counters());
 }
 
+// The rules of clusters (cluster > 1), part of histogram_violation.
+std::string cluster_violation(const HistogramConfig& c) {
+  if (c.cluster == 1) return {};
+  if (c.cluster != 2 && c.cluster != 4 && c.cluster != 8 && c.cluster != 16)
+    return fmt::format("cluster {} is not 1, 2, 4, 8 or 16 blocks", c.cluster);
+  if (c.privatization == Privatization::global) return "clusters share shared-memory histograms: not with global atomics";
+  if (c.counter_bits == 16) return "clusters sum 32-bit counters: not with 16-bit counters";
+  if (c.grid_blocks > 0 && c.grid_blocks % c.cluster != 0)
+    return fmt::format("grid cap {} is not a whole number of {}-block clusters", c.grid_blocks, c.cluster);
+  return {};
+}
+
+// The rules of value counting (bin=values), part of histogram_violation.
+std::string values_violation(const HistogramProblem& problem, const HistogramConfig& c) {
+  if (c.binning != Binning::values) return {};
+  if (problem.type != SampleType::u8 && problem.type != SampleType::i8)
+    return "value counting (bin=values) counts the 256 values of u8 or i8 samples only";
+  if (c.privatization == Privatization::global)
+    return "value counting (bin=values) maps a block's shared value counts to bins: not with global atomics";
+  if (c.counter_bits != 32) return "value counting (bin=values) takes 32-bit shared counters";
+  return {};
+}
+
+// The device's limits, part of histogram_violation: threads per block, thread-block clusters (sm_90), and shared
+// memory, with the kernel's one small static shared variable (the last-block flag).
+std::string device_violation(const HistogramProblem& problem, const HistogramConfig& c, const DeviceInfo& device) {
+  if (std::string why = launch_limits::block_violation(c.block, device); !why.empty()) return why;
+  if (c.cluster > 1 && device.cc_major < 9)
+    return fmt::format("thread-block clusters need sm_90 or newer; the device is {}", device.arch());
+  if (c.shared_bytes(problem) + 16 > static_cast<std::size_t>(device.shared_per_block_optin))
+    return fmt::format("{} bins need {} bytes of shared memory; the device allows {} per block", problem.counters(),
+                       c.shared_bytes(problem), device.shared_per_block_optin);
+  return {};
+}
+
 }  // namespace
 
 std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const {
@@ -139,41 +177,28 @@ std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const
   return (words_per_copy * copies + totals) * sizeof(unsigned);
 }
 
-std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) const {
-  auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
-  if (block < 32 || block > 1024 || block % 32 != 0) return fmt::format("block {} is not a multiple of 32 in 32..1024", block);
-  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
-  const int lb = load_bytes(problem);
-  if (!pow2(lb) || lb > 16 || lb < static_cast<int>(size_of(problem.type)))
-    return fmt::format("{}-byte loads do not fit {} samples", lb, to_string(problem.type));
-  if (!pow2(replicas) || replicas > 32) return fmt::format("replicas {} is not a power of two in 1..32", replicas);
-  if (replicas != 1 && privatization != Privatization::shared) return "replicas apply to shared privatization only";
-  if (counter_bits != 32 && counter_bits != 16) return fmt::format("counter width {} is not 16 or 32", counter_bits);
-  if (counter_bits == 16 && privatization == Privatization::global) return "16-bit counters exist only in shared memory";
-  if (grid_blocks < kCoverGrid)
-    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or a positive cap", grid_blocks);
-  if (privatization == Privatization::warp && (block / 32 & (block / 32 - 1)) != 0)
+std::string histogram_violation(const HistogramProblem& problem, const HistogramConfig& c, const DeviceInfo* device) {
+  if (std::string why = histogram_spaces::shape_violation(problem, c); !why.empty()) return why;
+  if (c.replicas != 1 && c.privatization != Privatization::shared) return "replicas apply to shared privatization only";
+  if (c.counter_bits != 32 && c.counter_bits != 16)
+    return fmt::format("counter width {} is not 16 or 32", c.counter_bits);
+  if (c.counter_bits == 16 && c.privatization == Privatization::global)
+    return "16-bit counters exist only in shared memory";
+  if (c.grid_blocks < HistogramConfig::kCoverGrid)
+    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or a positive cap", c.grid_blocks);
+  if (c.privatization == Privatization::warp && (c.block / 32 & (c.block / 32 - 1)) != 0)
     return "per-warp copies need a power-of-two number of warps";
-  if (merge == Merge::self_zero && privatization == Privatization::global)
+  if (c.merge == Merge::self_zero && c.privatization == Privatization::global)
     return "self_zero merging needs a shared histogram (global atomics would add into the output before it is zeroed)";
-  if (merge == Merge::self_zero && counter_bits == 16)
+  if (c.merge == Merge::self_zero && c.counter_bits == 16)
     return "self_zero merging does not take 16-bit counters (their wraps spill into the output mid-run)";
-  if (cluster != 1) {
-    if (cluster != 2 && cluster != 4 && cluster != 8 && cluster != 16)
-      return fmt::format("cluster {} is not 1, 2, 4, 8 or 16 blocks", cluster);
-    if (privatization == Privatization::global) return "clusters share shared-memory histograms: not with global atomics";
-    if (counter_bits == 16) return "clusters sum 32-bit counters: not with 16-bit counters";
-    if (grid_blocks > 0 && grid_blocks % cluster != 0)
-      return fmt::format("grid cap {} is not a whole number of {}-block clusters", grid_blocks, cluster);
-  }
-  if (binning == Binning::values) {
-    if (problem.type != SampleType::u8 && problem.type != SampleType::i8)
-      return "value counting (bin=values) counts the 256 values of u8 or i8 samples only";
-    if (privatization == Privatization::global)
-      return "value counting (bin=values) maps a block's shared value counts to bins: not with global atomics";
-    if (counter_bits != 32) return "value counting (bin=values) takes 32-bit shared counters";
-  }
-  return {};
+  if (std::string why = cluster_violation(c); !why.empty()) return why;
+  if (std::string why = values_violation(problem, c); !why.empty()) return why;
+  return device ? device_violation(problem, c, *device) : std::string();
+}
+
+std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) const {
+  return histogram_violation(problem, *this, nullptr);
 }
 
 HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {

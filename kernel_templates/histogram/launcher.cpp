@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/launch_limits.hpp"
+#include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
 
 namespace autotune {
@@ -12,8 +13,7 @@ namespace autotune {
 HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
                                  const DeviceInfo& device, const std::vector<char>& cubin, bool entry_2d)
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
-  launch_limits::require_runnable(problem, config, device,
-                                  [&] { return launch_limits::block_violation(config.block, shared_bytes_, device); });
+  launch_limits::require_runnable(problem, config, device, histogram_violation);
   module_ = cuda::Module(cubin, kHistogramKernelName);
   if (entry_2d) module_2d_ = cuda::Module(cubin, kHistogram2dKernelName);
   // Past 48 KiB a block needs the opt-in attribute; the kernel's own static shared memory (the last-block flag)
@@ -26,9 +26,6 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
   launch_limits::require_resident(blocks_per_sm_, config.key(), device);
   resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
   if (config.cluster > 1) {
-    if (device.cc_major < 9)
-      throw UsageError(fmt::format("configuration {} needs thread-block clusters (sm_90 or newer); {} is sm_{}{}",
-                                   config.key(), device.name, device.cc_major, device.cc_minor));
     if (config.cluster > 8) {
       module_.allow_non_portable_clusters();
       if (module_2d_) module_2d_.allow_non_portable_clusters();

@@ -1,5 +1,5 @@
-// The histogram search space: every configuration the tuner considers for a problem, and the device limits that
-// prune it before anything is compiled.
+// The histogram search space (every configuration the tuner considers for a problem, declared as data:
+// core/space_decl.hpp) and the family's one validity function.
 #pragma once
 
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "autotune/histogram_problem.hpp"
 #include "autotune/device.hpp"
+#include "core/space_decl.hpp"
 
 namespace autotune {
 
@@ -28,8 +29,10 @@ std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem);
 /// that order, without duplicates): what a test must compile and run to cover the space for every size.
 std::vector<HistogramConfig> histogram_space_any_n(const HistogramProblem& problem);
 
-/// Why `config` cannot run for `problem` on `device`, or an empty string when it can.
-std::string histogram_constraint_violation(const HistogramProblem& problem, const HistogramConfig& config,
-                                           const DeviceInfo& device);
+/// The family's validity function (core/space_decl.hpp): copies, counters, merges, clusters and value counting,
+/// then on a device threads per block, clusters (sm_90) and shared memory with the kernel's static 16 bytes.
+std::string histogram_violation(const HistogramProblem& problem, const HistogramConfig& config,
+                                const DeviceInfo* device);
+inline constexpr auto histogram_constraint_violation = space_decl::on_device<histogram_violation>;
 
 }  // namespace autotune

@@ -6,6 +6,9 @@
 #include "autotune/histogram_range_problem.hpp"
 #include "core/config_fields.hpp"
 #include "core/enum_text.hpp"
+#include "core/launch_limits.hpp"
+#include "kernel_templates/histogram_range/space.hpp"
+#include "kernel_templates/histogram_spaces.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 
@@ -68,34 +71,33 @@ std::size_t HistogramRangeConfig::shared_bytes(const HistogramRangeProblem& prob
   return bytes;
 }
 
-std::string HistogramRangeConfig::invalid_reason(const HistogramRangeProblem& problem) const {
-  auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
-  if (block < 32 || block > 1024 || block % 32 != 0)
-    return fmt::format("block {} is not a multiple of 32 in 32..1024", block);
-  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
-  const int lb = load_bytes(problem);
-  if (!pow2(lb) || lb > 16 || lb < static_cast<int>(size_of(problem.type)))
-    return fmt::format("{}-byte loads do not fit {} samples", lb, to_string(problem.type));
-  if (!pow2(replicas) || replicas > 32) return fmt::format("replicas {} is not a power of two in 1..32", replicas);
-  if (privatization != Privatization::global && privatization != Privatization::shared)
+std::string histogram_range_violation(const HistogramRangeProblem& problem, const HistogramRangeConfig& c,
+                                      const DeviceInfo* device) {
+  if (std::string why = histogram_spaces::shape_violation(problem, c); !why.empty()) return why;
+  if (c.privatization != Privatization::global && c.privatization != Privatization::shared)
     return "range histograms privatize in shared memory or not at all (global)";
-  if (replicas != 1 && privatization != Privatization::shared) return "replicas apply to shared privatization only";
-  if (grid_blocks < 0) return fmt::format("grid {} is not 0 (resident blocks) or a positive cap", grid_blocks);
-  if (grid_blocks == 1 && privatization != Privatization::shared)
+  if (c.replicas != 1 && c.privatization != Privatization::shared) return "replicas apply to shared privatization only";
+  if (c.grid_blocks < 0) return fmt::format("grid {} is not 0 (resident blocks) or a positive cap", c.grid_blocks);
+  if (c.grid_blocks == 1 && c.privatization != Privatization::shared)
     return "the single-block path stores shared counters: not with global atomics";
-  if (merge != Merge::atomic && merge != Merge::self_zero) return "range histograms merge by atomic or self_zero";
-  if (merge == Merge::self_zero && privatization != Privatization::shared)
+  if (c.merge != Merge::atomic && c.merge != Merge::self_zero) return "range histograms merge by atomic or self_zero";
+  if (c.merge == Merge::self_zero && c.privatization != Privatization::shared)
     return "self_zero merges shared counters: not with global atomics";
-  if (binning == RangeBinning::values) {
+  if (c.binning == RangeBinning::values) {
     if (size_of(problem.type) != 1) return "counting sample values is for 8-bit samples (u8, i8)";
-    if (privatization != Privatization::shared) return "counting sample values needs shared counters";
+    if (c.privatization != Privatization::shared) return "counting sample values needs shared counters";
   }
-  if (binning == RangeBinning::lut) {
+  if (c.binning == RangeBinning::lut) {
     if (histogram_range_detail::lut_size(problem.type) == 0) return "a lookup table is for 8- and 16-bit samples";
     if (problem.counters() >= 0xFFFF) return "a lookup table's 16-bit entries hold fewer than 65535 counters";
   }
-  if (binning == RangeBinning::prebin && problem.active != 1) return "the pre-bin table is for one active channel";
-  return {};
+  if (c.binning == RangeBinning::prebin && problem.active != 1) return "the pre-bin table is for one active channel";
+  // The device: threads and shared memory per block.
+  return device ? launch_limits::block_violation(c.block, c.shared_bytes(problem), *device) : std::string();
+}
+
+std::string HistogramRangeConfig::invalid_reason(const HistogramRangeProblem& problem) const {
+  return histogram_range_violation(problem, *this, nullptr);
 }
 
 HistogramRangeConfig HistogramRangeConfig::fallback(const HistogramRangeProblem& problem) {

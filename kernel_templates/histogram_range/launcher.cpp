@@ -4,6 +4,7 @@
 
 #include "autotune/error.hpp"
 #include "core/launch_limits.hpp"
+#include "kernel_templates/histogram_range/space.hpp"
 
 #include <algorithm>
 
@@ -13,8 +14,7 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
                                            const DeviceInfo& device, const std::vector<char>& cubin,
                                            bool entry_2d)
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
-  launch_limits::require_runnable(problem, config, device,
-                                  [&] { return launch_limits::block_violation(config.block, shared_bytes_, device); });
+  launch_limits::require_runnable(problem, config, device, histogram_range_violation);
   module_ = cuda::Module(cubin, kHistogramRangeKernelName);
   if (entry_2d) module_2d_ = cuda::Module(cubin, kHistogramRange2dKernelName);
   if (shared_bytes_ > 48 * 1024) {

@@ -1,4 +1,4 @@
-// The range-histogram search space, and the device limits that prune it before anything is compiled.
+// The range-histogram search space (declared as data: core/space_decl.hpp) and the family's one validity function.
 #pragma once
 
 #include <string>
@@ -6,6 +6,7 @@
 
 #include "autotune/device.hpp"
 #include "autotune/histogram_range_problem.hpp"
+#include "core/space_decl.hpp"
 
 namespace autotune {
 
@@ -17,8 +18,10 @@ namespace autotune {
 std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProblem& problem);
 /// Every configuration histogram_range_space() returns at some n (small-n and large-n spaces, without duplicates).
 std::vector<HistogramRangeConfig> histogram_range_space_any_n(const HistogramRangeProblem& problem);
-/// Why `config` cannot run for `problem` on `device`, or empty.
-std::string histogram_range_constraint_violation(const HistogramRangeProblem& problem,
-                                                 const HistogramRangeConfig& config, const DeviceInfo& device);
+/// The family's validity function (core/space_decl.hpp): binnings by sample type, copies and merges, then on a
+/// device threads and shared memory per block.
+std::string histogram_range_violation(const HistogramRangeProblem& problem, const HistogramRangeConfig& config,
+                                      const DeviceInfo* device);
+inline constexpr auto histogram_range_constraint_violation = space_decl::on_device<histogram_range_violation>;
 
 }  // namespace autotune

@@ -8,6 +8,9 @@
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "core/config_fields.hpp"
+#include "core/launch_limits.hpp"
+#include "kernel_templates/reduce/space.hpp"
+#include "kernel_templates/reduction_space.hpp"
 #include "kernel_templates/reduce/enums.hpp"
 #include "kernel_templates/value_types.hpp"
 
@@ -59,39 +62,44 @@ std::size_t ReduceConfig::shared_bytes(const ReduceProblem& problem) const {
   return 0;
 }
 
-std::string ReduceConfig::invalid_reason(const ReduceProblem& problem) const {
+std::string reduce_violation(const ReduceProblem& problem, const ReduceConfig& c, const DeviceInfo* device) {
   const ReduceProblem p = problem.normalized();
   const ValueType acc = *p.accumulator;
-  if (block < 64 || block > 1024 || block % 32 != 0)
-    return fmt::format("block {} is not a multiple of 32 in 64..1024", block);
-  if (vec_bytes != 0 && vec_bytes != 4 && vec_bytes != 8 && vec_bytes != 16)
-    return fmt::format("vector width {} is not 0 (one element), 4, 8 or 16 bytes", vec_bytes);
-  if (vec_bytes != 0 && static_cast<std::size_t>(vec_bytes) < size_of(p.type))
-    return fmt::format("{}-byte loads are narrower than {} elements", vec_bytes, to_string(p.type));
-  if (loads < 1 || loads > 16) return fmt::format("loads {} is outside 1..16", loads);
-  if (accumulators != 1 && accumulators != 2 && accumulators != 4)
-    return fmt::format("accumulators {} is not 1, 2 or 4", accumulators);
-  if (grid_blocks < -1 || grid_blocks > 1)
-    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or 1 (one block)", grid_blocks);
+  if (std::string why = reduction_space::shape_violation(c, p.type); !why.empty()) return why;
+  if (c.grid_blocks < -1 || c.grid_blocks > 1)
+    return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or 1 (one block)", c.grid_blocks);
   const ValueType work = reduce_detail::work_type(p);
-  if (block_reduce == BlockReduce::warp_reduce && (is_float(work) || size_of(work) != 4))
+  if (c.block_reduce == BlockReduce::warp_reduce && (is_float(work) || size_of(work) != 4))
     return fmt::format("warp_reduce (__reduce_*_sync) exists for 32-bit integers only, not a {} accumulator",
                        to_string(work));
-  if (block_reduce == BlockReduce::warp_reduce && p.op == ReduceOp::user)
+  if (c.block_reduce == BlockReduce::warp_reduce && p.op == ReduceOp::user)
     return "warp_reduce (__reduce_*_sync) adds, takes a min or a max: a user operator folds by shuffles";
-  if ((finish == Finish::atomic || block_reduce == BlockReduce::atomic) && !reduce_detail::takes_atomics(p))
+  if ((c.finish == Finish::atomic || c.block_reduce == BlockReduce::atomic) && !reduce_detail::takes_atomics(p))
     return fmt::format("the result of {} is not combined with atomics (a user operator, a root, or a result "
                        "converted from the work type): it needs finish=last_block or two_pass",
                        p.shape_key());
-  if (block_reduce == BlockReduce::atomic && finish != Finish::atomic)
+  if (c.block_reduce == BlockReduce::atomic && c.finish != Finish::atomic)
     return "per-thread atomics (red=atomic) combine straight into the output: they need finish=atomic";
   // One block writes its result directly, whatever the finish: one spelling keeps one key per kernel.
-  if (grid_blocks == 1 && finish != Finish::last_block)
+  if (c.grid_blocks == 1 && c.finish != Finish::last_block)
     return "the single-block path (grid=1) writes its result directly and is spelled finish=last_block";
   if (p.deterministic && is_additive(p.op) && is_float(acc) &&
-      (finish == Finish::atomic || block_reduce == BlockReduce::atomic))
+      (c.finish == Finish::atomic || c.block_reduce == BlockReduce::atomic))
     return "float atomics add in no fixed order: a deterministic float sum cannot finish with atomics (mode=fast can)";
+  if (!device) return {};
+  // The device: threads and shared memory per block, with the kernel's one static shared variable (the last-block
+  // flag) and room for its alignment; __reduce_*_sync from sm_80.
+  constexpr std::size_t kStaticShared = 16;
+  if (std::string why = launch_limits::block_violation(c.block, c.shared_bytes(problem) + kStaticShared, *device);
+      !why.empty())
+    return why;
+  if (c.block_reduce == BlockReduce::warp_reduce && device->cc_major < 8)
+    return fmt::format("warp_reduce (__reduce_*_sync) needs sm_80 or newer; the device is {}", device->arch());
   return {};
+}
+
+std::string ReduceConfig::invalid_reason(const ReduceProblem& problem) const {
+  return reduce_violation(problem, *this, nullptr);
 }
 
 ReduceConfig ReduceConfig::fallback(const ReduceProblem&) {

@@ -8,6 +8,7 @@
 
 #include "core/launch_limits.hpp"
 #include "kernel_templates/value_types.hpp"
+#include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/reduce/workspace_layout.hpp"
 
 namespace autotune {
@@ -16,21 +17,8 @@ namespace {
 
 // The workspace layout, shared with reduce.cu through its preamble.
 using Workspace = reduce_detail::ReduceWorkspace;
-// The kernel's one static shared variable (the last-block flag), with room for its alignment.
-constexpr std::size_t kStaticShared = 16;
 
 }  // namespace
-
-std::string reduce_device_violation(const ReduceProblem& problem, const ReduceConfig& config,
-                                    const DeviceInfo& device) {
-  if (std::string why = launch_limits::block_violation(config.block, config.shared_bytes(problem) + kStaticShared,
-                                                       device);
-      !why.empty())
-    return why;
-  if (config.block_reduce == BlockReduce::warp_reduce && device.cc_major < 8)
-    return fmt::format("warp_reduce (__reduce_*_sync) needs sm_80 or newer; the device is {}", device.arch());
-  return {};
-}
 
 ReduceLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const ReduceConfig& config, std::uint64_t n,
                                     unsigned resident_grid) {
@@ -58,8 +46,7 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
                            const std::vector<char>& cubin)
     : problem_(problem.normalized()), config_(config) {
   problem.validate();
-  launch_limits::require_runnable(problem, config, device,
-                                  [&] { return reduce_device_violation(problem, config, device); });
+  launch_limits::require_runnable(problem, config, device, reduce_violation);
   shared_bytes_ = config.shared_bytes(problem_);
   acc_bytes_ = size_of(problem_.accumulator_type());
   module_ = cuda::Module(cubin, kReduceKernelName);

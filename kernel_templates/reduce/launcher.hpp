@@ -20,10 +20,6 @@
 
 namespace autotune {
 
-/// Why `config` cannot run for `problem` on `device` (block size, shared memory, warp_reduce before sm_80), or an
-/// empty string. The device half of reduce_constraint_violation(); ReduceKernel refuses the same configurations.
-std::string reduce_device_violation(const ReduceProblem& problem, const ReduceConfig& config, const DeviceInfo& device);
-
 /// The most blocks grid_blocks = -1 launches: 64K partials (512 KiB of workspace for 8-byte values). Past it the
 /// blocks loop over several tiles, as with the resident grid.
 inline constexpr unsigned kReduceMaxCoverGrid = 1u << 16;

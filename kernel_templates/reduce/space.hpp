@@ -1,5 +1,5 @@
-// The reduction search space: every configuration the tuner considers for a problem, and the device limits that
-// prune it before anything is compiled.
+// The reduction search space (every configuration the tuner considers for a problem, declared as data:
+// core/space_decl.hpp) and the family's one validity function.
 #pragma once
 
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "autotune/device.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "core/space_decl.hpp"
 
 namespace autotune {
 
@@ -24,9 +25,9 @@ namespace autotune {
 ///   otherwise). ReduceConfig::fallback(problem) is always in it.
 std::vector<ReduceConfig> reduce_space(const ReduceProblem& problem);
 
-/// Why `config` cannot run for `problem` on `device`, or an empty string when it can: invalid_reason(), then the
-/// device's threads per block, shared memory per block and compute capability (warp_reduce needs sm_80).
-std::string reduce_constraint_violation(const ReduceProblem& problem, const ReduceConfig& config,
-                                        const DeviceInfo& device);
+/// The family's validity function (core/space_decl.hpp): the rules of config.cpp, then on a device its threads and
+/// shared memory per block, and sm_80 for warp_reduce. reduce_constraint_violation is it on the tuner's device.
+std::string reduce_violation(const ReduceProblem& problem, const ReduceConfig& config, const DeviceInfo* device);
+inline constexpr auto reduce_constraint_violation = space_decl::on_device<reduce_violation>;
 
 }  // namespace autotune

@@ -5,6 +5,8 @@
 
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/config_fields.hpp"
+#include "core/launch_limits.hpp"
+#include "kernel_templates/segreduce/space.hpp"
 
 namespace autotune {
 
@@ -30,20 +32,27 @@ std::size_t SegReduceConfig::shared_bytes(const SegReduceProblem&) const {
   return static_cast<std::size_t>(block / 32) * 16;
 }
 
-std::string SegReduceConfig::invalid_reason(const SegReduceProblem& problem) const {
-  if (block < 64 || block > 1024 || block % 32 != 0)
-    return fmt::format("block {} is not a multiple of 32 in 64..1024", block);
-  if (group != block && (group < 1 || group > 32 || !std::has_single_bit(static_cast<unsigned>(group))))
-    return fmt::format("group {} is not 1, 2, 4, 8, 16 or 32 lanes, nor the block's {}", group, block);
-  if (small_max < 0 || small_max > 65536) return fmt::format("small {} is outside 0..65536 (0: no limit)", small_max);
-  if (vec_bytes != 0 && vec_bytes != 16) return fmt::format("vector width {} is not 0 or 16 bytes", vec_bytes);
-  if (vec_bytes != 0 && static_cast<std::size_t>(vec_bytes) < size_of(problem.type))
+std::string segreduce_violation(const SegReduceProblem& problem, const SegReduceConfig& c, const DeviceInfo* device) {
+  if (c.block < 64 || c.block > 1024 || c.block % 32 != 0)
+    return fmt::format("block {} is not a multiple of 32 in 64..1024", c.block);
+  if (c.group != c.block && (c.group < 1 || c.group > 32 || !std::has_single_bit(static_cast<unsigned>(c.group))))
+    return fmt::format("group {} is not 1, 2, 4, 8, 16 or 32 lanes, nor the block's {}", c.group, c.block);
+  if (c.small_max < 0 || c.small_max > 65536)
+    return fmt::format("small {} is outside 0..65536 (0: no limit)", c.small_max);
+  if (c.vec_bytes != 0 && c.vec_bytes != 16) return fmt::format("vector width {} is not 0 or 16 bytes", c.vec_bytes);
+  if (c.vec_bytes != 0 && static_cast<std::size_t>(c.vec_bytes) < size_of(problem.type))
     return "vectors narrower than the element";
-  if (loads != 1 && loads != 2 && loads != 4 && loads != 8) return fmt::format("loads {} is not 1, 2, 4 or 8", loads);
-  if (chunk < 1024 || chunk > (1 << 20) || !std::has_single_bit(static_cast<unsigned>(chunk)))
-    return fmt::format("chunk {} is not a power of two in 1K..1M", chunk);
-  if (chunk < small_max) return fmt::format("chunk {} is shorter than small {}", chunk, small_max);
-  return {};
+  if (c.loads != 1 && c.loads != 2 && c.loads != 4 && c.loads != 8)
+    return fmt::format("loads {} is not 1, 2, 4 or 8", c.loads);
+  if (c.chunk < 1024 || c.chunk > (1 << 20) || !std::has_single_bit(static_cast<unsigned>(c.chunk)))
+    return fmt::format("chunk {} is not a power of two in 1K..1M", c.chunk);
+  if (c.chunk < c.small_max) return fmt::format("chunk {} is shorter than small {}", c.chunk, c.small_max);
+  // The device: threads per block (the kernels' shared memory is a few static slots that fit any block).
+  return device ? launch_limits::block_violation(c.block, *device) : std::string();
+}
+
+std::string SegReduceConfig::invalid_reason(const SegReduceProblem& problem) const {
+  return segreduce_violation(problem, *this, nullptr);
 }
 
 SegReduceConfig SegReduceConfig::fallback(const SegReduceProblem&) {

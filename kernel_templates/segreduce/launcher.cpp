@@ -6,13 +6,10 @@
 
 #include "autotune/error.hpp"
 #include "core/launch_limits.hpp"
+#include "kernel_templates/segreduce/space.hpp"
 #include "kernel_templates/segreduce/workspace_layout.hpp"
 
 namespace autotune {
-
-std::string segreduce_device_violation(const SegReduceConfig& config, const DeviceInfo& device) {
-  return launch_limits::block_violation(config.block, device);
-}
 
 unsigned segreduce_short_grid(const SegReduceConfig& config, std::uint64_t segments, unsigned resident_grid) {
   const std::uint64_t per_block = static_cast<std::uint64_t>(config.block / config.group);
@@ -25,7 +22,7 @@ SegReduceKernel::SegReduceKernel(const SegReduceProblem& problem, const SegReduc
                                  const DeviceInfo& device, const std::vector<char>& cubin)
     : problem_(problem.normalized()), config_(config) {
   problem.validate();
-  launch_limits::require_runnable(problem, config, device, [&] { return segreduce_device_violation(config, device); });
+  launch_limits::require_runnable(problem, config, device, segreduce_violation);
   short_ = cuda::Module(cubin, kSegReduceKernelName);
   long_ = cuda::Module(cubin, kSegReduceLongKernelName);
   const int a = short_.blocks_per_sm(config.block, 0), b = long_.blocks_per_sm(config.block, 0);

@@ -17,9 +17,6 @@
 
 namespace autotune {
 
-/// Why `config` cannot run on `device` (threads per block), or empty.
-std::string segreduce_device_violation(const SegReduceConfig& config, const DeviceInfo& device);
-
 /// Blocks of the first kernel for `segments` segments: enough groups to cover them, at most the resident grid
 /// (0 when there are none); a block per segment (group = block) covers them all as CUB's grid does (the hardware
 /// balances segments of unequal lengths), at most 2^31 - 1 blocks. A pure function, tested without a GPU.

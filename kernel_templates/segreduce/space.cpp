@@ -1,54 +1,67 @@
 #include "kernel_templates/segreduce/space.hpp"
 
-#include "kernel_templates/segreduce/launcher.hpp"
-
 namespace autotune {
 
-std::vector<SegReduceConfig> segreduce_space(const SegReduceProblem& problem) {
-  std::vector<SegReduceConfig> out{SegReduceConfig::fallback(problem)};
-  auto add = [&](int block, int group, int small, int vec, int loads, int chunk) {
-    const SegReduceConfig c{block, group, small, vec, loads, chunk};
-    if (!c.invalid_reason(problem).empty()) return;
-    for (const auto& e : out)
-      if (e == c) return;
-    out.push_back(c);
-  };
-  // 1. Lanes per short segment and the longest segment they take (the rest goes to blocks).
-  const std::pair<int, int> groups[] = {{1, 32},  {1, 64},  {2, 64},   {4, 64},    {4, 128},
-                                        {8, 128}, {8, 256}, {16, 512}, {32, 1024}, {32, 4096}};
-  for (auto [g, small] : groups) add(256, g, small, 16, 2, 16384);
-  // 2. Loads in flight.
-  for (auto [g, small] : {std::pair{1, 32}, std::pair{4, 64}, std::pair{8, 256}, std::pair{32, 1024}})
-    for (int loads : {1, 4}) add(256, g, small, 16, loads, 16384);
-  // 3. Block size (both kernels).
-  for (auto [g, small] : {std::pair{4, 64}, std::pair{8, 256}, std::pair{32, 1024}})
-    for (int block : {128, 512}) add(block, g, small, 16, 2, 16384);
-  // 4. One element per load.
-  for (auto [g, small] : {std::pair{1, 32}, std::pair{8, 256}, std::pair{32, 1024}}) add(256, g, small, 0, 4, 16384);
-  // 5. The long path's chunk: work items of 4K..256K elements.
-  for (auto [g, small] : {std::pair{8, 256}, std::pair{32, 1024}})
-    for (int chunk : {4096, 65536, 262144}) add(256, g, small, 16, 2, chunk);
-  for (int chunk : {4096, 65536}) add(512, 32, 1024, 16, 4, chunk);
-  // 6. The long path with 4-8 loads in flight on 64K-256K chunks (CUB reads 256 threads x 4 float4 loads).
-  for (int loads : {4, 8})
-    for (int chunk : {65536, 262144}) add(256, 32, 1024, 16, loads, chunk);
-  add(512, 32, 1024, 16, 8, 262144);
-  add(256, 32, 4096, 16, 4, 16384);
-  // 7. A block per segment over a grid covering the segments, nothing queued: one launch, CUB's algorithm; for long
-  // segments of even lengths (1K x 256K) the queue's second launch and search are pure cost.
-  for (auto [block, loads] : {std::pair{128, 4}, std::pair{256, 2}, std::pair{256, 4}, std::pair{256, 8},
-                              std::pair{512, 4}, std::pair{512, 8}, std::pair{1024, 4}})
-    add(block, block, 0, 16, loads, 16384);
-  // 8. A block per segment, segments past 64K queued: the long tail of a power law split over the grid.
-  for (int chunk : {65536, 262144}) add(256, 256, 65536, 16, 4, chunk);
-  add(512, 512, 65536, 16, 4, 262144);
-  return out;
-}
+namespace {
 
-std::string segreduce_constraint_violation(const SegReduceProblem& problem, const SegReduceConfig& config,
-                                           const DeviceInfo& device) {
-  if (std::string why = config.invalid_reason(problem); !why.empty()) return why;
-  return segreduce_device_violation(config, device);
+using namespace space_decl;
+using C = SegReduceConfig;
+
+// Fields a group leaves out keep SegReduceConfig's defaults (the fallback): 256 threads, 8 lanes per segment up to
+// 256 elements, 16-byte loads, 2 loads in flight, 16K-element chunks.
+constexpr auto kSpace =
+    space(
+        segreduce_violation,
+        // 1. Lanes per short segment and the longest segment they take (the rest goes to blocks).
+        group(fields(&C::group, &C::small_max)
+                  .rows({{1, 32},
+                         {1, 64},
+                         {2, 64},
+                         {4, 64},
+                         {4, 128},
+                         {8, 128},
+                         {8, 256},
+                         {16, 512},
+                         {32, 1024},
+                         {32, 4096}})),
+        // 2. Loads in flight.
+        group(fields(&C::group, &C::small_max).rows({{1, 32}, {4, 64}, {8, 256}, {32, 1024}}),
+              values(&C::loads, {1, 4})),
+        // 3. Block size (both kernels).
+        group(fields(&C::group, &C::small_max).rows({{4, 64}, {8, 256}, {32, 1024}}), values(&C::block, {128, 512})),
+        // 4. One element per load.
+        group(fields(&C::group, &C::small_max).rows({{1, 32}, {8, 256}, {32, 1024}}), fixed(&C::vec_bytes, 0),
+              fixed(&C::loads, 4)),
+        // 5. The long path's chunk: work items of 4K..256K elements.
+        group(fields(&C::group, &C::small_max).rows({{8, 256}, {32, 1024}}), values(&C::chunk, {4096, 65536, 262144})),
+        group(fixed(&C::block, 512), fixed(&C::group, 32), fixed(&C::small_max, 1024), fixed(&C::loads, 4),
+              values(&C::chunk, {4096, 65536})),
+        // 6. The long path with 4-8 loads in flight on 64K-256K chunks (CUB reads 256 threads x 4 float4 loads).
+        group(fixed(&C::group, 32), fixed(&C::small_max, 1024), values(&C::loads, {4, 8}),
+              values(&C::chunk, {65536, 262144})),
+        group(fields(&C::block, &C::group, &C::small_max, &C::loads, &C::chunk)
+                  .rows({{512, 32, 1024, 8, 262144}, {256, 32, 4096, 4, 16384}})),
+        // 7. A block per segment over a grid covering the segments, nothing queued: one launch, CUB's algorithm;
+        //    for long segments of even lengths (1K x 256K) the queue's second launch and search are pure cost.
+        group(fields(&C::block, &C::group, &C::loads)
+                  .rows({{128, 128, 4},
+                         {256, 256, 2},
+                         {256, 256, 4},
+                         {256, 256, 8},
+                         {512, 512, 4},
+                         {512, 512, 8},
+                         {1024, 1024, 4}}),
+              fixed(&C::small_max, 0)),
+        // 8. A block per segment, segments past 64K queued: the long tail of a power law split over the grid.
+        group(fields(&C::block, &C::group, &C::chunk).rows({{256, 256, 65536}, {256, 256, 262144}, {512, 512, 262144}}),
+              fixed(&C::small_max, 65536), fixed(&C::loads, 4)))
+        // The built-in default first, so the tuner always measures what an untuned application would run.
+        .starting_with(SegReduceConfig::fallback);
+
+}  // namespace
+
+std::vector<SegReduceConfig> segreduce_space(const SegReduceProblem& problem) {
+  return space_decl::expand(kSpace, problem);
 }
 
 }  // namespace autotune

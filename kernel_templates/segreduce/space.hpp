@@ -1,4 +1,5 @@
-// The segmented reduction search space and its device constraints.
+// The segmented reduction search space (declared as data: core/space_decl.hpp) and the family's one validity
+// function.
 #pragma once
 
 #include <string>
@@ -6,6 +7,7 @@
 
 #include "autotune/device.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
+#include "core/space_decl.hpp"
 
 namespace autotune {
 
@@ -16,8 +18,10 @@ namespace autotune {
 /// and a block per segment: alone in one launch (CUB's algorithm), or queueing the segments past 64K.
 std::vector<SegReduceConfig> segreduce_space(const SegReduceProblem& problem);
 
-/// invalid_reason(), then the device's limits.
-std::string segreduce_constraint_violation(const SegReduceProblem& problem, const SegReduceConfig& config,
-                                           const DeviceInfo& device);
+/// The family's validity function (core/space_decl.hpp): lanes, segment limits, loads and chunks, then on a device
+/// its threads per block.
+std::string segreduce_violation(const SegReduceProblem& problem, const SegReduceConfig& config,
+                                const DeviceInfo* device);
+inline constexpr auto segreduce_constraint_violation = space_decl::on_device<segreduce_violation>;
 
 }  // namespace autotune
