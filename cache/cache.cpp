@@ -110,7 +110,7 @@ std::optional<Problem> read_problem(std::string_view family, const std::string& 
   const KernelFamily* f = find_family(family);
   if (!f) return std::nullopt;
   try {
-    auto p = f->parse_problem(key);
+    auto p = f->parse_stored_key(key);
     if (p && p->family_name() == family) return p;
   } catch (const UsageError&) {
   }

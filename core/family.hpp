@@ -48,6 +48,9 @@ class KernelFamily {
   // --- vocabulary ------------------------------------------------------------------------------------------------
   /// A problem from its canonical key, or nullopt. Problem::parse checks that it prints back to the same key.
   virtual std::optional<Problem> parse_problem(std::string_view key) const = 0;
+  /// A problem from a key a cache file of an older schema may hold: the same parts, each value in any spelling its
+  /// reader takes ("range=[0.0,256.0)"), so that the cache can respell it canonically. By default parse_problem.
+  virtual std::optional<Problem> parse_stored_key(std::string_view key) const { return parse_problem(key); }
   /// The names of the key's parts between the family's name and its first "name=value" part, in order: {"op",
   /// "type"} for "reduce/sum/f32/acc=f32/...". With the named parts they name every parameter of a problem, as the
   /// cache stores them (core/key_parameters.hpp); a part's name is what a user would query ("type" for a sample or

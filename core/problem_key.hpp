@@ -238,7 +238,8 @@ std::string shape_key(const P& p, const std::tuple<E...>& parts) {
 
 /// The problem whose key has the '/'-separated `parts` (parts[0] the family's name), members outside the table
 /// keeping P's defaults; nullopt for anything key() does not print, or that `check` refuses. `print` is the
-/// problem's key(), which prints the table (of the problem itself, or of its normalized form).
+/// problem's key(), which prints the table (of the problem itself, or of its normalized form); nullptr reads any
+/// spelling of the parts' values (a key of an older cache, to be respelled).
 template <class P, class... E>
 std::optional<P> parse(const std::vector<std::string_view>& text, const std::tuple<E...>& parts,
                        std::string (P::*print)() const, bool (*check)(const std::type_identity_t<P>&) = nullptr) {
@@ -254,7 +255,7 @@ std::optional<P> parse(const std::vector<std::string_view>& text, const std::tup
   if (!ok || !r.named.empty() || (check && !check(p))) return std::nullopt;
   std::string joined(text[0]);
   for (std::size_t i = 1; i < text.size(); ++i) (joined += '/') += text[i];
-  if ((p.*print)() != joined) return std::nullopt;  // the canonical spelling only
+  if (print && (p.*print)() != joined) return std::nullopt;  // the canonical spelling only
   return p;
 }
 

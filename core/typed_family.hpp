@@ -52,7 +52,13 @@ class TypedFamily : public KernelFamily {
   std::optional<Problem> parse_problem(std::string_view key) const final {
     const std::vector<std::string_view> parts = key_text::problem_parts(key);
     if (parts.empty() || parts[0] != name()) return std::nullopt;
-    if (std::optional<P> p = parse_key(parts)) return Problem(*p);
+    if (std::optional<P> p = parse_key(parts, true)) return Problem(*p);
+    return std::nullopt;
+  }
+  std::optional<Problem> parse_stored_key(std::string_view key) const final {
+    const std::vector<std::string_view> parts = key_text::problem_parts(key);
+    if (parts.empty() || parts[0] != name()) return std::nullopt;
+    if (std::optional<P> p = parse_key(parts, false)) return Problem(*p);
     return std::nullopt;
   }
 
@@ -79,8 +85,9 @@ class TypedFamily : public KernelFamily {
   }
 
  protected:
-  /// The problem a canonical key spells, from its parts (parts[0] is the family's name), or nullopt.
-  virtual std::optional<P> parse_key(const std::vector<std::string_view>& parts) const = 0;
+  /// The problem a key spells, from its parts (parts[0] is the family's name), or nullopt; `canonical`: only the
+  /// spelling key() prints (problem_key::parse), else any spelling of the parts' values (parse_stored_key).
+  virtual std::optional<P> parse_key(const std::vector<std::string_view>& parts, bool canonical) const = 0;
 
   /// The family's problem inside `problem`; UsageError when it holds another family's.
   const P& problem_of(const Problem& problem) const {

@@ -51,8 +51,8 @@ class ArgReduceFamily final
            "(CUB's DeviceReduce::ArgMin/ArgMax)";
   }
 
-  std::optional<ArgReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    return problem_key::parse(parts, kKey, &ArgReduceProblem::key);
+  std::optional<ArgReduceProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
+    return problem_key::parse(parts, kKey, canonical ? &ArgReduceProblem::key : nullptr);
   }
 
   // sample_type is the input type, op the operation, counter_bits the index's width.

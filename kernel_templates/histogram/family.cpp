@@ -214,8 +214,8 @@ class HistogramFamily final
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
   }
 
-  std::optional<HistogramProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    return problem_key::parse(parts, kKey, &HistogramProblem::key);
+  std::optional<HistogramProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
+    return problem_key::parse(parts, kKey, canonical ? &HistogramProblem::key : nullptr);
   }
 
   // "histogram/u8/bins=256/...": the sample type.

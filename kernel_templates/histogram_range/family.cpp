@@ -124,8 +124,8 @@ class HistogramRangeFamily final
            "one or several channels per pixel (CUB's HistogramRange, MultiHistogramRange)";
   }
 
-  std::optional<HistogramRangeProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    return problem_key::parse(parts, kKey, &HistogramRangeProblem::key, bins_fit);
+  std::optional<HistogramRangeProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
+    return problem_key::parse(parts, kKey, canonical ? &HistogramRangeProblem::key : nullptr, bins_fit);
   }
 
   // "histogram_range/u8/bins=255/...": the sample type.

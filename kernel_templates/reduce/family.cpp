@@ -75,8 +75,8 @@ class ReduceFamily final
            "f64, f16, bf16, i8 or i16 values (CUB's DeviceReduce and TransformReduce)";
   }
 
-  std::optional<ReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    return problem_key::parse(parts, kKey, &ReduceProblem::key);
+  std::optional<ReduceProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
+    return problem_key::parse(parts, kKey, canonical ? &ReduceProblem::key : nullptr);
   }
 
   // "reduce/sum/f32/...": the operator (a user operator's "user:<hash>"), then the value type.

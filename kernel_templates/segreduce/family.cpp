@@ -123,8 +123,8 @@ class SegReduceFamily final
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
   }
 
-  std::optional<SegReduceProblem> parse_key(const std::vector<std::string_view>& parts) const override {
-    return problem_key::parse(parts, kKey, &SegReduceProblem::key, well_formed);
+  std::optional<SegReduceProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
+    return problem_key::parse(parts, kKey, canonical ? &SegReduceProblem::key : nullptr, well_formed);
   }
   // "segreduce/sum/f32/...": the operation (a user operator's "user:<hash>"), then the value type.
   std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
