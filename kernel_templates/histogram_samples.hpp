@@ -128,6 +128,13 @@ std::uint64_t tile_samples(const C& c, const P& p) {
          static_cast<std::uint64_t>(c.load_bytes(p) / static_cast<int>(size_of(p.type)));
 }
 
+/// Bytes of the counts a kernel writes for problem `p` (a HistogramProblem or HistogramRangeProblem): every counter,
+/// counter_bits wide. The output the tuner checks, the handle's zeroing and the last-block merge's partials.
+template <class P>
+std::size_t counts_bytes(const P& p) {
+  return static_cast<std::size_t>(p.counters()) * (p.counter_bits / 8);
+}
+
 /// The counters a kernel wrote at `raw` (counter_bits wide) for problem `p`, widened to 64 bits.
 template <class P>
 std::vector<std::uint64_t> widen_counts(const P& p, const void* raw) {

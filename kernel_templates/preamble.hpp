@@ -60,6 +60,30 @@ void require_valid(const P& problem, const C& config) {
     throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
 }
 
+/// The workspace of a reduction finished by its last block (reduce, argreduce; each family's workspace_layout.hpp
+/// derives from it): the last-block ticket at byte 0 (unsigned; the last block resets it), one 8-byte word of the
+/// family's own at `WordOffset`, then from byte 256 one partial per block.
+template <int WordOffset>
+struct TicketWordPartials {
+  // Byte offsets.
+  static constexpr int kTicketOffset = 0;
+  static constexpr int kPartialsOffset = 256;
+
+  static_assert(kTicketOffset + 4 <= WordOffset && WordOffset % 8 == 0 && WordOffset + 8 <= kPartialsOffset,
+                "the ticket, then the 8-byte-aligned word, then the partials");
+  static_assert(kPartialsOffset % 16 == 0, "the partials are aligned for any accumulator");
+
+  /// Bytes of one stream's workspace: partials for up to `max_grid` blocks of `partial_bytes` each.
+  static std::size_t bytes(unsigned max_grid, std::size_t partial_bytes) {
+    return static_cast<std::size_t>(kPartialsOffset) + static_cast<std::size_t>(max_grid) * partial_bytes;
+  }
+
+  /// The layout as the template sees it (in namespace at), the family's word named `word`.
+  static std::string constants(std::string_view word) {
+    return int_constants({{"kTicketOffset", kTicketOffset}, {word, WordOffset}, {"kPartialsOffset", kPartialsOffset}});
+  }
+};
+
 /// The constants of the loads every reduction template shares: threads per block, bytes per load, loads in flight,
 /// accumulators per thread.
 inline std::string load_constants(int block, int vec_bytes, int loads, int accumulators) {

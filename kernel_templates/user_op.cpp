@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "autotune/error.hpp"
 #include "core/integrity.hpp"
 #include "core/jit.hpp"
+#include "embedded.hpp"
+#include "kernel_templates/preamble.hpp"
 #include "kernel_templates/value_types.hpp"
 
 namespace autotune {
@@ -119,6 +122,15 @@ std::string user_op_functions(const UserOp& user) {
       "  return static_cast<acc_t>((\n#line 1 \"identity\"\n{}\n));\n}}\n"
       "{}",
       defines, c.transform.empty() ? "x" : c.transform, c.op, c.identity, undefs);
+}
+
+std::string reduction_variant_source(std::string pre, const UserOp* user, std::string_view name,
+                                     std::string_view text) {
+  if (user != nullptr) pre += user_op_functions(*user);
+  pre += "}  // namespace at\n";
+  return preamble::variant_source(std::move(pre), name, text,
+                                  {{"user_op.cuh", embedded::user_op_cuh},
+                                   {"reduction_common.cuh", embedded::reduction_common_cuh}});
 }
 
 }  // namespace reduce_detail

@@ -96,6 +96,13 @@ std::string user_op_command_options(const UserOp& user, std::string_view hash);
 /// point into the user's text. The constants the README lists are macros defined for these lines only.
 std::string user_op_functions(const UserOp& user);
 
+/// The complete source of a reduction template's variant (preamble::variant_source): `preamble` (its namespace at
+/// still open), then, for a user operator (`user` not null), its functions last, after acc_t, so that their #line
+/// directives name the user's text until common.cuh's; namespace at closed; the template `name` (`text`) with the
+/// fragments every reduction template includes (user_op.cuh, reduction_common.cuh).
+std::string reduction_variant_source(std::string preamble, const UserOp* user, std::string_view name,
+                                     std::string_view text);
+
 /// WithOptions (core/problem_options.hpp) for a family whose problem type (members `op`, an enum with a `user` value,
 /// `user`, `user_hash` and normalized()) takes an operator of the user's own: --user-op is read before the table,
 /// whose --op entry is declared unless("user-op"), and printed where --op would stand.

@@ -24,6 +24,7 @@
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram/workload.hpp"
 #include "kernel_templates/histogram_options.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "embedded.hpp"
 
 
@@ -468,10 +469,7 @@ class HistogramFamily final
     return out;
   }
   std::string_view policy_data() const override { return embedded::histogram_policy_json; }
-  std::uint64_t output_bytes(const Problem& p) const override {
-    const HistogramProblem& h = problem_of(p);
-    return static_cast<std::uint64_t>(h.counters()) * static_cast<std::uint64_t>(h.counter_bits / 8);
-  }
+  std::uint64_t output_bytes(const Problem& p) const override { return histogram_samples::counts_bytes(problem_of(p)); }
 
   std::string example_options() const override { return "--type u8 --bins 256 --n 64M"; }
 };

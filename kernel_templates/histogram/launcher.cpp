@@ -7,6 +7,7 @@
 #include "core/launch_limits.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune {
 
@@ -155,7 +156,7 @@ void HistogramKernel::run_region(const void* samples, const Region& region, void
     launch(samples, n, counts, region, stream);  // with n = 0 a single block (or cluster) writes the zeros
     return;
   }
-  const std::size_t bytes = static_cast<std::size_t>(problem_.counters()) * (problem_.counter_bits / 8);
+  const std::size_t bytes = histogram_samples::counts_bytes(problem_);
   AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, bytes, stream));
   if (n > 0) launch(samples, n, counts, region, stream);
 }

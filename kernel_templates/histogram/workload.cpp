@@ -9,6 +9,7 @@
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune {
 
@@ -34,7 +35,7 @@ class HistogramWorkload final : public TypedWorkload<HistogramProblem, Histogram
       }
       input_ = upload(padded);
     }
-    output_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8));
+    output_ = cuda::DeviceBuffer(histogram_samples::counts_bytes(problem));
   }
 
  private:

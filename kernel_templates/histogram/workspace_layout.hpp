@@ -12,6 +12,7 @@
 #include "kernel_templates/preamble.hpp"
 
 #include "autotune/histogram_problem.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune::histogram_detail {
 
@@ -34,7 +35,7 @@ struct HistogramWorkspace {
   static std::size_t bytes(const HistogramProblem& problem, const HistogramConfig& config) {
     if (config.merge == Merge::atomic) return 0;
     const std::size_t histogram =
-        config.merge == Merge::last_block ? static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8) : 0;
+        config.merge == Merge::last_block ? histogram_samples::counts_bytes(problem) : 0;
     return static_cast<std::size_t>(kHistogramWord) * sizeof(unsigned) + histogram;
   }
 

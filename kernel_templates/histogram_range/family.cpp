@@ -21,6 +21,7 @@
 #include "kernel_templates/histogram_range/space.hpp"
 #include "kernel_templates/histogram_range/workload.hpp"
 #include "kernel_templates/histogram_options.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune {
 
@@ -184,10 +185,7 @@ class HistogramRangeFamily final
     HistogramRangeProblem f32{.type = SampleType::f32, .bins = 999, .edges = EdgeLayout::irregular, .n = 16ull << 20};
     return {Problem(u8), Problem(f32)};
   }
-  std::uint64_t output_bytes(const Problem& p) const override {
-    const HistogramRangeProblem& h = problem_of(p);
-    return static_cast<std::uint64_t>(h.counters()) * static_cast<std::uint64_t>(h.counter_bits / 8);
-  }
+  std::uint64_t output_bytes(const Problem& p) const override { return histogram_samples::counts_bytes(problem_of(p)); }
 
   std::string example_options() const override { return "--type f32 --bins 999 --edges irregular --n 64M"; }
 };

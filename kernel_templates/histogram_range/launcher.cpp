@@ -5,6 +5,7 @@
 #include "autotune/error.hpp"
 #include "core/launch_limits.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 
 #include <algorithm>
 
@@ -70,7 +71,7 @@ void HistogramRangeKernel::run(const void* samples, const Region& region, const 
   // add into the output zeroed here.
   const bool stores = (grid == 1 && config_.privatization == Privatization::shared) || workspaces_;
   if (!stores) {
-    const std::size_t bytes = static_cast<std::size_t>(problem_.counters()) * (problem_.counter_bits / 8);
+    const std::size_t bytes = histogram_samples::counts_bytes(problem_);
     AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, bytes, stream));
     if (n == 0) return;
   }

@@ -24,7 +24,7 @@ class HistogramRangeWorkload final
                                                                            levels.data()));
     input_ = upload(host);
     levels_ = upload(levels);
-    output_ = cuda::DeviceBuffer(static_cast<std::size_t>(problem.counters()) * (problem.counter_bits / 8));
+    output_ = cuda::DeviceBuffer(histogram_samples::counts_bytes(problem));
   }
 
  private:

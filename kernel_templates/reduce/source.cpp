@@ -90,12 +90,8 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       enum_constant("BlockReduce", "kBlockReduce", config.block_reduce),
       enum_constant("Finish", "kFinish", config.finish), config.grid_blocks == 1,
       reduce_detail::ReduceWorkspace::preamble());
-  // A user operator's functions last: their #line directives name the user's text until common.cuh's.
-  if (p.op == ReduceOp::user) pre += reduce_detail::user_op_functions(p.user);
-  pre += "}  // namespace at\n";
-  return preamble::variant_source(std::move(pre), "reduce.cu", embedded::reduce_template,
-                                  {{"user_op.cuh", embedded::user_op_cuh},
-                                   {"reduction_common.cuh", embedded::reduction_common_cuh}});
+  return reduce_detail::reduction_variant_source(std::move(pre), p.op == ReduceOp::user ? &p.user : nullptr,
+                                                 "reduce.cu", embedded::reduce_template);
 }
 
 }  // namespace autotune

@@ -107,12 +107,8 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
       is_arg(p.op) ? arg_empty_bits(p.type, p.op == SegReduceOp::argmin) : 0ull, p.result_bytes(), config.block,
       config.group, config.small_max, config.vec_bytes, config.loads, config.chunk,
       segreduce_detail::SegReduceWorkspace::preamble());
-  // A user operator's functions last, after acc_t: their #line directives name the user's text until common.cuh's.
-  if (p.op == SegReduceOp::user) pre += reduce_detail::user_op_functions(p.user);
-  pre += "}  // namespace at\n";
-  return preamble::variant_source(std::move(pre), "segreduce.cu", embedded::segreduce_template,
-                                  {{"user_op.cuh", embedded::user_op_cuh},
-                                   {"reduction_common.cuh", embedded::reduction_common_cuh}});
+  return reduce_detail::reduction_variant_source(std::move(pre), p.op == SegReduceOp::user ? &p.user : nullptr,
+                                                 "segreduce.cu", embedded::segreduce_template);
 }
 
 }  // namespace autotune
