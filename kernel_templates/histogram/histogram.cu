@@ -296,15 +296,6 @@ struct Counter {
     if (kAggregation == Aggregation::run && run_len != 0) add_n(run_bin, run_len);
     run_len = 0;
   }
-  // Takes one sample back out of counter b (or nothing for -1): the gaps of a span of rows (count_span). Shared
-  // 32-bit words wrap below zero and back, so the block's total stays exact modulo 2^32 (a block may take back a
-  // sample that another block counted: its total is then read as signed, block_count); 16-bit and global counters
-  // take it back where their wraps and counts go.
-  __device__ __forceinline__ void uncount(int b) {
-    if (b < 0) return;
-    if constexpr (kPriv == Privatization::global || kCounter16) global_add(out, b, static_cast<out_t>(~0ull));
-    else atomicAdd(word(b), 0xFFFFFFFFu);
-  }
 };
 
 // Where vector j of the counted ones lies, and the index of its first sample (whose channel is that index modulo
@@ -361,22 +352,6 @@ __device__ __forceinline__ void count_vectors(const Map& map, u64 nvec, u64 thre
       }
     }
   }
-}
-
-// 1D: a scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail (common.cuh).
-__device__ __forceinline__ void count_flat(const sample_t* __restrict__ in, u64 n, u64 threads, u64 tid,
-                                           Counter& counter) {
-  const Split split = split_unaligned<kVecBytes>(in, n);
-  if (tid < split.head) counter.add(counter_of(to_key(in[tid]), channel_at(tid)));
-  if (tid < n - split.tail_begin)
-    counter.add(counter_of(to_key(in[split.tail_begin + tid]), channel_at(split.tail_begin + tid)));
-  count_vectors(Flat{reinterpret_cast<const raw_t*>(in + split.head), split.head}, split.nvec, threads, tid, counter);
-}
-
-// A block's total as the output's type: read as signed where the block took back samples (span rows), so that a
-// total below zero (samples another block counted) subtracts in 64-bit counters too.
-__device__ __forceinline__ out_t block_count(unsigned c, bool span) {
-  return span ? static_cast<out_t>(static_cast<long long>(static_cast<int>(c))) : static_cast<out_t>(c);
 }
 
 // Count of bin b summed over the block's shared copies. With lane-interleaved copies the k-th read of thread b goes
@@ -482,20 +457,13 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
 
-  // Span rows (region_map.cuh): the 1D entry given rows > 1 takes the gaps' samples out, then counts the region's
-  // rows and the gaps between them as one run of n samples; read as signed, a block's totals stay exact
-  // (block_count). The host never asks it of a cluster (HistogramKernel::span_rows).
-  const bool span = !kRegion && kCluster == 1 && rows > 1;
   if constexpr (!kRegion) {
-    // The gaps first: nothing of theirs stays live through the counting loop (its registers are the 1D loop's).
-    if (span) {
-      const u64 gaps = (rows - 1) * (row_stride - row_samples);
-      for (u64 q = tid; q < gaps; q += threads) {
-        const u64 x = gap_sample(q, row_samples, row_stride);
-        counter.uncount(counter_of(to_key(in[x]), channel_at(x)));
-      }
-    }
-    count_flat(in, n, threads, tid, counter);
+    // A scalar head up to the first kVecBytes-aligned sample, whole vectors, and a scalar tail (common.cuh).
+    const Split split = split_unaligned<kVecBytes>(in, n);
+    if (tid < split.head) counter.add(counter_of(to_key(in[tid]), channel_at(tid)));
+    if (tid < n - split.tail_begin)
+      counter.add(counter_of(to_key(in[split.tail_begin + tid]), channel_at(split.tail_begin + tid)));
+    count_vectors(Flat{reinterpret_cast<const raw_t*>(in + split.head), split.head}, split.nvec, threads, tid, counter);
   } else {
     // A 2D region: `rows` rows of `row_samples` samples, `row_stride` samples apart. The vectors of every row are
     // numbered one after the other (the same count V in each row), so tiles and the grid are balanced over the
@@ -567,7 +535,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     } else {
       for (int b = threadIdx.x; b < kBins; b += kBlock) {
         const unsigned c = bin_total(smem, b);
-        if (c != 0) global_add(acc, b, block_count(c, span));
+        if (c != 0) global_add(acc, b, static_cast<out_t>(c));
       }
     }
     if constexpr (kSelfZero) {

@@ -93,32 +93,18 @@ HistogramKernel::RegionArgs HistogramKernel::region_args(const HistogramProblem&
   return a;
 }
 
-bool HistogramKernel::span_rows(const HistogramProblem& problem, const HistogramConfig& config, const Region& region) {
-  if (region.rows <= 1 || config.cluster > 1) return false;
-  const std::uint64_t size = size_of(problem.type), row = problem.samples(region.row_pixels);
-  const std::uint64_t stride = region.row_stride_bytes / size;
-  return row > 0 && stride % static_cast<std::uint64_t>(problem.channels) == 0 &&
-         (stride - row) * kSpanGapRatio <= row;
-}
-
 void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, const Region& region,
                              cudaStream_t stream) const {
   void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
   std::uint64_t count = problem_.samples(n);  // the kernel counts samples
   RegionArgs a = region_args(problem_, config_, samples, n, region);
-  const bool span = span_rows(problem_, config_, region);
-  if (span) {
-    // The 1D entry, from row 0's first sample to the last row's last: n covers the span (the grid too).
-    count = (a.rows - 1) * a.row_stride + a.row_samples;
-    n = count / static_cast<std::uint64_t>(problem_.channels);
-  }
   void* args[] = {&samples,      &count,        &counts,      &workspace,    &a.row_samples,
                   &a.rows,       &a.row_stride, &a.head0,     &a.vecs_per_row, &a.vecs_magic,
                   &a.vecs_shift, &a.leftover,   &a.leftover_magic, &a.leftover_shift};
-  // A region of several rows runs the 2D entry point, unless it is a span of rows (the 1D entry). Its grid is the 1D one (the same tiles over the region's
+  // A region of several rows runs the 2D entry point. Its grid is the 1D one (the same tiles over the region's
   // vectors); with more registers it may have fewer resident blocks, which costs a tail, never correctness: no
   // block waits for one that has not started (self_zero: the first block to start zeroes `out`).
-  const cuda::Module& module = region.rows > 1 && !span ? module_2d_ : module_;
+  const cuda::Module& module = region.rows > 1 ? module_2d_ : module_;
   if (!module)
     throw UsageError(fmt::format("configuration {} was loaded without its 2D entry point (kernel_source_1d): it "
                                  "counts one row, not a region of {} rows", config_.key(), region.rows));

@@ -62,14 +62,6 @@ class HistogramKernel {
   };
   static RegionArgs region_args(const HistogramProblem& problem, const HistogramConfig& config, const void* samples,
                                 std::uint64_t n, const Region& region);
-  /// A gap between rows of at most a row's samples / kSpanGapRatio is read and taken back out rather than skipped:
-  /// at most 1/128 more samples read, and no row arithmetic per load.
-  static constexpr std::uint64_t kSpanGapRatio = 128;
-  /// Whether a region is counted as a span of rows by the 1D entry: the rows and their gaps as one run of samples,
-  /// then each gap's samples taken back out (the 1D loop and its registers, no row arithmetic per load; the 2D
-  /// entry is not needed). Rows whose gaps are narrow (kSpanGapRatio), whose stride keeps each sample's channel (a
-  /// whole number of pixels), for configurations without clusters (whose blocks sum each other's totals unsigned).
-  static bool span_rows(const HistogramProblem& problem, const HistogramConfig& config, const Region& region);
   /// Whether a configuration needs the samples aligned to a pixel (channels * sample size bytes): several channels
   /// and vectors of whole pixels. Pixels of 2 or 4 channels with vector loads do; 3 channels never.
   static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);

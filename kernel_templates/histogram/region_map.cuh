@@ -73,12 +73,3 @@ struct Rows {
     return k < row_head(r) ? k : k + row_vec_samples;
   }
 };
-
-// Span rows: rows whose gaps are narrow are counted as the one run of samples from the first row's start to the last
-// row's end (the 1D loop, no per-load row arithmetic), then each gap's samples are taken back out. The host asks the
-// 1D entry for this with rows > 1 (HistogramKernel::span_rows) and passes the span's length as n. Gap sample q, of
-// (rows - 1) * gap (gap = row_stride - row_samples, after every row but the last): its index from `in`.
-AT_HOST_DEVICE u64 gap_sample(u64 q, u64 row_samples, u64 row_stride) {
-  const u64 gap = row_stride - row_samples, r = q / gap;
-  return r * row_stride + row_samples + (q - r * gap);
-}

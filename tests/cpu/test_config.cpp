@@ -184,50 +184,6 @@ TEST_SUITE("config") {
     CHECK(checked > 60);
   }
 
-  TEST_CASE("span rows: counting rows and gaps as one run, then taking back each gap sample (gap_sample) counts "
-            "every sample of the region once and nothing else") {
-    struct Case {
-      std::uint64_t row_samples, rows, stride;
-    };
-    const std::vector<Case> cases = {{30720, 7, 30724}, {1000, 31, 1003}, {7, 50, 9}, {5, 3, 5}, {129, 4, 130}};
-    for (const Case& k : cases) {
-      CAPTURE(k.row_samples);
-      CAPTURE(k.stride);
-      const std::uint64_t span = (k.rows - 1) * k.stride + k.row_samples;
-      std::vector<int> counted(span, 1);  // the 1D loop counts every sample of the span once
-      for (std::uint64_t q = 0; q < (k.rows - 1) * (k.stride - k.row_samples); ++q) {
-        const std::uint64_t x = u8_16::at::gap_sample(q, k.row_samples, k.stride);
-        REQUIRE(x < span);
-        --counted[x];
-      }
-      std::uint64_t wrong = 0;
-      for (std::uint64_t i = 0; i < span; ++i) wrong += counted[i] != (i % k.stride < k.row_samples ? 1 : 0);
-      CHECK(wrong == 0);
-    }
-  }
-
-  TEST_CASE("span rows are chosen for narrow gaps of whole pixels without clusters, the row loop otherwise") {
-    HistogramProblem rgba;
-    rgba.channels = 4, rgba.active = 3;
-    HistogramProblem rgb = rgba;
-    rgb.channels = 3;
-    const HistogramConfig plain;
-    HistogramConfig clustered;
-    clustered.cluster = 2;
-    using Region = HistogramKernel::Region;
-    // 7680 x 4320 RGBA, rows 30724 bytes apart: 4 bytes of gap per 30720.
-    CHECK(HistogramKernel::span_rows(rgba, plain, Region{7680, 4320, 30724}));
-    CHECK_FALSE(HistogramKernel::span_rows(rgba, clustered, Region{7680, 4320, 30724}));
-    // Gaps of 1/128 of a row are read; wider ones are skipped row by row.
-    CHECK(HistogramKernel::span_rows(rgba, plain, Region{128, 10, 129 * 4}));
-    CHECK_FALSE(HistogramKernel::span_rows(rgba, plain, Region{127, 10, 128 * 4}));
-    CHECK_FALSE(HistogramKernel::span_rows(rgba, plain, Region{1920, 1080, 4096 * 4}));  // a crop of a wider image
-    // RGB rows 30721 bytes apart: the stride is not a whole number of pixels, so a span would shift the channels.
-    CHECK_FALSE(HistogramKernel::span_rows(rgb, plain, Region{10240, 100, 30721}));
-    CHECK(HistogramKernel::span_rows(rgb, plain, Region{10240, 100, 30723}));
-    CHECK_FALSE(HistogramKernel::span_rows(rgba, plain, Region{7680, 1, 30724}));  // one row is 1D
-  }
-
   TEST_CASE("the u8/256 space holds every family, well formed and without duplicates") {
     const HistogramProblem p = make(SampleType::u8, 256, 0, 256);
     const auto space = histogram_space(p);

@@ -134,15 +134,12 @@ struct ImageRegion {
 
 /// The image suite's regions for pixels of `pixel` bytes: a padded crop on the 16-byte grid, one off it, long rows
 /// whose stride is not a multiple of 16 bytes (a whole number of pixels: 1001 of them, odd), rows shorter than a
-/// vector, gaps narrow enough that the rows and gaps are counted as one span and the gaps taken back out
-/// (HistogramKernel::span_rows), and one row (1D).
+/// vector, and one row (1D).
 inline std::vector<ImageRegion> image_regions(std::size_t pixel) {
   return {{"padded crop on the 16-byte grid", 1000, 300, 1024 * pixel, 64 * pixel},
           {"crop off the 16-byte grid", 1001, 257, 1040 * pixel, 3 * pixel},
           {"stride not a multiple of 16 bytes", 999, 200, 1001 * pixel, pixel},
           {"rows shorter than a vector", 3, 1000, 7 * pixel, 0},
-          {"narrow gaps, read as one span", 4000, 37, 4001 * pixel, pixel},
-          {"narrow gaps on the 16-byte grid, read as one span", 2048, 50, 2064 * pixel, 0},
           {"one row", 5000, 1, 0, pixel}};
 }
 
