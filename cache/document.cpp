@@ -298,7 +298,9 @@ void check_parameters(const Fields& f, const Problem& problem) {
   const Json& given = f.get("parameters");
   if (!given.is_object()) f.fail("parameters", "is not an object of parameter names and values");
   const std::vector<KeyParameter> want = key_parameters(problem);
-  for (const auto& [name, value] : given.items()) {
+  for (const auto& item : given.items()) {
+    const std::string& name = item.key();  // not a structured binding: clang 14 cannot capture one in a lambda
+    const Json& value = item.value();
     if (!value.is_string()) f.fail("parameters", fmt::format("'{}' is not text", name.substr(0, 64)));
     const auto it = std::find_if(want.begin(), want.end(), [&](const KeyParameter& p) { return p.name == name; });
     if (it == want.end())

@@ -252,16 +252,36 @@ __device__ __forceinline__ void add16(unsigned* word, int b, unsigned count, out
   if (high_wraps != 0) global_add(out, b | 1, static_cast<out_t>(static_cast<long long>(high_wraps) * 65536));
 }
 
+// Value counting in lane-interleaved copies: log2(kReplicas), and the bits of a value counter's index (channel * 256
+// + value).
+constexpr bool kValueCopies = kValues && kPriv == Privatization::shared && !kCounter16;
+constexpr int kReplicaShift = kReplicas >= 32 ? 5 : kReplicas >= 16 ? 4 : kReplicas >= 8 ? 3 : kReplicas >= 4 ? 2
+                              : kReplicas >= 2 ? 1 : 0;
+constexpr int kValueIndexBits = kChannels == 1 ? 8 : kChannels == 2 ? 9 : 10;
+
 struct Counter {
-  unsigned* smem;  // this thread's view: base of its copy
+  unsigned* smem;      // this thread's view: base of its copy
+  unsigned* counters;  // kValueCopies: copy 0
+  unsigned copy;       // kValueCopies: this lane's copy
   out_t* out;
   int run_bin = -1;
   unsigned run_len = 0;
 
   // Word of bin b (or of its pair, for 16-bit counters) in this thread's copy.
   __device__ __forceinline__ unsigned* word(int b) const {
-    if constexpr (kPriv == Privatization::shared) return smem + (b / kPerWord) * kReplicas;
-    else return smem + b / kPerWord;
+    if constexpr (kValueCopies) {
+      // (b << log2 R) | copy as one bit-field insert, the expression the byte-valued u8/256 bins compile to. Left to
+      // the compiler, b * R + copy of a value index became two LOP3s per sample on the integer pipe (mask, then OR
+      // the copy) instead of an IMAD.SHL and one LOP3 select (bench/results/2026-12-03-h200-u8-range-sass.md, where
+      // the range family's value counting, the same code, ran 4-7 % behind u8/256 at 512 MiB).
+      unsigned w;
+      asm("bfi.b32 %0, %1, %2, %3, %4;" : "=r"(w) : "r"(b), "r"(copy), "n"(kReplicaShift), "n"(kValueIndexBits));
+      return counters + w;
+    } else if constexpr (kPriv == Privatization::shared) {
+      return smem + (b / kPerWord) * kReplicas;
+    } else {
+      return smem + b / kPerWord;
+    }
   }
   __device__ __forceinline__ void add_n(int b, unsigned n) {
     if constexpr (kPriv == Privatization::global) global_add(out, b, static_cast<out_t>(n));
@@ -447,6 +467,8 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     for (int i = threadIdx.x; i < kSharedWords + (kValues ? kBins : 0); i += kBlock) smem[i] = 0;
     __syncthreads();
     counter.smem = kPriv == Privatization::shared ? smem + (lane & (kReplicas - 1)) : smem + (threadIdx.x >> 5) * kSlots;
+    counter.counters = smem;
+    counter.copy = lane & (kReplicas - 1);
   }
   bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only; common.cuh)
   if constexpr (kSelfZero) {

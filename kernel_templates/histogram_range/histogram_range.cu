@@ -192,13 +192,31 @@ struct Binner {
   }
 };
 
+// values: log2(kReplicas), and the bits of a value counter's index (channel * 256 + value).
+constexpr int kReplicaShift = kReplicas >= 32 ? 5 : kReplicas >= 16 ? 4 : kReplicas >= 8 ? 3 : kReplicas >= 4 ? 2
+                              : kReplicas >= 2 ? 1 : 0;
+constexpr int kValueIndexBits = kChannels == 1 ? 8 : kChannels == 2 ? 9 : 10;
+
 struct Counter {
-  unsigned* smem;  // this lane's copy
+  unsigned* smem;      // this lane's copy
+  unsigned* counters;  // values: copy 0
+  unsigned copy;       // values: this lane's copy
   out_t* out;
   __device__ __forceinline__ void add(int b) const {
     if (b < 0) return;
-    if constexpr (kShared) atomicAdd(smem + b * kReplicas, 1u);
-    else atomicAdd(out + b, static_cast<out_t>(1));
+    if constexpr (kValues) {
+      // Word (b << log2 R) | copy as one bit-field insert, the even u8 histogram's expression. Left to the compiler,
+      // b * R + copy became two LOP3s per sample on the integer pipe (mask, then OR the copy) where the even loop has
+      // an IMAD.SHL and one LOP3 select: 338 instructions per 64 samples against 324, the u8 range histogram 4-7 %
+      // behind the even one at 512 MiB (bench/results/2026-12-03-h200-u8-range-sass.md).
+      unsigned word;
+      asm("bfi.b32 %0, %1, %2, %3, %4;" : "=r"(word) : "r"(b), "r"(copy), "n"(kReplicaShift), "n"(kValueIndexBits));
+      atomicAdd(counters + word, 1u);
+    } else if constexpr (kShared) {
+      atomicAdd(smem + b * kReplicas, 1u);
+    } else {
+      atomicAdd(out + b, static_cast<out_t>(1));
+    }
   }
 };
 
@@ -328,6 +346,8 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
 
   Counter counter;
   counter.smem = counters + (lane & (kReplicas - 1));
+  counter.counters = counters;
+  counter.copy = lane & (kReplicas - 1);
   counter.out = out;
 
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
