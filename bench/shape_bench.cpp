@@ -155,15 +155,9 @@ std::string us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 std::string pct(double x) { return std::isnan(x) ? "-" : fmt::format("{:+.1f}", x * 100.0); }
 std::string ratio(double x) { return std::isnan(x) ? "-" : fmt::format("{:.2f}x", x); }
 
-Row run_problem(const Problem& p, const std::string& empty_cache, const std::string& tuned_cache,
-                const std::string& exact_from, const std::string& tune_cache, int tune_samples, int samples,
-                const std::string& compile_dir, const DeviceInfo& dev, const cuda::DeviceBuffer& flush,
-                cudaStream_t stream) {
-  Row row;
-  row.problem = p;
-  const Problem shape = p.with_n(0);  // a handle is made for the shape; n is the call's
-
-  // 3. the exact winner: from --exact-from when it holds the problem, else tuned now.
+// The exact winner into `row`: from --exact-from when it holds the problem, else tuned now.
+void find_exact_winner(Row& row, const Problem& p, const std::string& exact_from, const std::string& tune_cache,
+                       int tune_samples, const std::string& compile_dir, const DeviceInfo& dev) {
   if (!exact_from.empty()) {
     const Cache earlier(exact_from);
     if (const auto w = earlier.find_winner(dev.model_key(), p)) {
@@ -192,6 +186,17 @@ Row run_problem(const Problem& p, const std::string& empty_cache, const std::str
     std::fprintf(stderr, "shape_bench: %s tuned in %.1f s, winner %s\n", p.key().c_str(), row.tune_s,
                  row.exact_config.c_str());
   }
+}
+
+Row run_problem(const Problem& p, const std::string& empty_cache, const std::string& tuned_cache,
+                const std::string& exact_from, const std::string& tune_cache, int tune_samples, int samples,
+                const std::string& compile_dir, const DeviceInfo& dev, const cuda::DeviceBuffer& flush,
+                cudaStream_t stream) {
+  Row row;
+  row.problem = p;
+  const Problem shape = p.with_n(0);  // a handle is made for the shape; n is the call's
+  // 3. the exact winner (first: it may tune).
+  find_exact_winner(row, p, exact_from, tune_cache, tune_samples, compile_dir, dev);
 
   const auto workload = p.family().make_workload(p, dev, 42);
   const std::uint64_t n = p.n();

@@ -253,170 +253,144 @@ struct ShapeResult {
 std::string us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 std::string pct(double x) { return std::isnan(x) ? "-" : fmt::format("{:+.1f}", x * 100.0); }
 
-ShapeResult run_shape(const Shape& shape, const std::string& cache_path, bool reuse, int tune_samples, int samples,
-                      int calls, const std::string& compile_dir, const DeviceInfo& dev, const cuda::DeviceBuffer& flush,
-                      cudaStream_t stream, double roof_gbps) {
-  ShapeResult res;
-  res.shape = &shape;
-  res.tuning = tune_shape(shape, cache_path, reuse, tune_samples, compile_dir);
+// What timing one shape's sizes needs: the handle, the winners its table is built from, and the GPU's harness.
+struct ShapeContext {
+  const Shape& shape;
+  const Adaptive& handle;
+  const SizeLookup& sl;
+  std::map<std::uint64_t, const Winner*> by_n;  // this GPU model's winner at each tuned size
+  const DeviceInfo& dev;
+  const std::string& compile_dir;
+  const cuda::DeviceBuffer& flush;
+  int samples;
+  cudaStream_t stream;
+};
 
-  // The handle: the first construction in the process, then the median of 5 more (cubins cached).
-  {
-    auto t0 = Clock::now();
-    { const Adaptive first = make_adaptive(shape.base, cache_path); }
-    res.construct_first_ms = seconds_since(t0) * 1000.0;
-    std::vector<double> ms;
-    for (int i = 0; i < 5; ++i) {
-      t0 = Clock::now();
-      const Adaptive again = make_adaptive(shape.base, cache_path);
-      ms.push_back(seconds_since(t0) * 1000.0);
-      res.construct_compiled = res.construct_compiled || again.resolution().compiled;
-    }
-    res.construct_ms = median_of(ms);
+// The handle's construction: the first in the process, then the median of 5 more (cubins cached).
+void measure_construction(const Shape& shape, const std::string& cache_path, ShapeResult& res) {
+  auto t0 = Clock::now();
+  { const Adaptive first = make_adaptive(shape.base, cache_path); }
+  res.construct_first_ms = seconds_since(t0) * 1000.0;
+  std::vector<double> ms;
+  for (int i = 0; i < 5; ++i) {
+    t0 = Clock::now();
+    const Adaptive again = make_adaptive(shape.base, cache_path);
+    ms.push_back(seconds_since(t0) * 1000.0);
+    res.construct_compiled = res.construct_compiled || again.resolution().compiled;
   }
-  const Adaptive handle = make_adaptive(shape.base, cache_path);
-  res.ranges = handle.resolution().sizes.size();
+  res.construct_ms = median_of(ms);
+}
 
-  // The winners the handle's table is built from, with the lookup the handle uses.
-  const Cache ro = Cache::open_read_only(cache_path);
-  const LookupTarget target{dev.model_key(), dev.arch(), dev.sm_count, dev.driver_version, dev};
-  const SizeLookup sl = lookup_sizes(ro, target, shape.base);
-  res.winners = sl.winners.size();
-  std::map<std::uint64_t, const Winner*> by_n;
-  for (const Winner& w : sl.winners)
-    if (w.model_key == dev.model_key()) by_n[w.problem.n()] = &w;
+// Leave-one-out: the configuration of the size table built without ladder size i and the crossovers adjacent to it.
+Config loo_config(const ShapeContext& ctx, std::size_t i) {
+  const std::vector<std::uint64_t>& ladder = ctx.shape.ladder;
+  const std::uint64_t s = ladder[i];
+  std::set<std::uint64_t> excluded{s};
+  if (i > 0)
+    if (auto m = crossover_size(ladder[i - 1], s)) excluded.insert(*m);
+  if (i + 1 < ladder.size())
+    if (auto m = crossover_size(s, ladder[i + 1])) excluded.insert(*m);
+  std::vector<TunedSize> tuned;
+  for (const Winner& w : ctx.sl.winners)
+    if (!excluded.count(w.problem.n())) tuned.push_back({w.problem.n(), w.config, w.model_key, ""});
+  const auto table = build_size_table(std::move(tuned), ctx.sl.at_hint);
+  for (const SizeRange& r : table)
+    if (r.contains(s)) return r.config;
+  throw Error("size_bench: the leave-one-out table does not cover n=" + std::to_string(s));
+}
 
-  // Leave-one-out: the table without s and the crossovers adjacent to it.
-  auto loo_config = [&](std::size_t i) -> Config {
-    const std::uint64_t s = shape.ladder[i];
-    std::set<std::uint64_t> excluded{s};
-    if (i > 0)
-      if (auto m = crossover_size(shape.ladder[i - 1], s)) excluded.insert(*m);
-    if (i + 1 < shape.ladder.size())
-      if (auto m = crossover_size(s, shape.ladder[i + 1])) excluded.insert(*m);
-    std::vector<TunedSize> tuned;
-    for (const Winner& w : sl.winners)
-      if (!excluded.count(w.problem.n())) tuned.push_back({w.problem.n(), w.config, w.model_key, ""});
-    const auto table = build_size_table(std::move(tuned), sl.at_hint);
-    for (const SizeRange& r : table)
-      if (r.contains(s)) return r.config;
-    throw Error("size_bench: the leave-one-out table does not cover n=" + std::to_string(s));
-  };
-
-  auto describe_range = [&](std::uint64_t n) {
-    const SizeRange& r = handle.range_for(n);
-    return fmt::format("{} ({})", to_string(r.source_at(n)), r.why);
-  };
-
-  // Ladder sizes and the untuned sizes 3 * 4^k between the ladder's ends, in ascending order.
-  std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>> sizes;  // n, index in the ladder
-  for (std::size_t i = 0; i < shape.ladder.size(); ++i) sizes.push_back({shape.ladder[i], i});
-  for (std::uint64_t n = 3 * 4096; n < shape.ladder.back(); n *= 4)
-    if (n > shape.ladder.front() && !by_n.count(n)) sizes.push_back({n, std::nullopt});
-  std::sort(sizes.begin(), sizes.end());
-
-  for (const auto& [n, index] : sizes) {
-    Row row;
-    row.n = n;
-    row.ladder = index.has_value();
-    row.edge = index && (*index == 0 || *index + 1 == shape.ladder.size());
-    row.source = describe_range(n);
-    row.handle_config = handle.range_for(n).config.key();
-    const Problem p = shape.base.with_n(n);
-    if (row.ladder && !by_n.count(n)) {
-      row.notes.push_back("not tuned (no winner at this size: skipped for memory, or failed): not timed");
-      res.rows.push_back(row);
-      continue;
-    }
-    std::fprintf(stderr, "size_bench: %s n=%s: timing\n", shape.id.c_str(), format_size(n).c_str());
-    const auto workload = p.family().make_workload(p, dev, 42);
-    std::vector<std::function<void(cudaStream_t)>> contenders;
-    const auto handle_call = [&, n = n](cudaStream_t s) { handle.call(workload->input(), n, workload->output(), s); };
-    if (auto why = workload->check_call(handle_call, stream); !why.empty()) {
-      row.notes.push_back("adaptive handle WRONG: " + why);
-      row.wrong = true;
-    }
-    contenders.push_back(handle_call);
-    std::unique_ptr<LoadedVariant> exact, loo;
-    if (row.ladder) {
-      const Winner& w = *by_n.at(n);
-      row.exact_config = w.config.key();
-      exact = workload->load(w.config, cubin_for(w.config, sl.winners, p, dev, compile_dir), false);
-      if (auto why = exact->check(stream); !why.empty()) {
-        row.notes.push_back("exact winner WRONG: " + why);
-        row.wrong = true;
-      }
-      contenders.push_back([&](cudaStream_t s) { exact->run(s); });
-      const Config lc = loo_config(*index);
-      row.loo_config = lc.key();
-      row.loo_same = lc == w.config;
-      if (!row.loo_same) {
-        loo = workload->load(lc, cubin_for(lc, sl.winners, p, dev, compile_dir), false);
-        if (auto why = loo->check(stream); !why.empty()) {
-          row.notes.push_back("LOO choice WRONG: " + why);
-          row.wrong = true;
-        }
-        contenders.push_back([&](cudaStream_t s) { loo->run(s); });
-      }
-    }
-    const auto cub = bench::cub_baseline(p, workload->input(), workload->output());
-    if (cub) {
-      if (auto why = workload->check_call(cub->run, stream); !why.empty())
-        row.notes.push_back("CUB differs from the CPU reference (" + why + "); timed anyway");
-      contenders.push_back(cub->run);
-    }
-    const auto t = time_interleaved(contenders, flush, samples, stream);
-    std::size_t k = 0;
-    row.adaptive_ms = t[k++].median;
-    if (row.ladder) {
-      row.has_exact = true;
-      row.exact_ms = t[k++].median;
-      row.regret = row.adaptive_ms / row.exact_ms - 1.0;
-      row.loo_ms = row.loo_same ? row.exact_ms : t[k++].median;
-      row.loo_regret = row.loo_same ? 0.0 : row.loo_ms / row.exact_ms - 1.0;
-    }
-    if (cub) {
-      row.has_cub = true;
-      row.cub_ms = t[k++].median;
-    }
-    res.rows.push_back(row);
+// Loads `config` for the row's workload and adds it to the contenders, noting a wrong result under `what`.
+std::unique_ptr<LoadedVariant> contender(const ShapeContext& ctx, const Workload& workload, const Problem& p,
+                                         const Config& config, const char* what, Row& row,
+                                         std::vector<std::function<void(cudaStream_t)>>& contenders) {
+  auto v = workload.load(config, cubin_for(config, ctx.sl.winners, p, ctx.dev, ctx.compile_dir), false);
+  if (auto why = v->check(ctx.stream); !why.empty()) {
+    row.notes.push_back(std::string(what) + " WRONG: " + why);
+    row.wrong = true;
   }
+  LoadedVariant* raw = v.get();
+  contenders.push_back([raw](cudaStream_t s) { raw->run(s); });
+  return v;
+}
 
-  // Per-call overhead at the smallest ladder size (4K), against the same configuration launched directly.
-  {
-    const std::uint64_t n = shape.ladder.front();
-    const Problem p = shape.base.with_n(n);
-    const auto workload = p.family().make_workload(p, dev, 42);
-    const Config& c = handle.range_for(n).config;
-    const auto raw = workload->load(c, cubin_for(c, sl.winners, p, dev, compile_dir), false);
-    res.overhead = measure_overhead(
-        [&](cudaStream_t s) { handle.call(workload->input(), n, workload->output(), s); },
-        [&](cudaStream_t s) { raw->run(s); }, calls, stream);
-    res.overhead.config = c.key();
+// One size's row: the handle, and at a ladder size the exact winner and the leave-one-out choice, against CUB,
+// verified and timed interleaved. `index`: the size's place in the ladder, none for an untuned size.
+Row time_size(const ShapeContext& ctx, std::uint64_t n, std::optional<std::size_t> index) {
+  const Shape& shape = ctx.shape;
+  Row row;
+  row.n = n;
+  row.ladder = index.has_value();
+  row.edge = index && (*index == 0 || *index + 1 == shape.ladder.size());
+  const SizeRange& range = ctx.handle.range_for(n);
+  row.source = fmt::format("{} ({})", to_string(range.source_at(n)), range.why);
+  row.handle_config = range.config.key();
+  const Problem p = shape.base.with_n(n);
+  if (row.ladder && !ctx.by_n.count(n)) {
+    row.notes.push_back("not tuned (no winner at this size: skipped for memory, or failed): not timed");
+    return row;
   }
+  std::fprintf(stderr, "size_bench: %s n=%s: timing\n", shape.id.c_str(), format_size(n).c_str());
+  const auto workload = p.family().make_workload(p, ctx.dev, 42);
+  std::vector<std::function<void(cudaStream_t)>> contenders;
+  const auto handle_call = [&](cudaStream_t s) { ctx.handle.call(workload->input(), n, workload->output(), s); };
+  if (auto why = workload->check_call(handle_call, ctx.stream); !why.empty()) {
+    row.notes.push_back("adaptive handle WRONG: " + why);
+    row.wrong = true;
+  }
+  contenders.push_back(handle_call);
+  std::unique_ptr<LoadedVariant> exact, loo;
+  if (row.ladder) {
+    const Winner& w = *ctx.by_n.at(n);
+    row.exact_config = w.config.key();
+    exact = contender(ctx, *workload, p, w.config, "exact winner", row, contenders);
+    const Config lc = loo_config(ctx, *index);
+    row.loo_config = lc.key();
+    row.loo_same = lc == w.config;
+    if (!row.loo_same) loo = contender(ctx, *workload, p, lc, "LOO choice", row, contenders);
+  }
+  const auto cub = bench::cub_baseline(p, workload->input(), workload->output());
+  if (cub) {
+    if (auto why = workload->check_call(cub->run, ctx.stream); !why.empty())
+      row.notes.push_back("CUB differs from the CPU reference (" + why + "); timed anyway");
+    contenders.push_back(cub->run);
+  }
+  const auto t = time_interleaved(contenders, ctx.flush, ctx.samples, ctx.stream);
+  std::size_t k = 0;
+  row.adaptive_ms = t[k++].median;
+  if (row.ladder) {
+    row.has_exact = true;
+    row.exact_ms = t[k++].median;
+    row.regret = row.adaptive_ms / row.exact_ms - 1.0;
+    row.loo_ms = row.loo_same ? row.exact_ms : t[k++].median;
+    row.loo_regret = row.loo_same ? 0.0 : row.loo_ms / row.exact_ms - 1.0;
+  }
+  if (cub) {
+    row.has_cub = true;
+    row.cub_ms = t[k++].median;
+  }
+  return row;
+}
 
-  // The Markdown section.
-  std::string& out = res.table;
-  const TuneSummary& tu = res.tuning;
-  out += fmt::format("## {} (`{}`)\n\n", shape.title, shape.base.shape_key());
-  std::string ladder_text;
-  for (std::uint64_t n : shape.ladder) ladder_text += (ladder_text.empty() ? "" : ", ") + format_size(n);
-  out += fmt::format(
-      "Ladder {} ({} sizes): tuned in **{:.1f} s** ({} sizes tuned now, {} reused from the cache, {} crossovers "
-      "measured, {} variants compiled, {} from the compile cache; compile cache {} at the start){}.",
-      ladder_text, shape.ladder.size(), tu.seconds, tu.tuned, tu.skipped, tu.crossovers, tu.compiled,
-      tu.compile_hits, tu.prefix_clean ? "cold" : "not cold or sizes reused",
-      tu.prefix_sizes < shape.ladder.size()
-          ? fmt::format(" Its first {} sizes with their crossovers: {:.1f} s", tu.prefix_sizes, tu.prefix_seconds)
-          : std::string());
-  for (const auto& note : tu.notes) out += " " + note + ".";
-  out += fmt::format(
-      "\n\nAdaptive handle (n hint 0): {} ranges from {} tuned sizes (ladder and crossovers); construction {:.2f} ms "
-      "(median of 5, cubins cached{}), the first in the process {:.2f} ms.\n\n",
-      res.ranges, res.winners, res.construct_ms, res.construct_compiled ? "; NVRTC RAN" : "", res.construct_first_ms);
-  out += "| n | tuned | handle's range at n | adaptive (us) | exact (us) | regret % | LOO same config? | LOO regret % | "
-         "CUB (us) | vs CUB | GB/s | % roof |\n|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n";
-  for (const Row& r : res.rows) {
+// Per-call overhead at the smallest ladder size (4K), against the same configuration launched directly.
+Overhead call_overhead(const ShapeContext& ctx, int calls) {
+  const std::uint64_t n = ctx.shape.ladder.front();
+  const Problem p = ctx.shape.base.with_n(n);
+  const auto workload = p.family().make_workload(p, ctx.dev, 42);
+  const Config& c = ctx.handle.range_for(n).config;
+  const auto raw = workload->load(c, cubin_for(c, ctx.sl.winners, p, ctx.dev, ctx.compile_dir), false);
+  Overhead o = measure_overhead(
+      [&](cudaStream_t s) { ctx.handle.call(workload->input(), n, workload->output(), s); },
+      [&](cudaStream_t s) { raw->run(s); }, calls, ctx.stream);
+  o.config = c.key();
+  return o;
+}
+
+// The timing table's rows, then each row's configurations.
+std::string rows_markdown(const Shape& shape, const std::vector<Row>& rows, double roof_gbps) {
+  std::string out =
+      "| n | tuned | handle's range at n | adaptive (us) | exact (us) | regret % | LOO same config? | LOO regret % | "
+      "CUB (us) | vs CUB | GB/s | % roof |\n|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|\n";
+  for (const Row& r : rows) {
     if (r.adaptive_ms <= 0) {
       out += fmt::format("| {} | {} | {} | - | - | - | - | - | - | - | - | - |{}\n", format_size(r.n),
                          r.ladder ? "yes" : "no", r.source, r.notes.empty() ? "" : " " + r.notes.front());
@@ -434,19 +408,75 @@ ShapeResult run_shape(const Shape& shape, const std::string& cache_path, bool re
         r.has_cub ? fmt::format("{:.2f}x", r.cub_ms / r.adaptive_ms) : "-", gbps, 100.0 * gbps / roof_gbps, notes);
   }
   out += "\nConfigurations (handle at n / exact winner / leave-one-out choice when it differs):\n\n";
-  for (const Row& r : res.rows) {
+  for (const Row& r : rows) {
     if (r.adaptive_ms <= 0) continue;
     out += fmt::format("- {}: `{}`", format_size(r.n), r.handle_config);
     if (r.has_exact && r.exact_config != r.handle_config) out += fmt::format(" / exact `{}`", r.exact_config);
     if (r.has_exact && !r.loo_same) out += fmt::format(" / LOO `{}`", r.loo_config);
     out += "\n";
   }
+  return out;
+}
+
+// The shape's Markdown section: how its ladder was tuned, the handle, the rows, the overhead and the size table.
+std::string shape_markdown(const ShapeResult& res, const Adaptive& handle, double roof_gbps) {
+  const Shape& shape = *res.shape;
+  const TuneSummary& tu = res.tuning;
+  std::string out = fmt::format("## {} (`{}`)\n\n", shape.title, shape.base.shape_key());
+  std::string ladder_text;
+  for (std::uint64_t n : shape.ladder) ladder_text += (ladder_text.empty() ? "" : ", ") + format_size(n);
+  out += fmt::format(
+      "Ladder {} ({} sizes): tuned in **{:.1f} s** ({} sizes tuned now, {} reused from the cache, {} crossovers "
+      "measured, {} variants compiled, {} from the compile cache; compile cache {} at the start){}.",
+      ladder_text, shape.ladder.size(), tu.seconds, tu.tuned, tu.skipped, tu.crossovers, tu.compiled,
+      tu.compile_hits, tu.prefix_clean ? "cold" : "not cold or sizes reused",
+      tu.prefix_sizes < shape.ladder.size()
+          ? fmt::format(" Its first {} sizes with their crossovers: {:.1f} s", tu.prefix_sizes, tu.prefix_seconds)
+          : std::string());
+  for (const auto& note : tu.notes) out += " " + note + ".";
+  out += fmt::format(
+      "\n\nAdaptive handle (n hint 0): {} ranges from {} tuned sizes (ladder and crossovers); construction {:.2f} ms "
+      "(median of 5, cubins cached{}), the first in the process {:.2f} ms.\n\n",
+      res.ranges, res.winners, res.construct_ms, res.construct_compiled ? "; NVRTC RAN" : "", res.construct_first_ms);
+  out += rows_markdown(shape, res.rows, roof_gbps);
   out += fmt::format(
       "\nPer-call overhead at n={} (`{}`), {} calls per batch back to back, no flush: handle {:.2f} us/call on the GPU "
       "(events) and {:.2f} us/call enqueue on the host; direct launch {:.2f} / {:.2f} us/call.\n\n",
       format_size(shape.ladder.front()), res.overhead.config, 256, res.overhead.handle_event_us,
       res.overhead.handle_host_us, res.overhead.raw_event_us, res.overhead.raw_host_us);
   out += "Size table of the handle:\n\n```\n" + handle.resolution().sizes_summary() + "```\n\n";
+  return out;
+}
+
+ShapeResult run_shape(const Shape& shape, const std::string& cache_path, bool reuse, int tune_samples, int samples,
+                      int calls, const std::string& compile_dir, const DeviceInfo& dev, const cuda::DeviceBuffer& flush,
+                      cudaStream_t stream, double roof_gbps) {
+  ShapeResult res;
+  res.shape = &shape;
+  res.tuning = tune_shape(shape, cache_path, reuse, tune_samples, compile_dir);
+  measure_construction(shape, cache_path, res);
+  const Adaptive handle = make_adaptive(shape.base, cache_path);
+  res.ranges = handle.resolution().sizes.size();
+
+  // The winners the handle's table is built from, with the lookup the handle uses.
+  const Cache ro = Cache::open_read_only(cache_path);
+  const LookupTarget target{dev.model_key(), dev.arch(), dev.sm_count, dev.driver_version, dev};
+  const SizeLookup sl = lookup_sizes(ro, target, shape.base);
+  res.winners = sl.winners.size();
+  ShapeContext ctx{shape, handle, sl, {}, dev, compile_dir, flush, samples, stream};
+  for (const Winner& w : sl.winners)
+    if (w.model_key == dev.model_key()) ctx.by_n[w.problem.n()] = &w;
+
+  // Ladder sizes and the untuned sizes 3 * 4^k between the ladder's ends, in ascending order.
+  std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>> sizes;  // n, index in the ladder
+  for (std::size_t i = 0; i < shape.ladder.size(); ++i) sizes.push_back({shape.ladder[i], i});
+  for (std::uint64_t n = 3 * 4096; n < shape.ladder.back(); n *= 4)
+    if (n > shape.ladder.front() && !ctx.by_n.count(n)) sizes.push_back({n, std::nullopt});
+  std::sort(sizes.begin(), sizes.end());
+  for (const auto& [n, index] : sizes) res.rows.push_back(time_size(ctx, n, index));
+
+  res.overhead = call_overhead(ctx, calls);
+  res.table = shape_markdown(res, handle, roof_gbps);
   return res;
 }
 

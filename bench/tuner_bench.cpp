@@ -33,6 +33,57 @@ struct Row {
   bool same = false;
 };
 
+// One problem's rows: an exhaustive tuning from a cold compile cache, then exhaustive, random (a quarter of the
+// space) and halving from a warm one, each winner's time compared with the exhaustive winner's.
+std::vector<Row> strategy_rows(const Problem& p, bool quick) {
+  std::vector<Row> rows;
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("autotune_tuner_bench_{}", ::getpid());
+  std::filesystem::remove_all(dir);
+  Cache cache(":memory:");
+  TuneOptions o;
+  o.compile_cache_dir = dir.string();
+  if (quick) o.samples = 10;
+  auto run = [&](const std::string& strategy, const std::string& cc, int budget = 0) {
+    o.strategy = strategy;
+    o.budget = budget;
+    const TuneReport r = tune(p, cache, o);
+    Row row;
+    row.problem = p.key();
+    row.strategy = budget ? fmt::format("{} ({})", strategy, budget) : strategy;
+    row.compile_cache = cc;
+    row.seconds = r.seconds;
+    row.compiled = r.compiled;
+    row.measured = r.fully_measured;
+    row.space = static_cast<int>(r.measurements.size());
+    if (r.winner) {
+      row.winner = r.winner->config.key();
+      row.winner_gbps = r.winner->gbps;
+    }
+    std::fprintf(stderr, "%s %s: %.1f s\n", row.problem.c_str(), row.strategy.c_str(), row.seconds);
+    return std::pair{row, r};
+  };
+  auto [cold, exhaustive] = run("exhaustive", "cold");
+  cold.same = true;
+  cold.vs_exhaustive = 1.0;
+  rows.push_back(cold);
+  // Each configuration's time in the exhaustive run: the yardstick for the other strategies' winners.
+  std::map<std::string, double> exhaustive_ms;
+  for (const auto& m : exhaustive.measurements)
+    if (m.status == MeasurementStatus::ok) exhaustive_ms[m.config.key()] = m.median_ms;
+  const double best_ms = exhaustive.winner ? exhaustive_ms[exhaustive.winner->config.key()] : 0.0;
+  auto compare = [&](Row row) {
+    row.same = exhaustive.winner && row.winner == exhaustive.winner->config.key();
+    if (exhaustive_ms.count(row.winner) && best_ms > 0) row.vs_exhaustive = exhaustive_ms[row.winner] / best_ms;
+    rows.push_back(row);
+  };
+  compare(run("exhaustive", "warm").first);
+  const int quarter = std::max(8, static_cast<int>(exhaustive.measurements.size()) / 4);
+  compare(run("random", "warm", quarter).first);
+  compare(run("halving", "warm").first);
+  std::filesystem::remove_all(dir);
+  return rows;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -59,52 +110,8 @@ int main(int argc, char** argv) {
     problems.push_back(sum);
 
     std::vector<Row> rows;
-    for (const Problem& p : problems) {
-      const auto dir = std::filesystem::temp_directory_path() / fmt::format("autotune_tuner_bench_{}", ::getpid());
-      std::filesystem::remove_all(dir);
-      Cache cache(":memory:");
-      TuneOptions o;
-      o.compile_cache_dir = dir.string();
-      if (quick) o.samples = 10;
-      auto run = [&](const std::string& strategy, const std::string& cc, int budget = 0) {
-        o.strategy = strategy;
-        o.budget = budget;
-        const TuneReport r = tune(p, cache, o);
-        Row row;
-        row.problem = p.key();
-        row.strategy = budget ? fmt::format("{} ({})", strategy, budget) : strategy;
-        row.compile_cache = cc;
-        row.seconds = r.seconds;
-        row.compiled = r.compiled;
-        row.measured = r.fully_measured;
-        row.space = static_cast<int>(r.measurements.size());
-        if (r.winner) {
-          row.winner = r.winner->config.key();
-          row.winner_gbps = r.winner->gbps;
-        }
-        std::fprintf(stderr, "%s %s: %.1f s\n", row.problem.c_str(), row.strategy.c_str(), row.seconds);
-        return std::pair{row, r};
-      };
-      auto [cold, exhaustive] = run("exhaustive", "cold");
-      cold.same = true;
-      cold.vs_exhaustive = 1.0;
-      rows.push_back(cold);
-      // Each configuration's time in the exhaustive run: the yardstick for the other strategies' winners.
-      std::map<std::string, double> exhaustive_ms;
-      for (const auto& m : exhaustive.measurements)
-        if (m.status == MeasurementStatus::ok) exhaustive_ms[m.config.key()] = m.median_ms;
-      const double best_ms = exhaustive.winner ? exhaustive_ms[exhaustive.winner->config.key()] : 0.0;
-      auto compare = [&](Row row) {
-        row.same = exhaustive.winner && row.winner == exhaustive.winner->config.key();
-        if (exhaustive_ms.count(row.winner) && best_ms > 0) row.vs_exhaustive = exhaustive_ms[row.winner] / best_ms;
-        rows.push_back(row);
-      };
-      compare(run("exhaustive", "warm").first);
-      const int quarter = std::max(8, static_cast<int>(exhaustive.measurements.size()) / 4);
-      compare(run("random", "warm", quarter).first);
-      compare(run("halving", "warm").first);
-      std::filesystem::remove_all(dir);
-    }
+    for (const Problem& p : problems)
+      for (Row& r : strategy_rows(p, quick)) rows.push_back(std::move(r));
 
     std::string table = fmt::format(
         "GPU: {} ({}, {} SMs), driver {}, NVRTC {}\n\n"

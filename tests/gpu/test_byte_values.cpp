@@ -143,8 +143,10 @@ TEST_SUITE("gpu_histogram") {
       const auto compiled = jit::compile(kernel_source(p, c), "region.cu", dev.arch());
       REQUIRE_MESSAGE(compiled.ok, compiled.log);
       HistogramKernel kernel(p, c, dev, compiled.cubin);
-      for (auto [row, rows, stride] : {std::tuple{1000ull, 37ull, 1003ull}, std::tuple{4099ull, 300ull, 4160ull},
-                                       std::tuple{7ull, 5ull, 7ull}}) {
+      for (const auto& shape : {std::tuple{1000ull, 37ull, 1003ull}, std::tuple{4099ull, 300ull, 4160ull},
+                                std::tuple{7ull, 5ull, 7ull}}) {
+        // Named variables, not a structured binding: INFO captures them, which clang 14 refuses for bindings.
+        const unsigned long long row = std::get<0>(shape), rows = std::get<1>(shape), stride = std::get<2>(shape);
         INFO(key, " rows of ", row, " every ", stride, " bytes, ", rows, " rows");
         const auto host = adversarial_samples(p, rows * stride, 99 + row);
         std::vector<unsigned char> packed;  // the region's samples, row after row
