@@ -33,6 +33,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -407,8 +408,9 @@ class Mutator {
     return what;
   }
 
-  std::string targeted(Json& doc) {
-    switch (pick(41)) {
+  // Targeted mutations 0..8: a winner's cubin, its hash or an architecture.
+  std::string cubin_or_arch(Json& doc, std::size_t k) {
+    switch (k) {
       case 0: return on_winner(doc, "winner arch swapped", [](Json&, Json& w) { w["arch"] = w["arch"] == "sm_90" ? "sm_80" : "sm_90"; });
       case 1: {
         if (!doc["devices"].is_array() || doc["devices"].empty()) return "no device";
@@ -437,6 +439,13 @@ class Mutator {
         w["cubin"] = base64(bytes);
         w["cubin_sha256"] = integrity::sha256_hex(bytes);
       });
+    }
+    throw std::logic_error(fmt::format("mutation {} is not one of {}..{}", k, 0, 8));
+  }
+
+  // Targeted mutations 9..18: a measurement, or the winner against its measurements.
+  std::string measurement_or_winner(Json& doc, std::size_t k) {
+    switch (k) {
       case 9: {
         Json* m = random_measurement(doc, true);
         if (!m) return "no ok measurement";
@@ -484,6 +493,13 @@ class Mutator {
         r["measurements"] = kept;
       });
       case 18: return on_winner(doc, "winner of an unfinished run", [](Json& r, Json&) { r["finished_at"] = nullptr; });
+    }
+    throw std::logic_error(fmt::format("mutation {} is not one of {}..{}", k, 9, 18));
+  }
+
+  // Targeted mutations 19..28: a run's settings, hash, times, or a problem, device, template or baseline row.
+  std::string run_or_table(Json& doc, std::size_t k) {
+    switch (k) {
       case 19: {
         Json* r = random_run(doc);
         if (!r) return "no run";
@@ -556,6 +572,13 @@ class Mutator {
             one_of(std::vector<Json>{0, -1, "", "nope", raw_.add("1e999")});
         return "baseline odd";
       }
+    }
+    throw std::logic_error(fmt::format("mutation {} is not one of {}..{}", k, 19, 28));
+  }
+
+  // Targeted mutations 29..34: provenance without or beside a cubin, staleness, copied runs.
+  std::string provenance_or_copy(Json& doc, std::size_t k) {
+    switch (k) {
       case 29: return on_winner(doc, "source_sha256 odd", [&](Json&, Json& w) {
         w["source_sha256"] = one_of(std::vector<Json>{"abc", std::string(64, 'G'), std::string(63, 'a'), 5});
       });
@@ -592,6 +615,13 @@ class Mutator {
         doc["runs"].push_back(copy);
         return "a run copied with a second-resolution start";
       }
+    }
+    throw std::logic_error(fmt::format("mutation {} is not one of {}..{}", k, 29, 34));
+  }
+
+  // Targeted mutations 35..40: a measurement's config, a run's references and text, a log, a finished copy, versions.
+  std::string references_or_text(Json& doc, std::size_t k) {
+    switch (k) {
       case 35: {
         Json* m = random_measurement(doc, false);
         if (!m) return "no measurement";
@@ -643,6 +673,16 @@ class Mutator {
         return "run nvrtc_version odd";
       }
     }
+  }
+
+  // One of 41 targeted mutations (kinds of value that import must refuse, or accept soundly).
+  std::string targeted(Json& doc) {
+    const std::size_t k = pick(41);
+    if (k <= 8) return cubin_or_arch(doc, k);
+    if (k <= 18) return measurement_or_winner(doc, k);
+    if (k <= 28) return run_or_table(doc, k);
+    if (k <= 34) return provenance_or_copy(doc, k);
+    return references_or_text(doc, k);
   }
 
   std::string structural(Json& doc) {
@@ -711,6 +751,91 @@ struct Counts {
 
 std::string first_line(const std::string& s) { return s.substr(0, std::min(s.find('\n'), std::size_t(300))); }
 
+// One document's trial: imported into a new cache or over an unmutated import of its base. A refusal must leave the
+// target as it was; an acceptance must leave a sound cache that exports, imports again and every reader can read.
+struct Trial {
+  fs::path doc_file, target, again, export_file, report_file;
+  bool verbose = false;
+  Counts n;
+
+  void fail(std::size_t& counter, const std::string& what, const std::string& mutation) {
+    ++counter;
+    std::printf("FAIL %s\n  mutation: %s\n", what.c_str(), mutation.c_str());
+  }
+
+  void run(const std::string& base_text, bool pristine, bool into_existing, const std::string& what) {
+    remove_cache(target);
+    std::string before;
+    if (into_existing) {
+      write_file(export_file, base_text);
+      if (autotune_cli({"import", export_file.string(), "--cache", target.string()}).status != 0) {
+        fail(n.crashed, "the unmutated document does not import", what);
+        return;
+      }
+      before = dump_rows(target);
+    }
+    try {
+      const Ran r = autotune_cli({"import", doc_file.string(), "--cache", target.string()});
+      if (r.status != 0) {
+        ++n.refused;
+        if (pristine) fail(n.crashed, "an unmutated document was refused: " + first_line(r.out), what);
+        const auto colon = r.out.find(": ", r.out.find("doc.json"));
+        ++n.refusal_kinds[colon == std::string::npos ? first_line(r.out) : first_line(r.out.substr(colon + 2, 60))];
+        if (verbose) std::printf("refused  [%s] %s\n", what.c_str(), first_line(r.out).c_str());
+        const bool changed = into_existing ? dump_rows(target) != before : any_cache_file(target);
+        if (changed) fail(n.refused_but_changed, "a refused import changed the target", what + " / " + first_line(r.out));
+        return;
+      }
+      ++n.accepted;
+      if (verbose) std::printf("accepted [%s]\n", what.c_str());
+      check_accepted(what);
+    } catch (const std::exception& e) {
+      fail(n.crashed, std::string("exception: ") + e.what(), what);
+    }
+  }
+
+  void check_accepted(const std::string& what) {
+    const auto violations = Cache::open_read_only(target.string()).invariant_violations();
+    if (!violations.empty()) {
+      std::string all;
+      for (std::size_t v = 0; v < violations.size() && v < 5; ++v) all += "\n    " + violations[v];
+      fail(n.accepted_invalid, "accepted, but the cache breaks invariants:" + all, what);
+    }
+    // What was accepted exports, and that export imports again into a new cache.
+    const Ran exported = autotune_cli({"export", "--output", export_file.string(), "--cache", target.string()});
+    remove_cache(again);
+    const Ran reimported = exported.status == 0
+        ? autotune_cli({"import", export_file.string(), "--cache", again.string()}) : exported;
+    if (reimported.status != 0) fail(n.reimport_failed, "its export does not import again: " + first_line(reimported.out), what);
+    for (const std::vector<std::string>& reader :
+         {std::vector<std::string>{"show", "--all", "--cache", target.string()},
+          std::vector<std::string>{"show", "--json", "--cache", target.string()},
+          std::vector<std::string>{"compare", "--cache", target.string()},
+          std::vector<std::string>{"report", "--output", report_file.string(), "--cache", target.string()}}) {
+      const Ran r2 = autotune_cli(reader);
+      if (r2.status != 0) fail(n.readers_failed, "`autotune " + reader[0] + "` refuses it: " + first_line(r2.out), what);
+    }
+    const Ran checked = autotune_cli({"check", "--cache", target.string()});
+    if (checked.status != 0 && violations.empty())
+      fail(n.readers_failed, "`autotune check` disagrees: " + first_line(checked.out), what);
+  }
+};
+
+void print_summary(const Counts& n, std::uint64_t seed, std::size_t bases, const std::string& cubin_origin,
+                   double seconds) {
+  std::printf("\nmutation audit: seed %llu, %zu documents (%zu unmutated), cubin: %s, %.1f s\n",
+              static_cast<unsigned long long>(seed), n.documents, bases, cubin_origin.c_str(), seconds);
+  std::printf("  refused %zu, accepted %zu, accepted but invalid %zu\n", n.refused, n.accepted, n.accepted_invalid);
+  std::printf("  refused but changed the target %zu, export not re-importable %zu, readers failing %zu, other "
+              "failures %zu\n",
+              n.refused_but_changed, n.reimport_failed, n.readers_failed, n.crashed);
+  std::printf("  refusals by message (first 60 characters after the document's name):\n");
+  std::vector<std::pair<std::size_t, std::string>> kinds;
+  for (const auto& [k, c] : n.refusal_kinds) kinds.emplace_back(c, k);
+  std::sort(kinds.rbegin(), kinds.rend());
+  for (std::size_t i = 0; i < kinds.size() && i < 25; ++i) std::printf("    %5zu  %s\n", kinds[i].first, kinds[i].second.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -748,16 +873,8 @@ int main(int argc, char** argv) {
   for (const auto& b : bases) base_json.push_back(Json::parse(b));
 
   // The base documents themselves must import into a sound cache (else the audit measures nothing).
-  Counts n;
   std::mt19937_64 rng(seed);
-  const fs::path doc_file = dir / "doc.json", target = dir / "target.db", again = dir / "again.db",
-                 export_file = dir / "export.json", report_file = dir / "report.html";
-  std::map<std::size_t, std::string> prefilled;  // base -> rows of a cache holding it
-  auto fail = [&](std::size_t& counter, const std::string& what, const std::string& mutation) {
-    ++counter;
-    std::printf("FAIL %s\n  mutation: %s\n", what.c_str(), mutation.c_str());
-  };
-
+  Trial trial{dir / "doc.json", dir / "target.db", dir / "again.db", dir / "export.json", dir / "report.html", verbose};
   for (std::size_t k = 0; k < count + bases.size(); ++k) {
     const bool pristine = k < bases.size();  // the unmutated documents first
     const std::size_t b = pristine ? k : rng() % bases.size();
@@ -768,75 +885,15 @@ int main(int argc, char** argv) {
     const int edits = pristine ? 0 : 1 + static_cast<int>(rng() % 3);
     for (int e = 0; e < edits; ++e) what += (e ? "; " : "") + mutator.mutate(doc);
     const bool into_existing = !pristine && rng() % 3 == 0;
-    write_file(doc_file, raw.apply(doc.dump(-1, ' ', false, Json::error_handler_t::replace)));
-    ++n.documents;
-
-    remove_cache(target);
-    std::string before;
-    if (into_existing) {
-      write_file(export_file, bases[b]);
-      if (autotune_cli({"import", export_file.string(), "--cache", target.string()}).status != 0) {
-        fail(n.crashed, "the unmutated document does not import", what);
-        continue;
-      }
-      before = dump_rows(target);
-    }
-    try {
-      const Ran r = autotune_cli({"import", doc_file.string(), "--cache", target.string()});
-      if (r.status != 0) {
-        ++n.refused;
-        if (pristine) fail(n.crashed, "an unmutated document was refused: " + first_line(r.out), what);
-        const auto colon = r.out.find(": ", r.out.find("doc.json"));
-        ++n.refusal_kinds[colon == std::string::npos ? first_line(r.out) : first_line(r.out.substr(colon + 2, 60))];
-        if (verbose) std::printf("refused  [%s] %s\n", what.c_str(), first_line(r.out).c_str());
-        const bool changed = into_existing ? dump_rows(target) != before : any_cache_file(target);
-        if (changed) fail(n.refused_but_changed, "a refused import changed the target", what + " / " + first_line(r.out));
-        continue;
-      }
-      ++n.accepted;
-      if (verbose) std::printf("accepted [%s]\n", what.c_str());
-      const auto violations = Cache::open_read_only(target.string()).invariant_violations();
-      if (!violations.empty()) {
-        std::string all;
-        for (std::size_t v = 0; v < violations.size() && v < 5; ++v) all += "\n    " + violations[v];
-        fail(n.accepted_invalid, "accepted, but the cache breaks invariants:" + all, what);
-      }
-      // What was accepted exports, and that export imports again into a new cache.
-      const Ran exported = autotune_cli({"export", "--output", export_file.string(), "--cache", target.string()});
-      remove_cache(again);
-      const Ran reimported = exported.status == 0
-          ? autotune_cli({"import", export_file.string(), "--cache", again.string()}) : exported;
-      if (reimported.status != 0) fail(n.reimport_failed, "its export does not import again: " + first_line(reimported.out), what);
-      for (const std::vector<std::string>& reader :
-           {std::vector<std::string>{"show", "--all", "--cache", target.string()},
-            std::vector<std::string>{"show", "--json", "--cache", target.string()},
-            std::vector<std::string>{"compare", "--cache", target.string()},
-            std::vector<std::string>{"report", "--output", report_file.string(), "--cache", target.string()}}) {
-        const Ran r2 = autotune_cli(reader);
-        if (r2.status != 0) fail(n.readers_failed, "`autotune " + reader[0] + "` refuses it: " + first_line(r2.out), what);
-      }
-      const Ran checked = autotune_cli({"check", "--cache", target.string()});
-      if (checked.status != 0 && violations.empty())
-        fail(n.readers_failed, "`autotune check` disagrees: " + first_line(checked.out), what);
-    } catch (const std::exception& e) {
-      fail(n.crashed, std::string("exception: ") + e.what(), what);
-    }
+    write_file(trial.doc_file, raw.apply(doc.dump(-1, ' ', false, Json::error_handler_t::replace)));
+    ++trial.n.documents;
+    trial.run(bases[b], pristine, into_existing, what);
   }
-  remove_cache(target);
-  remove_cache(again);
+  remove_cache(trial.target);
+  remove_cache(trial.again);
   if (own_dir) fs::remove_all(dir);
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("\nmutation audit: seed %llu, %zu documents (%zu unmutated), cubin: %s, %.1f s\n",
-              static_cast<unsigned long long>(seed), n.documents, bases.size(), cubin_origin.c_str(), seconds);
-  std::printf("  refused %zu, accepted %zu, accepted but invalid %zu\n", n.refused, n.accepted, n.accepted_invalid);
-  std::printf("  refused but changed the target %zu, export not re-importable %zu, readers failing %zu, other "
-              "failures %zu\n",
-              n.refused_but_changed, n.reimport_failed, n.readers_failed, n.crashed);
-  std::printf("  refusals by message (first 60 characters after the document's name):\n");
-  std::vector<std::pair<std::size_t, std::string>> kinds;
-  for (const auto& [k, c] : n.refusal_kinds) kinds.emplace_back(c, k);
-  std::sort(kinds.rbegin(), kinds.rend());
-  for (std::size_t i = 0; i < kinds.size() && i < 25; ++i) std::printf("    %5zu  %s\n", kinds[i].first, kinds[i].second.c_str());
-  return n.bad() ? 1 : 0;
+  print_summary(trial.n, seed, bases.size(), cubin_origin, seconds);
+  return trial.n.bad() ? 1 : 0;
 }

@@ -87,46 +87,8 @@ int half_runs(SQLite::Database& db) {
       .getInt();
 }
 
-}  // namespace
-
-TEST_SUITE("cache_concurrency") {
-
-TEST_CASE("writer processes and a reader share one file: nothing is lost and no reader sees half a run") {
-  TempPath file;
-  { Cache create(file.str()); }  // the race under test is writing, not creating the file
-  const auto start = std::chrono::steady_clock::now();
-  Writers writers(file.str(), plan::kWriters);
-
-  Cache reader(file.str());
-  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY, 5000);
-  int rounds = 0, half_winners = 0, half_finished = 0, half_exported = 0;
-  std::size_t most_winners = 0;
-  bool partial_seen = false;  // a round that saw some but not all runs: the reads did overlap the writes
-  while (writers.poll()) {
-    REQUIRE_MESSAGE(std::chrono::steady_clock::now() - start < std::chrono::seconds(60), "the writers hang");
-    ++rounds;
-    const auto winners = reader.winners();
-    most_winners = std::max(most_winners, winners.size());
-    partial_seen |= !winners.empty() && winners.size() < std::size_t(plan::kWriters * plan::kRuns + 1);
-    for (const Winner& w : winners) half_winners += reader.measurements(w.run_id).size() != plan::kMeasurements;
-    half_finished += half_runs(raw);
-    if (rounds % 8 == 0) {  // an export is one snapshot too
-      std::ostringstream out;
-      reader.export_json(out);
-      // Named: a range-for over parse(...)["runs"] would iterate a member of a temporary already destroyed.
-      const nlohmann::json exported = nlohmann::json::parse(out.str());
-      for (const auto& run : exported["runs"])
-        half_exported += !run["finished_at"].is_null() && run["measurements"].size() != plan::kMeasurements;
-    }
-  }
-  MESSAGE(rounds << " read rounds while " << plan::kWriters << " writers ran; partial states seen: " << partial_seen);
-  CHECK(rounds > 0);
-  CHECK(writers.exit_codes() == std::vector<int>(plan::kWriters, 0));
-  CHECK(half_winners == 0);
-  CHECK(half_finished == 0);
-  CHECK(half_exported == 0);
-
-  // Every row of every writer.
+// Every row of every writer, as the reader and SQLite see them once the writers are done.
+void check_every_writers_rows(const Cache& reader, SQLite::Database& raw) {
   const std::string model = plan::device().model_key();
   CHECK(raw.execAndGet("SELECT count(*) FROM runs WHERE finished_at IS NOT NULL").getInt() ==
         plan::kWriters * (plan::kRuns + 1));
@@ -172,6 +134,48 @@ TEST_CASE("writer processes and a reader share one file: nothing is lost and no 
   CHECK(shared->median_ms == plan::median_ms(w, plan::kRuns, 0));
   CHECK(shared->cubin == plan::cubin(w, plan::kRuns));
   CHECK(reader.winners().size() == std::size_t(plan::kWriters * plan::kRuns + 1));
+}
+
+}  // namespace
+
+TEST_SUITE("cache_concurrency") {
+
+TEST_CASE("writer processes and a reader share one file: nothing is lost and no reader sees half a run") {
+  TempPath file;
+  { Cache create(file.str()); }  // the race under test is writing, not creating the file
+  const auto start = std::chrono::steady_clock::now();
+  Writers writers(file.str(), plan::kWriters);
+
+  Cache reader(file.str());
+  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY, 5000);
+  int rounds = 0, half_winners = 0, half_finished = 0, half_exported = 0;
+  std::size_t most_winners = 0;
+  bool partial_seen = false;  // a round that saw some but not all runs: the reads did overlap the writes
+  while (writers.poll()) {
+    REQUIRE_MESSAGE(std::chrono::steady_clock::now() - start < std::chrono::seconds(60), "the writers hang");
+    ++rounds;
+    const auto winners = reader.winners();
+    most_winners = std::max(most_winners, winners.size());
+    partial_seen |= !winners.empty() && winners.size() < std::size_t(plan::kWriters * plan::kRuns + 1);
+    for (const Winner& w : winners) half_winners += reader.measurements(w.run_id).size() != plan::kMeasurements;
+    half_finished += half_runs(raw);
+    if (rounds % 8 == 0) {  // an export is one snapshot too
+      std::ostringstream out;
+      reader.export_json(out);
+      // Named: a range-for over parse(...)["runs"] would iterate a member of a temporary already destroyed.
+      const nlohmann::json exported = nlohmann::json::parse(out.str());
+      for (const auto& run : exported["runs"])
+        half_exported += !run["finished_at"].is_null() && run["measurements"].size() != plan::kMeasurements;
+    }
+  }
+  MESSAGE(rounds << " read rounds while " << plan::kWriters << " writers ran; partial states seen: " << partial_seen);
+  CHECK(rounds > 0);
+  CHECK(writers.exit_codes() == std::vector<int>(plan::kWriters, 0));
+  CHECK(half_winners == 0);
+  CHECK(half_finished == 0);
+  CHECK(half_exported == 0);
+
+  check_every_writers_rows(reader, raw);
   CHECK(most_winners <= std::size_t(plan::kWriters * plan::kRuns + 1));
 }
 

@@ -64,22 +64,8 @@ std::string structure(const std::string& path) {
   return out;
 }
 
-}  // namespace
-
-TEST_SUITE("cache_migration") {
-
-TEST_CASE("the golden schema-1 file opens with the current code and keeps every row") {
-  const std::string golden = read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v1.db");
-  REQUIRE(golden.size() > 0);
-  REQUIRE(golden.size() < 200 * 1024);
-  TempPath file;
-  copy_golden_v1(file.path);
-  {
-    SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
-    REQUIRE(raw.execAndGet("PRAGMA user_version").getInt() == 1);
-  }
-  Cache c(file.str());
-
+// The schema-1 golden file's four winners, field by field, as the migrated cache serves them.
+void check_v1_winners(const Cache& c) {
   const auto winners = c.winners();
   REQUIRE(winners.size() == 4);
   struct Expected {
@@ -123,7 +109,9 @@ TEST_CASE("the golden schema-1 file opens with the current code and keeps every 
   CHECK(f32->problem.as<HistogramProblem>()->lower == 0.0);
   CHECK(f32->problem.as<HistogramProblem>()->upper == 1.0);
   CHECK(f32->problem.as<HistogramProblem>()->bins == 1024);
+}
 
+void check_v1_run1_measurements(const Cache& c) {
   // Every status of run 1, with its log, in the order measured.
   const auto ms = c.measurements(1);
   REQUIRE(ms.size() == 7);
@@ -154,12 +142,11 @@ TEST_CASE("the golden schema-1 file opens with the current code and keeps every 
     CHECK(ms[i].gbps == gbps);
     CHECK(ms[i].roof_pct == 0.0);
   }
-  CHECK(c.measurements(2).size() == 3);
-  CHECK(c.measurements(3).size() == 2);
-  CHECK(c.measurements(4).size() == 1);  // the interrupted run keeps its measurement
-  CHECK(c.measurements(5).size() == 3);
+}
 
-  SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+// The migrated file's rows as SQLite holds them: runs, devices, problems and the views.
+void check_v1_migrated_rows(const std::string& path) {
+  SQLite::Database raw(path, SQLite::OPEN_READONLY);
   CHECK(raw.execAndGet("PRAGMA user_version").getInt() == Cache::schema_version());
   // Runs 4 and 5 started in the same second (two tuners, two A100 cards): both kept, a millisecond apart.
   CHECK(rows(raw, "SELECT id, started_at, finished_at, strategy, tool_version, template_hash, nvrtc_version,"
@@ -188,6 +175,32 @@ TEST_CASE("the golden schema-1 file opens with the current code and keeps every 
         std::vector<std::string>{"t:" + kU8 + " | t:NVIDIA H100 80GB HBM3 | i:1 | i:2 | r:1",
                                  "t:" + kU8 + " | t:NVIDIA A100-SXM4-40GB | i:2 | i:2 | r:" +
                                      fmt::format("{}", 0.0399 / 0.0203)});
+}
+
+}  // namespace
+
+TEST_SUITE("cache_migration") {
+
+TEST_CASE("the golden schema-1 file opens with the current code and keeps every row") {
+  const std::string golden = read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v1.db");
+  REQUIRE(golden.size() > 0);
+  REQUIRE(golden.size() < 200 * 1024);
+  TempPath file;
+  copy_golden_v1(file.path);
+  {
+    SQLite::Database raw(file.str(), SQLite::OPEN_READONLY);
+    REQUIRE(raw.execAndGet("PRAGMA user_version").getInt() == 1);
+  }
+  Cache c(file.str());
+
+  check_v1_winners(c);
+  check_v1_run1_measurements(c);
+  CHECK(c.measurements(2).size() == 3);
+  CHECK(c.measurements(3).size() == 2);
+  CHECK(c.measurements(4).size() == 1);  // the interrupted run keeps its measurement
+  CHECK(c.measurements(5).size() == 3);
+
+  check_v1_migrated_rows(file.str());
 
   // The original was never opened.
   CHECK(read_bytes(fs::path(AUTOTUNE_TEST_DATA_DIR) / "cache_v1.db") == golden);

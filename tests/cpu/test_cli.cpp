@@ -209,7 +209,9 @@ TEST_SUITE("cli") {
     refuses({"report", "--output", ""}, "--output: the file name is empty");
     refuses({"report", "-o", "a.html", "--json"}, "report");
     refuses({"report", "-o", "a.html", "b.html"}, "report");
-    // reductions, strategies and devices
+  }
+
+  TEST_CASE("bad input of reductions, strategies, devices and bench is refused before any work, naming what was wrong") {
     refuses({"tune", "--kernel", "reduce", "--type", "f32", "--n", "1M"}, "--op is required");
     refuses({"tune", "--kernel", "reduce", "--op", "avg", "--type", "f32", "--n", "1M"}, "unknown operation 'avg'");
     refuses({"tune", "--kernel", "reduce", "--op", "sum", "--n", "1M"}, "--type is required");

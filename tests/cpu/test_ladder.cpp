@@ -47,6 +47,44 @@ std::string usage_error(std::vector<std::string> args) {
   return "accepted";
 }
 
+// run_ladders with a made-up tuner: each step records a run in `cache` as tune() would, its winner taken from
+// `winners` by size (a crossover: the candidate of the smaller size), and says what it did in `steps`.
+struct FakeTuner {
+  Cache& cache;
+  DeviceInfo dev;
+  CodeIdentity code;
+  std::map<std::uint64_t, Config> winners;
+  std::vector<std::string> steps;
+  std::size_t no_memory_at = 0;  // a size whose step runs out of memory
+
+  StepOutcome run(const LadderStep& step) {
+    const std::uint64_t n = step.problem.n();
+    if (n == no_memory_at) {
+      steps.push_back("no memory " + format_size(n));
+      return StepOutcome::no_memory;
+    }
+    const auto run = cache.begin_run(dev, step.problem, RunInfo{step.candidates.empty() ? "exhaustive" : "crossover",
+                                                               "test", code});
+    Config won;
+    if (step.candidates.empty()) {
+      won = winners.at(n);
+      cache.add_measurement(run, test::ok_measurement(*won.as<HistogramConfig>(), 1.0));
+      steps.push_back("tune " + format_size(n));
+    } else {
+      REQUIRE(step.candidates.size() == 2);
+      CHECK(step.candidates[0] == winners.at(step.below->n()));
+      CHECK(step.candidates[1] == winners.at(step.above->n()));
+      cache.add_measurement(run, test::ok_measurement(*step.candidates[0].as<HistogramConfig>(), 1.0));
+      cache.add_measurement(run, test::ok_measurement(*step.candidates[1].as<HistogramConfig>(), 2.0));
+      won = step.candidates[0];
+      steps.push_back(fmt::format("crossover {} of {} and {}", format_size(n), format_size(step.below->n()),
+                                  format_size(step.above->n())));
+    }
+    cache.finish_run(run, test::ok_measurement(*won.as<HistogramConfig>(), 1.0), {});
+    return StepOutcome::tuned;
+  }
+};
+
 }  // namespace
 
 TEST_SUITE("ladder") {
@@ -201,44 +239,18 @@ TEST_SUITE("ladder") {
     CHECK(g[1] == std::vector<Problem>{b1m});
   }
 
-  // run_ladders with a made-up tuner: each step records a run in the cache as tune() would, its winner taken from
-  // `winners` by size (a crossover: the candidate `crossover_pick` says).
   TEST_CASE("run_ladders tunes each size, measures crossovers where winners differ, and skips finished sizes") {
     Cache cache(":memory:");
     const DeviceInfo dev = test::h100();
-    const CodeIdentity code = current_identity("histogram", dev.driver_version);
     const Config A = test::config(256, 4), B = test::config(512, 8);
     // A, A, B, A: crossovers between 256K and 1M, and between 1M and 4M; none between 64K and 256K.
-    std::map<std::uint64_t, Config> winners{{64 * K, A}, {256 * K, A}, {M, B}, {4 * M, A}};
-    std::vector<std::string> steps;
-    std::size_t no_memory_at = 0;
+    FakeTuner tuner{cache, dev, current_identity("histogram", dev.driver_version),
+                    {{64 * K, A}, {256 * K, A}, {M, B}, {4 * M, A}}};
+    const CodeIdentity& code = tuner.code;
+    std::vector<std::string>& steps = tuner.steps;
+    std::size_t& no_memory_at = tuner.no_memory_at;
     LadderEvents events;
-    events.run = [&](const LadderStep& step) {
-      const std::uint64_t n = step.problem.n();
-      if (n == no_memory_at) {
-        steps.push_back("no memory " + format_size(n));
-        return StepOutcome::no_memory;
-      }
-      const auto run = cache.begin_run(dev, step.problem, RunInfo{step.candidates.empty() ? "exhaustive" : "crossover",
-                                                                 "test", code});
-      Config won;
-      if (step.candidates.empty()) {
-        won = winners.at(n);
-        cache.add_measurement(run, test::ok_measurement(*won.as<HistogramConfig>(), 1.0));
-        steps.push_back("tune " + format_size(n));
-      } else {
-        REQUIRE(step.candidates.size() == 2);
-        CHECK(step.candidates[0] == winners.at(step.below->n()));
-        CHECK(step.candidates[1] == winners.at(step.above->n()));
-        cache.add_measurement(run, test::ok_measurement(*step.candidates[0].as<HistogramConfig>(), 1.0));
-        cache.add_measurement(run, test::ok_measurement(*step.candidates[1].as<HistogramConfig>(), 2.0));
-        won = step.candidates[0];
-        steps.push_back(fmt::format("crossover {} of {} and {}", format_size(n), format_size(step.below->n()),
-                                    format_size(step.above->n())));
-      }
-      cache.finish_run(run, test::ok_measurement(*won.as<HistogramConfig>(), 1.0), {});
-      return StepOutcome::tuned;
-    };
+    events.run = [&](const LadderStep& step) { return tuner.run(step); };
     std::vector<std::string> skipped;
     events.finished = [&](const Problem& p, const Winner&) { skipped.push_back(format_size(p.n())); };
     std::vector<Problem> ladder;

@@ -159,6 +159,28 @@ TEST_SUITE("report") {
     CHECK(page.find("1.25x the fastest&#39;s time, other configuration") != std::string::npos);
   }
 
+  // The table: a row per size, CUB's GB/s and the winner's speed over it where measured.
+  void check_size_table(const std::string& page, std::size_t from) {
+    const double g1 = gbps_of(u8_problem(1 * M), 0.010), g4 = gbps_of(u8_problem(4 * M), 0.030);
+    const std::size_t t = page.find("<table class=\"sizetable\">", from);
+    REQUIRE(t != std::string::npos);
+    const std::string table = page.substr(t, page.find("</table>", t) - t);
+    CHECK(count(table, "<tr><td>") == 3);
+    const std::size_t r1 = table.find("<tr><td>1M ("), r2 = table.find("<tr><td>2M ("), r4 = table.find("<tr><td>4M (");
+    REQUIRE(r1 != std::string::npos);
+    REQUIRE(r2 != std::string::npos);
+    REQUIRE(r4 != std::string::npos);
+    CHECK(r1 < r2);
+    CHECK(r2 < r4);
+    const std::string row1 = table.substr(r1, r2 - r1), row2 = table.substr(r2, r4 - r2), row4 = table.substr(r4);
+    CHECK(row1.find(fmt::format("{:.1f}</td><td class=\"num\">{:.1f}</td><td class=\"num\">2.00x", g1,
+                                gbps_of(u8_problem(1 * M), 0.020))) != std::string::npos);
+    CHECK(row2.find("crossover") != std::string::npos);
+    CHECK(row2.find("not measured") != std::string::npos);
+    CHECK(row4.find(fmt::format("{:.1f}</td><td class=\"num\">{:.1f}</td><td class=\"num\">1.33x", g4,
+                                gbps_of(u8_problem(4 * M), 0.040))) != std::string::npos);
+  }
+
   TEST_CASE("a shape tuned at several sizes: GB/s over n for the winners and CUB, with a table") {
     TempPath cache, html(".html");
     {
@@ -210,8 +232,7 @@ TEST_SUITE("report") {
     const std::vector<std::string> ct = titles_of(chart, "<rect class=\"point baseline\"");
     REQUIRE(wt.size() == 3);
     REQUIRE(ct.size() == 2);
-    const double g1 = gbps_of(u8_problem(1 * M), 0.010), g2 = gbps_of(u8_problem(2 * M), 0.015),
-                 g4 = gbps_of(u8_problem(4 * M), 0.030);
+    const double g1 = gbps_of(u8_problem(1 * M), 0.010), g2 = gbps_of(u8_problem(2 * M), 0.015);
     CHECK(wt[0].rfind(fmt::format("n=1M ({}): ", 1 * M), 0) == 0);
     CHECK(wt[0].find(fmt::format("{:.1f} GB/s", g1)) != std::string::npos);
     CHECK(wt[0].find("exact") != std::string::npos);
@@ -227,24 +248,7 @@ TEST_SUITE("report") {
     CHECK(count(chart, "<line class=\"roof\"") == 1);
     CHECK(chart.find(fmt::format("read roof: {:.1f} GB/s", kH100Roof)) != std::string::npos);
 
-    // The table: a row per size, CUB's GB/s and the winner's speed over it where measured.
-    const std::size_t t = page.find("<table class=\"sizetable\">", at);
-    REQUIRE(t != std::string::npos);
-    const std::string table = page.substr(t, page.find("</table>", t) - t);
-    CHECK(count(table, "<tr><td>") == 3);
-    const std::size_t r1 = table.find("<tr><td>1M ("), r2 = table.find("<tr><td>2M ("), r4 = table.find("<tr><td>4M (");
-    REQUIRE(r1 != std::string::npos);
-    REQUIRE(r2 != std::string::npos);
-    REQUIRE(r4 != std::string::npos);
-    CHECK(r1 < r2);
-    CHECK(r2 < r4);
-    const std::string row1 = table.substr(r1, r2 - r1), row2 = table.substr(r2, r4 - r2), row4 = table.substr(r4);
-    CHECK(row1.find(fmt::format("{:.1f}</td><td class=\"num\">{:.1f}</td><td class=\"num\">2.00x", g1,
-                                gbps_of(u8_problem(1 * M), 0.020))) != std::string::npos);
-    CHECK(row2.find("crossover") != std::string::npos);
-    CHECK(row2.find("not measured") != std::string::npos);
-    CHECK(row4.find(fmt::format("{:.1f}</td><td class=\"num\">{:.1f}</td><td class=\"num\">1.33x", g4,
-                                gbps_of(u8_problem(4 * M), 0.040))) != std::string::npos);
+    check_size_table(page, at);
   }
 
   TEST_CASE("a CUB figure at a size that was not tuned is a point and a row of its own") {

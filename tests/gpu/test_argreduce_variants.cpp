@@ -92,6 +92,68 @@ struct Input {
   bool nan = false;    // holds a NaN: CUB leaves the answer undefined, the reference alone decides
 };
 
+// Floats: NaNs of both signs and payloads, infinities, signed zeros and the least subnormals as the extreme.
+template <class V>
+void add_float_inputs(const ArgReduceProblem& base, std::vector<Input>& in) {
+  using S = typename V::S;
+  constexpr std::uint64_t kMid = 1000003;
+  const bool max = base.op == ArgOp::argmax;
+  auto generated = [&](const char* dist, std::uint64_t n, std::uint64_t seed) {
+    ArgReduceProblem p = base;
+    p.distribution = dist;
+    return generate_arg_values(p, n, seed);
+  };
+  Input nan_last{"NaN last, unaligned", generated("uniform", kMid, 14), kMid, 1, true};
+  put<S>(nan_last.bytes, kMid - 1, V::nan(false));
+  in.push_back(nan_last);
+  Input nan_first{"negative NaN first, unaligned", generated("uniform", kMid, 15), kMid, 1, true};
+  put<S>(nan_first.bytes, 0, V::nan(true));
+  in.push_back(nan_first);
+  Input nans{"three NaNs of other payloads, +inf and -inf", generated("uniform", kMid, 16), kMid, 0, true};
+  put<S>(nans.bytes, 5, V::inf(false));
+  put<S>(nans.bytes, 6, V::inf(true));
+  put<S>(nans.bytes, kMid - 100, V::nan(true));
+  put<S>(nans.bytes, kMid / 3, V::nan(false));  // the first NaN: the answer
+  put<S>(nans.bytes, kMid / 2, V::payload_nan());
+  in.push_back(nans);
+  Input infs{"+inf and -inf", generated("uniform", kMid, 18), kMid, 1};
+  put<S>(infs.bytes, kMid / 2 + 3, V::inf(false));
+  put<S>(infs.bytes, kMid / 4, V::inf(true));
+  put<S>(infs.bytes, kMid - 3, V::inf(false));
+  in.push_back(infs);
+  // Zeros of both signs as the extreme: equal, so the first (here -0.0) wins with its sign.
+  std::vector<unsigned char> zeros(kMid * sizeof(S));
+  for (std::uint64_t i = 0; i < kMid; ++i) put<S>(zeros, i, V::from(max ? -1.0 - (i % 5) : 1.0 + (i % 5)));
+  put<S>(zeros, 1001, V::from(-0.0));
+  put<S>(zeros, 1000, V::from(0.0));
+  put<S>(zeros, 999, V::from(-0.0));
+  put<S>(zeros, kMid - 1, V::from(0.0));
+  in.push_back({"signed zeros as the extreme", zeros, kMid, 1});
+  // +0.0 first this time: its bits (the packed keys decode a zero as +0.0 and must not take the later -0.0's).
+  put<S>(zeros, 999, V::from(0.0));
+  put<S>(zeros, 1001, V::from(-0.0));
+  in.push_back({"+0.0 then -0.0 as the extreme, aligned", zeros, kMid, 0});
+  // The smallest subnormals as the extreme, nearest zero on the extreme's side (negative for an arg-max): a half's
+  // raw bits as unsigned order the negatives backwards. One least subnormal twice (the first wins), two of them
+  // earlier.
+  std::vector<unsigned char> tiny(kMid * sizeof(S));
+  for (std::uint64_t i = 0; i < kMid; ++i) put<S>(tiny, i, V::from(max ? -1.0 - (i % 5) : 1.0 + (i % 5)));
+  put<S>(tiny, kMid / 4, V::tiny(max ? -2 : 2));
+  put<S>(tiny, kMid / 3, V::tiny(max ? -1 : 1));  // the answer
+  put<S>(tiny, kMid / 2, V::tiny(max ? -1 : 1));
+  in.push_back({"the least subnormals as the extreme", tiny, kMid, 1});
+  // A NaN with a payload first, then the canonical one: the first NaN's own bits come back; and a signaling NaN
+  // (quiet bit clear), which a conversion to float may quiet: its bits too.
+  Input payloads{"a NaN with a payload, then the canonical NaN", generated("uniform", kMid, 21), kMid, 0, true};
+  put<S>(payloads.bytes, kMid / 5, V::payload_nan());
+  put<S>(payloads.bytes, kMid / 4, V::nan(false));
+  in.push_back(payloads);
+  Input signaling{"a signaling NaN, unaligned", generated("uniform", kMid, 22), kMid, 1, true};
+  put<S>(signaling.bytes, kMid / 7, V::signaling_nan());
+  put<S>(signaling.bytes, kMid / 6, V::nan(false));
+  in.push_back(signaling);
+}
+
 // The inputs of a type written by V (Plain<T> or Half<H>).
 template <class V>
 std::vector<Input> inputs_for(const ArgReduceProblem& base) {
@@ -141,55 +203,7 @@ std::vector<Input> inputs_for(const ArgReduceProblem& base) {
   put<S>(one_other.bytes, kMid - 7, V::from(3));
   in.push_back(one_other);
   if constexpr (V::kFloat) {
-    Input nan_last{"NaN last, unaligned", generated("uniform", kMid, 14), kMid, 1, true};
-    put<S>(nan_last.bytes, kMid - 1, V::nan(false));
-    in.push_back(nan_last);
-    Input nan_first{"negative NaN first, unaligned", generated("uniform", kMid, 15), kMid, 1, true};
-    put<S>(nan_first.bytes, 0, V::nan(true));
-    in.push_back(nan_first);
-    Input nans{"three NaNs of other payloads, +inf and -inf", generated("uniform", kMid, 16), kMid, 0, true};
-    put<S>(nans.bytes, 5, V::inf(false));
-    put<S>(nans.bytes, 6, V::inf(true));
-    put<S>(nans.bytes, kMid - 100, V::nan(true));
-    put<S>(nans.bytes, kMid / 3, V::nan(false));  // the first NaN: the answer
-    put<S>(nans.bytes, kMid / 2, V::payload_nan());
-    in.push_back(nans);
-    Input infs{"+inf and -inf", generated("uniform", kMid, 18), kMid, 1};
-    put<S>(infs.bytes, kMid / 2 + 3, V::inf(false));
-    put<S>(infs.bytes, kMid / 4, V::inf(true));
-    put<S>(infs.bytes, kMid - 3, V::inf(false));
-    in.push_back(infs);
-    // Zeros of both signs as the extreme: equal, so the first (here -0.0) wins with its sign.
-    std::vector<unsigned char> zeros(kMid * sizeof(S));
-    for (std::uint64_t i = 0; i < kMid; ++i) put<S>(zeros, i, V::from(max ? -1.0 - (i % 5) : 1.0 + (i % 5)));
-    put<S>(zeros, 1001, V::from(-0.0));
-    put<S>(zeros, 1000, V::from(0.0));
-    put<S>(zeros, 999, V::from(-0.0));
-    put<S>(zeros, kMid - 1, V::from(0.0));
-    in.push_back({"signed zeros as the extreme", zeros, kMid, 1});
-    // +0.0 first this time: its bits (the packed keys decode a zero as +0.0 and must not take the later -0.0's).
-    put<S>(zeros, 999, V::from(0.0));
-    put<S>(zeros, 1001, V::from(-0.0));
-    in.push_back({"+0.0 then -0.0 as the extreme, aligned", zeros, kMid, 0});
-    // The smallest subnormals as the extreme, nearest zero on the extreme's side (negative for an arg-max): a half's
-    // raw bits as unsigned order the negatives backwards. One least subnormal twice (the first wins), two of them
-    // earlier.
-    std::vector<unsigned char> tiny(kMid * sizeof(S));
-    for (std::uint64_t i = 0; i < kMid; ++i) put<S>(tiny, i, V::from(max ? -1.0 - (i % 5) : 1.0 + (i % 5)));
-    put<S>(tiny, kMid / 4, V::tiny(max ? -2 : 2));
-    put<S>(tiny, kMid / 3, V::tiny(max ? -1 : 1));  // the answer
-    put<S>(tiny, kMid / 2, V::tiny(max ? -1 : 1));
-    in.push_back({"the least subnormals as the extreme", tiny, kMid, 1});
-    // A NaN with a payload first, then the canonical one: the first NaN's own bits come back; and a signaling NaN
-    // (quiet bit clear), which a conversion to float may quiet: its bits too.
-    Input payloads{"a NaN with a payload, then the canonical NaN", generated("uniform", kMid, 21), kMid, 0, true};
-    put<S>(payloads.bytes, kMid / 5, V::payload_nan());
-    put<S>(payloads.bytes, kMid / 4, V::nan(false));
-    in.push_back(payloads);
-    Input signaling{"a signaling NaN, unaligned", generated("uniform", kMid, 22), kMid, 1, true};
-    put<S>(signaling.bytes, kMid / 7, V::signaling_nan());
-    put<S>(signaling.bytes, kMid / 6, V::nan(false));
-    in.push_back(signaling);
+    add_float_inputs<V>(base, in);
   } else {
     Input ext{"integer extremes at both ends", generated("uniform", kMid, 19), kMid, 1};
     put<S>(ext.bytes, 0, V::max());

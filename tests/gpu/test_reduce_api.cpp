@@ -62,6 +62,68 @@ std::string reduce_once(const Reduce& r, std::uint64_t n, std::uint64_t seed, cu
   return compare_reduce(p, reference_reduce(p, host.data(), n), &got, n);
 }
 
+// Four threads on their own streams, each running sizes of all three ranges.
+void check_threads(const Reduce& r, const std::vector<std::pair<std::uint64_t, ReduceConfig>>& calls) {
+  std::vector<std::string> errors(4);
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 0; t < 4; ++t)
+      pool.emplace_back([&, t] {
+        try {
+          AUTOTUNE_CUDA(cudaSetDevice(0));
+          const cuda::Stream stream;
+          for (int k = 0; k < 6; ++k) {
+            const std::uint64_t n = calls[(3 * t + k) % calls.size()].first;
+            if (const std::string d = reduce_once(r, n, 100 * t + k, stream.get()); !d.empty())
+              errors[t] += fmt::format("n={}: {}\n", n, d);
+          }
+        } catch (const std::exception& e) {
+          errors[t] += e.what();
+        }
+      });
+  }
+  for (int t = 0; t < 4; ++t) CHECK_MESSAGE(errors[t].empty(), "thread ", t, ": ", errors[t]);
+}
+
+// Two graphs on one stream, one n each (a two-pass size and an atomic one), replayed on new data.
+void check_graphs(const Reduce& r, const ReduceProblem& p, const ReduceConfig& two_pass, const ReduceConfig& atomic) {
+  const std::uint64_t mid = r.resolution().sizes[1].n_from + 9, big = r.resolution().sizes[2].n_from + 11;
+  REQUIRE(r.config_for(mid) == two_pass);
+  REQUIRE(r.config_for(big) == atomic);
+  cuda::DeviceBuffer in_mid(mid * 4), in_big(big * 4), out_mid(8), out_big(8);
+  const cuda::Stream stream;
+  cudaGraph_t g_mid = nullptr, g_big = nullptr;
+  cudaGraphExec_t e_mid = nullptr, e_big = nullptr;
+  AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+  r(in_mid.get(), mid, static_cast<long long*>(out_mid.get()), stream.get());
+  AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_mid));
+  AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+  r(in_big.get(), big, static_cast<long long*>(out_big.get()), stream.get());
+  AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_big));
+  AUTOTUNE_CUDA(cudaGraphInstantiate(&e_mid, g_mid, 0));
+  AUTOTUNE_CUDA(cudaGraphInstantiate(&e_big, g_big, 0));
+  for (int replay = 0; replay < 3; ++replay) {
+    INFO("replay ", replay);
+    const auto host_mid = generate_values(p, mid, 500 + replay), host_big = generate_values(p, big, 600 + replay);
+    AUTOTUNE_CUDA(cudaMemcpy(in_mid.get(), host_mid.data(), host_mid.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    AUTOTUNE_CUDA(cudaMemcpy(in_big.get(), host_big.data(), host_big.size(), cudaMemcpyHostToDevice));
+    AUTOTUNE_CUDA(cudaDeviceSynchronize());
+    AUTOTUNE_CUDA(cudaGraphLaunch(e_mid, stream.get()));
+    AUTOTUNE_CUDA(cudaGraphLaunch(e_big, stream.get()));
+    stream.synchronize();
+    long long got_mid = 0, got_big = 0;
+    AUTOTUNE_CUDA(cudaMemcpy(&got_mid, out_mid.get(), 8, cudaMemcpyDeviceToHost));
+    AUTOTUNE_CUDA(cudaMemcpy(&got_big, out_big.get(), 8, cudaMemcpyDeviceToHost));
+    CHECK(compare_reduce(p, reference_reduce(p, host_mid.data(), mid), &got_mid, mid) == "");
+    CHECK(compare_reduce(p, reference_reduce(p, host_big.data(), big), &got_big, big) == "");
+  }
+  cudaGraphExecDestroy(e_mid);
+  cudaGraphExecDestroy(e_big);
+  cudaGraphDestroy(g_mid);
+  cudaGraphDestroy(g_big);
+}
+
 }  // namespace
 
 TEST_SUITE("gpu_api") {
@@ -117,63 +179,8 @@ TEST_SUITE("gpu_api") {
       CHECK(reduce_once(r, n, n + 1, stream.get()) == "");
     }
 
-    // Four threads on their own streams, each running sizes of all three ranges.
-    std::vector<std::string> errors(4);
-    {
-      std::vector<std::jthread> pool;
-      for (int t = 0; t < 4; ++t)
-        pool.emplace_back([&, t] {
-          try {
-            AUTOTUNE_CUDA(cudaSetDevice(0));
-            const cuda::Stream stream;
-            for (int k = 0; k < 6; ++k) {
-              const std::uint64_t n = calls[(3 * t + k) % calls.size()].first;
-              if (const std::string d = reduce_once(r, n, 100 * t + k, stream.get()); !d.empty())
-                errors[t] += fmt::format("n={}: {}\n", n, d);
-            }
-          } catch (const std::exception& e) {
-            errors[t] += e.what();
-          }
-        });
-    }
-    for (int t = 0; t < 4; ++t) CHECK_MESSAGE(errors[t].empty(), "thread ", t, ": ", errors[t]);
-
-    // Two graphs on one stream, one n each (a two-pass size and an atomic one), replayed on new data.
-    const std::uint64_t mid = r.resolution().sizes[1].n_from + 9, big = r.resolution().sizes[2].n_from + 11;
-    REQUIRE(r.config_for(mid) == two_pass);
-    REQUIRE(r.config_for(big) == atomic);
-    cuda::DeviceBuffer in_mid(mid * 4), in_big(big * 4), out_mid(8), out_big(8);
-    const cuda::Stream stream;
-    cudaGraph_t g_mid = nullptr, g_big = nullptr;
-    cudaGraphExec_t e_mid = nullptr, e_big = nullptr;
-    AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
-    r(in_mid.get(), mid, static_cast<long long*>(out_mid.get()), stream.get());
-    AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_mid));
-    AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
-    r(in_big.get(), big, static_cast<long long*>(out_big.get()), stream.get());
-    AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_big));
-    AUTOTUNE_CUDA(cudaGraphInstantiate(&e_mid, g_mid, 0));
-    AUTOTUNE_CUDA(cudaGraphInstantiate(&e_big, g_big, 0));
-    for (int replay = 0; replay < 3; ++replay) {
-      INFO("replay ", replay);
-      const auto host_mid = generate_values(p, mid, 500 + replay), host_big = generate_values(p, big, 600 + replay);
-      AUTOTUNE_CUDA(cudaMemcpy(in_mid.get(), host_mid.data(), host_mid.size(), cudaMemcpyHostToDevice));
-      AUTOTUNE_CUDA(cudaDeviceSynchronize());
-      AUTOTUNE_CUDA(cudaMemcpy(in_big.get(), host_big.data(), host_big.size(), cudaMemcpyHostToDevice));
-      AUTOTUNE_CUDA(cudaDeviceSynchronize());
-      AUTOTUNE_CUDA(cudaGraphLaunch(e_mid, stream.get()));
-      AUTOTUNE_CUDA(cudaGraphLaunch(e_big, stream.get()));
-      stream.synchronize();
-      long long got_mid = 0, got_big = 0;
-      AUTOTUNE_CUDA(cudaMemcpy(&got_mid, out_mid.get(), 8, cudaMemcpyDeviceToHost));
-      AUTOTUNE_CUDA(cudaMemcpy(&got_big, out_big.get(), 8, cudaMemcpyDeviceToHost));
-      CHECK(compare_reduce(p, reference_reduce(p, host_mid.data(), mid), &got_mid, mid) == "");
-      CHECK(compare_reduce(p, reference_reduce(p, host_big.data(), big), &got_big, big) == "");
-    }
-    cudaGraphExecDestroy(e_mid);
-    cudaGraphExecDestroy(e_big);
-    cudaGraphDestroy(g_mid);
-    cudaGraphDestroy(g_big);
+    check_threads(r, calls);
+    check_graphs(r, p, two_pass, atomic);
     std::filesystem::remove(path);
   }
 

@@ -504,6 +504,89 @@ TEST_SUITE("gpu_api") {
                          doctest::Contains("f64 samples passed to a handle of f32 samples"), UsageError);
   }
 
+  // Four threads, each on its own stream, each calling sizes of all three ranges at once.
+  void check_concurrent_calls(const Histogram& h, const HistogramProblem& p) {
+    const std::vector<std::uint64_t> mixed = {1000, 300007, 5000011, 1 << 16, 1 << 20, (1 << 16) + 9};
+    std::vector<std::string> errors(4);
+    std::atomic<int> ready{0};
+    {
+      std::vector<std::jthread> pool;
+      for (int t = 0; t < 4; ++t)
+        pool.emplace_back([&, t] {
+          try {
+            AUTOTUNE_CUDA(cudaSetDevice(0));
+            const cuda::Stream stream;
+            std::vector<std::vector<unsigned char>> inputs;
+            std::vector<DeviceSamples> d_in;
+            std::vector<cuda::DeviceBuffer> d_counts;
+            d_in.reserve(mixed.size());
+            for (std::size_t k = 0; k < mixed.size(); ++k) {
+              const std::uint64_t n = mixed[(k + t) % mixed.size()];
+              inputs.push_back(adversarial_samples(p, n, 1000 * t + k + 1));
+              d_in.emplace_back(inputs.back(), 1, 0);
+              d_counts.push_back(counter_buffer(p));
+              fill_and_wait(d_counts.back(), 0xAB);
+            }
+            AUTOTUNE_CUDA(cudaDeviceSynchronize());
+            ++ready;
+            while (ready.load() < 4) std::this_thread::yield();
+            for (std::size_t k = 0; k < mixed.size(); ++k)
+              h(d_in[k].ptr, mixed[(k + t) % mixed.size()], d_counts[k].as<unsigned>(), stream.get());
+            stream.synchronize();
+            for (std::size_t k = 0; k < mixed.size(); ++k) {
+              const std::uint64_t n = mixed[(k + t) % mixed.size()];
+              if (const auto diff = compare_histograms(expected_counts(p, inputs[k], n), download(p, d_counts[k]));
+                  !diff.empty())
+                errors[t] += fmt::format("n={}: {}\n", n, diff);
+            }
+          } catch (const std::exception& e) {
+            ++ready;
+            errors[t] += e.what();
+          }
+        });
+    }
+    for (int t = 0; t < 4; ++t) CHECK_MESSAGE(errors[t].empty(), "thread ", t, ": ", errors[t]);
+  }
+
+  // A graph captures one n: captured twice on one stream, at a size of the first range and one of the last, and
+  // replayed alternately on new data.
+  void check_graph_captures(const Histogram& h, const HistogramProblem& p, const HistogramConfig& a,
+                            const HistogramConfig& c) {
+    const std::uint64_t small = 100003, large = 6000001;
+    REQUIRE(h.config_for(small) == a);
+    REQUIRE(h.config_for(large) == c);
+    const cuda::Stream stream;
+    DeviceSamples in_small(adversarial_samples(p, small, 1), 1, 0), in_large(adversarial_samples(p, large, 2), 1, 0);
+    cuda::DeviceBuffer counts_small = counter_buffer(p), counts_large = counter_buffer(p);
+    Graph g_small, g_large;
+    AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    h(in_small.ptr, small, counts_small.as<unsigned>(), stream.get());
+    AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_small.graph));
+    AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
+    h(in_large.ptr, large, counts_large.as<unsigned>(), stream.get());
+    AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_large.graph));
+    GraphExec e_small, e_large;
+    AUTOTUNE_CUDA(cudaGraphInstantiate(&e_small.exec, g_small.graph, 0));
+    AUTOTUNE_CUDA(cudaGraphInstantiate(&e_large.exec, g_large.graph, 0));
+    for (int launch = 0; launch < 3; ++launch) {
+      INFO("launch ", launch);
+      const auto host_small = adversarial_samples(p, small, 200 + launch);
+      const auto host_large = adversarial_samples(p, large, 300 + launch);
+      AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_small.ptr), host_small.data(), small, cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_large.ptr), host_large.data(), large, cudaMemcpyHostToDevice));
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      fill_and_wait(counts_small, 0xAB);
+      fill_and_wait(counts_large, 0xAB);
+      AUTOTUNE_CUDA(cudaDeviceSynchronize());
+      AUTOTUNE_CUDA(cudaGraphLaunch(e_small.exec, stream.get()));
+      AUTOTUNE_CUDA(cudaGraphLaunch(e_large.exec, stream.get()));
+      stream.synchronize();
+      CHECK(compare_histograms(expected_counts(p, host_small, small), download(p, counts_small)) == "");
+      CHECK(compare_histograms(expected_counts(p, host_large, large), download(p, counts_large)) == "");
+    }
+  }
+
   TEST_CASE("a size-adaptive handle: three tuned sizes, three configurations, each n runs its range's exactly") {
     // 64K, 1M and 16M samples, each with another winner (one workspace, global atomics into one, a memset).
     HistogramProblem p;
@@ -565,87 +648,8 @@ TEST_SUITE("gpu_api") {
       check_handle(h, n);
     }
 
-    // Four threads, each on its own stream, each calling sizes of all three ranges at once.
-    {
-      const std::vector<std::uint64_t> mixed = {1000, 300007, 5000011, 1 << 16, 1 << 20, (1 << 16) + 9};
-      std::vector<std::string> errors(4);
-      std::atomic<int> ready{0};
-      {
-        std::vector<std::jthread> pool;
-        for (int t = 0; t < 4; ++t)
-          pool.emplace_back([&, t] {
-            try {
-              AUTOTUNE_CUDA(cudaSetDevice(0));
-              const cuda::Stream stream;
-              std::vector<std::vector<unsigned char>> inputs;
-              std::vector<DeviceSamples> d_in;
-              std::vector<cuda::DeviceBuffer> d_counts;
-              d_in.reserve(mixed.size());
-              for (std::size_t k = 0; k < mixed.size(); ++k) {
-                const std::uint64_t n = mixed[(k + t) % mixed.size()];
-                inputs.push_back(adversarial_samples(p, n, 1000 * t + k + 1));
-                d_in.emplace_back(inputs.back(), 1, 0);
-                d_counts.push_back(counter_buffer(p));
-                fill_and_wait(d_counts.back(), 0xAB);
-              }
-              AUTOTUNE_CUDA(cudaDeviceSynchronize());
-              ++ready;
-              while (ready.load() < 4) std::this_thread::yield();
-              for (std::size_t k = 0; k < mixed.size(); ++k)
-                h(d_in[k].ptr, mixed[(k + t) % mixed.size()], d_counts[k].as<unsigned>(), stream.get());
-              stream.synchronize();
-              for (std::size_t k = 0; k < mixed.size(); ++k) {
-                const std::uint64_t n = mixed[(k + t) % mixed.size()];
-                if (const auto diff = compare_histograms(expected_counts(p, inputs[k], n), download(p, d_counts[k]));
-                    !diff.empty())
-                  errors[t] += fmt::format("n={}: {}\n", n, diff);
-              }
-            } catch (const std::exception& e) {
-              ++ready;
-              errors[t] += e.what();
-            }
-          });
-      }
-      for (int t = 0; t < 4; ++t) CHECK_MESSAGE(errors[t].empty(), "thread ", t, ": ", errors[t]);
-    }
-
-    // A graph captures one n: captured twice on one stream, at a size of the first range and one of the last, and
-    // replayed alternately on new data.
-    {
-      const std::uint64_t small = 100003, large = 6000001;
-      REQUIRE(h.config_for(small) == a);
-      REQUIRE(h.config_for(large) == c);
-      const cuda::Stream stream;
-      DeviceSamples in_small(adversarial_samples(p, small, 1), 1, 0), in_large(adversarial_samples(p, large, 2), 1, 0);
-      cuda::DeviceBuffer counts_small = counter_buffer(p), counts_large = counter_buffer(p);
-      Graph g_small, g_large;
-      AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
-      h(in_small.ptr, small, counts_small.as<unsigned>(), stream.get());
-      AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_small.graph));
-      AUTOTUNE_CUDA(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal));
-      h(in_large.ptr, large, counts_large.as<unsigned>(), stream.get());
-      AUTOTUNE_CUDA(cudaStreamEndCapture(stream.get(), &g_large.graph));
-      GraphExec e_small, e_large;
-      AUTOTUNE_CUDA(cudaGraphInstantiate(&e_small.exec, g_small.graph, 0));
-      AUTOTUNE_CUDA(cudaGraphInstantiate(&e_large.exec, g_large.graph, 0));
-      for (int launch = 0; launch < 3; ++launch) {
-        INFO("launch ", launch);
-        const auto host_small = adversarial_samples(p, small, 200 + launch);
-        const auto host_large = adversarial_samples(p, large, 300 + launch);
-        AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_small.ptr), host_small.data(), small, cudaMemcpyHostToDevice));
-        AUTOTUNE_CUDA(cudaDeviceSynchronize());
-        AUTOTUNE_CUDA(cudaMemcpy(const_cast<void*>(in_large.ptr), host_large.data(), large, cudaMemcpyHostToDevice));
-        AUTOTUNE_CUDA(cudaDeviceSynchronize());
-        fill_and_wait(counts_small, 0xAB);
-        fill_and_wait(counts_large, 0xAB);
-        AUTOTUNE_CUDA(cudaDeviceSynchronize());
-        AUTOTUNE_CUDA(cudaGraphLaunch(e_small.exec, stream.get()));
-        AUTOTUNE_CUDA(cudaGraphLaunch(e_large.exec, stream.get()));
-        stream.synchronize();
-        CHECK(compare_histograms(expected_counts(p, host_small, small), download(p, counts_small)) == "");
-        CHECK(compare_histograms(expected_counts(p, host_large, large), download(p, counts_large)) == "");
-      }
-    }
+    check_concurrent_calls(h, p);
+    check_graph_captures(h, p, a, c);
 
     // Strict mode on the table: an untuned hint is refused under exact, a tuned one and no hint are accepted.
     HistogramProblem untuned = p;

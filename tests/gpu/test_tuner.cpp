@@ -47,6 +47,46 @@ TEST_SUITE("gpu_tuner") {
     CHECK(l.config == r.winner->config);
   }
 
+  // The winner as the cache serves it, against the run's rows as the cache holds them (not the tuner's report):
+  // its row is an ok measurement with the winner's time, and no ok row is faster than it beyond the near-tie rule
+  // (pick_winner, tuner/timing.hpp: ties within twice the noise go to the cheaper variant) and the drift between a
+  // variant's first measurement and the finalists' interleaved re-measurement that the winner's time comes from:
+  // 5 %, the margin of the determinism case below (bench/results/2026-12-01-h200-tuner-determinism-bisect.md).
+  void check_winner_backed_by_rows(const Cache& cache, const TuneReport& r, const HistogramProblem& p) {
+    const auto served = cache.find_winner(r.device.model_key(), p);
+    REQUIRE(served.has_value());
+    const std::vector<Measurement> rows = cache.measurements(r.run_id);
+    double fastest = 0;
+    std::string fastest_key;
+    bool backed = false;
+    for (const Measurement& m : rows) {
+      if (m.status != MeasurementStatus::ok) continue;
+      if (fastest == 0 || m.median_ms < fastest) fastest = m.median_ms, fastest_key = m.config.key();
+      backed = backed || (m.config == served->config && m.median_ms == served->median_ms);
+    }
+    INFO(fmt::format("winner {} {:.4f} ms; fastest row {} {:.4f} ms", served->config.key(), served->median_ms,
+                     fastest_key, fastest));
+    CHECK(backed);
+    REQUIRE(fastest > 0);
+    CHECK(served->median_ms <= fastest * 1.05);
+  }
+
+  // The tuner measured the variants without their 2D entry (tuning_source); the cache stores the full variant:
+  // exactly kernel_source's cubin, whose 2D entry loads. A 1D-only cubin loaded as such refuses a region.
+  void check_stored_cubin_is_the_full_variant(const Winner& w, const TuneReport& r, const HistogramProblem& p) {
+    const HistogramConfig wc = *w.config.as<HistogramConfig>();
+    const jit::CompileResult full = jit::compile(kernel_source(p, wc), "full.cu", r.device.arch());
+    const jit::CompileResult one_row = jit::compile(kernel_source_1d(p, wc), "1d.cu", r.device.arch());
+    REQUIRE(full.ok);
+    REQUIRE(one_row.ok);
+    CHECK(w.cubin == full.cubin);
+    CHECK_NOTHROW(HistogramKernel(p, wc, r.device, w.cubin));
+    const HistogramKernel measured(p, wc, r.device, one_row.cubin, false);
+    cuda::DeviceBuffer samples(64 * 64), counts(static_cast<std::size_t>(p.counters()) * 4);
+    CHECK_THROWS_WITH_AS(measured.run(samples.get(), HistogramKernel::Region{32, 8, 256}, counts.get(), nullptr),
+                         doctest::Contains("without its 2D entry point"), UsageError);
+  }
+
   TEST_CASE("tuning records every variant, and a winner that no correct variant beats beyond the near-tie rule, by "
             "the cache's rows") {
     Cache cache(":memory:");
@@ -91,29 +131,7 @@ TEST_SUITE("gpu_tuner") {
     for (const auto& m : r.measurements) winner_was_measured = winner_was_measured || m.config == r.winner->config;
     CHECK(winner_was_measured);
 
-    // The winner as the cache serves it, against the run's rows as the cache holds them (not the tuner's report):
-    // its row is an ok measurement with the winner's time, and no ok row is faster than it beyond the near-tie rule
-    // (pick_winner, tuner/timing.hpp: ties within twice the noise go to the cheaper variant) and the drift between a
-    // variant's first measurement and the finalists' interleaved re-measurement that the winner's time comes from:
-    // 5 %, the margin of the determinism case below (bench/results/2026-12-01-h200-tuner-determinism-bisect.md).
-    {
-      const auto served = cache.find_winner(r.device.model_key(), p);
-      REQUIRE(served.has_value());
-      const std::vector<Measurement> rows = cache.measurements(r.run_id);
-      double fastest = 0;
-      std::string fastest_key;
-      bool backed = false;
-      for (const Measurement& m : rows) {
-        if (m.status != MeasurementStatus::ok) continue;
-        if (fastest == 0 || m.median_ms < fastest) fastest = m.median_ms, fastest_key = m.config.key();
-        backed = backed || (m.config == served->config && m.median_ms == served->median_ms);
-      }
-      INFO(fmt::format("winner {} {:.4f} ms; fastest row {} {:.4f} ms", served->config.key(), served->median_ms,
-                       fastest_key, fastest));
-      CHECK(backed);
-      REQUIRE(fastest > 0);
-      CHECK(served->median_ms <= fastest * 1.05);
-    }
+    check_winner_backed_by_rows(cache, r, p);
 
     // The roof was measured and recorded, and every measurement carries its share of it.
     CHECK(r.roof_gbps > 100.0);
@@ -132,19 +150,7 @@ TEST_SUITE("gpu_tuner") {
     MESSAGE(fmt::format("winner on {}: {} {:.1f} GB/s; default {:.1f} GB/s", r.device.name, w->config.key(), w->gbps,
                         r.fallback->gbps));
 
-    // The tuner measured the variants without their 2D entry (tuning_source); the cache stores the full variant:
-    // exactly kernel_source's cubin, whose 2D entry loads. A 1D-only cubin loaded as such refuses a region.
-    const HistogramConfig wc = *w->config.as<HistogramConfig>();
-    const jit::CompileResult full = jit::compile(kernel_source(p, wc), "full.cu", r.device.arch());
-    const jit::CompileResult one_row = jit::compile(kernel_source_1d(p, wc), "1d.cu", r.device.arch());
-    REQUIRE(full.ok);
-    REQUIRE(one_row.ok);
-    CHECK(w->cubin == full.cubin);
-    CHECK_NOTHROW(HistogramKernel(p, wc, r.device, w->cubin));
-    const HistogramKernel measured(p, wc, r.device, one_row.cubin, false);
-    cuda::DeviceBuffer samples(64 * 64), counts(static_cast<std::size_t>(p.counters()) * 4);
-    CHECK_THROWS_WITH_AS(measured.run(samples.get(), HistogramKernel::Region{32, 8, 256}, counts.get(), nullptr),
-                         doctest::Contains("without its 2D entry point"), UsageError);
+    check_stored_cubin_is_the_full_variant(*w, r, p);
   }
 
   TEST_CASE("a problem whose 32-bit shared variants do not fit finds a winner among the rest") {
