@@ -15,6 +15,11 @@
 // exact inverse: every field without a default present, no unknown or repeated name, numbers decimal and at least
 // their minimum, enums one of their values by to_string(), flags their spelling, and a defaulted field never spelled
 // at its default (one key per configuration).
+//
+// An entry also declares the field's constant in a variant's preamble, so that adding a field is one entry and its
+// use in the template: config_fields::number("block", &ReduceConfig::block, 1).constant("kBlock") is
+// "constexpr int kBlock = 256;\n", a choice's .constant("kFinish", "Finish") also the template's enum Finish
+// (kernel_templates/preamble.hpp, config_preamble).
 #pragma once
 
 #include <fmt/format.h>
@@ -38,17 +43,35 @@ template <class C, class T>
 struct Field {
   std::string_view name;
   T C::*member;
-  int min = 0;                     ///< numbers: the smallest value a key may hold
-  std::span<const T> values = {};  ///< choices: every value, as the family's enums.hpp lists them
-  std::optional<T> omitted = {};   ///< left out of the key at this value, and the value when the key has no field
-  std::string_view set = {};       ///< flags: the value's text when true
+  int min = 0;                          ///< numbers: the smallest value a key may hold
+  std::span<const T> values = {};       ///< choices: every value, as the family's enums.hpp lists them
+  std::optional<T> omitted = {};        ///< left out of the key at this value, and its value when a key lacks it
+  std::string_view set = {};            ///< flags: the value's text when true
+  std::string_view constant_name = {};  ///< the field's constant in a variant's preamble ("kBlock"), or none
+  std::string_view constant_type = {};  ///< a choice's enum in the template; a number's "unsigned" (else int)
+  int constant_part = 0;                ///< the part of the preamble it is written in (0: the main one)
 
-  /// The same field, left out of keys when it holds `v` (and `v` when a key lacks it).
-  constexpr Field omitted_at(T v) const {
+  /// The same field with member `m` set to `v`.
+  template <class M>
+  constexpr Field with(M Field::*m, M v) const {
     Field f = *this;
-    f.omitted = v;
+    f.*m = v;
     return f;
   }
+
+  /// The same field, left out of keys when it holds `v` (and `v` when a key lacks it).
+  constexpr Field omitted_at(T v) const { return with(&Field::omitted, std::optional<T>(v)); }
+
+  /// The same field, declared to the kernel template as the constant `name` of type `type` (a choice: the name of
+  /// its enum there; a number: "unsigned" or, when left empty, int; a flag: bool). preamble::config_preamble writes
+  /// the line.
+  constexpr Field constant(std::string_view name, std::string_view type = {}) const {
+    return with(&Field::constant_name, name).with(&Field::constant_type, type);
+  }
+
+  /// The same field, its constant written in part `p` of the preamble (where source.cpp places it) instead of the
+  /// main part 0.
+  constexpr Field in_part(int p) const { return with(&Field::constant_part, p); }
 };
 
 /// A number field: a decimal int of at least `min`.

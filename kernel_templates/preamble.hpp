@@ -1,7 +1,8 @@
 // What the families' preamble generators (kernel_templates/*/source.cpp) share: a host enum crosses into a kernel
 // template as an enum of the same name, enumerators and values, written from the host enum's own values and
 // to_string(). The template compares by name (`kMerge == Merge::last_block`); the integer mapping exists only on
-// the host. And a variant's source is put together in one way: preamble, shared device code, template.
+// the host. A configuration's constants are written from its field table (config_preamble), and a variant's source
+// is put together in one way: preamble, shared device code, template.
 #pragma once
 
 #include <fmt/format.h>
@@ -13,9 +14,13 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "autotune/error.hpp"
+#include "core/config_fields.hpp"
 #include "embedded.hpp"
 
 namespace autotune::preamble {
@@ -84,11 +89,43 @@ struct TicketWordPartials {
   }
 };
 
-/// The constants of the loads every reduction template shares: threads per block, bytes per load, loads in flight,
-/// accumulators per thread.
-inline std::string load_constants(int block, int vec_bytes, int loads, int accumulators) {
-  return int_constants(
-      {{"kBlock", block}, {"kVecBytes", vec_bytes}, {"kLoads", loads}, {"kAccumulators", accumulators}});
+/// "constexpr int kBlock = 256;\n": the constant a field of a configuration's table declares (config_fields.hpp,
+/// Field::constant) at the value it holds in `c`; a flag's is a bool, an unsigned number's spelled with its suffix.
+template <class C, class T>
+std::string field_constant(const C& c, const config_fields::Field<C, T>& f) {
+  const T& v = c.*(f.member);
+  if constexpr (std::is_enum_v<T>) return enum_constant(f.constant_type, f.constant_name, v);
+  else if constexpr (std::is_same_v<T, bool>) return fmt::format("constexpr bool {} = {};\n", f.constant_name, v);
+  else if (f.constant_type == "unsigned") return fmt::format("constexpr unsigned {} = {}u;\n", f.constant_name, v);
+  else return int_constants({{f.constant_name, v}});
+}
+
+/// A configuration's share of its variant's preamble, written from the family's field table (config.cpp): the
+/// enums its choices are compared by, and the constants of its fields by the part of the preamble they go in.
+struct ConfigPreamble {
+  std::string enums;               ///< enum_definition() of each choice with a constant, in the table's order
+  std::vector<std::string> parts;  ///< part i: the constants declared in_part(i), in the table's order
+
+  /// Part `i`'s lines; a part the table does not declare is a build defect (std::out_of_range).
+  const std::string& part(std::size_t i) const { return parts.at(i); }
+};
+
+/// Adds field `f`'s lines (if it declares a constant) to `out`.
+template <class C, class T>
+void add_field(ConfigPreamble& out, const C& c, const config_fields::Field<C, T>& f) {
+  if (f.constant_name.empty()) return;
+  const auto part = static_cast<std::size_t>(f.constant_part);
+  if (out.parts.size() <= part) out.parts.resize(part + 1);
+  out.parts[part] += field_constant(c, f);
+  if constexpr (std::is_enum_v<T>) out.enums += enum_definition(f.constant_type, f.values);
+}
+
+/// The preamble's lines of every field of `fields` declared with a constant, at its value in `c`.
+template <class C, class... T>
+ConfigPreamble config_preamble(const C& c, const std::tuple<config_fields::Field<C, T>...>& fields) {
+  ConfigPreamble out;
+  std::apply([&](const auto&... f) { (add_field(out, c, f), ...); }, fields);
+  return out;
 }
 
 /// A file a template includes (`#include "region_map.cuh"`, on a line of its own), embedded beside it.

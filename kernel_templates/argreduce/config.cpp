@@ -6,6 +6,7 @@
 #include "core/config_fields.hpp"
 #include "core/launch_limits.hpp"
 #include "kernel_templates/argreduce/space.hpp"
+#include "kernel_templates/preamble.hpp"
 #include "kernel_templates/reduction_space.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 
@@ -14,18 +15,25 @@ namespace autotune {
 namespace {
 
 // The key's fields in order; pack is printed only when set, so the keys of the pair variants (cached, in policy.json)
-// stay as they were.
+// stay as they were. Their constants in the preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2 kLoads and
+// kAccumulators, the main part kBlockReduce and kFinish, then kSingleBlock and kCluster, part 3 kPack.
 constexpr auto kArgReduceFields = std::tuple{
-    config_fields::choice("red", &ArgReduceConfig::block_reduce, argreduce_detail::kBlockReduces),
-    config_fields::number("block", &ArgReduceConfig::block, 1),
+    config_fields::choice("red", &ArgReduceConfig::block_reduce, argreduce_detail::kBlockReduces)
+        .constant("kBlockReduce", "BlockReduce"),
+    config_fields::number("block", &ArgReduceConfig::block, 1).constant("kBlock").in_part(1),
     config_fields::number("vec", &ArgReduceConfig::vec_bytes, 0),
-    config_fields::number("loads", &ArgReduceConfig::loads, 1),
-    config_fields::number("acc", &ArgReduceConfig::accumulators, 1),
-    config_fields::choice("finish", &ArgReduceConfig::finish, argreduce_detail::kFinishes),
+    config_fields::number("loads", &ArgReduceConfig::loads, 1).constant("kLoads").in_part(2),
+    config_fields::number("acc", &ArgReduceConfig::accumulators, 1).constant("kAccumulators").in_part(2),
+    config_fields::choice("finish", &ArgReduceConfig::finish, argreduce_detail::kFinishes)
+        .constant("kFinish", "Finish"),
     config_fields::number("grid", &ArgReduceConfig::grid_blocks, -1),
-    config_fields::flag("pack", &ArgReduceConfig::pack, "u64")};
+    config_fields::flag("pack", &ArgReduceConfig::pack, "u64").constant("kPack").in_part(3)};
 
 }  // namespace
+
+preamble::ConfigPreamble argreduce_detail::config_preamble(const ArgReduceConfig& c) {
+  return preamble::config_preamble(c, kArgReduceFields);
+}
 
 std::string ArgReduceConfig::key() const { return config_fields::key(*this, kArgReduceFields); }
 

@@ -7,6 +7,10 @@
 #include "autotune/argreduce_problem.hpp"
 #include "core/enum_text.hpp"
 
+namespace autotune::preamble {
+struct ConfigPreamble;
+}  // namespace autotune::preamble
+
 namespace autotune::argreduce_detail {
 
 inline constexpr enum_text::Name<ArgOp> kArgOpNames[] = {{ArgOp::argmin, "argmin"}, {ArgOp::argmax, "argmax"}};
@@ -14,5 +18,8 @@ inline constexpr auto kArgOps = enum_text::values(kArgOpNames);
 inline constexpr BlockReduce kBlockReduces[] = {BlockReduce::shared_tree, BlockReduce::warp_shuffle,
                                                 BlockReduce::warp_reduce};  // warp_reduce: packed keys only
 inline constexpr Finish kFinishes[] = {Finish::last_block, Finish::two_pass};
+
+/// The configuration's enums and constants in a variant's preamble, from its field table (config.cpp).
+preamble::ConfigPreamble config_preamble(const ArgReduceConfig& config);
 
 }  // namespace autotune::argreduce_detail

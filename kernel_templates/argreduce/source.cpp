@@ -53,11 +53,10 @@ std::string kernel_source(const ArgReduceProblem& problem, const ArgReduceConfig
   preamble::require_valid(problem, config);
   const TypeBits tb = type_bits(problem.type);
   const bool argmax = problem.op == ArgOp::argmax;
-  using preamble::enum_constant;
-  using preamble::enum_definition;
-  const std::string enums = enum_definition("ArgOp", argreduce_detail::kArgOps) +
-                            enum_definition("BlockReduce", argreduce_detail::kBlockReduces) +
-                            enum_definition("Finish", argreduce_detail::kFinishes);
+  // The configuration's enums and its fields' constants by the parts of config.cpp's table; kVecBytes, kSingleBlock
+  // and kCluster are derived.
+  const preamble::ConfigPreamble fields = argreduce_detail::config_preamble(config);
+  const std::string enums = preamble::enum_definition("ArgOp", argreduce_detail::kArgOps) + fields.enums;
   // The comment names the shape, not n: every size of one arg-reduction shares the source and its cubin.
   std::string pre = fmt::format(
       "{}"
@@ -70,20 +69,18 @@ std::string kernel_source(const ArgReduceProblem& problem, const ArgReduceConfig
       "constexpr unsigned long long kIdentityBits = 0x{:x}ULL;\n"
       "constexpr unsigned long long kEmptyBits = 0x{:x}ULL;\n"
       "{}"
+      "constexpr int kVecBytes = {};\n"
       "{}{}"
       "constexpr bool kSingleBlock = {};\n"
       "constexpr int kCluster = {};\n"
-      "constexpr bool kPack = {};\n"
-      "{}"
+      "{}{}"
       "}}  // namespace at\n",
       preamble::opening(fmt::format("arg-reduction {}", problem.shape_key()), config.key(), enums), tb.cuda,
-      tb.compare, tb.half, enum_constant("ArgOp", "kOp", problem.op), argmax,
+      tb.compare, tb.half, preamble::enum_constant("ArgOp", "kOp", problem.op), argmax,
       is_float(problem.type), argmax ? tb.lowest_identity : tb.highest_identity, argmax ? tb.lowest : tb.highest,
-      preamble::load_constants(config.block, config.elems_per_load(problem) * static_cast<int>(size_of(problem.type)),
-                               config.loads, config.accumulators),
-      enum_constant("BlockReduce", "kBlockReduce", config.block_reduce),
-      enum_constant("Finish", "kFinish", config.finish), config.grid_blocks == 1,
-      is_argreduce_cluster_grid(config.grid_blocks) ? config.grid_blocks : 0, config.pack,
+      fields.part(1), config.elems_per_load(problem) * static_cast<int>(size_of(problem.type)), fields.part(2),
+      fields.part(0), config.grid_blocks == 1, is_argreduce_cluster_grid(config.grid_blocks) ? config.grid_blocks : 0,
+      fields.part(3),
       argreduce_detail::ArgReduceWorkspace::preamble());
   return preamble::variant_source(std::move(pre), "argreduce.cu", embedded::argreduce_template,
                                   {{"reduction_common.cuh", embedded::reduction_common_cuh},

@@ -15,6 +15,7 @@
 #include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram_spaces.hpp"
+#include "kernel_templates/preamble.hpp"
 
 namespace autotune {
 
@@ -59,22 +60,32 @@ std::optional<HistogramConfig> parse_v1(const Fields& f) {
 }
 
 // The key's fields in order; cluster (1) and bin (direct) are left out at their defaults, so keys from before they
-// existed still name the same configurations.
+// existed still name the same configurations. Their constants in the preamble (source.cpp): part 1 kBlock, then
+// kVecBytes, part 2 kLoads, part 3 kPriv and kReplicas, then kCounter16, the main part the rest.
 constexpr auto kHistogramFields = std::tuple{
-    config_fields::choice("priv", &HistogramConfig::privatization, kPrivs),
-    config_fields::number("R", &HistogramConfig::replicas, 1),
+    config_fields::choice("priv", &HistogramConfig::privatization, kPrivs)
+        .constant("kPriv", "Privatization")
+        .in_part(3),
+    config_fields::number("R", &HistogramConfig::replicas, 1).constant("kReplicas").in_part(3),
     config_fields::number("cbits", &HistogramConfig::counter_bits, 1),
-    config_fields::number("block", &HistogramConfig::block, 1),
+    config_fields::number("block", &HistogramConfig::block, 1).constant("kBlock").in_part(1),
     config_fields::number("vec", &HistogramConfig::vec_bytes, 0),
-    config_fields::number("loads", &HistogramConfig::loads, 1),
-    config_fields::choice("agg", &HistogramConfig::aggregation, kAggs),
-    config_fields::choice("part", &HistogramConfig::partitioning, kParts),
-    config_fields::choice("merge", &HistogramConfig::merge, kMerges),
+    config_fields::number("loads", &HistogramConfig::loads, 1).constant("kLoads").in_part(2),
+    config_fields::choice("agg", &HistogramConfig::aggregation, kAggs).constant("kAggregation", "Aggregation"),
+    config_fields::choice("part", &HistogramConfig::partitioning, kParts)
+        .constant("kPartitioning", "Partitioning"),
+    config_fields::choice("merge", &HistogramConfig::merge, kMerges).constant("kMerge", "Merge"),
     config_fields::number("grid", &HistogramConfig::grid_blocks, HistogramConfig::kCoverGrid),
-    config_fields::number("cluster", &HistogramConfig::cluster, 1).omitted_at(1),
-    config_fields::choice("bin", &HistogramConfig::binning, kBinnings).omitted_at(Binning::direct)};
+    config_fields::number("cluster", &HistogramConfig::cluster, 1).omitted_at(1).constant("kCluster"),
+    config_fields::choice("bin", &HistogramConfig::binning, kBinnings)
+        .omitted_at(Binning::direct)
+        .constant("kBinning", "Binning")};
 
 }  // namespace
+
+preamble::ConfigPreamble histogram_detail::config_preamble(const HistogramConfig& c) {
+  return preamble::config_preamble(c, kHistogramFields);
+}
 
 std::string HistogramConfig::key() const { return config_fields::key(*this, kHistogramFields); }
 

@@ -6,6 +6,10 @@
 #include "autotune/histogram_problem.hpp"
 #include "core/enum_text.hpp"
 
+namespace autotune::preamble {
+struct ConfigPreamble;
+}  // namespace autotune::preamble
+
 namespace autotune::histogram_detail {
 
 inline constexpr enum_text::Name<Privatization> kPrivatizationNames[] = {
@@ -23,5 +27,8 @@ inline constexpr auto kPartitionings = enum_text::values(kPartitioningNames);
 inline constexpr auto kAggregations = enum_text::values(kAggregationNames);
 inline constexpr auto kMerges = enum_text::values(kMergeNames);
 inline constexpr auto kBinnings = enum_text::values(kBinningNames);
+
+/// The configuration's enums and constants in a variant's preamble, from its field table (config.cpp).
+preamble::ConfigPreamble config_preamble(const HistogramConfig& config);
 
 }  // namespace autotune::histogram_detail

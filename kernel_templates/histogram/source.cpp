@@ -28,15 +28,6 @@ float f32_scale(int bins, double lower, double upper) {
   return static_cast<float>(bins) / width;
 }
 
-// The configuration's enums by name: the template compares kMerge with Merge::last_block, never with 1.
-std::string enum_definitions() {
-  using preamble::enum_definition;
-  return enum_definition("Privatization", histogram_detail::kPrivatizations) +
-         enum_definition("Aggregation", histogram_detail::kAggregations) +
-         enum_definition("Partitioning", histogram_detail::kPartitionings) +
-         enum_definition("Merge", histogram_detail::kMerges) + enum_definition("Binning", histogram_detail::kBinnings);
-}
-
 // Each channel's bins, first counter and range (channels past the active ones repeat channel 0's, never used):
 // kChBins0, kChOffset0, kChLowerI0, ... The template selects among them by channel (histogram.cu, Levels).
 std::string channel_levels(const HistogramProblem& problem) {
@@ -77,8 +68,9 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
   const float scale = f32 ? f32_scale(problem.bins, problem.lower, problem.upper) : 0.0f;
   if (const std::string why = config.invalid_reason(problem); !why.empty())
     throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
-  using preamble::enum_constant;
-  const std::string enums = enum_definitions();
+  // The configuration's enums by name (the template compares kMerge with Merge::last_block, never with 1) and its
+  // fields' constants, by the parts of config.cpp's table; kVecBytes, kCounter16 and the AT_ macros are derived.
+  const preamble::ConfigPreamble fields = histogram_detail::config_preamble(config);
   // Value counting: the counter of every byte value, computed here once (value_bins.cpp), so no block divides.
   const bool values = config.binning == Binning::values;
   const std::string value_map = values ? histogram_detail::value_counters_preamble(problem) : std::string();
@@ -101,15 +93,10 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
       "constexpr double kLowerD = {};\n"
       "constexpr double kUpperD = {};\n"
       "constexpr double kScaleD = {};\n"
-      "{}"
-      "constexpr int kBlock = {};\n"
+      "{}{}"
       "constexpr int kVecBytes = {};\n"
-      "constexpr int kLoads = {};\n"
-      "{}"
-      "constexpr int kReplicas = {};\n"
+      "{}{}"
       "constexpr bool kCounter16 = {};\n"
-      "{}{}{}"
-      "constexpr int kCluster = {};\n"
       "{}{}{}"
       "}}  // namespace at\n"
       "#define AT_CLUSTER {}\n"
@@ -122,7 +109,7 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
                       to_string(problem.type), problem.bins, problem.lower, problem.upper, problem.counter_bits,
                       problem.active, problem.channels,
                       problem.uniform_channels() ? "" : " (bins and ranges per channel)"),
-          config.key(), enums),
+          config.key(), fields.enums),
       histogram_samples::cuda_type(problem.type), histogram_samples::half_kind(problem.type),
       problem.counter_bits == 64 ? "unsigned long long" : "unsigned int", problem.counters(), problem.bins,
       problem.channels, problem.active, fp,
@@ -130,12 +117,8 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
       float_literal(f32 ? static_cast<float>(problem.lower) : 0.0f),
       float_literal(f32 ? static_cast<float>(problem.upper) : 0.0f), float_literal(f32 ? scale : 0.0f),
       double_literal(f64 ? problem.lower : 0.0), double_literal(f64 ? problem.upper : 0.0),
-      double_literal(f64 ? scale_d : 0.0), levels, config.block,
-      config.load_bytes(problem), config.loads, enum_constant("Privatization", "kPriv", config.privatization),
-      config.replicas, config.counter_bits == 16, enum_constant("Aggregation", "kAggregation", config.aggregation),
-      enum_constant("Partitioning", "kPartitioning", config.partitioning),
-      enum_constant("Merge", "kMerge", config.merge), config.cluster,
-      enum_constant("Binning", "kBinning", config.binning), value_map,
+      double_literal(f64 ? scale_d : 0.0), levels, fields.part(1), config.load_bytes(problem), fields.part(2),
+      fields.part(3), config.counter_bits == 16, fields.part(0), value_map,
       histogram_detail::HistogramWorkspace::preamble(), config.cluster, values ? 1 : 0, entry_2d ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template,
                                   {{"region_map.cuh", embedded::histogram_region_map_cuh}});

@@ -11,6 +11,7 @@
 #include "kernel_templates/histogram_spaces.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_samples.hpp"
+#include "kernel_templates/preamble.hpp"
 
 namespace autotune {
 
@@ -19,18 +20,27 @@ std::string_view to_string(RangeBinning b) { return enum_text::name_of(histogram
 namespace {
 
 // The key's fields in order; merge is left out at atomic (keys from before it existed name the same configurations).
+// Their constants in the preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2 kLoads, the main part kBinning,
+// kPriv and kMerge, part 3 kReplicas.
 constexpr auto kRangeFields = std::tuple{
-    config_fields::choice("bin", &HistogramRangeConfig::binning, histogram_range_detail::kBinnings),
-    config_fields::choice("priv", &HistogramRangeConfig::privatization, histogram_range_detail::kPrivatizations),
-    config_fields::number("R", &HistogramRangeConfig::replicas, 1),
-    config_fields::number("block", &HistogramRangeConfig::block, 1),
+    config_fields::choice("bin", &HistogramRangeConfig::binning, histogram_range_detail::kBinnings)
+        .constant("kBinning", "Binning"),
+    config_fields::choice("priv", &HistogramRangeConfig::privatization, histogram_range_detail::kPrivatizations)
+        .constant("kPriv", "Privatization"),
+    config_fields::number("R", &HistogramRangeConfig::replicas, 1).constant("kReplicas").in_part(3),
+    config_fields::number("block", &HistogramRangeConfig::block, 1).constant("kBlock").in_part(1),
     config_fields::number("vec", &HistogramRangeConfig::vec_bytes, 0),
-    config_fields::number("loads", &HistogramRangeConfig::loads, 1),
+    config_fields::number("loads", &HistogramRangeConfig::loads, 1).constant("kLoads").in_part(2),
     config_fields::number("grid", &HistogramRangeConfig::grid_blocks, 0),
     config_fields::choice("merge", &HistogramRangeConfig::merge, histogram_range_detail::kMerges)
-        .omitted_at(Merge::atomic)};
+        .omitted_at(Merge::atomic)
+        .constant("kMerge", "Merge")};
 
 }  // namespace
+
+preamble::ConfigPreamble histogram_range_detail::config_preamble(const HistogramRangeConfig& c) {
+  return preamble::config_preamble(c, kRangeFields);
+}
 
 std::string HistogramRangeConfig::key() const { return config_fields::key(*this, kRangeFields); }
 

@@ -7,6 +7,10 @@
 #include "autotune/histogram_range_problem.hpp"
 #include "core/enum_text.hpp"
 
+namespace autotune::preamble {
+struct ConfigPreamble;
+}  // namespace autotune::preamble
+
 namespace autotune::histogram_range_detail {
 
 inline constexpr enum_text::Name<RangeBinning> kBinningNames[] = {{RangeBinning::values, "values"},
@@ -22,6 +26,9 @@ inline constexpr auto kBinnings = enum_text::values(kBinningNames);
 inline constexpr Privatization kPrivatizations[] = {Privatization::global, Privatization::shared};
 /// Merge is the even histogram's enum; this family takes atomic (memset + launch) and self_zero (one launch).
 inline constexpr Merge kMerges[] = {Merge::atomic, Merge::self_zero};
+
+/// The configuration's enums and constants in a variant's preamble, from its field table (config.cpp).
+preamble::ConfigPreamble config_preamble(const HistogramRangeConfig& config);
 
 /// Entries of the sample -> counter table (RangeBinning::lut) of one channel: one per bit pattern of an 8- or 16-bit
 /// sample (halves too), else 0.

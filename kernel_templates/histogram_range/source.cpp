@@ -35,11 +35,8 @@ std::string channel_constants(const HistogramRangeProblem& p) {
 // The variant's source, with or without its 2D entry point.
 std::string variant_source(const HistogramRangeProblem& problem, const HistogramRangeConfig& config, bool entry_2d) {
   preamble::require_valid(problem, config);
-  using preamble::enum_constant;
-  using preamble::enum_definition;
-  const std::string enums = enum_definition("Binning", histogram_range_detail::kBinnings) +
-                            enum_definition("Privatization", histogram_range_detail::kPrivatizations) +
-                            enum_definition("Merge", histogram_range_detail::kMerges);
+  // The configuration's enums and its fields' constants, by the parts of config.cpp's table (kVecBytes is derived).
+  const preamble::ConfigPreamble fields = histogram_range_detail::config_preamble(config);
   std::string pre = fmt::format(
       "{}"
       "typedef {} sample_t;\n"
@@ -50,12 +47,9 @@ std::string variant_source(const HistogramRangeProblem& problem, const Histogram
       "constexpr int kLevels = {};\n"
       "constexpr int kChannels = {};\n"
       "constexpr int kActive = {};\n"
-      "{}"
-      "constexpr int kBlock = {};\n"
+      "{}{}"
       "constexpr int kVecBytes = {};\n"
-      "constexpr int kLoads = {};\n"
       "{}{}{}"
-      "constexpr int kReplicas = {};\n"
       "constexpr int kLutSize = {};\n"
       "constexpr int kPrebins = {};\n"
       "constexpr unsigned kSharedBytes = {};\n"
@@ -69,13 +63,11 @@ std::string variant_source(const HistogramRangeProblem& problem, const Histogram
                       problem.channels == 1 ? std::string()
                                             : fmt::format(", {} of {} channels of {} bins in all", problem.active,
                                                           problem.channels, problem.counters())),
-          config.key(), enums),
+          config.key(), fields.enums),
       histogram_samples::cuda_type(problem.type), histogram_samples::half_kind(problem.type),
       level_type_name(problem.type), problem.counter_bits == 64 ? "unsigned long long" : "unsigned int",
       problem.counters(), problem.levels(), problem.channels, problem.active, channel_constants(problem),
-      config.block, config.load_bytes(problem), config.loads, enum_constant("Binning", "kBinning", config.binning),
-      enum_constant("Privatization", "kPriv", config.privatization),
-      enum_constant("Merge", "kMerge", config.merge), config.replicas,
+      fields.part(1), config.load_bytes(problem), fields.part(2), fields.part(0), fields.part(3),
       histogram_range_detail::lut_size(problem.type), histogram_range_detail::prebins(problem.bins),
       config.shared_bytes(problem), entry_2d ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram_range.cu", embedded::histogram_range_template,

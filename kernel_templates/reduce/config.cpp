@@ -9,6 +9,7 @@
 #include "autotune/reduce_problem.hpp"
 #include "core/config_fields.hpp"
 #include "core/launch_limits.hpp"
+#include "kernel_templates/preamble.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/reduction_space.hpp"
 #include "kernel_templates/reduce/enums.hpp"
@@ -30,15 +31,22 @@ std::string_view to_string(Finish f) { return enum_text::name_of(reduce_detail::
 
 namespace {
 
-constexpr auto kReduceFields = std::tuple{config_fields::choice("red", &ReduceConfig::block_reduce, kBlockReduces),
-                                          config_fields::number("block", &ReduceConfig::block, 1),
-                                          config_fields::number("vec", &ReduceConfig::vec_bytes, 0),
-                                          config_fields::number("loads", &ReduceConfig::loads, 1),
-                                          config_fields::number("acc", &ReduceConfig::accumulators, 1),
-                                          config_fields::choice("finish", &ReduceConfig::finish, kFinishes),
-                                          config_fields::number("grid", &ReduceConfig::grid_blocks, -1)};
+// The key's fields in order. Their constants in the preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2
+// kLoads and kAccumulators, the main part kBlockReduce and kFinish, then kSingleBlock.
+constexpr auto kReduceFields = std::tuple{
+    config_fields::choice("red", &ReduceConfig::block_reduce, kBlockReduces).constant("kBlockReduce", "BlockReduce"),
+    config_fields::number("block", &ReduceConfig::block, 1).constant("kBlock").in_part(1),
+    config_fields::number("vec", &ReduceConfig::vec_bytes, 0),
+    config_fields::number("loads", &ReduceConfig::loads, 1).constant("kLoads").in_part(2),
+    config_fields::number("acc", &ReduceConfig::accumulators, 1).constant("kAccumulators").in_part(2),
+    config_fields::choice("finish", &ReduceConfig::finish, kFinishes).constant("kFinish", "Finish"),
+    config_fields::number("grid", &ReduceConfig::grid_blocks, -1)};
 
 }  // namespace
+
+preamble::ConfigPreamble reduce_detail::config_preamble(const ReduceConfig& c) {
+  return preamble::config_preamble(c, kReduceFields);
+}
 
 std::string ReduceConfig::key() const { return config_fields::key(*this, kReduceFields); }
 

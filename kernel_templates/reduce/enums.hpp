@@ -6,6 +6,10 @@
 #include "autotune/reduce_problem.hpp"
 #include "core/enum_text.hpp"
 
+namespace autotune::preamble {
+struct ConfigPreamble;
+}  // namespace autotune::preamble
+
 namespace autotune::reduce_detail {
 
 /// "user" prints as itself; a key spells it "user:<hash>" and parse_reduce_op() does not take it.
@@ -23,5 +27,8 @@ inline constexpr enum_text::Name<Finish> kFinishNames[] = {
 inline constexpr auto kReduceOps = enum_text::values(kReduceOpNames);
 inline constexpr auto kBlockReduces = enum_text::values(kBlockReduceNames);
 inline constexpr auto kFinishes = enum_text::values(kFinishNames);
+
+/// The configuration's enums and constants in a variant's preamble, from its field table (config.cpp).
+preamble::ConfigPreamble config_preamble(const ReduceConfig& config);
 
 }  // namespace autotune::reduce_detail

@@ -56,11 +56,10 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
   // shared by every size of one reduction.
   // The operation and the configuration's enums by name: the template compares kFinish with Finish::last_block,
   // never with 1.
+  // The fields' constants by the parts of config.cpp's table; kVecBytes and kSingleBlock are derived.
   using preamble::enum_constant;
-  using preamble::enum_definition;
-  const std::string enums = enum_definition("ReduceOp", reduce_detail::kReduceOps) +
-                            enum_definition("BlockReduce", reduce_detail::kBlockReduces) +
-                            enum_definition("Finish", reduce_detail::kFinishes) +
+  const preamble::ConfigPreamble fields = reduce_detail::config_preamble(config);
+  const std::string enums = preamble::enum_definition("ReduceOp", reduce_detail::kReduceOps) + fields.enums +
                             "enum class Storage { plain = 0, f16 = 1, bf16 = 2 };\n";
   std::string pre = fmt::format(
       "{}"
@@ -77,6 +76,7 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       "constexpr unsigned long long kOutNaNBits = 0x{:x}ULL;\n"
       "constexpr bool kAtomics = {};\n"
       "{}"
+      "constexpr int kVecBytes = {};\n"
       "{}{}"
       "constexpr bool kSingleBlock = {};\n"
       "{}",
@@ -84,11 +84,8 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       integer_sum ? acc.cuda_unsigned : work.cuda,
       enum_constant("ReduceOp", "kOp", p.op), storage_name(in.storage), storage_name(acc.storage), work.is_float,
       in.is_signed && !in.is_float, work_identity_bits(p, work.value), nan_bits(work.value), nan_bits(acc.value),
-      reduce_detail::takes_atomics(p),
-      preamble::load_constants(config.block, config.elems_per_load(p) * static_cast<int>(in.size), config.loads,
-                               config.accumulators),
-      enum_constant("BlockReduce", "kBlockReduce", config.block_reduce),
-      enum_constant("Finish", "kFinish", config.finish), config.grid_blocks == 1,
+      reduce_detail::takes_atomics(p), fields.part(1), config.elems_per_load(p) * static_cast<int>(in.size),
+      fields.part(2), fields.part(0), config.grid_blocks == 1,
       reduce_detail::ReduceWorkspace::preamble());
   return reduce_detail::reduction_variant_source(std::move(pre), p.op == ReduceOp::user ? &p.user : nullptr,
                                                  "reduce.cu", embedded::reduce_template);

@@ -6,20 +6,28 @@
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/config_fields.hpp"
 #include "core/launch_limits.hpp"
+#include "kernel_templates/preamble.hpp"
+#include "kernel_templates/segreduce/enums.hpp"
 #include "kernel_templates/segreduce/space.hpp"
 
 namespace autotune {
 
 namespace {
 
-constexpr auto kSegReduceFields = std::tuple{config_fields::number("block", &SegReduceConfig::block, 0),
-                                             config_fields::number("group", &SegReduceConfig::group, 0),
-                                             config_fields::number("small", &SegReduceConfig::small_max, 0),
-                                             config_fields::number("vec", &SegReduceConfig::vec_bytes, 0),
-                                             config_fields::number("loads", &SegReduceConfig::loads, 0),
-                                             config_fields::number("chunk", &SegReduceConfig::chunk, 0)};
+// The key's fields in order, each with its constant in the preamble (source.cpp).
+constexpr auto kSegReduceFields =
+    std::tuple{config_fields::number("block", &SegReduceConfig::block, 0).constant("kBlock"),
+               config_fields::number("group", &SegReduceConfig::group, 0).constant("kGroup"),
+               config_fields::number("small", &SegReduceConfig::small_max, 0).constant("kSmallMax", "unsigned"),
+               config_fields::number("vec", &SegReduceConfig::vec_bytes, 0).constant("kVecBytes"),
+               config_fields::number("loads", &SegReduceConfig::loads, 0).constant("kLoads"),
+               config_fields::number("chunk", &SegReduceConfig::chunk, 0).constant("kChunk", "unsigned")};
 
 }  // namespace
+
+preamble::ConfigPreamble segreduce_detail::config_preamble(const SegReduceConfig& c) {
+  return preamble::config_preamble(c, kSegReduceFields);
+}
 
 std::string SegReduceConfig::key() const { return config_fields::key(*this, kSegReduceFields); }
 

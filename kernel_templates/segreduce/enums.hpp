@@ -6,6 +6,10 @@
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/enum_text.hpp"
 
+namespace autotune::preamble {
+struct ConfigPreamble;
+}  // namespace autotune::preamble
+
 namespace autotune::segreduce_detail {
 
 /// "user" prints as itself; a key spells it "user:<hash>" and parse_segreduce_op() does not take it.
@@ -13,5 +17,8 @@ inline constexpr enum_text::Name<SegReduceOp> kSegReduceOpNames[] = {
     {SegReduceOp::sum, "sum"},       {SegReduceOp::min, "min"},       {SegReduceOp::max, "max"},
     {SegReduceOp::argmin, "argmin"}, {SegReduceOp::argmax, "argmax"}, {SegReduceOp::user, "user"}};
 inline constexpr auto kSegReduceOps = enum_text::values(kSegReduceOpNames);
+
+/// The configuration's enums and constants in a variant's preamble, from its field table (config.cpp).
+preamble::ConfigPreamble config_preamble(const SegReduceConfig& config);
 
 }  // namespace autotune::segreduce_detail

@@ -72,8 +72,6 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
   // (kernel_templates/value_types.hpp); integer sums add in the unsigned twin of the accumulator.
   const ValueType work = reduce_detail::work_type(r);
   const bool integer_sum = p.op == SegReduceOp::sum && !is_float(acc);
-  using preamble::enum_constant;
-  using preamble::enum_definition;
   std::string pre = fmt::format(
       "{}"
       "enum class Storage {{ plain = 0, f16 = 1, bf16 = 2 }};\n"
@@ -89,24 +87,17 @@ std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig
       "constexpr unsigned long long kNaNBits = 0x{:x}ULL;\n"
       "constexpr unsigned long long kArgEmptyBits = 0x{:x}ULL;\n"
       "constexpr int kResultBytes = {};\n"
-      "constexpr int kBlock = {};\n"
-      "constexpr int kGroup = {};\n"
-      "constexpr unsigned kSmallMax = {}u;\n"
-      "constexpr int kVecBytes = {};\n"
-      "constexpr int kLoads = {};\n"
-      "constexpr unsigned kChunk = {}u;\n"
-      "{}",
+      "{}{}",
       preamble::opening(fmt::format("segmented reduction {}", p.shape_key()), config.key(),
-                        enum_definition("SegOp", segreduce_detail::kSegReduceOps)),
+                        preamble::enum_definition("SegOp", segreduce_detail::kSegReduceOps)),
       info(p.type).cuda,
       info(acc).cuda, integer_sum ? info(acc).cuda_unsigned : info(work).cuda,
       p.offset_bits == 64 ? "long long" : "int", p.offset_bits == 64 ? "unsigned long long" : "unsigned",
-      enum_constant("SegOp", "kOp", p.op), storage_name(info(p.type).storage), is_float(work),
+      preamble::enum_constant("SegOp", "kOp", p.op), storage_name(info(p.type).storage), is_float(work),
       in_work_type(acc, r.identity_bits(), work),
       is_float(acc) && p.op != SegReduceOp::sum && p.op != SegReduceOp::user ? nan_bits(acc) : 0ull,
-      is_arg(p.op) ? arg_empty_bits(p.type, p.op == SegReduceOp::argmin) : 0ull, p.result_bytes(), config.block,
-      config.group, config.small_max, config.vec_bytes, config.loads, config.chunk,
-      segreduce_detail::SegReduceWorkspace::preamble());
+      is_arg(p.op) ? arg_empty_bits(p.type, p.op == SegReduceOp::argmin) : 0ull, p.result_bytes(),
+      segreduce_detail::config_preamble(config).part(0), segreduce_detail::SegReduceWorkspace::preamble());
   return reduce_detail::reduction_variant_source(std::move(pre), p.op == SegReduceOp::user ? &p.user : nullptr,
                                                  "segreduce.cu", embedded::segreduce_template);
 }

@@ -1,11 +1,14 @@
-// core/config_fields.hpp, the generic key of a configuration declared as a table, on a configuration of its own
-// (the families' keys are tested in their suites: test_config.cpp, test_histogram_range.cpp, test_reduction.cpp).
+// core/config_fields.hpp, the generic key of a configuration declared as a table, and the preamble's constants the
+// table declares (kernel_templates/preamble.hpp), on a configuration of its own (the families' keys are tested in
+// their suites: test_config.cpp, test_histogram_range.cpp, test_reduction.cpp).
 #include <doctest/doctest.h>
 
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
 
 #include "core/config_fields.hpp"
+#include "kernel_templates/preamble.hpp"
 
 namespace {
 
@@ -108,5 +111,23 @@ TEST_SUITE("config") {
                             "shade=dark,size=7,lit=1", "shade=dark,size=7,lit=0", "shade=dark,size=7,lit=false",
                             "shade=dark,size=7,lit=YES", "shade=dark,size=7,lit=yes,lit=yes", "shade=dark,size=7,lit"})
       CHECK_MESSAGE(!parse(bad).has_value(), bad);
+  }
+
+  TEST_CASE("a field table writes its fields' constants and enums into the preamble, part by part") {
+    constexpr auto fields =
+        std::tuple{config_fields::choice("shade", &Toy::shade, kShades).constant("kShade", "Shade"),
+                   config_fields::number("size", &Toy::size, -1).constant("kSize").in_part(1),
+                   config_fields::number("depth", &Toy::depth, 1).omitted_at(1).constant("kDepth", "unsigned"),
+                   config_fields::choice("edge", &Toy::edge, kShades).omitted_at(Shade::light),
+                   config_fields::flag("lit", &Toy::lit, "yes").constant("kLit")};
+    Toy t;
+    t.lit = true;
+    CHECK(config_fields::key(t, fields) == config_fields::key(t, kToyFields));  // the constants leave the key alone
+    const preamble::ConfigPreamble p = preamble::config_preamble(t, fields);
+    CHECK(p.enums == "enum class Shade { light = 0, dark = 1, grey = 2 };\n");  // a choice without a constant: none
+    CHECK(p.part(0) ==
+          "constexpr Shade kShade = Shade::dark;\nconstexpr unsigned kDepth = 1u;\nconstexpr bool kLit = true;\n");
+    CHECK(p.part(1) == "constexpr int kSize = 7;\n");
+    CHECK_THROWS_AS(p.part(2), std::out_of_range);
   }
 }
