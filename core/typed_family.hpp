@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +89,20 @@ class TypedFamily : public KernelFamily {
   /// The problem a key spells, from its parts (parts[0] is the family's name), or nullopt; `canonical`: only the
   /// spelling key() prints (problem_key::parse), else any spelling of the parts' values (parse_stored_key).
   virtual std::optional<P> parse_key(const std::vector<std::string_view>& parts, bool canonical) const = 0;
+
+  /// `shape` at each of `sizes`, in order (its n set to each): the default or preset problems of one shape.
+  static std::vector<Problem> at_sizes(P shape, std::span<const std::uint64_t> sizes) {
+    std::vector<Problem> out;
+    for (std::uint64_t n : sizes) {
+      shape.n = n;
+      out.push_back(Problem(shape));
+    }
+    return out;
+  }
+  /// Appends `more` to `out`.
+  static void append(std::vector<Problem>& out, const std::vector<Problem>& more) {
+    out.insert(out.end(), more.begin(), more.end());
+  }
 
   /// The family's problem inside `problem`; UsageError when it holds another family's.
   const P& problem_of(const Problem& problem) const {
