@@ -44,7 +44,7 @@ class ArgReduceFamily final
           problem_key::WithKey<TypedFamily<ArgReduceProblem, ArgReduceConfig>, kKey>, kOptions> {
  public:
   ArgReduceFamily()
-      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_constraint_violation,
+      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_violation,
                      make_argreduce_workload}) {}
 
   std::string_view summary() const override {

@@ -210,7 +210,7 @@ class HistogramFamily final
           problem_key::WithKey<TypedFamily<HistogramProblem, HistogramConfig>, kKey>, kOptions> {
  public:
   HistogramFamily()
-      : WithOptions({"a histogram", autotune::kernel_source, histogram_constraint_violation,
+      : WithOptions({"a histogram", autotune::kernel_source, histogram_violation,
                      make_histogram_workload}) {}
 
   std::string_view summary() const override {

@@ -118,7 +118,7 @@ class HistogramRangeFamily final
           problem_key::WithKey<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kKey, bins_fit>, kOptions> {
  public:
   HistogramRangeFamily()
-      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_constraint_violation,
+      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation,
                      make_histogram_range_workload}) {}
 
   std::string_view summary() const override {

@@ -117,7 +117,7 @@ class SegReduceFamily final
           problem_key::WithKey<TypedFamily<SegReduceProblem, SegReduceConfig>, kKey, well_formed>, kOptions> {
  public:
   SegReduceFamily()
-      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_constraint_violation,
+      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation,
                     make_segreduce_workload}) {}
 
   std::string_view summary() const override {
