@@ -115,7 +115,7 @@ Shape build_shape(const ArgReduceProblem& p, const DeviceInfo& dev, std::size_t 
   all.n = 0;  // the largest space (the small-n paths included); each size picks its own part
   std::vector<ArgReduceConfig> configs;
   for (const auto& c : argreduce_space(all))
-    if (argreduce_constraint_violation(all, c, dev).empty() && !(no_cluster && c.grid_blocks == kArgReduceClusterGrid))
+    if (argreduce_violation(all, c, &dev).empty() && !(no_cluster && c.grid_blocks == kArgReduceClusterGrid))
       configs.push_back(c);
   if (limit && configs.size() > limit) configs.resize(limit);
   return bench::compile_space<ArgReduceKernel>(all, std::move(configs), dev, "argreduce.cu");

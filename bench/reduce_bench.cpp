@@ -137,7 +137,7 @@ Shape build_shape(const ReduceProblem& p, const DeviceInfo& dev, std::size_t lim
   all.n = 0;  // the largest space (the single-block path included); each size picks its own part
   std::vector<ReduceConfig> configs;
   for (const auto& c : reduce_space(all))
-    if (reduce_constraint_violation(all, c, dev).empty()) configs.push_back(c);
+    if (reduce_violation(all, c, &dev).empty()) configs.push_back(c);
   if (limit && configs.size() > limit) configs.resize(limit);
   return bench::compile_space<ReduceKernel>(all, std::move(configs), dev, "reduce.cu");
 }

@@ -128,7 +128,7 @@ SegReduceProblem shape_of(const Case& c) {
 Shape build(const SegReduceProblem& p, const DeviceInfo& dev) {
   std::vector<SegReduceConfig> configs;
   for (const auto& c : segreduce_space(p))
-    if (segreduce_constraint_violation(p, c, dev).empty()) configs.push_back(c);
+    if (segreduce_violation(p, c, &dev).empty()) configs.push_back(c);
   Shape s = bench::compile_space<SegReduceKernel>(p, std::move(configs), dev, "segreduce.cu");
   for (std::size_t i = 0; i < s.configs.size(); ++i)
     if (!s.errors[i].empty()) std::fprintf(stderr, "%s: %s\n", s.configs[i].key().c_str(), s.errors[i].c_str());

@@ -23,6 +23,10 @@ std::vector<std::uint64_t> size_ladder(std::uint64_t lo, std::uint64_t hi, std::
 /// 1 GiB of f32); sizes that do not fit a GPU's memory are skipped when tuned.
 std::vector<std::uint64_t> default_ladder();
 
+/// The sizes of the `standard` preset's problems (tuner/preset.hpp): 64K, 1M, 16M and 256M elements.
+inline constexpr std::uint64_t kStandardSizes[] = {std::uint64_t{1} << 16, std::uint64_t{1} << 20,
+                                                   std::uint64_t{1} << 24, std::uint64_t{1} << 28};
+
 /// Where the crossover between adjacent tuned sizes a < b is measured: their geometric mean sqrt(a*b), rounded to
 /// the nearest multiple of 4096 (of the largest power of two at most m/16 when m is below 64K, so that the rounding
 /// moves m by at most ~3 %); nullopt when the rounded size is not strictly between a and b. For a ladder by powers

@@ -259,6 +259,21 @@ std::optional<P> parse(const std::vector<std::string_view>& text, const std::tup
   return p;
 }
 
+/// A family base (TypedFamily, or a mixin over it) whose parse_key reads the key table `kKey` with parse(): the
+/// canonical spelling is the problem's key(); `kCheck` (a bool(const P&), or nullptr) refuses what the table alone
+/// lets through.
+template <class Base, const auto& kKey, auto kCheck = nullptr>
+class WithKey : public Base {
+ public:
+  using P = typename Base::problem_type;
+  using Base::Base;
+
+ protected:
+  std::optional<P> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
+    return parse(parts, kKey, canonical ? &P::key : nullptr, kCheck);
+  }
+};
+
 /// The names of the table's named parts, in key order.
 template <class... E>
 std::vector<std::string_view> names(const std::tuple<E...>& parts) {

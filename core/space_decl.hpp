@@ -42,9 +42,14 @@
 namespace autotune::space_decl {
 
 /// The family's one validity function: why `config` cannot run `problem` (its own rules, then, with a device, the
-/// device's limits), or empty.
+/// device's limits), or empty. A family's space.hpp declares its own with this type
+/// (`space_decl::ViolationFunction<ReduceProblem, ReduceConfig> reduce_violation;`), so that the signature is spelled
+/// once; its config.cpp defines it.
 template <class P, class C>
-using Violation = std::string (*)(const P& problem, const C& config, const DeviceInfo* device);
+using ViolationFunction = std::string(const P& problem, const C& config, const DeviceInfo* device);
+/// A pointer to a family's validity function, as a space, TypedFamily and TypedWorkload hold it.
+template <class P, class C>
+using Violation = ViolationFunction<P, C>*;
 
 /// The limits of the largest GPU the project targets (sm_90's opt-in 227 KiB of shared memory per block, 1024
 /// threads, clusters and __reduce_*_sync): a configuration that violates them runs on no GPU.
@@ -231,22 +236,6 @@ std::vector<C> expand(const Space<P, C, G...>& s, const P& problem) {
       s.groups);
   return out;
 }
-
-namespace expansion {
-template <auto V>
-struct OnDevice;
-template <class P, class C, Violation<P, C> V>
-struct OnDevice<V> {
-  static std::string call(const P& problem, const C& config, const DeviceInfo& device) {
-    return V(problem, config, &device);
-  }
-};
-}  // namespace expansion
-
-/// The validity function `V` called with a device always given: the form the tuner's workload and the family's
-/// device checks take (TypedWorkload, TypedFamily).
-template <auto V>
-inline constexpr auto on_device = &expansion::OnDevice<V>::call;
 
 /// Every configuration `space` returns for `problem` at some n: its space at n = 0, then what its space at the
 /// largest n adds.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "autotune/error.hpp"
 #include "core/family.hpp"
 #include "core/key_text.hpp"
+#include "core/space_decl.hpp"
 
 namespace autotune {
 
@@ -31,14 +33,15 @@ struct TypedFamilyFunctions {
   std::string_view noun;
   /// The complete CUDA source of a variant (the family's kernel_source(problem, config)).
   std::string (*kernel_source)(const P& problem, const C& config) = nullptr;
-  /// Why `config` cannot run `problem` on `device`: its own rules, then the device's limits; empty when it can.
-  std::string (*constraint_violation)(const P& problem, const C& config, const DeviceInfo& device) = nullptr;
+  /// The family's one validity function (core/space_decl.hpp): why `config` cannot run `problem` (its own rules,
+  /// then, with a device, the device's limits); empty when it can.
+  space_decl::Violation<P, C> violation = nullptr;
   /// The problem made ready on the current GPU for the tuner.
   std::unique_ptr<Workload> (*make_workload)(const P& problem, const DeviceInfo& device, std::uint64_t seed) = nullptr;
 };
 
 /// P: the family's problem type (P::kFamily names it); C: its configuration type, with C::parse(key),
-/// C::fallback(problem), config.invalid_reason(problem) and config.shared_bytes(problem).
+/// C::fallback(problem) and config.shared_bytes(problem).
 template <class P, class C>
 class TypedFamily : public KernelFamily {
  public:
@@ -72,9 +75,7 @@ class TypedFamily : public KernelFamily {
   }
   // Without a device, the configuration's own rules alone.
   std::string violation(const Problem& problem, const Config& config, const DeviceInfo* device) const override {
-    const P& p = problem_of(problem);
-    const C& c = config_of(config);
-    return device ? functions_.constraint_violation(p, c, *device) : c.invalid_reason(p);
+    return functions_.violation(problem_of(problem), config_of(config), device);
   }
   std::string kernel_source(const Problem& problem, const Config& config) const override {
     return functions_.kernel_source(problem_of(problem), config_of(config));
@@ -88,6 +89,20 @@ class TypedFamily : public KernelFamily {
   /// The problem a key spells, from its parts (parts[0] is the family's name), or nullopt; `canonical`: only the
   /// spelling key() prints (problem_key::parse), else any spelling of the parts' values (parse_stored_key).
   virtual std::optional<P> parse_key(const std::vector<std::string_view>& parts, bool canonical) const = 0;
+
+  /// `shape` at each of `sizes`, in order (its n set to each): the default or preset problems of one shape.
+  static std::vector<Problem> at_sizes(P shape, std::span<const std::uint64_t> sizes) {
+    std::vector<Problem> out;
+    for (std::uint64_t n : sizes) {
+      shape.n = n;
+      out.push_back(Problem(shape));
+    }
+    return out;
+  }
+  /// Appends `more` to `out`.
+  static void append(std::vector<Problem>& out, const std::vector<Problem>& more) {
+    out.insert(out.end(), more.begin(), more.end());
+  }
 
   /// The family's problem inside `problem`; UsageError when it holds another family's.
   const P& problem_of(const Problem& problem) const {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/cuda.hpp"
+#include "core/space_decl.hpp"
 #include "core/workload.hpp"
 
 namespace autotune {
@@ -26,7 +27,7 @@ class TypedWorkload : public Workload {
   /// The typed functions of the family's folder that the workload forwards to.
   struct Functions {
     std::vector<C> (*space)(const P& problem) = nullptr;
-    std::string (*constraint_violation)(const P& problem, const C& config, const DeviceInfo& device) = nullptr;
+    space_decl::Violation<P, C> violation = nullptr;  ///< the family's one validity function (core/space_decl.hpp)
   };
 
   std::vector<Config> space() const override {
@@ -34,7 +35,7 @@ class TypedWorkload : public Workload {
     return {configs.begin(), configs.end()};
   }
   std::string violation(const Config& config) const override {
-    return functions_.constraint_violation(problem_, *config.as<C>(), device_);
+    return functions_.violation(problem_, *config.as<C>(), &device_);
   }
   std::unique_ptr<LoadedVariant> load(const Config& config, const std::vector<char>& cubin,
                                       bool poison_input) const override {

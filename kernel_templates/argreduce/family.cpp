@@ -40,19 +40,16 @@ constexpr auto kKey = std::tuple{problem_key::positional(kOp), problem_key::posi
                                  problem_key::size<ArgReduceProblem>(), problem_key::distribution<ArgReduceProblem>()};
 
 class ArgReduceFamily final
-    : public problem_options::WithOptions<TypedFamily<ArgReduceProblem, ArgReduceConfig>, kOptions> {
+    : public problem_options::WithOptions<
+          problem_key::WithKey<TypedFamily<ArgReduceProblem, ArgReduceConfig>, kKey>, kOptions> {
  public:
   ArgReduceFamily()
-      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_constraint_violation,
+      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_violation,
                      make_argreduce_workload}) {}
 
   std::string_view summary() const override {
     return "arg-min or arg-max (value and first index) of i32, u32, i64, u64, f32, f64, f16, bf16, i8 or i16 values "
            "(CUB's DeviceReduce::ArgMin/ArgMax)";
-  }
-
-  std::optional<ArgReduceProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
-    return problem_key::parse(parts, kKey, canonical ? &ArgReduceProblem::key : nullptr);
   }
 
   // sample_type is the input type, op the operation, counter_bits the index's width.
@@ -99,30 +96,22 @@ class ArgReduceFamily final
   std::vector<std::string> distributions() const override { return argreduce_distributions(); }
   std::vector<Problem> default_problems() const override {
     // Arg-max of floats at every size of the default ladder (core/ladder.hpp).
-    std::vector<Problem> out;
-    for (std::uint64_t n : default_ladder()) {
-      ArgReduceProblem p;
-      p.op = ArgOp::argmax;
-      p.type = ValueType::f32;
-      p.n = n;
-      out.push_back(p);
-    }
-    return out;
+    ArgReduceProblem p;
+    p.op = ArgOp::argmax;
+    p.type = ValueType::f32;
+    return at_sizes(p, default_ladder());
   }
   std::vector<Problem> preset_problems(std::string_view preset) const override {
     // `standard`: arg-min and arg-max of f32, f64 and i32 at 64K, 1M, 16M and 256M elements.
     if (preset != "standard") return {};
     std::vector<Problem> out;
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
-      for (ValueType type : {ValueType::f32, ValueType::f64, ValueType::i32})
-        for (std::uint64_t n : {std::uint64_t{1} << 16, std::uint64_t{1} << 20, std::uint64_t{1} << 24,
-                                std::uint64_t{1} << 28}) {
-          ArgReduceProblem p;
-          p.op = op;
-          p.type = type;
-          p.n = n;
-          out.push_back(p);
-        }
+      for (ValueType type : {ValueType::f32, ValueType::f64, ValueType::i32}) {
+        ArgReduceProblem p;
+        p.op = op;
+        p.type = type;
+        append(out, at_sizes(p, kStandardSizes));
+      }
     return out;
   }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // value at 0, index at 8

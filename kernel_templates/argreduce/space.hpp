@@ -23,8 +23,6 @@ std::vector<ArgReduceConfig> argreduce_space(const ArgReduceProblem& problem);
 
 /// The family's validity function (core/space_decl.hpp): packed keys, finishes, loads and grids, then on a device
 /// threads and shared memory per block, sm_90 for clusters and sm_80 for warp_reduce.
-std::string argreduce_violation(const ArgReduceProblem& problem, const ArgReduceConfig& config,
-                                const DeviceInfo* device);
-inline constexpr auto argreduce_constraint_violation = space_decl::on_device<argreduce_violation>;
+space_decl::ViolationFunction<ArgReduceProblem, ArgReduceConfig> argreduce_violation;
 
 }  // namespace autotune

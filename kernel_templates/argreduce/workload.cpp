@@ -14,7 +14,7 @@ namespace {
 class ArgReduceWorkload final : public TypedWorkload<ArgReduceProblem, ArgReduceConfig, ArgReduceKernel> {
  public:
   ArgReduceWorkload(const ArgReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem, device, {argreduce_space, argreduce_constraint_violation}) {
+      : TypedWorkload(problem, device, {argreduce_space, argreduce_violation}) {
     const std::vector<unsigned char> host = generate_arg_values(problem, problem.n, seed);
     expected_ = reference_argreduce(problem, host.data(), problem.n);
     input_ = upload(host);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <span>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -205,18 +206,15 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::custom<HistogramProblem>("row", print_region_part, read_region_part)};
 
 class HistogramFamily final
-    : public problem_options::WithOptions<TypedFamily<HistogramProblem, HistogramConfig>, kOptions> {
+    : public problem_options::WithOptions<
+          problem_key::WithKey<TypedFamily<HistogramProblem, HistogramConfig>, kKey>, kOptions> {
  public:
   HistogramFamily()
-      : WithOptions({"a histogram", autotune::kernel_source, histogram_constraint_violation,
+      : WithOptions({"a histogram", autotune::kernel_source, histogram_violation,
                      make_histogram_workload}) {}
 
   std::string_view summary() const override {
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
-  }
-
-  std::optional<HistogramProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
-    return problem_key::parse(parts, kKey, canonical ? &HistogramProblem::key : nullptr);
   }
 
   // "histogram/u8/bins=256/...": the sample type.
@@ -438,12 +436,7 @@ class HistogramFamily final
     // more bins than CUB privatizes in shared memory.
     // The u8 histogram at every size of the default ladder (64K..256M by powers of 4, core/ladder.hpp; with the
     // crossovers between sizes whose winners differ), so that applications find a measured size near theirs.
-    std::vector<Problem> out;
-    for (std::uint64_t n : default_ladder()) {
-      HistogramProblem u8 = HistogramProblem::with_defaults(SampleType::u8, 256);
-      u8.n = n;
-      out.push_back(u8);
-    }
+    std::vector<Problem> out = at_sizes(HistogramProblem::with_defaults(SampleType::u8, 256), default_ladder());
     HistogramProblem f32 = HistogramProblem::with_defaults(SampleType::f32, 1024);
     f32.n = 16ull << 20;
     out.push_back(f32);
@@ -461,11 +454,7 @@ class HistogramFamily final
         {SampleType::f32, 32768}, {SampleType::f32, 262144}, {SampleType::f64, 1024}};
     std::vector<Problem> out;
     for (const auto& [type, bins] : shapes)
-      for (std::uint64_t n : {std::uint64_t{1} << 16, std::uint64_t{1} << 20, std::uint64_t{1} << 24}) {
-        HistogramProblem h = HistogramProblem::with_defaults(type, bins);
-        h.n = n;
-        out.push_back(h);
-      }
+      append(out, at_sizes(HistogramProblem::with_defaults(type, bins), std::span(kStandardSizes).first(3)));
     return out;
   }
   std::string_view policy_data() const override { return embedded::histogram_policy_json; }

@@ -158,8 +158,5 @@ constexpr auto kSpace = space(histogram_violation, kCommon, narrow_loads<4>(), n
 std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem) {
   return space_decl::expand(kSpace, problem);
 }
-std::vector<HistogramConfig> histogram_space_any_n(const HistogramProblem& problem) {
-  return space_decl::any_n(problem, histogram_space);
-}
 
 }  // namespace autotune

@@ -25,14 +25,8 @@ namespace autotune {
 /// Configurations whose shared memory cannot fit any current GPU (227 KiB) are left out.
 std::vector<HistogramConfig> histogram_space(const HistogramProblem& problem);
 
-/// Every configuration histogram_space() returns for `problem` at some n (its small-n and its large-n space, in
-/// that order, without duplicates): what a test must compile and run to cover the space for every size.
-std::vector<HistogramConfig> histogram_space_any_n(const HistogramProblem& problem);
-
 /// The family's validity function (core/space_decl.hpp): copies, counters, merges, clusters and value counting,
 /// then on a device threads per block, clusters (sm_90) and shared memory with the kernel's static 16 bytes.
-std::string histogram_violation(const HistogramProblem& problem, const HistogramConfig& config,
-                                const DeviceInfo* device);
-inline constexpr auto histogram_constraint_violation = space_decl::on_device<histogram_violation>;
+space_decl::ViolationFunction<HistogramProblem, HistogramConfig> histogram_violation;
 
 }  // namespace autotune

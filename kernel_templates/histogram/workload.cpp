@@ -18,7 +18,7 @@ namespace {
 class HistogramWorkload final : public TypedWorkload<HistogramProblem, HistogramConfig, HistogramKernel> {
  public:
   HistogramWorkload(const HistogramProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem, device, {histogram_space, histogram_constraint_violation}) {
+      : TypedWorkload(problem, device, {histogram_space, histogram_violation}) {
     const std::vector<unsigned char> host = generate_samples(problem, problem.n, seed);  // n pixels
     expected_ = counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
     if (problem.row_pixels == 0) {

@@ -114,19 +114,16 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::custom<HistogramRangeProblem>("ch1", print_bins_part, read_bins_part)};
 
 class HistogramRangeFamily final
-    : public problem_options::WithOptions<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kOptions> {
+    : public problem_options::WithOptions<
+          problem_key::WithKey<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kKey, bins_fit>, kOptions> {
  public:
   HistogramRangeFamily()
-      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_constraint_violation,
+      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation,
                      make_histogram_range_workload}) {}
 
   std::string_view summary() const override {
     return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples, "
            "one or several channels per pixel (CUB's HistogramRange, MultiHistogramRange)";
-  }
-
-  std::optional<HistogramRangeProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
-    return problem_key::parse(parts, kKey, canonical ? &HistogramRangeProblem::key : nullptr, bins_fit);
   }
 
   // "histogram_range/u8/bins=255/...": the sample type.

@@ -57,8 +57,5 @@ constexpr auto kSpace = space(
 std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProblem& problem) {
   return space_decl::expand(kSpace, problem);
 }
-std::vector<HistogramRangeConfig> histogram_range_space_any_n(const HistogramRangeProblem& problem) {
-  return space_decl::any_n(problem, histogram_range_space);
-}
 
 }  // namespace autotune

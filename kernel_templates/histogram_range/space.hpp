@@ -16,12 +16,8 @@ namespace autotune {
 /// (values for several active channels: 4 to 32) and global atomics, blocks of 256
 /// to 1024 threads, 1 to 4 loads of 16 bytes in flight, and, up to 4M samples, the single-block path.
 std::vector<HistogramRangeConfig> histogram_range_space(const HistogramRangeProblem& problem);
-/// Every configuration histogram_range_space() returns at some n (small-n and large-n spaces, without duplicates).
-std::vector<HistogramRangeConfig> histogram_range_space_any_n(const HistogramRangeProblem& problem);
 /// The family's validity function (core/space_decl.hpp): binnings by sample type, copies and merges, then on a
 /// device threads and shared memory per block.
-std::string histogram_range_violation(const HistogramRangeProblem& problem, const HistogramRangeConfig& config,
-                                      const DeviceInfo* device);
-inline constexpr auto histogram_range_constraint_violation = space_decl::on_device<histogram_range_violation>;
+space_decl::ViolationFunction<HistogramRangeProblem, HistogramRangeConfig> histogram_range_violation;
 
 }  // namespace autotune

@@ -17,7 +17,7 @@ class HistogramRangeWorkload final
     : public TypedWorkload<HistogramRangeProblem, HistogramRangeConfig, HistogramRangeKernel> {
  public:
   HistogramRangeWorkload(const HistogramRangeProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem, device, {histogram_range_space, histogram_range_constraint_violation}) {
+      : TypedWorkload(problem, device, {histogram_range_space, histogram_range_violation}) {
     const std::vector<unsigned char> levels = generate_levels(problem);
     const std::vector<unsigned char> host = generate_range_samples(problem, problem.n, seed);
     expected_ = range_counts_as_written(problem, reference_range_histogram(problem, host.data(), problem.n,

@@ -65,18 +65,14 @@ constexpr auto kKey =
                    std::tuple{problem_key::option(kMode)});
 
 class ReduceFamily final
-    : public reduce_detail::WithUserOp<TypedFamily<ReduceProblem, ReduceConfig>, kOptions> {
+    : public reduce_detail::WithUserOp<problem_key::WithKey<TypedFamily<ReduceProblem, ReduceConfig>, kKey>, kOptions> {
  public:
   ReduceFamily()
-      : WithUserOp({"a reduction", autotune::kernel_source, reduce_constraint_violation, make_reduce_workload}) {}
+      : WithUserOp({"a reduction", autotune::kernel_source, reduce_violation, make_reduce_workload}) {}
 
   std::string_view summary() const override {
     return "sum, min, max, absmax, sumsq, sumabs, l2norm or an operator of your own over i32, u32, i64, u64, f32, "
            "f64, f16, bf16, i8 or i16 values (CUB's DeviceReduce and TransformReduce)";
-  }
-
-  std::optional<ReduceProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
-    return problem_key::parse(parts, kKey, canonical ? &ReduceProblem::key : nullptr);
   }
 
   // "reduce/sum/f32/...": the operator (a user operator's "user:<hash>"), then the value type.
@@ -120,20 +116,12 @@ class ReduceFamily final
     // And at 4K, below the ladder: there one block does everything, and a winner of 64K (a grid of several blocks
     // and a last-block finish) ran 32 % behind that problem's exact winner (one block, no finish; H200,
     // bench/results/2026-12-02c-h200-untuned-grid-before.md).
-    std::vector<Problem> out;
-    ReduceProblem floor_sum;
-    floor_sum.op = ReduceOp::sum;
-    floor_sum.type = ValueType::f32;
-    floor_sum.n = 4096;
-    out.push_back(floor_sum);
-    for (std::uint64_t n : default_ladder()) {
-      ReduceProblem sum;
-      sum.op = ReduceOp::sum;
-      sum.type = ValueType::f32;
-      sum.n = n;
-      out.push_back(sum);
-    }
-    return out;
+    ReduceProblem sum;
+    sum.op = ReduceOp::sum;
+    sum.type = ValueType::f32;
+    std::vector<std::uint64_t> sizes = default_ladder();
+    sizes.insert(sizes.begin(), 4096);
+    return at_sizes(sum, sizes);
   }
   std::vector<Problem> preset_problems(std::string_view preset) const override {
     // `standard` (tuner/preset.hpp): sum, min and max of every element type at 64K, 1M, 16M and 256M elements.
@@ -141,15 +129,12 @@ class ReduceFamily final
     std::vector<Problem> out;
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
       for (ValueType type : {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32,
-                             ValueType::f64})
-        for (std::uint64_t n : {std::uint64_t{1} << 16, std::uint64_t{1} << 20, std::uint64_t{1} << 24,
-                                std::uint64_t{1} << 28}) {
-          ReduceProblem r;
-          r.op = op;
-          r.type = type;
-          r.n = n;
-          out.push_back(r);
-        }
+                             ValueType::f64}) {
+        ReduceProblem r;
+        r.op = op;
+        r.type = type;
+        append(out, at_sizes(r, kStandardSizes));
+      }
     return out;
   }
   std::string_view policy_data() const override { return embedded::reduce_policy_json; }

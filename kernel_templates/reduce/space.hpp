@@ -26,8 +26,7 @@ namespace autotune {
 std::vector<ReduceConfig> reduce_space(const ReduceProblem& problem);
 
 /// The family's validity function (core/space_decl.hpp): the rules of config.cpp, then on a device its threads and
-/// shared memory per block, and sm_80 for warp_reduce. reduce_constraint_violation is it on the tuner's device.
-std::string reduce_violation(const ReduceProblem& problem, const ReduceConfig& config, const DeviceInfo* device);
-inline constexpr auto reduce_constraint_violation = space_decl::on_device<reduce_violation>;
+/// shared memory per block, and sm_80 for warp_reduce.
+space_decl::ViolationFunction<ReduceProblem, ReduceConfig> reduce_violation;
 
 }  // namespace autotune

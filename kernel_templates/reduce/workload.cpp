@@ -18,7 +18,7 @@ namespace {
 class ReduceWorkload final : public TypedWorkload<ReduceProblem, ReduceConfig, ReduceKernel> {
  public:
   ReduceWorkload(const ReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem, device, {reduce_space, reduce_constraint_violation}) {
+      : TypedWorkload(problem, device, {reduce_space, reduce_violation}) {
     const std::vector<unsigned char> host = generate_values(problem, problem.n, seed);
     input_ = upload(host);
     output_ = cuda::DeviceBuffer(16);

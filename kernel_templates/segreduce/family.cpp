@@ -113,19 +113,17 @@ bool well_formed(const SegReduceProblem& p) {
 // The segment lengths are the problem's distribution: command_options() leaves them to --dist
 // (runtime/resolution.cpp).
 class SegReduceFamily final
-    : public reduce_detail::WithUserOp<TypedFamily<SegReduceProblem, SegReduceConfig>, kOptions> {
+    : public reduce_detail::WithUserOp<
+          problem_key::WithKey<TypedFamily<SegReduceProblem, SegReduceConfig>, kKey, well_formed>, kOptions> {
  public:
   SegReduceFamily()
-      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_constraint_violation,
+      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation,
                     make_segreduce_workload}) {}
 
   std::string_view summary() const override {
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
   }
 
-  std::optional<SegReduceProblem> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {
-    return problem_key::parse(parts, kKey, canonical ? &SegReduceProblem::key : nullptr, well_formed);
-  }
   // "segreduce/sum/f32/...": the operation (a user operator's "user:<hash>"), then the value type.
   std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
   // The same types, operation and offsets; another segment-length distribution is 0.5 away plus an eighth per

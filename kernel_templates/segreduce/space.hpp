@@ -20,8 +20,6 @@ std::vector<SegReduceConfig> segreduce_space(const SegReduceProblem& problem);
 
 /// The family's validity function (core/space_decl.hpp): lanes, segment limits, loads and chunks, then on a device
 /// its threads per block.
-std::string segreduce_violation(const SegReduceProblem& problem, const SegReduceConfig& config,
-                                const DeviceInfo* device);
-inline constexpr auto segreduce_constraint_violation = space_decl::on_device<segreduce_violation>;
+space_decl::ViolationFunction<SegReduceProblem, SegReduceConfig> segreduce_violation;
 
 }  // namespace autotune

@@ -20,7 +20,7 @@ namespace {
 class SegReduceWorkload final : public TypedWorkload<SegReduceProblem, SegReduceConfig, SegReduceKernel> {
  public:
   SegReduceWorkload(const SegReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem.normalized(), device, {segreduce_space, segreduce_constraint_violation}) {
+      : TypedWorkload(problem.normalized(), device, {segreduce_space, segreduce_violation}) {
     // The offsets depend on the problem alone (bench/baselines.cpp gives CUB the same ones); the values on the seed.
     const std::vector<unsigned char> raw = problem_offsets(problem_);
     const std::size_t width = problem_.offset_bytes();

@@ -568,32 +568,34 @@ TEST_SUITE("argreduce") {
       for (const auto& c : large) CHECK((c.grid_blocks != 1 && c.grid_blocks != 8 && c.grid_blocks != 16));
       CHECK(large.size() >= 40);
       CHECK(small.size() <= 140);
-      for (const auto& c : small) CHECK(argreduce_constraint_violation(make(ArgOp::argmax, t), c, h100_like()) == "");
+      const DeviceInfo h100 = h100_like();
+      for (const auto& c : small) CHECK(argreduce_violation(make(ArgOp::argmax, t), c, &h100) == "");
     }
-    DeviceInfo tiny = h100_like();
+    const DeviceInfo h100 = h100_like();
+    DeviceInfo tiny = h100;
     tiny.max_threads_per_block = 512;
     ArgReduceConfig big;
     big.block = 1024;
-    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), big, tiny).find("threads") !=
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), big, &tiny).find("threads") !=
           std::string::npos);
     DeviceInfo ampere = h100_like();
     ampere.cc_major = 8;
     ArgReduceConfig cluster;
     cluster.grid_blocks = 8;
-    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, ampere).find("sm_90") !=
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), cluster, &ampere).find("sm_90") !=
           std::string::npos);
-    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, h100_like()) == "");
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), cluster, &h100) == "");
     cluster.grid_blocks = 16;
-    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, ampere).find("sm_90") !=
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), cluster, &ampere).find("sm_90") !=
           std::string::npos);
-    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), cluster, h100_like()) == "");
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), cluster, &h100) == "");
     ArgReduceConfig redux;
     redux.pack = true, redux.block_reduce = BlockReduce::warp_reduce;
     DeviceInfo turing = h100_like();
     turing.cc_major = 7, turing.cc_minor = 5;
-    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), redux, turing).find("sm_80") !=
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), redux, &turing).find("sm_80") !=
           std::string::npos);
-    CHECK(argreduce_constraint_violation(make(ArgOp::argmax, ValueType::f32), redux, ampere) == "");
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), redux, &ampere) == "");
   }
 
   TEST_CASE("the launch plan: one block, cover-n grids, resident grids, and the second launch of two passes") {

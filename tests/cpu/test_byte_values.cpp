@@ -159,9 +159,9 @@ TEST_SUITE("config") {
                           "merge=last_block,grid=1,bin=values") == 1) == (n <= (4u << 20)));
       }
     }
-    CHECK(values_only(histogram_space_any_n(u8(256, 0, 256))).empty());  // the values are the bins
+    CHECK(values_only(space_decl::any_n(u8(256, 0, 256), histogram_space)).empty());  // the values are the bins
     HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 37, 10);
-    CHECK(values_only(histogram_space_any_n(u16)).empty());
+    CHECK(values_only(space_decl::any_n(u16, histogram_space)).empty());
   }
 
   TEST_CASE("the fallback counts values for u8 samples of one channel whose bins are not the values, and is in the "
@@ -171,7 +171,7 @@ TEST_SUITE("config") {
       const HistogramConfig f = HistogramConfig::fallback(p);
       CHECK(f.key() == kWinnerValues);
       std::set<std::string> keys;
-      for (const auto& c : histogram_space_any_n(p)) keys.insert(c.key());
+      for (const auto& c : space_decl::any_n(p, histogram_space)) keys.insert(c.key());
       CHECK(keys.count(f.key()) == 1);
     }
     CHECK(HistogramConfig::fallback(u8(256, 0, 256)).binning == Binning::direct);
@@ -336,7 +336,7 @@ TEST_SUITE("family") {
 TEST_SUITE("nvrtc") {
   TEST_CASE("the value-counting variants compile for sm_90 and sm_80, for one channel and for RGBA pixels") {
     const HistogramProblem p = u8(37, 10, 250);
-    CHECK(test::compile_all(p, values_only(histogram_space_any_n(p)), "sm_90") == "");
+    CHECK(test::compile_all(p, values_only(space_decl::any_n(p, histogram_space)), "sm_90") == "");
     CHECK(test::compile_all(p, std::vector{*HistogramConfig::parse(kWinnerValues)}, "sm_80") == "");
     // Clusters come only from a transfer (adapt_config keeps them): one cluster storing its sums, and a resident grid.
     const std::vector<HistogramConfig> clusters = {

@@ -241,7 +241,7 @@ TEST_SUITE("config") {
 
   TEST_CASE("the space for any n is the union of the small-n and large-n spaces") {
     HistogramProblem p = make(SampleType::u8, 256, 0, 256);
-    const auto any = histogram_space_any_n(p);
+    const auto any = space_decl::any_n(p, histogram_space);
     std::set<std::string> keys;
     for (const auto& c : any) keys.insert(c.key());
     CHECK(keys.size() == any.size());
@@ -410,7 +410,7 @@ TEST_SUITE("config") {
 
   TEST_CASE("every configuration survives key() -> parse()") {
     for (const auto& p : {make(SampleType::u8, 256, 0, 256), make(SampleType::f32, 65536, 0, 1)})
-      for (const auto& c : histogram_space_any_n(p)) {
+      for (const auto& c : space_decl::any_n(p, histogram_space)) {
         const auto back = HistogramConfig::parse(c.key());
         REQUIRE(back.has_value());
         CHECK(*back == c);
@@ -479,16 +479,16 @@ TEST_SUITE("config") {
     HistogramProblem p;  // 256 bins
     HistogramConfig c;
     c.block = 1024;
-    CHECK(histogram_constraint_violation(p, c, small).find("1024 threads") != std::string::npos);
+    CHECK(histogram_violation(p, c, &small).find("1024 threads") != std::string::npos);
     c.block = 512;
-    CHECK(histogram_constraint_violation(p, c, small).empty());
+    CHECK(histogram_violation(p, c, &small).empty());
     c.replicas = 32;  // 32 KiB
-    CHECK(histogram_constraint_violation(p, c, small).empty());
+    CHECK(histogram_violation(p, c, &small).empty());
     p.type = SampleType::u16, p.bins = 16384, p.upper = 65536;  // 64 KiB with one copy
     c.replicas = 1;
-    CHECK(histogram_constraint_violation(p, c, small).find("shared memory") != std::string::npos);
+    CHECK(histogram_violation(p, c, &small).find("shared memory") != std::string::npos);
     c.privatization = Privatization::global;
-    CHECK(histogram_constraint_violation(p, c, small).empty());
+    CHECK(histogram_violation(p, c, &small).empty());
   }
 
   TEST_CASE("the fallback stays within 48 KiB of shared memory and loads one sample at a time") {

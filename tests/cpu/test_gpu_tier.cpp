@@ -61,7 +61,7 @@ TEST_SUITE("gpu_tier") {
       CHECK(test::value_pairs(quick) == test::value_pairs(space));
       for (const auto& c : quick) CHECK(std::find(space.begin(), space.end(), c) != space.end());
     };
-    check(histogram_space_any_n(u8));
+    check(space_decl::any_n(u8, histogram_space));
     check(reduce_space(f32_sum));
   }
 
@@ -128,7 +128,7 @@ TEST_SUITE("gpu_tier") {
     for (const HistogramProblem& p : {HistogramProblem{}, HistogramProblem{.type = SampleType::f32, .bins = 1024, .lower = -1, .upper = 1},
                                       HistogramProblem{.type = SampleType::u16, .bins = 65536, .lower = 0, .upper = 65536}}) {
       hists.push_back(p);
-      hist_spaces.push_back(histogram_space_any_n(p));
+      hist_spaces.push_back(space_decl::any_n(p, histogram_space));
     }
     check(hists, hist_spaces);
   }

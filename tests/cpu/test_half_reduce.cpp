@@ -458,7 +458,7 @@ void check_compiles(const ReduceProblem& p) {
   const DeviceInfo sm90 = test::h100_device("test");
   std::vector<ReduceConfig> space;
   for (const auto& c : reduce_space(p))
-    if (reduce_constraint_violation(p, c, sm90).empty()) space.push_back(c);
+    if (reduce_violation(p, c, &sm90).empty()) space.push_back(c);
   REQUIRE(!space.empty());
   const std::string failures = test::compile_all(p, space, "sm_90");
   MESSAGE(p.shape_key(), ": ", test::coverage(space).size(), " of ", space.size(), " variants compiled for sm_90");

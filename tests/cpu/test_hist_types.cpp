@@ -380,7 +380,7 @@ TEST_SUITE("nvrtc_histtypes") {
         even(SampleType::f16, 1000, 0, 1), even(SampleType::bf16, 64, -8, 8), even(SampleType::i8, 256, -128, 128),
         even(SampleType::i8, 37, -100, 100), even(SampleType::i16, 4096, -32768, 32768)};
     std::vector<std::vector<HistogramConfig>> spaces;
-    for (const auto& p : problems) spaces.push_back(histogram_space_any_n(p));
+    for (const auto& p : problems) spaces.push_back(space_decl::any_n(p, histogram_space));
     CHECK(test::compile_all_joint(problems, spaces, "sm_90") == "");
   }
   TEST_CASE("range histograms of the new types and of pixels with levels per channel compile for sm_90: one pairwise "
@@ -391,7 +391,7 @@ TEST_SUITE("nvrtc_histtypes") {
         range(SampleType::u8, 63).with_channel_bins(3, {63, 16, 200}),
         range(SampleType::f32, 10).with_channel_bins(2, {10, 20})};
     std::vector<std::vector<HistogramRangeConfig>> spaces;
-    for (const auto& p : problems) spaces.push_back(histogram_range_space_any_n(p));
+    for (const auto& p : problems) spaces.push_back(space_decl::any_n(p, histogram_range_space));
     CHECK(test::compile_all_joint(problems, spaces, "sm_90") == "");
   }
 }

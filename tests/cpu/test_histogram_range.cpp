@@ -197,7 +197,7 @@ TEST_SUITE("histogram_range") {
     c.vec_bytes = 16, c.loads = 4, c.grid_blocks = 1;
     CHECK(c.key() == "bin=prebin,priv=shared,R=8,block=512,vec=16,loads=4,grid=1");
     CHECK(HistogramRangeConfig::parse(c.key()) == c);
-    for (const auto& s : histogram_range_space_any_n(make(SampleType::u8, 255)))
+    for (const auto& s : space_decl::any_n(make(SampleType::u8, 255), histogram_range_space))
       CHECK(HistogramRangeConfig::parse(s.key()) == s);
     CHECK_FALSE(HistogramRangeConfig::parse("bin=search,priv=warp,R=1,block=256,vec=16,loads=2,grid=0"));
     CHECK_FALSE(HistogramRangeConfig::parse("bin=bisect,priv=shared,R=1,block=256,vec=16,loads=2,grid=0"));
@@ -406,7 +406,7 @@ TEST_SUITE("histogram_range") {
       for (int bins : {1, 255, 4096, 65534}) {
         if (bins > HistogramRangeProblem::max_bins(t)) continue;
         const HistogramRangeProblem p = make(t, bins);
-        const auto space = histogram_range_space_any_n(p);
+        const auto space = space_decl::any_n(p, histogram_range_space);
         INFO(p.shape_key());
         CHECK(!space.empty());
         for (const auto& c : space) {
@@ -467,12 +467,12 @@ TEST_SUITE("nvrtc_histrange") {
   TEST_CASE("the u8 variants (values, lut, search, prebin, search_global) compile for sm_90 with the 1D and the 2D "
             "entry point: a pairwise-covering subset, every variant under nvrtc_full") {
     const auto p = make(SampleType::u8, 255);
-    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90", kEntryPoints) == "");
+    CHECK(test::compile_all(p, space_decl::any_n(p, histogram_range_space), "sm_90", kEntryPoints) == "");
   }
   TEST_CASE("the f32 variants with 999 bins compile for sm_90 with both entry points: a pairwise-covering subset, "
             "every variant under nvrtc_full") {
     const auto p = make(SampleType::f32, 999);
-    CHECK(test::compile_all(p, histogram_range_space_any_n(p), "sm_90", kEntryPoints) == "");
+    CHECK(test::compile_all(p, space_decl::any_n(p, histogram_range_space), "sm_90", kEntryPoints) == "");
   }
   // Each case compiles test::coverage() of its space (tests/cpu/nvrtc_fixtures.hpp): a subset in which every pair of
   // parameter values occurs, every variant in the nvrtc_full.* tests. The GPU suite compiles and runs every variant.
@@ -485,7 +485,7 @@ TEST_SUITE("nvrtc_histrange") {
       auto p = make(t, bins);
       p.counter_bits = t == SampleType::u16 ? 64 : 32;
       problems.push_back(p);
-      spaces.push_back(histogram_range_space_any_n(p));
+      spaces.push_back(space_decl::any_n(p, histogram_range_space));
     }
     CHECK(test::compile_all_joint(problems, spaces, "sm_90", kEntryPoints) == "");
   }

@@ -45,7 +45,7 @@ std::string compile_configs(const HistogramProblem& problem, const std::vector<H
 
 // The configurations the tuner may measure for `problem`, at any n.
 std::string compile_space(const HistogramProblem& problem, const std::string& arch) {
-  return compile_configs(problem, histogram_space_any_n(problem), arch);
+  return compile_configs(problem, space_decl::any_n(problem, histogram_space), arch);
 }
 
 HistogramProblem u8_256() { return HistogramProblem{}; }
@@ -68,7 +68,7 @@ TEST_SUITE("nvrtc") {
   // of it in the nvrtc_full.* tests (-DAUTOTUNE_TEST_NVRTC_FULL=ON), else a subset in which every pair of parameter
   // values occurs, since a compile failure comes from a construct meeting one or two parameters.
   TEST_CASE("a pairwise coverage keeps every pair of parameter values of the u8/256 space in under a third of it") {
-    const auto space = histogram_space_any_n(u8_256());
+    const auto space = space_decl::any_n(u8_256(), histogram_space);
     const auto subset = pairwise_subset(space);
     MESSAGE(subset.size() << " of " << space.size() << " u8/256 variants");
     CHECK(value_pairs(subset) == value_pairs(space));
@@ -78,9 +78,9 @@ TEST_SUITE("nvrtc") {
   TEST_CASE("the u8/256 variants compile for sm_90 and sm_80, each cubin with the 1D and the 2D entry point: a "
             "pairwise-covering subset, every variant under nvrtc_full") {
     CHECK(compile_space(u8_256(), "sm_90") == "");
-    // sm_80 has no thread-block clusters: the tuner prunes those variants there (histogram_constraint_violation).
+    // sm_80 has no thread-block clusters: the tuner prunes those variants there (histogram_violation).
     std::vector<HistogramConfig> space;
-    for (const auto& c : histogram_space_any_n(u8_256()))
+    for (const auto& c : space_decl::any_n(u8_256(), histogram_space))
       if (c.cluster == 1) space.push_back(c);
     CHECK(compile_configs(u8_256(), space, "sm_80") == "");
   }
@@ -158,7 +158,7 @@ TEST_SUITE("nvrtc") {
     u32.type = SampleType::u32, u32.bins = 1 << 20, u32.lower = 0, u32.upper = 1 << 20;
     const std::vector<HistogramProblem> problems{f32_1024(), i32_100(), u16, f64, u32};
     std::vector<std::vector<HistogramConfig>> spaces;
-    for (const auto& p : problems) spaces.push_back(histogram_space_any_n(p));
+    for (const auto& p : problems) spaces.push_back(space_decl::any_n(p, histogram_space));
     CHECK(test::compile_all_joint(problems, spaces, "sm_90", {kHistogramKernelName, kHistogram2dKernelName}) == "");
     const std::string src = kernel_source(f64, HistogramConfig{});
     CHECK(src.find("typedef double sample_t;") != std::string::npos);

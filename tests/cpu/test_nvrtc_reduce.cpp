@@ -37,7 +37,7 @@ std::string compile_space(const ReduceProblem& problem, const DeviceInfo& device
                           std::size_t& runnable) {
   std::vector<ReduceConfig> space;
   for (const auto& c : reduce_space(problem))
-    if (reduce_constraint_violation(problem, c, device).empty()) space.push_back(c);
+    if (reduce_violation(problem, c, &device).empty()) space.push_back(c);
   runnable = space.size();
   compiled = test::coverage(space).size();
   return test::compile_all(problem, space, device.arch(), {kReduceKernelName, kReduceFinishKernelName});

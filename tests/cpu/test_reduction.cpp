@@ -301,27 +301,28 @@ TEST_SUITE("reduction") {
     const ReduceProblem p = make(ReduceOp::min, ValueType::i32);
     DeviceInfo d = h100_like();
     ReduceConfig c;
-    CHECK(reduce_constraint_violation(p, c, d) == "");
+    CHECK(reduce_violation(p, c, &d) == "");
     c.block = 1024;
     d.max_threads_per_block = 512;
-    CHECK(reduce_constraint_violation(p, c, d).find("threads per block") != std::string::npos);
+    CHECK(reduce_violation(p, c, &d).find("threads per block") != std::string::npos);
     d = h100_like();
     c = ReduceConfig{};
     c.block_reduce = BlockReduce::warp_reduce;
-    CHECK(reduce_constraint_violation(p, c, d) == "");
+    CHECK(reduce_violation(p, c, &d) == "");
     d.cc_major = 7;
-    CHECK(reduce_constraint_violation(p, c, d).find("sm_80") != std::string::npos);
+    CHECK(reduce_violation(p, c, &d).find("sm_80") != std::string::npos);
     d = h100_like();
     d.shared_per_block_optin = 1024;  // a shared tree of 256 f64 slots needs 2048 bytes
     c = ReduceConfig{};
     c.block_reduce = BlockReduce::shared_tree;
-    CHECK(reduce_constraint_violation(make(ReduceOp::sum, ValueType::f64), c, d).find("shared memory") !=
+    CHECK(reduce_violation(make(ReduceOp::sum, ValueType::f64), c, &d).find("shared memory") !=
           std::string::npos);
-    CHECK(reduce_constraint_violation(make(ReduceOp::sum, ValueType::f64), ReduceConfig{}, d) == "");
+    CHECK(reduce_violation(make(ReduceOp::sum, ValueType::f64), ReduceConfig{}, &d) == "");
     // invalid_reason first.
     c = ReduceConfig{};
     c.block = 48;
-    CHECK(reduce_constraint_violation(p, c, h100_like()).find("multiple of 32") != std::string::npos);
+    d = h100_like();
+    CHECK(reduce_violation(p, c, &d).find("multiple of 32") != std::string::npos);
   }
 
   TEST_CASE("launch plans: grid sizes, the identity preset and the second launch, by hand") {

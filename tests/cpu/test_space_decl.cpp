@@ -174,12 +174,12 @@ TEST_SUITE("config") {
     HistogramProblem h;
     h.n = 1 << 20;
     CHECK(launcher_misses(
-              h, with_invalid(histogram_space_any_n(h)), d, histogram_violation,
+              h, with_invalid(space_decl::any_n(h, histogram_space)), d, histogram_violation,
               [&](const HistogramConfig& c) { HistogramKernel(h, c, d, cubin, false); }, refused) == 0);
     HistogramRangeProblem r;
     r.n = 1 << 20;
     CHECK(launcher_misses(
-              r, with_invalid(histogram_range_space_any_n(r)), d, histogram_range_violation,
+              r, with_invalid(space_decl::any_n(r, histogram_range_space)), d, histogram_range_violation,
               [&](const HistogramRangeConfig& c) { HistogramRangeKernel(r, c, d, cubin, false); }, refused) == 0);
     ReduceProblem s;
     s.op = ReduceOp::min, s.type = ValueType::i32, s.n = 1 << 16;

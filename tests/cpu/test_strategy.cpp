@@ -24,7 +24,7 @@ struct Space {
 Space u8_space() {
   HistogramProblem p;
   Space s;
-  for (const HistogramConfig& c : histogram_space_any_n(p)) {
+  for (const HistogramConfig& c : space_decl::any_n(p, histogram_space)) {
     s.runnable.push_back(s.configs.size() % 3 != 0);
     s.configs.emplace_back(c);
   }

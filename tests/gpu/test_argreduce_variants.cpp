@@ -289,7 +289,7 @@ void check_problems(const std::vector<ArgReduceProblem>& problems) {
   AUTOTUNE_CUDA(cudaSetDevice(0));
   const auto variants = compile_tier_joint(
       problems, [](const ArgReduceProblem& p) { return argreduce_space(p); }, dev,
-      [&](const ArgReduceProblem& p, const ArgReduceConfig& c) { return argreduce_constraint_violation(p, c, dev); });
+      [&](const ArgReduceProblem& p, const ArgReduceConfig& c) { return argreduce_violation(p, c, &dev); });
   for (std::size_t i = 0; i < problems.size(); ++i) check_variants(problems[i], variants[i], dev);
 #if !AUTOTUNE_GPU_TESTS_HAVE_CUB
   MESSAGE("CUB is not linked into this test binary: the CPU reference alone");
@@ -405,7 +405,7 @@ TEST_SUITE("gpu_argreduce") {
             (c.pack && c.grid_blocks == 0 && c.block == 256))
           picked.push_back(c);
       const auto variants = compile_runnable(
-          p, picked, dev, [&](const ArgReduceConfig& c) { return argreduce_constraint_violation(p, c, dev); }, pruned,
+          p, picked, dev, [&](const ArgReduceConfig& c) { return argreduce_violation(p, c, &dev); }, pruned,
           Entries::all);
       for (const auto& v : variants) {
         const ArgReduceKernel kernel(p, v.config, dev, v.cubin);

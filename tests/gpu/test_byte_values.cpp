@@ -40,7 +40,7 @@ HistogramProblem u8(int bins, double lo, double hi, int counter_bits = 32) {
 // storing its sums, and a resident grid of clusters of 16 (sm_90; pruned elsewhere).
 std::vector<HistogramConfig> values_variants(const HistogramProblem& p) {
   std::vector<HistogramConfig> out;
-  for (const auto& c : histogram_space_any_n(p))
+  for (const auto& c : space_decl::any_n(p, histogram_space))
     if (c.binning == Binning::values) out.push_back(c);
   for (const char* key :
        {"priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=8,"
@@ -66,7 +66,7 @@ void check_variants(const HistogramProblem& p, const std::vector<HistogramConfig
   AUTOTUNE_CUDA(cudaSetDevice(0));
   int pruned = 0;
   const auto variants = compile_runnable(
-      p, configs, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); }, pruned,
+      p, configs, dev, [&](const HistogramConfig& c) { return histogram_violation(p, c, &dev); }, pruned,
       Entries::one_row);
   MESSAGE(fmt::format("{}: {} value-counting variants ({} pruned by device limits)", p.shape_key(), variants.size(),
                       pruned));
@@ -203,7 +203,7 @@ TEST_SUITE("gpu_reduce") {
         CAPTURE(p.shape_key());
         int pruned = 0;
         const auto variants = compile_runnable(
-            p, reduce_space(p), dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); },
+            p, reduce_space(p), dev, [&](const ReduceConfig& c) { return reduce_violation(p, c, &dev); },
             pruned, Entries::all);
         std::vector<ReduceKernel> kernels;
         for (const auto& v : variants) kernels.emplace_back(p, v.config, dev, v.cubin);

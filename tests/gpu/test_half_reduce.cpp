@@ -172,7 +172,7 @@ void check_every_variant(const std::vector<Checked>& checked) {
   for (const Checked& c : checked) problems.push_back(c.problem);
   const auto variants = compile_tier_joint(
       problems, [](const ReduceProblem& p) { return reduce_space(p); }, dev,
-      [&](const ReduceProblem& p, const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); });
+      [&](const ReduceProblem& p, const ReduceConfig& c) { return reduce_violation(p, c, &dev); });
   for (std::size_t i = 0; i < checked.size(); ++i)
     check_variants(checked[i].problem, checked[i].reference, variants[i], dev);
 }

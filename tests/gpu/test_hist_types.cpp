@@ -167,11 +167,11 @@ void check_even_variants(const HistogramProblem& base) {
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   const auto picked = tier_share(
-      even_problems(), base, [](const HistogramProblem& p) { return histogram_space_any_n(p); }, dev,
-      [&](const HistogramProblem& p, const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); });
+      even_problems(), base, [](const HistogramProblem& p) { return space_decl::any_n(p, histogram_space); }, dev,
+      [&](const HistogramProblem& p, const HistogramConfig& c) { return histogram_violation(p, c, &dev); });
   const auto variants = compile_variants(base, picked, dev, Entries::one_row);
   MESSAGE(fmt::format("{}: {} variants of {} ({} tier, one covering of {} problems)", base.shape_key(),
-                      variants.size(), histogram_space_any_n(base).size(), tier_name(gpu_tier()),
+                      variants.size(), space_decl::any_n(base, histogram_space).size(), tier_name(gpu_tier()),
                       even_problems().size()));
   REQUIRE(!variants.empty());
   std::vector<HistogramKernel> kernels;
@@ -287,13 +287,13 @@ void check_range_variants(const HistogramRangeProblem& base) {
   const std::vector<unsigned char> levels = generate_levels(base);
   REQUIRE(levels_violation(base, levels.data(), static_cast<std::size_t>(base.levels())) == "");
   const auto picked = tier_share(
-      range_problems(), base, [](const HistogramRangeProblem& p) { return histogram_range_space_any_n(p); }, dev,
+      range_problems(), base, [](const HistogramRangeProblem& p) { return space_decl::any_n(p, histogram_range_space); }, dev,
       [&](const HistogramRangeProblem& p, const HistogramRangeConfig& c) {
-        return histogram_range_constraint_violation(p, c, dev);
+        return histogram_range_violation(p, c, &dev);
       });
   const auto variants = compile_variants(base, picked, dev, Entries::one_row);
   MESSAGE(fmt::format("{}: {} variants of {} ({} tier, one covering of {} problems)", base.shape_key(),
-                      variants.size(), histogram_range_space_any_n(base).size(), tier_name(gpu_tier()),
+                      variants.size(), space_decl::any_n(base, histogram_range_space).size(), tier_name(gpu_tier()),
                       range_problems().size()));
   REQUIRE(!variants.empty());
 
@@ -392,8 +392,8 @@ TEST_SUITE("gpu_histrange") {
     const std::vector<unsigned char> levels = generate_levels(p);
     int pruned = 0;
     const auto variants = compile_tier(
-        p, histogram_range_space_any_n(p), dev,
-        [&](const HistogramRangeConfig& c) { return histogram_range_constraint_violation(p, c, dev); }, pruned,
+        p, space_decl::any_n(p, histogram_range_space), dev,
+        [&](const HistogramRangeConfig& c) { return histogram_range_violation(p, c, &dev); }, pruned,
         Entries::all);
     const DeviceSamples d_levels(levels, 1, 0);
     cuda::DeviceBuffer counts(static_cast<std::size_t>(p.counters()) * 4);

@@ -61,9 +61,9 @@ const std::vector<HistogramProblem>& suite_problems() {
 std::vector<CompiledVariant<HistogramConfig>> compile_selection(const HistogramProblem& base, int every,
                                                                 const DeviceInfo& dev, Entries entries) {
   int pruned = 0;
-  const auto all = histogram_space_any_n(base);
+  const auto all = space_decl::any_n(base, histogram_space);
   auto violation = [&](const HistogramProblem& p, const HistogramConfig& c) {
-    return histogram_constraint_violation(p, c, dev);
+    return histogram_violation(p, c, &dev);
   };
   std::vector<HistogramConfig> picked;
   if (gpu_tier() == Tier::full) {
@@ -71,7 +71,7 @@ std::vector<CompiledVariant<HistogramConfig>> compile_selection(const HistogramP
     picked = runnable(picked, [&](const HistogramConfig& c) { return violation(base, c); }, pruned);
   } else {
     picked = tier_share(
-        suite_problems(), base, [](const HistogramProblem& p) { return histogram_space_any_n(p); }, dev, violation);
+        suite_problems(), base, [](const HistogramProblem& p) { return space_decl::any_n(p, histogram_space); }, dev, violation);
   }
   if (std::find(picked.begin(), picked.end(), HistogramConfig::fallback(base)) == picked.end())
     picked.push_back(HistogramConfig::fallback(base));

@@ -113,13 +113,13 @@ void check_every_variant(const HistogramRangeProblem& base, std::vector<unsigned
   if (levels.empty()) levels = generate_levels(base);
   REQUIRE(levels_violation(base, levels.data(), base.bins + 1) == "");
   const auto picked = tier_share(
-      suite_problems(), base, [](const HistogramRangeProblem& p) { return histogram_range_space_any_n(p); }, dev,
+      suite_problems(), base, [](const HistogramRangeProblem& p) { return space_decl::any_n(p, histogram_range_space); }, dev,
       [&](const HistogramRangeProblem& p, const HistogramRangeConfig& c) {
-        return histogram_range_constraint_violation(p, c, dev);
+        return histogram_range_violation(p, c, &dev);
       });
   const auto variants = compile_variants(base, picked, dev, Entries::all);  // it runs 2D regions too
   MESSAGE(fmt::format("{}: {} variants of {} on {} ({} tier, one covering of the suite's {} problems)",
-                      base.shape_key(), variants.size(), histogram_range_space_any_n(base).size(), dev.name,
+                      base.shape_key(), variants.size(), space_decl::any_n(base, histogram_range_space).size(), dev.name,
                       tier_name(gpu_tier()), suite_problems().size()));
   CHECK(!variants.empty());
 

@@ -45,11 +45,11 @@ void check_every_variant(const HistogramProblem& base, std::uint64_t big_constan
   const DeviceInfo dev = query_device(0);
   AUTOTUNE_CUDA(cudaSetDevice(0));
   const auto picked = tier_share(
-      suite_problems(), base, [](const HistogramProblem& p) { return histogram_space_any_n(p); }, dev,
-      [&](const HistogramProblem& p, const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); });
+      suite_problems(), base, [](const HistogramProblem& p) { return space_decl::any_n(p, histogram_space); }, dev,
+      [&](const HistogramProblem& p, const HistogramConfig& c) { return histogram_violation(p, c, &dev); });
   const auto variants = compile_variants(base, picked, dev, Entries::one_row);
   MESSAGE(fmt::format("{}: {} variants of {} on {} ({} tier, one covering of the suite's {} problems)",
-                      base.shape_key(), variants.size(), histogram_space_any_n(base).size(), dev.name,
+                      base.shape_key(), variants.size(), space_decl::any_n(base, histogram_space).size(), dev.name,
                       tier_name(gpu_tier()), suite_problems().size()));
   CHECK(!variants.empty());
 
@@ -138,7 +138,7 @@ TEST_SUITE("gpu_histogram") {
     cuda::DeviceBuffer counts = counter_buffer(p);
     int tested = 0, pruned = 0;
     std::vector<HistogramConfig> picked;
-    for (const auto& c : histogram_space_any_n(p))
+    for (const auto& c : space_decl::any_n(p, histogram_space))
       if ((c.privatization == Privatization::global && c.vec_bytes == 16 && c.loads == 4 && c.block == 512 &&
            c.aggregation == Aggregation::warp && c.grid_blocks == 0) ||
           (c.privatization == Privatization::shared && c.replicas == 32 && c.block == 512 && c.loads == 2 &&
@@ -151,7 +151,7 @@ TEST_SUITE("gpu_histogram") {
           (c == HistogramConfig::fallback(p)))
         picked.push_back(c);
     const auto variants = compile_runnable(
-        p, picked, dev, [&](const HistogramConfig& c) { return histogram_constraint_violation(p, c, dev); }, pruned,
+        p, picked, dev, [&](const HistogramConfig& c) { return histogram_violation(p, c, &dev); }, pruned,
         Entries::one_row);
     for (const auto& v : variants) {
       HistogramKernel kernel(p, v.config, dev, v.cubin, v.entry_2d);

@@ -173,7 +173,7 @@ void check_every_variant(const std::vector<ReduceProblem>& problems) {
   AUTOTUNE_CUDA(cudaSetDevice(0));
   const auto variants = compile_tier_joint(
       problems, [](const ReduceProblem& p) { return reduce_space(p); }, dev,
-      [&](const ReduceProblem& p, const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); });
+      [&](const ReduceProblem& p, const ReduceConfig& c) { return reduce_violation(p, c, &dev); });
   for (std::size_t i = 0; i < problems.size(); ++i) check_variants(problems[i], variants[i], dev);
 }
 
@@ -306,7 +306,7 @@ TEST_SUITE("gpu_reduce") {
             (c.vec_bytes == 16 && c.loads == 4 && c.accumulators == 1 && c.block == 512))
           picked.push_back(c);
       const auto variants = compile_runnable(
-          p, picked, dev, [&](const ReduceConfig& c) { return reduce_constraint_violation(p, c, dev); }, pruned,
+          p, picked, dev, [&](const ReduceConfig& c) { return reduce_violation(p, c, &dev); }, pruned,
           Entries::all);
       for (const auto& v : variants) {
         const ReduceKernel kernel(p, v.config, dev, v.cubin);

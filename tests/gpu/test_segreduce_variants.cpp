@@ -207,7 +207,7 @@ std::string check_variants(const SegReduceProblem& p, const std::vector<SegReduc
   const DeviceInfo dev = query_device(0);
   int pruned = 0;
   const auto compiled = compile_runnable(
-      p, variants, dev, [&](const SegReduceConfig& c) { return segreduce_constraint_violation(p, c, dev); }, pruned,
+      p, variants, dev, [&](const SegReduceConfig& c) { return segreduce_violation(p, c, &dev); }, pruned,
       Entries::all);
   CHECK(pruned == 0);
   std::string failures;
@@ -366,7 +366,7 @@ TEST_SUITE("gpu_segreduce") {
         const std::vector<SegReduceConfig> variants{SegReduceConfig::fallback(p), {256, 256, 0, 16, 8, 16384}};
         int pruned = 0;
         const auto compiled = compile_runnable(
-            p, variants, dev, [&](const SegReduceConfig& c) { return segreduce_constraint_violation(p, c, dev); },
+            p, variants, dev, [&](const SegReduceConfig& c) { return segreduce_violation(p, c, &dev); },
             pruned, Entries::all);
         REQUIRE(compiled.size() == variants.size());
         // Contiguous segments (CUB's offsets form): empty ones among short ones, and rows of 128K with an odd tail.
@@ -616,7 +616,7 @@ TEST_SUITE("gpu_segreduce") {
       const std::vector<SegReduceConfig> variants{SegReduceConfig::fallback(p), {256, 256, 0, 16, 4, 16384},
                                                   {256, 32, 1024, 16, 8, 262144}};
       const auto compiled = compile_runnable(
-          p, variants, dev, [&](const SegReduceConfig& c) { return segreduce_constraint_violation(p, c, dev); }, pruned,
+          p, variants, dev, [&](const SegReduceConfig& c) { return segreduce_violation(p, c, &dev); }, pruned,
       Entries::all);
       REQUIRE(compiled.size() == variants.size());
       for (const auto& v : compiled) {

@@ -360,7 +360,7 @@ TEST_SUITE("gpu_tuner") {
     const DeviceInfo d = query_device(0);
     std::vector<HistogramConfig> runnable_space;
     for (const HistogramConfig& c : histogram_space(below))
-      if (histogram_constraint_violation(below, c, d).empty()) runnable_space.push_back(c);
+      if (histogram_violation(below, c, &d).empty()) runnable_space.push_back(c);
     REQUIRE(runnable_space.size() >= 2);
     const HistogramConfig a = runnable_space.front(), b = runnable_space[runnable_space.size() / 2];
     REQUIRE_FALSE(a == b);
