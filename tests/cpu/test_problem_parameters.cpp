@@ -282,7 +282,9 @@ TEST_CASE("a format-1 document, whose problems list columns, imports with the pa
       {"range_u8.json", {"t:bins | t:255", "t:edges | t:even", "t:type | t:u8"}},
       {"argreduce_f32.json", {"t:op | t:argmax", "t:type | t:f32"}},
       {"histogram_channels.json", kEveryFamily[5].parameters}};
-  for (const auto& [name, want] : documents) {
+  for (const auto& document : documents) {
+    const char* name = document.first;  // not a binding: CAPTURE refers to it (clang 14)
+    const std::vector<std::string>& want = document.second;
     CAPTURE(name);
     std::ifstream in(std::string(AUTOTUNE_SOURCE_DIR) + "/tests/fuzz/corpus/import/" + name);
     REQUIRE(in);
