@@ -12,6 +12,7 @@ list(APPEND AUTOTUNE_FAMILY_SOURCES
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_template=${CMAKE_CURRENT_LIST_DIR}/argreduce.cu")
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_order_cuh=${CMAKE_CURRENT_LIST_DIR}/order.cuh")
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_source_cpp=${CMAKE_CURRENT_LIST_DIR}/source.cpp")
+list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_config_cpp=${CMAKE_CURRENT_LIST_DIR}/config.cpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_enums_hpp=${CMAKE_CURRENT_LIST_DIR}/enums.hpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_workspace_layout_hpp=${CMAKE_CURRENT_LIST_DIR}/workspace_layout.hpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "argreduce_policy_json=${CMAKE_CURRENT_LIST_DIR}/policy.json")

@@ -88,6 +88,7 @@ class ArgReduceFamily final
   std::string code_text() const override {
     return std::string(embedded::argreduce_template) + std::string(embedded::argreduce_order_cuh) +
            std::string(embedded::argreduce_source_cpp) +
+           std::string(embedded::argreduce_config_cpp) + std::string(embedded::config_fields_hpp) +
            std::string(embedded::argreduce_enums_hpp) + std::string(embedded::argreduce_workspace_layout_hpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
            std::string(embedded::reduction_common_cuh);

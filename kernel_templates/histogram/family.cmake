@@ -13,6 +13,7 @@ list(APPEND AUTOTUNE_FAMILY_SOURCES
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_template=${CMAKE_CURRENT_LIST_DIR}/histogram.cu")
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_region_map_cuh=${CMAKE_CURRENT_LIST_DIR}/region_map.cuh")
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_source_cpp=${CMAKE_CURRENT_LIST_DIR}/source.cpp")
+list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_config_cpp=${CMAKE_CURRENT_LIST_DIR}/config.cpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_enums_hpp=${CMAKE_CURRENT_LIST_DIR}/enums.hpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_value_bins_cpp=${CMAKE_CURRENT_LIST_DIR}/value_bins.cpp")
 list(APPEND AUTOTUNE_EMBED_INPUTS "histogram_workspace_layout_hpp=${CMAKE_CURRENT_LIST_DIR}/workspace_layout.hpp")

@@ -170,7 +170,8 @@ class HistogramRangeFamily final
   std::string code_text() const override {
     return std::string(embedded::histogram_range_template) + std::string(embedded::histogram_range_region_map_cuh) +
            std::string(embedded::histogram_range_source_cpp) +
-           std::string(embedded::histogram_range_config_cpp) + std::string(embedded::histogram_range_enums_hpp) +
+           std::string(embedded::histogram_range_config_cpp) + std::string(embedded::config_fields_hpp) +
+           std::string(embedded::histogram_range_enums_hpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
   }
 

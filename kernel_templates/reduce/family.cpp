@@ -101,8 +101,9 @@ class ReduceFamily final
 
   // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
-    // The template and everything that writes its preamble.
+    // The template and everything that writes its preamble (the configuration's constants: its field table).
     return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp) +
+           std::string(embedded::reduce_config_cpp) + std::string(embedded::config_fields_hpp) +
            std::string(embedded::user_op_cpp) + std::string(embedded::value_types_hpp) +
            std::string(embedded::reduce_enums_hpp) + std::string(embedded::reduce_workspace_layout_hpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +

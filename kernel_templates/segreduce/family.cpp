@@ -160,6 +160,7 @@ class SegReduceFamily final
 
   std::string code_text() const override {
     return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
+           std::string(embedded::segreduce_config_cpp) + std::string(embedded::config_fields_hpp) +
            std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
            std::string(embedded::value_types_hpp) + std::string(embedded::user_op_cpp) +
            std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +

@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "core/config_fields.hpp"
+#include "core/family.hpp"
+#include "embedded.hpp"
 #include "kernel_templates/preamble.hpp"
 
 namespace {
@@ -129,5 +131,25 @@ TEST_SUITE("config") {
           "constexpr Shade kShade = Shade::dark;\nconstexpr unsigned kDepth = 1u;\nconstexpr bool kLit = true;\n");
     CHECK(p.part(1) == "constexpr int kSize = 7;\n");
     CHECK_THROWS_AS(p.part(2), std::out_of_range);
+  }
+
+  // A configuration's field table writes preamble constants (.constant()), so each family's code identity (the text
+  // its template hash is taken of, KernelFamily::code_text) holds its config.cpp and the generic writer: a change to
+  // a constant's declaration alone makes earlier runs another code's, as a change to the template does.
+  TEST_CASE("every built-in family's code identity holds its configuration's field table and the table writer") {
+    const std::pair<std::string_view, std::string_view> tables[] = {
+        {"histogram", autotune::embedded::histogram_config_cpp},
+        {"histogram_range", autotune::embedded::histogram_range_config_cpp},
+        {"reduce", autotune::embedded::reduce_config_cpp},
+        {"argreduce", autotune::embedded::argreduce_config_cpp},
+        {"segreduce", autotune::embedded::segreduce_config_cpp}};
+    for (const auto& table : tables) {
+      const std::string_view name = table.first;
+      CAPTURE(name);
+      const std::string code = autotune::family_named(name).code_text();
+      REQUIRE(table.second.find(".constant(") != std::string_view::npos);  // the table does declare constants
+      CHECK(code.find(table.second) != std::string::npos);
+      CHECK(code.find(autotune::embedded::config_fields_hpp) != std::string::npos);
+    }
   }
 }
