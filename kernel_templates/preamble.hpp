@@ -128,6 +128,20 @@ ConfigPreamble config_preamble(const C& c, const std::tuple<config_fields::Field
   return out;
 }
 
+}  // namespace autotune::preamble
+
+/// What a family's config.cpp defines from its field table (core/config_fields.hpp) by hand otherwise, in namespace
+/// autotune: DETAIL::config_preamble(const CONFIG&) (declared in the family's enums.hpp), CONFIG::key() and, with
+/// AUTOTUNE_CONFIG_FROM_TABLE, CONFIG::parse() (a family that also reads older keys writes its own parse()).
+#define AUTOTUNE_CONFIG_PREAMBLE_AND_KEY(CONFIG, DETAIL, TABLE)                                             \
+  preamble::ConfigPreamble DETAIL::config_preamble(const CONFIG& c) { return preamble::config_preamble(c, TABLE); } \
+  std::string CONFIG::key() const { return config_fields::key(*this, TABLE); }
+#define AUTOTUNE_CONFIG_FROM_TABLE(CONFIG, DETAIL, TABLE) \
+  AUTOTUNE_CONFIG_PREAMBLE_AND_KEY(CONFIG, DETAIL, TABLE) \
+  std::optional<CONFIG> CONFIG::parse(std::string_view key) { return config_fields::parse(key, TABLE); }
+
+namespace autotune::preamble {
+
 /// A file a template includes (`#include "region_map.cuh"`, on a line of its own), embedded beside it.
 struct Fragment {
   std::string_view name;

@@ -31,15 +31,7 @@ constexpr auto kArgReduceFields = std::tuple{
 
 }  // namespace
 
-preamble::ConfigPreamble argreduce_detail::config_preamble(const ArgReduceConfig& c) {
-  return preamble::config_preamble(c, kArgReduceFields);
-}
-
-std::string ArgReduceConfig::key() const { return config_fields::key(*this, kArgReduceFields); }
-
-std::optional<ArgReduceConfig> ArgReduceConfig::parse(std::string_view key) {
-  return config_fields::parse(key, kArgReduceFields);
-}
+AUTOTUNE_CONFIG_FROM_TABLE(ArgReduceConfig, argreduce_detail, kArgReduceFields)
 
 int ArgReduceConfig::elems_per_load(const ArgReduceProblem& problem) const {
   return vec_bytes == 0 ? 1 : vec_bytes / static_cast<int>(size_of(problem.type));

@@ -6,10 +6,7 @@
 
 #include "autotune/argreduce_problem.hpp"
 #include "core/enum_text.hpp"
-
-namespace autotune::preamble {
-struct ConfigPreamble;
-}  // namespace autotune::preamble
+#include "kernel_templates/preamble.hpp"
 
 namespace autotune::argreduce_detail {
 

@@ -83,11 +83,7 @@ constexpr auto kHistogramFields = std::tuple{
 
 }  // namespace
 
-preamble::ConfigPreamble histogram_detail::config_preamble(const HistogramConfig& c) {
-  return preamble::config_preamble(c, kHistogramFields);
-}
-
-std::string HistogramConfig::key() const { return config_fields::key(*this, kHistogramFields); }
+AUTOTUNE_CONFIG_PREAMBLE_AND_KEY(HistogramConfig, histogram_detail, kHistogramFields)
 
 std::optional<HistogramConfig> HistogramConfig::parse(std::string_view key) {
   if (const auto fields = split(key); fields && fields->count("ipt")) return parse_v1(*fields);

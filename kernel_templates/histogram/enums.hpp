@@ -5,10 +5,7 @@
 
 #include "autotune/histogram_problem.hpp"
 #include "core/enum_text.hpp"
-
-namespace autotune::preamble {
-struct ConfigPreamble;
-}  // namespace autotune::preamble
+#include "kernel_templates/preamble.hpp"
 
 namespace autotune::histogram_detail {
 

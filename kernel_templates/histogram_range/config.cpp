@@ -38,15 +38,7 @@ constexpr auto kRangeFields = std::tuple{
 
 }  // namespace
 
-preamble::ConfigPreamble histogram_range_detail::config_preamble(const HistogramRangeConfig& c) {
-  return preamble::config_preamble(c, kRangeFields);
-}
-
-std::string HistogramRangeConfig::key() const { return config_fields::key(*this, kRangeFields); }
-
-std::optional<HistogramRangeConfig> HistogramRangeConfig::parse(std::string_view key) {
-  return config_fields::parse(key, kRangeFields);
-}
+AUTOTUNE_CONFIG_FROM_TABLE(HistogramRangeConfig, histogram_range_detail, kRangeFields)
 
 int HistogramRangeConfig::load_bytes(const HistogramRangeProblem& p) const { return histogram_samples::load_bytes(*this, p); }
 std::uint64_t HistogramRangeConfig::tile_samples(const HistogramRangeProblem& p) const { return histogram_samples::tile_samples(*this, p); }

@@ -44,15 +44,7 @@ constexpr auto kReduceFields = std::tuple{
 
 }  // namespace
 
-preamble::ConfigPreamble reduce_detail::config_preamble(const ReduceConfig& c) {
-  return preamble::config_preamble(c, kReduceFields);
-}
-
-std::string ReduceConfig::key() const { return config_fields::key(*this, kReduceFields); }
-
-std::optional<ReduceConfig> ReduceConfig::parse(std::string_view key) {
-  return config_fields::parse(key, kReduceFields);
-}
+AUTOTUNE_CONFIG_FROM_TABLE(ReduceConfig, reduce_detail, kReduceFields)
 
 int ReduceConfig::elems_per_load(const ReduceProblem& problem) const {
   return vec_bytes == 0 ? 1 : vec_bytes / static_cast<int>(size_of(problem.type));

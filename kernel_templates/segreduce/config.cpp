@@ -25,15 +25,7 @@ constexpr auto kSegReduceFields =
 
 }  // namespace
 
-preamble::ConfigPreamble segreduce_detail::config_preamble(const SegReduceConfig& c) {
-  return preamble::config_preamble(c, kSegReduceFields);
-}
-
-std::string SegReduceConfig::key() const { return config_fields::key(*this, kSegReduceFields); }
-
-std::optional<SegReduceConfig> SegReduceConfig::parse(std::string_view key) {
-  return config_fields::parse(key, kSegReduceFields);
-}
+AUTOTUNE_CONFIG_FROM_TABLE(SegReduceConfig, segreduce_detail, kSegReduceFields)
 
 std::size_t SegReduceConfig::shared_bytes(const SegReduceProblem&) const {
   // One 16-byte slot per warp for the block fold (value and index of the widest type), static in the template.
