@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 
 #include "autotune/device.hpp"
 #include "autotune/identity.hpp"
@@ -35,15 +36,18 @@ TEST_SUITE("identity") {
   }
 
   TEST_CASE("current_identity hashes the family's template and preamble generator as in the source tree") {
-    auto read = [](const char* name) {
-      std::ifstream in(std::filesystem::path(AUTOTUNE_SOURCE_DIR) / "kernel_templates" / name,
-                       std::ios::binary);
+    auto read = [](const char* name) {  // a path under the source tree's kernel_templates/, or "core/..."
+      const std::filesystem::path root(AUTOTUNE_SOURCE_DIR);
+      const std::string_view path(name);
+      std::ifstream in(path.starts_with("core/") ? root / name : root / "kernel_templates" / name, std::ios::binary);
       REQUIRE(in);
       return std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     };
     const CodeIdentity id = current_identity("histogram", 12345);
+    // The field table (config.cpp, core/config_fields.hpp) writes the configuration's preamble constants.
     CHECK(id.template_hash == template_hash(read("histogram/histogram.cu") + read("histogram/region_map.cuh") +
-                                            read("histogram/source.cpp") + read("histogram/enums.hpp") +
+                                            read("histogram/source.cpp") + read("histogram/config.cpp") +
+                                            read("core/config_fields.hpp") + read("histogram/enums.hpp") +
                                             read("histogram/workspace_layout.hpp") + read("histogram/value_bins.cpp") +
                                             read("preamble.hpp") + read("common.cuh")));
     CHECK(id.family == "histogram");
