@@ -20,15 +20,18 @@
 // CUB only (the tuner has no such distribution), each histogram compared bin for bin with a host count. --photo RGB
 // does the same with a photo's raw 8-bit RGB bytes (e.g. `djpeg -pnm photo.jpg | tail -c +16`, past a PPM header of
 // 15 bytes), among them issue #26's target: 37 bins over [10, 250) at 256M samples.
-// --only histograms|reductions runs half of the grid (two device calls of under 10 minutes each).
+// --only histograms|reductions runs half of the grid (two device calls of under 10 minutes each); --rows A:B runs
+// that part's grid rows A..B-1 alone, so that exact tunings too long for one call split over two.
 //
 //   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--exact-cache FILE] [--exact-from FILE]
-//               [--only histograms|reductions] [--text FILE] [--quick] [--commit HASH] [--markdown FILE]
+//               [--only histograms|reductions] [--rows A:B] [--text FILE] [--quick] [--commit HASH]
+//               [--markdown FILE]
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "autotune/cache.hpp"
@@ -385,6 +389,21 @@ TextRow run_text(const std::vector<unsigned char>& bytes, int bins, double lower
 
 std::string verdict(bool pass) { return pass ? "**PASS**" : "**MISS**"; }
 
+// --rows A:B: the grid rows A..B-1 of the part (either bound may be left out: "10:" is from row 10 on).
+std::pair<std::size_t, std::size_t> parse_rows(const std::string& text) {
+  const auto colon = text.find(':');
+  const auto bound = [&](const std::string& s, std::size_t fallback) -> std::size_t {
+    if (s.empty()) return fallback;
+    if (s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9)
+      throw UsageError("--rows: A:B with A and B row numbers, not " + text);
+    return std::stoul(s);
+  };
+  if (colon == std::string::npos) throw UsageError("--rows: A:B (rows A..B-1 of the part), not " + text);
+  const std::size_t a = bound(text.substr(0, colon), 0), b = bound(text.substr(colon + 1), SIZE_MAX);
+  if (a >= b) throw UsageError("--rows: A must be less than B in " + text);
+  return {a, b};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -392,6 +411,7 @@ int main(int argc, char** argv) try {
       commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
   bool quick = false;
   int samples = 21, tune_samples = 15;
+  std::size_t first_row = 0, end_row = SIZE_MAX;  // --rows A:B, the part's grid rows A..B-1 (one device call each)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has = i + 1 < argc;
@@ -401,6 +421,7 @@ int main(int argc, char** argv) try {
     else if (a == "--exact-cache" && has) exact_keep = argv[++i];
     else if (a == "--exact-from" && has) exact_from = argv[++i];
     else if (a == "--only" && has) only = argv[++i];
+    else if (a == "--rows" && has) std::tie(first_row, end_row) = parse_rows(argv[++i]);
     else if (a == "--text" && has) text_file = argv[++i];
     else if (a == "--photo" && has) photo_file = argv[++i];
     else if (a == "--quick") quick = true;
@@ -408,7 +429,8 @@ int main(int argc, char** argv) try {
     else if (a == "--markdown" && has) markdown = argv[++i];
     else {
       std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] "
-                           "[--exact-cache FILE] [--exact-from FILE] [--only histograms|reductions] [--text FILE] [--photo RGB] [--quick] "
+                           "[--exact-cache FILE] [--exact-from FILE] [--only histograms|reductions] [--rows A:B] [--text FILE] "
+                           "[--photo RGB] [--quick] "
                            "[--commit HASH] [--markdown FILE]\n");
       return 2;
     }
@@ -477,9 +499,12 @@ int main(int argc, char** argv) try {
   };
 
   std::vector<Row> rows;
+  std::size_t part_row = 0;  // the row's index among the part's grid rows, for --rows
   for (const Problem& p : grid(quick)) {
     const bool histogram = p.as<HistogramProblem>() != nullptr;
     if ((only == "histograms" && !histogram) || (only == "reductions" && histogram) || only == "real") continue;
+    const std::size_t index = part_row++;
+    if (index < first_row || index >= end_row) continue;
     try {
       rows.push_back(run_problem(p, empty_cache, tuned_cache, exact_from, tune_cache, tune_samples, samples,
                                  compile_dir, dev, flush, stream.get()));
