@@ -23,8 +23,12 @@
 // --only histograms|reductions runs half of the grid (two device calls of under 10 minutes each); --rows A:B runs
 // that part's grid rows A..B-1 alone, so that exact tunings too long for one call split over two.
 //
-//   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--exact-cache FILE] [--exact-from FILE]
-//               [--only histograms|reductions] [--rows A:B] [--text FILE] [--quick] [--commit HASH]
+// --compare-cache FILE times a second handle, from another cache (a plain tune's cache with `--preset standard` added
+// to it), in the same rounds as the --tuned-cache handle: the summary counts the problems it runs more than 2 %
+// slower (issue #26: the preset is never worse, beyond noise).
+//
+//   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--compare-cache FILE] [--exact-cache FILE]
+//               [--exact-from FILE] [--only histograms|reductions] [--rows A:B] [--text FILE] [--quick] [--commit HASH]
 //               [--markdown FILE]
 #include <fmt/format.h>
 #include <unistd.h>
@@ -148,9 +152,10 @@ std::vector<Problem> grid(bool quick) {
 
 struct Row {
   Problem problem = HistogramProblem{};
-  std::string policy_why, tuned_source, exact_config, policy_config, tuned_config;
-  double policy_ms = 0, tuned_ms = 0, exact_ms = 0, cub_ms = 0, tune_s = 0;
+  std::string policy_why, tuned_source, exact_config, policy_config, tuned_config, compare_source, compare_config;
+  double policy_ms = 0, tuned_ms = 0, exact_ms = 0, cub_ms = 0, tune_s = 0, compare_ms = 0;
   bool has_tuned = false, has_exact = false, has_cub = false, policy_served = false, wrong = false;
+  bool has_compare = false;
   std::vector<std::string> notes;
   bool is_histogram() const { return problem.as<HistogramProblem>() != nullptr; }
 };
@@ -192,15 +197,19 @@ void find_exact_winner(Row& row, const Problem& p, const std::string& exact_from
   }
 }
 
-Row run_problem(const Problem& p, const std::string& empty_cache, const std::string& tuned_cache,
-                const std::string& exact_from, const std::string& tune_cache, int tune_samples, int samples,
-                const std::string& compile_dir, const DeviceInfo& dev, const cuda::DeviceBuffer& flush,
-                cudaStream_t stream) {
+// The cache files of a run: the empty one (the policy's handle), the tuned one, the compared one (--compare-cache),
+// the earlier exact winners (--exact-from) and the one the exact tunings write.
+struct Caches {
+  std::string empty, tuned, compare, exact_from, tune;
+};
+
+Row run_problem(const Problem& p, const Caches& caches, int tune_samples, int samples, const std::string& compile_dir,
+                const DeviceInfo& dev, const cuda::DeviceBuffer& flush, cudaStream_t stream) {
   Row row;
   row.problem = p;
   const Problem shape = p.with_n(0);  // a handle is made for the shape; n is the call's
   // 3. the exact winner (first: it may tune).
-  find_exact_winner(row, p, exact_from, tune_cache, tune_samples, compile_dir, dev);
+  find_exact_winner(row, p, caches.exact_from, caches.tune, tune_samples, compile_dir, dev);
 
   const auto workload = p.family().make_workload(p, dev, 42);
   const std::uint64_t n = p.n();
@@ -208,7 +217,7 @@ Row run_problem(const Problem& p, const std::string& empty_cache, const std::str
   std::vector<double*> slots;
 
   // 1. the handle from an empty cache: the policy.
-  const Adaptive policy = make_adaptive(shape, empty_cache);
+  const Adaptive policy = make_adaptive(shape, caches.empty);
   {
     const SizeRange& r = policy.range_for(n);
     row.policy_served = r.source_at(n) == ConfigSource::policy;
@@ -225,21 +234,27 @@ Row run_problem(const Problem& p, const std::string& empty_cache, const std::str
   contenders.push_back(call_of(policy));
   slots.push_back(&row.policy_ms);
 
-  // 2. the handle from the tuned cache (--tuned-cache).
-  std::optional<Adaptive> tuned;
-  if (!tuned_cache.empty()) {
-    tuned = make_adaptive(shape, tuned_cache);
-    const SizeRange& r = tuned->range_for(n);
-    row.has_tuned = true;
-    row.tuned_source = fmt::format("{} ({})", to_string(r.source_at(n)), r.why);
-    row.tuned_config = r.config.key();
-    if (auto why = workload->check_call(call_of(*tuned), stream); !why.empty()) {
-      row.notes.push_back("tuned handle WRONG: " + why);
+  // 2. the handles from the tuned cache (--tuned-cache) and from the compared one (--compare-cache), timed in the
+  // same rounds: a cache after `--preset standard` against the plain tune's, problem by problem.
+  std::optional<Adaptive> tuned, compared;
+  auto add_cached = [&](const std::string& cache, std::optional<Adaptive>& handle, const std::string& what,
+                        bool& present, std::string& source, std::string& config, double& ms) {
+    if (cache.empty()) return;
+    handle = make_adaptive(shape, cache);
+    const SizeRange& r = handle->range_for(n);
+    present = true;
+    source = fmt::format("{} ({})", to_string(r.source_at(n)), r.why);
+    config = r.config.key();
+    if (auto why = workload->check_call(call_of(*handle), stream); !why.empty()) {
+      row.notes.push_back(what + " handle WRONG: " + why);
       row.wrong = true;
     }
-    contenders.push_back(call_of(*tuned));
-    slots.push_back(&row.tuned_ms);
-  }
+    contenders.push_back(call_of(*handle));
+    slots.push_back(&ms);
+  };
+  add_cached(caches.tuned, tuned, "tuned", row.has_tuned, row.tuned_source, row.tuned_config, row.tuned_ms);
+  add_cached(caches.compare, compared, "compared", row.has_compare, row.compare_source, row.compare_config,
+             row.compare_ms);
 
   // 3. the exact winner, loaded as the tuner loads a variant.
   std::unique_ptr<LoadedVariant> exact;
@@ -389,6 +404,20 @@ TextRow run_text(const std::vector<unsigned char>& bytes, int bins, double lower
 
 std::string verdict(bool pass) { return pass ? "**PASS**" : "**MISS**"; }
 
+// Issue #26: a cache after `--preset standard` is never worse than the plain tune's beyond noise. How many rows the
+// compared handle ran slower than the tuned one by more than `noise`, and the largest slowdown of all.
+std::pair<std::size_t, double> compared_slower(const std::vector<Row>& rows, double noise) {
+  std::size_t slower = 0;
+  double worst = -1.0;
+  for (const Row& r : rows) {
+    if (!r.has_compare || !r.has_tuned) continue;
+    const double d = r.compare_ms / r.tuned_ms - 1;
+    worst = std::max(worst, d);
+    if (d > noise) ++slower;
+  }
+  return {slower, worst};
+}
+
 // --rows A:B: the grid rows A..B-1 of the part (either bound may be left out: "10:" is from row 10 on).
 std::pair<std::size_t, std::size_t> parse_rows(const std::string& text) {
   const auto colon = text.find(':');
@@ -407,7 +436,7 @@ std::pair<std::size_t, std::size_t> parse_rows(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string tuned_cache, exact_keep, exact_from, only, text_file, photo_file, markdown,
+  std::string tuned_cache, compare_cache, exact_keep, exact_from, only, text_file, photo_file, markdown,
       commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
   bool quick = false;
   int samples = 21, tune_samples = 15;
@@ -419,6 +448,7 @@ int main(int argc, char** argv) try {
     else if (a == "--tune-samples" && has) tune_samples = std::stoi(argv[++i]);
     else if ((a == "--preset-cache" || a == "--tuned-cache") && has) tuned_cache = argv[++i];
     else if (a == "--exact-cache" && has) exact_keep = argv[++i];
+    else if (a == "--compare-cache" && has) compare_cache = argv[++i];
     else if (a == "--exact-from" && has) exact_from = argv[++i];
     else if (a == "--only" && has) only = argv[++i];
     else if (a == "--rows" && has) std::tie(first_row, end_row) = parse_rows(argv[++i]);
@@ -429,8 +459,8 @@ int main(int argc, char** argv) try {
     else if (a == "--markdown" && has) markdown = argv[++i];
     else {
       std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] "
-                           "[--exact-cache FILE] [--exact-from FILE] [--only histograms|reductions] [--rows A:B] [--text FILE] "
-                           "[--photo RGB] [--quick] "
+                           "[--compare-cache FILE] [--exact-cache FILE] [--exact-from FILE] "
+                           "[--only histograms|reductions] [--rows A:B] [--text FILE] [--photo RGB] [--quick] "
                            "[--commit HASH] [--markdown FILE]\n");
       return 2;
     }
@@ -442,6 +472,8 @@ int main(int argc, char** argv) try {
     throw UsageError("--exact-cache: " + exact_keep + " exists; name a new file");
   if (!tuned_cache.empty() && !std::filesystem::exists(tuned_cache))
     throw UsageError("--tuned-cache: no file " + tuned_cache);
+  if (!compare_cache.empty() && (tuned_cache.empty() || !std::filesystem::exists(compare_cache)))
+    throw UsageError("--compare-cache: needs --tuned-cache, and an existing file (not " + compare_cache + ")");
   if (!exact_from.empty() && !std::filesystem::exists(exact_from))
     throw UsageError("--exact-from: no file " + exact_from);
   auto read_bytes = [](const std::string& file, const char* flag) {
@@ -506,8 +538,8 @@ int main(int argc, char** argv) try {
     const std::size_t index = part_row++;
     if (index < first_row || index >= end_row) continue;
     try {
-      rows.push_back(run_problem(p, empty_cache, tuned_cache, exact_from, tune_cache, tune_samples, samples,
-                                 compile_dir, dev, flush, stream.get()));
+      rows.push_back(run_problem(p, {empty_cache, tuned_cache, compare_cache, exact_from, tune_cache}, tune_samples,
+                                 samples, compile_dir, dev, flush, stream.get()));
     } catch (const UsageError& e) {  // a problem the grid should not hold: say so, and measure the rest
       std::fprintf(stderr, "shape_bench: %s: %s\n", p.key().c_str(), e.what());
       Row r;
@@ -530,8 +562,10 @@ int main(int argc, char** argv) try {
     std::string out = fmt::format(
         "## {}\n\n| problem | n | policy (us) | vs CUB | regret % | GB/s | % roof |{} exact (us) | CUB (us) | "
         "tune (s) |\n|---|---:|---:|---:|---:|---:|---:|{}---:|---:|---:|\n",
-        histograms ? "Histograms" : "Reductions", tuned_cache.empty() ? "" : " tuned (us) | vs CUB | regret % |",
-        tuned_cache.empty() ? "" : "---:|---:|---:|");
+        histograms ? "Histograms" : "Reductions",
+        tuned_cache.empty() ? "" : compare_cache.empty() ? " tuned (us) | vs CUB | regret % |"
+                                                         : " tuned (us) | vs CUB | regret % | compared (us) | vs tuned |",
+        tuned_cache.empty() ? "" : compare_cache.empty() ? "---:|---:|---:|" : "---:|---:|---:|---:|---:|");
     for (const Row& r : rows) {
       if (r.is_histogram() != histograms) continue;
       const double gbps = static_cast<double>(r.problem.bytes()) / (r.policy_ms * 1e-3) / 1e9;
@@ -539,6 +573,7 @@ int main(int argc, char** argv) try {
       if (!tuned_cache.empty())
         tuned = fmt::format(" {} | {} | {} |", us(r.tuned_ms), r.has_cub ? ratio(r.cub_ms / r.tuned_ms) : "-",
                              r.has_exact ? pct(r.tuned_ms / r.exact_ms - 1) : "-");
+      if (r.has_compare) tuned += fmt::format(" {} | {} % |", us(r.compare_ms), pct(r.compare_ms / r.tuned_ms - 1));
       std::string notes;
       for (const auto& nt : r.notes) notes += " " + nt;
       out += fmt::format("| `{}` | {} | {} | {} | {} | {:.0f} | {:.1f} |{} {} | {} | {:.1f} |{}\n",
@@ -552,6 +587,7 @@ int main(int argc, char** argv) try {
       if (r.is_histogram() != histograms) continue;
       out += fmt::format("- `{}`: policy `{}` [{}]", r.problem.key(), r.policy_config, r.policy_why);
       if (r.has_tuned) out += fmt::format("; tuned `{}` [{}]", r.tuned_config, r.tuned_source);
+      if (r.has_compare) out += fmt::format("; compared `{}` [{}]", r.compare_config, r.compare_source);
       out += fmt::format("; exact `{}`\n", r.exact_config);
     }
     return out + "\n";
@@ -656,6 +692,11 @@ int main(int argc, char** argv) try {
          min_of(both) >= 0.95);
     line("tuned cache: median regret", pct(median_of(regret_tuned)) + " %", "<= 3 %", median_of(regret_tuned) <= 0.03);
     line("tuned cache: worst regret", pct(max_of(regret_tuned)) + " %", "<= 10 %", max_of(regret_tuned) <= 0.10);
+  }
+  if (!compare_cache.empty()) {
+    const auto [slower, worst] = compared_slower(rows, 0.02);
+    line(fmt::format("compared cache ({}) slower than the tuned cache by more than 2 %", compare_cache),
+         fmt::format("{} of {} problems (worst {} %)", slower, rows.size(), pct(worst)), "none", slower == 0);
   }
   line("correctness (every contender checked before timing)", wrong ? "WRONG results (see the tables)" : "all exact",
        "exact", !wrong);

@@ -11,6 +11,13 @@
 #                       photo: $PHOTO, default .device/photo.rgb when present, raw RGB bytes)
 #           real        the real-bytes rows alone (text and photo, with their probes; about 2 minutes)
 #           all         the three in turn (about 10 minutes on an H200: more than one device call holds)
+#           sizes       bench/size_bench on a copy of OUT/tuned.db (--reuse: the plain tune's sizes are not tuned
+#                       again): leave-one-out size regret of u8/256, f32/1024 bins and f32 sum, OUT/size-SHAPE.md
+#           preset      `autotune tune --preset standard` on a copy of OUT/tuned.db (OUT/preset.db, its wall time in
+#                       OUT/preset.log), then the reduction and histogram rows with both caches' handles timed in the
+#                       same rounds (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
+#                       OUT/exact-PART.db: OUT/preset-PART.md, whose summary counts the problems the preset made
+#                       more than 2 % slower (about 378 s for the preset, then minutes)
 #   EXACT_FROM=FILE: take each problem's exact winner from an earlier part's exact-PART.db (same GPU model) instead
 #   of tuning it again (shape_bench --exact-from): the rows are re-timed in minutes.
 #   Each shape_bench part keeps every measurement of its exact tunings in OUT/exact-PART.db, and writes
@@ -18,7 +25,7 @@
 set -uo pipefail
 bin=${1:?BIN (the unpacked binaries)}
 out=${2:?OUT (a folder for the results)}
-part=${3:?PART: tune, reductions, histograms or all}
+part=${3:?PART: tune, reductions, histograms, real, all, sizes or preset}
 commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$out"
 tuned=${TUNED_CACHE:-$out/tuned.db}
@@ -52,9 +59,37 @@ run_part() {
   return $rc
 }
 
+run_sizes() {
+  cp "$tuned" "$out/size.db"
+  local shape rc=0
+  for shape in f32 sum u8; do  # a table each, so that a cut run keeps the shapes before it
+    "$bin/size_bench" --cache "$out/size.db" --reuse --shape "$shape" --commit "$commit" \
+      --markdown "$out/size-$shape.md" > "$out/size-$shape.log" 2>&1 || rc=1
+    echo "untuned_grid: size_bench --shape $shape: done" | tee -a "$out/size-$shape.log"
+  done
+  return $rc
+}
+
+run_preset() {
+  [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
+  cp "$tuned" "$out/preset.db"
+  local t0=$SECONDS which rc=0
+  "$bin/autotune" tune --preset standard --cache "$out/preset.db" > "$out/preset.log" 2>&1 || rc=1
+  echo "untuned_grid: autotune tune --preset standard: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/preset.log"
+  for which in reductions histograms; do
+    local from=()
+    [ -f "$out/exact-$which.db" ] && from=(--exact-from "$out/exact-$which.db")
+    "$bin/shape_bench" --tuned-cache "$tuned" --compare-cache "$out/preset.db" --only "$which" --commit "$commit" \
+      --markdown "$out/preset-$which.md" "${from[@]}" > "$out/preset-$which.log" 2>&1 || rc=1
+  done
+  return $rc
+}
+
 case "$part" in
   tune) run_tune ;;
+  sizes) run_sizes ;;
+  preset) run_preset ;;
   reductions | histograms | real) run_part "$part" ;;
   all) run_tune && run_part reductions; run_part histograms ;;
-  *) echo "untuned_grid: PART is tune, reductions, histograms, real or all, not $part" >&2; exit 2 ;;
+  *) echo "untuned_grid: PART is tune, reductions, histograms, real, all, sizes or preset, not $part" >&2; exit 2 ;;
 esac
