@@ -197,6 +197,19 @@ void find_exact_winner(Row& row, const Problem& p, const std::string& exact_from
   }
 }
 
+// The row's exact winner, loaded as the tuner loads a variant and checked against the CPU reference.
+std::unique_ptr<LoadedVariant> load_exact(Row& row, const Problem& p, Workload& workload,
+                                          const std::string& compile_dir, const DeviceInfo& dev, cudaStream_t stream) {
+  const std::optional<Config> c = p.family().parse_config(row.exact_config);
+  if (!c) throw Error("shape_bench: the tuner's winner key does not parse: " + row.exact_config);
+  std::unique_ptr<LoadedVariant> exact = workload.load(*c, cubin_for(*c, {}, p, dev, compile_dir), false);
+  if (auto why = exact->check(stream); !why.empty()) {
+    row.notes.push_back("exact winner WRONG: " + why);
+    row.wrong = true;
+  }
+  return exact;
+}
+
 // The cache files of a run: the empty one (the policy's handle), the tuned one, the compared one (--compare-cache),
 // the earlier exact winners (--exact-from) and the one the exact tunings write.
 struct Caches {
@@ -259,13 +272,7 @@ Row run_problem(const Problem& p, const Caches& caches, int tune_samples, int sa
   // 3. the exact winner, loaded as the tuner loads a variant.
   std::unique_ptr<LoadedVariant> exact;
   if (row.has_exact) {
-    const std::optional<Config> c = p.family().parse_config(row.exact_config);
-    if (!c) throw Error("shape_bench: the tuner's winner key does not parse: " + row.exact_config);
-    exact = workload->load(*c, cubin_for(*c, {}, p, dev, compile_dir), false);
-    if (auto why = exact->check(stream); !why.empty()) {
-      row.notes.push_back("exact winner WRONG: " + why);
-      row.wrong = true;
-    }
+    exact = load_exact(row, p, *workload, compile_dir, dev, stream);
     contenders.push_back([&exact](cudaStream_t s) { exact->run(s); });
     slots.push_back(&row.exact_ms);
   }
