@@ -55,19 +55,25 @@ Stream::~Stream() {
   if (s_) log_release_failure(cudaStreamDestroy(s_), "cudaStreamDestroy");
 }
 
-Module::Module(const std::vector<char>& image, const char* kernel_name) {
-  AUTOTUNE_CUDA(cudaLibraryLoadData(&lib_, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-  const cudaError_t e = cudaLibraryGetKernel(&kernel_, lib_, kernel_name);
-  if (e != cudaSuccess) {
-    log_release_failure(cudaLibraryUnload(lib_), "cudaLibraryUnload");
-    lib_ = nullptr;
-    throw_error(e, "cudaLibraryGetKernel", __FILE__, __LINE__);
-  }
+void Module::Unload::operator()(cudaLibrary_t lib) const noexcept {
+  log_release_failure(cudaLibraryUnload(lib), "cudaLibraryUnload");
 }
 
-Module::~Module() {
-  if (lib_) log_release_failure(cudaLibraryUnload(lib_), "cudaLibraryUnload");
+Module::Module(Library lib, const char* kernel_name) : lib_(std::move(lib)) {
+  if (!lib_) throw_error(cudaErrorInvalidResourceHandle, "cudaLibraryGetKernel", __FILE__, __LINE__);
+  AUTOTUNE_CUDA(cudaLibraryGetKernel(&kernel_, lib_.get(), kernel_name));
 }
+
+Module::Module(const std::vector<char>& image, const char* kernel_name)
+    : Module(
+          [&] {
+            cudaLibrary_t lib = nullptr;
+            AUTOTUNE_CUDA(cudaLibraryLoadData(&lib, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+            return Library(lib, Unload{});
+          }(),
+          kernel_name) {}
+
+Module Module::entry(const char* kernel_name) const { return Module(lib_, kernel_name); }
 
 int Module::blocks_per_sm(int block, std::size_t shared_bytes) const {
   int blocks = 0;

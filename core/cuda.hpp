@@ -9,6 +9,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,14 +96,17 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
-/// A loaded cubin (cudaLibrary_t) and one kernel from it. Move-only; unloads on destruction.
+/// A loaded cubin (cudaLibrary_t) and one kernel from it. Move-only; the cubin is unloaded with the last Module of
+/// it (entry() gives another kernel of the same load: a cubin with two entry points is loaded once, not twice).
 class Module {
  public:
   Module() = default;
   /// Loads `image` (a cubin) and looks up `kernel_name`. Throws CudaError when the image does not load.
   Module(const std::vector<char>& image, const char* kernel_name);
-  ~Module();
-  Module(Module&& o) noexcept : lib_(std::exchange(o.lib_, nullptr)), kernel_(std::exchange(o.kernel_, nullptr)) {}
+  /// `kernel_name` of the cubin this Module loaded, sharing its load. Throws CudaError when the cubin has no such
+  /// kernel, or when this Module holds nothing.
+  Module entry(const char* kernel_name) const;
+  Module(Module&& o) noexcept : lib_(std::move(o.lib_)), kernel_(std::exchange(o.kernel_, nullptr)) {}
   Module& operator=(Module&& o) noexcept {
     std::swap(lib_, o.lib_);
     std::swap(kernel_, o.kernel_);
@@ -123,7 +128,13 @@ class Module {
   int active_clusters(int cluster, int block, std::size_t shared_bytes) const;
 
  private:
-  cudaLibrary_t lib_ = nullptr;
+  struct Unload {
+    void operator()(cudaLibrary_t lib) const noexcept;
+  };
+  using Library = std::shared_ptr<std::remove_pointer_t<cudaLibrary_t>>;
+  Module(Library lib, const char* kernel_name);
+
+  Library lib_;
   cudaKernel_t kernel_ = nullptr;
 };
 

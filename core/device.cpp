@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <dlfcn.h>
 
+#include <map>
+#include <mutex>
+
 #include "core/cuda.hpp"
 #include "core/device_probe.hpp"
 #include "core/nvrtc.hpp"
@@ -61,11 +64,10 @@ int nvrtc_version() {
   return major * 1000 + minor * 10;
 }
 
-DeviceInfo query_device(int ordinal) {
-  const int count = device_count();
-  if (ordinal < 0 || ordinal >= count)
-    throw UsageError(fmt::format("device {} does not exist (this machine has {} CUDA device{}: 0..{})", ordinal, count,
-                                 count == 1 ? "" : "s", count - 1));
+namespace {
+
+// What query_device reads of device `ordinal`, from the driver.
+DeviceInfo read_device(int ordinal) {
   cudaDeviceProp p{};
   AUTOTUNE_CUDA(cudaGetDeviceProperties(&p, ordinal));
   DeviceInfo d;
@@ -90,6 +92,23 @@ DeviceInfo query_device(int ordinal) {
   }
   d.uuid = uuid;
   return d;
+}
+
+}  // namespace
+
+DeviceInfo query_device(int ordinal) {
+  const int count = device_count();
+  if (ordinal < 0 || ordinal >= count)
+    throw UsageError(fmt::format("device {} does not exist (this machine has {} CUDA device{}: 0..{})", ordinal, count,
+                                 count == 1 ? "" : "s", count - 1));
+  // Read once per process and device: nothing it holds changes while a process runs, and every handle's
+  // construction asks for it; cudaGetDeviceProperties reads every attribute of the device.
+  static std::mutex mutex;
+  static std::map<int, DeviceInfo> known;
+  const std::lock_guard lock(mutex);
+  auto at = known.find(ordinal);
+  if (at == known.end()) at = known.emplace(ordinal, read_device(ordinal)).first;
+  return at->second;
 }
 
 std::vector<DeviceInfo> list_devices() {

@@ -23,8 +23,10 @@ Requirement effective_requirement(std::optional<Requirement> given) {
 
 namespace {
 
-// Compiles the kernels of `out` that have no usable cubin. The hint's kernel must compile (its NVRTC error is
-// thrown); another range whose kernel cannot be compiled (no NVRTC on this machine, as with a shipped cache of
+// Compiles the kernels of `out` that have no usable cubin, through the user's compile cache
+// (jit::default_compile_cache_dir(), HMAC-checked; best effort, as the tuner uses it), so that a range no tuned
+// cubin serves (a policy's or the built-in default's) is compiled once on a machine, not at every construction. The
+// hint's kernel must compile (its NVRTC error is thrown); another range whose kernel cannot be compiled (no NVRTC on this machine, as with a shipped cache of
 // cubins, or a compile error) runs the hint's kernel instead, which is correct at every n, and the note says so.
 void compile_missing(Resolved& out, std::vector<SizeRange>& sizes, const std::vector<std::string>& sources,
                      const Problem& problem, const DeviceInfo& d, std::string& note) {
@@ -33,15 +35,17 @@ void compile_missing(Resolved& out, std::vector<SizeRange>& sizes, const std::ve
   for (std::size_t k = 0; k < out.kernels.size(); ++k)
     if (k != out.hint_kernel) order.push_back(k);
   std::vector<bool> usable(out.kernels.size(), true);
+  const std::string cache_dir = jit::default_compile_cache_dir();
   for (std::size_t k : order) {
     ResolvedKernel& kernel = out.kernels[k];
     if (!kernel.cubin.empty()) continue;
     std::string failure;
     try {
-      jit::CompileResult c = jit::compile(sources[k], name, d.arch());
+      jit::CompileResult c = jit::compile_cached(sources[k], name, d.arch(), cache_dir);
       if (c.ok) {
         kernel.cubin = std::move(c.cubin);
         kernel.compiled = true;
+        if (c.from_cache && k == out.hint_kernel) note += fmt::format(" (NVRTC's cubin from {})", cache_dir);
         continue;
       }
       failure = fmt::format("NVRTC failed to compile {} for {}:\n{}", kernel.config.key(), d.arch(), c.log);

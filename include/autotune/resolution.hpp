@@ -141,9 +141,10 @@ struct Resolution {
   std::string cache_path;         ///< the cache file consulted (may not exist)
   std::uint64_t tuned_n = 0;      ///< n of the measured problem the configuration comes from (0 for fallback)
   std::string tuned_model_key;    ///< the GPU model it was measured on (this one, or a similar one; empty for fallback)
-  /// true when NVRTC compiled the configuration of problem.n's range because the cache had no usable cubin for it.
-  /// The handle's other ranges are compiled too where they need it; one that cannot be (no NVRTC here) runs this
-  /// range's configuration instead, and `message` says so.
+  /// true when NVRTC compiled the configuration of problem.n's range because the cache had no usable cubin for it:
+  /// now, or in an earlier process on this machine whose cubin the user's compile cache kept (jit::compile_cached in
+  /// jit::default_compile_cache_dir(); `message` names it then). The handle's other ranges are compiled too where
+  /// they need it; one that cannot be (no NVRTC here) runs this range's configuration instead, and `message` says so.
   bool compiled = false;
   std::string message;            ///< one line saying all of the above, for logs
   double predicted_slowdown = 1.0;       ///< Lookup::predicted_slowdown of the choice for problem.n

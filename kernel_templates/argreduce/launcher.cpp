@@ -39,7 +39,7 @@ ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduc
   launch_limits::require_runnable(problem, config, device, argreduce_violation);
   shared_bytes_ = config.shared_bytes(problem_);
   module_ = cuda::Module(cubin, kArgReduceKernelName);
-  if (config.finish == Finish::two_pass) finish_module_ = cuda::Module(cubin, kArgReduceFinishKernelName);
+  if (config.finish == Finish::two_pass) finish_module_ = module_.entry(kArgReduceFinishKernelName);
   if (config.grid_blocks > 8 && is_argreduce_cluster_grid(config.grid_blocks)) module_.allow_non_portable_clusters();
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
   launch_limits::require_resident(blocks_per_sm_, config.key(), device);

@@ -16,7 +16,7 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
   launch_limits::require_runnable(problem, config, device, histogram_violation);
   module_ = cuda::Module(cubin, kHistogramKernelName);
-  if (entry_2d) module_2d_ = cuda::Module(cubin, kHistogram2dKernelName);
+  if (entry_2d) module_2d_ = module_.entry(kHistogram2dKernelName);
   // Past 48 KiB a block needs the opt-in attribute; the kernel's own static shared memory (the last-block flag)
   // counts too, so opt in from just below it: 16 warps' copies of 3 x 256 bins are exactly 48 KiB.
   if (shared_bytes_ + 1024 > 48 * 1024) {

@@ -17,7 +17,7 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
   launch_limits::require_runnable(problem, config, device, histogram_range_violation);
   module_ = cuda::Module(cubin, kHistogramRangeKernelName);
-  if (entry_2d) module_2d_ = cuda::Module(cubin, kHistogramRange2dKernelName);
+  if (entry_2d) module_2d_ = module_.entry(kHistogramRange2dKernelName);
   if (shared_bytes_ > 48 * 1024) {
     module_.set_max_dynamic_shared(shared_bytes_);
     if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_);

@@ -50,7 +50,7 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
   shared_bytes_ = config.shared_bytes(problem_);
   acc_bytes_ = size_of(problem_.accumulator_type());
   module_ = cuda::Module(cubin, kReduceKernelName);
-  if (config.finish == Finish::two_pass) finish_module_ = cuda::Module(cubin, kReduceFinishKernelName);
+  if (config.finish == Finish::two_pass) finish_module_ = module_.entry(kReduceFinishKernelName);
   blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
   launch_limits::require_resident(blocks_per_sm_, config.key(), device);
   resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);

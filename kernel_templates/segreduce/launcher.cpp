@@ -24,7 +24,7 @@ SegReduceKernel::SegReduceKernel(const SegReduceProblem& problem, const SegReduc
   problem.validate();
   launch_limits::require_runnable(problem, config, device, segreduce_violation);
   short_ = cuda::Module(cubin, kSegReduceKernelName);
-  long_ = cuda::Module(cubin, kSegReduceLongKernelName);
+  long_ = short_.entry(kSegReduceLongKernelName);
   const int a = short_.blocks_per_sm(config.block, 0), b = long_.blocks_per_sm(config.block, 0);
   launch_limits::require_resident(std::min(a, b), config.key(), device);
   short_resident_ = static_cast<unsigned>(a * device.sm_count);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <filesystem>
 #include <tuple>
@@ -184,6 +185,35 @@ TEST_SUITE("gpu_api") {
     CHECK(h.resolution().message.find("built-in default") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(path));  // a lookup never creates a cache file
     check_handle(h, p.n);
+  }
+
+  TEST_CASE("a kernel compiled from source at construction is kept in the compile cache: a second handle's kernel "
+            "is read from it, and a damaged file there is compiled again") {
+    const auto dir = std::filesystem::path(temp_cache()).replace_extension("cubins");
+    const char* before = std::getenv("AUTOTUNE_CUBIN_CACHE");
+    const std::string saved = before ? before : "";
+    ::setenv("AUTOTUNE_CUBIN_CACHE", dir.c_str(), 1);
+    HistogramProblem p;
+    p.n = 1 << 20;
+    p.counter_bits = 64;  // no policy entry: the built-in default, compiled
+    const std::string path = temp_cache();
+    const Histogram first(p, Histogram::Options{0, path});
+    const Histogram second(p, Histogram::Options{0, path});
+    const std::string file =
+        jit::compile_cache_file(kernel_source(p, HistogramConfig::fallback(p)), query_device(0).arch(), dir.string());
+    CHECK(first.resolution().compiled);
+    CHECK(first.resolution().message.find(dir.string()) == std::string::npos);  // NVRTC ran
+    CHECK(std::filesystem::exists(file));
+    CHECK(second.resolution().compiled);
+    CHECK(second.resolution().message.find(dir.string()) != std::string::npos);
+    check_handle(second, p.n);
+    std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);  // damaged: not trusted, compiled again
+    const Histogram third(p, Histogram::Options{0, path});
+    CHECK(third.resolution().message.find(dir.string()) == std::string::npos);
+    check_handle(third, p.n);
+    if (before) ::setenv("AUTOTUNE_CUBIN_CACHE", saved.c_str(), 1);
+    else ::unsetenv("AUTOTUNE_CUBIN_CACHE");
+    std::filesystem::remove_all(dir);
   }
 
   TEST_CASE("after tuning, the exact problem loads the winner's cubin without NVRTC; another size uses the nearest") {
