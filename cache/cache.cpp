@@ -160,22 +160,27 @@ constexpr enum_text::Name<MeasurementStatus> kStatusNames[] = {{MeasurementStatu
 // Everything a user could need to see in `winners`; read_winner() relies on this column order. Callers append
 // their conditions after the WHERE: winner_select() adds the families this process knows (rows of a family of a
 // newer autotune, or of an application's own family not registered here, are not ours to serve).
+// Column 12 is the cubin, or (winner_select(false)) the integer 1: not read (Winner::cubin_unread). A lookup ranks the
+// winners of a whole shape or family and loads a few (Cache::read_cubin): it need not copy every blob.
 constexpr const char* kWinnerSelect =
     "SELECT d.model_key, d.name, w.arch, p.family, p.key, p.n, p.distribution,"
-    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, w.cubin, r.stale, r.stale_reason,"
+    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, {cubin}, r.stale, r.stale_reason,"
     "       d.sm_count, d.memory_bytes, w.cubin_sha256, w.source_sha256, w.nvrtc_options,"
     "       w.nvrtc_version, r.strategy, w.origin"
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
     "  JOIN problems p ON p.id = w.problem_id";
 
-std::string winner_select() {
+std::string winner_select(bool cubins = true) {
   std::string names;
   for (const KernelFamily* f : families()) {
     std::string quoted(f->name());
     for (std::size_t at = 0; (at = quoted.find('\'', at)) != std::string::npos; at += 2) quoted.insert(at, 1, '\'');
     names += fmt::format("{}'{}'", names.empty() ? "" : ", ", quoted);
   }
-  return fmt::format("{} WHERE p.family IN ({}) ", kWinnerSelect, names);
+  return fmt::format("{} WHERE p.family IN ({}) ",
+                     fmt::format(fmt::runtime(kWinnerSelect),
+                                 fmt::arg("cubin", cubins ? "w.cubin" : "1")),
+                     names);
 }
 
 // A winner row autotune wrote is one of its run's 'ok' measurements with the same median (finish_run makes it so,
@@ -359,8 +364,11 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   w.run_id = q.getColumn(10).getInt64();
   w.tuned_at = q.getColumn(11).getString();
   const SQLite::Column cubin = q.getColumn(12);  // NULL reads as an empty blob
-  const char* bytes = static_cast<const char*>(cubin.getBlob());
-  if (bytes) w.cubin.assign(bytes, bytes + cubin.getBytes());
+  if (cubin.isInteger()) {
+    w.cubin_unread = cubin.getInt() != 0;  // winner_select(false)
+  } else if (const char* bytes = static_cast<const char*>(cubin.getBlob())) {
+    w.cubin.assign(bytes, bytes + cubin.getBytes());
+  }
   w.stale = q.getColumn(13).getInt() != 0;
   w.stale_reason = q.getColumn(14).getString();  // NULL reads as ""
   w.cubin_sha256 = q.getColumn(17).getString();
@@ -681,7 +689,7 @@ std::vector<Winner> Cache::shape_winners(const std::string& model_key, const Pro
                                          const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up the tuned sizes of a problem", [&] {
-    SQLite::Statement q(self.db, winner_select() +
+    SQLite::Statement q(self.db, winner_select(false) +
                                      "AND r.stale = 0 AND d.model_key = :model AND p.shape_key = :shape" + kFreshFor +
                                      kBacked);
     q.bind(":model", model_key);
@@ -716,14 +724,31 @@ std::vector<Winner> Cache::family_winners(const std::string& model_key, std::str
                                           const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up the winners of a family", [&] {
-    SQLite::Statement q(self.db, winner_select() + "AND r.stale = 0 AND d.model_key = :model AND p.family = :family" +
-                                     kFreshFor + kBacked);
+    SQLite::Statement q(self.db, winner_select(false) +
+                                     "AND r.stale = 0 AND d.model_key = :model AND p.family = :family" + kFreshFor +
+                                     kBacked);
     q.bind(":model", model_key);
     q.bind(":family", std::string(family));
     bind_code(q, code);
     std::vector<Winner> out;
     while (q.executeStep()) out.push_back(self.read_winner(q));
     return out;
+  });
+}
+
+void Cache::read_cubin(Winner& w) const {
+  if (!w.cubin_unread) return;
+  const Impl& self = *impl_;
+  guarded(self.path, "read a winner's cubin", [&] {
+    SQLite::Statement q(self.db, "SELECT w.cubin FROM winners w JOIN devices d ON d.id = w.device_id"
+                                 " WHERE w.run_id = :run AND w.config = :config AND d.model_key = :model");
+    q.bind(":run", w.run_id);
+    q.bind(":config", w.config.key());
+    q.bind(":model", w.model_key);
+    if (q.executeStep())
+      if (const char* bytes = static_cast<const char*>(q.getColumn(0).getBlob()))
+        w.cubin.assign(bytes, bytes + q.getColumn(0).getBytes());
+    w.cubin_unread = false;
   });
 }
 

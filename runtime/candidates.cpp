@@ -75,6 +75,7 @@ void similar_shapes(const Cache& cache, const LookupTarget& t, const Problem& pr
     if (!adapted->change.empty()) {
       w.config = adapted->config;
       w.cubin.clear();
+      w.cubin_unread = false;
     }
     Evidence& e = shapes[key];
     e.kind = ConfigSource::similar_problem;

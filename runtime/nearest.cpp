@@ -26,7 +26,9 @@ std::optional<Winner> nearest_size(std::vector<Winner> winners, std::uint64_t n)
 
 std::optional<Winner> nearest_winner(const Cache& cache, const std::string& model_key, const Problem& problem,
                                      const CodeIdentity& code) {
-  return nearest_size(cache.shape_winners(model_key, problem, code), problem.n());
+  auto w = nearest_size(cache.shape_winners(model_key, problem, code), problem.n());
+  if (w) cache.read_cubin(*w);
+  return w;
 }
 
 std::optional<Winner> closest_model(std::vector<Winner> winners, int sm_count, std::uint64_t n) {

@@ -273,7 +273,10 @@ SizeLookup lookup_sizes(const Cache& cache, const LookupTarget& target, const Pr
     if (t.arch.empty()) t.arch = parsed.arch;
     if (t.sm_count == 0) t.sm_count = parsed.sm_count;
   }
-  return rank_sizes(gather_candidates(&cache, t, problem), shipped_transfer_costs(), problem, required);
+  SizeLookup out = rank_sizes(gather_candidates(&cache, t, problem), shipped_transfer_costs(), problem, required);
+  for (Winner& w : out.winners) cache.read_cubin(w);  // the few the table runs; the ranking read none
+  if (out.at_hint.winner) cache.read_cubin(*out.at_hint.winner);
+  return out;
 }
 
 SizeLookup untuned_sizes(const LookupTarget& target, const Problem& problem, Requirement required) {

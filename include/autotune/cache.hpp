@@ -72,6 +72,9 @@ struct Winner {
   std::int64_t run_id = 0;
   std::string tuned_at;        ///< UTC time, ISO 8601
   std::vector<char> cubin;     ///< the compiled winner for `arch`; may be empty
+  /// The row's cubin, if it has one, was not read (shape_winners and family_winners read none: a lookup ranks many
+  /// winners and loads a few); Cache::read_cubin reads it into `cubin`.
+  bool cubin_unread = false;
   bool stale = false;          ///< its run is stale (only winners(true) returns such winners)
   int sm_count = 0;            ///< of the model (for the similar-device lookup)
   std::uint64_t memory_bytes = 0;
@@ -252,7 +255,8 @@ class Cache {
                                     const CodeIdentity& code = {}) const;
   /// Every fresh winner of the problem's shape (Problem::shape_key: everything but n) on this model, by ascending n:
   /// the tuned sizes a size-adaptive handle builds its table from (include/autotune/resolution.hpp), and the lookup
-  /// picks the nearest size from (runtime/nearest.hpp). `code` as for find_winner.
+  /// picks the nearest size from (runtime/nearest.hpp), without their cubins (Winner::cubin_unread, read_cubin).
+  /// `code` as for find_winner.
   std::vector<Winner> shape_winners(const std::string& model_key, const Problem& problem,
                                     const CodeIdentity& code = {}) const;
   /// Every fresh winner of the problem's shape (Problem::shape_key) tuned on another GPU model of the architecture
@@ -261,9 +265,13 @@ class Cache {
   std::vector<Winner> other_model_winners(const std::string& model_key, const std::string& arch,
                                           const Problem& problem, const CodeIdentity& code = {}) const;
   /// Every fresh winner of the family `family` on this model whose run was measured with `code` (as for find_winner),
-  /// for the lookup's similar-problem step. Read-only.
+  /// for the lookup's similar-problem step, without their cubins (Winner::cubin_unread; read_cubin reads the ones a
+  /// lookup uses). Read-only.
   std::vector<Winner> family_winners(const std::string& model_key, std::string_view family,
                                      const CodeIdentity& code = {}) const;
+  /// Reads the cubin of `w` (a winner from family_winners, Winner::cubin_unread) into w.cubin; nothing when
+  /// w.cubin_unread is false. Read-only.
+  void read_cubin(Winner& w) const;
   /// How many winners of the problem's shape on this model are not served to `code`: stale, or measured with other
   /// code (the fields of `code` that are set differ). Read-only; for the lookup's report.
   std::size_t count_unserved_winners(const std::string& model_key, const Problem& problem,

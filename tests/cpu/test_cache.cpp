@@ -247,6 +247,33 @@ TEST_CASE("find_winner matches exactly; nearest_winner (runtime/nearest.hpp) pic
   }
 }
 
+TEST_CASE("shape_winners and family_winners leave the cubins unread; read_cubin reads each winner's own back, and "
+          "nearest_winner returns its winner with its cubin") {
+  Cache c(":memory:");
+  const DeviceInfo dev = h100();
+  tune(c, dev, problem(1 * M), config(128, 2), elf({'s', 'm'}));
+  tune(c, dev, problem(64 * M), config(512, 16), elf({'l', 'a', 'r', 'g', 'e'}));
+  tune(c, dev, problem(4 * M, 128), config(256, 4));  // no cubin stored
+  for (auto winners : {c.shape_winners(dev.model_key(), problem(0)), c.family_winners(dev.model_key(), "histogram")}) {
+    REQUIRE(winners.size() >= 2);
+    for (Winner& w : winners) {
+      CHECK(w.cubin.empty());
+      CHECK(w.cubin_unread);
+      c.read_cubin(w);
+      CHECK_FALSE(w.cubin_unread);
+      const auto expect = w.problem.n() == 1 * M ? elf({'s', 'm'}) : w.problem.n() == 64 * M ? elf({'l', 'a', 'r', 'g', 'e'})
+                                                                                             : std::vector<char>{};
+      CHECK(w.cubin == expect);
+      c.read_cubin(w);  // read once: nothing changes
+      CHECK(w.cubin == expect);
+    }
+  }
+  const auto near = nearest_winner(c, dev.model_key(), problem(48 * M));
+  REQUIRE(near);
+  CHECK_FALSE(near->cubin_unread);
+  CHECK(near->cubin == elf({'l', 'a', 'r', 'g', 'e'}));
+}
+
 TEST_CASE("closest_model (runtime/nearest.hpp): the nearest SM count, then the larger memory, then the model key; "
           "then the nearest size of that model") {
   const auto winner = [](const char* model, int sms, std::uint64_t memory, std::uint64_t n) {
