@@ -2,6 +2,8 @@
 // a pairwise-covering subset of a space for the cases where compiling all of it again would add little.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -123,6 +125,15 @@ inline int registers_of(const std::vector<char>& cubin, const std::string& kerne
   return -1;
 }
 
+/// Every parameter value that occurs in `space`.
+template <class C>
+std::set<std::string> value_set(const std::vector<C>& space) {
+  std::set<std::string> values;
+  for (const auto& c : space)
+    for (auto& f : key_fields(c)) values.insert(std::move(f));
+  return values;
+}
+
 /// Every pair of parameter values that occurs together in `space`.
 template <class C>
 std::set<std::pair<std::string, std::string>> value_pairs(const std::vector<C>& space) {
@@ -209,6 +220,30 @@ std::vector<C> pairwise_subset(const std::vector<C>& space) {
   return subset;
 }
 
+/// A deterministic subset of `space` in which every parameter value of the space occurs at least once (greedy: each
+/// step takes the first configuration with the most values not yet taken). For a second architecture beside a
+/// pairwise covering of the first: what differs between architectures is whether one construct compiles there (a
+/// cluster, a __reduce_*_sync, a float atomic), each the choice of one configuration value, while how values combine
+/// is the source's business, checked by the first architecture's covering.
+template <class C>
+std::vector<C> each_value_subset(const std::vector<C>& space) {
+  std::vector<std::vector<std::string>> fields;
+  for (const auto& c : space) fields.push_back(key_fields(c));
+  std::set<std::string> missing = value_set(space);
+  std::vector<C> subset;
+  while (!missing.empty()) {
+    std::size_t best = 0, best_gain = 0;
+    for (std::size_t k = 0; k < space.size(); ++k) {
+      const auto gain = static_cast<std::size_t>(
+          std::count_if(fields[k].begin(), fields[k].end(), [&](const std::string& f) { return missing.count(f) > 0; }));
+      if (gain > best_gain) best = k, best_gain = gain;
+    }
+    for (const auto& f : fields[best]) missing.erase(f);
+    subset.push_back(space[best]);
+  }
+  return subset;
+}
+
 /// The fields of a problem's shape key ("reduce/sum/f32/acc=f32/dist=uniform"), each marked as the problem's
 /// ("problem:sum", ...) so that they never equal a configuration's field of the same spelling.
 inline std::vector<std::string> problem_fields(const std::string& shape_key) {
@@ -265,6 +300,13 @@ std::vector<C> coverage(const std::vector<C>& configs) {
   return nvrtc_full() ? configs : pairwise_subset(configs);
 }
 
+/// What an NVRTC suite compiles of `configs` for a second architecture: all of them under nvrtc_full(), else
+/// each_value_subset (every configuration value at least once).
+template <class C>
+std::vector<C> value_coverage(const std::vector<C>& configs) {
+  return nvrtc_full() ? configs : each_value_subset(configs);
+}
+
 /// Whether a cubin holds the code of kernel `name`: its section ".text.<name>", which NVRTC emits for every kernel
 /// it compiles (and for no kernel the source does not define).
 inline bool holds_kernel(const std::vector<char>& cubin, const std::string& name) {
@@ -297,29 +339,48 @@ std::string compile_each(std::size_t count, Source&& source, Label&& label, cons
   return all;
 }
 
-/// Compiles kernel_source(problem, c) for every c of coverage(configs) for `arch` on all cores; the failures as text
-/// (configuration key and NVRTC log, or the entry points of `kernels` a cubin lacks: those the launcher loads),
+/// Compiles kernel_source(problem, c) for every c of `configs` (all of them) for `arch` on all cores; the failures as
+/// text (configuration key and NVRTC log, or the entry points of `kernels` a cubin lacks: those the launcher loads),
 /// empty when every one compiled to a cubin that holds them all.
 template <class P, class C>
-std::string compile_all(const P& problem, const std::vector<C>& all_configs, const std::string& arch,
-                        const std::vector<std::string>& kernels = {}) {
-  const std::vector<C> configs = coverage(all_configs);
+std::string compile_listed(const P& problem, const std::vector<C>& configs, const std::string& arch,
+                           const std::vector<std::string>& kernels = {}) {
   return compile_each(
       configs.size(), [&](std::size_t i) { return kernel_source(problem, configs[i]); },
       [&](std::size_t i) { return configs[i].key(); }, arch, kernels);
 }
 
+/// compile_listed for every c of coverage(configs): a pairwise-covering subset, all of them under nvrtc_full().
+template <class P, class C>
+std::string compile_all(const P& problem, const std::vector<C>& all_configs, const std::string& arch,
+                        const std::vector<std::string>& kernels = {}) {
+  return compile_listed(problem, coverage(all_configs), arch, kernels);
+}
+
+/// compile_listed for every c of value_coverage(configs), for a second architecture: every configuration value at
+/// least once, all of them under nvrtc_full().
+template <class P, class C>
+std::string compile_each_value(const P& problem, const std::vector<C>& all_configs, const std::string& arch,
+                               const std::vector<std::string>& kernels = {}) {
+  return compile_listed(problem, value_coverage(all_configs), arch, kernels);
+}
+
 /// compile_all for several problems of one family at once: every configuration of each under nvrtc_full(), else one
 /// pairwise covering of their joint space (joint_pairwise_subsets: every pair of a problem field and a configuration
 /// field, or of two configuration fields, meets in one compiled variant, and every problem gets one). The failures
-/// as text, each line naming its problem; empty when all compiled to cubins that hold `kernels`.
+/// as text, each line naming its problem; empty when all compiled to cubins that hold `kernels`. Says how many it
+/// compiles (a MESSAGE).
 template <class P, class C>
 std::string compile_all_joint(const std::vector<P>& problems, const std::vector<std::vector<C>>& spaces,
                               const std::string& arch, const std::vector<std::string>& kernels = {}) {
   const auto picked = nvrtc_full() ? spaces : joint_pairwise_subsets(problems, spaces);
   std::vector<std::pair<std::size_t, std::size_t>> jobs;
-  for (std::size_t i = 0; i < picked.size(); ++i)
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < picked.size(); ++i) {
+    total += spaces[i].size();
     for (std::size_t k = 0; k < picked[i].size(); ++k) jobs.emplace_back(i, k);
+  }
+  MESSAGE(jobs.size(), " of ", total, " variants of ", problems.size(), " problems compiled for ", arch);
   auto config = [&](std::size_t j) -> const C& { return picked[jobs[j].first][jobs[j].second]; };
   return compile_each(
       jobs.size(), [&](std::size_t j) { return kernel_source(problems[jobs[j].first], config(j)); },

@@ -1,7 +1,8 @@
 // Arg-reductions without a GPU: problem keys, the family's parse and CLI options, configuration keys and validity,
 // the search space, the launch plan, the input generator and the CPU reference (ties, NaN, signed zeros, empty input,
-// the first index); then NVRTC compiles a pairwise-covering subset of each space, every variant under nvrtc_full (suite
-// nvrtc_argreduce). Expected values are worked out by hand here, never taken from the code under test.
+// the first index); then NVRTC compiles a joint pairwise covering of each case's spaces, every variant under
+// nvrtc_full (suite nvrtc_argreduce). Expected values are worked out by hand here, never taken from the code under
+// test.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -963,17 +964,17 @@ TEST_SUITE("nvrtc_argreduce") {
   }
 
   TEST_CASE("the variants of f32 argmax, i32 argmin, u32 argmax (packed keys) and i64 argmin compile for sm_90 with "
-            "both entry points (a pairwise-covering subset, every variant under nvrtc_full); the fallback of every "
-            "shape, the narrow types' too, for sm_90 and sm_75") {
-    // test::coverage() of each space (n = 0: the small-n paths included): all of it in the nvrtc_full.* tests,
-    // else a pairwise subset, in which every pair of parameter values (pack=u64 and the 16-block clusters with the
-    // others) still meets in one compiled variant.
-    for (const ArgReduceProblem& p : {make(ArgOp::argmax, ValueType::f32), make(ArgOp::argmin, ValueType::i32),
-                                      make(ArgOp::argmax, ValueType::u32), make(ArgOp::argmin, ValueType::i64)}) {
-      const auto space = argreduce_space(p);
-      MESSAGE(p.shape_key(), ": ", test::coverage(space).size(), " of ", space.size(), " variants");
-      CHECK(test::compile_all(p, space, "sm_90", {kArgReduceKernelName, kArgReduceFinishKernelName}) == "");
-    }
+            "both entry points (one pairwise covering of their joint space, every variant under nvrtc_full); the "
+            "fallback of every shape, the narrow types' too, for sm_90 and sm_75") {
+    // test::compile_all_joint over the four spaces (n = 0: the small-n paths included): all of them in the
+    // nvrtc_full.* tests, else a subset in which every pair of a problem's value (type, operation) and a parameter
+    // value, or of two parameter values (pack=u64 and the 16-block clusters with the others), still meets in one
+    // compiled variant.
+    const std::vector<ArgReduceProblem> problems{make(ArgOp::argmax, ValueType::f32), make(ArgOp::argmin, ValueType::i32),
+                                                 make(ArgOp::argmax, ValueType::u32), make(ArgOp::argmin, ValueType::i64)};
+    std::vector<std::vector<ArgReduceConfig>> spaces;
+    for (const ArgReduceProblem& p : problems) spaces.push_back(argreduce_space(p));
+    CHECK(test::compile_all_joint(problems, spaces, "sm_90", {kArgReduceKernelName, kArgReduceFinishKernelName}) == "");
     std::vector<ArgReduceConfig> fallback{ArgReduceConfig{}};
     for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
       for (ValueType t : every_value_type()) {

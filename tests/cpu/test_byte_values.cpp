@@ -334,9 +334,15 @@ TEST_SUITE("family") {
 }
 
 TEST_SUITE("nvrtc") {
-  TEST_CASE("the value-counting variants compile for sm_90 and sm_80, for one channel and for RGBA pixels") {
+  TEST_CASE("the value-counting variants compile for sm_90 (one pairwise covering of one channel's and RGBA pixels' "
+            "joint space, every variant under nvrtc_full) and sm_80") {
     const HistogramProblem p = u8(37, 10, 250);
-    CHECK(test::compile_all(p, values_only(space_decl::any_n(p, histogram_space)), "sm_90") == "");
+    HistogramProblem rgba = HistogramProblem::multi_channel(SampleType::u8, 4, {{37, 10, 250}, {64, 0, 256}, {3, 7, 9}});
+    rgba.n = 1 << 20;
+    CHECK(test::compile_all_joint(std::vector{p, rgba},
+                                  std::vector{values_only(space_decl::any_n(p, histogram_space)),
+                                              values_only(histogram_space(rgba))},
+                                  "sm_90") == "");
     CHECK(test::compile_all(p, std::vector{*HistogramConfig::parse(kWinnerValues)}, "sm_80") == "");
     // Clusters come only from a transfer (adapt_config keeps them): one cluster storing its sums, and a resident grid.
     const std::vector<HistogramConfig> clusters = {
@@ -345,9 +351,6 @@ TEST_SUITE("nvrtc") {
         *HistogramConfig::parse("priv=shared,R=1,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,"
                                 "merge=self_zero,grid=0,cluster=16,bin=values")};
     for (const auto& c : clusters) CHECK(test::compile_all(p, std::vector{c}, "sm_90") == "");
-    HistogramProblem rgba = HistogramProblem::multi_channel(SampleType::u8, 4, {{37, 10, 250}, {64, 0, 256}, {3, 7, 9}});
-    rgba.n = 1 << 20;
-    CHECK(test::compile_all(rgba, values_only(histogram_space(rgba)), "sm_90") == "");
   }
 
   TEST_CASE("the preamble of a value-counting variant carries the host's map; a direct one has none") {

@@ -454,53 +454,63 @@ TEST_SUITE("half_reduce") {
 
 namespace {
 
-void check_compiles(const ReduceProblem& p) {
+// Compiles one pairwise covering of the problems' joint space (test::compile_all_joint: every problem at least once,
+// every pair of a problem field and a configuration field, or of two configuration fields, in one compiled variant;
+// every variant under nvrtc_full), each space the configurations an sm_90 device runs.
+void check_compiles(const std::vector<ReduceProblem>& problems) {
   const DeviceInfo sm90 = test::h100_device("test");
-  std::vector<ReduceConfig> space;
-  for (const auto& c : reduce_space(p))
-    if (reduce_violation(p, c, &sm90).empty()) space.push_back(c);
-  REQUIRE(!space.empty());
-  const std::string failures = test::compile_all(p, space, "sm_90");
-  MESSAGE(p.shape_key(), ": ", test::coverage(space).size(), " of ", space.size(), " variants compiled for sm_90");
-  CHECK(failures == "");
+  std::vector<std::vector<ReduceConfig>> spaces;
+  for (const ReduceProblem& p : problems) {
+    spaces.emplace_back();
+    for (const auto& c : reduce_space(p))
+      if (reduce_violation(p, c, &sm90).empty()) spaces.back().push_back(c);
+    CHECK_MESSAGE(!spaces.back().empty(), p.shape_key());
+  }
+  const std::string failures = test::compile_all_joint(problems, spaces, "sm_90");
+  CHECK_MESSAGE(failures == "", failures);
 }
 
 }  // namespace
 
 TEST_SUITE("nvrtc_half_reduce") {
-  // test::coverage() of each space (every pair of parameter values meets in a compiled variant; all of it in the
-  // nvrtc_full.* tests): the halves with every operation, the narrow integers with each kind of arithmetic (add,
-  // min/max, |x| in unsigned, squares, the root), the transforms on the wide types, and user operators.
-  TEST_CASE("f16 and bf16 variants of every operation compile for sm_90") {
+  // Each case compiles one pairwise covering of its problems' joint space (every pair of a problem's value, its type,
+  // operation or accumulator, and a configuration value, or of two configuration values, meets in a compiled variant;
+  // all of it in the nvrtc_full.* tests): the halves with every operation, the narrow integers with each kind of
+  // arithmetic (add, min/max, |x| in unsigned, squares, the root), the transforms on the wide types, and user
+  // operators.
+  TEST_CASE("f16 and bf16 variants of every operation compile for sm_90: one pairwise covering of the 16 problems' "
+            "joint space") {
+    std::vector<ReduceProblem> problems;
     for (ValueType t : {ValueType::f16, ValueType::bf16})
       for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::absmax, ReduceOp::sumsq,
                           ReduceOp::sumabs, ReduceOp::l2norm})
-        check_compiles(make(op, t));
+        problems.push_back(make(op, t));
     ReduceProblem fast = make(ReduceOp::sumsq, ValueType::bf16);
     fast.deterministic = false;  // float atomics
-    check_compiles(fast);
-    check_compiles(make(ReduceOp::sum, ValueType::f16, ValueType::f64));
+    problems.push_back(fast);
+    problems.push_back(make(ReduceOp::sum, ValueType::f16, ValueType::f64));
+    check_compiles(problems);
   }
-  TEST_CASE("i8 and i16 variants compile for sm_90") {
+  TEST_CASE("i8 and i16 variants compile for sm_90: one pairwise covering of the eight problems' joint space") {
+    std::vector<ReduceProblem> problems;
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::absmax, ReduceOp::sumsq, ReduceOp::l2norm})
-      check_compiles(make(op, ValueType::i8));
-    for (ReduceOp op : {ReduceOp::max, ReduceOp::sumabs}) check_compiles(make(op, ValueType::i16));
-    check_compiles(make(ReduceOp::sum, ValueType::i16, ValueType::i32));
+      problems.push_back(make(op, ValueType::i8));
+    for (ReduceOp op : {ReduceOp::max, ReduceOp::sumabs}) problems.push_back(make(op, ValueType::i16));
+    problems.push_back(make(ReduceOp::sum, ValueType::i16, ValueType::i32));
+    check_compiles(problems);
   }
-  TEST_CASE("the transforms on the 32- and 64-bit types compile for sm_90") {
-    check_compiles(make(ReduceOp::absmax, ValueType::f32));
-    check_compiles(make(ReduceOp::absmax, ValueType::i64));
-    check_compiles(make(ReduceOp::sumsq, ValueType::i32));
-    check_compiles(make(ReduceOp::sumabs, ValueType::f64));
-    check_compiles(make(ReduceOp::l2norm, ValueType::f64));
+  TEST_CASE("the transforms on the 32- and 64-bit types compile for sm_90: one pairwise covering of the five "
+            "problems' joint space") {
+    check_compiles({make(ReduceOp::absmax, ValueType::f32), make(ReduceOp::absmax, ValueType::i64),
+                    make(ReduceOp::sumsq, ValueType::i32), make(ReduceOp::sumabs, ValueType::f64),
+                    make(ReduceOp::l2norm, ValueType::f64)});
   }
-  TEST_CASE("user operators compile for sm_90, on floats, halves and integers") {
-    check_compiles(user(ValueType::f32, "a > b ? a : b", "-INFINITY"));
-    check_compiles(user(ValueType::bf16, "a + b", "0", "x * x"));
-    check_compiles(user(ValueType::i8, "max(a, b)", "INT_MIN", "x < 0 ? -x : x"));
+  TEST_CASE("user operators compile for sm_90, on floats, halves and integers: one pairwise covering of the four "
+            "problems' joint space") {
     ReduceProblem f64 = user(ValueType::f32, "fmax(a, b)", "-DBL_MAX", "fabs(x)");
     f64.accumulator = ValueType::f64;
-    check_compiles(f64);
+    check_compiles({user(ValueType::f32, "a > b ? a : b", "-INFINITY"), user(ValueType::bf16, "a + b", "0", "x * x"),
+                    user(ValueType::i8, "max(a, b)", "INT_MIN", "x < 0 ? -x : x"), f64});
   }
 
   TEST_CASE("the preamble of halves and of a user operator") {

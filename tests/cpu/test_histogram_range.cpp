@@ -1,6 +1,6 @@
 // The range-histogram family without a GPU: keys, parsing, the levels' checks, the tuner's levels, the CPU
-// reference on hand-counted inputs, the configuration rules and shared-memory layout, and NVRTC compiling a
-// pairwise-covering subset of each space for sm_90 (every variant under nvrtc_full), both entry points in each cubin.
+// reference on hand-counted inputs, the configuration rules and shared-memory layout, and NVRTC compiling one pairwise
+// covering of six problems' joint space for sm_90 (every variant under nvrtc_full), both entry points in each cubin.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -464,23 +464,17 @@ TEST_SUITE("histogram_range") {
 
 TEST_SUITE("nvrtc_histrange") {
   const std::vector<std::string> kEntryPoints{kHistogramRangeKernelName, kHistogramRange2dKernelName};
-  TEST_CASE("the u8 variants (values, lut, search, prebin, search_global) compile for sm_90 with the 1D and the 2D "
-            "entry point: a pairwise-covering subset, every variant under nvrtc_full") {
-    const auto p = make(SampleType::u8, 255);
-    CHECK(test::compile_all(p, space_decl::any_n(p, histogram_range_space), "sm_90", kEntryPoints) == "");
-  }
-  TEST_CASE("the f32 variants with 999 bins compile for sm_90 with both entry points: a pairwise-covering subset, "
-            "every variant under nvrtc_full") {
-    const auto p = make(SampleType::f32, 999);
-    CHECK(test::compile_all(p, space_decl::any_n(p, histogram_range_space), "sm_90", kEntryPoints) == "");
-  }
-  // Each case compiles test::coverage() of its space (tests/cpu/nvrtc_fixtures.hpp): a subset in which every pair of
-  // parameter values occurs, every variant in the nvrtc_full.* tests. The GPU suite compiles and runs every variant.
-  TEST_CASE("the u16, i32, u32 and f64 spaces compile for sm_90 with both entry points, 64-bit counters too: one "
-            "pairwise covering of their joint space, every variant under nvrtc_full") {
+  // One pairwise covering of the six problems' joint space (tests/cpu/nvrtc_fixtures.hpp, compile_all_joint): every
+  // problem at least once, every pair of a problem's value and a configuration value (u8 with each binning, f32 with
+  // each block size, ...) or of two configuration values meets in a compiled variant; every variant in the
+  // nvrtc_full.* tests. The GPU suite compiles and runs every variant.
+  TEST_CASE("the u8 (values, lut, search, prebin, search_global), f32 (999 bins), u16, i32, u32 and f64 variants "
+            "compile for sm_90 with the 1D and the 2D entry point, 64-bit counters too: one pairwise covering of the "
+            "six problems' joint space, every variant under nvrtc_full") {
     std::vector<HistogramRangeProblem> problems;
     std::vector<std::vector<HistogramRangeConfig>> spaces;
-    for (auto [t, bins] : {std::pair{SampleType::u16, 4096}, std::pair{SampleType::i32, 100},
+    for (auto [t, bins] : {std::pair{SampleType::u8, 255}, std::pair{SampleType::f32, 999},
+                           std::pair{SampleType::u16, 4096}, std::pair{SampleType::i32, 100},
                            std::pair{SampleType::u32, 1000}, std::pair{SampleType::f64, 1000}}) {
       auto p = make(t, bins);
       p.counter_bits = t == SampleType::u16 ? 64 : 32;
@@ -500,10 +494,11 @@ TEST_SUITE("nvrtc_histrange") {
     REQUIRE(t.ok);
     CHECK(test::holds_kernel(t.cubin, kHistogramRangeKernelName));
     CHECK_FALSE(test::holds_kernel(t.cubin, kHistogramRange2dKernelName));
-    CHECK(test::compile_all(p, std::vector{c}, "sm_90", kEntryPoints) == "");  // kernel_source: both
     // The tuner times the machine code the cache ships: the 1D entry's code is the same bytes without the 2D entry.
     const jit::CompileResult full = jit::compile(kernel_source(p, c), "full.cu", "sm_90");
     REQUIRE(full.ok);
+    CHECK(test::holds_kernel(full.cubin, kHistogramRangeKernelName));  // kernel_source: both
+    CHECK(test::holds_kernel(full.cubin, kHistogramRange2dKernelName));
     const std::vector<char> timed = test::kernel_code(t.cubin, kHistogramRangeKernelName);
     CHECK(timed.size() > 64);
     CHECK(timed == test::kernel_code(full.cubin, kHistogramRangeKernelName));

@@ -1,6 +1,7 @@
 // NVRTC needs no GPU: the variants of each space are compiled here for the architectures we ship for, a
-// pairwise-covering subset of each (every variant in the nvrtc_full.* tests), and each cubin must hold both entry
-// points the launcher loads (HistogramKernel: kHistogramKernelName, kHistogram2dKernelName).
+// pairwise-covering subset of each case's space or of its problems' joint space, for sm_80 every configuration value
+// (every variant in the nvrtc_full.* tests), and each cubin must hold both entry points the launcher loads
+// (HistogramKernel: kHistogramKernelName, kHistogram2dKernelName).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -35,12 +36,15 @@ namespace {
 using test::pairwise_subset;
 using test::value_pairs;
 
+// The entry points the launcher loads: every cubin must hold both.
+const std::vector<std::string> kHistogramEntryPoints{kHistogramKernelName, kHistogram2dKernelName};
+
 // Compiles test::coverage() of `space` for `problem` on all cores (every configuration with AUTOTUNE_NVRTC_FULL=1,
 // else a pairwise-covering subset); returns the failures as text, a cubin without the 1D or the 2D entry point
 // among them. The GPU suite compiles and runs every variant.
 std::string compile_configs(const HistogramProblem& problem, const std::vector<HistogramConfig>& space,
                             const std::string& arch) {
-  return test::compile_all(problem, space, arch, {kHistogramKernelName, kHistogram2dKernelName});
+  return test::compile_all(problem, space, arch, kHistogramEntryPoints);
 }
 
 // The configurations the tuner may measure for `problem`, at any n.
@@ -54,6 +58,12 @@ HistogramProblem f32_1024() {
   p.type = SampleType::f32, p.bins = 1024, p.lower = -1, p.upper = 1;
   return p;
 }
+// u8 pixels of `channels` samples, the first 3 counted.
+HistogramProblem u8_pixels(int channels) {
+  HistogramProblem p;
+  p.channels = channels, p.active = 3;
+  return p;
+}
 HistogramProblem i32_100() {
   HistogramProblem p;
   p.type = SampleType::i32, p.bins = 100, p.lower = -50, p.upper = 50;
@@ -64,9 +74,11 @@ HistogramProblem i32_100() {
 
 TEST_SUITE("nvrtc") {
   // Each sample type, the smallest-type extreme (u8, 16 per load) and the bin-count extremes (16-bit counters,
-  // global-only) are compiled for sm_90, u8 for sm_80 too. What a case compiles is test::coverage() of its space: all
-  // of it in the nvrtc_full.* tests (-DAUTOTUNE_TEST_NVRTC_FULL=ON), else a subset in which every pair of parameter
-  // values occurs, since a compile failure comes from a construct meeting one or two parameters.
+  // global-only) are compiled for sm_90, u8 for sm_80 too. What a case compiles for sm_90 is test::coverage() of its
+  // space, or one covering of its problems' joint space (test::compile_all_joint): all of it in the nvrtc_full.* tests
+  // (-DAUTOTUNE_TEST_NVRTC_FULL=ON), else a subset in which every pair of parameter values occurs, since a compile
+  // failure comes from a construct meeting one or two parameters. For sm_80 every configuration value at least once
+  // (test::value_coverage): what differs between architectures is whether one construct compiles there.
   TEST_CASE("a pairwise coverage keeps every pair of parameter values of the u8/256 space in under a third of it") {
     const auto space = space_decl::any_n(u8_256(), histogram_space);
     const auto subset = pairwise_subset(space);
@@ -75,14 +87,16 @@ TEST_SUITE("nvrtc") {
     CHECK(subset.size() * 3 < space.size());
     CHECK(test::coverage(space).size() == (test::nvrtc_full() ? space.size() : subset.size()));
   }
-  TEST_CASE("the u8/256 variants compile for sm_90 and sm_80, each cubin with the 1D and the 2D entry point: a "
-            "pairwise-covering subset, every variant under nvrtc_full") {
+  TEST_CASE("the u8/256 variants compile for sm_90 (a pairwise-covering subset) and sm_80 (every configuration value "
+            "at least once), each cubin with the 1D and the 2D entry point; every variant under nvrtc_full") {
     CHECK(compile_space(u8_256(), "sm_90") == "");
     // sm_80 has no thread-block clusters: the tuner prunes those variants there (histogram_violation).
     std::vector<HistogramConfig> space;
     for (const auto& c : space_decl::any_n(u8_256(), histogram_space))
       if (c.cluster == 1) space.push_back(c);
-    CHECK(compile_configs(u8_256(), space, "sm_80") == "");
+    MESSAGE(test::value_coverage(space).size(), " of ", space.size(), " u8/256 variants for sm_80");
+    CHECK(test::value_set(test::value_coverage(space)) == test::value_set(space));
+    CHECK(test::compile_each_value(u8_256(), space, "sm_80", kHistogramEntryPoints) == "");
   }
   TEST_CASE("what the tuner compiles for one row (tuning_source, kernel_source_1d) holds the 1D entry point and not "
             "the 2D one; a problem of rows, and what the cache stores (kernel_source), hold both") {
@@ -117,14 +131,11 @@ TEST_SUITE("nvrtc") {
     }
     CHECK(checked == 4);
   }
-  TEST_CASE("pixels: the u8 RGBA (3 of 4) and RGB (3 of 3) variants compile for sm_90: a pairwise-covering subset, "
-            "every variant under nvrtc_full") {
+  TEST_CASE("pixels: the u8 RGBA (3 of 4) and RGB (3 of 3) preambles count 3 channels of 256 bins, of 4 or 3 "
+            "samples a pixel (their variants compile in the joint covering below)") {
     for (const int channels : {4, 3}) {
-      HistogramProblem p;
-      p.channels = channels, p.active = 3;
       CAPTURE(channels);
-      CHECK(compile_space(p, "sm_90") == "");
-      const std::string src = kernel_source(p, HistogramConfig{});
+      const std::string src = kernel_source(u8_pixels(channels), HistogramConfig{});
       CHECK(src.find("constexpr int kBins = 768;") != std::string::npos);  // 3 channels x 256 counters
       CHECK(src.find(fmt::format("constexpr int kChannels = {};", channels)) != std::string::npos);
     }
@@ -149,17 +160,18 @@ TEST_SUITE("nvrtc") {
       CHECK(src.find(fmt::format("constexpr int kChOffset1 = {};", p.channel(0).bins)) != std::string::npos);
     }
   }
-  TEST_CASE("the f32/1024-bin, i32 (negative range), u16/65536-bin (16-bit shared counters, 64-bit output), f64 and "
-            "u32/1M-bin (global atomics only) variants compile for sm_90 with both entry points: one pairwise covering "
-            "of the five problems' joint space, every variant under nvrtc_full") {
+  TEST_CASE("the u8 RGBA (3 of 4) and RGB (3 of 3) pixel, f32/1024-bin, i32 (negative range), u16/65536-bin (16-bit "
+            "shared counters, 64-bit output), f64 and u32/1M-bin (global atomics only) variants compile for sm_90 with "
+            "both entry points: one pairwise covering of the seven problems' joint space, every variant under "
+            "nvrtc_full") {
     HistogramProblem u16, f64, u32;
     u16.type = SampleType::u16, u16.bins = 65536, u16.lower = 0, u16.upper = 65536, u16.counter_bits = 64;
     f64.type = SampleType::f64, f64.bins = 1000, f64.lower = -1000, f64.upper = 1000;
     u32.type = SampleType::u32, u32.bins = 1 << 20, u32.lower = 0, u32.upper = 1 << 20;
-    const std::vector<HistogramProblem> problems{f32_1024(), i32_100(), u16, f64, u32};
+    const std::vector<HistogramProblem> problems{u8_pixels(4), u8_pixels(3), f32_1024(), i32_100(), u16, f64, u32};
     std::vector<std::vector<HistogramConfig>> spaces;
     for (const auto& p : problems) spaces.push_back(space_decl::any_n(p, histogram_space));
-    CHECK(test::compile_all_joint(problems, spaces, "sm_90", {kHistogramKernelName, kHistogram2dKernelName}) == "");
+    CHECK(test::compile_all_joint(problems, spaces, "sm_90", kHistogramEntryPoints) == "");
     const std::string src = kernel_source(f64, HistogramConfig{});
     CHECK(src.find("typedef double sample_t;") != std::string::npos);
     CHECK(src.find("constexpr double kScaleD = 0x1p-1;") != std::string::npos);  // 1000 bins / 2000

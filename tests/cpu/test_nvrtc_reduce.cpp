@@ -1,5 +1,6 @@
-// NVRTC needs no GPU: the reduction variants of each space are compiled here, for the architectures we ship for: a
-// pairwise-covering subset of each (every variant in the nvrtc_full.* tests), each cubin holding both entry points.
+// NVRTC needs no GPU: the reduction variants of each space are compiled here, for the architectures we ship for: one
+// pairwise covering of the problems' joint space for sm_90, every configuration value for sm_80 and sm_75 (every
+// variant in the nvrtc_full.* tests), each cubin holding both entry points.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -30,18 +31,15 @@ DeviceInfo device_of(int cc_major, int cc_minor) {
   return d;
 }
 
-// Compiles test::coverage() of the configurations of the space for `problem` that `device` can run, on all cores;
-// returns the failures as text (a cubin without the entry point or the second pass's among them). `compiled` counts
-// the variants compiled, `runnable` those of the space.
-std::string compile_space(const ReduceProblem& problem, const DeviceInfo& device, std::size_t& compiled,
-                          std::size_t& runnable) {
+// The configurations of the space for `problem` that `device` can run: what prunes the space for its architecture.
+std::vector<ReduceConfig> runnable(const ReduceProblem& problem, const DeviceInfo& device) {
   std::vector<ReduceConfig> space;
   for (const auto& c : reduce_space(problem))
     if (reduce_violation(problem, c, &device).empty()) space.push_back(c);
-  runnable = space.size();
-  compiled = test::coverage(space).size();
-  return test::compile_all(problem, space, device.arch(), {kReduceKernelName, kReduceFinishKernelName});
+  return space;
 }
+
+const std::vector<std::string> kReduceEntryPoints{kReduceKernelName, kReduceFinishKernelName};
 
 ReduceProblem make(ReduceOp op, ValueType t, std::optional<ValueType> acc = std::nullopt, bool deterministic = true) {
   ReduceProblem p;
@@ -49,45 +47,46 @@ ReduceProblem make(ReduceOp op, ValueType t, std::optional<ValueType> acc = std:
   return p;
 }
 
-void check_space(const ReduceProblem& p, int cc_major, int cc_minor) {
-  std::size_t compiled = 0, runnable = 0;
-  const std::string failures = compile_space(p, device_of(cc_major, cc_minor), compiled, runnable);
-  MESSAGE(p.shape_key(), ": ", compiled, " of ", runnable, " variants for sm_", cc_major, cc_minor);
-  CHECK(compiled > 0);
-  CHECK(failures == "");
+// Compiles test::value_coverage() of what an sm_<cc> device runs of `p`'s space (every configuration value at least
+// once, every variant under nvrtc_full), each cubin with both entry points.
+void check_each_value(const ReduceProblem& p, int cc_major, int cc_minor) {
+  const DeviceInfo device = device_of(cc_major, cc_minor);
+  const std::vector<ReduceConfig> space = runnable(p, device);
+  MESSAGE(p.shape_key(), ": ", test::value_coverage(space).size(), " of ", space.size(), " variants for ",
+          device.arch());
+  CHECK(!space.empty());
+  CHECK(test::compile_each_value(p, space, device.arch(), kReduceEntryPoints) == "");
 }
 
 }  // namespace
 
 TEST_SUITE("nvrtc_reduce") {
-  // Chosen to cover each kind of code path once for sm_90: f32 (vector of four, deterministic), i32 summed in i64
+  // Chosen to cover each kind of code path for sm_90: f32 (vector of four, deterministic), i32 summed in i64
   // (widening, unsigned wrap), f64 max (CAS-free last block, 8-byte elements, NaN rules), u32 min (__reduce_min_sync),
-  // u64 sum (64-bit integer atomics) and a fast f32 sum (float atomics, per-thread atomics). The u32 space, the
-  // largest, is compiled for sm_80 as well; sm_75, the oldest architecture CUDA 13's NVRTC knows (it dropped sm_70),
-  // gets the f32 fast space (every finish and block reduction except warp_reduce, which the device check prunes).
-  // A case compiles test::coverage() of its space: all of it in the nvrtc_full.* tests, else a pairwise subset.
-  TEST_CASE("the f32 sum variants compile for sm_90: a pairwise-covering subset, every variant under nvrtc_full") {
-    check_space(make(ReduceOp::sum, ValueType::f32), 9, 0);
+  // u64 sum (64-bit integer atomics) and a fast f32 sum (float atomics, per-thread atomics): one pairwise covering of
+  // their joint space (every pair of a problem's value and a configuration value, or of two configuration values,
+  // meets in a compiled variant; every variant in the nvrtc_full.* tests). The u32 space, the largest, is compiled for
+  // sm_80 as well, and sm_75, the oldest architecture CUDA 13's NVRTC knows (it dropped sm_70), gets the f32 fast
+  // space (every finish and block reduction except warp_reduce, which the device check prunes): there each
+  // configuration value at least once, since what differs between architectures is whether one construct compiles,
+  // and how the values combine is checked on sm_90.
+  TEST_CASE("the f32 sum, i32 sum (into i64), f64 max, u32 min, u64 sum and fast f32 sum variants compile for sm_90: "
+            "one pairwise covering of the six problems' joint space, every variant under nvrtc_full") {
+    const std::vector<ReduceProblem> problems{
+        make(ReduceOp::sum, ValueType::f32), make(ReduceOp::sum, ValueType::i32), make(ReduceOp::max, ValueType::f64),
+        make(ReduceOp::min, ValueType::u32), make(ReduceOp::sum, ValueType::u64),
+        make(ReduceOp::sum, ValueType::f32, std::nullopt, false)};
+    std::vector<std::vector<ReduceConfig>> spaces;
+    for (const ReduceProblem& p : problems) {
+      spaces.push_back(runnable(p, device_of(9, 0)));
+      CHECK_MESSAGE(!spaces.back().empty(), p.shape_key());
+    }
+    CHECK(test::compile_all_joint(problems, spaces, "sm_90", kReduceEntryPoints) == "");
   }
-  TEST_CASE("the i32 sum variants (into i64) compile for sm_90: a pairwise-covering subset, every variant under "
-            "nvrtc_full") {
-    check_space(make(ReduceOp::sum, ValueType::i32), 9, 0);
-  }
-  TEST_CASE("the f64 max variants compile for sm_90: a pairwise-covering subset, every variant under nvrtc_full") {
-    check_space(make(ReduceOp::max, ValueType::f64), 9, 0);
-  }
-  TEST_CASE("the u32 min variants compile for sm_80 and sm_90: a pairwise-covering subset, every variant under "
-            "nvrtc_full") {
-    check_space(make(ReduceOp::min, ValueType::u32), 8, 0);
-    check_space(make(ReduceOp::min, ValueType::u32), 9, 0);
-  }
-  TEST_CASE("the u64 sum variants compile for sm_90: a pairwise-covering subset, every variant under nvrtc_full") {
-    check_space(make(ReduceOp::sum, ValueType::u64), 9, 0);
-  }
-  TEST_CASE("the fast f32 sum variants compile for sm_75 and sm_90: a pairwise-covering subset, every variant under "
-            "nvrtc_full") {
-    check_space(make(ReduceOp::sum, ValueType::f32, std::nullopt, false), 7, 5);
-    check_space(make(ReduceOp::sum, ValueType::f32, std::nullopt, false), 9, 0);
+  TEST_CASE("the u32 min variants compile for sm_80 and the fast f32 sum variants for sm_75: every configuration "
+            "value at least once, every variant under nvrtc_full") {
+    check_each_value(make(ReduceOp::min, ValueType::u32), 8, 0);
+    check_each_value(make(ReduceOp::sum, ValueType::f32, std::nullopt, false), 7, 5);
   }
 
   TEST_CASE("the generated preamble carries the problem's types and the configuration's constants") {

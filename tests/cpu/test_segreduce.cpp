@@ -1,6 +1,6 @@
 // The segmented reduction family without a GPU: keys, segment specs (good and bad), offsets generation, the CPU
 // reference (empty segments, argmin/argmax ties and NaN; halves and i8/i16 on hand-computed cases), the family's CLI
-// options, and NVRTC compiles of the space (a joint pairwise covering for the narrow types).
+// options, and NVRTC compiles of the spaces (joint pairwise coverings of each case's problems).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -455,46 +455,41 @@ TEST_SUITE("segreduce") {
 }
 
 TEST_SUITE("nvrtc_segreduce") {
-  TEST_CASE("a pairwise-covering subset of the f32 sum and f32 argmin spaces compiles for sm_90, int and int64 offsets") {
-    // compile_all compiles a subset in which every pair of parameter values of the space occurs (every variant in
+  TEST_CASE("f32 sum (int offsets), f32 argmin (int64 offsets), and f16, bf16, i8, i16 with sum, min, max, argmin and "
+            "argmax: one pairwise covering of the 22 problems' joint space compiles for sm_90 (every variant under "
+            "nvrtc_full)") {
+    // compile_all_joint compiles a subset in which every pair of a problem's value (type, operation, offsets) and a
+    // configuration value, or of two configuration values, occurs, every problem at least once (every variant in
     // nvrtc_full, tests/cpu/nvrtc_fixtures.hpp); bench/segreduce_bench and the GPU suite compile the whole spaces.
     SegReduceProblem wide = make(SegReduceOp::argmin, ValueType::f32);
     wide.offset_bits = 64;
-    for (const SegReduceProblem& p : {make(SegReduceOp::sum, ValueType::f32), wide}) {
-      const auto space = segreduce_space(p);
-      const std::string failures = test::compile_all(p, space, "sm_90");
-      MESSAGE(p.shape_key(), ": a pairwise-covering subset of ", space.size(), " variants");
-      CHECK(failures == "");
-    }
-  }
-  TEST_CASE("f16, bf16, i8, i16: one pairwise covering of their sum, min, max, argmin and argmax spaces compiles for "
-            "sm_90 (every variant under nvrtc_full)") {
-    std::vector<SegReduceProblem> problems;
-    std::vector<std::vector<SegReduceConfig>> spaces;
+    std::vector<SegReduceProblem> problems{make(SegReduceOp::sum, ValueType::f32), wide};
     for (ValueType t : narrow_value_types())
       for (SegReduceOp op : {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
-                             SegReduceOp::argmax}) {
+                             SegReduceOp::argmax})
         problems.push_back(make(op, t));
-        spaces.push_back(segreduce_space(problems.back()));
-      }
+    std::vector<std::vector<SegReduceConfig>> spaces;
+    for (const SegReduceProblem& p : problems) spaces.push_back(segreduce_space(p));
     const std::string failures = test::compile_all_joint(problems, spaces, "sm_90",
                                                          {kSegReduceKernelName, kSegReduceLongKernelName});
     CHECK_MESSAGE(failures == "", failures);
   }
-  TEST_CASE("the fallback or a block per segment, and one-element loads, compile for every type and operation for sm_90") {
+  TEST_CASE("the fallback, a block per segment and one-element loads compile for sm_90 for every type and operation: "
+            "one pairwise covering of the problems' joint space (each type and each operation with each of the three, "
+            "every problem at least once; all three for every problem under nvrtc_full)") {
     std::vector<SegReduceProblem> problems;
-    int k = 0;
+    std::vector<std::vector<SegReduceConfig>> spaces;
     std::vector<ValueType> types = all_value_types();
     types.insert(types.end(), narrow_value_types().begin(), narrow_value_types().end());
     for (ValueType t : types)
       for (SegReduceOp op : {SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max, SegReduceOp::argmin,
                              SegReduceOp::argmax}) {
-        const SegReduceProblem p = make(op, t);
-        // Every other problem a block per segment (one launch) instead of the fallback: both paths, two compiles each.
-        const SegReduceConfig first = k++ % 2 ? SegReduceConfig{256, 256, 0, 16, 4, 16384} : SegReduceConfig::fallback(p);
-        const std::string failures =
-            test::compile_all(p, std::vector{first, SegReduceConfig{128, 1, 32, 0, 4, 1024}}, "sm_90");
-        CHECK_MESSAGE(failures == "", p.shape_key());
+        problems.push_back(make(op, t));
+        // The fallback (two launches), a block per segment (one launch), and one element per load.
+        spaces.push_back({SegReduceConfig::fallback(problems.back()), SegReduceConfig{256, 256, 0, 16, 4, 16384},
+                          SegReduceConfig{128, 1, 32, 0, 4, 1024}});
       }
+    const std::string failures = test::compile_all_joint(problems, spaces, "sm_90");
+    CHECK_MESSAGE(failures == "", failures);
   }
 }
