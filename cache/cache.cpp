@@ -707,6 +707,12 @@ std::vector<Winner> Cache::other_model_winners(const std::string& model_key, con
                                                const Problem& problem, const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up the winners of other GPU models", [&] {
+    // Most files hold one model: then nothing below can match, and the query scans every winner (its EXISTS check
+    // among them) to find that out.
+    SQLite::Statement any(self.db, "SELECT 1 FROM devices WHERE model_key <> :model AND arch = :arch LIMIT 1");
+    any.bind(":model", model_key);
+    any.bind(":arch", arch);
+    if (!any.executeStep()) return std::vector<Winner>{};
     SQLite::Statement q(self.db, winner_select() +
                                      "AND r.stale = 0 AND d.model_key <> :model AND d.arch = :arch"
                                      " AND p.shape_key = :shape" + kFreshFor + kBacked);
