@@ -162,13 +162,19 @@ constexpr enum_text::Name<MeasurementStatus> kStatusNames[] = {{MeasurementStatu
 // newer autotune, or of an application's own family not registered here, are not ours to serve).
 // Column 12 is the cubin, or (winner_select(false)) the integer 1: not read (Winner::cubin_unread). A lookup ranks the
 // winners of a whole shape or family and loads a few (Cache::read_cubin): it need not copy every blob.
+// Nor may it read a column stored after the blob (tuned_at, the schema 4 and 5 columns): SQLite reaches those by
+// walking the blob's whole overflow chain, every page of it, which made a lookup over a preset's 325 winners read
+// about 10 MB. Without cubins they are left empty, read_cubin() reads them with the blob, and the origin is the run's
+// (the same: finish_run and import write the winner's origin from its run's); read_cubin() reads the winner's own.
 constexpr const char* kWinnerSelect =
     "SELECT d.model_key, d.name, w.arch, p.family, p.key, p.n, p.distribution,"
-    "       w.config, w.median_ms, w.gbps, w.run_id, w.tuned_at, {cubin}, r.stale, r.stale_reason,"
-    "       d.sm_count, d.memory_bytes, w.cubin_sha256, w.source_sha256, w.nvrtc_options,"
-    "       w.nvrtc_version, r.strategy, w.origin"
+    "       w.config, w.median_ms, w.gbps, w.run_id, {tuned_at}, {cubin}, r.stale, r.stale_reason,"
+    "       d.sm_count, d.memory_bytes, {after_blob}, r.strategy, {origin}"
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
     "  JOIN problems p ON p.id = w.problem_id";
+
+// The columns of `winners` stored after the cubin, as read_winner() reads them from column 17 on.
+constexpr const char* kAfterBlob = "w.cubin_sha256, w.source_sha256, w.nvrtc_options, w.nvrtc_version";
 
 std::string winner_select(bool cubins = true) {
   std::string names;
@@ -178,8 +184,10 @@ std::string winner_select(bool cubins = true) {
     names += fmt::format("{}'{}'", names.empty() ? "" : ", ", quoted);
   }
   return fmt::format("{} WHERE p.family IN ({}) ",
-                     fmt::format(fmt::runtime(kWinnerSelect),
-                                 fmt::arg("cubin", cubins ? "w.cubin" : "1")),
+                     fmt::format(fmt::runtime(kWinnerSelect), fmt::arg("tuned_at", cubins ? "w.tuned_at" : "''"),
+                                 fmt::arg("cubin", cubins ? "w.cubin" : "1"),
+                                 fmt::arg("after_blob", cubins ? kAfterBlob : "'', '', '', 0"),
+                                 fmt::arg("origin", cubins ? "w.origin" : "r.origin")),
                      names);
 }
 
@@ -195,6 +203,13 @@ constexpr const char* kBacked =
 constexpr const char* kFreshFor =
     " AND (:hash = '' OR r.template_hash IS :hash) AND (:nvrtc = 0 OR r.nvrtc_version IS :nvrtc)"
     " AND (:driver = 0 OR r.driver_version IS :driver) ";
+
+// The winners of one shape (one problem): written as a list of problem ids so that SQLite looks each (device,
+// problem) pair up in the winners' primary key. Given `p.shape_key = :shape` alone it walks every winner of the
+// device, with kBacked's measurement lookup for each, before it tests the shape: a third of a lookup's time over a
+// preset's 325 winners.
+constexpr const char* kOfShape = " AND w.problem_id IN (SELECT id FROM problems WHERE shape_key = :shape) ";
+constexpr const char* kOfKey = " AND w.problem_id IN (SELECT id FROM problems WHERE key = :key) ";
 
 void bind_code(SQLite::Statement& q, const CodeIdentity& code) {
   q.bind(":hash", code.template_hash);
@@ -436,6 +451,8 @@ Cache::Cache(const std::string& path) {
 }
 
 Cache::~Cache() = default;
+Cache::Cache(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
 Cache::Cache(Cache&&) noexcept = default;
 Cache& Cache::operator=(Cache&&) noexcept = default;
 
@@ -675,7 +692,7 @@ std::optional<Winner> Cache::find_winner(const std::string& model_key, const Pro
                                         const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up a winner", [&]() -> std::optional<Winner> {
-    SQLite::Statement q(self.db, winner_select() + "AND r.stale = 0 AND d.model_key = :model AND p.key = :key" +
+    SQLite::Statement q(self.db, winner_select() + "AND r.stale = 0 AND d.model_key = :model" + kOfKey +
                                      kFreshFor + kBacked);
     q.bind(":model", model_key);
     q.bind(":key", problem.key());
@@ -689,14 +706,15 @@ std::vector<Winner> Cache::shape_winners(const std::string& model_key, const Pro
                                          const CodeIdentity& code) const {
   const Impl& self = *impl_;
   return guarded(self.path, "look up the tuned sizes of a problem", [&] {
-    SQLite::Statement q(self.db, winner_select(false) +
-                                     "AND r.stale = 0 AND d.model_key = :model AND p.shape_key = :shape" + kFreshFor +
-                                     kBacked);
-    q.bind(":model", model_key);
-    q.bind(":shape", problem.shape_key());
-    bind_code(q, code);
+    // Not static: winner_select() lists the families registered when it runs.
+    const std::string sql = winner_select(false) +
+                            "AND r.stale = 0 AND d.model_key = :model" + kOfShape + kFreshFor + kBacked;
+    const auto q = self.prepared(sql);
+    q->bind(":model", model_key);
+    q->bind(":shape", problem.shape_key());
+    bind_code(*q, code);
     std::vector<Winner> out;
-    while (q.executeStep()) out.push_back(self.read_winner(q));
+    while (q->executeStep()) out.push_back(self.read_winner(*q));
     std::stable_sort(out.begin(), out.end(),
                      [](const Winner& a, const Winner& b) { return a.problem.n() < b.problem.n(); });
     return out;
@@ -709,13 +727,15 @@ std::vector<Winner> Cache::other_model_winners(const std::string& model_key, con
   return guarded(self.path, "look up the winners of other GPU models", [&] {
     // Most files hold one model: then nothing below can match, and the query scans every winner (its EXISTS check
     // among them) to find that out.
-    SQLite::Statement any(self.db, "SELECT 1 FROM devices WHERE model_key <> :model AND arch = :arch LIMIT 1");
-    any.bind(":model", model_key);
-    any.bind(":arch", arch);
-    if (!any.executeStep()) return std::vector<Winner>{};
+    {
+      const auto any = self.prepared("SELECT 1 FROM devices WHERE model_key <> :model AND arch = :arch LIMIT 1");
+      any->bind(":model", model_key);
+      any->bind(":arch", arch);
+      if (!any->executeStep()) return std::vector<Winner>{};
+    }
     SQLite::Statement q(self.db, winner_select() +
-                                     "AND r.stale = 0 AND d.model_key <> :model AND d.arch = :arch"
-                                     " AND p.shape_key = :shape" + kFreshFor + kBacked);
+                                     "AND r.stale = 0 AND d.model_key <> :model AND d.arch = :arch" + kOfShape +
+                                     kFreshFor + kBacked);
     q.bind(":model", model_key);
     q.bind(":arch", arch);
     q.bind(":shape", problem.shape_key());
@@ -746,14 +766,24 @@ void Cache::read_cubin(Winner& w) const {
   if (!w.cubin_unread) return;
   const Impl& self = *impl_;
   guarded(self.path, "read a winner's cubin", [&] {
-    SQLite::Statement q(self.db, "SELECT w.cubin FROM winners w JOIN devices d ON d.id = w.device_id"
-                                 " WHERE w.run_id = :run AND w.config = :config AND d.model_key = :model");
+    static const std::string sql = fmt::format("SELECT w.cubin, w.tuned_at, w.origin, {} FROM winners w"
+                                               " JOIN devices d ON d.id = w.device_id WHERE w.run_id = :run"
+                                               " AND w.config = :config AND d.model_key = :model", kAfterBlob);
+    const auto p = self.prepared(sql);
+    SQLite::Statement& q = *p;
     q.bind(":run", w.run_id);
     q.bind(":config", w.config.key());
     q.bind(":model", w.model_key);
-    if (q.executeStep())
+    if (q.executeStep()) {
       if (const char* bytes = static_cast<const char*>(q.getColumn(0).getBlob()))
         w.cubin.assign(bytes, bytes + q.getColumn(0).getBytes());
+      w.tuned_at = q.getColumn(1).getString();
+      w.origin = q.getColumn(2).getString();
+      w.cubin_sha256 = q.getColumn(3).getString();
+      w.source_sha256 = q.getColumn(4).getString();
+      w.nvrtc_options = q.getColumn(5).getString();
+      w.nvrtc_version = q.getColumn(6).getInt();
+    }
     w.cubin_unread = false;
   });
 }
@@ -764,7 +794,7 @@ std::size_t Cache::count_unserved_winners(const std::string& model_key, const Pr
   return guarded(self.path, "count winners of other code", [&] {
     SQLite::Statement q(self.db,
         "SELECT count(*) FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
-        " JOIN problems p ON p.id = w.problem_id WHERE d.model_key = :model AND p.shape_key = :shape"
+        " JOIN problems p ON p.id = w.problem_id WHERE d.model_key = :model" + std::string(kOfShape) +
         " AND NOT (r.stale = 0" + std::string(kFreshFor) + ")");
     q.bind(":model", model_key);
     q.bind(":shape", problem.shape_key());
@@ -791,7 +821,7 @@ std::size_t Cache::count_unbacked_winners(const std::string& model_key, const Pr
   return guarded(self.path, "count winners without their measurement", [&] {
     SQLite::Statement q(self.db,
         "SELECT count(*) FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
-        " JOIN problems p ON p.id = w.problem_id WHERE d.model_key = :model AND p.shape_key = :shape"
+        " JOIN problems p ON p.id = w.problem_id WHERE d.model_key = :model" + std::string(kOfShape) +
         " AND r.stale = 0 AND NOT (1 = 1" + std::string(kBacked) + ")");
     q.bind(":model", model_key);
     q.bind(":shape", problem.shape_key());

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,6 +96,33 @@ struct Cache::Impl {
   SQLite::Database db;
 
   Impl(std::string p, SQLite::Database d) : path(std::move(p)), db(std::move(d)) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() { statements.clear(); }  // before db closes
+
+  /// A statement of `sql` prepared once per connection, reset when the returned guard ends (a statement left
+  /// stepping would keep its read transaction open). For the queries a lookup runs several times: parsing the SQL
+  /// costs as much as running it on a small file. The guard is used by one caller at a time (a Cache is not shared
+  /// between threads).
+  class Prepared {
+   public:
+    explicit Prepared(SQLite::Statement& q) : q_(q) {}
+    Prepared(const Prepared&) = delete;
+    Prepared& operator=(const Prepared&) = delete;
+    ~Prepared() { q_.tryReset(); }
+    SQLite::Statement& operator*() const { return q_; }
+    SQLite::Statement* operator->() const { return &q_; }
+
+   private:
+    SQLite::Statement& q_;
+  };
+  Prepared prepared(const std::string& sql) const {
+    auto& slot = statements[sql];
+    if (!slot) slot = std::make_unique<SQLite::Statement>(db, sql);
+    slot->reset();
+    slot->clearBindings();
+    return Prepared(*slot);
+  }
 
   [[noreturn]] void fail(std::string_view what) const {
     throw CacheError(fmt::format("cache file '{}' {}", path, what));
@@ -128,6 +157,9 @@ struct Cache::Impl {
   Config parse_config(std::string_view family, const std::string& text, std::string_view where) const;
   /// One row of the winners query in cache.cpp.
   Winner read_winner(SQLite::Statement& q) const;
+
+ private:
+  mutable std::map<std::string, std::unique_ptr<SQLite::Statement>, std::less<>> statements;  ///< prepared()
 };
 
 }  // namespace autotune

@@ -104,9 +104,7 @@ Cache Cache::open_read_only(const std::string& path, ReadCheck check) {
   auto file = std::make_unique<Impl>(path, open_file_read_only(path));
   file->check_readable(check);
   if (file->user_version() < kSchemaVersion) return snapshot_of(*file);  // upgraded in a copy, never in the file
-  Cache cache(kMemory);
-  cache.impl_ = std::move(file);
-  return cache;
+  return Cache(std::move(file));
 }
 
 Cache Cache::read_only_snapshot(const std::string& path) {
@@ -131,9 +129,7 @@ Cache Cache::snapshot_of(Impl& file) {
     copy->upgrade();
     copy->check_shape();  // an older file of another program is not read as ours
   }
-  Cache snapshot(kMemory);
-  snapshot.impl_ = std::move(copy);  // messages keep naming the file
-  return snapshot;
+  return Cache(std::move(copy));  // messages keep naming the file
 }
 
 }  // namespace autotune

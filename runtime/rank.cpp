@@ -159,19 +159,38 @@ bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>&
   return sa.config.key() < sb.config.key();
 }
 
+namespace {
+
+// The best size of evidence `e` for `n`.
+Ranked best_size(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
+                 std::size_t e, std::uint64_t n) {
+  Ranked best = price(costs, family, evidence, e, 0, n);
+  for (std::size_t s = 1; s < evidence[e].sizes.size(); ++s)
+    if (const Ranked r = price(costs, family, evidence, e, s, n); ranks_before(r, best, evidence)) best = r;
+  return best;
+}
+
+}  // namespace
+
 std::vector<Ranked> rank_at(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
                             std::uint64_t n) {
   std::vector<Ranked> out;
-  for (std::size_t e = 0; e < evidence.size(); ++e) {
-    if (evidence[e].sizes.empty()) continue;
-    Ranked best = price(costs, family, evidence, e, 0, n);
-    for (std::size_t s = 1; s < evidence[e].sizes.size(); ++s)
-      if (const Ranked r = price(costs, family, evidence, e, s, n); ranks_before(r, best, evidence)) best = r;
-    out.push_back(best);
-  }
+  for (std::size_t e = 0; e < evidence.size(); ++e)
+    if (!evidence[e].sizes.empty()) out.push_back(best_size(costs, family, evidence, e, n));
   std::stable_sort(out.begin(), out.end(),
                    [&](const Ranked& a, const Ranked& b) { return ranks_before(a, b, evidence); });
   return out;
+}
+
+std::optional<Ranked> best_at(const TransferCosts& costs, std::string_view family,
+                              const std::vector<Evidence>& evidence, std::uint64_t n) {
+  std::optional<Ranked> best;
+  for (std::size_t e = 0; e < evidence.size(); ++e) {
+    if (evidence[e].sizes.empty()) continue;
+    const Ranked r = best_size(costs, family, evidence, e, n);
+    if (!best || ranks_before(r, *best, evidence)) best = r;  // the first of equals, as rank_at's stable sort
+  }
+  return best;
 }
 
 }  // namespace autotune

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -103,5 +104,9 @@ bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>&
 /// Every piece of evidence at its best size for `n`, best first. Not empty when `evidence` is not.
 std::vector<Ranked> rank_at(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
                             std::uint64_t n);
+/// rank_at(...).front() without ranking the rest (the size table asks it at every point it bisects); nullopt when no
+/// evidence has a size.
+std::optional<Ranked> best_at(const TransferCosts& costs, std::string_view family,
+                              const std::vector<Evidence>& evidence, std::uint64_t n);
 
 }  // namespace autotune

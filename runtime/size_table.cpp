@@ -60,7 +60,7 @@ struct Segment {
 
 std::vector<Segment> segments(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& ev,
                               const std::vector<std::uint64_t>& points) {
-  auto best = [&](std::uint64_t n) { return rank_at(costs, family, ev, n).front(); };
+  auto best = [&](std::uint64_t n) { return best_at(costs, family, ev, n).value(); };  // ev holds the fallback at least
   std::vector<Segment> out{{0, best(0)}};
   for (std::size_t i = 1; i < points.size(); ++i) {
     const Ranked at_point = best(points[i]);

@@ -73,7 +73,9 @@ struct Winner {
   std::string tuned_at;        ///< UTC time, ISO 8601
   std::vector<char> cubin;     ///< the compiled winner for `arch`; may be empty
   /// The row's cubin, if it has one, was not read (shape_winners and family_winners read none: a lookup ranks many
-  /// winners and loads a few); Cache::read_cubin reads it into `cubin`.
+  /// winners and loads a few); Cache::read_cubin reads it into `cubin`. Until then the columns stored after the blob
+  /// are not read either: tuned_at, cubin_sha256, source_sha256 and nvrtc_options are empty, nvrtc_version 0, and
+  /// `origin` is its run's (the winner's own as long as autotune wrote the file); read_cubin reads the row's own.
   bool cubin_unread = false;
   bool stale = false;          ///< its run is stale (only winners(true) returns such winners)
   int sm_count = 0;            ///< of the model (for the similar-device lookup)
@@ -390,6 +392,8 @@ class Cache {
 
  private:
   struct Impl;
+  /// Takes an opened connection as it is (read_only.cpp): no schema is created in an in-memory database first.
+  explicit Cache(std::unique_ptr<Impl> impl);
   /// A writable copy in memory of an opened file, upgraded there when older (read_only.cpp).
   static Cache snapshot_of(Impl& file);
   std::unique_ptr<Impl> impl_;

@@ -247,8 +247,8 @@ TEST_CASE("find_winner matches exactly; nearest_winner (runtime/nearest.hpp) pic
   }
 }
 
-TEST_CASE("shape_winners and family_winners leave the cubins unread; read_cubin reads each winner's own back, and "
-          "nearest_winner returns its winner with its cubin") {
+TEST_CASE("shape_winners and family_winners leave the cubins and the columns stored after them unread; read_cubin "
+          "reads each winner's own back, and nearest_winner returns its winner with its cubin") {
   Cache c(":memory:");
   const DeviceInfo dev = h100();
   tune(c, dev, problem(1 * M), config(128, 2), elf({'s', 'm'}));
@@ -259,8 +259,22 @@ TEST_CASE("shape_winners and family_winners leave the cubins unread; read_cubin 
     for (Winner& w : winners) {
       CHECK(w.cubin.empty());
       CHECK(w.cubin_unread);
+      CHECK(w.tuned_at.empty());
+      CHECK(w.cubin_sha256.empty());
+      CHECK(w.source_sha256.empty());
+      CHECK(w.origin == "local");  // its run's
+      const auto full = c.find_winner(dev.model_key(), w.problem);  // every column read
+      REQUIRE(full);
       c.read_cubin(w);
       CHECK_FALSE(w.cubin_unread);
+      CHECK(w.tuned_at == full->tuned_at);
+      CHECK_FALSE(w.tuned_at.empty());
+      CHECK(w.cubin_sha256 == full->cubin_sha256);
+      CHECK(w.source_sha256 == full->source_sha256);
+      CHECK(w.nvrtc_options == full->nvrtc_options);
+      CHECK(w.nvrtc_version == full->nvrtc_version);
+      CHECK(w.origin == full->origin);
+      CHECK(w.cubin_sha256.empty() == (w.problem.n() == 4 * M));  // recorded with the cubin
       const auto expect = w.problem.n() == 1 * M ? elf({'s', 'm'}) : w.problem.n() == 64 * M ? elf({'l', 'a', 'r', 'g', 'e'})
                                                                                              : std::vector<char>{};
       CHECK(w.cubin == expect);

@@ -107,6 +107,27 @@ TEST_SUITE("read_only") {
     CHECK(listing(dir.path) == names);
   }
 
+  TEST_CASE("a reader's statements prepared once (read_cubin, shape_winners) hold no read open: a winner committed "
+            "after them is seen by the next lookup of the same reader") {
+    TempPath dir;
+    fs::create_directories(dir.path);
+    const fs::path file = dir.path / "reused.db";
+    Cache writer(file.string());
+    record_current(writer, h100(), problem(64 * M), config(512, 4));
+    const Cache reader = Cache::open_read_only(file.string());
+    auto first = reader.shape_winners(h100().model_key(), problem(0));
+    REQUIRE(first.size() == 1);
+    reader.read_cubin(first[0]);  // one row of its statement read, not stepped to its end
+    CHECK_FALSE(first[0].tuned_at.empty());
+    record_current(writer, h100(), problem(16 * M), config(256, 4));
+    CHECK(reader.shape_winners(h100().model_key(), problem(0)).size() == 2);
+    auto second = reader.shape_winners(h100().model_key(), problem(0));
+    for (Winner& w : second) reader.read_cubin(w);  // the same statement, bound again for each
+    CHECK(second[0].config != second[1].config);
+    CHECK_FALSE(second[0].tuned_at.empty());
+    CHECK_FALSE(second[1].tuned_at.empty());
+  }
+
   TEST_CASE("a reader beside an active writer sees its committed winners and leaves the writer's files alone") {
     TempPath dir;
     fs::create_directories(dir.path);
