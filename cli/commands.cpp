@@ -177,8 +177,11 @@ LadderEvents ladder_notes(std::ostream& out) {
 
 std::string step_title(const LadderStep& step) {
   if (step.candidates.empty()) return step.problem.key();
-  return fmt::format("{} (crossover of n={} and n={}: {} vs {})", step.problem.key(), format_size(step.below->n()),
-                     format_size(step.above->n()), step.candidates[0].key(), step.candidates[1].key());
+  const std::size_t bridges = step.candidates.size() - 2;
+  return fmt::format("{} (crossover of n={} and n={}: {} vs {}{})", step.problem.key(), format_size(step.below->n()),
+                     format_size(step.above->n()), step.candidates[0].key(), step.candidates[1].key(),
+                     bridges == 0 ? std::string()
+                                  : fmt::format(", and {} bridging configuration{}", bridges, bridges == 1 ? "" : "s"));
 }
 
 void print_crossover(const TuneReport& r, std::ostream& out) {

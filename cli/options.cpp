@@ -245,8 +245,9 @@ void tune_workers(const po::variables_map& vm, TuneCommand& t) {
   if (vm.count("progress-scope")) t.progress_scope = str("progress-scope");
   if (vm.count("crossover")) {
     t.crossover = vm["crossover"].as<std::vector<std::string>>();
-    if (!vm.count("problem-key") || t.crossover.size() != 2)
-      throw UsageError("--crossover: a worker's crossover takes --problem-key and exactly two configurations");
+    if (!vm.count("problem-key") || t.crossover.size() < 2)
+      throw UsageError("--crossover: a worker's crossover takes --problem-key and at least two configurations (the "
+                       "two winners, then any bridges)");
   }
   if (vm.count("inject-hang")) t.inject_hang = str("inject-hang");
 }
@@ -353,9 +354,10 @@ void describe_tune(const std::string&, Spec& s) {
                "A problem named without --n is tuned at the default ladder 64K..256M (7 sizes). Each size is its own\n"
                "run, under one progress bar whose ETA covers them all; the compile cache is shared, so sizes of one\n"
                "space compile nothing after the first. Sizes that do not fit the GPU's memory are skipped with one\n"
-               "line each. Between adjacent sizes whose winners differ, both winners (only those two) are measured\n"
-               "at the crossover size, their geometric mean rounded to a multiple of 4096, and recorded as a run of\n"
-               "the problem at that size (strategy crossover) won by the faster: lookups there get a measured answer.\n"
+               "line each. Between adjacent sizes whose winners differ, both winners and up to 4 bridging\n"
+               "configurations (those that ran closest to the best at both sizes) are measured at the crossover\n"
+               "size, their geometric mean rounded to a multiple of 4096, and recorded as a run of the problem at\n"
+               "that size (strategy crossover) won by the fastest: lookups there get a measured answer.\n"
                "Rerunning a command of several sizes (and the default set) resumes an interrupted size and skips\n"
                "the sizes already tuned with the current code (template, NVRTC, driver); --retune tunes them again.\n"
                "The default set: u8/256 bins and the f32 sum at each size of the default ladder, f32/1024 bins at 16M.\n"

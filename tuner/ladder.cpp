@@ -1,6 +1,7 @@
 #include "tuner/ladder.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "autotune/identity.hpp"
@@ -22,11 +23,41 @@ constexpr enum_text::Name<CrossoverDecision> kDecisionNames[] = {
 std::string_view to_string(CrossoverDecision d) { return enum_text::name_of(kDecisionNames, d); }
 
 CrossoverDecision crossover_decision(const Config& a_winner, const Config& b_winner, std::uint64_t a, std::uint64_t b,
-                                     const std::optional<Config>& at_m, bool neighbour_tuned_now) {
+                                     const std::optional<Config>& at_m, bool neighbour_tuned_now,
+                                     const std::vector<Config>& bridges) {
   if (a_winner == b_winner) return CrossoverDecision::same_winner;
   if (!crossover_size(a, b)) return CrossoverDecision::no_size_between;
-  if (!neighbour_tuned_now && at_m && (*at_m == a_winner || *at_m == b_winner)) return CrossoverDecision::recorded;
+  const bool candidate =
+      at_m && (*at_m == a_winner || *at_m == b_winner || std::find(bridges.begin(), bridges.end(), *at_m) != bridges.end());
+  if (!neighbour_tuned_now && candidate) return CrossoverDecision::recorded;
   return CrossoverDecision::measure;
+}
+
+std::vector<Config> bridge_candidates(const std::vector<Measurement>& below, const std::vector<Measurement>& above,
+                                      const Config& below_winner, const Config& above_winner, std::size_t count) {
+  // Each run's ok times by configuration key, and its fastest.
+  auto times = [](const std::vector<Measurement>& run) {
+    std::map<std::string, std::pair<double, const Config*>> out;
+    double fastest = 0.0;
+    for (const Measurement& m : run) {
+      if (m.status != MeasurementStatus::ok || !(m.median_ms > 0.0)) continue;
+      out.emplace(m.config.key(), std::pair{m.median_ms, &m.config});
+      if (fastest == 0.0 || m.median_ms < fastest) fastest = m.median_ms;
+    }
+    return std::pair{out, fastest};
+  };
+  const auto [a, a_fastest] = times(below);
+  const auto [b, b_fastest] = times(above);
+  std::vector<std::pair<double, std::string>> ranked;  // (sum of log slowdowns, key): ascending, ties by key
+  for (const auto& [key, at_a] : a) {
+    const auto at_b = b.find(key);
+    if (at_b == b.end() || *at_a.second == below_winner || *at_a.second == above_winner) continue;
+    ranked.emplace_back(std::log(at_a.first / a_fastest) + std::log(at_b->second.first / b_fastest), key);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<Config> out;
+  for (std::size_t i = 0; i < ranked.size() && i < count; ++i) out.push_back(*a.at(ranked[i].second).second);
+  return out;
 }
 
 std::vector<std::vector<Problem>> group_ladders(const std::vector<Problem>& problems) {
@@ -81,14 +112,20 @@ LadderSummary run_ladders(const std::vector<Problem>& problems, Cache& cache, co
       std::optional<Config> at_m;
       if (m)
         if (const auto w = winner(p.with_n(*m))) at_m = w->config;
-      const CrossoverDecision d =
-          crossover_decision(wa->config, wb->config, below.n(), p.n(), at_m, tuned_now[i - 1] || tuned_now[i]);
+      std::vector<Config> bridges;
+      if (!(wa->config == wb->config))
+        bridges = bridge_candidates(cache.measurements(wa->run_id), cache.measurements(wb->run_id), wa->config,
+                                    wb->config, kCrossoverBridges);
+      const CrossoverDecision d = crossover_decision(wa->config, wb->config, below.n(), p.n(), at_m,
+                                                     tuned_now[i - 1] || tuned_now[i], bridges);
       if (d != CrossoverDecision::measure) {
         ++summary.crossovers_skipped;
         if (events.crossover_skipped) events.crossover_skipped(below, p, d);
         continue;
       }
-      LadderStep step{p.with_n(*m), {wa->config, wb->config}, below, p, number, sizes, sizes - number};
+      std::vector<Config> candidates{wa->config, wb->config};
+      candidates.insert(candidates.end(), bridges.begin(), bridges.end());
+      LadderStep step{p.with_n(*m), std::move(candidates), below, p, number, sizes, sizes - number};
       switch (events.run(step)) {
         case StepOutcome::tuned: ++summary.crossovers; break;
         case StepOutcome::no_memory: ++summary.no_memory; break;

@@ -1,11 +1,16 @@
 // Size-ladder tuning (issue #14): one command tunes a problem shape at several sizes, then measures the crossover
 // between adjacent sizes whose winners differ, so that the choice between two tuned sizes comes from measurement.
 //
-// A crossover is an ordinary tuned size: for adjacent sizes a < b with winners A != B, both A and B (only those two,
-// verified and timed with the tuner's harness, TuneOptions::candidates) are measured at m = crossover_size(a, b)
-// (core/ladder.hpp) and recorded as a run of the problem at n = m with the strategy "crossover", whose winner is
-// the faster of the two (pick_winner, as in every run). The exact lookup at m then returns it, and the nearest-size
-// lookup of sizes around m sees three measured points instead of two.
+// A crossover is an ordinary tuned size: for adjacent sizes a < b with winners A != B, A, B and up to
+// kCrossoverBridges bridging configurations (bridge_candidates: those that ran closest to the best at both a and b,
+// from the two runs' own measurements), verified and timed with the tuner's harness (TuneOptions::candidates), are
+// measured at m = crossover_size(a, b) (core/ladder.hpp) and recorded as a run of the problem at n = m with the
+// strategy "crossover", whose winner is the fastest of them (pick_winner, as in every run). The exact lookup at m
+// then returns it, and the nearest-size lookup of sizes around m sees three measured points instead of two.
+// Why bridges: between two sizes the best configuration is often neither size's winner but one a few percent off
+// at both. Over the standard preset's tuned sizes on an H200 (every variant measured at each), a size measured only
+// with its two neighbours' winners (16x apart) was +1.2 % off its best in the median, +5.0 % at the 90th percentile
+// and +13.8 % at worst; with four bridges added, +0.0 %, +1.4 % and +4.1 % (bench/results/2026-12-03e-crossover-bridges.md).
 //
 // Finished sizes: with LadderSettings::skip_finished, a size that already has a fresh winner measured with the
 // current code (template, NVRTC, driver) is not tuned again, so that rerunning an interrupted ladder resumes the
@@ -38,9 +43,20 @@ std::string_view to_string(CrossoverDecision d);
 
 /// The decision for adjacent tuned sizes a < b with winners `a_winner`, `b_winner`: `at_m`, the configuration of
 /// the fresh winner recorded at m (nullopt when none, or when m does not exist), and whether a neighbour was tuned by
-/// this command (its winner may have changed since m was measured).
+/// this command (its winner may have changed since m was measured). A winner at m that is one of `bridges` (the
+/// crossover's other candidates) is recorded as well.
 CrossoverDecision crossover_decision(const Config& a_winner, const Config& b_winner, std::uint64_t a, std::uint64_t b,
-                                     const std::optional<Config>& at_m, bool neighbour_tuned_now);
+                                     const std::optional<Config>& at_m, bool neighbour_tuned_now,
+                                     const std::vector<Config>& bridges = {});
+
+/// How many bridging configurations a crossover measures besides the two winners.
+inline constexpr std::size_t kCrossoverBridges = 4;
+
+/// Up to `count` configurations for a crossover between two tuned sizes besides their winners: measured ok in both
+/// runs (`below`, `above`: the runs' measurements), ranked by the sum of log(time / the run's fastest time) over the
+/// two runs (the geometric mean of their slowdowns), ties to the smaller key; the two winners left out.
+std::vector<Config> bridge_candidates(const std::vector<Measurement>& below, const std::vector<Measurement>& above,
+                                      const Config& below_winner, const Config& above_winner, std::size_t count);
 
 /// The problems of a command grouped into ladders: problems of one shape (Problem::shape_key) in order of their
 /// first appearance, each ladder's sizes ascending and each size once.
@@ -49,7 +65,9 @@ std::vector<std::vector<Problem>> group_ladders(const std::vector<Problem>& prob
 /// One tuning step of run_ladders: a size, or a crossover between two.
 struct LadderStep {
   Problem problem;
-  std::vector<Config> candidates;  ///< empty: tune the size; two configurations: a crossover (TuneOptions::candidates)
+  /// Empty: tune the size. A crossover (TuneOptions::candidates): the two winners (below's, above's), then its
+  /// bridges (bridge_candidates).
+  std::vector<Config> candidates;
   std::optional<Problem> below, above;  ///< a crossover's neighbours
   std::size_t size_number = 0;     ///< 1-based among every size of the command (a crossover: its upper neighbour's)
   std::size_t sizes = 0;           ///< sizes of the command (all ladders)

@@ -2,6 +2,7 @@
 // crossover decision, and run_ladders' order of steps, skips and crossovers with a made-up tuner that records runs
 // in an in-memory cache as tune() would.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <map>
 
@@ -56,6 +57,10 @@ struct FakeTuner {
   std::map<std::uint64_t, Config> winners;
   std::vector<std::string> steps;
   std::size_t no_memory_at = 0;  // a size whose step runs out of memory
+  // Other configurations a size's run measures besides its winner (time in ms; the winner's is 1.0).
+  std::map<std::uint64_t, std::vector<std::pair<Config, double>>> others = {};
+  bool bridge_wins = false;                       // a crossover's last candidate wins, not its first
+  std::vector<std::vector<Config>> crossovers = {};  // every crossover's candidates
 
   StepOutcome run(const LadderStep& step) {
     const std::uint64_t n = step.problem.n();
@@ -69,14 +74,16 @@ struct FakeTuner {
     if (step.candidates.empty()) {
       won = winners.at(n);
       cache.add_measurement(run, test::ok_measurement(*won.as<HistogramConfig>(), 1.0));
+      for (const auto& [config, ms] : others[n]) cache.add_measurement(run, test::ok_measurement(*config.as<HistogramConfig>(), ms));
       steps.push_back("tune " + format_size(n));
     } else {
-      REQUIRE(step.candidates.size() == 2);
+      REQUIRE(step.candidates.size() >= 2);
       CHECK(step.candidates[0] == winners.at(step.below->n()));
       CHECK(step.candidates[1] == winners.at(step.above->n()));
-      cache.add_measurement(run, test::ok_measurement(*step.candidates[0].as<HistogramConfig>(), 1.0));
-      cache.add_measurement(run, test::ok_measurement(*step.candidates[1].as<HistogramConfig>(), 2.0));
-      won = step.candidates[0];
+      crossovers.push_back(step.candidates);
+      won = bridge_wins ? step.candidates.back() : step.candidates[0];
+      for (const Config& c : step.candidates)
+        cache.add_measurement(run, test::ok_measurement(*c.as<HistogramConfig>(), c == won ? 1.0 : 2.0));
       steps.push_back(fmt::format("crossover {} of {} and {}", format_size(n), format_size(step.below->n()),
                                   format_size(step.above->n())));
     }
@@ -166,7 +173,7 @@ TEST_SUITE("ladder") {
     CHECK(contains(usage_error({"bench", "--n", "4K..1M"}), "autotune bench takes one size"));
     CHECK(contains(usage_error({"best", "--device", "0", "--type", "u8"}), "--n is required"));
     CHECK(contains(usage_error({"tune", "--worker", "--problem-key", t.problems[0].key(), "--crossover", "x"}),
-                   "exactly two configurations"));
+                   "at least two configurations"));
   }
 
   TEST_CASE("tune --help documents ladders, lists, the default ladder, crossovers and --retune") {
@@ -175,6 +182,7 @@ TEST_SUITE("ladder") {
     for (const char* needle : {"4K,64K,1M", "64K..256M", ":x2", "--retune", "crossover", "default ladder",
                                "geometric mean", "skipped"})
       CHECK_MESSAGE(contains(help, needle), needle);
+    CHECK(contains(help, fmt::format("up to {} bridging", kCrossoverBridges)));
     // best keeps one size.
     const std::string best = std::get<HelpCommand>(parse_command_line({"best", "--help"}).command).text;
     CHECK_FALSE(contains(best, "64K..256M"));
@@ -228,6 +236,59 @@ TEST_SUITE("ladder") {
     CHECK(crossover_decision(a, b, 64 * K, 256 * K, a, true) == CrossoverDecision::measure);  // a neighbour changed
     CHECK(crossover_decision(a, b, 64 * K, 256 * K, c, false) == CrossoverDecision::measure);  // stale answer at m
     CHECK(crossover_decision(a, b, 1, 2, std::nullopt, true) == CrossoverDecision::no_size_between);
+  }
+
+  TEST_CASE("a winner at m that is one of the crossover's bridges is recorded, unless a neighbour was tuned now") {
+    const Config a = test::config(256, 4), b = test::config(512, 8), c = test::config(128, 2), d = test::config(64, 1);
+    CHECK(crossover_decision(a, b, 64 * K, 256 * K, c, false, {d, c}) == CrossoverDecision::recorded);
+    CHECK(crossover_decision(a, b, 64 * K, 256 * K, c, true, {d, c}) == CrossoverDecision::measure);
+    CHECK(crossover_decision(a, b, 64 * K, 256 * K, c, false, {d}) == CrossoverDecision::measure);
+  }
+
+  TEST_CASE("bridge_candidates: configurations ok at both sizes, by the sum of their log slowdowns, ties to the "
+            "smaller key, neither winner, at most `count`") {
+    using test::config;
+    const auto ok = [](const Config& c, double ms) { return Measurement{c, MeasurementStatus::ok, {}, ms}; };
+    const Config A = config(256, 4), B = config(512, 8);  // the winners below and above
+    const Config C = config(128, 2), D = config(64, 1), E = config(1024, 16), F = config(128, 4), G = config(64, 2);
+    const Config T1 = config(256, 2), T2 = config(256, 8);  // equal sums
+    Measurement failed{E, MeasurementStatus::wrong_result, "wrong", 0.0};
+    const std::vector<Measurement> below{ok(A, 1.0), ok(C, 1.1), ok(D, 1.5), failed, ok(F, 1.02), ok(T2, 1.2),
+                                         ok(T1, 1.2), ok(B, 1.3)};
+    const std::vector<Measurement> above{ok(B, 2.0), ok(C, 2.1),  ok(D, 2.0), ok(E, 2.0), ok(F, 3.0),
+                                         ok(G, 2.0), ok(T1, 2.4), ok(T2, 2.4), ok(A, 2.2)};
+    // C: ln 1.1 + ln 1.05 = 0.144; T1 and T2: ln 1.2 + ln 1.2 = 0.365; D: ln 1.5 = 0.405; F: ln 1.02 + ln 1.5 = 0.425.
+    // E failed below, G ran above only, A and B are the winners.
+    const bool t1_first = T1.key() < T2.key();
+    const Config first_tie = t1_first ? T1 : T2, second_tie = t1_first ? T2 : T1;
+    CHECK(bridge_candidates(below, above, A, B, 10) == std::vector<Config>{C, first_tie, second_tie, D, F});
+    CHECK(bridge_candidates(below, above, A, B, 2) == std::vector<Config>{C, first_tie});
+    CHECK(bridge_candidates(below, above, A, B, 0).empty());
+    CHECK(bridge_candidates(below, {}, A, B, 4).empty());
+  }
+
+  TEST_CASE("run_ladders measures a crossover with its bridges; a bridge that won at m is not measured again") {
+    Cache cache(":memory:");
+    const DeviceInfo dev = test::h100();
+    const Config A = test::config(256, 4), B = test::config(512, 8), C = test::config(128, 2), D = test::config(64, 1);
+    FakeTuner tuner{cache, dev, current_identity("histogram", dev.driver_version), {{256 * K, A}, {M, B}}};
+    // C runs 5 % off at both sizes, D 40 % off at 256K and 1 % at 1M; B at 256K and A at 1M are the other winners.
+    tuner.others = {{256 * K, {{C, 1.05}, {D, 1.4}, {B, 1.5}}}, {M, {{C, 1.05}, {D, 1.01}, {A, 1.6}}}};
+    tuner.bridge_wins = true;
+    LadderEvents events;
+    events.run = [&](const LadderStep& step) { return tuner.run(step); };
+    const std::vector<Problem> ladder{test::problem(256 * K), test::problem(M)};
+    const LadderSummary first = run_ladders(ladder, cache, dev, LadderSettings{true}, events);
+    CHECK(first.crossovers == 1);
+    REQUIRE(tuner.crossovers.size() == 1);
+    CHECK(tuner.crossovers[0] == std::vector<Config>{A, B, C, D});  // the winners, then C (0.098) before D (0.346)
+    const auto at_512k = cache.find_winner(dev.model_key(), test::problem(512 * K), tuner.code);
+    REQUIRE(at_512k);
+    CHECK(at_512k->config == D);
+    tuner.steps.clear();
+    const LadderSummary again = run_ladders(ladder, cache, dev, LadderSettings{true}, events);
+    CHECK(tuner.steps.empty());
+    CHECK(again.crossovers_skipped == 1);
   }
 
   TEST_CASE("group_ladders: one ladder per shape, ascending, each size once") {

@@ -1,6 +1,8 @@
 // The tuner end to end on the GPU: a small problem (tuner_problem, gpu_fixtures.hpp: its space depends on the tier),
 // an in-memory cache.
 #include <doctest/doctest.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include <filesystem>
@@ -317,13 +319,24 @@ TEST_SUITE("gpu_tuner") {
       const TuneReport& c = *at_m[0];
       CHECK(c.problem == sizes[i].with_n(*m));
       REQUIRE(c.winner.has_value());
-      CHECK((c.winner->config == a || c.winner->config == b));
-      CHECK(c.compiled == 0);  // both were compiled for the neighbours
-      // Its measurements, as reported and as recorded: exactly the two neighbours' winners, both correct.
+      // The candidates: the two neighbours' winners, then the bridges their own runs' measurements rank first.
+      std::vector<Config> candidates{a, b};
+      for (const Config& bridge : bridge_candidates(cache.measurements(size_runs[i - 1]->run_id),
+                                                    cache.measurements(size_runs[i]->run_id), a, b, kCrossoverBridges))
+        candidates.push_back(bridge);
+      CHECK(candidates.size() > 2);  // the space holds more than two configurations correct at both sizes
+      CHECK(std::find(candidates.begin(), candidates.end(), c.winner->config) != candidates.end());
+      CHECK(c.compiled == 0);  // every candidate was compiled for the neighbours
+      // Its measurements, as reported and as recorded: exactly the candidates, the two winners correct (a bridge may
+      // not fit the size between: recorded as invalid_config, never wrong).
       for (const std::vector<Measurement>& ms : {c.measurements, cache.measurements(c.run_id)}) {
-        REQUIRE(ms.size() == 2);
-        CHECK(((ms[0].config == a && ms[1].config == b) || (ms[0].config == b && ms[1].config == a)));
-        for (const Measurement& m2 : ms) CHECK(m2.status == MeasurementStatus::ok);
+        REQUIRE(ms.size() == candidates.size());
+        for (const Config& want : candidates) {
+          const auto it = std::find_if(ms.begin(), ms.end(), [&](const Measurement& m2) { return m2.config == want; });
+          REQUIRE(it != ms.end());
+          if (want == a || want == b) CHECK(it->status == MeasurementStatus::ok);
+          else CHECK((it->status == MeasurementStatus::ok || it->status == MeasurementStatus::invalid_config));
+        }
       }
       // An ordinary tuned size: the exact lookup at m returns the crossover's winner.
       const auto w = cache.find_winner(d.model_key(), sizes[i].with_n(*m));
@@ -350,7 +363,8 @@ TEST_SUITE("gpu_tuner") {
   }
 
   // The crossover path whatever the GPU measures: winners of two sizes recorded (different configurations), so the
-  // ladder skips both sizes and must measure exactly those two at the size between.
+  // ladder skips both sizes and must measure exactly those two at the size between (their runs measured nothing
+  // else, so there is no bridge to add: bridge_candidates reads the neighbours' own measurements).
   TEST_CASE("a ladder whose neighbouring winners differ measures exactly those two at the size between, and serves "
             "the faster there") {
     const std::string path = (std::filesystem::temp_directory_path() /
