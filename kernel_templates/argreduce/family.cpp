@@ -18,7 +18,6 @@
 #include "embedded.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 #include "kernel_templates/argreduce/space.hpp"
-#include "kernel_templates/argreduce/workload.hpp"
 #include "kernel_templates/value_types.hpp"
 
 namespace autotune {
@@ -44,8 +43,7 @@ class ArgReduceFamily final
           problem_key::WithKey<TypedFamily<ArgReduceProblem, ArgReduceConfig>, kKey>, kOptions> {
  public:
   ArgReduceFamily()
-      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_violation,
-                     make_argreduce_workload}) {}
+      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_violation}) {}
 
   std::string_view summary() const override {
     return "arg-min or arg-max (value and first index) of i32, u32, i64, u64, f32, f64, f16, bf16, i8 or i16 values "

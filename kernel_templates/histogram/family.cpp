@@ -23,7 +23,6 @@
 #include "core/typed_family.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
-#include "kernel_templates/histogram/workload.hpp"
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 #include "embedded.hpp"
@@ -210,8 +209,7 @@ class HistogramFamily final
           problem_key::WithKey<TypedFamily<HistogramProblem, HistogramConfig>, kKey>, kOptions> {
  public:
   HistogramFamily()
-      : WithOptions({"a histogram", autotune::kernel_source, histogram_violation,
-                     make_histogram_workload}) {}
+      : WithOptions({"a histogram", autotune::kernel_source, histogram_violation}) {}
 
   std::string_view summary() const override {
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";

@@ -19,7 +19,6 @@
 #include "embedded.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
-#include "kernel_templates/histogram_range/workload.hpp"
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 
@@ -118,8 +117,7 @@ class HistogramRangeFamily final
           problem_key::WithKey<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kKey, bins_fit>, kOptions> {
  public:
   HistogramRangeFamily()
-      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation,
-                     make_histogram_range_workload}) {}
+      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation}) {}
 
   std::string_view summary() const override {
     return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples, "

@@ -19,7 +19,6 @@
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
-#include "kernel_templates/reduce/workload.hpp"
 #include "embedded.hpp"
 
 
@@ -68,7 +67,7 @@ class ReduceFamily final
     : public reduce_detail::WithUserOp<problem_key::WithKey<TypedFamily<ReduceProblem, ReduceConfig>, kKey>, kOptions> {
  public:
   ReduceFamily()
-      : WithUserOp({"a reduction", autotune::kernel_source, reduce_violation, make_reduce_workload}) {}
+      : WithUserOp({"a reduction", autotune::kernel_source, reduce_violation}) {}
 
   std::string_view summary() const override {
     return "sum, min, max, absmax, sumsq, sumabs, l2norm or an operator of your own over i32, u32, i64, u64, f32, "

@@ -20,7 +20,6 @@
 #include "kernel_templates/segreduce/enums.hpp"
 #include "kernel_templates/segreduce/space.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
-#include "kernel_templates/segreduce/workload.hpp"
 #include "kernel_templates/value_types.hpp"
 
 namespace autotune {
@@ -117,8 +116,7 @@ class SegReduceFamily final
           problem_key::WithKey<TypedFamily<SegReduceProblem, SegReduceConfig>, kKey, well_formed>, kOptions> {
  public:
   SegReduceFamily()
-      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation,
-                    make_segreduce_workload}) {}
+      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation}) {}
 
   std::string_view summary() const override {
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
