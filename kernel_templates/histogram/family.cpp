@@ -1,7 +1,5 @@
 // The histogram family as the family-independent code sees it (core/family.hpp): keys, cache columns, command-line
 // options, the default problems and the tuner workload, each delegated to this folder's files.
-#include "kernel_templates/histogram/family.hpp"
-
 #include <fmt/format.h>
 
 #include <cmath>

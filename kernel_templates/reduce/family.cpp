@@ -1,7 +1,5 @@
 // The reduction family as the family-independent code sees it (core/family.hpp): keys, cache columns,
 // command-line options, the default problem and the tuner workload, each delegated to this folder's files.
-#include "kernel_templates/reduce/family.hpp"
-
 #include <fmt/format.h>
 
 #include <span>

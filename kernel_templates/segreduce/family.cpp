@@ -1,6 +1,4 @@
 // The segmented reduction family as the family-independent code sees it (core/family.hpp).
-#include "kernel_templates/segreduce/family.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
