@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -100,6 +101,12 @@ class TypedFamily : public KernelFamily {
       shape.n = n;
       out.push_back(Problem(shape));
     }
+    return out;
+  }
+  /// The texts one after another: a family's code_text() from its embedded files, in the order its identity hashes.
+  static std::string joined(std::initializer_list<std::string_view> texts) {
+    std::string out;
+    for (std::string_view t : texts) out += t;
     return out;
   }
   /// Appends `more` to `out`.

@@ -82,12 +82,10 @@ class ArgReduceFamily final
   std::string_view baseline_name() const override { return "CUB DeviceReduce::ArgMin/ArgMax"; }
 
   std::string code_text() const override {
-    return std::string(embedded::argreduce_template) + std::string(embedded::argreduce_order_cuh) +
-           std::string(embedded::argreduce_source_cpp) +
-           std::string(embedded::argreduce_config_cpp) + std::string(embedded::config_fields_hpp) +
-           std::string(embedded::argreduce_enums_hpp) + std::string(embedded::argreduce_workspace_layout_hpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
-           std::string(embedded::reduction_common_cuh);
+    return joined({embedded::argreduce_template, embedded::argreduce_order_cuh, embedded::argreduce_source_cpp,
+                   embedded::argreduce_config_cpp, embedded::config_fields_hpp, embedded::argreduce_enums_hpp,
+                   embedded::argreduce_workspace_layout_hpp, embedded::preamble_hpp, embedded::common_cuh,
+                   embedded::reduction_common_cuh});
   }
 
   std::vector<std::string> distributions() const override { return argreduce_distributions(); }

@@ -418,12 +418,10 @@ class HistogramFamily final
   // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
     // The template and everything that writes its preamble (the configuration's constants: its field table).
-    return std::string(embedded::histogram_template) + std::string(embedded::histogram_region_map_cuh) +
-           std::string(embedded::histogram_source_cpp) + std::string(embedded::histogram_config_cpp) +
-           std::string(embedded::config_fields_hpp) +
-           std::string(embedded::histogram_enums_hpp) + std::string(embedded::histogram_workspace_layout_hpp) +
-           std::string(embedded::histogram_value_bins_cpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+    return joined({embedded::histogram_template, embedded::histogram_region_map_cuh, embedded::histogram_source_cpp,
+                   embedded::histogram_config_cpp, embedded::config_fields_hpp, embedded::histogram_enums_hpp,
+                   embedded::histogram_workspace_layout_hpp, embedded::histogram_value_bins_cpp, embedded::preamble_hpp,
+                   embedded::common_cuh});
   }
 
   std::vector<std::string> distributions() const override { return histogram_distributions(); }

@@ -164,11 +164,10 @@ class HistogramRangeFamily final
     return autotune::kernel_source_1d(problem_of(p), config_of(c));  // the tuner times 1D calls
   }
   std::string code_text() const override {
-    return std::string(embedded::histogram_range_template) + std::string(embedded::histogram_range_region_map_cuh) +
-           std::string(embedded::histogram_range_source_cpp) +
-           std::string(embedded::histogram_range_config_cpp) + std::string(embedded::config_fields_hpp) +
-           std::string(embedded::histogram_range_enums_hpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+    return joined({embedded::histogram_range_template, embedded::histogram_range_region_map_cuh,
+                   embedded::histogram_range_source_cpp, embedded::histogram_range_config_cpp,
+                   embedded::config_fields_hpp, embedded::histogram_range_enums_hpp, embedded::preamble_hpp,
+                   embedded::common_cuh});
   }
 
   std::vector<std::string> distributions() const override { return histogram_distributions(); }

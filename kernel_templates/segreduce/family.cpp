@@ -155,12 +155,10 @@ class SegReduceFamily final
   std::string_view baseline_name() const override { return "CUB DeviceSegmentedReduce"; }
 
   std::string code_text() const override {
-    return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
-           std::string(embedded::segreduce_config_cpp) + std::string(embedded::config_fields_hpp) +
-           std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
-           std::string(embedded::value_types_hpp) + std::string(embedded::user_op_cpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
-           std::string(embedded::reduction_common_cuh) + std::string(embedded::user_op_cuh);
+    return joined({embedded::segreduce_template, embedded::segreduce_source_cpp, embedded::segreduce_config_cpp,
+                   embedded::config_fields_hpp, embedded::segreduce_enums_hpp, embedded::segreduce_workspace_layout_hpp,
+                   embedded::value_types_hpp, embedded::user_op_cpp, embedded::preamble_hpp, embedded::common_cuh,
+                   embedded::reduction_common_cuh, embedded::user_op_cuh});
   }
 
   std::vector<std::string> distributions() const override { return segreduce_distributions(); }
