@@ -142,11 +142,7 @@ void HistogramProblem::validate() const {
     throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
   validate_channels(*this);
   validate_rows(*this);
-  if (distribution != kRobustDistribution &&
-      std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
-          histogram_distributions().end())
-    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution,
-                                 fmt::join(histogram_distributions(), ", ")));
+  if (distribution != kRobustDistribution) enum_text::require_distribution(distribution, histogram_distributions());
 }
 
 HistogramChannel HistogramProblem::channel(int c) const {

@@ -89,9 +89,7 @@ void HistogramRangeProblem::validate() const {
   }
   if (counter_bits != 32 && counter_bits != 64)
     throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
-  const auto& dists = histogram_distributions();
-  if (distribution != kRobustDistribution && std::find(dists.begin(), dists.end(), distribution) == dists.end())
-    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution, fmt::join(dists, ", ")));
+  if (distribution != kRobustDistribution) enum_text::require_distribution(distribution, histogram_distributions());
 }
 
 std::pair<double, double> HistogramRangeProblem::span() const {
