@@ -87,21 +87,47 @@ void Module::allow_non_portable_clusters() const {
       cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
 }
 
-int Module::active_clusters(int cluster, int block, std::size_t shared_bytes) const {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(cluster));
-  config.blockDim = dim3(static_cast<unsigned>(block));
-  config.dynamicSmemBytes = shared_bytes;
-  cudaLaunchAttribute attribute{};
+namespace {
+
+// A launch of `grid` blocks of `block` threads in clusters of `cluster` blocks (its attribute in `attribute`).
+cudaLaunchConfig_t cluster_launch(unsigned grid, int block, std::size_t shared_bytes, unsigned cluster,
+                                  cudaLaunchAttribute& attribute) {
+  attribute = {};
   attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attribute.val.clusterDim.x = cluster;
   attribute.val.clusterDim.y = 1;
   attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(static_cast<unsigned>(block));
+  config.dynamicSmemBytes = shared_bytes;
   config.attrs = &attribute;
   config.numAttrs = 1;
+  return config;
+}
+
+}  // namespace
+
+int Module::active_clusters(int cluster, int block, std::size_t shared_bytes) const {
+  cudaLaunchAttribute attribute;
+  const auto c = static_cast<unsigned>(cluster);
+  const cudaLaunchConfig_t config = cluster_launch(c, block, shared_bytes, c, attribute);
   int clusters = 0;
   AUTOTUNE_CUDA(cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel_), &config));
   return clusters;
+}
+
+void Module::launch(unsigned grid, int block, void** args, std::size_t shared_bytes, cudaStream_t stream) const {
+  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(grid),
+                                 dim3(static_cast<unsigned>(block)), args, shared_bytes, stream));
+}
+
+void Module::launch_cluster(unsigned grid, int block, void** args, std::size_t shared_bytes,
+                            cudaStream_t stream) const {
+  cudaLaunchAttribute attribute;
+  cudaLaunchConfig_t config = cluster_launch(grid, block, shared_bytes, grid, attribute);
+  config.stream = stream;
+  AUTOTUNE_CUDA(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kernel_), args));
 }
 
 void Module::set_max_dynamic_shared(std::size_t shared_bytes) const {

@@ -126,6 +126,11 @@ class Module {
   /// Clusters of `cluster` blocks (the kernel's compile-time cluster size) that can be resident at once on the
   /// current device; 0 when none can be scheduled.
   int active_clusters(int cluster, int block, std::size_t shared_bytes) const;
+  /// Launches the kernel on `stream`: `grid` blocks of `block` threads with `shared_bytes` of dynamic shared memory,
+  /// `args` its arguments. Throws CudaError when the launch is refused.
+  void launch(unsigned grid, int block, void** args, std::size_t shared_bytes, cudaStream_t stream) const;
+  /// The same, the whole grid one thread-block cluster (a cluster size chosen at launch, not compiled in).
+  void launch_cluster(unsigned grid, int block, void** args, std::size_t shared_bytes, cudaStream_t stream) const;
 
  private:
   struct Unload {

@@ -11,12 +11,18 @@
 // name serves as it is.
 #pragma once
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
+
+#include "autotune/error.hpp"
 
 namespace autotune::enum_text {
 
@@ -64,6 +70,13 @@ constexpr std::array<value_type<R>, N> values(const R (&table)[N]) {
   std::array<value_type<R>, N> out{};
   for (std::size_t i = 0; i < N; ++i) out[i] = table[i].value;
   return out;
+}
+
+/// Throws UsageError naming `distribution` and the known ones unless it is one of `known` (a family's
+/// distributions(), which its problem's validate() checks).
+inline void require_distribution(const std::string& distribution, const std::vector<std::string>& known) {
+  if (std::find(known.begin(), known.end(), distribution) == known.end())
+    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution, fmt::join(known, ", ")));
 }
 
 }  // namespace autotune::enum_text

@@ -51,4 +51,11 @@ inline void require_resident(int blocks_per_sm, std::string_view config_key, con
                                  device.name));
 }
 
+/// The blocks resident on the whole device at `blocks_per_sm` per multiprocessor (the occupancy API's answer for
+/// the configuration keyed `config_key`): require_resident, then that many times the multiprocessors.
+inline unsigned resident_blocks(int blocks_per_sm, std::string_view config_key, const DeviceInfo& device) {
+  require_resident(blocks_per_sm, config_key, device);
+  return static_cast<unsigned>(blocks_per_sm) * static_cast<unsigned>(device.sm_count);
+}
+
 }  // namespace autotune::launch_limits

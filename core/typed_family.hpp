@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
@@ -36,9 +37,12 @@ struct TypedFamilyFunctions {
   /// The family's one validity function (core/space_decl.hpp): why `config` cannot run `problem` (its own rules,
   /// then, with a device, the device's limits); empty when it can.
   space_decl::Violation<P, C> violation = nullptr;
-  /// The problem made ready on the current GPU for the tuner.
-  std::unique_ptr<Workload> (*make_workload)(const P& problem, const DeviceInfo& device, std::uint64_t seed) = nullptr;
 };
+
+/// The problem made ready on the current GPU for the tuner: defined in core/typed_workload.hpp, instantiated by the
+/// family's workload.cpp (AUTOTUNE_TYPED_WORKLOAD), the one file that knows its workload's type.
+template <class P>
+std::unique_ptr<Workload> make_typed_workload(const P& problem, const DeviceInfo& device, std::uint64_t seed);
 
 /// P: the family's problem type (P::kFamily names it); C: its configuration type, with C::parse(key),
 /// C::fallback(problem) and config.shared_bytes(problem).
@@ -82,7 +86,7 @@ class TypedFamily : public KernelFamily {
   }
   std::unique_ptr<Workload> make_workload(const Problem& problem, const DeviceInfo& device,
                                           std::uint64_t seed) const override {
-    return functions_.make_workload(problem_of(problem), device, seed);
+    return make_typed_workload(problem_of(problem), device, seed);
   }
 
  protected:
@@ -97,6 +101,12 @@ class TypedFamily : public KernelFamily {
       shape.n = n;
       out.push_back(Problem(shape));
     }
+    return out;
+  }
+  /// The texts one after another: a family's code_text() from its embedded files, in the order its identity hashes.
+  static std::string joined(std::initializer_list<std::string_view> texts) {
+    std::string out;
+    for (std::string_view t : texts) out += t;
     return out;
   }
   /// Appends `more` to `out`.

@@ -97,4 +97,23 @@ class TypedWorkload : public Workload {
   Functions functions_;
 };
 
+/// The workload class of the family whose problem is P, made as W(problem, device, seed): named by the family's
+/// workload.cpp with AUTOTUNE_TYPED_WORKLOAD.
+template <class P>
+struct WorkloadOf;
+
+template <class P>
+std::unique_ptr<Workload> make_typed_workload(const P& problem, const DeviceInfo& device, std::uint64_t seed) {
+  return std::make_unique<typename WorkloadOf<P>::type>(problem, device, seed);
+}
+
 }  // namespace autotune
+
+/// In a family's workload.cpp, inside namespace autotune: W is the tuner workload of problems of type P, and
+/// make_typed_workload<P> (what TypedFamily::make_workload calls) is instantiated here, where W is known.
+#define AUTOTUNE_TYPED_WORKLOAD(P, W)                                                                              \
+  template <>                                                                                                      \
+  struct WorkloadOf<P> {                                                                                           \
+    using type = W;                                                                                                \
+  };                                                                                                               \
+  template std::unique_ptr<Workload> make_typed_workload<P>(const P&, const DeviceInfo&, std::uint64_t)

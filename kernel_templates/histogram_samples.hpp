@@ -115,6 +115,21 @@ void check_call_types(std::string_view handle, const P& p, std::optional<SampleT
                                  p.counter_bits));
 }
 
+/// The checks both histogram problems' validate() make of their pixels (`p` a HistogramProblem or
+/// HistogramRangeProblem): 1..4 channels, the first 1..channels of them counted; UsageError otherwise.
+template <class P>
+void check_channel_counts(const P& p) {
+  if (p.channels < 1 || p.channels > 4) throw UsageError(fmt::format("channels must be 1..4 (got {})", p.channels));
+  if (p.active < 1 || p.active > p.channels)
+    throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", p.channels, p.active));
+}
+/// ... and of their counters: 32 or 64 bits wide.
+template <class P>
+void check_counter_bits(const P& p) {
+  if (p.counter_bits != 32 && p.counter_bits != 64)
+    throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", p.counter_bits));
+}
+
 /// Bytes one load of configuration `c` reads for problem `p` (HistogramConfig::load_bytes, HistogramRangeConfig's):
 /// vec_bytes, or one sample where vec_bytes is 0.
 template <class C, class P>

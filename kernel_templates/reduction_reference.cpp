@@ -212,18 +212,8 @@ std::vector<unsigned char> rounded_to_halves(ValueType half, const std::vector<f
 }
 
 std::vector<unsigned char> generate_values(const ReduceProblem& problem, std::uint64_t n, std::uint64_t seed) {
-  std::vector<unsigned char> bytes(n * size_of(problem.type));
-  if (problem.type == ValueType::f16 || problem.type == ValueType::bf16) {
-    // A float of [-1, 1) (or k/8) rounded to the half: rounding is monotone, so sorted floats stay sorted.
-    std::vector<float> values(n);
-    fill<float>(problem, n, seed, values.data());
-    return rounded_to_halves(problem.type, values);
-  }
-  with_reader(problem.type, [&](auto reader) {
-    using T = typename decltype(reader)::V;
-    fill<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
-  });
-  return bytes;
+  // A half's: a float of [-1, 1) (or k/8) rounded to the half.
+  return typed_values(problem.type, n, [&](auto* out) { fill(problem, n, seed, out); });
 }
 
 ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, std::uint64_t n) {

@@ -76,6 +76,23 @@ decltype(auto) with_value_type(ValueType t, F&& f) {
 /// `values` each rounded to the nearest `half` (f16 or bf16, ties to even: half_host.hpp), as raw bytes.
 std::vector<unsigned char> rounded_to_halves(ValueType half, const std::vector<float>& values);
 
+/// n values of `type` as raw bytes, written by fill(T* out) with T the type's host type (reference_detail::with_reader);
+/// a half's as floats rounded to the nearest half (rounding is monotone: sorted floats stay sorted).
+template <class Fill>
+std::vector<unsigned char> typed_values(ValueType type, std::uint64_t n, Fill&& fill) {
+  if (type == ValueType::f16 || type == ValueType::bf16) {
+    std::vector<float> values(n);
+    fill(values.data());
+    return rounded_to_halves(type, values);
+  }
+  std::vector<unsigned char> bytes(n * size_of(type));
+  reference_detail::with_reader(type, [&](auto reader) {
+    using T = typename decltype(reader)::V;
+    fill(reinterpret_cast<T*>(bytes.data()));
+  });
+  return bytes;
+}
+
 /// n values of problem.type following problem.distribution, reproducible from `seed`, as raw bytes:
 ///   uniform:  integer sums (and sumsq, sumabs, l2norm, user operators): i32 and i64 in [-2^30, 2^30), u32 over its
 ///             whole range, u64 in [0, 2^31), i8 and i16 over their whole range, so the default accumulator of a sum

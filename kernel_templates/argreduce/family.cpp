@@ -1,7 +1,5 @@
 // The arg-reduction family as the family-independent code sees it (core/family.hpp): keys, cache columns,
 // command-line options, the default problems and the tuner workload, each delegated to this folder's files.
-#include "kernel_templates/argreduce/family.hpp"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -18,7 +16,6 @@
 #include "embedded.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 #include "kernel_templates/argreduce/space.hpp"
-#include "kernel_templates/argreduce/workload.hpp"
 #include "kernel_templates/value_types.hpp"
 
 namespace autotune {
@@ -44,8 +41,7 @@ class ArgReduceFamily final
           problem_key::WithKey<TypedFamily<ArgReduceProblem, ArgReduceConfig>, kKey>, kOptions> {
  public:
   ArgReduceFamily()
-      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_violation,
-                     make_argreduce_workload}) {}
+      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_violation}) {}
 
   std::string_view summary() const override {
     return "arg-min or arg-max (value and first index) of i32, u32, i64, u64, f32, f64, f16, bf16, i8 or i16 values "
@@ -86,12 +82,10 @@ class ArgReduceFamily final
   std::string_view baseline_name() const override { return "CUB DeviceReduce::ArgMin/ArgMax"; }
 
   std::string code_text() const override {
-    return std::string(embedded::argreduce_template) + std::string(embedded::argreduce_order_cuh) +
-           std::string(embedded::argreduce_source_cpp) +
-           std::string(embedded::argreduce_config_cpp) + std::string(embedded::config_fields_hpp) +
-           std::string(embedded::argreduce_enums_hpp) + std::string(embedded::argreduce_workspace_layout_hpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
-           std::string(embedded::reduction_common_cuh);
+    return joined({embedded::argreduce_template, embedded::argreduce_order_cuh, embedded::argreduce_source_cpp,
+                   embedded::argreduce_config_cpp, embedded::config_fields_hpp, embedded::argreduce_enums_hpp,
+                   embedded::argreduce_workspace_layout_hpp, embedded::preamble_hpp, embedded::common_cuh,
+                   embedded::reduction_common_cuh});
   }
 
   std::vector<std::string> distributions() const override { return argreduce_distributions(); }

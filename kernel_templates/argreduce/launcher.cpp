@@ -41,9 +41,8 @@ ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduc
   module_ = cuda::Module(cubin, kArgReduceKernelName);
   if (config.finish == Finish::two_pass) finish_module_ = module_.entry(kArgReduceFinishKernelName);
   if (config.grid_blocks > 8 && is_argreduce_cluster_grid(config.grid_blocks)) module_.allow_non_portable_clusters();
-  blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
-  launch_limits::require_resident(blocks_per_sm_, config.key(), device);
-  resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  resident_grid_ =
+      launch_limits::resident_blocks(module_.blocks_per_sm(config.block, shared_bytes_), config.key(), device);
   const unsigned max_grid = config.grid_blocks == 1                       ? 1u
                             : is_argreduce_cluster_grid(config.grid_blocks) ? unsigned(config.grid_blocks)
                             : config.grid_blocks == 0                     ? resident_grid_
@@ -65,28 +64,14 @@ void ArgReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream
   unsigned long long count = n;
   void* args[] = {&in, &count, &out, &workspace};
   if (is_argreduce_cluster_grid(config_.grid_blocks)) {  // one cluster of the whole grid
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = plan.grid;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    cudaLaunchConfig_t launch{};
-    launch.gridDim = dim3(plan.grid);
-    launch.blockDim = dim3(config_.block);
-    launch.dynamicSmemBytes = shared_bytes_;
-    launch.stream = stream;
-    launch.attrs = &cluster;
-    launch.numAttrs = 1;
-    AUTOTUNE_CUDA(cudaLaunchKernelExC(&launch, reinterpret_cast<const void*>(module_.kernel()), args));
+    module_.launch_cluster(plan.grid, config_.block, args, shared_bytes_, stream);
     return;
   }
-  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(plan.grid),
-                                 dim3(config_.block), args, shared_bytes_, stream));
+  module_.launch(plan.grid, config_.block, args, shared_bytes_, stream);
   if (plan.finish_launch) {
     unsigned partials = plan.grid;
     void* finish_args[] = {&out, &workspace, &partials, &count};
-    AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(finish_module_.kernel()), dim3(1),
-                                   dim3(config_.block), finish_args, shared_bytes_, stream));
+    finish_module_.launch(1, config_.block, finish_args, shared_bytes_, stream);
   }
 }
 

@@ -50,7 +50,6 @@ class ArgReduceKernel {
   void run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const;
 
   const ArgReduceConfig& config() const { return config_; }
-  int blocks_per_sm() const { return blocks_per_sm_; }
 
   static constexpr unsigned kMaxCoverGrid = kArgReduceMaxCoverGrid;
 
@@ -60,7 +59,6 @@ class ArgReduceKernel {
   cuda::Module module_;
   cuda::Module finish_module_;  // two_pass only: the same cubin, its second entry point
   std::size_t shared_bytes_ = 0;
-  int blocks_per_sm_ = 0;
   unsigned resident_grid_ = 0;
   std::unique_ptr<WorkspacePool> workspaces_;  // per stream: kernel_templates/argreduce/workspace_layout.hpp
 };

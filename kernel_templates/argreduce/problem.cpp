@@ -1,11 +1,6 @@
 // The arg-reduction problem: operations, keys and validation.
 #include "autotune/argreduce_problem.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-
-#include "autotune/error.hpp"
 #include "core/enum_text.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 
@@ -25,9 +20,7 @@ const std::vector<std::string>& argreduce_distributions() {
 
 void ArgReduceProblem::validate() const {
   // Every ValueType: the 32- and 64-bit types, and f16, bf16, i8 and i16 (compared as float and int: order.cuh).
-  const auto& d = argreduce_distributions();
-  if (std::find(d.begin(), d.end(), distribution) == d.end())
-    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution, fmt::join(d, ", ")));
+  enum_text::require_distribution(distribution, argreduce_distributions());
 }
 
 }  // namespace autotune

@@ -121,18 +121,9 @@ std::string show(ValueType t, std::uint64_t bits) {
 }  // namespace
 
 std::vector<unsigned char> generate_arg_values(const ArgReduceProblem& problem, std::uint64_t n, std::uint64_t seed) {
-  if (problem.type == ValueType::f16 || problem.type == ValueType::bf16) {
-    // The floats' distribution, each rounded to the nearest half: rounding is monotone, so sorted stays sorted.
-    std::vector<float> values(n);
-    fill<float>(problem, n, seed, values.data(), 0x1p-8);
-    return rounded_to_halves(problem.type, values);
-  }
-  std::vector<unsigned char> bytes(n * size_of(problem.type));
-  with_reader(problem.type, [&](auto reader) {
-    using T = typename decltype(reader)::V;
-    fill<T>(problem, n, seed, reinterpret_cast<T*>(bytes.data()));
-  });
-  return bytes;
+  // A half's: the floats' distribution, each rounded to the nearest half, its walk in steps of 2^-8.
+  const double step = problem.type == ValueType::f16 || problem.type == ValueType::bf16 ? 0x1p-8 : 1.0;
+  return typed_values(problem.type, n, [&](auto* out) { fill(problem, n, seed, out, step); });
 }
 
 ArgExpected reference_argreduce(const ArgReduceProblem& problem, const void* data, std::uint64_t n) {

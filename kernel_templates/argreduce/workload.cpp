@@ -1,7 +1,5 @@
 // The arg-reduction family's tuner workload (core/typed_workload.hpp): values generated on the CPU, the reference
 // answer, and variants bound to a device copy of them.
-#include "kernel_templates/argreduce/workload.hpp"
-
 #include "core/typed_workload.hpp"
 #include "kernel_templates/argreduce/launcher.hpp"
 #include "kernel_templates/argreduce/reference.hpp"
@@ -34,9 +32,6 @@ class ArgReduceWorkload final : public TypedWorkload<ArgReduceProblem, ArgReduce
 
 }  // namespace
 
-std::unique_ptr<Workload> make_argreduce_workload(const ArgReduceProblem& problem, const DeviceInfo& device,
-                                                  std::uint64_t seed) {
-  return std::make_unique<ArgReduceWorkload>(problem, device, seed);
-}
+AUTOTUNE_TYPED_WORKLOAD(ArgReduceProblem, ArgReduceWorkload);
 
 }  // namespace autotune

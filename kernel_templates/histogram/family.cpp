@@ -1,7 +1,5 @@
 // The histogram family as the family-independent code sees it (core/family.hpp): keys, cache columns, command-line
 // options, the default problems and the tuner workload, each delegated to this folder's files.
-#include "kernel_templates/histogram/family.hpp"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -23,7 +21,6 @@
 #include "core/typed_family.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
-#include "kernel_templates/histogram/workload.hpp"
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 #include "embedded.hpp"
@@ -210,8 +207,7 @@ class HistogramFamily final
           problem_key::WithKey<TypedFamily<HistogramProblem, HistogramConfig>, kKey>, kOptions> {
  public:
   HistogramFamily()
-      : WithOptions({"a histogram", autotune::kernel_source, histogram_violation,
-                     make_histogram_workload}) {}
+      : WithOptions({"a histogram", autotune::kernel_source, histogram_violation}) {}
 
   std::string_view summary() const override {
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
@@ -422,12 +418,10 @@ class HistogramFamily final
   // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
     // The template and everything that writes its preamble (the configuration's constants: its field table).
-    return std::string(embedded::histogram_template) + std::string(embedded::histogram_region_map_cuh) +
-           std::string(embedded::histogram_source_cpp) + std::string(embedded::histogram_config_cpp) +
-           std::string(embedded::config_fields_hpp) +
-           std::string(embedded::histogram_enums_hpp) + std::string(embedded::histogram_workspace_layout_hpp) +
-           std::string(embedded::histogram_value_bins_cpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+    return joined({embedded::histogram_template, embedded::histogram_region_map_cuh, embedded::histogram_source_cpp,
+                   embedded::histogram_config_cpp, embedded::config_fields_hpp, embedded::histogram_enums_hpp,
+                   embedded::histogram_workspace_layout_hpp, embedded::histogram_value_bins_cpp, embedded::preamble_hpp,
+                   embedded::common_cuh});
   }
 
   std::vector<std::string> distributions() const override { return histogram_distributions(); }

@@ -23,9 +23,8 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     module_.set_max_dynamic_shared(shared_bytes_);
     if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_);
   }
-  blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
-  launch_limits::require_resident(blocks_per_sm_, config.key(), device);
-  resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  resident_blocks_ =
+      launch_limits::resident_blocks(module_.blocks_per_sm(config.block, shared_bytes_), config.key(), device);
   if (config.cluster > 1) {
     if (config.cluster > 8) {
       module_.allow_non_portable_clusters();
@@ -108,8 +107,7 @@ void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts,
   if (!module)
     throw UsageError(fmt::format("configuration {} was loaded without its 2D entry point (kernel_source_1d): it "
                                  "counts one row, not a region of {} rows", config_.key(), region.rows));
-  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module.kernel()), dim3(grid_for(n)),
-                                 dim3(config_.block), args, shared_bytes_, stream));
+  module.launch(grid_for(n), config_.block, args, shared_bytes_, stream);
 }
 
 bool HistogramKernel::needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config) {

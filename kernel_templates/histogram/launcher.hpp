@@ -67,7 +67,6 @@ class HistogramKernel {
   static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);
 
   const HistogramConfig& config() const { return config_; }
-  int blocks_per_sm() const { return blocks_per_sm_; }
   /// Bytes of one stream's workspace (0 for Merge::atomic, which needs none).
   std::size_t workspace_bytes() const { return workspaces_ ? workspaces_->slot_bytes() : 0; }
 
@@ -80,7 +79,6 @@ class HistogramKernel {
   cuda::Module module_;     // the 1D entry point
   cuda::Module module_2d_;  // the region entry point (rows > 1), with its own registers
   std::size_t shared_bytes_ = 0;
-  int blocks_per_sm_ = 0;
   std::size_t pixel_alignment_ = 1;  // bytes the samples pointer must be aligned to
   unsigned resident_blocks_ = 0;
   // Merge::last_block and self_zero: per-stream workspaces (control words; last_block: a histogram), zero between

@@ -9,6 +9,7 @@
 
 #include "autotune/error.hpp"
 #include "core/enum_text.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/sample_types.hpp"
 
 namespace autotune {
@@ -93,10 +94,7 @@ void validate_range(SampleType type, int bins, double lower, double upper) {
 
 // The channels, their own levels and their counters in all (HistogramProblem::validate).
 void validate_channels(const HistogramProblem& p) {
-  if (p.channels < 1 || p.channels > 4)
-    throw UsageError(fmt::format("channels must be 1..4 (got {})", p.channels));
-  if (p.active < 1 || p.active > p.channels)
-    throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", p.channels, p.active));
+  histogram_samples::check_channel_counts(p);
   if (!p.per_channel.empty()) {
     if (p.per_channel.size() != static_cast<std::size_t>(p.active))
       throw UsageError(fmt::format("per_channel has {} entries for {} active channels (one per active channel)",
@@ -138,15 +136,10 @@ void validate_rows(const HistogramProblem& p) {
 
 void HistogramProblem::validate() const {
   validate_range(type, bins, lower, upper);
-  if (counter_bits != 32 && counter_bits != 64)
-    throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
+  histogram_samples::check_counter_bits(*this);
   validate_channels(*this);
   validate_rows(*this);
-  if (distribution != kRobustDistribution &&
-      std::find(histogram_distributions().begin(), histogram_distributions().end(), distribution) ==
-          histogram_distributions().end())
-    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution,
-                                 fmt::join(histogram_distributions(), ", ")));
+  if (distribution != kRobustDistribution) enum_text::require_distribution(distribution, histogram_distributions());
 }
 
 HistogramChannel HistogramProblem::channel(int c) const {

@@ -1,7 +1,5 @@
 // The histogram family's tuner workload (core/typed_workload.hpp): samples generated on the CPU, their exact counts,
 // and variants bound to a device copy of them.
-#include "kernel_templates/histogram/workload.hpp"
-
 #include <algorithm>
 #include <cstring>
 
@@ -58,9 +56,6 @@ class HistogramWorkload final : public TypedWorkload<HistogramProblem, Histogram
 
 }  // namespace
 
-std::unique_ptr<Workload> make_histogram_workload(const HistogramProblem& problem, const DeviceInfo& device,
-                                                  std::uint64_t seed) {
-  return std::make_unique<HistogramWorkload>(problem, device, seed);
-}
+AUTOTUNE_TYPED_WORKLOAD(HistogramProblem, HistogramWorkload);
 
 }  // namespace autotune

@@ -1,7 +1,5 @@
 // The range-histogram family as the family-independent code sees it (core/family.hpp): keys, cache columns,
 // command-line options, the default problems and the tuner workload, each delegated to this folder's files.
-#include "kernel_templates/histogram_range/family.hpp"
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -19,7 +17,6 @@
 #include "embedded.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
-#include "kernel_templates/histogram_range/workload.hpp"
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 
@@ -118,8 +115,7 @@ class HistogramRangeFamily final
           problem_key::WithKey<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kKey, bins_fit>, kOptions> {
  public:
   HistogramRangeFamily()
-      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation,
-                     make_histogram_range_workload}) {}
+      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation}) {}
 
   std::string_view summary() const override {
     return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples, "
@@ -168,11 +164,10 @@ class HistogramRangeFamily final
     return autotune::kernel_source_1d(problem_of(p), config_of(c));  // the tuner times 1D calls
   }
   std::string code_text() const override {
-    return std::string(embedded::histogram_range_template) + std::string(embedded::histogram_range_region_map_cuh) +
-           std::string(embedded::histogram_range_source_cpp) +
-           std::string(embedded::histogram_range_config_cpp) + std::string(embedded::config_fields_hpp) +
-           std::string(embedded::histogram_range_enums_hpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh);
+    return joined({embedded::histogram_range_template, embedded::histogram_range_region_map_cuh,
+                   embedded::histogram_range_source_cpp, embedded::histogram_range_config_cpp,
+                   embedded::config_fields_hpp, embedded::histogram_range_enums_hpp, embedded::preamble_hpp,
+                   embedded::common_cuh});
   }
 
   std::vector<std::string> distributions() const override { return histogram_distributions(); }

@@ -22,12 +22,11 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
     module_.set_max_dynamic_shared(shared_bytes_);
     if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_);
   }
-  blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
+  const int blocks_per_sm = module_.blocks_per_sm(config.block, shared_bytes_);
   if (module_2d_)
     resident_blocks_2d_ = static_cast<unsigned>(std::max(1, module_2d_.blocks_per_sm(config.block, shared_bytes_))) *
                           static_cast<unsigned>(device.sm_count);
-  launch_limits::require_resident(blocks_per_sm_, config.key(), device);
-  resident_blocks_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  resident_blocks_ = launch_limits::resident_blocks(blocks_per_sm, config.key(), device);
   if (const std::size_t bytes = config.workspace_bytes(); bytes != 0) workspaces_ = std::make_unique<WorkspacePool>(bytes);
 }
 
@@ -78,8 +77,7 @@ void HistogramRangeKernel::run(const void* samples, const Region& region, const 
   void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
   void* args[] = {&samples, &n, &levels, &counts, &workspace, &row_samples, &rows, &row_stride};
   const cuda::Module& module = two_d ? module_2d_ : module_;
-  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module.kernel()), dim3(grid), dim3(config_.block),
-                                 args, shared_bytes_, stream));
+  module.launch(grid, config_.block, args, shared_bytes_, stream);
 }
 
 }  // namespace autotune

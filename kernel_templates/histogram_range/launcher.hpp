@@ -47,7 +47,6 @@ class HistogramRangeKernel {
   void run(const void* samples, const Region& region, const void* levels, void* counts, cudaStream_t stream) const;
 
   const HistogramRangeConfig& config() const { return config_; }
-  int blocks_per_sm() const { return blocks_per_sm_; }
 
  private:
   HistogramRangeProblem problem_;
@@ -55,7 +54,6 @@ class HistogramRangeKernel {
   cuda::Module module_;     // the 1D entry point
   cuda::Module module_2d_;  // the region entry point (its own registers: the 1D loop keeps its own)
   std::size_t shared_bytes_ = 0;
-  int blocks_per_sm_ = 0;
   unsigned resident_blocks_ = 0;
   unsigned resident_blocks_2d_ = 0;
   std::unique_ptr<WorkspacePool> workspaces_;  // self_zero: per-stream control words (a pool is not movable)

@@ -11,6 +11,7 @@
 #include "autotune/problem.hpp"
 #include "core/enum_text.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune {
 
@@ -73,9 +74,7 @@ HistogramRangeProblem HistogramRangeProblem::with_channel_bins(int pixel_channel
 void HistogramRangeProblem::validate() const {
   if (bins < 1 || bins > max_bins(type))
     throw UsageError(fmt::format("bins must be in 1..{} for {} samples (got {})", max_bins(type), to_string(type), bins));
-  if (channels < 1 || channels > 4) throw UsageError(fmt::format("channels must be 1..4 (got {})", channels));
-  if (active < 1 || active > channels)
-    throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", channels, active));
+  histogram_samples::check_channel_counts(*this);
   if (!per_channel_bins.empty()) {
     if (per_channel_bins.size() != static_cast<std::size_t>(active))
       throw UsageError(fmt::format("per_channel_bins has {} entries for {} active channels (one per active channel)",
@@ -87,11 +86,8 @@ void HistogramRangeProblem::validate() const {
         throw UsageError(fmt::format("channel {}: bins must be in 1..{} for {} samples (got {})", c, max_bins(type),
                                      to_string(type), channel_bins(c)));
   }
-  if (counter_bits != 32 && counter_bits != 64)
-    throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", counter_bits));
-  const auto& dists = histogram_distributions();
-  if (distribution != kRobustDistribution && std::find(dists.begin(), dists.end(), distribution) == dists.end())
-    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution, fmt::join(dists, ", ")));
+  histogram_samples::check_counter_bits(*this);
+  if (distribution != kRobustDistribution) enum_text::require_distribution(distribution, histogram_distributions());
 }
 
 std::pair<double, double> HistogramRangeProblem::span() const {

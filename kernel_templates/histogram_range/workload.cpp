@@ -1,8 +1,6 @@
 // The range-histogram tuner workload (core/typed_workload.hpp): levels and samples generated on the CPU, their exact
 // counts, and variants bound to device copies of them. Workload::input() is the samples; the levels are the
 // workload's own (a baseline regenerates the same ones with generate_levels).
-#include "kernel_templates/histogram_range/workload.hpp"
-
 #include "core/typed_workload.hpp"
 #include "kernel_templates/histogram_samples.hpp"  // compare_histograms
 #include "kernel_templates/histogram_range/launcher.hpp"
@@ -45,9 +43,6 @@ class HistogramRangeWorkload final
 
 }  // namespace
 
-std::unique_ptr<Workload> make_histogram_range_workload(const HistogramRangeProblem& problem,
-                                                        const DeviceInfo& device, std::uint64_t seed) {
-  return std::make_unique<HistogramRangeWorkload>(problem, device, seed);
-}
+AUTOTUNE_TYPED_WORKLOAD(HistogramRangeProblem, HistogramRangeWorkload);
 
 }  // namespace autotune

@@ -1,7 +1,5 @@
 // The reduction family as the family-independent code sees it (core/family.hpp): keys, cache columns,
 // command-line options, the default problem and the tuner workload, each delegated to this folder's files.
-#include "kernel_templates/reduce/family.hpp"
-
 #include <fmt/format.h>
 
 #include <span>
@@ -19,7 +17,6 @@
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
-#include "kernel_templates/reduce/workload.hpp"
 #include "embedded.hpp"
 
 
@@ -68,7 +65,7 @@ class ReduceFamily final
     : public reduce_detail::WithUserOp<problem_key::WithKey<TypedFamily<ReduceProblem, ReduceConfig>, kKey>, kOptions> {
  public:
   ReduceFamily()
-      : WithUserOp({"a reduction", autotune::kernel_source, reduce_violation, make_reduce_workload}) {}
+      : WithUserOp({"a reduction", autotune::kernel_source, reduce_violation}) {}
 
   std::string_view summary() const override {
     return "sum, min, max, absmax, sumsq, sumabs, l2norm or an operator of your own over i32, u32, i64, u64, f32, "
@@ -102,12 +99,10 @@ class ReduceFamily final
   // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
     // The template and everything that writes its preamble (the configuration's constants: its field table).
-    return std::string(embedded::reduce_template) + std::string(embedded::reduce_source_cpp) +
-           std::string(embedded::reduce_config_cpp) + std::string(embedded::config_fields_hpp) +
-           std::string(embedded::user_op_cpp) + std::string(embedded::value_types_hpp) +
-           std::string(embedded::reduce_enums_hpp) + std::string(embedded::reduce_workspace_layout_hpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
-           std::string(embedded::reduction_common_cuh) + std::string(embedded::user_op_cuh);
+    return joined({embedded::reduce_template, embedded::reduce_source_cpp, embedded::reduce_config_cpp,
+                   embedded::config_fields_hpp, embedded::user_op_cpp, embedded::value_types_hpp,
+                   embedded::reduce_enums_hpp, embedded::reduce_workspace_layout_hpp, embedded::preamble_hpp,
+                   embedded::common_cuh, embedded::reduction_common_cuh, embedded::user_op_cuh});
   }
 
   std::vector<std::string> distributions() const override { return reduce_distributions(); }

@@ -51,9 +51,8 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
   acc_bytes_ = size_of(problem_.accumulator_type());
   module_ = cuda::Module(cubin, kReduceKernelName);
   if (config.finish == Finish::two_pass) finish_module_ = module_.entry(kReduceFinishKernelName);
-  blocks_per_sm_ = module_.blocks_per_sm(config.block, shared_bytes_);
-  launch_limits::require_resident(blocks_per_sm_, config.key(), device);
-  resident_grid_ = static_cast<unsigned>(blocks_per_sm_) * static_cast<unsigned>(device.sm_count);
+  resident_grid_ =
+      launch_limits::resident_blocks(module_.blocks_per_sm(config.block, shared_bytes_), config.key(), device);
   const unsigned max_grid = config.grid_blocks == 1 ? 1u : config.grid_blocks == 0 ? resident_grid_ : kMaxCoverGrid;
 
   // Zero ticket; the identity for the atomic finish's preset (little-endian: the low bytes of the 64-bit pattern
@@ -86,13 +85,11 @@ void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t 
   if (plan.grid == 0) return;
   unsigned long long count = n;
   void* args[] = {&in, &count, &out, &workspace};
-  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(module_.kernel()), dim3(plan.grid),
-                                 dim3(config_.block), args, shared_bytes_, stream));
+  module_.launch(plan.grid, config_.block, args, shared_bytes_, stream);
   if (plan.finish_launch) {
     unsigned partials = plan.grid;
     void* finish_args[] = {&out, &workspace, &partials};
-    AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(finish_module_.kernel()), dim3(1),
-                                   dim3(config_.block), finish_args, shared_bytes_, stream));
+    finish_module_.launch(1, config_.block, finish_args, shared_bytes_, stream);
   }
 }
 

@@ -56,7 +56,6 @@ class ReduceKernel {
   void run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const;
 
   const ReduceConfig& config() const { return config_; }
-  int blocks_per_sm() const { return blocks_per_sm_; }
 
   static constexpr unsigned kMaxCoverGrid = kReduceMaxCoverGrid;
 
@@ -67,7 +66,6 @@ class ReduceKernel {
   cuda::Module finish_module_;  // Finish::two_pass only: the same cubin, its second entry point
   std::size_t shared_bytes_ = 0;
   std::size_t acc_bytes_ = 0;
-  int blocks_per_sm_ = 0;
   unsigned resident_grid_ = 0;
   // Per stream: ticket (zero between launches), the identity (the atomic finish's preset), partials: the layout of
   // kernel_templates/reduce/workspace_layout.hpp, which reduce.cu reads from its preamble. Sized for the largest grid

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -180,10 +179,7 @@ void ReduceProblem::validate() const {
   } else if (!user.op.empty() || !user.identity.empty() || !user.transform.empty()) {
     throw UsageError(fmt::format("a {} reduction takes no operator source (only op user does)", to_string(op)));
   }
-  if (std::find(reduce_distributions().begin(), reduce_distributions().end(), distribution) ==
-      reduce_distributions().end())
-    throw UsageError(fmt::format("unknown distribution '{}' (known: {})", distribution,
-                                 fmt::join(reduce_distributions(), ", ")));
+  enum_text::require_distribution(distribution, reduce_distributions());
 }
 
 std::uint64_t ReduceProblem::identity_bits() const {

@@ -1,7 +1,5 @@
 // The reduction family's tuner workload (core/typed_workload.hpp): values generated on the CPU, the reference result,
 // and variants bound to a device copy of them.
-#include "kernel_templates/reduce/workload.hpp"
-
 #include <fmt/format.h>
 
 #include "autotune/error.hpp"
@@ -59,9 +57,6 @@ class ReduceWorkload final : public TypedWorkload<ReduceProblem, ReduceConfig, R
 
 }  // namespace
 
-std::unique_ptr<Workload> make_reduce_workload(const ReduceProblem& problem, const DeviceInfo& device,
-                                               std::uint64_t seed) {
-  return std::make_unique<ReduceWorkload>(problem, device, seed);
-}
+AUTOTUNE_TYPED_WORKLOAD(ReduceProblem, ReduceWorkload);
 
 }  // namespace autotune

@@ -1,6 +1,4 @@
 // The segmented reduction family as the family-independent code sees it (core/family.hpp).
-#include "kernel_templates/segreduce/family.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,7 +18,6 @@
 #include "kernel_templates/segreduce/enums.hpp"
 #include "kernel_templates/segreduce/space.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
-#include "kernel_templates/segreduce/workload.hpp"
 #include "kernel_templates/value_types.hpp"
 
 namespace autotune {
@@ -117,8 +114,7 @@ class SegReduceFamily final
           problem_key::WithKey<TypedFamily<SegReduceProblem, SegReduceConfig>, kKey, well_formed>, kOptions> {
  public:
   SegReduceFamily()
-      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation,
-                    make_segreduce_workload}) {}
+      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation}) {}
 
   std::string_view summary() const override {
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
@@ -159,12 +155,10 @@ class SegReduceFamily final
   std::string_view baseline_name() const override { return "CUB DeviceSegmentedReduce"; }
 
   std::string code_text() const override {
-    return std::string(embedded::segreduce_template) + std::string(embedded::segreduce_source_cpp) +
-           std::string(embedded::segreduce_config_cpp) + std::string(embedded::config_fields_hpp) +
-           std::string(embedded::segreduce_enums_hpp) + std::string(embedded::segreduce_workspace_layout_hpp) +
-           std::string(embedded::value_types_hpp) + std::string(embedded::user_op_cpp) +
-           std::string(embedded::preamble_hpp) + std::string(embedded::common_cuh) +
-           std::string(embedded::reduction_common_cuh) + std::string(embedded::user_op_cuh);
+    return joined({embedded::segreduce_template, embedded::segreduce_source_cpp, embedded::segreduce_config_cpp,
+                   embedded::config_fields_hpp, embedded::segreduce_enums_hpp, embedded::segreduce_workspace_layout_hpp,
+                   embedded::value_types_hpp, embedded::user_op_cpp, embedded::preamble_hpp, embedded::common_cuh,
+                   embedded::reduction_common_cuh, embedded::user_op_cuh});
   }
 
   std::vector<std::string> distributions() const override { return segreduce_distributions(); }

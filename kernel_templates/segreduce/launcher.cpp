@@ -25,10 +25,8 @@ SegReduceKernel::SegReduceKernel(const SegReduceProblem& problem, const SegReduc
   launch_limits::require_runnable(problem, config, device, segreduce_violation);
   short_ = cuda::Module(cubin, kSegReduceKernelName);
   long_ = short_.entry(kSegReduceLongKernelName);
-  const int a = short_.blocks_per_sm(config.block, 0), b = long_.blocks_per_sm(config.block, 0);
-  launch_limits::require_resident(std::min(a, b), config.key(), device);
-  short_resident_ = static_cast<unsigned>(a * device.sm_count);
-  long_resident_ = static_cast<unsigned>(b * device.sm_count);
+  short_resident_ = launch_limits::resident_blocks(short_.blocks_per_sm(config.block, 0), config.key(), device);
+  long_resident_ = launch_limits::resident_blocks(long_.blocks_per_sm(config.block, 0), config.key(), device);
   workspaces_ = std::make_unique<WorkspacePool>(segreduce_detail::SegReduceWorkspace::kBytes,
                                                 std::vector<unsigned char>{});
 }
@@ -40,13 +38,11 @@ void SegReduceKernel::run(const void* in, std::uint64_t segments, const void* be
   if (grid > 0) {
     unsigned long long count = segments;
     void* args[] = {&in, &begin, &end, &count, &out, &workspace};
-    AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(short_.kernel()), dim3(grid), dim3(config_.block),
-                                   args, 0, stream));
+    short_.launch(grid, config_.block, args, 0, stream);
   }
   if (config_.one_launch()) return;  // nothing is queued
   void* args[] = {&in, &begin, &end, &out, &workspace};
-  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(long_.kernel()), dim3(long_resident_),
-                                 dim3(config_.block), args, 0, stream));
+  long_.launch(long_resident_, config_.block, args, 0, stream);
 }
 
 }  // namespace autotune

@@ -1,7 +1,5 @@
 // The segmented reduction family's tuner workload (core/typed_workload.hpp): segment offsets and values generated on
 // the CPU, the reference results, and variants bound to device copies of them.
-#include "kernel_templates/segreduce/workload.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -77,9 +75,6 @@ class SegReduceWorkload final : public TypedWorkload<SegReduceProblem, SegReduce
 
 }  // namespace
 
-std::unique_ptr<Workload> make_segreduce_workload(const SegReduceProblem& problem, const DeviceInfo& device,
-                                                  std::uint64_t seed) {
-  return std::make_unique<SegReduceWorkload>(problem, device, seed);
-}
+AUTOTUNE_TYPED_WORKLOAD(SegReduceProblem, SegReduceWorkload);
 
 }  // namespace autotune
