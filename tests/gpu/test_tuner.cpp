@@ -268,6 +268,30 @@ TEST_SUITE("gpu_tuner") {
     CHECK(tune(Problem(small), cache, o).winner.has_value());
   }
 
+  // A crossover's candidates are the two neighbours' winners, then the bridges their own runs' measurements rank
+  // first; its measurements, as reported and as recorded, are exactly those, the two winners correct (a bridge may
+  // not fit the size between: recorded as invalid_config, never wrong), and the winner is one of them.
+  void check_crossover_candidates(const Cache& cache, const TuneReport& c, const TuneReport& below,
+                                  const TuneReport& above) {
+    const Config a = below.winner->config, b = above.winner->config;
+    std::vector<Config> candidates{a, b};
+    for (const Config& bridge : bridge_candidates(cache.measurements(below.run_id), cache.measurements(above.run_id),
+                                                  a, b, kCrossoverBridges))
+      candidates.push_back(bridge);
+    CHECK(candidates.size() > 2);  // the space holds more than two configurations correct at both sizes
+    CHECK(std::find(candidates.begin(), candidates.end(), c.winner->config) != candidates.end());
+    CHECK(c.compiled == 0);  // every candidate was compiled for the neighbours
+    for (const std::vector<Measurement>& ms : {c.measurements, cache.measurements(c.run_id)}) {
+      REQUIRE(ms.size() == candidates.size());
+      for (const Config& want : candidates) {
+        const auto it = std::find_if(ms.begin(), ms.end(), [&](const Measurement& m) { return m.config == want; });
+        REQUIRE(it != ms.end());
+        if (want == a || want == b) CHECK(it->status == MeasurementStatus::ok);
+        else CHECK((it->status == MeasurementStatus::ok || it->status == MeasurementStatus::invalid_config));
+      }
+    }
+  }
+
   // One ladder of three sizes of one space (256K, 1M, 4M: all at most 4M samples, so the same variants), from a cold
   // compile cache. Whether neighbouring winners differ is the GPU's to say; the next case makes them differ.
   TEST_CASE("a size ladder: a run per size, crossovers only where winners differ, shared compiles, a rerun tunes nothing") {
@@ -319,25 +343,7 @@ TEST_SUITE("gpu_tuner") {
       const TuneReport& c = *at_m[0];
       CHECK(c.problem == sizes[i].with_n(*m));
       REQUIRE(c.winner.has_value());
-      // The candidates: the two neighbours' winners, then the bridges their own runs' measurements rank first.
-      std::vector<Config> candidates{a, b};
-      for (const Config& bridge : bridge_candidates(cache.measurements(size_runs[i - 1]->run_id),
-                                                    cache.measurements(size_runs[i]->run_id), a, b, kCrossoverBridges))
-        candidates.push_back(bridge);
-      CHECK(candidates.size() > 2);  // the space holds more than two configurations correct at both sizes
-      CHECK(std::find(candidates.begin(), candidates.end(), c.winner->config) != candidates.end());
-      CHECK(c.compiled == 0);  // every candidate was compiled for the neighbours
-      // Its measurements, as reported and as recorded: exactly the candidates, the two winners correct (a bridge may
-      // not fit the size between: recorded as invalid_config, never wrong).
-      for (const std::vector<Measurement>& ms : {c.measurements, cache.measurements(c.run_id)}) {
-        REQUIRE(ms.size() == candidates.size());
-        for (const Config& want : candidates) {
-          const auto it = std::find_if(ms.begin(), ms.end(), [&](const Measurement& m2) { return m2.config == want; });
-          REQUIRE(it != ms.end());
-          if (want == a || want == b) CHECK(it->status == MeasurementStatus::ok);
-          else CHECK((it->status == MeasurementStatus::ok || it->status == MeasurementStatus::invalid_config));
-        }
-      }
+      check_crossover_candidates(cache, c, *size_runs[i - 1], *size_runs[i]);
       // An ordinary tuned size: the exact lookup at m returns the crossover's winner.
       const auto w = cache.find_winner(d.model_key(), sizes[i].with_n(*m));
       REQUIRE(w.has_value());
