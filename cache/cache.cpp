@@ -173,8 +173,16 @@ constexpr const char* kWinnerSelect =
     "  FROM winners w JOIN runs r ON r.id = w.run_id JOIN devices d ON d.id = w.device_id"
     "  JOIN problems p ON p.id = w.problem_id";
 
-// The columns of `winners` stored after the cubin, as read_winner() reads them from column 17 on.
+// The columns of `winners` stored after the cubin, as read_after_blob() reads them (read_winner() from column 17 on).
 constexpr const char* kAfterBlob = "w.cubin_sha256, w.source_sha256, w.nvrtc_options, w.nvrtc_version";
+
+// kAfterBlob's columns of `q`'s row from column `first` on, into `w`.
+void read_after_blob(const SQLite::Statement& q, int first, Winner& w) {
+  w.cubin_sha256 = q.getColumn(first).getString();
+  w.source_sha256 = q.getColumn(first + 1).getString();
+  w.nvrtc_options = q.getColumn(first + 2).getString();
+  w.nvrtc_version = q.getColumn(first + 3).getInt();
+}
 
 std::string winner_select(bool cubins = true) {
   std::string names;
@@ -386,10 +394,7 @@ Winner Cache::Impl::read_winner(SQLite::Statement& q) const {
   }
   w.stale = q.getColumn(13).getInt() != 0;
   w.stale_reason = q.getColumn(14).getString();  // NULL reads as ""
-  w.cubin_sha256 = q.getColumn(17).getString();
-  w.source_sha256 = q.getColumn(18).getString();
-  w.nvrtc_options = q.getColumn(19).getString();
-  w.nvrtc_version = q.getColumn(20).getInt();
+  read_after_blob(q, 17, w);
   w.strategy = q.getColumn(21).getString();
   w.origin = q.getColumn(22).getString();
   return w;
@@ -779,10 +784,7 @@ void Cache::read_cubin(Winner& w) const {
         w.cubin.assign(bytes, bytes + q.getColumn(0).getBytes());
       w.tuned_at = q.getColumn(1).getString();
       w.origin = q.getColumn(2).getString();
-      w.cubin_sha256 = q.getColumn(3).getString();
-      w.source_sha256 = q.getColumn(4).getString();
-      w.nvrtc_options = q.getColumn(5).getString();
-      w.nvrtc_version = q.getColumn(6).getInt();
+      read_after_blob(q, 3, w);
     }
     w.cubin_unread = false;
   });
