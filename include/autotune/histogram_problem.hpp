@@ -242,15 +242,17 @@ struct HistogramConfig {
   static HistogramConfig fallback(const HistogramProblem& problem);
 };
 
-/// Names of the kernel entry points in every histogram variant: 1D (n samples), and 2D regions of more than one row
-/// (the same parameters; its own register allocation, so the 1D loop does not pay for the region's).
+/// Names of the kernel entry points in every histogram variant: 1D (n samples), and 2D regions of more than one row,
+/// by rows or, where the gaps between rows are short, as one span with the gaps taken back (the same parameters;
+/// each its own register allocation, so the 1D loop does not pay for the region's).
 inline constexpr const char* kHistogramKernelName = "autotune_histogram";
 inline constexpr const char* kHistogram2dKernelName = "autotune_histogram_2d";
+inline constexpr const char* kHistogramSpanKernelName = "autotune_histogram_span";
 
 /// Complete CUDA source of one variant: a generated preamble of compile-time constants followed by the
 /// embedded template kernel_templates/histogram/histogram.cu. The preamble is the only place parameters enter the kernel.
 std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config);
-/// The same variant without its 2D entry point (kHistogram2dKernelName), for 1D calls only: what the tuner compiles
+/// The same variant without its 2D entry points (kHistogram2dKernelName, kHistogramSpanKernelName), for 1D calls only: what the tuner compiles
 /// and times for a problem of one row. The 2D entry is most of a variant's compile time (on 2 cores, 0.56 s of 0.58 s
 /// with it against 0.17 s without, u8/256 with 32 copies); the cache stores the full variant.
 std::string kernel_source_1d(const HistogramProblem& problem, const HistogramConfig& config);

@@ -16,19 +16,22 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
   launch_limits::require_runnable(problem, config, device, histogram_violation);
   module_ = cuda::Module(cubin, kHistogramKernelName);
-  if (entry_2d) module_2d_ = module_.entry(kHistogram2dKernelName);
+  if (entry_2d) {
+    module_2d_ = module_.entry(kHistogram2dKernelName);
+    module_span_ = module_.entry(kHistogramSpanKernelName);
+  }
   // Past 48 KiB a block needs the opt-in attribute; the kernel's own static shared memory (the last-block flag)
   // counts too, so opt in from just below it: 16 warps' copies of 3 x 256 bins are exactly 48 KiB.
   if (shared_bytes_ + 1024 > 48 * 1024) {
     module_.set_max_dynamic_shared(shared_bytes_);
-    if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_);
+    if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_), module_span_.set_max_dynamic_shared(shared_bytes_);
   }
   resident_blocks_ =
       launch_limits::resident_blocks(module_.blocks_per_sm(config.block, shared_bytes_), config.key(), device);
   if (config.cluster > 1) {
     if (config.cluster > 8) {
       module_.allow_non_portable_clusters();
-      if (module_2d_) module_2d_.allow_non_portable_clusters();
+      if (module_2d_) module_2d_.allow_non_portable_clusters(), module_span_.allow_non_portable_clusters();
     }
     const int clusters = module_.active_clusters(config.cluster, config.block, shared_bytes_);
     if (clusters < 1)
@@ -74,7 +77,18 @@ HistogramKernel::RegionArgs HistogramKernel::region_args(const HistogramProblem&
   a.row_samples = region.rows > 1 ? problem.samples(region.row_pixels) : problem.samples(n);
   a.rows = region.rows > 1 ? region.rows : 1;
   a.row_stride = region.rows > 1 ? region.row_stride_bytes / size : a.row_samples;
+  a.samples = a.row_samples * a.rows;
   if (a.rows <= 1) return a;
+  const std::uint64_t gap = a.row_stride - a.row_samples;
+  if (region.read_gaps && gap * span_gap_limit <= a.row_stride &&
+      a.row_stride % static_cast<std::uint64_t>(problem.channels) == 0 && config.counter_bits != 16) {
+    a.span = true;
+    a.samples = (a.rows - 1) * a.row_stride + a.row_samples;
+    a.leftover = gap;
+    const DividerArgs by_gap = divider_for(gap, (a.rows - 1) * gap);
+    a.leftover_magic = by_gap.magic, a.leftover_shift = by_gap.shift;
+    return a;
+  }
   const auto vec = static_cast<std::uint64_t>(config.load_bytes(problem));
   const std::uint64_t elems = vec / size;
   const std::uint64_t misalign = reinterpret_cast<std::uintptr_t>(samples) % vec;
@@ -95,19 +109,21 @@ HistogramKernel::RegionArgs HistogramKernel::region_args(const HistogramProblem&
 void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, const Region& region,
                              cudaStream_t stream) const {
   void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
-  std::uint64_t count = problem_.samples(n);  // the kernel counts samples
-  RegionArgs a = region_args(problem_, config_, samples, n, region);
-  void* args[] = {&samples,      &count,        &counts,      &workspace,    &a.row_samples,
-                  &a.rows,       &a.row_stride, &a.head0,     &a.vecs_per_row, &a.vecs_magic,
-                  &a.vecs_shift, &a.leftover,   &a.leftover_magic, &a.leftover_shift};
-  // A region of several rows runs the 2D entry point. Its grid is the 1D one (the same tiles over the region's
-  // vectors); with more registers it may have fewer resident blocks, which costs a tail, never correctness: no
-  // block waits for one that has not started (self_zero: the first block to start zeroes `out`).
-  const cuda::Module& module = region.rows > 1 ? module_2d_ : module_;
+  RegionArgs a = region_args(problem_, config_, samples, n, region);  // a.samples: what the kernel counts
+  void* args[] = {&samples,      &a.samples,    &counts,  &workspace,       &a.row_samples,    &a.rows,
+                  &a.row_stride, &a.head0,      &a.vecs_per_row, &a.vecs_magic, &a.vecs_shift, &a.leftover,
+                  &a.leftover_magic, &a.leftover_shift};
+  // A region of several rows runs the 2D entry point, or the span entry point. Its grid is the 1D one (the same
+  // tiles over the region's vectors); with more registers it may have fewer resident blocks, which costs a tail,
+  // never correctness: no block waits for one that has not started (self_zero: the first block to start zeroes
+  // `out`).
+  const cuda::Module& module = region.rows <= 1 ? module_ : a.span ? module_span_ : module_2d_;
   if (!module)
     throw UsageError(fmt::format("configuration {} was loaded without its 2D entry point (kernel_source_1d): it "
                                  "counts one row, not a region of {} rows", config_.key(), region.rows));
-  module.launch(grid_for(n), config_.block, args, shared_bytes_, stream);
+  // A span is sized as the pixels it reads (the stride is a whole number of pixels).
+  const std::uint64_t grid_pixels = a.span ? a.samples / static_cast<std::uint64_t>(problem_.channels) : n;
+  module.launch(grid_for(grid_pixels), config_.block, args, shared_bytes_, stream);
 }
 
 bool HistogramKernel::needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config) {

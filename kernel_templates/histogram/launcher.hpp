@@ -43,10 +43,14 @@ class HistogramKernel {
   void run(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const;
   /// A 2D region of interest (CUB's 2D overloads): `rows` rows of `row_pixels` pixels, each starting
   /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of samples).
+  /// A region whose gaps between rows are short is counted as one span and reads those gaps (span_gap_limit):
+  /// bytes between rows of one allocation, as in every pitched or cropped image. `read_gaps = false` never reads
+  /// them (rows laid out in memory mapped piecewise, for instance).
   struct Region {
     std::uint64_t row_pixels = 0;
     std::uint64_t rows = 1;
     std::size_t row_stride_bytes = 0;
+    bool read_gaps = true;
   };
   /// Counts the pixels of a 2D region, as run() counts n pixels (one launch, or a memset and one; pixel-vector
   /// configurations also need the row stride to be a multiple of the pixel). A region of one row is 1D.
@@ -55,11 +59,21 @@ class HistogramKernel {
   /// once per call by the host so that no thread does: rows of row_samples samples row_stride apart, head0 samples
   /// before row 0's first vector, vecs_per_row (V) vectors in every row, `leftover` (L) samples per row counted one
   /// at a time, and the magic numbers (shift -1: none) that divide by V and by L. 1D (one row): rows = 1, the rest 0.
+  /// `span`: the span entry point counts the region as one run of `samples` samples (row 0's start to the last row's
+  /// end) and takes back the L = `leftover` samples of each gap between rows (span_gap_limit says when).
   struct RegionArgs {
     std::uint64_t row_samples = 0, rows = 1, row_stride = 0, head0 = 0, vecs_per_row = 0, leftover = 0;
     unsigned vecs_magic = 0, leftover_magic = 0;
     int vecs_shift = -1, leftover_shift = -1;
+    bool span = false;
+    std::uint64_t samples = 0;  // what the kernel counts from `samples`: the region's, or the span's (gaps included)
   };
+  /// A region is counted as one span when its gaps between rows are at most 1/span_gap_limit of its stride (they
+  /// are read, then taken back one sample at a time), its stride is a whole number of pixels, and the configuration
+  /// counts in 32-bit counters (a 16-bit shared counter cannot take a count back). The row arithmetic of the 2D
+  /// mapping cost a 7680 x 4320 RGBA region with rows 30724 bytes apart 9-11 % over the same pixels contiguous
+  /// (bench/results/2026-12-03e-h200-histogram_image_bench-quick-0fbd1a3.md); reading its 4-byte gaps costs 0.01 %.
+  static constexpr std::uint64_t span_gap_limit = 256;
   static RegionArgs region_args(const HistogramProblem& problem, const HistogramConfig& config, const void* samples,
                                 std::uint64_t n, const Region& region);
   /// Whether a configuration needs the samples aligned to a pixel (channels * sample size bytes): several channels
@@ -77,7 +91,8 @@ class HistogramKernel {
   HistogramProblem problem_;
   HistogramConfig config_;
   cuda::Module module_;     // the 1D entry point
-  cuda::Module module_2d_;  // the region entry point (rows > 1), with its own registers
+  cuda::Module module_2d_;    // the region entry point (rows > 1), with its own registers
+  cuda::Module module_span_;  // a region counted as one span (RegionArgs::span), with its own registers
   std::size_t shared_bytes_ = 0;
   std::size_t pixel_alignment_ = 1;  // bytes the samples pointer must be aligned to
   unsigned resident_blocks_ = 0;

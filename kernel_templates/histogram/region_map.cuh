@@ -73,3 +73,10 @@ struct Rows {
     return k < row_head(r) ? k : k + row_vec_samples;
   }
 };
+
+// A region counted as one span (HistogramKernel::region_args: span = 1): gap sample q, of the rows - 1 gaps of `gap`
+// samples that follow rows 0 .. rows - 2, is sample r * row_stride + row_samples + k from `in`.
+AT_HOST_DEVICE u64 gap_sample(u64 q, const Divider& per_gap, u64 gap, u64 row_samples, u64 row_stride) {
+  const u64 r = per_gap.div(q);
+  return r * row_stride + row_samples + (q - r * gap);
+}

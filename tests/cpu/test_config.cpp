@@ -86,6 +86,18 @@ std::vector<int> region_coverage(const HistogramProblem& p, const HistogramConfi
   const auto a = HistogramKernel::region_args(p, c, in, 0, region);
   const std::uint64_t vec = static_cast<std::uint64_t>(c.load_bytes(p)), e = vec / sizeof(S);
   std::vector<int> touched(a.rows * a.row_stride + a.row_samples, 0);
+  if (a.span) {
+    // One run of a.samples samples (the 1D path), then each gap sample taken back (gap_sample, as the kernel).
+    if (a.samples > touched.size()) return {};
+    for (std::uint64_t i = 0; i < a.samples; ++i) ++touched[i];
+    const Divider per_gap{a.leftover, a.leftover_magic, a.leftover_shift};
+    for (std::uint64_t q = 0; q < (a.rows - 1) * a.leftover; ++q) {
+      const std::uint64_t x = gap_sample(q, per_gap, a.leftover, a.row_samples, a.row_stride);  // found by ADL
+      if (x >= a.samples) return {};
+      --touched[x];
+    }
+    return touched;
+  }
   const Rows map = Rows::make(in, a.row_stride, a.head0, Divider{a.vecs_per_row, a.vecs_magic, a.vecs_shift});
   for (std::uint64_t j = 0; j < a.rows * a.vecs_per_row; ++j) {
     g_loaded = nullptr;
@@ -127,8 +139,8 @@ std::vector<int> region_coverage(const HistogramProblem& p, const HistogramConfi
 
 TEST_SUITE("config") {
   TEST_CASE("2D regions: the kernel's row mapping (region_map.cuh, compiled for the host), fed the host's V, heads, "
-            "tails and magic numbers, reads every sample of the region once and nothing else, aligned, at any start "
-            "and stride") {
+            "tails and magic numbers, or a span whose gaps gap_sample takes back, counts every sample of the region "
+            "once and nothing else, aligned, at any start and stride") {
     struct Case {
       HistogramProblem problem;
       int vec_bytes;
@@ -151,37 +163,50 @@ TEST_SUITE("config") {
         {rgb, 16, 333, 41, 335 * 3},     // pixels of 3 samples
         {f32, 16, 777, 29, 781 * 4},
         {f32, 8, 1, 300, 12},            // one pixel per row
+        {rgba, 16, 1919, 23, 1920 * 4},  // one pixel between rows (1/1920 of the stride): a span, its gaps taken back
+        {u8, 16, 1000, 31, 1000},        // rows with no gap: a span of the whole region
+        {u8, 4, 3000, 7, 3011},          // 11 bytes between rows, 1/274 of the stride
     };
-    int checked = 0;
-    for (const Case& k : cases) {
-      HistogramConfig c;
-      c.vec_bytes = k.vec_bytes;
-      const std::uint64_t size = size_of(k.problem.type);
-      const std::uint64_t row = k.problem.samples(k.row_pixels), stride = k.stride_bytes / size;
-      std::vector<unsigned char> buffer(k.rows * k.stride_bytes + 64);
-      const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(buffer.data()) + 15) / 16 * 16;
-      for (std::uintptr_t offset = 0; offset < 16; offset += size) {
-        if (HistogramKernel::needs_pixel_alignment(k.problem, c) &&
-            offset % (size * static_cast<std::uint64_t>(k.problem.channels)) != 0)
-          continue;  // refused by the launcher
-        CAPTURE(k.problem.shape_key());
-        CAPTURE(k.vec_bytes);
-        CAPTURE(k.row_pixels);
-        CAPTURE(k.stride_bytes);
-        CAPTURE(offset);
-        const auto touched = region_coverage(k.problem, c, reinterpret_cast<const void*>(aligned + offset),
-                                             HistogramKernel::Region{k.row_pixels, k.rows, k.stride_bytes});
-        REQUIRE(!touched.empty());
-        std::uint64_t wrong = 0;
-        for (std::uint64_t i = 0; i < touched.size(); ++i) {
-          const bool in_region = i / stride < k.rows && i % stride < row;
-          wrong += touched[i] != (in_region ? 1 : 0);
+    int checked = 0, spans = 0;
+    for (const Case& k : cases)
+      for (const int cbits : {32, 16}) {  // 16-bit counters never take a count back: always the row mapping
+        HistogramConfig c;
+        c.vec_bytes = k.vec_bytes;
+        c.counter_bits = cbits;
+        const std::uint64_t size = size_of(k.problem.type);
+        const std::uint64_t row = k.problem.samples(k.row_pixels), stride = k.stride_bytes / size;
+        std::vector<unsigned char> buffer(k.rows * k.stride_bytes + 64);
+        const std::uintptr_t aligned = (reinterpret_cast<std::uintptr_t>(buffer.data()) + 15) / 16 * 16;
+        for (std::uintptr_t offset = 0; offset < 16; offset += size) {
+          if (HistogramKernel::needs_pixel_alignment(k.problem, c) &&
+              offset % (size * static_cast<std::uint64_t>(k.problem.channels)) != 0)
+            continue;  // refused by the launcher
+          CAPTURE(k.problem.shape_key());
+          CAPTURE(k.vec_bytes);
+          CAPTURE(k.row_pixels);
+          CAPTURE(k.stride_bytes);
+          CAPTURE(offset);
+          CAPTURE(cbits);
+          const void* start = reinterpret_cast<const void*>(aligned + offset);
+          const HistogramKernel::Region region{k.row_pixels, k.rows, k.stride_bytes};
+          spans += HistogramKernel::region_args(k.problem, c, start, 0, region).span;
+        CHECK_FALSE(HistogramKernel::region_args(k.problem, c, start, 0, {k.row_pixels, k.rows, k.stride_bytes, false})
+                        .span);  // read_gaps = false: never a span
+          const auto touched = region_coverage(k.problem, c, start, region);
+          REQUIRE(!touched.empty());
+          std::uint64_t wrong = 0;
+          for (std::uint64_t i = 0; i < touched.size(); ++i) {
+            const bool in_region = i / stride < k.rows && i % stride < row;
+            wrong += touched[i] != (in_region ? 1 : 0);
+          }
+          CHECK(wrong == 0);
+          ++checked;
         }
-        CHECK(wrong == 0);
-        ++checked;
       }
-    }
-    CHECK(checked > 60);
+    CHECK(checked > 120);
+    // Both ways were taken: gaps of at most 1/256 of the stride (or none) as one span with 32-bit counters.
+    CHECK(spans >= 10);
+    CHECK(spans < checked / 2);
   }
 
   TEST_CASE("the u8/256 space holds every family, well formed and without duplicates") {

@@ -36,8 +36,9 @@ namespace {
 using test::pairwise_subset;
 using test::value_pairs;
 
-// The entry points the launcher loads: every cubin must hold both.
-const std::vector<std::string> kHistogramEntryPoints{kHistogramKernelName, kHistogram2dKernelName};
+// The entry points the launcher loads: every cubin must hold all three.
+const std::vector<std::string> kHistogramEntryPoints{kHistogramKernelName, kHistogram2dKernelName,
+                                                     kHistogramSpanKernelName};
 
 // Compiles test::coverage() of `space` for `problem` on all cores (every configuration with AUTOTUNE_NVRTC_FULL=1,
 // else a pairwise-covering subset); returns the failures as text, a cubin without the 1D or the 2D entry point
@@ -118,8 +119,10 @@ TEST_SUITE("nvrtc") {
       REQUIRE(s.ok);
       CHECK(test::holds_kernel(t.cubin, kHistogramKernelName));
       CHECK(test::holds_kernel(t.cubin, kHistogram2dKernelName) == !one_row);
+      CHECK(test::holds_kernel(t.cubin, kHistogramSpanKernelName) == !one_row);
       CHECK(test::holds_kernel(s.cubin, kHistogramKernelName));
       CHECK(test::holds_kernel(s.cubin, kHistogram2dKernelName));
+      CHECK(test::holds_kernel(s.cubin, kHistogramSpanKernelName));
       if (one_row) CHECK(t.cubin.size() < s.cubin.size());
       // The tuner times the machine code the cache ships: the 1D entry's code is the same bytes with or without the
       // 2D entry beside it.

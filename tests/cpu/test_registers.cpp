@@ -102,6 +102,24 @@ TEST_SUITE("nvrtc") {
       CHECK(regs <= 32);
     }
   }
+  TEST_CASE("the RGBA winners count a 2D region as one span in as many registers as 1D: 32 (2048 threads per SM)") {
+    // The span entry point (kHistogramSpanKernelName) is the 1D body and the loop that takes back the gaps between
+    // rows; inside the 1D or the 2D entry point that loop took the registers of these RGBA winners to 38 and 40.
+    const std::string rgba = "histogram/u8/bins=256/range=[0,256)/n=134217728/dist=image/channels=4/active=3";
+    for (const std::string config :
+         {std::string("priv=shared,R=1,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,"
+                      "grid=0"),
+          kU8RoofWinner}) {
+      CAPTURE(config);
+      const int flat = variant_registers(rgba, config, kHistogramKernelName);
+      const int span = variant_registers(rgba, config, kHistogramSpanKernelName);
+      MESSAGE(config, ": 1D ", flat, ", span ", span, " registers");
+      CHECK(flat > 0);
+      CHECK(flat <= 32);
+      CHECK(span > 0);
+      CHECK(span <= 32);
+    }
+  }
   TEST_CASE("float min and max in 512- and 1024-thread blocks keep 2048 threads per SM: <= 32 registers") {
     // The preset's 256M and 16M winners of sum, min and max, and a one-tile-per-block grid where min/max were
     // measured 1.3-1.8x slower than the sum (bench/results/2026-12-01c-h200-preset-standard.log.gz): a hardware

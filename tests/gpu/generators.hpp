@@ -140,6 +140,8 @@ inline std::vector<ImageRegion> image_regions(std::size_t pixel) {
           {"crop off the 16-byte grid", 1001, 257, 1040 * pixel, 3 * pixel},
           {"stride not a multiple of 16 bytes", 999, 200, 1001 * pixel, pixel},
           {"rows shorter than a vector", 3, 1000, 7 * pixel, 0},
+          {"rows one pixel apart (a span, its gaps taken back)", 2000, 300, 2001 * pixel, 5 * pixel},
+          {"rows with no gap (a span)", 1500, 40, 1500 * pixel, 0},
           {"one row", 5000, 1, 0, pixel}};
 }
 

@@ -299,11 +299,17 @@ TEST_SUITE("gpu_histimage") {
                     UsageError);
     std::filesystem::remove(path);
   }
-  TEST_CASE("2D regions (padded, off the 16-byte grid, odd strides, short rows): u8 RGBA 3 of 4, u8, RGB, f32") {
+  TEST_CASE("2D regions (padded, off the 16-byte grid, odd strides, short rows, spans with short or no gaps): u8 "
+            "RGBA 3 of 4, u8, RGB, f32, 64-bit counts") {
     check_regions(make(SampleType::u8, 256, 0, 256, 4, 3), 2);
     check_regions(make(SampleType::u8, 256, 0, 256), 4);
     check_regions(make(SampleType::u8, 64, 16, 240, 3, 3), 4);
     check_regions(make(SampleType::f32, 1000, -1, 1, 2, 2), 6);
+    // A span's blocks take back counts that other blocks added: a block's total may be "negative", and 64-bit
+    // counts must receive it sign-extended.
+    HistogramProblem wide = make(SampleType::u8, 256, 0, 256, 4, 3);
+    wide.counter_bits = 64;
+    check_regions(wide, 5);
   }
   TEST_CASE("2D: a stride shorter than a row, or not a whole number of pixels for pixel vectors, is refused") {
     const HistogramProblem p = make(SampleType::u8, 256, 0, 256, 4, 3);
