@@ -14,14 +14,16 @@
 //      (d) CUB (bench/baselines). Each is verified against the CPU reference first (Workload::check_call). Regret =
 //      time / time(exact) - 1. When the LOO choice is the exact winner's configuration its regret is 0 by definition
 //      (not timed again);
-//   4. at untuned sizes 3 * 4^k between the ladder's ends times the handle and CUB (no exact winner there);
+//   4. at untuned sizes 3 * 4^k between the ladder's ends times the handle and CUB; with --exact-untuned also each
+//      such size's own exact winner (tuned there now, into a scratch cache the handle never reads): the regret of
+//      the handle at sizes nobody tuned, between a tuned size and a crossover;
 //   5. per-call overhead at n = 4K: batches of back-to-back calls on one stream, no flush, events around each batch
 //      (and the host's enqueue time per call), the handle against the same configuration launched directly through
 //      the family's launcher (Workload::load), batches alternating;
 //   6. prints a Markdown table per shape and a summary with every target, PASS or MISS with the numbers.
 //
 //   size_bench [--cache FILE] [--reuse] [--samples K] [--tune-samples K] [--shape u8|f32|sum]... [--quick]
-//              [--calls N] [--commit HASH] [--markdown FILE]
+//              [--exact-untuned] [--calls N] [--commit HASH] [--markdown FILE]
 //
 // --cache: the cache file the ladders are tuned into (default: a file in a fresh temporary directory, removed at the
 // end). --reuse: sizes already tuned in it with the current code are not tuned again (their tuning time is then not
@@ -261,6 +263,7 @@ struct ShapeContext {
   const Adaptive& handle;
   const SizeLookup& sl;
   std::map<std::uint64_t, const Winner*> by_n;  // this GPU model's winner at each tuned size
+  std::map<std::uint64_t, Config> untuned_exact;  // --exact-untuned: the winner tuned now at each untuned size
   const DeviceInfo& dev;
   const std::string& compile_dir;
   const cuda::DeviceBuffer& flush;
@@ -349,6 +352,11 @@ Row time_size(const ShapeContext& ctx, std::uint64_t n, std::optional<std::size_
   }
   contenders.push_back(handle_call);
   std::unique_ptr<LoadedVariant> exact, loo;
+  if (!row.ladder && ctx.untuned_exact.count(n)) {
+    const Config& c = ctx.untuned_exact.at(n);
+    row.exact_config = c.key();
+    exact = contender(ctx, *workload, p, c, "exact winner", row, contenders);
+  }
   if (row.ladder) {
     const Winner& w = *ctx.by_n.at(n);
     row.exact_config = w.config.key();
@@ -367,6 +375,11 @@ Row time_size(const ShapeContext& ctx, std::uint64_t n, std::optional<std::size_
   const auto t = time_interleaved(contenders, ctx.flush, ctx.samples, ctx.stream);
   std::size_t k = 0;
   row.adaptive_ms = t[k++].median;
+  if (exact && !row.ladder) {
+    row.has_exact = true;
+    row.exact_ms = t[k++].median;
+    row.regret = row.adaptive_ms / row.exact_ms - 1.0;
+  }
   if (row.ladder) {
     row.has_exact = true;
     row.exact_ms = t[k++].median;
@@ -413,8 +426,8 @@ std::string rows_markdown(const Shape& shape, const std::vector<Row>& rows, doub
         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0f} | {:.1f} |{}\n", format_size(r.n),
         r.ladder ? "yes" : "no", r.source, us(r.adaptive_ms), r.has_exact ? us(r.exact_ms) : "-",
         r.has_exact ? pct(r.regret) : "-",
-        r.has_exact ? (r.loo_same ? std::string("yes") : "no") + (r.edge ? " (edge)" : "") : "-",
-        r.has_exact ? pct(r.loo_regret) + (r.edge ? " (edge)" : "") : "-", r.has_cub ? us(r.cub_ms) : "-",
+        r.has_exact && r.ladder ? (r.loo_same ? std::string("yes") : "no") + (r.edge ? " (edge)" : "") : "-",
+        r.has_exact && r.ladder ? pct(r.loo_regret) + (r.edge ? " (edge)" : "") : "-", r.has_cub ? us(r.cub_ms) : "-",
         r.has_cub ? fmt::format("{:.2f}x", r.cub_ms / r.adaptive_ms) : "-", gbps, 100.0 * gbps / roof_gbps, notes);
   }
   out += "\nConfigurations (handle at n / exact winner / leave-one-out choice when it differs):\n\n";
@@ -422,7 +435,7 @@ std::string rows_markdown(const Shape& shape, const std::vector<Row>& rows, doub
     if (r.adaptive_ms <= 0) continue;
     out += fmt::format("- {}: `{}`", format_size(r.n), r.handle_config);
     if (r.has_exact && r.exact_config != r.handle_config) out += fmt::format(" / exact `{}`", r.exact_config);
-    if (r.has_exact && !r.loo_same) out += fmt::format(" / LOO `{}`", r.loo_config);
+    if (r.has_exact && r.ladder && !r.loo_same) out += fmt::format(" / LOO `{}`", r.loo_config);
     out += "\n";
   }
   return out;
@@ -461,9 +474,29 @@ std::string shape_markdown(const ShapeResult& res, const Adaptive& handle, doubl
   return out;
 }
 
+// --exact-untuned: each untuned size's exact winner, tuned now into `scratch` (a cache the handle never reads).
+std::map<std::uint64_t, Config> tune_untuned(const Shape& shape, const std::vector<std::uint64_t>& sizes,
+                                             const std::string& scratch, int tune_samples,
+                                             const std::string& compile_dir) {
+  std::map<std::uint64_t, Config> out;
+  Cache cache(scratch);
+  TuneOptions o;
+  o.device = 0;
+  o.samples = tune_samples;
+  o.compile_cache_dir = compile_dir;
+  for (const std::uint64_t n : sizes) {
+    const auto t0 = Clock::now();
+    const TuneReport r = tune(shape.base.with_n(n), cache, o);
+    std::fprintf(stderr, "size_bench: %s n=%s exact (untuned size): %.1f s, winner %s\n", shape.id.c_str(),
+                 format_size(n).c_str(), seconds_since(t0), r.winner ? r.winner->config.key().c_str() : "(none)");
+    if (r.winner) out.emplace(n, r.winner->config);
+  }
+  return out;
+}
+
 ShapeResult run_shape(const Shape& shape, const std::string& cache_path, bool reuse, int tune_samples, int samples,
                       int calls, const std::string& compile_dir, const DeviceInfo& dev, const cuda::DeviceBuffer& flush,
-                      cudaStream_t stream, double roof_gbps) {
+                      cudaStream_t stream, double roof_gbps, const std::string& exact_untuned_cache) {
   ShapeResult res;
   res.shape = &shape;
   res.tuning = tune_shape(shape, cache_path, reuse, tune_samples, compile_dir);
@@ -476,7 +509,7 @@ ShapeResult run_shape(const Shape& shape, const std::string& cache_path, bool re
   const LookupTarget target{dev.model_key(), dev.arch(), dev.sm_count, dev.driver_version, dev};
   const SizeLookup sl = lookup_sizes(ro, target, shape.base);
   res.winners = sl.winners.size();
-  ShapeContext ctx{shape, handle, sl, {}, dev, compile_dir, flush, samples, stream};
+  ShapeContext ctx{shape, handle, sl, {}, {}, dev, compile_dir, flush, samples, stream};
   for (const Winner& w : sl.winners)
     if (w.model_key == dev.model_key()) ctx.by_n[w.problem.n()] = &w;
 
@@ -486,6 +519,12 @@ ShapeResult run_shape(const Shape& shape, const std::string& cache_path, bool re
   for (std::uint64_t n = 3 * 4096; n < shape.ladder.back(); n *= 4)
     if (n > shape.ladder.front() && !ctx.by_n.count(n)) sizes.push_back({n, std::nullopt});
   std::sort(sizes.begin(), sizes.end());
+  if (!exact_untuned_cache.empty()) {
+    std::vector<std::uint64_t> untuned;
+    for (const auto& [n, index] : sizes)
+      if (!index) untuned.push_back(n);
+    ctx.untuned_exact = tune_untuned(shape, untuned, exact_untuned_cache, tune_samples, compile_dir);
+  }
   for (const auto& [n, index] : sizes) res.rows.push_back(time_size(ctx, n, index));
 
   res.overhead = call_overhead(ctx, calls);
@@ -504,10 +543,11 @@ std::string summary(const std::vector<ShapeResult>& results) {
   std::vector<double> all_regret, all_loo;
   bool any_wrong = false;
   for (const ShapeResult& r : results) {
-    std::vector<double> regret, loo, vs_cub;
+    std::vector<double> regret, loo, vs_cub, untuned;
     for (const Row& row : r.rows) {
       any_wrong = any_wrong || row.wrong;
-      if (row.has_exact) {
+      if (row.has_exact && !row.ladder) untuned.push_back(row.regret);
+      if (row.has_exact && row.ladder) {
         regret.push_back(row.regret);
         if (!row.edge) loo.push_back(row.loo_regret);
       }
@@ -527,6 +567,11 @@ std::string summary(const std::vector<ShapeResult>& results) {
     line(fmt::format("median LOO regret ({} interior sizes)", loo.size()), pct(ml) + " %", "<= 3 %",
          loo.empty() ? std::nullopt : std::optional(ml <= 0.03));
     line("worst LOO regret", pct(wl) + " %", "<= 10 %", loo.empty() ? std::nullopt : std::optional(wl <= 0.10));
+    if (!untuned.empty()) {  // --exact-untuned: the handle against each untuned size's own exact winner
+      line(fmt::format("median regret at untuned sizes ({} sizes, each tuned exactly for this)", untuned.size()),
+           pct(median_of(untuned)) + " %", "-", std::nullopt);
+      line("worst regret at untuned sizes", pct(max_of(untuned)) + " %", "-", std::nullopt);
+    }
     const double mc = min_of(vs_cub), gc = geomean_of(vs_cub);
     line(fmt::format("min vs CUB ({} sizes)", vs_cub.size()), fmt::format("{:.2f}x", mc), ">= 1.0x",
          vs_cub.empty() ? std::nullopt : std::optional(mc >= 1.0));
@@ -578,7 +623,7 @@ std::string summary(const std::vector<ShapeResult>& results) {
 
 int main(int argc, char** argv) try {
   std::string cache_path, markdown, commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
-  bool reuse = false, quick = false;
+  bool reuse = false, quick = false, exact_untuned = false;
   int samples = 30, tune_samples = 15, calls = 4096;
   std::set<std::string> only;
   for (int i = 1; i < argc; ++i) {
@@ -587,6 +632,7 @@ int main(int argc, char** argv) try {
     if (a == "--cache" && has) cache_path = argv[++i];
     else if (a == "--reuse") reuse = true;
     else if (a == "--quick") quick = true;
+    else if (a == "--exact-untuned") exact_untuned = true;
     else if (a == "--samples" && has) samples = std::stoi(argv[++i]);
     else if (a == "--tune-samples" && has) tune_samples = std::stoi(argv[++i]);
     else if (a == "--calls" && has) calls = std::stoi(argv[++i]);
@@ -596,7 +642,7 @@ int main(int argc, char** argv) try {
     else {
       std::fprintf(stderr,
                    "usage: size_bench [--cache FILE] [--reuse] [--samples K] [--tune-samples K] [--shape u8|f32|sum]... "
-                   "[--quick] [--calls N] [--commit HASH] [--markdown FILE]\n");
+                   "[--quick] [--exact-untuned] [--calls N] [--commit HASH] [--markdown FILE]\n");
       return 2;
     }
   }
@@ -642,8 +688,9 @@ int main(int argc, char** argv) try {
   for (const Shape& shape : shapes) {
     if (!only.empty() && !only.count(shape.id)) continue;
     const std::string compile_dir = (tmp / ("cubins_" + shape.id)).string();  // fresh: cold for each shape
+    const std::string scratch = exact_untuned ? (tmp / ("exact_untuned_" + shape.id + ".db")).string() : "";
     results.push_back(run_shape(shape, cache_path, reuse, tune_samples, samples, calls, compile_dir, dev, flush,
-                                stream.get(), roof.gbps));
+                                stream.get(), roof.gbps, scratch));
     std::printf("%s", results.back().table.c_str());
     std::fflush(stdout);
     doc += results.back().table;
