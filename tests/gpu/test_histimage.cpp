@@ -38,6 +38,13 @@ HistogramProblem make(SampleType t, int bins, double lo, double hi, int channels
   return p;
 }
 
+// u8 RGBA, 3 of 4 channels x 256 bins, in 64-bit counters: the 2D regions' sign-extended block totals.
+HistogramProblem wide_rgba() {
+  HistogramProblem p = make(SampleType::u8, 256, 0, 256, 4, 3);
+  p.counter_bits = 64;
+  return p;
+}
+
 // The problems of the cases below: the quick tier covers their joint space once (tier_share).
 const std::vector<HistogramProblem>& suite_problems() {
   static const std::vector<HistogramProblem> problems{
@@ -51,7 +58,8 @@ const std::vector<HistogramProblem>& suite_problems() {
       make(SampleType::u16, 1000, 0, 65536, 2, 1),
       make(SampleType::f32, 100, -1, 1, 4, 2),
       make(SampleType::u8, 256, 0, 256),
-      make(SampleType::f32, 1000, -1, 1, 2, 2)};
+      make(SampleType::f32, 1000, -1, 1, 2, 2),
+      wide_rgba()};
   return problems;
 }
 
@@ -307,9 +315,7 @@ TEST_SUITE("gpu_histimage") {
     check_regions(make(SampleType::f32, 1000, -1, 1, 2, 2), 6);
     // A span's blocks take back counts that other blocks added: a block's total may be "negative", and 64-bit
     // counts must receive it sign-extended.
-    HistogramProblem wide = make(SampleType::u8, 256, 0, 256, 4, 3);
-    wide.counter_bits = 64;
-    check_regions(wide, 5);
+    check_regions(wide_rgba(), 5);
   }
   TEST_CASE("2D: a stride shorter than a row, or not a whole number of pixels for pixel vectors, is refused") {
     const HistogramProblem p = make(SampleType::u8, 256, 0, 256, 4, 3);
