@@ -1,11 +1,8 @@
 #include "autotune/reduce.hpp"
 
-#include <fmt/format.h>
-
 #include <optional>
 #include <vector>
 
-#include "autotune/error.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
@@ -45,13 +42,9 @@ Reduce::Reduce(ValueType type, const UserOp& op, std::uint64_t n, const Options&
 AUTOTUNE_LOADED_HANDLE_MEMBERS(Reduce, ReduceProblem)
 
 void check_reduce_types(const ReduceProblem& p, std::optional<ValueType> input, std::optional<ValueType> output) {
-  if (input && *input != p.type)
-    throw UsageError(fmt::format("autotune::Reduce: {} input passed to {}, whose input is {}", to_string(*input),
-                                 p.key(), to_string(p.type)));
-  const ValueType acc = p.accumulator_type();
-  if (output && *output != acc)
-    throw UsageError(fmt::format("autotune::Reduce: a {} output passed to {}, whose result is {}", to_string(*output),
-                                 p.key(), to_string(acc)));
+  const PointerChecks check{"autotune::Reduce"};
+  if (input) check.input_type(*input, p.type, p);
+  if (output) check.output_type(*output, p.accumulator_type(), p);
 }
 
 void Reduce::check_input(ValueType t) const { check_reduce_types(impl_->problem, t, std::nullopt); }

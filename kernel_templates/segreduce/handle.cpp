@@ -8,6 +8,7 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -27,15 +28,12 @@ AUTOTUNE_LOADED_HANDLE_MEMBERS(SegmentedReduce, SegReduceProblem)
 
 void SegmentedReduce::check_types(ValueType input, ValueType output, bool arg) const {
   const SegReduceProblem& p = impl_->problem;
-  if (input != p.type)
-    throw UsageError(fmt::format("autotune::SegmentedReduce: {} input passed to {}, whose input is {}",
-                                 to_string(input), p.key(), to_string(p.type)));
+  const PointerChecks check{"autotune::SegmentedReduce"};
+  check.input_type(input, p.type, p);
   if (arg != is_arg(p.op))
     throw UsageError(fmt::format("autotune::SegmentedReduce: {} results passed to {}", arg ? "SegmentedArg" : "plain",
                                  p.key()));
-  if (!arg && output != p.accumulator_type())
-    throw UsageError(fmt::format("autotune::SegmentedReduce: a {} output passed to {}, whose result is {}",
-                                 to_string(output), p.key(), to_string(p.accumulator_type())));
+  if (!arg) check.output_type(output, p.accumulator_type(), p);
 }
 
 void SegmentedReduce::launch(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const void* d_begin,
