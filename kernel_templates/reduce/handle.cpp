@@ -14,14 +14,9 @@ namespace autotune {
 
 AUTOTUNE_LOADED_HANDLE_IMPL(Reduce, ReduceKernel, ReduceProblem)
 
-// The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/reduce/
-// user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+// The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/user_op.hpp).
 Reduce::Reduce(const ReduceProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options, [](const ReduceProblem& given) {
-        ReduceProblem p = given.normalized();
-        check_user_op_compiles(p, "sm_75");
-        return p;
-      })) {}
+    : impl_(std::make_unique<Impl>(problem, options, with_checked_user_op<ReduceProblem>)) {}
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
 #include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
@@ -16,13 +17,9 @@ namespace autotune {
 AUTOTUNE_LOADED_HANDLE_IMPL(SegmentedReduce, SegReduceKernel, SegReduceProblem)
 
 // A user operator's own compile errors, with NVRTC's log, before any variant is compiled and before a device is
-// looked for (kernel_templates/user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+// looked for (kernel_templates/user_op.hpp).
 SegmentedReduce::SegmentedReduce(const SegReduceProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options, [](const SegReduceProblem& given) {
-        SegReduceProblem p = given.normalized();
-        segreduce_detail::check_user_op_compiles(p, "sm_75");
-        return p;
-      })) {}
+    : impl_(std::make_unique<Impl>(problem, options, with_checked_user_op<SegReduceProblem>)) {}
 
 AUTOTUNE_LOADED_HANDLE_MEMBERS(SegmentedReduce, SegReduceProblem)
 

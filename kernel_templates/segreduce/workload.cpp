@@ -1,15 +1,12 @@
 // The segmented reduction family's tuner workload (core/typed_workload.hpp): segment offsets and values generated on
 // the CPU, the reference results, and variants bound to device copies of them.
-#include <fmt/format.h>
-
 #include <algorithm>
 
-#include "autotune/error.hpp"
-#include "core/jit.hpp"
 #include "core/typed_workload.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/segreduce/reference.hpp"
 #include "kernel_templates/segreduce/space.hpp"
+#include "kernel_templates/user_op.hpp"
 
 namespace autotune {
 
@@ -45,9 +42,7 @@ class SegReduceWorkload final : public TypedWorkload<SegReduceProblem, SegReduce
   // A user operator has no CPU reference: the fallback configuration's results are what every variant must agree
   // with, segment by segment (compare_segreduce_user), as the reduce family checks its user operators.
   void user_reference() {
-    const jit::CompileResult c = jit::compile(kernel_source(problem_, fallback_), "segreduce.cu", device_.arch());
-    if (!c.ok) throw UsageError(fmt::format("the user operator of {} does not compile:\n{}", problem_.key(), c.log));
-    const SegReduceKernel kernel(problem_, fallback_, device_, c.cubin);
+    const auto kernel = user_reference_kernel<SegReduceKernel>(problem_, fallback_, device_, "segreduce.cu");
     run(kernel, input_.get(), nullptr);
     user_expected_.resize(output_.bytes());
     AUTOTUNE_CUDA(cudaMemcpy(user_expected_.data(), output_.get(), output_.bytes(), cudaMemcpyDeviceToHost));
