@@ -11,6 +11,7 @@
 
 #include "autotune/error.hpp"
 #include "kernel_templates/half_host.hpp"
+#include "kernel_templates/value_types.hpp"  // nan_bits
 #include "core/splitmix.hpp"
 
 namespace autotune {
@@ -83,15 +84,6 @@ std::uint64_t float_bits(ValueType t, long double v) {
   }
 }
 
-std::uint64_t canonical_nan(ValueType t) {
-  switch (t) {
-    case ValueType::f16: return 0x7E00u;
-    case ValueType::bf16: return 0x7FC0u;
-    case ValueType::f32: return 0x7FC00000u;
-    default: return 0x7FF8000000000000ull;
-  }
-}
-
 long double as_long_double(ValueType t, std::uint64_t bits) {
   switch (t) {
     case ValueType::f16:
@@ -151,7 +143,7 @@ ReduceExpected float_extreme(const ReduceProblem& p, const void* x, std::uint64_
   }
   const ValueType acc = p.accumulator_type();
   e.value = nan ? std::numeric_limits<long double>::quiet_NaN() : r;
-  e.bits = nan ? canonical_nan(acc) : float_bits(acc, r);
+  e.bits = nan ? reduce_detail::nan_bits(acc) : float_bits(acc, r);
   return e;
 }
 
