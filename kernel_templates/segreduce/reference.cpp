@@ -79,6 +79,7 @@ SegReduceExpected reference_of(const SegReduceProblem& problem, const void* valu
   // Each segment's: the reduce family's reference, or the arg-reductions' (reduction_reference.hpp).
   for (std::uint64_t s = 0; s < segments; ++s) {
     e.length.push_back(end[s] > begin[s] ? static_cast<std::uint64_t>(end[s] - begin[s]) : 0);
+    if (problem.op == SegReduceOp::user) continue;
     const auto* segment = static_cast<const unsigned char*>(values) + begin[s] * size;
     if (!is_arg(problem.op)) {
       e.value.push_back(reference_reduce(r, segment, e.length[s]));
