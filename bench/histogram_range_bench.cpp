@@ -294,7 +294,7 @@ int main(int argc, char** argv) try {
     const SampleStats t_cub = time_calls(
         [&](cudaStream_t s) { cub.run(in.get(), d_levels.get(), theirs.as<unsigned>(), s); }, flush, samples,
         stream.get());
-    const auto expected = range_counts_as_written(
+    const auto expected = histogram_samples::counts_as_written(
         p, c.rows > 0 ? reference_range_histogram_region(p, host.data(), row_samples, c.rows, c.row_stride_bytes,
                                                          levels.data())
                       : reference_range_histogram(p, host.data(), p.n, levels.data()));

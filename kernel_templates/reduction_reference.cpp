@@ -11,6 +11,7 @@
 
 #include "autotune/error.hpp"
 #include "kernel_templates/half_host.hpp"
+#include "kernel_templates/value_types.hpp"  // nan_bits
 #include "core/splitmix.hpp"
 
 namespace autotune {
@@ -83,15 +84,6 @@ std::uint64_t float_bits(ValueType t, long double v) {
   }
 }
 
-std::uint64_t canonical_nan(ValueType t) {
-  switch (t) {
-    case ValueType::f16: return 0x7E00u;
-    case ValueType::bf16: return 0x7FC0u;
-    case ValueType::f32: return 0x7FC00000u;
-    default: return 0x7FF8000000000000ull;
-  }
-}
-
 long double as_long_double(ValueType t, std::uint64_t bits) {
   switch (t) {
     case ValueType::f16:
@@ -151,7 +143,7 @@ ReduceExpected float_extreme(const ReduceProblem& p, const void* x, std::uint64_
   }
   const ValueType acc = p.accumulator_type();
   e.value = nan ? std::numeric_limits<long double>::quiet_NaN() : r;
-  e.bits = nan ? canonical_nan(acc) : float_bits(acc, r);
+  e.bits = nan ? reduce_detail::nan_bits(acc) : float_bits(acc, r);
   return e;
 }
 
@@ -186,6 +178,46 @@ ReduceExpected float_sum(const ReduceProblem& p, const void* x, std::uint64_t n)
   if (p.op == ReduceOp::l2norm && !std::isnan(e.value)) e.value = std::sqrt(e.value);
   e.abs_sum = abs_sum;
   return e;
+}
+
+// The bits of element i of `t` values at `data`, zero-extended.
+std::uint64_t bits_at(ValueType t, const void* data, std::uint64_t i) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, static_cast<const unsigned char*>(data) + i * size_of(t), size_of(t));  // little-endian
+  return bits;
+}
+
+// CUB's value for an empty input: numeric_limits<T>::lowest() for arg-max, max() for arg-min; for halves those of
+// cuda::std::numeric_limits<__half> and <__nv_bfloat16>: -65504 / 65504 and -(2 - 2^-7) * 2^127 / its negation.
+template <class R>
+std::uint64_t empty_arg_bits(ValueType t, bool max) {
+  if (t == ValueType::f16) return max ? 0xFBFFu : 0x7BFFu;
+  if (t == ValueType::bf16) return max ? 0xFF7Fu : 0x7F7Fu;
+  using V = typename R::V;
+  const V v = max ? std::numeric_limits<V>::lowest() : std::numeric_limits<V>::max();
+  return bits_at(t, &v, 0);
+}
+
+// The first index of the extreme value (strictly better: a tie keeps the first), or of the first NaN.
+template <class R>
+ArgExpected arg_extreme(ValueType t, bool max, const void* x, std::uint64_t n) {
+  using V = typename R::V;  // a half's float, an i8's or i16's own type: compared as they promote
+  if (n == 0) return {empty_arg_bits<R>(t, max), 1};
+  std::uint64_t best = 0;
+  V b = R::get(x, 0);
+  bool nan = false;
+  if constexpr (std::is_floating_point_v<V>) nan = std::isnan(b);
+  for (std::uint64_t i = 1; i < n && !nan; ++i) {
+    const V v = R::get(x, i);
+    if constexpr (std::is_floating_point_v<V>) {
+      if (std::isnan(v)) {
+        best = i, nan = true;  // the first NaN ends the search
+        break;
+      }
+    }
+    if (max ? v > b : v < b) best = i, b = v;  // strictly: a tie keeps the first
+  }
+  return {bits_at(t, x, best), best};
 }
 
 std::string show_int(ValueType t, std::uint64_t bits) {
@@ -226,6 +258,10 @@ ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, 
     if constexpr (std::is_integral_v<typename R::V>) return integer_reduce<R>(problem, data, n);
     throw UsageError("a float input has a float result");  // validate() allows no other
   });
+}
+
+ArgExpected reference_arg_extreme(ValueType type, bool max, const void* data, std::uint64_t n) {
+  return with_reader(type, [&](auto reader) { return arg_extreme<decltype(reader)>(type, max, data, n); });
 }
 
 long double reduce_sum_tolerance(ValueType accumulator, std::uint64_t n, long double abs_sum, std::uint64_t chain) {

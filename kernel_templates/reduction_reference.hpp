@@ -152,6 +152,19 @@ std::uint64_t addition_chain(const ReduceConfig& config, std::uint64_t n, std::u
 std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& expected, const void* got,
                            std::uint64_t n, std::uint64_t chain = 0);
 
+/// What an arg-reduction (arg-min or arg-max) of some input must give.
+struct ArgExpected {
+  std::uint64_t value_bits = 0;  ///< the value's bits, zero-extended (4-byte types in the low half)
+  std::uint64_t index = 0;
+};
+
+/// The arg-min (`max` false) or arg-max of `n` values of `type` at `data`, by the semantics of argreduce_problem.hpp:
+/// the first index of the extreme (ties by ==, halves compared as their floats, decoded by half_host.hpp), the first
+/// NaN if any; n = 0 gives index 1 and CUB's value for an empty input (numeric_limits' lowest() for arg-max, max() for
+/// arg-min; a half's those of cuda::std::numeric_limits). Plain sequential C++, written independently of the kernel
+/// templates: the reference of the arg-reductions and of each segment of a segmented argmin/argmax.
+ArgExpected reference_arg_extreme(ValueType type, bool max, const void* data, std::uint64_t n);
+
 /// A user operator's check (it has no CPU reference): `got` against `reference`, the result of the fallback
 /// configuration on the same input, both raw accumulator-type bytes. Integers: equal bits. Floats: both NaN, or equal,
 /// or within gamma_k * max(|got|, |reference|) (k as reduce_sum_tolerance's, `chain` the two variants' addition

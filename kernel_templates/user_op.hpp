@@ -4,15 +4,22 @@
 // reductions: kernel_templates/segreduce/).
 #pragma once
 
+#include <fmt/format.h>
+
+#include <iterator>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "autotune/device.hpp"
+#include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "core/family.hpp"
+#include "core/jit.hpp"
 #include "core/enum_text.hpp"
 #include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
@@ -103,6 +110,15 @@ std::string user_op_functions(const UserOp& user);
 std::string reduction_variant_source(std::string preamble, const UserOp* user, std::string_view name,
                                      std::string_view text);
 
+/// The operations a command line names with --op, of a family whose operation names `kOpNames` end with "user"
+/// (--user-op names that one): every name but the last.
+template <const auto& kOpNames>
+constexpr auto command_line_ops() {
+  constexpr std::size_t kOps = std::size(kOpNames);
+  static_assert(kOpNames[kOps - 1].value == decltype(kOpNames[0].value)::user);
+  return std::span(kOpNames).template first<kOps - 1>();
+}
+
 /// WithOptions (core/problem_options.hpp) for a family whose problem type (members `op`, an enum with a `user` value,
 /// `user`, `user_hash` and normalized()) takes an operator of the user's own: --user-op is read before the table,
 /// whose --op entry is declared unless("user-op"), and printed where --op would stand.
@@ -135,5 +151,26 @@ class WithUserOp : public problem_options::WithOptions<Base, kOptions> {
 /// operator enters (a handle's construction, the CLI's problem), so that its errors are the user's, not a
 /// variant's. Needs NVRTC (Error when it cannot be loaded).
 void check_user_op_compiles(const ReduceProblem& problem, const std::string& arch);
+
+/// What a handle of a family with operators of the user's own (reduce, segreduce) keeps of the problem it is given:
+/// the problem normalized, its user operator, if any, checked by the family's check_user_op_compiles for sm_75 (the
+/// oldest architecture CUDA 13's NVRTC compiles for), so that the operator's own compile errors come with NVRTC's log
+/// before any variant is compiled.
+template <class P>
+P with_checked_user_op(const P& given) {
+  P p = given.normalized();
+  check_user_op_compiles(p, "sm_75");
+  return p;
+}
+
+/// The kernel of the variant `config` of a user operator's `problem` on `device`, compiled from its source (named
+/// `file` in NVRTC's messages): the variant whose results stand in for a CPU reference in the tuner's checks.
+/// UsageError with NVRTC's log when it does not compile.
+template <class Kernel, class P, class C>
+Kernel user_reference_kernel(const P& problem, const C& config, const DeviceInfo& device, const char* file) {
+  const jit::CompileResult c = jit::compile(kernel_source(problem, config), file, device.arch());
+  if (!c.ok) throw UsageError(fmt::format("the user operator of {} does not compile:\n{}", problem.key(), c.log));
+  return Kernel(problem, config, device, c.cubin);
+}
 
 }  // namespace autotune

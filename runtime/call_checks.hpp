@@ -1,5 +1,5 @@
-// The checks a handle makes on the device pointers of every call, before anything is launched: each failure a
-// UsageError naming the handle and the pointer, worded alike for every family.
+// The checks a handle makes on the device pointers and the types of every call, before anything is launched: each
+// failure a UsageError naming the handle and the pointer or type, worded alike for every family.
 #pragma once
 
 #include <fmt/format.h>
@@ -23,6 +23,21 @@ struct PointerChecks {
   void aligned(std::string_view what, const void* pointer, std::size_t alignment) const {
     if (reinterpret_cast<std::uintptr_t>(pointer) % alignment != 0)
       throw UsageError(fmt::format("{}: the {} pointer is not aligned to {} bytes", handle, what, alignment));
+  }
+  /// "HANDLE: T input passed to KEY, whose input is W" when a typed call's element type `given` is not the type
+  /// `wanted` of `problem` (an enum that to_string names).
+  template <class T, class P>
+  void input_type(T given, T wanted, const P& problem) const {
+    if (given != wanted)
+      throw UsageError(fmt::format("{}: {} input passed to {}, whose input is {}", handle, to_string(given),
+                                   problem.key(), to_string(wanted)));
+  }
+  /// "HANDLE: a T output passed to KEY, whose result is W" when a typed call's result type `given` is not `wanted`.
+  template <class T, class P>
+  void output_type(T given, T wanted, const P& problem) const {
+    if (given != wanted)
+      throw UsageError(fmt::format("{}: a {} output passed to {}, whose result is {}", handle, to_string(given),
+                                   problem.key(), to_string(wanted)));
   }
   /// The pointers of a call that reads `n` elements from `input` into `output`: neither null (the input of an empty
   /// call may be), each aligned to its element (the output checked first for null, then the input).

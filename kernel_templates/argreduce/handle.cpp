@@ -1,9 +1,6 @@
-#include <fmt/format.h>
-
 #include <vector>
 
 #include "autotune/argreduce.hpp"
-#include "autotune/error.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/argreduce/launcher.hpp"
 #include "runtime/call_checks.hpp"
@@ -14,9 +11,7 @@ namespace autotune {
 AUTOTUNE_LOADED_HANDLE(ArgReduce, ArgReduceKernel, ArgReduceProblem)
 
 void ArgReduce::check_type(ValueType t) const {
-  if (t != impl_->problem.type)
-    throw UsageError(fmt::format("autotune::ArgReduce: {} input passed to {}, whose input is {}", to_string(t),
-                                 impl_->problem.key(), to_string(impl_->problem.type)));
+  PointerChecks{"autotune::ArgReduce"}.input_type(t, impl_->problem.type, impl_->problem);
 }
 
 void ArgReduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t stream) const {

@@ -7,14 +7,11 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/device.hpp"
-#include "core/cuda.hpp"
-#include "core/workspace.hpp"
+#include "kernel_templates/reduction_launch.hpp"
 
 namespace autotune {
 
@@ -24,17 +21,11 @@ inline constexpr unsigned kArgReduceMaxCoverGrid = 1u << 16;
 /// smallest block.
 inline constexpr std::uint64_t kArgReduceMaxN = 1ull << 37;
 
-/// What one call does, decided on the host from the configuration, n and the device's resident grid.
-struct ArgReduceLaunchPlan {
-  /// Blocks of the main launch (at least 1): grid_blocks = 1: one; else enough to cover n with one tile per block,
-  /// at most resident_grid (grid_blocks = 0) or kArgReduceMaxCoverGrid (-1).
-  unsigned grid = 1;
-  bool finish_launch = false;  ///< autotune_argreduce_finish (one block) combines `grid` partials afterwards
-};
-ArgReduceLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
+/// What one call does (at least one block; at most kArgReduceMaxCoverGrid for grid_blocks = -1; never a preset).
+ReductionLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
                                           std::uint64_t n, unsigned resident_grid);
 
-class ArgReduceKernel {
+class ArgReduceKernel : public ReductionKernel<ArgReduceProblem, ArgReduceConfig> {
  public:
   /// Loads `cubin` (compiled from kernel_source(problem, config)) on the current device. Throws UsageError when the
   /// configuration is invalid or exceeds the device's limits, CudaError when the cubin does not load.
@@ -49,18 +40,7 @@ class ArgReduceKernel {
   /// more than one block). UsageError for n >= kArgReduceMaxN.
   void run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const;
 
-  const ArgReduceConfig& config() const { return config_; }
-
   static constexpr unsigned kMaxCoverGrid = kArgReduceMaxCoverGrid;
-
- private:
-  ArgReduceProblem problem_;
-  ArgReduceConfig config_;
-  cuda::Module module_;
-  cuda::Module finish_module_;  // two_pass only: the same cubin, its second entry point
-  std::size_t shared_bytes_ = 0;
-  unsigned resident_grid_ = 0;
-  std::unique_ptr<WorkspacePool> workspaces_;  // per stream: kernel_templates/argreduce/workspace_layout.hpp
 };
 
 }  // namespace autotune

@@ -6,39 +6,17 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <type_traits>
 
 #include "autotune/error.hpp"
 #include "core/splitmix.hpp"
 #include "kernel_templates/half_host.hpp"
-#include "kernel_templates/reduction_reference.hpp"  // reference_detail::with_reader
 
 namespace autotune {
 
 namespace {
 
 using reduce_detail::half_to_float;
-
-using reference_detail::with_reader;
-
-// The bits of element i, zero-extended.
-std::uint64_t bits_at(ValueType t, const void* data, std::uint64_t i) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, static_cast<const unsigned char*>(data) + i * size_of(t), size_of(t));  // little-endian
-  return bits;
-}
-
-// CUB's value for n = 0: numeric_limits<T>::lowest() for arg-max, max() for arg-min; for halves those of
-// cuda::std::numeric_limits<__half> and <__nv_bfloat16>: -65504 / 65504 and -(2 - 2^-7) * 2^127 / its negation.
-template <class R>
-std::uint64_t empty_bits(ValueType t, bool max) {
-  if (t == ValueType::f16) return max ? 0xFBFFu : 0x7BFFu;
-  if (t == ValueType::bf16) return max ? 0xFF7Fu : 0x7F7Fu;
-  using V = typename R::V;
-  const V v = max ? std::numeric_limits<V>::lowest() : std::numeric_limits<V>::max();
-  return bits_at(t, &v, 0);
-}
 
 template <class T>
 T draw(SplitMix64& rng) {
@@ -78,28 +56,6 @@ void fill(const ArgReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out
   }
 }
 
-template <class R>
-ArgExpected arg_reduce(const ArgReduceProblem& p, const void* x, std::uint64_t n) {
-  using V = typename R::V;  // a half's float, an i8's or i16's own type: compared as they promote
-  const bool max = p.op == ArgOp::argmax;
-  if (n == 0) return {empty_bits<R>(p.type, max), 1};
-  std::uint64_t best = 0;
-  V b = R::get(x, 0);
-  bool nan = false;
-  if constexpr (std::is_floating_point_v<V>) nan = std::isnan(b);
-  for (std::uint64_t i = 1; i < n && !nan; ++i) {
-    const V v = R::get(x, i);
-    if constexpr (std::is_floating_point_v<V>) {
-      if (std::isnan(v)) {
-        best = i, nan = true;  // the first NaN ends the search
-        break;
-      }
-    }
-    if (max ? v > b : v < b) best = i, b = v;  // strictly: a tie keeps the first
-  }
-  return {bits_at(p.type, x, best), best};
-}
-
 std::string show(ValueType t, std::uint64_t bits) {
   switch (t) {
     case ValueType::i32: return fmt::format("{}", static_cast<std::int32_t>(static_cast<std::uint32_t>(bits)));
@@ -127,7 +83,7 @@ std::vector<unsigned char> generate_arg_values(const ArgReduceProblem& problem, 
 }
 
 ArgExpected reference_argreduce(const ArgReduceProblem& problem, const void* data, std::uint64_t n) {
-  return with_reader(problem.type, [&](auto reader) { return arg_reduce<decltype(reader)>(problem, data, n); });
+  return reference_arg_extreme(problem.type, problem.op == ArgOp::argmax, data, n);
 }
 
 std::string compare_argreduce(const ArgReduceProblem& problem, const ArgExpected& expected, const void* got) {

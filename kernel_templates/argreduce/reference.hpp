@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "autotune/argreduce_problem.hpp"
+#include "kernel_templates/reduction_reference.hpp"  // ArgExpected
 
 namespace autotune {
 
@@ -21,15 +22,7 @@ namespace autotune {
 /// Throws UsageError for an unknown distribution.
 std::vector<unsigned char> generate_arg_values(const ArgReduceProblem& problem, std::uint64_t n, std::uint64_t seed);
 
-/// What an arg-reduction of some input must give.
-struct ArgExpected {
-  std::uint64_t value_bits = 0;  ///< the value's bits, zero-extended (4-byte types in the low half)
-  std::uint64_t index = 0;
-};
-
-/// The arg-reduction of `n` values of problem.type at `data` by the semantics of argreduce_problem.hpp (first index of
-/// the extreme, ties by ==, the first NaN if any, CUB's {1, lowest()/max()} for n = 0; halves compared as floats,
-/// decoded by half_host.hpp). Plain sequential C++, written independently of the kernel template.
+/// The arg-reduction of `n` values of problem.type at `data`: reference_arg_extreme (reduction_reference.hpp).
 ArgExpected reference_argreduce(const ArgReduceProblem& problem, const void* data, std::uint64_t n);
 
 /// Empty when `got` (the 16 bytes a kernel wrote: value at 0, index at 8) is exactly `expected` (value bits and

@@ -10,8 +10,6 @@
 #include <utility>
 
 #include "autotune/error.hpp"
-#include "kernel_templates/half_float.hpp"
-#include "kernel_templates/histogram_samples.hpp"  // generate_samples
 #include "core/splitmix.hpp"
 
 namespace autotune {
@@ -69,19 +67,13 @@ decltype(auto) with_level_type(SampleType t, F&& f) {
   }
 }
 
-// A sample as the level type L: halves exactly to float, the others as C++ converts them.
-template <class L, class S>
-L as_level(S s) {
-  if constexpr (is_half_v<S>) return to_float(s);
-  else return static_cast<L>(s);
-}
-
 // One channel's histogram: `n` samples `stride` apart from `s`, over `count` levels from `first`, added into h.
 template <class L, class S>
 void count_channel(const S* s, std::uint64_t n, std::uint64_t stride, const L* first, int count,
                    std::uint64_t* h) {
   const L* last = first + count;
-  auto bin_of = [&](L x) -> std::ptrdiff_t {
+  auto bin_of = [&](S sample) -> std::ptrdiff_t {
+    const L x = static_cast<L>(histogram_samples::binned(sample));  // halves exactly to float
     if constexpr (std::is_floating_point_v<L>)
       if (std::isnan(x)) return -1;
     // upper_bound: the first level above x; the bin is the one before it, if there is one and it is not last.
@@ -102,11 +94,11 @@ void count_channel(const S* s, std::uint64_t n, std::uint64_t stride, const L* f
       const auto bits = static_cast<std::uint16_t>(v);
       // little-endian: the low bytes; S is trivially copyable (F16/BF16 only have a default member initializer)
       std::memcpy(static_cast<void*>(&sample), &bits, sizeof(S));
-      if (const auto b = bin_of(as_level<L>(sample)); b >= 0) h[b] += per_value[v];
+      if (const auto b = bin_of(sample); b >= 0) h[b] += per_value[v];
     }
   } else {
     for (std::uint64_t i = 0; i < n; ++i)
-      if (const auto b = bin_of(as_level<L>(s[i * stride])); b >= 0) ++h[b];
+      if (const auto b = bin_of(s[i * stride]); b >= 0) ++h[b];
   }
 }
 
@@ -167,14 +159,6 @@ std::vector<std::uint64_t> reference_range_histogram_region(const HistogramRange
     for (std::size_t b = 0; b < h.size(); ++b) h[b] += part[b];
   }
   return h;
-}
-
-std::vector<std::uint64_t> widen_range_counts(const HistogramRangeProblem& problem, const void* raw) {
-  return histogram_samples::widen_counts(problem, raw);
-}
-
-std::vector<std::uint64_t> range_counts_as_written(const HistogramRangeProblem& problem, std::vector<std::uint64_t> counts) {
-  return histogram_samples::counts_as_written(problem, std::move(counts));
 }
 
 }  // namespace autotune

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "autotune/histogram_range_problem.hpp"
+#include "kernel_templates/histogram_samples.hpp"  // widen_counts, counts_as_written: the counters as written
 
 namespace autotune {
 
@@ -31,10 +32,5 @@ std::vector<std::uint64_t> reference_range_histogram(const HistogramRangeProblem
 std::vector<std::uint64_t> reference_range_histogram_region(const HistogramRangeProblem& problem, const void* samples,
                                                             std::uint64_t row_samples, std::uint64_t rows,
                                                             std::size_t row_stride_bytes, const void* levels);
-
-/// Counters as the GPU wrote them (32 or 64 bits), widened; the reference as such counters would hold it.
-std::vector<std::uint64_t> widen_range_counts(const HistogramRangeProblem& problem, const void* raw);
-std::vector<std::uint64_t> range_counts_as_written(const HistogramRangeProblem& problem,
-                                                   std::vector<std::uint64_t> counts);
 
 }  // namespace autotune

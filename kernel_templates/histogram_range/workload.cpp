@@ -18,8 +18,8 @@ class HistogramRangeWorkload final
       : TypedWorkload(problem, device, {histogram_range_space, histogram_range_violation}) {
     const std::vector<unsigned char> levels = generate_levels(problem);
     const std::vector<unsigned char> host = generate_range_samples(problem, problem.n, seed);
-    expected_ = range_counts_as_written(problem, reference_range_histogram(problem, host.data(), problem.n,
-                                                                           levels.data()));
+    expected_ = histogram_samples::counts_as_written(
+        problem, reference_range_histogram(problem, host.data(), problem.n, levels.data()));
     input_ = upload(host);
     levels_ = upload(levels);
     output_ = cuda::DeviceBuffer(histogram_samples::counts_bytes(problem));
@@ -34,7 +34,7 @@ class HistogramRangeWorkload final
     kernel.run(input, problem_.n, levels_.get(), output_.get(), stream);
   }
   std::string compare(const std::vector<unsigned char>& got, const HistogramRangeKernel*) const override {
-    return compare_histograms(expected_, widen_range_counts(problem_, got.data()));
+    return compare_histograms(expected_, histogram_samples::widen_counts(problem_, got.data()));
   }
 
   std::vector<std::uint64_t> expected_;

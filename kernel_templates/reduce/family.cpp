@@ -2,7 +2,6 @@
 // command-line options, the default problem and the tuner workload, each delegated to this folder's files.
 #include <fmt/format.h>
 
-#include <span>
 #include <tuple>
 
 #include "autotune/error.hpp"
@@ -24,10 +23,7 @@ namespace autotune {
 
 namespace {
 
-// The operations a command line names with --op: every one but "user", which is --user-op.
-constexpr std::size_t kOps = std::size(reduce_detail::kReduceOpNames);
-static_assert(reduce_detail::kReduceOpNames[kOps - 1].value == ReduceOp::user);
-constexpr auto kCommandLineOps = std::span(reduce_detail::kReduceOpNames).first<kOps - 1>();
+constexpr auto kCommandLineOps = reduce_detail::command_line_ops<reduce_detail::kReduceOpNames>();
 // --mode, and the key's "mode=" part.
 constexpr enum_text::Name<bool> kModeNames[] = {{true, "deterministic"}, {false, "fast"}};
 

@@ -1,11 +1,8 @@
 #include "autotune/reduce.hpp"
 
-#include <fmt/format.h>
-
 #include <optional>
 #include <vector>
 
-#include "autotune/error.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/reduce/handle.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
@@ -17,14 +14,9 @@ namespace autotune {
 
 AUTOTUNE_LOADED_HANDLE_IMPL(Reduce, ReduceKernel, ReduceProblem)
 
-// The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/reduce/
-// user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+// The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/user_op.hpp).
 Reduce::Reduce(const ReduceProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options, [](const ReduceProblem& given) {
-        ReduceProblem p = given.normalized();
-        check_user_op_compiles(p, "sm_75");
-        return p;
-      })) {}
+    : impl_(std::make_unique<Impl>(problem, options, with_checked_user_op<ReduceProblem>)) {}
 
 namespace {
 
@@ -45,13 +37,9 @@ Reduce::Reduce(ValueType type, const UserOp& op, std::uint64_t n, const Options&
 AUTOTUNE_LOADED_HANDLE_MEMBERS(Reduce, ReduceProblem)
 
 void check_reduce_types(const ReduceProblem& p, std::optional<ValueType> input, std::optional<ValueType> output) {
-  if (input && *input != p.type)
-    throw UsageError(fmt::format("autotune::Reduce: {} input passed to {}, whose input is {}", to_string(*input),
-                                 p.key(), to_string(p.type)));
-  const ValueType acc = p.accumulator_type();
-  if (output && *output != acc)
-    throw UsageError(fmt::format("autotune::Reduce: a {} output passed to {}, whose result is {}", to_string(*output),
-                                 p.key(), to_string(acc)));
+  const PointerChecks check{"autotune::Reduce"};
+  if (input) check.input_type(*input, p.type, p);
+  if (output) check.output_type(*output, p.accumulator_type(), p);
 }
 
 void Reduce::check_input(ValueType t) const { check_reduce_types(impl_->problem, t, std::nullopt); }

@@ -1,12 +1,9 @@
 #include "kernel_templates/reduce/launcher.hpp"
 
+#include <algorithm>
 #include <cstring>
 
-#include <fmt/format.h>
-
-#include <algorithm>
-
-#include "core/launch_limits.hpp"
+#include "kernel_templates/reduction_launch.hpp"
 #include "kernel_templates/value_types.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/reduce/workspace_layout.hpp"
@@ -20,18 +17,10 @@ using Workspace = reduce_detail::ReduceWorkspace;
 
 }  // namespace
 
-ReduceLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const ReduceConfig& config, std::uint64_t n,
-                                    unsigned resident_grid) {
-  ReduceLaunchPlan plan;
-  if (config.grid_blocks == 1) {
-    plan.grid = 1;
-  } else {
-    const std::uint64_t per_block =
-        static_cast<std::uint64_t>(config.block) * config.loads * config.elems_per_load(problem);
-    const std::uint64_t cover = std::max<std::uint64_t>(1, (n + per_block - 1) / per_block);
-    const unsigned cap = config.grid_blocks == 0 ? std::max(1u, resident_grid) : kReduceMaxCoverGrid;
-    plan.grid = static_cast<unsigned>(std::min<std::uint64_t>(cover, cap));
-  }
+ReductionLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const ReduceConfig& config, std::uint64_t n,
+                                       unsigned resident_grid) {
+  ReductionLaunchPlan plan;
+  plan.grid = reduction_launch::cover_grid(problem, config, n, resident_grid, kReduceMaxCoverGrid);
   // One block writes its result itself (kernel_templates/reduce/reduce.cu), unless every thread adds with atomics.
   const bool direct = plan.grid == 1 && config.block_reduce != BlockReduce::atomic;
   if (config.finish == Finish::atomic && !direct) {
@@ -44,16 +33,11 @@ ReduceLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const ReduceCo
 
 ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& config, const DeviceInfo& device,
                            const std::vector<char>& cubin)
-    : problem_(problem.normalized()), config_(config) {
-  problem.validate();
-  launch_limits::require_runnable(problem, config, device, reduce_violation);
-  shared_bytes_ = config.shared_bytes(problem_);
+    : ReductionKernel(problem, problem.normalized(), config, device, cubin,
+                      {kReduceKernelName, kReduceFinishKernelName}, reduce_violation) {
   acc_bytes_ = size_of(problem_.accumulator_type());
-  module_ = cuda::Module(cubin, kReduceKernelName);
-  if (config.finish == Finish::two_pass) finish_module_ = module_.entry(kReduceFinishKernelName);
-  resident_grid_ =
-      launch_limits::resident_blocks(module_.blocks_per_sm(config.block, shared_bytes_), config.key(), device);
-  const unsigned max_grid = config.grid_blocks == 1 ? 1u : config.grid_blocks == 0 ? resident_grid_ : kMaxCoverGrid;
+  resident_grid_ = resident_grid(device);
+  const unsigned max_grid = reduction_launch::max_grid(config.grid_blocks, resident_grid_, kMaxCoverGrid);
 
   // Zero ticket; the identity for the atomic finish's preset (little-endian: the low bytes of the 64-bit pattern
   // are the 32-bit one).
@@ -72,7 +56,7 @@ unsigned ReduceKernel::grid_for(std::uint64_t n) const {
 }
 
 void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const {
-  const ReduceLaunchPlan plan = plan_reduce_launch(problem_, config_, n, resident_grid_);
+  const ReductionLaunchPlan plan = plan_reduce_launch(problem_, config_, n, resident_grid_);
   void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
   if (plan.preset) {
     if (problem_.identity_bits() == 0) {
@@ -84,13 +68,10 @@ void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t 
   }
   if (plan.grid == 0) return;
   unsigned long long count = n;
+  unsigned partials = plan.grid;
   void* args[] = {&in, &count, &out, &workspace};
-  module_.launch(plan.grid, config_.block, args, shared_bytes_, stream);
-  if (plan.finish_launch) {
-    unsigned partials = plan.grid;
-    void* finish_args[] = {&out, &workspace, &partials};
-    finish_module_.launch(1, config_.block, finish_args, shared_bytes_, stream);
-  }
+  void* finish_args[] = {&out, &workspace, &partials};
+  launch(plan.grid, args, plan.finish_launch ? finish_args : nullptr, stream);
 }
 
 }  // namespace autotune

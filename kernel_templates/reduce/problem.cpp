@@ -1,14 +1,10 @@
-// The reduction problem: value types, operations, keys and validation.
+// The reduction problem: operations, accumulators and validation.
 #include "autotune/reduce_problem.hpp"
 
 #include <fmt/format.h>
 
-#include <charconv>
-#include <map>
-
 #include "autotune/error.hpp"
 #include "core/enum_text.hpp"
-#include "core/key_text.hpp"
 #include "kernel_templates/reduce/enums.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
@@ -17,7 +13,6 @@ namespace autotune {
 
 using reduce_detail::info;
 using reduce_detail::ValueInfo;
-using reduce_detail::kValues;
 
 namespace {
 
@@ -48,33 +43,7 @@ ValueType sum_default(ValueType t) {
 
 }  // namespace
 
-// --- value types and operations --------------------------------------------------------------------------------------
-
-std::string_view to_string(ValueType t) { return info(t).name; }
-std::size_t size_of(ValueType t) { return info(t).size; }
-bool is_float(ValueType t) { return info(t).is_float; }
-
-std::optional<ValueType> parse_value_type(std::string_view text) { return enum_text::parse(kValues, text); }
-
-const std::vector<ValueType>& all_value_types() {
-  static const std::vector<ValueType> all = [] {
-    std::vector<ValueType> v;
-    for (const auto& i : kValues)
-      if (i.size >= 4) v.push_back(i.value);
-    return v;
-  }();
-  return all;
-}
-
-const std::vector<ValueType>& narrow_value_types() {
-  static const std::vector<ValueType> narrow = [] {
-    std::vector<ValueType> v;
-    for (const auto& i : kValues)
-      if (i.size < 4) v.push_back(i.value);
-    return v;
-  }();
-  return narrow;
-}
+// --- operations ----------------------------------------------------------------------------------------------------
 
 std::string_view to_string(ReduceOp op) { return enum_text::name_of(reduce_detail::kReduceOpNames, op); }
 

@@ -1,13 +1,10 @@
 // The reduction family's tuner workload (core/typed_workload.hpp): values generated on the CPU, the reference result,
 // and variants bound to a device copy of them.
-#include <fmt/format.h>
-
-#include "autotune/error.hpp"
-#include "core/jit.hpp"
 #include "core/typed_workload.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
+#include "kernel_templates/user_op.hpp"
 
 namespace autotune {
 
@@ -29,9 +26,7 @@ class ReduceWorkload final : public TypedWorkload<ReduceProblem, ReduceConfig, R
   // variant must agree with (compare_user_results).
   void user_reference() {
     const ReduceConfig fallback = ReduceConfig::fallback(problem_);
-    const jit::CompileResult c = jit::compile(kernel_source(problem_, fallback), "reduce.cu", device_.arch());
-    if (!c.ok) throw UsageError(fmt::format("the user operator of {} does not compile:\n{}", problem_.key(), c.log));
-    const ReduceKernel kernel(problem_, fallback, device_, c.cubin);
+    const auto kernel = user_reference_kernel<ReduceKernel>(problem_, fallback, device_, "reduce.cu");
     kernel.run(input_.get(), problem_.n, output_.get(), nullptr);
     user_chain_ = addition_chain(fallback, problem_.n, kernel.grid_for(problem_.n));
     AUTOTUNE_CUDA(cudaMemcpy(user_expected_, output_.get(), sizeof user_expected_, cudaMemcpyDeviceToHost));

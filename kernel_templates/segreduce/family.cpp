@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 #include <tuple>
 
 #include "autotune/error.hpp"
@@ -57,10 +56,7 @@ void read_segments(const ProblemOptions& o, SegReduceProblem& p) {
   }
 }
 
-// The operations a command line names with --op: every one but "user", which is --user-op.
-constexpr std::size_t kOps = std::size(segreduce_detail::kSegReduceOpNames);
-static_assert(segreduce_detail::kSegReduceOpNames[kOps - 1].value == SegReduceOp::user);
-constexpr auto kCommandLineOps = std::span(segreduce_detail::kSegReduceOpNames).first<kOps - 1>();
+constexpr auto kCommandLineOps = reduce_detail::command_line_ops<segreduce_detail::kSegReduceOpNames>();
 constexpr enum_text::Name<int> kOffsetBits[] = {{32, "32"}, {64, "64"}};
 
 // The problem options besides --n and --dist (--segments names the distribution too), then an operator of the user's
@@ -182,7 +178,7 @@ class SegReduceFamily final
   // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
   // check needs NVRTC, which tuning needs anyway.
   SegReduceProblem after_options(SegReduceProblem p) const override {
-    segreduce_detail::check_user_op_compiles(p, "sm_75");
+    check_user_op_compiles(p, "sm_75");
     return p.normalized();
   }
 };

@@ -8,6 +8,8 @@
 #include "core/cuda.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/segreduce/user_op.hpp"
+#include "kernel_templates/user_op.hpp"
+#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -15,27 +17,20 @@ namespace autotune {
 AUTOTUNE_LOADED_HANDLE_IMPL(SegmentedReduce, SegReduceKernel, SegReduceProblem)
 
 // A user operator's own compile errors, with NVRTC's log, before any variant is compiled and before a device is
-// looked for (kernel_templates/user_op.hpp); sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+// looked for (kernel_templates/user_op.hpp).
 SegmentedReduce::SegmentedReduce(const SegReduceProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options, [](const SegReduceProblem& given) {
-        SegReduceProblem p = given.normalized();
-        segreduce_detail::check_user_op_compiles(p, "sm_75");
-        return p;
-      })) {}
+    : impl_(std::make_unique<Impl>(problem, options, with_checked_user_op<SegReduceProblem>)) {}
 
 AUTOTUNE_LOADED_HANDLE_MEMBERS(SegmentedReduce, SegReduceProblem)
 
 void SegmentedReduce::check_types(ValueType input, ValueType output, bool arg) const {
   const SegReduceProblem& p = impl_->problem;
-  if (input != p.type)
-    throw UsageError(fmt::format("autotune::SegmentedReduce: {} input passed to {}, whose input is {}",
-                                 to_string(input), p.key(), to_string(p.type)));
+  const PointerChecks check{"autotune::SegmentedReduce"};
+  check.input_type(input, p.type, p);
   if (arg != is_arg(p.op))
     throw UsageError(fmt::format("autotune::SegmentedReduce: {} results passed to {}", arg ? "SegmentedArg" : "plain",
                                  p.key()));
-  if (!arg && output != p.accumulator_type())
-    throw UsageError(fmt::format("autotune::SegmentedReduce: a {} output passed to {}, whose result is {}",
-                                 to_string(output), p.key(), to_string(p.accumulator_type())));
+  if (!arg) check.output_type(output, p.accumulator_type(), p);
 }
 
 void SegmentedReduce::launch(const void* d_in, std::uint64_t n, std::uint64_t num_segments, const void* d_begin,

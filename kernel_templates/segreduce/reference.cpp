@@ -3,15 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 
 #include "autotune/error.hpp"
 #include "core/splitmix.hpp"
-#include "kernel_templates/half_host.hpp"
 
 namespace autotune {
 
@@ -28,23 +25,6 @@ std::uint64_t draw_length(const SegmentSpec& s, SplitMix64& rng) {
     }
   }
   return 1;
-}
-
-template <class T>
-bool better(SegReduceOp op, T b, T a) {  // whether b beats a (b comes later: ties keep a)
-  if constexpr (std::is_floating_point_v<T>) {
-    const bool an = std::isnan(a), bn = std::isnan(b);
-    if (an || bn) return bn && !an;
-  }
-  if (b == a) return false;
-  return op == SegReduceOp::argmin ? b < a : b > a;
-}
-
-template <class T>
-std::uint64_t bits_of(T v) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &v, sizeof v);
-  return b;
 }
 
 template <class Off>
@@ -90,75 +70,24 @@ std::vector<unsigned char> generate_segment_values(const SegReduceProblem& probl
 
 namespace {
 
-// argmin/argmax of each segment over host elements T compared as value(x) (a half as its float, exactly): the first
-// best element, a NaN beating every number; an empty segment gives key 1 and `empty_bits`.
-template <class T, class Value, class Off>
-void arg_reference(SegReduceOp op, const T* x, const Off* begin, Value value, std::uint64_t empty_bits,
-                   SegReduceExpected& e) {
-  for (std::size_t s = 0; s < e.length.size(); ++s) {
-    if (e.length[s] == 0) {
-      e.key[s] = 1;
-      e.bits[s] = empty_bits;
-      continue;
-    }
-    const T* seg = x + begin[s];
-    std::uint64_t best = 0;
-    for (std::uint64_t i = 1; i < e.length[s]; ++i)
-      if (better(op, value(seg[i]), value(seg[best]))) best = i;
-    e.key[s] = static_cast<int>(best);
-    e.bits[s] = bits_of(seg[best]);
-  }
-}
-
-// CUB's value for an empty segment: numeric_limits<T>::max() for argmin, lowest() for argmax
-// (device_segmented_reduce.cuh). For the halves, cuda::std::numeric_limits<__half> / <__nv_bfloat16>
-// (cccl/cuda/std/__limits/numeric_limits_ext.h): the largest finite magnitude, 0x7bff / 0xfbff and 0x7f7f / 0xff7f.
-template <class T>
-std::uint64_t empty_bits_of(SegReduceOp op) {
-  return bits_of(op == SegReduceOp::argmin ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest());
-}
-
 template <class Off>
 SegReduceExpected reference_of(const SegReduceProblem& problem, const void* values, const Off* begin, const Off* end,
                                std::uint64_t segments) {
   SegReduceExpected e;
   const ReduceProblem r = problem.as_reduce();
   const std::size_t size = size_of(problem.type);
-  e.length.resize(segments);
-  for (std::uint64_t s = 0; s < segments; ++s)
-    e.length[s] = end[s] > begin[s] ? static_cast<std::uint64_t>(end[s] - begin[s]) : 0;
-  if (!is_arg(problem.op)) {
-    e.value.reserve(segments);
-    for (std::uint64_t s = 0; s < segments; ++s)
-      e.value.push_back(reference_reduce(r, static_cast<const unsigned char*>(values) + begin[s] * size, e.length[s]));
-    return e;
-  }
-  e.key.resize(segments);
-  e.bits.resize(segments);
-  const SegReduceOp op = problem.op;
-  const bool min = op == SegReduceOp::argmin;
-  auto itself = [](auto v) { return v; };
-  switch (problem.type) {
-    case ValueType::f16:
-    case ValueType::bf16: {
-      const ValueType t = problem.type;
-      const std::uint64_t empty = t == ValueType::f16 ? (min ? 0x7BFFu : 0xFBFFu) : (min ? 0x7F7Fu : 0xFF7Fu);
-      arg_reference(op, static_cast<const std::uint16_t*>(values), begin,
-                    [t](std::uint16_t h) { return reduce_detail::half_to_float(t, h); }, empty, e);
-      break;
+  // Each segment's: the reduce family's reference, or the arg-reductions' (reduction_reference.hpp).
+  for (std::uint64_t s = 0; s < segments; ++s) {
+    e.length.push_back(end[s] > begin[s] ? static_cast<std::uint64_t>(end[s] - begin[s]) : 0);
+    if (problem.op == SegReduceOp::user) continue;
+    const auto* segment = static_cast<const unsigned char*>(values) + begin[s] * size;
+    if (!is_arg(problem.op)) {
+      e.value.push_back(reference_reduce(r, segment, e.length[s]));
+      continue;
     }
-    case ValueType::i8:
-      arg_reference(op, static_cast<const std::int8_t*>(values), begin, itself, empty_bits_of<std::int8_t>(op), e);
-      break;
-    case ValueType::i16:
-      arg_reference(op, static_cast<const std::int16_t*>(values), begin, itself, empty_bits_of<std::int16_t>(op), e);
-      break;
-    default:
-      with_value_type(problem.type, [&](auto tag) {
-        using T = decltype(tag);
-        arg_reference(op, static_cast<const T*>(values), begin, itself, empty_bits_of<T>(op), e);
-        return 0;
-      });
+    const ArgExpected a = reference_arg_extreme(problem.type, problem.op == SegReduceOp::argmax, segment, e.length[s]);
+    e.key.push_back(static_cast<int>(a.index));
+    e.bits.push_back(a.value_bits);
   }
   return e;
 }

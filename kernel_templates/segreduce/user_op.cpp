@@ -14,11 +14,15 @@ void require_user_source(const SegReduceProblem& problem) {
                                  problem.key()));
 }
 
+}  // namespace autotune::segreduce_detail
+
+namespace autotune {
+
 void check_user_op_compiles(const SegReduceProblem& problem, const std::string& arch) {
   if (problem.op != SegReduceOp::user) return;
   problem.validate();
-  require_user_source(problem);
-  autotune::check_user_op_compiles(problem.as_reduce(), arch);
+  segreduce_detail::require_user_source(problem);
+  check_user_op_compiles(problem.as_reduce(), arch);
 }
 
-}  // namespace autotune::segreduce_detail
+}  // namespace autotune

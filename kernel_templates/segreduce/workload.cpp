@@ -1,15 +1,12 @@
 // The segmented reduction family's tuner workload (core/typed_workload.hpp): segment offsets and values generated on
 // the CPU, the reference results, and variants bound to device copies of them.
-#include <fmt/format.h>
-
 #include <algorithm>
 
-#include "autotune/error.hpp"
-#include "core/jit.hpp"
 #include "core/typed_workload.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/segreduce/reference.hpp"
 #include "kernel_templates/segreduce/space.hpp"
+#include "kernel_templates/user_op.hpp"
 
 namespace autotune {
 
@@ -24,30 +21,22 @@ class SegReduceWorkload final : public TypedWorkload<SegReduceProblem, SegReduce
     const std::size_t width = problem_.offset_bytes();
     segments_ = raw.size() / width - 1;
     const std::vector<unsigned char> values = generate_segment_values(problem_, problem_.n, seed + 1);
-    const bool user = problem_.op == SegReduceOp::user;
-    auto expect = [&](const auto* o) {
-      if (!user) return reference_segreduce(problem_, values.data(), o, o + 1, segments_);
-      SegReduceExpected lengths_only;  // a user operator's results come from the fallback (user_reference)
-      for (std::uint64_t s = 0; s < segments_; ++s)
-        lengths_only.length.push_back(static_cast<std::uint64_t>(o[s + 1] - o[s]));
-      return lengths_only;
-    };
+    // A user operator's: the lengths alone, its results come from the fallback (user_reference).
+    auto expect = [&](const auto* o) { return reference_segreduce(problem_, values.data(), o, o + 1, segments_); };
     if (problem_.offset_bits == 64) expected_ = expect(reinterpret_cast<const std::int64_t*>(raw.data()));
     else expected_ = expect(reinterpret_cast<const int*>(raw.data()));
     input_ = upload(values);
     offsets_ = upload(raw);
     offset_width_ = width;
     output_ = cuda::DeviceBuffer(std::max<std::size_t>(16, segments_ * problem_.result_bytes()));
-    if (user) user_reference();
+    if (problem_.op == SegReduceOp::user) user_reference();
   }
 
  private:
   // A user operator has no CPU reference: the fallback configuration's results are what every variant must agree
   // with, segment by segment (compare_segreduce_user), as the reduce family checks its user operators.
   void user_reference() {
-    const jit::CompileResult c = jit::compile(kernel_source(problem_, fallback_), "segreduce.cu", device_.arch());
-    if (!c.ok) throw UsageError(fmt::format("the user operator of {} does not compile:\n{}", problem_.key(), c.log));
-    const SegReduceKernel kernel(problem_, fallback_, device_, c.cubin);
+    const auto kernel = user_reference_kernel<SegReduceKernel>(problem_, fallback_, device_, "segreduce.cu");
     run(kernel, input_.get(), nullptr);
     user_expected_.resize(output_.bytes());
     AUTOTUNE_CUDA(cudaMemcpy(user_expected_.data(), output_.get(), output_.bytes(), cudaMemcpyDeviceToHost));

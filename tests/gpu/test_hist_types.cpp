@@ -304,7 +304,7 @@ void check_range_variants(const HistogramRangeProblem& base) {
   const DeviceSamples d_levels(levels, 1, 0);
   cuda::DeviceBuffer counts(static_cast<std::size_t>(base.counters()) * (base.counter_bits / 8));
   for (const Input& in : inputs) {
-    const auto expected = range_counts_as_written(
+    const auto expected = histogram_samples::counts_as_written(
         base, reference_range_histogram(base, in.host.data(), in.n, levels.data()));
     const DeviceSamples samples(in.host, size_of(base.type), in.offset);
     for (const auto& kernel : kernels) {

@@ -86,7 +86,7 @@ std::vector<unsigned char> edge_samples(const HistogramRangeProblem& p, const st
 std::vector<std::uint64_t> download_counts(const HistogramRangeProblem& p, const cuda::DeviceBuffer& counts) {
   std::vector<unsigned char> raw(counts.bytes());
   AUTOTUNE_CUDA(cudaMemcpy(raw.data(), counts.get(), raw.size(), cudaMemcpyDeviceToHost));
-  return widen_range_counts(p, raw.data());
+  return histogram_samples::widen_counts(p, raw.data());
 }
 
 cuda::DeviceBuffer upload_bytes(const std::vector<unsigned char>& host) {
@@ -146,8 +146,8 @@ void check_every_variant(const HistogramRangeProblem& base, std::vector<unsigned
   const cuda::DeviceBuffer d_levels = upload_bytes(levels);
   cuda::DeviceBuffer counts(static_cast<std::size_t>(base.bins) * (base.counter_bits / 8));
   for (const auto& in : inputs) {
-    const auto expected =
-        range_counts_as_written(base, reference_range_histogram(base, in.host.data(), in.n, levels.data()));
+    const auto expected = histogram_samples::counts_as_written(
+        base, reference_range_histogram(base, in.host.data(), in.n, levels.data()));
     DeviceSamples dev_in(in.host, size_of(base.type), in.offset);
     for (auto& kernel : kernels) {
       fill_and_wait(counts, 0xAB);  // poison: counters must be overwritten
@@ -165,7 +165,7 @@ void check_every_variant(const HistogramRangeProblem& base, std::vector<unsigned
   for (const RangeRegion& r : range_regions(ss)) {
     const std::uint64_t total = r.rows == 0 ? 1 : (r.rows - 1) * r.stride + r.row_samples;
     const auto host = edge_samples(base, levels, total, 4321 + r.rows);
-    const auto expected = range_counts_as_written(
+    const auto expected = histogram_samples::counts_as_written(
         base, reference_range_histogram_region(base, host.data(), r.row_samples, r.rows, r.stride * ss, levels.data()));
     DeviceSamples dev_in(host, ss, r.offset);
     for (auto& kernel : kernels) {
@@ -223,7 +223,8 @@ TEST_SUITE("gpu_histrange") {
     p.n = 1 << 20;
     const auto levels = generate_levels(p);
     const auto host = generate_range_samples(p, p.n, 5);
-    const auto expected = range_counts_as_written(p, reference_range_histogram(p, host.data(), p.n, levels.data()));
+    const auto expected =
+        histogram_samples::counts_as_written(p, reference_range_histogram(p, host.data(), p.n, levels.data()));
     const cuda::DeviceBuffer d_levels = upload_bytes(levels), d_samples = upload_bytes(host);
     cuda::DeviceBuffer counts(p.bins * 4);
     auto check_handle = [&](const HistogramRange& h) {
@@ -240,7 +241,7 @@ TEST_SUITE("gpu_histrange") {
                       UsageError);
       // The same samples as a region: 1024 rows of 1000 samples, 1024 samples apart (the rest of each row unread).
       const std::size_t row = 1000, stride = 1024, rows = p.n / stride;
-      const auto region_expected = range_counts_as_written(
+      const auto region_expected = histogram_samples::counts_as_written(
           p, reference_range_histogram_region(p, host.data(), row, rows, stride * 4, levels.data()));
       fill_and_wait(counts, 0xAB);
       h(d_samples.as<float>(), row, rows, stride * 4, d_levels.as<float>(), counts.as<std::uint32_t>());

@@ -1,0 +1,102 @@
+// What the reduction and arg-reduction launchers (kernel_templates/reduce/, argreduce/) do alike: the blocks that
+// cover n and the largest grid a variant launches (pure functions, checked without a GPU), and ReductionKernel, the
+// part of a loaded variant that checks, loads and launches its two entry points.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "autotune/device.hpp"
+#include "autotune/reduce_problem.hpp"
+#include "core/cuda.hpp"
+#include "core/launch_limits.hpp"
+#include "core/space_decl.hpp"
+#include "core/workspace.hpp"
+
+namespace autotune {
+
+/// What one call of a reduction or arg-reduction variant does, decided on the host: a pure function of the
+/// configuration, n and the device's resident grid (blocks_per_sm * sm_count), checked without a GPU.
+struct ReductionLaunchPlan {
+  /// Blocks of the main launch: reduction_launch::cover_grid, the blocks of an arg-reduction's one cluster, or 0 when
+  /// nothing is launched (a reduction of n = 0 after a preset). A function of n and the device only: the order of the
+  /// operations, and so a float sum's bits, is fixed for a given n.
+  unsigned grid = 1;
+  bool preset = false;         ///< `out` is set to the identity first (a reduction's Finish::atomic on several blocks)
+  bool finish_launch = false;  ///< the finish kernel (one block) combines `grid` partials afterwards
+};
+
+namespace reduction_launch {
+
+/// Blocks of the main launch for n elements: one for grid_blocks = 1; else enough to cover n with one tile (block x
+/// loads x elements per load) per block, at most `resident_grid` (grid_blocks = 0; at least 1) or `max_cover` (-1).
+template <class P, class C>
+unsigned cover_grid(const P& problem, const C& config, std::uint64_t n, unsigned resident_grid, unsigned max_cover) {
+  if (config.grid_blocks == 1) return 1;
+  const std::uint64_t per_block =
+      static_cast<std::uint64_t>(config.block) * config.loads * config.elems_per_load(problem);
+  const std::uint64_t cover = std::max<std::uint64_t>(1, (n + per_block - 1) / per_block);
+  const unsigned cap = config.grid_blocks == 0 ? std::max(1u, resident_grid) : max_cover;
+  return static_cast<unsigned>(std::min<std::uint64_t>(cover, cap));
+}
+
+/// The most blocks cover_grid gives for any n: one (grid_blocks = 1), the resident grid (0) or `max_cover` (-1).
+inline unsigned max_grid(int grid_blocks, unsigned resident_grid, unsigned max_cover) {
+  return grid_blocks == 1 ? 1u : grid_blocks == 0 ? resident_grid : max_cover;
+}
+
+}  // namespace reduction_launch
+
+/// A loaded variant of a reduction template with a main and a finish entry point (P, C: ReduceProblem and
+/// ReduceConfig, or ArgReduceProblem and ArgReduceConfig), as ReduceKernel and ArgReduceKernel hold it: the problem,
+/// the configuration, the main kernel and, for Finish::two_pass, the finish kernel of the same cubin, their dynamic
+/// shared memory, the blocks resident on the device and one workspace per stream (core/workspace.hpp).
+template <class P, class C>
+class ReductionKernel {
+ public:
+  const C& config() const { return config_; }
+
+ protected:
+  /// The names of the main and the finish entry points.
+  struct Entries {
+    const char* main;
+    const char* finish;
+  };
+
+  /// Throws UsageError unless `given` is well formed and `config` runs it on `device` (`violation`: the family's
+  /// validity function), then loads `cubin`'s entry points; keeps `problem` (`given`, or its normal form). The
+  /// family's constructor then sets resident_grid_ (resident_grid()) and workspaces_.
+  ReductionKernel(const P& given, P problem, const C& config, const DeviceInfo& device,
+                  const std::vector<char>& cubin, Entries entries, space_decl::Violation<P, C> violation)
+      : problem_(std::move(problem)), config_(config) {
+    given.validate();
+    launch_limits::require_runnable(given, config, device, violation);
+    shared_bytes_ = config.shared_bytes(problem_);
+    module_ = cuda::Module(cubin, entries.main);
+    if (config.finish == Finish::two_pass) finish_module_ = module_.entry(entries.finish);
+  }
+
+  /// The blocks of the main kernel resident on `device` (UsageError when none fits on a multiprocessor).
+  unsigned resident_grid(const DeviceInfo& device) const {
+    return launch_limits::resident_blocks(module_.blocks_per_sm(config_.block, shared_bytes_), config_.key(), device);
+  }
+
+  /// The main launch of `grid` blocks with `args`, then, unless `finish_args` is null, the finish kernel's one block.
+  void launch(unsigned grid, void** args, void** finish_args, cudaStream_t stream) const {
+    module_.launch(grid, config_.block, args, shared_bytes_, stream);
+    if (finish_args) finish_module_.launch(1, config_.block, finish_args, shared_bytes_, stream);
+  }
+
+  P problem_;
+  C config_;
+  cuda::Module module_;
+  cuda::Module finish_module_;  // Finish::two_pass only: the same cubin, its second entry point
+  std::size_t shared_bytes_ = 0;
+  unsigned resident_grid_ = 0;
+  std::unique_ptr<WorkspacePool> workspaces_;  // per stream, sized for the largest grid a plan can choose
+};
+
+}  // namespace autotune
