@@ -534,6 +534,21 @@ ShapeResult run_shape(const Shape& shape, const std::string& cache_path, bool re
 
 std::string verdict(bool pass) { return pass ? "**PASS**" : "**MISS**"; }
 
+// The summary's lines over every shape: regret at the tuned sizes and leave-one-out regret.
+std::string all_shapes_lines(const std::vector<double>& all_regret, const std::vector<double>& all_loo) {
+  const double mr = median_of(all_regret), wr = max_of(all_regret), ml = median_of(all_loo), wl = max_of(all_loo);
+  std::string out;
+  out += fmt::format("| median regret ({} sizes) | all shapes | {} % | <= 2 % | {} |\n", all_regret.size(), pct(mr),
+                     all_regret.empty() ? "-" : verdict(mr <= 0.02));
+  out += fmt::format("| worst regret | all shapes | {} % | <= 5 % | {} |\n", pct(wr),
+                     all_regret.empty() ? "-" : verdict(wr <= 0.05));
+  out += fmt::format("| median LOO regret ({} sizes) | all shapes | {} % | <= 3 % | {} |\n", all_loo.size(), pct(ml),
+                     all_loo.empty() ? "-" : verdict(ml <= 0.03));
+  out += fmt::format("| worst LOO regret | all shapes | {} % | <= 10 % | {} |\n", pct(wl),
+                     all_loo.empty() ? "-" : verdict(wl <= 0.10));
+  return out;
+}
+
 std::string summary(const std::vector<ShapeResult>& results) {
   std::string out =
       "## Summary\n\nRegret: adaptive handle / exact per-size winner - 1 at the tuned ladder sizes. LOO: the size "
@@ -603,17 +618,7 @@ std::string summary(const std::vector<ShapeResult>& results) {
                      o.handle_host_us - o.raw_host_us),
          "<= 1 us", o.diff() <= 1.0);
   }
-  if (results.size() > 1) {
-    const double mr = median_of(all_regret), wr = max_of(all_regret), ml = median_of(all_loo), wl = max_of(all_loo);
-    out += fmt::format("| median regret ({} sizes) | all shapes | {} % | <= 2 % | {} |\n", all_regret.size(), pct(mr),
-                       all_regret.empty() ? "-" : verdict(mr <= 0.02));
-    out += fmt::format("| worst regret | all shapes | {} % | <= 5 % | {} |\n", pct(wr),
-                       all_regret.empty() ? "-" : verdict(wr <= 0.05));
-    out += fmt::format("| median LOO regret ({} sizes) | all shapes | {} % | <= 3 % | {} |\n", all_loo.size(), pct(ml),
-                       all_loo.empty() ? "-" : verdict(ml <= 0.03));
-    out += fmt::format("| worst LOO regret | all shapes | {} % | <= 10 % | {} |\n", pct(wl),
-                       all_loo.empty() ? "-" : verdict(wl <= 0.10));
-  }
+  if (results.size() > 1) out += all_shapes_lines(all_regret, all_loo);
   out += fmt::format("| correctness (every timed call checked against the CPU reference) | all shapes | {} | exact | {} |\n",
                      any_wrong ? "WRONG results (see the tables)" : "all exact", verdict(!any_wrong));
   return out;
