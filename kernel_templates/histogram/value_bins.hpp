@@ -19,8 +19,10 @@ std::vector<int> value_counters(const HistogramProblem& problem);
 /// The same as a preamble line for the template: a device array `kValueCounter` of those entries, in namespace at.
 std::string value_counters_preamble(const HistogramProblem& problem);
 
-/// Whether every active channel's bins are the byte values themselves (256 bins over [0, 256), for i8 over
-/// [-128, 128)): then value counting is the direct kernel plus a useless map at the end of each block.
+/// Whether every active channel's bins are the byte values themselves (u8, 256 bins over [0, 256)): then value
+/// counting is the direct kernel plus a useless map at the end of each block. Never for i8: its whole range
+/// [-128, 128) in 256 bins maps byte v to bin v ^ 0x80, which the direct kernel pays per sample (a sign flip of each
+/// word loaded: histogram.cu's to_keys) and value counting pays once per block, in its map.
 bool values_are_bins(const HistogramProblem& problem);
 
 /// Whether the direct kernel's bin of some active channel's samples needs an integer division (u8): a range whose
