@@ -76,7 +76,10 @@ const std::vector<std::string>& argreduce_distributions();
 struct ArgReduceConfig {
   static constexpr std::string_view kFamily = "argreduce";
 
-  BlockReduce block_reduce = BlockReduce::warp_shuffle;  ///< warp_shuffle or shared_tree; warp_reduce with `pack`
+  /// warp_shuffle, shared_tree, or warp_reduce (sm_80+): the warps fold (value, index) pairs by __reduce_max_sync and
+  /// __reduce_min_sync on the values' order keys and the indices (argreduce.cu's warp_fold_redux), packed keys by two
+  /// __reduce_max_sync
+  BlockReduce block_reduce = BlockReduce::warp_shuffle;
   int block = 256;         ///< threads per block: 64..1024, a multiple of 32
   int vec_bytes = 16;      ///< bytes per load: 0 = one element per load, else 4, 8 or 16 (>= the element size)
   int loads = 2;           ///< loads in flight per thread per iteration (unrolled), 1..16

@@ -57,8 +57,8 @@ static_assert(at::kVecBytes >= sizeof(at::in_t) && at::kVecBytes <= 16 && at::kV
               (at::kVecBytes & (at::kVecBytes - 1)) == 0, "vector width must be a power of two from the element size to 16 bytes");
 static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulators == 4, "1, 2 or 4 accumulators");
 static_assert(at::kBlockReduce == at::BlockReduce::shared_tree || at::kBlockReduce == at::BlockReduce::warp_shuffle ||
-                  (at::kPack && at::kBlockReduce == at::BlockReduce::warp_reduce),
-              "block reduction is shared_tree or warp_shuffle; warp_reduce with packed keys");
+                  at::kBlockReduce == at::BlockReduce::warp_reduce,
+              "block reduction is shared_tree, warp_shuffle or warp_reduce");
 static_assert(!at::kPack || (sizeof(at::in_t) <= 4 && at::kBlockReduce != at::BlockReduce::shared_tree),
               "packed keys hold a value of up to 32 bits and travel by shuffles or __reduce_max_sync");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -83,7 +83,34 @@ namespace at {
 // unpack_store): a fragment of its own, which tests/cpu/test_argreduce.cpp compiles for the host.
 #include "order.cuh"
 
+#if AT_HAVE_REDUX
+// The warp's winner in every lane, by 32-bit __reduce_{max,min}_sync (kBlockReduce == warp_reduce, sm_80): the
+// greatest order_key() (its high word, then the low word among the lanes holding the greatest high word), then the
+// smallest index among the lanes holding that key (the same in two halves), then the element from the lane holding
+// that index (a zero's sign, a NaN's payload: the element at the index, as combine() keeps it). Six warp-wide
+// operations and one shuffle, where the shuffle fold below takes ten shuffles of a 64-bit value and index and five
+// combine()s of the pair: the fold of the pair path's two block reductions (the block's own and the last block's
+// fold of the partials), which the packed keys avoid for types of up to 32 bits but an 8-byte type cannot.
+__device__ __forceinline__ Pair warp_fold_redux(Pair p) {
+  constexpr unsigned kAll = 0xFFFFFFFFu;
+  const u64 key = order_key(p.v);
+  const unsigned hi = static_cast<unsigned>(key >> 32), lo = static_cast<unsigned>(key);
+  const unsigned top_hi = __reduce_max_sync(kAll, hi);
+  const unsigned top_lo = __reduce_max_sync(kAll, hi == top_hi ? lo : 0u);
+  const bool top = hi == top_hi && lo == top_lo;
+  const unsigned index_hi = __reduce_min_sync(kAll, top ? static_cast<unsigned>(p.i >> 32) : ~0u);
+  const unsigned index_lo =
+      __reduce_min_sync(kAll, top && static_cast<unsigned>(p.i >> 32) == index_hi ? static_cast<unsigned>(p.i) : ~0u);
+  const u64 index = (static_cast<u64>(index_hi) << 32) | index_lo;
+  const int holder = __ffs(__ballot_sync(kAll, top && p.i == index)) - 1;
+  return Pair{static_cast<in_t>(__shfl_sync(kAll, p.v, holder)), index};
+}
+#endif
+
 __device__ __forceinline__ Pair warp_fold(Pair p) {
+#if AT_HAVE_REDUX
+  if constexpr (kBlockReduce == BlockReduce::warp_reduce) return warp_fold_redux(p);
+#endif
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1) {
     Pair o;

@@ -53,9 +53,8 @@ std::string argreduce_violation(const ArgReduceProblem& problem, const ArgReduce
                          to_string(c.block_reduce));
     if (c.finish != Finish::last_block)
       return fmt::format("pack=u64 finishes with an atomicMax and the last block, spelled finish=last_block");
-  } else if (c.block_reduce != BlockReduce::warp_shuffle && c.block_reduce != BlockReduce::shared_tree) {
-    return fmt::format("block reduction {} is not warp_shuffle or shared_tree ({} needs pack=u64)",
-                       to_string(c.block_reduce), to_string(c.block_reduce));
+  } else if (c.block_reduce == BlockReduce::atomic) {
+    return "block reduction atomic is not shared_tree, warp_shuffle or warp_reduce (an arg-reduction folds pairs)";
   }
   if (c.finish != Finish::last_block && c.finish != Finish::two_pass)
     return fmt::format("finish {} is not last_block or two_pass (an arg-reduction has no atomic finish)",

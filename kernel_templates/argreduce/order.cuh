@@ -176,6 +176,28 @@ AT_HOST_DEVICE unsigned unorder(unsigned o) {
   }
 }
 
+// The element's place in the same order as a 64-bit unsigned integer, for the pairs' warp fold by
+// __reduce_{max,min}_sync (argreduce.cu's warp_fold with kBlockReduce == warp_reduce): order() for types of up to 32
+// bits; an 8-byte type's from its 64 bits as order() does from 32 (f64: sign and magnitude, every NaN on top for both
+// operations, -0.0 as +0.0; i64: the sign bit flipped; u64: itself; arg-min: the complement). Equal keys are exactly
+// same() values, and a greater key exactly a better() value: combine()'s order is (key descending, index ascending).
+AT_HOST_DEVICE u64 order_key(in_t x) {
+  if constexpr (sizeof(in_t) <= 4) {
+    return order(x);
+  } else {
+    const cmp_t v = value_of(x);
+    u64 b = *reinterpret_cast<const u64*>(&v);
+    if constexpr (kIsFloat) {
+      if (v != v) return ~0ull;  // every NaN, for both operations: no number maps there
+      if (v == cmp_t(0)) b = 0ull;
+      b = (b >> 63) ? ~b : (b | (1ull << 63));
+    } else if constexpr (static_cast<cmp_t>(-1) < cmp_t(0)) {
+      b ^= 1ull << 63;
+    }
+    return kArgMax ? b : ~b;
+  }
+}
+
 // A candidate as a key; 0 for none. Needs p.i < 2^32 - 1 (n < 2^32).
 AT_HOST_DEVICE u64 pack(Pair p) {
   if (p.i == kNone) return 0ull;

@@ -28,6 +28,21 @@ constexpr auto kPacked =
                      fields(&C::block, &C::vec_bytes, &C::loads, &C::accumulators)
                          .rows({{256, 16, 4, 2}, {256, 0, 4, 1}, {64, 16, 4, 1}}))};
 
+// (value, index) pairs of 8-byte types (f64, i64, u64: no packed 64-bit key holds their value and index) folded in
+// each warp by __reduce_{max,min}_sync on the values' order keys (block_reduce=warp_reduce: argreduce.cu's
+// warp_fold_redux): the pair path's two block reductions cheaper. The grids of the pair path's winners at 64K-1M
+// (bench/results/2026-12-03f-h200-argreduce_bench-quick-8e8da69.md: f64 at 1M, 256 threads, 8 loads, cover n; at
+// 64K, 512 threads, 4 loads, a cluster of 16): resident and cover-n grids of 256-1024 threads, 2-8 loads.
+bool eight_byte(const ArgReduceProblem& p) { return size_of(p.type) == 8; }
+constexpr auto kPairsByRedux =
+    group(fixed(&C::block_reduce, BlockReduce::warp_reduce), values(&C::block, {256, 512, 1024}),
+          values(&C::loads, {2, 4, 8}), values(&C::grid_blocks, {0, -1}))
+        .only_if(eight_byte);
+constexpr auto kPairsByReduxSmallN =
+    group(fixed(&C::block_reduce, BlockReduce::warp_reduce), values(&C::block, {512, 1024}), values(&C::loads, {2, 4}),
+          values(&C::grid_blocks, {1, kArgReduceLargeClusterGrid}))
+        .only_if([](const ArgReduceProblem& p) { return eight_byte(p) && kSmallN(p); });
+
 // Small n (n <= 1M) past the single-block path: cover-n grids of few, deep blocks (one round of loads, few partials
 // for the last block to fold); one thread-block cluster (sm_90; the device check prunes it elsewhere): the blocks'
 // winners meet in distributed shared memory behind two cluster barriers, no global partials, fence or ticket; a
@@ -60,7 +75,9 @@ constexpr auto kSpace =
           // 5. The finishes: two passes on both grids, the last block on a grid that covers n.
           finishes<C>({{Finish::two_pass, 0}, {Finish::two_pass, -1}, {Finish::last_block, -1}}),
           // 6. 64-thread blocks; 7. packed keys; 8. small n: one block (no ticket, no partials), then the grids above.
-          blocks_of_64<C>(), kPacked, single_block<ArgReduceProblem, C>({1, 2, 4, 8}), kSmallNGrids)
+          blocks_of_64<C>(), kPacked, single_block<ArgReduceProblem, C>({1, 2, 4, 8}), kSmallNGrids,
+          // 9. 8-byte pairs folded by __reduce_*_sync.
+          kPairsByRedux, kPairsByReduxSmallN)
         // 0. The built-in default first, so the tuner always measures what an untuned application would run.
         .starting_with(ArgReduceConfig::fallback);
 

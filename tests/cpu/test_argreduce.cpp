@@ -108,6 +108,7 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
     static bool beats(Value b, Value a) { return at::beats(b, a); }                                         \
     static T storage_of(Value v, const T* in, unsigned long long i) { return at::storage_of(v, in, i); }    \
     static unsigned order(T x) { return at::order(x); }                                                     \
+    static unsigned long long order_key(T x) { return at::order_key(x); }                                   \
     static Pair combine(Pair a, Pair b) { return at::combine(a, b); }                                       \
     static void store(unsigned char* out, Pair p, unsigned long long n) { at::store(out, p, n); }           \
     static unsigned long long pack(Pair p) { return at::pack(p); }                                          \
@@ -133,6 +134,13 @@ ARG_HOST_ORDER_CONSTANTS(i8_max, signed char, int, 0, true, false, 0x80ull, 0x80
 ARG_HOST_ORDER_CONSTANTS(i8_min, signed char, int, 0, false, false, 0x7full, 0x7full)     // 127
 ARG_HOST_ORDER_CONSTANTS(i16_max, short, int, 0, true, false, 0x8000ull, 0x8000ull)       // -32768
 ARG_HOST_ORDER_CONSTANTS(i16_min, short, int, 0, false, false, 0x7fffull, 0x7fffull)      // 32767
+// 8-byte types: no packed key, but their order keys (order_key) for the warp fold by __reduce_*_sync.
+ARG_HOST_ORDER_CONSTANTS(f64_max, double, double, 0, true, true, 0xfff0000000000000ull, 0xffefffffffffffffull)
+ARG_HOST_ORDER_CONSTANTS(f64_min, double, double, 0, false, true, 0x7ff0000000000000ull, 0x7fefffffffffffffull)
+ARG_HOST_ORDER_CONSTANTS(i64_max, long long, long long, 0, true, false, 0x8000000000000000ull, 0x8000000000000000ull)
+ARG_HOST_ORDER_CONSTANTS(i64_min, long long, long long, 0, false, false, 0x7fffffffffffffffull, 0x7fffffffffffffffull)
+ARG_HOST_ORDER_CONSTANTS(u64_max, unsigned long long, unsigned long long, 0, true, false, 0ull, 0ull)
+ARG_HOST_ORDER_CONSTANTS(u64_min, unsigned long long, unsigned long long, 0, false, false, ~0ull, ~0ull)
 namespace f32_max::at {
 #include "kernel_templates/argreduce/order.cuh"
 }
@@ -175,6 +183,24 @@ namespace i16_max::at {
 namespace i16_min::at {
 #include "kernel_templates/argreduce/order.cuh"
 }
+namespace f64_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace f64_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace i64_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace i64_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace u64_max::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
+namespace u64_min::at {
+#include "kernel_templates/argreduce/order.cuh"
+}
 ARG_HOST_ORDER_API(f32_max, ValueType::f32, ArgOp::argmax, "float")
 ARG_HOST_ORDER_API(f32_min, ValueType::f32, ArgOp::argmin, "float")
 ARG_HOST_ORDER_API(i32_max, ValueType::i32, ArgOp::argmax, "int")
@@ -189,6 +215,12 @@ ARG_HOST_ORDER_API(i8_max, ValueType::i8, ArgOp::argmax, "int")
 ARG_HOST_ORDER_API(i8_min, ValueType::i8, ArgOp::argmin, "int")
 ARG_HOST_ORDER_API(i16_max, ValueType::i16, ArgOp::argmax, "int")
 ARG_HOST_ORDER_API(i16_min, ValueType::i16, ArgOp::argmin, "int")
+ARG_HOST_ORDER_API(f64_max, ValueType::f64, ArgOp::argmax, "double")
+ARG_HOST_ORDER_API(f64_min, ValueType::f64, ArgOp::argmin, "double")
+ARG_HOST_ORDER_API(i64_max, ValueType::i64, ArgOp::argmax, "long long")
+ARG_HOST_ORDER_API(i64_min, ValueType::i64, ArgOp::argmin, "long long")
+ARG_HOST_ORDER_API(u64_max, ValueType::u64, ArgOp::argmax, "unsigned long long")
+ARG_HOST_ORDER_API(u64_min, ValueType::u64, ArgOp::argmin, "unsigned long long")
 
 // Values that meet the order's corners often: both zeros, NaNs of other signs and payloads, infinities, the
 // denormals, the extremes, the identity, and a few small numbers that tie. Halves by their bits.
@@ -212,6 +244,21 @@ typename Api::T interesting_value(std::mt19937_64& rng) {
       case 9: return f16 ? 0xFBFF : 0xFF7F;                                                      // lowest()
       case 10: return static_cast<T>(rng());                                                     // any bits
       default: return half(static_cast<float>(static_cast<int>(rng() % 7) - 3) * 0.5f);
+    }
+  } else if constexpr (std::is_same_v<T, double>) {
+    switch (pick) {
+      case 0: return 0.0;
+      case 1: return -0.0;
+      case 2: return std::bit_cast<double>(0x7FF8000000000000ull | rng() % 0x7FFFFFFFFFFFFull);  // NaN payloads
+      case 3: return std::bit_cast<double>(0xFFF8000000000000ull | rng() % 0x7FFFFFFFFFFFFull);  // negative NaN
+      case 4: return std::numeric_limits<double>::infinity();
+      case 5: return -std::numeric_limits<double>::infinity();
+      case 6: return std::numeric_limits<double>::denorm_min() * static_cast<double>(rng() % 3 + 1);
+      case 7: return -std::numeric_limits<double>::denorm_min();
+      case 8: return std::numeric_limits<double>::max();
+      case 9: return std::numeric_limits<double>::lowest();
+      case 10: return std::bit_cast<double>(static_cast<std::uint64_t>(rng()));  // any bits
+      default: return static_cast<double>(static_cast<int>(rng() % 7) - 3) * 0.5;
     }
   } else if constexpr (std::is_floating_point_v<T>) {
     switch (pick) {
@@ -379,6 +426,58 @@ std::string half_order_difference() {
   return "";
 }
 
+// order_key() against the pairs' order, over `inputs` pairs of interesting values (a half's any 16 bits): a greater
+// key exactly where better(), an equal key exactly where same(). And over `inputs` warps of 32 candidates (values from
+// a few, so that they tie; indices distinct, some none): the candidate of the greatest key and, among those, the
+// smallest index (what argreduce.cu's warp_fold_redux takes by __reduce_max_sync and __reduce_min_sync) is the
+// combine() of the 32. The first difference, or empty.
+template <class Api>
+std::string order_key_difference(std::uint64_t seed, int inputs) {
+  typedef typename Api::T T;
+  typedef typename Api::Pair Pair;
+  std::mt19937_64 rng(seed);
+  auto bits = [](T x) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &x, sizeof x);
+    return b;
+  };
+  for (int k = 0; k < inputs; ++k) {
+    const T a = interesting_value<Api>(rng), b = rng() % 4 == 0 ? a : interesting_value<Api>(rng);
+    const auto ka = Api::order_key(a), kb = Api::order_key(b);
+    const bool tie = !Api::better(a, b) && !Api::better(b, a);
+    if ((ka > kb) != Api::better(a, b) || (ka == kb) != tie)
+      return fmt::format("{:#x} against {:#x}: keys {:#x} and {:#x}, better {} and {}", bits(a), bits(b), ka, kb,
+                         Api::better(a, b), Api::better(b, a));
+  }
+  for (int k = 0; k < inputs; ++k) {
+    std::vector<T> few{Api::identity_value()};
+    for (int f = 0; f < 3; ++f) few.push_back(interesting_value<Api>(rng));
+    std::vector<Pair> lanes;
+    for (int lane = 0; lane < 32; ++lane)
+      lanes.push_back(rng() % 8 == 0 ? Api::none() : Pair{few[rng() % few.size()], rng() % 1000 * 32 + lane});
+    Pair folded = Api::none(), by_key = lanes[0];
+    for (const Pair& p : lanes) {
+      folded = Api::combine(folded, p);
+      const auto kp = Api::order_key(p.v), kb = Api::order_key(by_key.v);
+      if (kp > kb || (kp == kb && p.i < by_key.i)) by_key = p;
+    }
+    if (bits(folded.v) != bits(by_key.v) || folded.i != by_key.i)
+      return fmt::format("warp {}: combine gives ({:#x}, {}), the keys ({:#x}, {})", k, bits(folded.v), folded.i,
+                         bits(by_key.v), by_key.i);
+  }
+  return "";
+}
+
+template <class... Apis>
+std::string order_key_differences(std::uint64_t seed, int inputs) {
+  std::string found;
+  auto check = [&](const ArgReduceProblem& p, const std::string& d) {
+    if (!d.empty()) found += p.shape_key() + ": " + d + "\n";
+  };
+  (..., check(ArgReduceProblem{.op = Apis::kOp, .type = Apis::kType}, order_key_difference<Apis>(seed++, inputs)));
+  return found;
+}
+
 }  // namespace
 
 TEST_SUITE("argreduce") {
@@ -495,7 +594,9 @@ TEST_SUITE("argreduce") {
     CHECK(why([](ArgReduceConfig& c) { c.accumulators = 3; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 2; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.finish = Finish::atomic; }).find("no atomic finish") != std::string::npos);
-    CHECK(why([](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce; }) != "");
+    // Pairs folded by __reduce_*_sync on their order keys: valid without packing, for f64 too; atomic is no fold.
+    CHECK(why([](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce; }) == "");
+    CHECK(why([](ArgReduceConfig& c) { c.block_reduce = BlockReduce::atomic; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 1, c.finish = Finish::two_pass; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 8; }) == "");  // one cluster of 8 blocks
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 8, c.finish = Finish::two_pass; }) != "");
@@ -562,9 +663,12 @@ TEST_SUITE("argreduce") {
         CHECK(packed >= 25);
         CHECK(packed_large >= 15);
         CHECK(redux >= 15);
-      } else {
+      } else {  // 8-byte pairs: folded by __reduce_*_sync on resident and cover-n grids, one block and a cluster
         CHECK(packed == 0);
-        CHECK(redux == 0);
+        CHECK(redux == 26);
+        int redux_large = 0;
+        for (const auto& c : large) redux_large += c.block_reduce == BlockReduce::warp_reduce;
+        CHECK(redux_large == 18);
       }
       for (const auto& c : large) CHECK((c.grid_blocks != 1 && c.grid_blocks != 8 && c.grid_blocks != 16));
       CHECK(large.size() >= 40);
@@ -818,6 +922,32 @@ TEST_SUITE("argreduce") {
     CHECK(i16_max::Api::order(-1) < i16_max::Api::order(1));
   }
 
+  TEST_CASE("order_key, compiled for the host: a greater key exactly where a value beats another, equal keys exactly "
+            "for ties, and a warp's greatest key at its smallest index is the pairs' combine(), for every type") {
+    CHECK(order_key_differences<f64_max::Api, f64_min::Api, i64_max::Api, i64_min::Api, u64_max::Api, u64_min::Api,
+                                f32_max::Api, f32_min::Api, i32_max::Api, i32_min::Api, u32_max::Api, u32_min::Api,
+                                f16_max::Api, f16_min::Api, bf16_max::Api, bf16_min::Api, i8_max::Api, i8_min::Api,
+                                i16_max::Api, i16_min::Api>(21, 20000) == "");
+    // The 8-byte types' preamble constants are the ones compiled here.
+    CHECK(host_constants_difference<f64_max::Api>() == "");
+    CHECK(host_constants_difference<f64_min::Api>() == "");
+    CHECK(host_constants_difference<i64_max::Api>() == "");
+    CHECK(host_constants_difference<i64_min::Api>() == "");
+    CHECK(host_constants_difference<u64_max::Api>() == "");
+    CHECK(host_constants_difference<u64_min::Api>() == "");
+    // By hand: f64 NaNs of either sign on top for both operations, -0.0 and +0.0 one key, i64 -1 below 1.
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    CHECK(f64_max::Api::order_key(-nan) == ~0ull);
+    CHECK(f64_min::Api::order_key(nan) == ~0ull);
+    CHECK(f64_max::Api::order_key(inf) < ~0ull);
+    CHECK(f64_min::Api::order_key(-inf) < ~0ull);
+    CHECK(f64_max::Api::order_key(-0.0) == f64_max::Api::order_key(0.0));
+    CHECK(f64_max::Api::order_key(-inf) < f64_max::Api::order_key(std::numeric_limits<double>::lowest()));
+    CHECK(i64_max::Api::order_key(-1) < i64_max::Api::order_key(1));
+    CHECK(i64_min::Api::order_key(-1) > i64_min::Api::order_key(1));
+    CHECK(u64_max::Api::order_key(~0ull) > u64_max::Api::order_key(1));
+  }
+
   TEST_CASE("the generator: reproducible, each distribution as documented") {
     const std::uint64_t n = 10000;
     for (ValueType t : every_value_type())
@@ -981,6 +1111,11 @@ TEST_SUITE("nvrtc_argreduce") {
         CHECK(test::compile_all(make(op, t), fallback, "sm_90") == "");
         CHECK(test::compile_all(make(op, t), fallback, "sm_75") == "");
       }
+    // The 8-byte pairs folded by __reduce_*_sync (sm_80's instructions), f64's NaN-aware keys among them.
+    ArgReduceConfig redux;
+    redux.block_reduce = BlockReduce::warp_reduce, redux.loads = 8, redux.grid_blocks = -1;
+    CHECK(test::compile_all(make(ArgOp::argmax, ValueType::f64), std::vector{redux}, "sm_90") == "");
+    CHECK(test::compile_all(make(ArgOp::argmin, ValueType::u64), std::vector{redux}, "sm_80") == "");
   }
 
   TEST_CASE("the variants of f16 and bf16 argmax and argmin, i8 argmax and i16 argmin compile for sm_90 with both "
