@@ -51,16 +51,9 @@ __device__ __forceinline__ u64 tile_index(u64 base, int k, u64 threads, u64 tid)
   return Interleaved ? base + static_cast<u64>(k) * threads + tid : base + tid * Loads + k;
 }
 
-// A fence that orders this thread's memory operations before and after it at GPU scope (PTX fence.acq_rel.gpu): the
-// release before a ticket or flag that says a block's writes are done, and the acquire after a ticket that says every
-// other block's are. __threadfence() is fence.sc.gpu (PTX ISA: membar.gl is fence.sc), sequentially consistent
-// across every fence of the GPU, which a ticket's message passing does not need (the PTX memory model's release and
-// acquire patterns: a fence.acq_rel and a strong write, a strong read and a fence.acq_rel).
-__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
-
 // The last-block ticket: whether this block is the last of the grid to finish. Every thread of the block calls it,
-// once, after what the last block will read has been made visible device-wide (a fence_acq_rel_gpu, or a
-// __threadfence, by each thread that wrote it). Thread 0 takes a ticket; in the block that takes the last one, every thread gets true after a fence
+// once, after what the last block will read has been made visible device-wide (a __threadfence by each thread that
+// wrote it). Thread 0 takes a ticket; in the block that takes the last one, every thread gets true after a fence
 // that orders its later reads after the other blocks' writes. That block sets *ticket back to zero when it is done,
 // so a launch leaves the ticket as it found it. Uses one static shared bool.
 __device__ __forceinline__ bool last_block_to_finish(unsigned* ticket) {
@@ -68,7 +61,7 @@ __device__ __forceinline__ bool last_block_to_finish(unsigned* ticket) {
   if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
   __syncthreads();
   if (!last) return false;
-  fence_acq_rel_gpu();
+  __threadfence();
   return true;
 }
 

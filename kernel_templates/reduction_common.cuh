@@ -140,7 +140,7 @@ __device__ __forceinline__ void finish_from_partials(T v, unsigned* ticket, Stor
   } else {
     if (threadIdx.x == 0) {
       store_partial(v);
-      fence_acq_rel_gpu();  // the partial is visible device-wide before the ticket says so
+      __threadfence();  // the partial is visible device-wide before the ticket says so
     }
     if (!last_block_to_finish(ticket)) return;  // its __syncthreads also frees the block fold's shared slots
     v = fold_partials();

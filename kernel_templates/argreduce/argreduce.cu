@@ -254,10 +254,10 @@ __device__ __forceinline__ void finish_packed(u64 k, const in_t* in, u64 n, unsi
   unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
   if (k != 0ull) {
     atomicMax(key, k);
-    fence_acq_rel_gpu();  // the maximum is in place before the ticket says so
+    __threadfence();  // the maximum is in place before the ticket says so
   }
   if (atomicAdd(ticket, 1u) != gridDim.x - 1) return;
-  fence_acq_rel_gpu();  // ... and this block reads it after every other block's ticket
+  __threadfence();  // ... and this block reads it after every other block's ticket
   const u64 best = atomicExch(key, 0ull);  // ready for the next launch, as the ticket below
   *ticket = 0;
   unpack_store(out, best, in, n);
