@@ -1,8 +1,10 @@
 // The ticket's fence, A against B in the same run: a last-block sum of 1M floats (the reduction template's finish:
 // partial per block, fence, ticket, the last block folds the partials after a fence) with __threadfence()
 // (fence.sc.gpu) or fence.acq_rel.gpu (kernel_templates/common.cuh's fence_acq_rel_gpu), timed as the benchmarks time
-// a call (L2 flushed before each, CUDA events around one launch), the two interleaved round by round. It measures the
-// one change of commit 01c8362 apart from everything else a tuned variant does.
+// a call (L2 flushed before each, CUDA events around one launch), the two interleaved round by round. It measured the
+// one change of commit 01c8362 apart from everything else a tuned variant does: on an H200 fence.acq_rel.gpu ran
+// 0.13 us slower (bench/results/2026-12-03g-h200-fence-bench-7b417b9.md), and 01c8362 was reverted; the templates keep
+// __threadfence.
 //
 //   fence_bench [--n N] [--rounds R]      prints a markdown table: median and 10th/90th percentile per fence
 #include <cuda_runtime.h>
