@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -128,6 +129,20 @@ template <class P>
 void check_counter_bits(const P& p) {
   if (p.counter_bits != 32 && p.counter_bits != 64)
     throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", p.counter_bits));
+}
+
+/// Whether tuned problem `b` counts the same samples as wanted problem `a` (HistogramProblem or HistogramRangeProblem):
+/// type, counter width, distribution and channels; the families' shape distances compare nothing else.
+template <class P>
+bool same_samples(const P& a, const P& b) {
+  return a.type == b.type && a.counter_bits == b.counter_bits && a.distribution == b.distribution &&
+         a.channels == b.channels && a.active == b.active;
+}
+/// The distances' term for `tuned` bins (or counters) where `wanted` are wanted: |log2 of their ratio|, counted twice
+/// when the tuned shape has more (measured: HistogramFamily::shape_distance).
+inline double bins_distance(double wanted, double tuned) {
+  const double more = std::log2(tuned / wanted);
+  return more > 0 ? 2.0 * more : -more;
 }
 
 /// Bytes one load of configuration `c` reads for problem `p` (HistogramConfig::load_bytes, HistogramRangeConfig's):

@@ -221,9 +221,7 @@ class HistogramFamily final
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const HistogramProblem& a = problem_of(wanted);
     const HistogramProblem& b = problem_of(tuned);
-    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution ||
-        a.channels != b.channels || a.active != b.active)
-      return std::nullopt;
+    if (!histogram_samples::same_samples(a, b)) return std::nullopt;
     // Bins in log2, counted twice when the tuned problem has more bins than the wanted one. Measured on the H200's
     // standard preset (bench/results/2026-12-01c-h200-preset-standard.log.gz, scripts/fit_policy.py): a
     // configuration taken from a shape with fewer bins runs a wanted shape with more bins within 1.0-1.7x of its best
@@ -235,11 +233,10 @@ class HistogramFamily final
     if (!a.uniform_channels() || !b.uniform_channels()) {
       // Channels of their own bins and ranges: compared by their counters (what sizes the shared histogram), one
       // more for other levels.
-      const double more = std::log2(static_cast<double>(b.counters()) / a.counters());
-      return layout + (more > 0 ? 2.0 * more : -more) + (a.per_channel == b.per_channel ? 0.0 : 1.0);
+      return layout + histogram_samples::bins_distance(a.counters(), b.counters()) +
+             (a.per_channel == b.per_channel ? 0.0 : 1.0);
     }
-    const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
-    return layout + (more_bins > 0 ? 2.0 * more_bins : -more_bins) +
+    return layout + histogram_samples::bins_distance(a.bins, b.bins) +
            (is_float(a.type) ? 0.0
                              : std::abs(std::log2(((a.upper - a.lower) / a.bins) / ((b.upper - b.lower) / b.bins))));
   }
@@ -251,9 +248,8 @@ class HistogramFamily final
     const HistogramProblem& b = problem_of(tuned);
     if (a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
     // Pixels of other channels: compared by their counters (active x bins); not measured, so behind any exact shape.
-    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
     return (a.type == b.type ? 4.0 : 8.0) + (a.channels != b.channels || a.active != b.active ? 4.0 : 0.0) +
-           (more_bins > 0 ? 2.0 * more_bins : -more_bins);
+           histogram_samples::bins_distance(a.counters(), b.counters());
   }
 
   // First what a sample counts as (bin_counting), then the configuration made runnable (runnable); a value-counting

@@ -130,12 +130,9 @@ class HistogramRangeFamily final
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const HistogramRangeProblem& a = problem_of(wanted);
     const HistogramRangeProblem& b = problem_of(tuned);
-    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution ||
-        a.channels != b.channels || a.active != b.active)
-      return std::nullopt;
+    if (!histogram_samples::same_samples(a, b)) return std::nullopt;
     // Channels are compared by their counters (what sizes the shared counters), one more for other bins per channel.
-    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
-    return (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0) +
+    return histogram_samples::bins_distance(a.counters(), b.counters()) + (a.edges == b.edges ? 0.0 : 1.0) +
            (a.per_channel_bins == b.per_channel_bins ? 0.0 : 1.0);
   }
   // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds u8,
@@ -146,8 +143,7 @@ class HistogramRangeFamily final
     if (auto d = shape_distance(wanted, tuned)) return d;
     const HistogramRangeProblem& a = problem_of(wanted);
     const HistogramRangeProblem& b = problem_of(tuned);
-    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
-    return 8.0 + (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0) +
+    return 8.0 + histogram_samples::bins_distance(a.counters(), b.counters()) + (a.edges == b.edges ? 0.0 : 1.0) +
            (a.counter_bits == b.counter_bits ? 0.0 : 1.0) +
            (a.channels == b.channels && a.active == b.active ? 0.0 : 4.0);
   }
