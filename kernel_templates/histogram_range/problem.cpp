@@ -11,6 +11,7 @@
 #include "autotune/problem.hpp"
 #include "core/enum_text.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
+#include "kernel_templates/histogram_range/reference.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune {
@@ -134,11 +135,9 @@ std::string levels_violation(const HistogramRangeProblem& problem, const void* l
     const auto first = static_cast<std::size_t>(problem.level_offset(c)) * level_size(problem.type);
     const auto* raw = static_cast<const unsigned char*>(levels) + first;
     const auto n = static_cast<std::size_t>(problem.channel_bins(c)) + 1;
-    std::string why;
-    if (problem.type == SampleType::u32) why = ascending_violation(reinterpret_cast<const unsigned*>(raw), n);
-    else if (level_type_name(problem.type) == "float") why = ascending_violation(reinterpret_cast<const float*>(raw), n);
-    else if (problem.type == SampleType::f64) why = ascending_violation(reinterpret_cast<const double*>(raw), n);
-    else why = ascending_violation(reinterpret_cast<const int*>(raw), n);
+    const std::string why = with_level_type(problem.type, [&](auto level) {
+      return ascending_violation(reinterpret_cast<const decltype(level)*>(raw), n);
+    });
     if (!why.empty()) return problem.active == 1 ? why : fmt::format("channel {}: {}", c, why);
   }
   return {};
