@@ -62,6 +62,17 @@ inline const std::string& channel_text(const std::vector<std::string>& texts, in
   return texts.size() == 1 ? texts[0] : texts[static_cast<std::size_t>(c)];
 }
 
+/// Channel c's bins from --bins (`texts`: its per_channel_texts), `fallback` where --bins is not given, which only u8
+/// samples may leave out; UsageError "--bins: B is outside 1..MAX" and `note` (" for u16") outside 1..max.
+inline int channel_bins(const std::vector<std::string>& texts, int c, SampleType type, int fallback, int max,
+                        std::string_view note = {}) {
+  if (texts.empty() && type != SampleType::u8) throw UsageError("--bins is required for sample types other than u8");
+  if (texts.empty()) return fallback;
+  const long long b = option_text::to_integer("bins", channel_text(texts, c));
+  if (b < 1 || b > max) throw UsageError(fmt::format("--bins: {} is outside 1..{}{}", b, max, note));
+  return static_cast<int>(b);
+}
+
 /// " --channels C --active A" for pixels of several channels, else nothing.
 template <class P>
 void print_channel_counts(std::string& out, const P& problem) {

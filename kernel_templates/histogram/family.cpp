@@ -38,16 +38,9 @@ void read_levels(const ProblemOptions& o, HistogramProblem& p) {
   const auto bins_text = per_channel_texts(o, "bins", counts.active);
   const auto lower_text = per_channel_texts(o, "lower", counts.active);
   const auto upper_text = per_channel_texts(o, "upper", counts.active);
-  if (bins_text.empty() && p.type != SampleType::u8)
-    throw UsageError("--bins is required for sample types other than u8");
   std::vector<HistogramChannel> levels;
   for (int c = 0; c < counts.active; ++c) {
-    int bins = 256;
-    if (!bins_text.empty()) {
-      const long long b = option_text::to_integer("bins", channel_text(bins_text, c));
-      if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
-      bins = static_cast<int>(b);
-    }
+    const int bins = channel_bins(bins_text, c, p.type, 256, 1 << 24);
     const double lower = lower_text.empty() ? 0.0 : option_text::to_double("lower", channel_text(lower_text, c));
     const double upper = upper_text.empty() ? default_upper(p.type, bins, lower)
                                             : option_text::to_double("upper", channel_text(upper_text, c));

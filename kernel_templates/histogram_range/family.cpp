@@ -29,16 +29,11 @@ namespace {
 void read_channel_bins(const ProblemOptions& o, HistogramRangeProblem& p) {
   using namespace histogram_samples;
   const ChannelCounts counts = channel_counts(o);
-  std::vector<int> bins(static_cast<std::size_t>(counts.active), p.bins);
   const std::vector<std::string> texts = per_channel_texts(o, "bins", counts.active);
-  if (texts.empty() && p.type != SampleType::u8) throw UsageError("--bins is required for sample types other than u8");
   const int max = HistogramRangeProblem::max_bins(p.type);
-  for (int c = 0; c < counts.active && !texts.empty(); ++c) {
-    const long long b = option_text::to_integer("bins", channel_text(texts, c));
-    if (b < 1 || b > max)
-      throw UsageError(fmt::format("--bins: {} is outside 1..{} for {}", b, max, to_string(p.type)));
-    bins[static_cast<std::size_t>(c)] = static_cast<int>(b);
-  }
+  const std::string note = fmt::format(" for {}", to_string(p.type));
+  std::vector<int> bins;
+  for (int c = 0; c < counts.active; ++c) bins.push_back(channel_bins(texts, c, p.type, p.bins, max, note));
   p = p.with_channel_bins(counts.channels, std::move(bins));
 }
 void print_bins(std::string& out, const HistogramRangeProblem& h) {
