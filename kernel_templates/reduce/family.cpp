@@ -133,14 +133,6 @@ class ReduceFamily final
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // one result, up to 16 bytes
 
   std::string example_options() const override { return "--op sum --type f32 --n 256M"; }
-
- protected:
-  // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
-  // check needs NVRTC, which tuning needs anyway; sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
-  ReduceProblem after_options(ReduceProblem p) const override {
-    if (p.op == ReduceOp::user) check_user_op_compiles(p, "sm_75");
-    return p;
-  }
 };
 
 }  // namespace
