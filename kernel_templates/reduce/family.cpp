@@ -118,16 +118,9 @@ class ReduceFamily final
   std::vector<Problem> preset_problems(std::string_view preset) const override {
     // `standard` (tuner/preset.hpp): sum, min and max of every element type at 64K, 1M, 16M and 256M elements.
     if (preset != "standard") return {};
-    std::vector<Problem> out;
-    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
-      for (ValueType type : {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32,
-                             ValueType::f64}) {
-        ReduceProblem r;
-        r.op = op;
-        r.type = type;
-        append(out, at_sizes(r, kStandardSizes));
-      }
-    return out;
+    return ops_and_types(ReduceProblem{}, {ReduceOp::sum, ReduceOp::min, ReduceOp::max},
+                         {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32, ValueType::f64},
+                         kStandardSizes);
   }
   std::string_view policy_data() const override { return embedded::reduce_policy_json; }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // one result, up to 16 bytes
