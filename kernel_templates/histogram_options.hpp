@@ -1,8 +1,8 @@
 // The command-line problem options the histogram families share: entries of their option tables
 // (core/problem_options.hpp) for --type, --counters and --channels, and what their per-channel readers share:
 // --channels C and --active A, and the options that take one value for every active channel or a list of one per
-// active channel (--bins 256,64,17); and the parts of their problem keys (core/problem_key.hpp) that spell the
-// channels. Internal to the library.
+// active channel (--bins 256,64,17); the parts of their problem keys (core/problem_key.hpp) that spell the
+// channels; and what both families answer alike (PixelFamily). Internal to the library.
 #pragma once
 
 #include <fmt/format.h>
@@ -18,6 +18,7 @@
 #include "core/option_text.hpp"
 #include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/sample_types.hpp"
 
 namespace autotune::histogram_samples {
@@ -134,5 +135,18 @@ inline std::optional<std::vector<std::string>> channel_key_texts(problem_key::Re
   if (!out.empty() && out.size() != static_cast<std::size_t>(active - 1)) return std::nullopt;
   return out;
 }
+
+/// The members both histogram families define alike, over their TypedFamily (Base): keys name the sample type after
+/// the family ("histogram/u8/..."), the distributions are the samples' (tuned robustly across them), and a call writes
+/// every counter.
+template <class Base>
+class PixelFamily : public Base {
+ public:
+  using Base::Base;
+  std::vector<std::string> key_part_names() const override { return {"type"}; }
+  std::vector<std::string> distributions() const override { return histogram_distributions(); }
+  bool robust_across_distributions() const override { return true; }
+  std::uint64_t output_bytes(const Problem& p) const override { return counts_bytes(this->problem_of(p)); }
+};
 
 }  // namespace autotune::histogram_samples

@@ -195,9 +195,9 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::custom<HistogramProblem>("ch1", print_levels_part, read_levels_part),
                                  problem_key::custom<HistogramProblem>("row", print_region_part, read_region_part)};
 
+using HistogramBase = histogram_samples::PixelFamily<TypedFamily<HistogramProblem, HistogramConfig>>;
 class HistogramFamily final
-    : public problem_options::WithOptions<
-          problem_key::WithKey<TypedFamily<HistogramProblem, HistogramConfig>, kKey>, kOptions> {
+    : public problem_options::WithOptions<problem_key::WithKey<HistogramBase, kKey>, kOptions> {
  public:
   HistogramFamily()
       : WithOptions({"a histogram", autotune::kernel_source, histogram_violation}) {}
@@ -205,9 +205,6 @@ class HistogramFamily final
   std::string_view summary() const override {
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
   }
-
-  // "histogram/u8/bins=256/...": the sample type.
-  std::vector<std::string> key_part_names() const override { return {"type"}; }
 
   // The same sample type, counter width and input distribution; the distance is |log2 of the bins ratio|, plus
   // how much the range widths differ relative to the bins for integer types (one value per bin vs many).
@@ -413,8 +410,6 @@ class HistogramFamily final
                    embedded::common_cuh});
   }
 
-  std::vector<std::string> distributions() const override { return histogram_distributions(); }
-  bool robust_across_distributions() const override { return true; }
   std::vector<Problem> default_problems() const override {
     // The seed chapter's problem (an 8-bit image histogram) at a size well past the L2, and a float histogram with
     // more bins than CUB privatizes in shared memory.
@@ -442,7 +437,6 @@ class HistogramFamily final
     return out;
   }
   std::string_view policy_data() const override { return embedded::histogram_policy_json; }
-  std::uint64_t output_bytes(const Problem& p) const override { return histogram_samples::counts_bytes(problem_of(p)); }
 
   std::string example_options() const override { return "--type u8 --bins 256 --n 64M"; }
 };

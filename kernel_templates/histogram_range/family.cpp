@@ -105,9 +105,9 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  histogram_samples::channels_key_part<HistogramRangeProblem>(),
                                  problem_key::custom<HistogramRangeProblem>("ch1", print_bins_part, read_bins_part)};
 
+using RangeBase = histogram_samples::PixelFamily<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>>;
 class HistogramRangeFamily final
-    : public problem_options::WithOptions<
-          problem_key::WithKey<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kKey, bins_fit>, kOptions> {
+    : public problem_options::WithOptions<problem_key::WithKey<RangeBase, kKey, bins_fit>, kOptions> {
  public:
   HistogramRangeFamily()
       : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation}) {}
@@ -116,9 +116,6 @@ class HistogramRangeFamily final
     return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples, "
            "one or several channels per pixel (CUB's HistogramRange, MultiHistogramRange)";
   }
-
-  // "histogram_range/u8/bins=255/...": the sample type.
-  std::vector<std::string> key_part_names() const override { return {"type"}; }
 
   // The same sample type, counters and distribution; |log2 of the bins ratio| (taking more bins counted twice, as
   // the even histogram measured), plus 1 for another edge layout (a winner's binning carries over; its speed less).
@@ -161,15 +158,12 @@ class HistogramRangeFamily final
                    embedded::common_cuh});
   }
 
-  std::vector<std::string> distributions() const override { return histogram_distributions(); }
-  bool robust_across_distributions() const override { return true; }
   std::vector<Problem> default_problems() const override {
     // The two shapes the family was built for: u8 with 256 irregular edges, f32 with 1000 irregular edges.
     HistogramRangeProblem u8{.type = SampleType::u8, .bins = 255, .edges = EdgeLayout::irregular, .n = 64ull << 20};
     HistogramRangeProblem f32{.type = SampleType::f32, .bins = 999, .edges = EdgeLayout::irregular, .n = 16ull << 20};
     return {Problem(u8), Problem(f32)};
   }
-  std::uint64_t output_bytes(const Problem& p) const override { return histogram_samples::counts_bytes(problem_of(p)); }
 
   std::string example_options() const override { return "--type f32 --bins 999 --edges irregular --n 64M"; }
 };
