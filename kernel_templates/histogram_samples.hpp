@@ -117,12 +117,16 @@ void check_call_types(std::string_view handle, const P& p, std::optional<SampleT
 }
 
 /// The checks both histogram problems' validate() make of their pixels (`p` a HistogramProblem or
-/// HistogramRangeProblem): 1..4 channels, the first 1..channels of them counted; UsageError otherwise.
-template <class P>
-void check_channel_counts(const P& p) {
+/// HistogramRangeProblem): 1..4 channels, the first 1..channels of them counted, and the levels of their own (`list`,
+/// the member `name`) none or one per active channel; UsageError otherwise.
+template <class P, class L>
+void check_channel_counts(const P& p, const std::vector<L>& list, std::string_view name) {
   if (p.channels < 1 || p.channels > 4) throw UsageError(fmt::format("channels must be 1..4 (got {})", p.channels));
   if (p.active < 1 || p.active > p.channels)
     throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", p.channels, p.active));
+  if (!list.empty() && list.size() != static_cast<std::size_t>(p.active))
+    throw UsageError(fmt::format("{} has {} entries for {} active channels (one per active channel)", name,
+                                 list.size(), p.active));
 }
 /// ... and of their counters: 32 or 64 bits wide.
 template <class P>

@@ -62,11 +62,8 @@ void validate_range(SampleType type, int bins, double lower, double upper) {
 
 // The channels, their own levels and their counters in all (HistogramProblem::validate).
 void validate_channels(const HistogramProblem& p) {
-  histogram_samples::check_channel_counts(p);
+  histogram_samples::check_channel_counts(p, p.per_channel, "per_channel");
   if (!p.per_channel.empty()) {
-    if (p.per_channel.size() != static_cast<std::size_t>(p.active))
-      throw UsageError(fmt::format("per_channel has {} entries for {} active channels (one per active channel)",
-                                   p.per_channel.size(), p.active));
     if (!(p.per_channel[0] == HistogramChannel{p.bins, p.lower, p.upper}))
       throw UsageError(fmt::format("per_channel[0] ({} bins over [{}, {})) must equal bins, lower and upper ({} bins "
                                    "over [{}, {}))", p.per_channel[0].bins, p.per_channel[0].lower,

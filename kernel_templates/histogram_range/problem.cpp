@@ -75,11 +75,8 @@ HistogramRangeProblem HistogramRangeProblem::with_channel_bins(int pixel_channel
 void HistogramRangeProblem::validate() const {
   if (bins < 1 || bins > max_bins(type))
     throw UsageError(fmt::format("bins must be in 1..{} for {} samples (got {})", max_bins(type), to_string(type), bins));
-  histogram_samples::check_channel_counts(*this);
+  histogram_samples::check_channel_counts(*this, per_channel_bins, "per_channel_bins");
   if (!per_channel_bins.empty()) {
-    if (per_channel_bins.size() != static_cast<std::size_t>(active))
-      throw UsageError(fmt::format("per_channel_bins has {} entries for {} active channels (one per active channel)",
-                                   per_channel_bins.size(), active));
     if (per_channel_bins[0] != bins)
       throw UsageError(fmt::format("per_channel_bins[0] ({}) must equal bins ({})", per_channel_bins[0], bins));
     for (int c = 1; c < active; ++c)
