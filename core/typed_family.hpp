@@ -103,6 +103,19 @@ class TypedFamily : public KernelFamily {
     }
     return out;
   }
+  /// `shape` with each of `ops` and each of `types` (P's members op and type), each at `sizes`: a preset of
+  /// operations over element types.
+  template <class Op, class T>
+  static std::vector<Problem> ops_and_types(P shape, std::initializer_list<Op> ops, std::initializer_list<T> types,
+                                            std::span<const std::uint64_t> sizes) {
+    std::vector<Problem> out;
+    for (Op op : ops)
+      for (T type : types) {
+        shape.op = op, shape.type = type;
+        append(out, at_sizes(shape, sizes));
+      }
+    return out;
+  }
   /// The texts one after another: a family's code_text() from its embedded files, in the order its identity hashes.
   static std::string joined(std::initializer_list<std::string_view> texts) {
     std::string out;

@@ -1,8 +1,8 @@
 // The command-line problem options the histogram families share: entries of their option tables
 // (core/problem_options.hpp) for --type, --counters and --channels, and what their per-channel readers share:
 // --channels C and --active A, and the options that take one value for every active channel or a list of one per
-// active channel (--bins 256,64,17); and the parts of their problem keys (core/problem_key.hpp) that spell the
-// channels. Internal to the library.
+// active channel (--bins 256,64,17); the parts of their problem keys (core/problem_key.hpp) that spell the
+// channels; and what both families answer alike (PixelFamily). Internal to the library.
 #pragma once
 
 #include <fmt/format.h>
@@ -18,6 +18,7 @@
 #include "core/option_text.hpp"
 #include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
+#include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/sample_types.hpp"
 
 namespace autotune::histogram_samples {
@@ -60,6 +61,17 @@ inline std::vector<std::string> per_channel_texts(const ProblemOptions& o, const
 /// Channel c's text of per_channel_texts(), which is not empty.
 inline const std::string& channel_text(const std::vector<std::string>& texts, int c) {
   return texts.size() == 1 ? texts[0] : texts[static_cast<std::size_t>(c)];
+}
+
+/// Channel c's bins from --bins (`texts`: its per_channel_texts), `fallback` where --bins is not given, which only u8
+/// samples may leave out; UsageError "--bins: B is outside 1..MAX" and `note` (" for u16") outside 1..max.
+inline int channel_bins(const std::vector<std::string>& texts, int c, SampleType type, int fallback, int max,
+                        std::string_view note = {}) {
+  if (texts.empty() && type != SampleType::u8) throw UsageError("--bins is required for sample types other than u8");
+  if (texts.empty()) return fallback;
+  const long long b = option_text::to_integer("bins", channel_text(texts, c));
+  if (b < 1 || b > max) throw UsageError(fmt::format("--bins: {} is outside 1..{}{}", b, max, note));
+  return static_cast<int>(b);
 }
 
 /// " --channels C --active A" for pixels of several channels, else nothing.
@@ -123,5 +135,18 @@ inline std::optional<std::vector<std::string>> channel_key_texts(problem_key::Re
   if (!out.empty() && out.size() != static_cast<std::size_t>(active - 1)) return std::nullopt;
   return out;
 }
+
+/// The members both histogram families define alike, over their TypedFamily (Base): keys name the sample type after
+/// the family ("histogram/u8/..."), the distributions are the samples' (tuned robustly across them), and a call writes
+/// every counter.
+template <class Base>
+class PixelFamily : public Base {
+ public:
+  using Base::Base;
+  std::vector<std::string> key_part_names() const override { return {"type"}; }
+  std::vector<std::string> distributions() const override { return histogram_distributions(); }
+  bool robust_across_distributions() const override { return true; }
+  std::uint64_t output_bytes(const Problem& p) const override { return counts_bytes(this->problem_of(p)); }
+};
 
 }  // namespace autotune::histogram_samples

@@ -1,4 +1,5 @@
-// The generated inputs and the comparison of counts of both histogram families (histogram_samples.hpp).
+// The sample types' names and sizes, the generated inputs and the comparison of counts of both histogram families
+// (histogram_samples.hpp, sample_types.hpp).
 #include "kernel_templates/histogram_samples.hpp"
 
 #include <fmt/format.h>
@@ -7,9 +8,35 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/enum_text.hpp"
 #include "core/splitmix.hpp"
+#include "kernel_templates/sample_types.hpp"
 
 namespace autotune {
+
+using histogram_samples::info;
+using histogram_samples::kSampleTypes;
+
+std::string_view to_string(SampleType t) { return info(t).name; }
+std::size_t size_of(SampleType t) { return info(t).size; }
+bool is_float(SampleType t) { return t == SampleType::f32 || t == SampleType::f64 || is_half(t); }
+bool is_half(SampleType t) { return t == SampleType::f16 || t == SampleType::bf16; }
+
+std::string sample_type_names() { return enum_text::names(kSampleTypes); }
+
+std::optional<SampleType> parse_sample_type(std::string_view text) { return enum_text::parse(kSampleTypes, text); }
+
+const std::vector<SampleType>& all_sample_types() {
+  static constexpr auto kAll = enum_text::values(kSampleTypes);
+  static const std::vector<SampleType> all(kAll.begin(), kAll.end());
+  return all;
+}
+
+const std::vector<std::string>& histogram_distributions() {
+  // Described in histogram_samples.hpp (generate_samples).
+  static const std::vector<std::string> d{"uniform", "constant", "narrow", "runs", "image"};
+  return d;
+}
 
 namespace {
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -116,18 +117,36 @@ void check_call_types(std::string_view handle, const P& p, std::optional<SampleT
 }
 
 /// The checks both histogram problems' validate() make of their pixels (`p` a HistogramProblem or
-/// HistogramRangeProblem): 1..4 channels, the first 1..channels of them counted; UsageError otherwise.
-template <class P>
-void check_channel_counts(const P& p) {
+/// HistogramRangeProblem): 1..4 channels, the first 1..channels of them counted, and the levels of their own (`list`,
+/// the member `name`) none or one per active channel; UsageError otherwise.
+template <class P, class L>
+void check_channel_counts(const P& p, const std::vector<L>& list, std::string_view name) {
   if (p.channels < 1 || p.channels > 4) throw UsageError(fmt::format("channels must be 1..4 (got {})", p.channels));
   if (p.active < 1 || p.active > p.channels)
     throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", p.channels, p.active));
+  if (!list.empty() && list.size() != static_cast<std::size_t>(p.active))
+    throw UsageError(fmt::format("{} has {} entries for {} active channels (one per active channel)", name,
+                                 list.size(), p.active));
 }
 /// ... and of their counters: 32 or 64 bits wide.
 template <class P>
 void check_counter_bits(const P& p) {
   if (p.counter_bits != 32 && p.counter_bits != 64)
     throw UsageError(fmt::format("counters must be 32 or 64 bits wide (got {})", p.counter_bits));
+}
+
+/// Whether tuned problem `b` counts the same samples as wanted problem `a` (HistogramProblem or HistogramRangeProblem):
+/// type, counter width, distribution and channels; the families' shape distances compare nothing else.
+template <class P>
+bool same_samples(const P& a, const P& b) {
+  return a.type == b.type && a.counter_bits == b.counter_bits && a.distribution == b.distribution &&
+         a.channels == b.channels && a.active == b.active;
+}
+/// The distances' term for `tuned` bins (or counters) where `wanted` are wanted: |log2 of their ratio|, counted twice
+/// when the tuned shape has more (measured: HistogramFamily::shape_distance).
+inline double bins_distance(double wanted, double tuned) {
+  const double more = std::log2(tuned / wanted);
+  return more > 0 ? 2.0 * more : -more;
 }
 
 /// Bytes one load of configuration `c` reads for problem `p` (HistogramConfig::load_bytes, HistogramRangeConfig's):

@@ -53,11 +53,14 @@ inline unsigned max_grid(int grid_blocks, unsigned resident_grid, unsigned max_c
 /// A loaded variant of a reduction template with a main and a finish entry point (P, C: ReduceProblem and
 /// ReduceConfig, or ArgReduceProblem and ArgReduceConfig), as ReduceKernel and ArgReduceKernel hold it: the problem,
 /// the configuration, the main kernel and, for Finish::two_pass, the finish kernel of the same cubin, their dynamic
-/// shared memory, the blocks resident on the device and one workspace per stream (core/workspace.hpp).
-template <class P, class C>
+/// shared memory, the blocks resident on the device and one workspace per stream (core/workspace.hpp). kPlan: what
+/// one call does (plan_reduce_launch, plan_argreduce_launch).
+template <class P, class C, auto kPlan>
 class ReductionKernel {
  public:
   const C& config() const { return config_; }
+  /// Blocks of the main launch for n elements (ReductionLaunchPlan::grid, at least 1).
+  unsigned grid_for(std::uint64_t n) const { return std::max(1u, plan_for(n).grid); }
 
  protected:
   /// The names of the main and the finish entry points.
@@ -78,6 +81,9 @@ class ReductionKernel {
     module_ = cuda::Module(cubin, entries.main);
     if (config.finish == Finish::two_pass) finish_module_ = module_.entry(entries.finish);
   }
+
+  /// What a call of n elements does on this device.
+  ReductionLaunchPlan plan_for(std::uint64_t n) const { return kPlan(problem_, config_, n, resident_grid_); }
 
   /// The blocks of the main kernel resident on `device` (UsageError when none fits on a multiprocessor).
   unsigned resident_grid(const DeviceInfo& device) const {

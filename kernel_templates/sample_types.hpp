@@ -6,6 +6,7 @@
 #include <limits>
 #include <string_view>
 
+#include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
 
 namespace autotune::histogram_samples {
@@ -30,5 +31,12 @@ inline constexpr SampleTypeInfo kSampleTypes[] = {
     {SampleType::i8, "i8", 1, -128.0, 127.0},
     {SampleType::i16, "i16", 2, -32768.0, 32767.0},
 };
+
+/// The properties of sample type `t`.
+inline const SampleTypeInfo& info(SampleType t) {
+  for (const auto& i : kSampleTypes)
+    if (i.value == t) return i;
+  throw UsageError("unknown sample type");
+}
 
 }  // namespace autotune::histogram_samples

@@ -121,7 +121,7 @@ constexpr auto command_line_ops() {
 
 /// WithOptions (core/problem_options.hpp) for a family whose problem type (members `op`, an enum with a `user` value,
 /// `user`, `user_hash` and normalized()) takes an operator of the user's own: --user-op is read before the table,
-/// whose --op entry is declared unless("user-op"), and printed where --op would stand.
+/// whose --op entry is declared unless("user-op"), printed where --op would stand, and compiled once read.
 template <class Base, const auto& kOptions>
 class WithUserOp : public problem_options::WithOptions<Base, kOptions> {
  public:
@@ -141,6 +141,13 @@ class WithUserOp : public problem_options::WithOptions<Base, kOptions> {
       problem.op = decltype(problem.op)::user;
       problem.user = std::move(*user);
     }
+  }
+  // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing
+  // (check_user_op_compiles of the family's problem: nothing for a built-in operation). The check needs NVRTC, which
+  // tuning needs anyway; sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
+  P after_options(P problem) const override {
+    check_user_op_compiles(problem, "sm_75");
+    return problem;
   }
 };
 

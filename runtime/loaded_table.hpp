@@ -85,16 +85,13 @@ struct LoadedHandle : LoadedSizeTable<Kernel> {
   const Resolution& Handle::resolution() const { return impl_->resolution; }               \
   const Config& Handle::config_for(std::uint64_t n) const { return impl_->config_for(n); }
 
-/// A handle's Impl: a LoadedHandle of its kernel and its problem. At namespace scope in the handle's source file.
-#define AUTOTUNE_LOADED_HANDLE_IMPL(Handle, Kernel, FamilyProblem)    \
-  struct Handle::Impl : LoadedHandle<Kernel, FamilyProblem> {         \
-    using LoadedHandle::LoadedHandle;                                 \
-  };
-
-/// Everything a handle that keeps its problem as given defines over its Impl: the Impl, the constructor (validates
-/// the problem and loads its size table) and AUTOTUNE_LOADED_HANDLE_MEMBERS.
-#define AUTOTUNE_LOADED_HANDLE(Handle, Kernel, FamilyProblem)                                      \
-  AUTOTUNE_LOADED_HANDLE_IMPL(Handle, Kernel, FamilyProblem)                                       \
-  Handle::Handle(const FamilyProblem& problem, const Options& options)                             \
-      : impl_(std::make_unique<Impl>(problem, options)) {}                                         \
+/// Everything a handle defines over its Impl (a LoadedHandle of its kernel and its problem): the Impl, the constructor
+/// (validates the problem, keeps it as given or as the optional last argument returns it: LoadedHandle's `keep`, and
+/// loads its size table) and AUTOTUNE_LOADED_HANDLE_MEMBERS. At namespace scope in the handle's source file.
+#define AUTOTUNE_LOADED_HANDLE(Handle, Kernel, FamilyProblem, ...)                           \
+  struct Handle::Impl : LoadedHandle<Kernel, FamilyProblem> {                                 \
+    using LoadedHandle::LoadedHandle;                                                         \
+  };                                                                                          \
+  Handle::Handle(const FamilyProblem& problem, const Options& options)                       \
+      : impl_(std::make_unique<Impl>(problem, options __VA_OPT__(, ) __VA_ARGS__)) {}         \
   AUTOTUNE_LOADED_HANDLE_MEMBERS(Handle, FamilyProblem)

@@ -99,15 +99,8 @@ class ArgReduceFamily final
   std::vector<Problem> preset_problems(std::string_view preset) const override {
     // `standard`: arg-min and arg-max of f32, f64 and i32 at 64K, 1M, 16M and 256M elements.
     if (preset != "standard") return {};
-    std::vector<Problem> out;
-    for (ArgOp op : {ArgOp::argmin, ArgOp::argmax})
-      for (ValueType type : {ValueType::f32, ValueType::f64, ValueType::i32}) {
-        ArgReduceProblem p;
-        p.op = op;
-        p.type = type;
-        append(out, at_sizes(p, kStandardSizes));
-      }
-    return out;
+    return ops_and_types(ArgReduceProblem{}, {ArgOp::argmin, ArgOp::argmax},
+                         {ValueType::f32, ValueType::f64, ValueType::i32}, kStandardSizes);
   }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // value at 0, index at 8
 

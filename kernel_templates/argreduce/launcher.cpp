@@ -38,14 +38,10 @@ ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduc
                                                 std::vector<unsigned char>(Workspace::kPartialsOffset, 0));
 }
 
-unsigned ArgReduceKernel::grid_for(std::uint64_t n) const {
-  return plan_argreduce_launch(problem_, config_, n, resident_grid_).grid;
-}
-
 void ArgReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const {
   if (n >= kArgReduceMaxN)
     throw UsageError(fmt::format("an arg-reduction of {} elements reaches the supported bound of 2^37", n));
-  const ReductionLaunchPlan plan = plan_argreduce_launch(problem_, config_, n, resident_grid_);
+  const ReductionLaunchPlan plan = plan_for(n);
   void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
   unsigned long long count = n;
   void* args[] = {&in, &count, &out, &workspace};

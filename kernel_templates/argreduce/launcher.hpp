@@ -25,15 +25,12 @@ inline constexpr std::uint64_t kArgReduceMaxN = 1ull << 37;
 ReductionLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
                                           std::uint64_t n, unsigned resident_grid);
 
-class ArgReduceKernel : public ReductionKernel<ArgReduceProblem, ArgReduceConfig> {
+class ArgReduceKernel : public ReductionKernel<ArgReduceProblem, ArgReduceConfig, plan_argreduce_launch> {
  public:
   /// Loads `cubin` (compiled from kernel_source(problem, config)) on the current device. Throws UsageError when the
   /// configuration is invalid or exceeds the device's limits, CudaError when the cubin does not load.
   ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduceConfig& config, const DeviceInfo& device,
                   const std::vector<char>& cubin);
-
-  /// Blocks of the main launch for n elements.
-  unsigned grid_for(std::uint64_t n) const;
 
   /// Finds the extreme of n elements at `in` (aligned to the element size) and writes value (byte 0) and index
   /// (byte 8) at `out` (8-byte aligned); asynchronous on `stream`, no allocation. One launch (two for two_pass on

@@ -38,16 +38,9 @@ void read_levels(const ProblemOptions& o, HistogramProblem& p) {
   const auto bins_text = per_channel_texts(o, "bins", counts.active);
   const auto lower_text = per_channel_texts(o, "lower", counts.active);
   const auto upper_text = per_channel_texts(o, "upper", counts.active);
-  if (bins_text.empty() && p.type != SampleType::u8)
-    throw UsageError("--bins is required for sample types other than u8");
   std::vector<HistogramChannel> levels;
   for (int c = 0; c < counts.active; ++c) {
-    int bins = 256;
-    if (!bins_text.empty()) {
-      const long long b = option_text::to_integer("bins", channel_text(bins_text, c));
-      if (b < 1 || b > (1 << 24)) throw UsageError(fmt::format("--bins: {} is outside 1..16777216", b));
-      bins = static_cast<int>(b);
-    }
+    const int bins = channel_bins(bins_text, c, p.type, 256, 1 << 24);
     const double lower = lower_text.empty() ? 0.0 : option_text::to_double("lower", channel_text(lower_text, c));
     const double upper = upper_text.empty() ? default_upper(p.type, bins, lower)
                                             : option_text::to_double("upper", channel_text(upper_text, c));
@@ -202,9 +195,9 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::custom<HistogramProblem>("ch1", print_levels_part, read_levels_part),
                                  problem_key::custom<HistogramProblem>("row", print_region_part, read_region_part)};
 
+using HistogramBase = histogram_samples::PixelFamily<TypedFamily<HistogramProblem, HistogramConfig>>;
 class HistogramFamily final
-    : public problem_options::WithOptions<
-          problem_key::WithKey<TypedFamily<HistogramProblem, HistogramConfig>, kKey>, kOptions> {
+    : public problem_options::WithOptions<problem_key::WithKey<HistogramBase, kKey>, kOptions> {
  public:
   HistogramFamily()
       : WithOptions({"a histogram", autotune::kernel_source, histogram_violation}) {}
@@ -213,17 +206,12 @@ class HistogramFamily final
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";
   }
 
-  // "histogram/u8/bins=256/...": the sample type.
-  std::vector<std::string> key_part_names() const override { return {"type"}; }
-
   // The same sample type, counter width and input distribution; the distance is |log2 of the bins ratio|, plus
   // how much the range widths differ relative to the bins for integer types (one value per bin vs many).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const HistogramProblem& a = problem_of(wanted);
     const HistogramProblem& b = problem_of(tuned);
-    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution ||
-        a.channels != b.channels || a.active != b.active)
-      return std::nullopt;
+    if (!histogram_samples::same_samples(a, b)) return std::nullopt;
     // Bins in log2, counted twice when the tuned problem has more bins than the wanted one. Measured on the H200's
     // standard preset (bench/results/2026-12-01c-h200-preset-standard.log.gz, scripts/fit_policy.py): a
     // configuration taken from a shape with fewer bins runs a wanted shape with more bins within 1.0-1.7x of its best
@@ -235,11 +223,10 @@ class HistogramFamily final
     if (!a.uniform_channels() || !b.uniform_channels()) {
       // Channels of their own bins and ranges: compared by their counters (what sizes the shared histogram), one
       // more for other levels.
-      const double more = std::log2(static_cast<double>(b.counters()) / a.counters());
-      return layout + (more > 0 ? 2.0 * more : -more) + (a.per_channel == b.per_channel ? 0.0 : 1.0);
+      return layout + histogram_samples::bins_distance(a.counters(), b.counters()) +
+             (a.per_channel == b.per_channel ? 0.0 : 1.0);
     }
-    const double more_bins = std::log2(static_cast<double>(b.bins) / a.bins);
-    return layout + (more_bins > 0 ? 2.0 * more_bins : -more_bins) +
+    return layout + histogram_samples::bins_distance(a.bins, b.bins) +
            (is_float(a.type) ? 0.0
                              : std::abs(std::log2(((a.upper - a.lower) / a.bins) / ((b.upper - b.lower) / b.bins))));
   }
@@ -251,9 +238,8 @@ class HistogramFamily final
     const HistogramProblem& b = problem_of(tuned);
     if (a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
     // Pixels of other channels: compared by their counters (active x bins); not measured, so behind any exact shape.
-    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
     return (a.type == b.type ? 4.0 : 8.0) + (a.channels != b.channels || a.active != b.active ? 4.0 : 0.0) +
-           (more_bins > 0 ? 2.0 * more_bins : -more_bins);
+           histogram_samples::bins_distance(a.counters(), b.counters());
   }
 
   // First what a sample counts as (bin_counting), then the configuration made runnable (runnable); a value-counting
@@ -424,8 +410,6 @@ class HistogramFamily final
                    embedded::common_cuh});
   }
 
-  std::vector<std::string> distributions() const override { return histogram_distributions(); }
-  bool robust_across_distributions() const override { return true; }
   std::vector<Problem> default_problems() const override {
     // The seed chapter's problem (an 8-bit image histogram) at a size well past the L2, and a float histogram with
     // more bins than CUB privatizes in shared memory.
@@ -453,7 +437,6 @@ class HistogramFamily final
     return out;
   }
   std::string_view policy_data() const override { return embedded::histogram_policy_json; }
-  std::uint64_t output_bytes(const Problem& p) const override { return histogram_samples::counts_bytes(problem_of(p)); }
 
   std::string example_options() const override { return "--type u8 --bins 256 --n 64M"; }
 };

@@ -14,39 +14,7 @@
 
 namespace autotune {
 
-namespace {
-
-using histogram_samples::kSampleTypes;
-using histogram_samples::SampleTypeInfo;
-
-const SampleTypeInfo& info(SampleType t) {
-  for (const auto& i : kSampleTypes)
-    if (i.value == t) return i;
-  throw UsageError("unknown sample type");
-}
-
-}  // namespace
-
-std::string_view to_string(SampleType t) { return info(t).name; }
-std::size_t size_of(SampleType t) { return info(t).size; }
-bool is_float(SampleType t) { return t == SampleType::f32 || t == SampleType::f64 || is_half(t); }
-bool is_half(SampleType t) { return t == SampleType::f16 || t == SampleType::bf16; }
-
-std::string sample_type_names() { return enum_text::names(kSampleTypes); }
-
-std::optional<SampleType> parse_sample_type(std::string_view text) { return enum_text::parse(kSampleTypes, text); }
-
-const std::vector<SampleType>& all_sample_types() {
-  static constexpr auto kAll = enum_text::values(kSampleTypes);
-  static const std::vector<SampleType> all(kAll.begin(), kAll.end());
-  return all;
-}
-
-const std::vector<std::string>& histogram_distributions() {
-  // Described in kernel_templates/histogram/reference.hpp (generate_samples).
-  static const std::vector<std::string> d{"uniform", "constant", "narrow", "runs", "image"};
-  return d;
-}
+using histogram_samples::info;
 
 namespace {
 
@@ -94,11 +62,8 @@ void validate_range(SampleType type, int bins, double lower, double upper) {
 
 // The channels, their own levels and their counters in all (HistogramProblem::validate).
 void validate_channels(const HistogramProblem& p) {
-  histogram_samples::check_channel_counts(p);
+  histogram_samples::check_channel_counts(p, p.per_channel, "per_channel");
   if (!p.per_channel.empty()) {
-    if (p.per_channel.size() != static_cast<std::size_t>(p.active))
-      throw UsageError(fmt::format("per_channel has {} entries for {} active channels (one per active channel)",
-                                   p.per_channel.size(), p.active));
     if (!(p.per_channel[0] == HistogramChannel{p.bins, p.lower, p.upper}))
       throw UsageError(fmt::format("per_channel[0] ({} bins over [{}, {})) must equal bins, lower and upper ({} bins "
                                    "over [{}, {}))", p.per_channel[0].bins, p.per_channel[0].lower,

@@ -29,16 +29,11 @@ namespace {
 void read_channel_bins(const ProblemOptions& o, HistogramRangeProblem& p) {
   using namespace histogram_samples;
   const ChannelCounts counts = channel_counts(o);
-  std::vector<int> bins(static_cast<std::size_t>(counts.active), p.bins);
   const std::vector<std::string> texts = per_channel_texts(o, "bins", counts.active);
-  if (texts.empty() && p.type != SampleType::u8) throw UsageError("--bins is required for sample types other than u8");
   const int max = HistogramRangeProblem::max_bins(p.type);
-  for (int c = 0; c < counts.active && !texts.empty(); ++c) {
-    const long long b = option_text::to_integer("bins", channel_text(texts, c));
-    if (b < 1 || b > max)
-      throw UsageError(fmt::format("--bins: {} is outside 1..{} for {}", b, max, to_string(p.type)));
-    bins[static_cast<std::size_t>(c)] = static_cast<int>(b);
-  }
+  const std::string note = fmt::format(" for {}", to_string(p.type));
+  std::vector<int> bins;
+  for (int c = 0; c < counts.active; ++c) bins.push_back(channel_bins(texts, c, p.type, p.bins, max, note));
   p = p.with_channel_bins(counts.channels, std::move(bins));
 }
 void print_bins(std::string& out, const HistogramRangeProblem& h) {
@@ -110,9 +105,9 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  histogram_samples::channels_key_part<HistogramRangeProblem>(),
                                  problem_key::custom<HistogramRangeProblem>("ch1", print_bins_part, read_bins_part)};
 
+using RangeBase = histogram_samples::PixelFamily<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>>;
 class HistogramRangeFamily final
-    : public problem_options::WithOptions<
-          problem_key::WithKey<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>, kKey, bins_fit>, kOptions> {
+    : public problem_options::WithOptions<problem_key::WithKey<RangeBase, kKey, bins_fit>, kOptions> {
  public:
   HistogramRangeFamily()
       : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation}) {}
@@ -122,20 +117,14 @@ class HistogramRangeFamily final
            "one or several channels per pixel (CUB's HistogramRange, MultiHistogramRange)";
   }
 
-  // "histogram_range/u8/bins=255/...": the sample type.
-  std::vector<std::string> key_part_names() const override { return {"type"}; }
-
   // The same sample type, counters and distribution; |log2 of the bins ratio| (taking more bins counted twice, as
   // the even histogram measured), plus 1 for another edge layout (a winner's binning carries over; its speed less).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const HistogramRangeProblem& a = problem_of(wanted);
     const HistogramRangeProblem& b = problem_of(tuned);
-    if (a.type != b.type || a.counter_bits != b.counter_bits || a.distribution != b.distribution ||
-        a.channels != b.channels || a.active != b.active)
-      return std::nullopt;
+    if (!histogram_samples::same_samples(a, b)) return std::nullopt;
     // Channels are compared by their counters (what sizes the shared counters), one more for other bins per channel.
-    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
-    return (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0) +
+    return histogram_samples::bins_distance(a.counters(), b.counters()) + (a.edges == b.edges ? 0.0 : 1.0) +
            (a.per_channel_bins == b.per_channel_bins ? 0.0 : 1.0);
   }
   // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds u8,
@@ -146,8 +135,7 @@ class HistogramRangeFamily final
     if (auto d = shape_distance(wanted, tuned)) return d;
     const HistogramRangeProblem& a = problem_of(wanted);
     const HistogramRangeProblem& b = problem_of(tuned);
-    const double more_bins = std::log2(static_cast<double>(b.counters()) / a.counters());
-    return 8.0 + (more_bins > 0 ? 2.0 * more_bins : -more_bins) + (a.edges == b.edges ? 0.0 : 1.0) +
+    return 8.0 + histogram_samples::bins_distance(a.counters(), b.counters()) + (a.edges == b.edges ? 0.0 : 1.0) +
            (a.counter_bits == b.counter_bits ? 0.0 : 1.0) +
            (a.channels == b.channels && a.active == b.active ? 0.0 : 4.0);
   }
@@ -170,15 +158,12 @@ class HistogramRangeFamily final
                    embedded::common_cuh});
   }
 
-  std::vector<std::string> distributions() const override { return histogram_distributions(); }
-  bool robust_across_distributions() const override { return true; }
   std::vector<Problem> default_problems() const override {
     // The two shapes the family was built for: u8 with 256 irregular edges, f32 with 1000 irregular edges.
     HistogramRangeProblem u8{.type = SampleType::u8, .bins = 255, .edges = EdgeLayout::irregular, .n = 64ull << 20};
     HistogramRangeProblem f32{.type = SampleType::f32, .bins = 999, .edges = EdgeLayout::irregular, .n = 16ull << 20};
     return {Problem(u8), Problem(f32)};
   }
-  std::uint64_t output_bytes(const Problem& p) const override { return histogram_samples::counts_bytes(problem_of(p)); }
 
   std::string example_options() const override { return "--type f32 --bins 999 --edges irregular --n 64M"; }
 };

@@ -11,6 +11,7 @@
 #include "autotune/problem.hpp"
 #include "core/enum_text.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
+#include "kernel_templates/histogram_range/reference.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune {
@@ -74,11 +75,8 @@ HistogramRangeProblem HistogramRangeProblem::with_channel_bins(int pixel_channel
 void HistogramRangeProblem::validate() const {
   if (bins < 1 || bins > max_bins(type))
     throw UsageError(fmt::format("bins must be in 1..{} for {} samples (got {})", max_bins(type), to_string(type), bins));
-  histogram_samples::check_channel_counts(*this);
+  histogram_samples::check_channel_counts(*this, per_channel_bins, "per_channel_bins");
   if (!per_channel_bins.empty()) {
-    if (per_channel_bins.size() != static_cast<std::size_t>(active))
-      throw UsageError(fmt::format("per_channel_bins has {} entries for {} active channels (one per active channel)",
-                                   per_channel_bins.size(), active));
     if (per_channel_bins[0] != bins)
       throw UsageError(fmt::format("per_channel_bins[0] ({}) must equal bins ({})", per_channel_bins[0], bins));
     for (int c = 1; c < active; ++c)
@@ -134,11 +132,9 @@ std::string levels_violation(const HistogramRangeProblem& problem, const void* l
     const auto first = static_cast<std::size_t>(problem.level_offset(c)) * level_size(problem.type);
     const auto* raw = static_cast<const unsigned char*>(levels) + first;
     const auto n = static_cast<std::size_t>(problem.channel_bins(c)) + 1;
-    std::string why;
-    if (problem.type == SampleType::u32) why = ascending_violation(reinterpret_cast<const unsigned*>(raw), n);
-    else if (level_type_name(problem.type) == "float") why = ascending_violation(reinterpret_cast<const float*>(raw), n);
-    else if (problem.type == SampleType::f64) why = ascending_violation(reinterpret_cast<const double*>(raw), n);
-    else why = ascending_violation(reinterpret_cast<const int*>(raw), n);
+    const std::string why = with_level_type(problem.type, [&](auto level) {
+      return ascending_violation(reinterpret_cast<const decltype(level)*>(raw), n);
+    });
     if (!why.empty()) return problem.active == 1 ? why : fmt::format("channel {}: {}", c, why);
   }
   return {};

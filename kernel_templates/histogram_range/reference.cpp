@@ -55,18 +55,6 @@ std::vector<L> levels_of(const HistogramRangeProblem& p, int bins, int channel) 
   return out;
 }
 
-template <class F>
-decltype(auto) with_level_type(SampleType t, F&& f) {
-  switch (t) {
-    case SampleType::u32: return f(unsigned{});
-    case SampleType::f32:
-    case SampleType::f16:
-    case SampleType::bf16: return f(float{});
-    case SampleType::f64: return f(double{});
-    default: return f(int{});
-  }
-}
-
 // One channel's histogram: `n` samples `stride` apart from `s`, over `count` levels from `first`, added into h.
 template <class L, class S>
 void count_channel(const S* s, std::uint64_t n, std::uint64_t stride, const L* first, int count,

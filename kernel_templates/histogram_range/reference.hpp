@@ -10,6 +10,19 @@
 
 namespace autotune {
 
+/// Calls f with a value of the level type of samples of `t` (level_type_name: unsigned, float, double or int).
+template <class F>
+decltype(auto) with_level_type(SampleType t, F&& f) {
+  switch (t) {
+    case SampleType::u32: return f(unsigned{});
+    case SampleType::f32:
+    case SampleType::f16:
+    case SampleType::bf16: return f(float{});
+    case SampleType::f64: return f(double{});
+    default: return f(int{});
+  }
+}
+
 /// The bins + 1 levels of `problem` (raw values of its level type, level_size(type) bytes each), reproducible from
 /// the problem alone (type, bins, edges), so that a baseline (CUB in bench/) and the tuner measure on the same ones:
 ///   even:      levels[i] = lower + i * (upper - lower) / bins over the span (integers rounded down);

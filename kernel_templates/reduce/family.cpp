@@ -118,29 +118,14 @@ class ReduceFamily final
   std::vector<Problem> preset_problems(std::string_view preset) const override {
     // `standard` (tuner/preset.hpp): sum, min and max of every element type at 64K, 1M, 16M and 256M elements.
     if (preset != "standard") return {};
-    std::vector<Problem> out;
-    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
-      for (ValueType type : {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32,
-                             ValueType::f64}) {
-        ReduceProblem r;
-        r.op = op;
-        r.type = type;
-        append(out, at_sizes(r, kStandardSizes));
-      }
-    return out;
+    return ops_and_types(ReduceProblem{}, {ReduceOp::sum, ReduceOp::min, ReduceOp::max},
+                         {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32, ValueType::f64},
+                         kStandardSizes);
   }
   std::string_view policy_data() const override { return embedded::reduce_policy_json; }
   std::uint64_t output_bytes(const Problem&) const override { return 16; }  // one result, up to 16 bytes
 
   std::string example_options() const override { return "--op sum --type f32 --n 256M"; }
-
- protected:
-  // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
-  // check needs NVRTC, which tuning needs anyway; sm_75 is the oldest architecture CUDA 13's NVRTC compiles for.
-  ReduceProblem after_options(ReduceProblem p) const override {
-    if (p.op == ReduceOp::user) check_user_op_compiles(p, "sm_75");
-    return p;
-  }
 };
 
 }  // namespace

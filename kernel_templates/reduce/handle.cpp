@@ -12,11 +12,8 @@
 
 namespace autotune {
 
-AUTOTUNE_LOADED_HANDLE_IMPL(Reduce, ReduceKernel, ReduceProblem)
-
 // The operator's own compile errors, with NVRTC's log, before any variant is compiled (kernel_templates/user_op.hpp).
-Reduce::Reduce(const ReduceProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options, with_checked_user_op<ReduceProblem>)) {}
+AUTOTUNE_LOADED_HANDLE(Reduce, ReduceKernel, ReduceProblem, with_checked_user_op<ReduceProblem>)
 
 namespace {
 
@@ -33,8 +30,6 @@ ReduceProblem user_problem(ValueType type, const UserOp& op, std::uint64_t n) {
 
 Reduce::Reduce(ValueType type, const UserOp& op, std::uint64_t n, const Options& options)
     : Reduce(user_problem(type, op, n), options) {}
-
-AUTOTUNE_LOADED_HANDLE_MEMBERS(Reduce, ReduceProblem)
 
 void check_reduce_types(const ReduceProblem& p, std::optional<ValueType> input, std::optional<ValueType> output) {
   const PointerChecks check{"autotune::Reduce"};

@@ -51,12 +51,8 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
   workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid, partial_bytes), std::move(prefix));
 }
 
-unsigned ReduceKernel::grid_for(std::uint64_t n) const {
-  return std::max(1u, plan_reduce_launch(problem_, config_, n, resident_grid_).grid);
-}
-
 void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const {
-  const ReductionLaunchPlan plan = plan_reduce_launch(problem_, config_, n, resident_grid_);
+  const ReductionLaunchPlan plan = plan_for(n);
   void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
   if (plan.preset) {
     if (problem_.identity_bits() == 0) {

@@ -25,16 +25,13 @@ inline constexpr unsigned kReduceMaxCoverGrid = 1u << 16;
 ReductionLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const ReduceConfig& config, std::uint64_t n,
                                        unsigned resident_grid);
 
-class ReduceKernel : public ReductionKernel<ReduceProblem, ReduceConfig> {
+class ReduceKernel : public ReductionKernel<ReduceProblem, ReduceConfig, plan_reduce_launch> {
  public:
   /// Loads `cubin` (compiled from kernel_source(problem, config)) on the current device, whose properties are
   /// `device`: its autotune_reduce, and autotune_reduce_finish for Finish::two_pass. Throws UsageError when the
   /// configuration is invalid or exceeds the device's limits, CudaError when the cubin does not load.
   ReduceKernel(const ReduceProblem& problem, const ReduceConfig& config, const DeviceInfo& device,
                const std::vector<char>& cubin);
-
-  /// Blocks of the main launch for n elements (ReductionLaunchPlan::grid, at least 1).
-  unsigned grid_for(std::uint64_t n) const;
 
   /// Reduces n elements at `in` (aligned to the element size) into one accumulator-type value at `out` (aligned to
   /// its size), overwriting it; asynchronous on `stream`, no allocation. Operations: Finish::last_block one launch;

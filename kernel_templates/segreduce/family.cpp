@@ -175,11 +175,9 @@ class SegReduceFamily final
   std::string example_options() const override { return "--op sum --type f32 --segments fixed:32 --n 64M"; }
 
  protected:
-  // A user operator's compile errors are the user's: said now, with NVRTC's log, not as every variant failing. The
-  // check needs NVRTC, which tuning needs anyway.
+  // The user operator checked (WithUserOp), then the normal form: accumulator, operator hash, canonical segments.
   SegReduceProblem after_options(SegReduceProblem p) const override {
-    check_user_op_compiles(p, "sm_75");
-    return p.normalized();
+    return WithUserOp::after_options(std::move(p)).normalized();
   }
 };
 

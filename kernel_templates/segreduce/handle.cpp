@@ -14,14 +14,9 @@
 
 namespace autotune {
 
-AUTOTUNE_LOADED_HANDLE_IMPL(SegmentedReduce, SegReduceKernel, SegReduceProblem)
-
 // A user operator's own compile errors, with NVRTC's log, before any variant is compiled and before a device is
 // looked for (kernel_templates/user_op.hpp).
-SegmentedReduce::SegmentedReduce(const SegReduceProblem& problem, const Options& options)
-    : impl_(std::make_unique<Impl>(problem, options, with_checked_user_op<SegReduceProblem>)) {}
-
-AUTOTUNE_LOADED_HANDLE_MEMBERS(SegmentedReduce, SegReduceProblem)
+AUTOTUNE_LOADED_HANDLE(SegmentedReduce, SegReduceKernel, SegReduceProblem, with_checked_user_op<SegReduceProblem>)
 
 void SegmentedReduce::check_types(ValueType input, ValueType output, bool arg) const {
   const SegReduceProblem& p = impl_->problem;
