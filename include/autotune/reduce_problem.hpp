@@ -175,6 +175,8 @@ struct ReduceConfig {
   Finish finish = Finish::last_block;
   int grid_blocks = 0;     ///< 0 = all resident blocks (persistent waves), -1 = cover n (one tile per block,
                            ///< capped so partials fit the workspace), 1 = the single-block small-n path
+  bool load_cs = false;    ///< the 16-byte input loads as ld.global.cs (evict-first: the L2 keeps its other
+                           ///< lines), key "ld=cs"; else ld.global.nc
 
   bool operator==(const ReduceConfig&) const = default;
 

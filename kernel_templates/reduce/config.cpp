@@ -40,7 +40,8 @@ constexpr auto kReduceFields = std::tuple{
     config_fields::number("loads", &ReduceConfig::loads, 1).constant("kLoads").in_part(2),
     config_fields::number("acc", &ReduceConfig::accumulators, 1).constant("kAccumulators").in_part(2),
     config_fields::choice("finish", &ReduceConfig::finish, kFinishes).constant("kFinish", "Finish"),
-    config_fields::number("grid", &ReduceConfig::grid_blocks, -1)};
+    config_fields::number("grid", &ReduceConfig::grid_blocks, -1),
+    config_fields::flag("ld", &ReduceConfig::load_cs, "cs").constant("kLoadCs")};
 
 }  // namespace
 
@@ -66,6 +67,9 @@ std::string reduce_violation(const ReduceProblem& problem, const ReduceConfig& c
   const ReduceProblem p = problem.normalized();
   const ValueType acc = *p.accumulator;
   if (std::string why = reduction_space::shape_violation(c, p.type); !why.empty()) return why;
+  if (c.load_cs && c.vec_bytes != 16)
+    return fmt::format("ld=cs applies to 16-byte loads, not {}", c.vec_bytes ? fmt::format("{}-byte ones", c.vec_bytes)
+                                                                          : std::string("one element per load"));
   if (c.grid_blocks < -1 || c.grid_blocks > 1)
     return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or 1 (one block)", c.grid_blocks);
   const ValueType work = reduce_detail::work_type(p);

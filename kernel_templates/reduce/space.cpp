@@ -10,6 +10,12 @@ using namespace space_decl;
 using namespace reduction_space;
 using C = ReduceConfig;
 
+// Inputs of 8 MiB and more, or any size (n = 0): where evict-first loads can pay. On an H200 after the harness's L2
+// flush (bench/load_bench.cu, bench/results/2026-12-04a-h200-load-bench.md) ld.global.cs read 16 MiB 4 % faster than
+// ld.global.nc, 64 MiB 12 %, 160 MiB 8 %, 256 MiB 2 %, 1 GiB 4.5 % slower; 4 MiB and less the same.
+constexpr std::uint64_t kStreamingMinBytes = 8ull << 20;
+bool streams(const ReduceProblem& p) { return p.n == 0 || p.n * size_of(p.type) >= kStreamingMinBytes; }
+
 // Fields a group leaves out keep ReduceConfig's defaults: warp shuffles, 256 threads, 16-byte loads, 2 loads, one
 // accumulator, the last-block finish, a resident grid.
 constexpr auto kSpace =
@@ -38,7 +44,15 @@ constexpr auto kSpace =
                 fields(&C::finish, &C::grid_blocks)
                     .rows({{Finish::atomic, 0}, {Finish::two_pass, 0}, {Finish::last_block, -1}})),
           // 7. 64-thread blocks; 8. the small-n path.
-          blocks_of_64<C>(), single_block<ReduceProblem, C>({1, 2, 4}))
+          blocks_of_64<C>(), single_block<ReduceProblem, C>({1, 2, 4}),
+          // 9. Evict-first input loads (ld=cs) for large inputs: the main family's wider half, and the cover-n
+          //    finishes.
+          group(fixed(&C::load_cs, true), values(&C::block, {256, 512, 1024}), values(&C::loads, {2, 4}),
+                values(&C::accumulators, {1, 2}))
+              .only_if(streams),
+          group(fixed(&C::load_cs, true), values(&C::block, {256, 512}), fixed(&C::loads, 4),
+                fields(&C::finish, &C::grid_blocks).rows({{Finish::atomic, -1}, {Finish::last_block, -1}}))
+              .only_if(streams))
         // 0. The built-in default first, so the tuner always measures what an untuned application would run.
         .starting_with(ReduceConfig::fallback);
 

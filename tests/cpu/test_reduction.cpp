@@ -183,6 +183,16 @@ TEST_SUITE("reduction") {
     CHECK_FALSE(ReduceConfig::parse("red=warp_shuffle,block=2x,vec=16,loads=2,acc=1,finish=last_block,grid=0").has_value());
     CHECK_FALSE(ReduceConfig::parse("red=warp_shuffle,block=256,vec=16,loads=0,acc=1,finish=last_block,grid=0").has_value());
     CHECK_FALSE(ReduceConfig::parse("red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=-2").has_value());
+    // Evict-first loads: "ld=cs" at the end when set, absent when not (keys from before the field keep their meaning),
+    // never spelled at the default or with another value.
+    ReduceConfig cs;
+    cs.load_cs = true;
+    CHECK(cs.key() == good + ",ld=cs");
+    CHECK(ReduceConfig::parse(good + ",ld=cs") == cs);
+    CHECK(ReduceConfig::parse(good)->load_cs == false);
+    CHECK_FALSE(ReduceConfig::parse(good + ",ld=nc").has_value());
+    CHECK_FALSE(ReduceConfig::parse(good + ",ld=").has_value());
+    CHECK_FALSE(ReduceConfig::parse("ld=cs," + good).has_value());  // the table's order only
     // A histogram key is not a reduction key.
     CHECK_FALSE(ReduceConfig::parse("priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,"
                                     "merge=atomic,grid=0").has_value());
@@ -209,6 +219,10 @@ TEST_SUITE("reduction") {
     CHECK(why(f32, [](auto& c) { c.accumulators = 3; }).find("accumulators") != std::string::npos);
     CHECK(why(f32, [](auto& c) { c.grid_blocks = 2; }).find("grid") != std::string::npos);
     CHECK(why(f32, [](auto& c) { c.grid_blocks = -2; }) != "");
+    // ld=cs: the 16-byte vectors only (the template's __ldcs takes the vector as uint4).
+    CHECK(why(f32, [](auto& c) { c.load_cs = true; }) == "");
+    CHECK(why(f32, [](auto& c) { c.load_cs = true, c.vec_bytes = 8; }).find("ld=cs applies to 16-byte loads, not 8-byte") == 0);
+    CHECK(why(f32, [](auto& c) { c.load_cs = true, c.vec_bytes = 0; }).find("one element per load") != std::string::npos);
     // warp_reduce: 32-bit integer accumulators only.
     auto warp_reduce = [](auto& c) { c.block_reduce = BlockReduce::warp_reduce; };
     CHECK(why(f32, warp_reduce).find("32-bit integers") != std::string::npos);
@@ -289,6 +303,21 @@ TEST_SUITE("reduction") {
     ReduceProblem big = u32min;
     big.n = 64ull << 20;
     CHECK(count_if(reduce_space(big), [](auto& c) { return c.grid_blocks == 1; }) == 0);
+    // Evict-first loads from 8 MiB of input (and for any n): 2M f32 elements have them, 2M - 1 and 1M do not; f64
+    // reaches 8 MiB at 1M elements. Always 16-byte loads.
+    auto cs_count = [&](ValueType t, std::uint64_t n) {
+      ReduceProblem p = make(ReduceOp::sum, t);
+      p.n = n;
+      const auto s = reduce_space(p);
+      for (const auto& c : s) CHECK((!c.load_cs || c.vec_bytes == 16));
+      return count_if(s, [](auto& c) { return c.load_cs; });
+    };
+    CHECK(cs_count(ValueType::f32, 0) > 0);
+    CHECK(cs_count(ValueType::f32, 2u << 20) > 0);
+    CHECK(cs_count(ValueType::f32, (2u << 20) - 1) == 0);
+    CHECK(cs_count(ValueType::f32, 1u << 20) == 0);
+    CHECK(cs_count(ValueType::f64, 1u << 20) > 0);
+    CHECK(cs_count(ValueType::f32, 2u << 20) == cs_count(ValueType::f32, 256u << 20));
     for (ValueType t : all_value_types())
       for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max}) {
         const auto s = reduce_space(make(op, t));
