@@ -22,6 +22,16 @@ template <> struct Raw<4> { typedef unsigned int type; };
 template <> struct Raw<8> { typedef uint2 type; };
 template <> struct Raw<16> { typedef uint4 type; };
 
+// A vector of the input, read once: under Cs (a variant's ld=cs, kLoadCs) ld.global.cs, evict-first in L1 and L2, so
+// the input streams through without evicting the L2's other lines (bench/load_bench.cu measured what that is worth);
+// else a plain load of the const __restrict__ input (ld.global.nc). A template, so that the __ldcs branch is only
+// instantiated where Cs holds (R: the Raw type of a 16-byte load, which __ldcs takes).
+template <bool Cs, class R>
+__device__ __forceinline__ R load_input(const R* p) {
+  if constexpr (Cs) return __ldcs(p);
+  else return *p;
+}
+
 // [0, n) of a pointer aligned to its element T but perhaps not to VecBytes: a scalar head up to the first
 // VecBytes-aligned element, nvec whole vectors from there, and a scalar tail from tail_begin. The templates read the
 // head and the tail one element per thread (element i by thread i), the vectors in tiles.

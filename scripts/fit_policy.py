@@ -13,6 +13,10 @@ problem. The fit, per family:
 The runtime (runtime/policy.cpp) serves an untuned problem from the entry of the closest shape (the family's
 shape_distance, then the nearest size) whose configuration is valid for the problem and fits the device.
 Without --write it prints the entries and the transfer statistics only.
+
+With --update, LOG holds some problems of the policy tuned again (e.g. `autotune tune --kernel reduce --op max
+--type f64 --n 1M,16M` for each, after a new configuration field): their entries are replaced in place, every other
+entry is kept, and the provenance lists the update (date, commit, command, data) after the original run's.
 """
 import argparse
 import gzip
@@ -131,9 +135,31 @@ def log_arguments(doc, writes):
     return ap
 
 
+def update(family, es, args):
+    """The family's policy.json with the entries of `es` replacing those of the same problem; None if it has none."""
+    path = f"kernel_templates/{family}/policy.json"
+    with open(path) as f:
+        doc = json.load(f)
+    new = {k: (c, w, ms) for k, c, w, ms in es}
+    unknown = sorted(set(new) - {e["problem"] for e in doc["entries"]})
+    if unknown:
+        sys.exit(f"--update: {path} has no entry for " + ", ".join(unknown))
+    for e in doc["entries"]:
+        if e["problem"] in new:
+            c, w, ms = new[e["problem"]]
+            print(f"  {e['problem']}: {e['config']} ({e['time_ms']} ms) -> {c} ({ms} ms)")
+            e.update({"config": c, "worst_slowdown": round(w, 4), "time_ms": ms})
+    doc["provenance"].setdefault("updates", []).append(
+        {"date": args.date, "commit": args.commit, "command": args.command, "data": args.source, "entries": len(new)})
+    doc["provenance"]["data"] += "; updated from " + args.source
+    return path, doc
+
+
 def main():
     ap = log_arguments(__doc__, "kernel_templates/<family>/policy.json")
     ap.add_argument("--model-key", default="")
+    ap.add_argument("--update", action="store_true", help="replace the entries of LOG's problems, keep the others")
+    ap.add_argument("--command", default="", help="with --update: the commands that tuned LOG's problems")
     args = ap.parse_args()
     times = read_log(args.log)
     if not times:
@@ -145,6 +171,15 @@ def main():
         for key, config, worst, ms in es:
             print(f"  {key}  {config}  worst {worst:.2f}x  {ms:.4f} ms")
     print("\n".join(stats))
+    if args.update:
+        for family, es in entries.items():
+            path, doc = update(family, es, args)
+            if args.write:
+                with open(path, "w") as f:
+                    json.dump(doc, f, indent=1)
+                    f.write("\n")
+                print(f"wrote {path}")
+        return
     if not args.write:
         return
     for family, es in entries.items():

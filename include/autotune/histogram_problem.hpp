@@ -213,6 +213,9 @@ struct HistogramConfig {
   /// (u8 or i8 samples, 32-bit shared or per-warp counters). Written ",bin=values" in the key only for values (keys
   /// written before it existed stay canonical).
   Binning binning = Binning::direct;
+  /// The 16-byte sample loads of 1D inputs (and of 2D regions read as one span) as ld.global.cs (evict-first: the
+  /// L2 keeps its other lines); else ld.global.nc. Written ",ld=cs" in the key only when set.
+  bool load_cs = false;
 
   bool operator==(const HistogramConfig&) const = default;
 

@@ -79,7 +79,8 @@ constexpr auto kHistogramFields = std::tuple{
     config_fields::number("cluster", &HistogramConfig::cluster, 1).omitted_at(1).constant("kCluster"),
     config_fields::choice("bin", &HistogramConfig::binning, kBinnings)
         .omitted_at(Binning::direct)
-        .constant("kBinning", "Binning")};
+        .constant("kBinning", "Binning"),
+    config_fields::flag("ld", &HistogramConfig::load_cs, "cs").constant("kLoadCs")};
 
 }  // namespace
 
@@ -191,6 +192,9 @@ std::string histogram_violation(const HistogramProblem& problem, const Histogram
     return fmt::format("counter width {} is not 16 or 32", c.counter_bits);
   if (c.counter_bits == 16 && c.privatization == Privatization::global)
     return "16-bit counters exist only in shared memory";
+  if (c.load_cs && c.vec_bytes != 16)
+    return fmt::format("ld=cs applies to 16-byte loads, not {}", c.vec_bytes ? fmt::format("{}-byte ones", c.vec_bytes)
+                                                                          : std::string("one sample per load"));
   if (c.grid_blocks < HistogramConfig::kCoverGrid)
     return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks) or a positive cap", c.grid_blocks);
   if (c.privatization == Privatization::warp && (c.block / 32 & (c.block / 32 - 1)) != 0)

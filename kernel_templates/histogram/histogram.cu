@@ -338,7 +338,7 @@ __device__ __forceinline__ out_t block_count(unsigned c) {
 struct Flat {
   const raw_t* vin;
   u64 head;
-  __device__ __forceinline__ raw_t load(u64 j) const { return vin[j]; }
+  __device__ __forceinline__ raw_t load(u64 j) const { return load_input<kLoadCs>(vin + j); }
   __device__ __forceinline__ u64 first_sample(u64 j) const { return head + j * kElemsPerVec; }
 };
 

@@ -31,6 +31,12 @@ bool counts_values(const HistogramProblem& p) {
   return (p.type == SampleType::u8 || p.type == SampleType::i8) && !histogram_detail::values_are_bins(p);
 }
 bool counts_values_small_n(const HistogramProblem& p) { return counts_values(p) && small_n(p); }
+// Inputs of 8 MiB and more: where evict-first loads can pay. On an H200 after the harness's L2 flush
+// (bench/load_bench.cu, bench/results/2026-12-04a-h200-load-bench.md) ld.global.cs read 16 MiB 4 % faster than
+// ld.global.nc, 64 MiB 12 %, 160 MiB 8 %, 256 MiB 2 %, 1 GiB 4.5 % slower; 4 MiB and less the same.
+constexpr std::uint64_t kStreamingMinBytes = 8ull << 20;
+bool streams(const HistogramProblem& p) { return p.n >= kStreamingMinBytes / size_of(p.type); }
+bool streams_values(const HistogramProblem& p) { return counts_values(p) && streams(p); }
 // Valid, but not measured: the last-block merge of more bins than it pays for.
 bool too_many_bins_for_last_block(const HistogramProblem& p, const C& c) {
   return c.merge == M::last_block && p.counters() > kLastBlockMaxBins;
@@ -149,8 +155,29 @@ constexpr auto kSmallNPaths = std::tuple{
           fixed(&C::merge, M::self_zero))
         .only_if(small_n)};
 
+// 12. Evict-first sample loads (ld=cs, 16-byte loads) for inputs of 8 MiB and more: the shapes that win there in
+//     groups 2, 3, 5, 8 and 11 (shared copies R = 1, 4, 32 with 512 or 1024 threads, values counted with R = 16 or
+//     32, global atomics, 16-bit counters, cover-n grids).
+constexpr auto kStreaming = std::tuple{
+    group(fixed(&C::load_cs, true), values(&C::replicas, {1, 4, 32}), values(&C::block, {512, 1024}),
+          values(&C::loads, {2, 4}), values(&C::merge, {M::atomic, M::self_zero}))
+        .only_if(streams),
+    group(fixed(&C::load_cs, true), fixed(&C::binning, Binning::values), values(&C::replicas, {16, 32}),
+          values(&C::block, {512, 1024}), values(&C::loads, {2, 4}), values(&C::merge, {M::atomic, M::self_zero}))
+        .only_if(streams_values),
+    group(fixed(&C::load_cs, true), fixed(&C::privatization, P::global), values(&C::block, {256, 512}),
+          values(&C::loads, {2, 4}))
+        .only_if(streams),
+    group(fixed(&C::load_cs, true), fixed(&C::counter_bits, 16), values(&C::block, {512, 1024}),
+          values(&C::loads, {2, 4}))
+        .only_if(streams),
+    group(fixed(&C::load_cs, true), fixed(&C::grid_blocks, C::kCoverGrid), values(&C::loads, {4, 8}),
+          fields(&C::block, &C::privatization, &C::replicas, &C::merge)
+              .rows({{512, P::shared, 1, M::atomic}, {512, P::shared, 32, M::self_zero}}))
+        .only_if(streams)};
+
 constexpr auto kSpace = space(histogram_violation, kCommon, narrow_loads<4>(), narrow_loads<8>(), kSmallBlocks, kValues,
-                              kCoverN.only_if(large_n), kSmallNPaths)
+                              kCoverN.only_if(large_n), kSmallNPaths, kStreaming)
                             .leaving_out(too_many_bins_for_last_block);
 
 }  // namespace

@@ -292,16 +292,6 @@ __device__ __forceinline__ work_t fold_partials(const work_t* partials, unsigned
   return block_reduce(v, smem);
 }
 
-// An input vector of the tiles: ld.global.cs under ld=cs (kLoadCs: evict-first in L1 and L2, so the input streams
-// through without evicting the L2's other lines; bench/load_bench.cu measured what that is worth), else a plain load
-// of the const __restrict__ input (ld.global.nc). A template, so that the __ldcs branch is only instantiated for the
-// 16-byte vectors ld=cs allows.
-template <class R>
-__device__ __forceinline__ R load_input(const R* p) {
-  if constexpr (kLoadCs) return __ldcs(p);
-  else return *p;
-}
-
 }  // namespace at
 
 extern __shared__ __align__(16) unsigned char at_smem[];
@@ -343,7 +333,8 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   for (; base + tile <= nvec; base += tile) {  // full tiles: no bounds checks, every load issued before any use
     Vec v[kLoads];
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) v[k].raw = load_input(vin + tile_index<true, kLoads>(base, k, threads, tid));
+    for (int k = 0; k < kLoads; ++k)
+      v[k].raw = load_input<kLoadCs>(vin + tile_index<true, kLoads>(base, k, threads, tid));
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) take_vector(k, v[k]);
   }
@@ -353,7 +344,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
       if (i < nvec) {
         Vec v;
-        v.raw = load_input(vin + i);
+        v.raw = load_input<kLoadCs>(vin + i);
         take_vector(k, v);
       }
     }

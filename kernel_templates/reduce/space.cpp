@@ -14,7 +14,7 @@ using C = ReduceConfig;
 // flush (bench/load_bench.cu, bench/results/2026-12-04a-h200-load-bench.md) ld.global.cs read 16 MiB 4 % faster than
 // ld.global.nc, 64 MiB 12 %, 160 MiB 8 %, 256 MiB 2 %, 1 GiB 4.5 % slower; 4 MiB and less the same.
 constexpr std::uint64_t kStreamingMinBytes = 8ull << 20;
-bool streams(const ReduceProblem& p) { return p.n == 0 || p.n * size_of(p.type) >= kStreamingMinBytes; }
+bool streams(const ReduceProblem& p) { return p.n == 0 || p.n >= kStreamingMinBytes / size_of(p.type); }
 
 // Fields a group leaves out keep ReduceConfig's defaults: warp shuffles, 256 threads, 16-byte loads, 2 loads, one
 // accumulator, the last-block finish, a resident grid.

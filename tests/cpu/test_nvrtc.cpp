@@ -254,6 +254,20 @@ TEST_SUITE("nvrtc") {
     CHECK_FALSE(jit::compile(src, "cluster.cu", "sm_80").ok);
   }
 
+  TEST_CASE("an evict-first variant (ld=cs) declares kLoadCs and compiles to other machine code than its plain twin") {
+    HistogramConfig c = *HistogramConfig::parse(
+        "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0");
+    const std::string plain = kernel_source(u8_256(), c);
+    c.load_cs = true;
+    const std::string cs = kernel_source(u8_256(), c);
+    CHECK(plain.find("constexpr bool kLoadCs = false;") != std::string::npos);
+    CHECK(cs.find("constexpr bool kLoadCs = true;") != std::string::npos);
+    const auto a = jit::compile(plain, "plain.cu", "sm_90"), b = jit::compile(cs, "cs.cu", "sm_90");
+    REQUIRE(a.ok);
+    REQUIRE(b.ok);
+    CHECK(a.cubin != b.cubin);
+  }
+
   TEST_CASE("an invalid configuration never reaches NVRTC, and the template's static_asserts back that up") {
     HistogramConfig c;
     c.block = 48;  // not a multiple of 32
