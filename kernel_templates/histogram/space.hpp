@@ -13,8 +13,8 @@ namespace autotune {
 
 /// The space for `problem`, in a fixed order, every configuration well formed (invalid_reason() empty). It is a
 /// union of families rather than one Cartesian product, so that it stays a few hundred variants (the count depends
-/// on the sample size, the bins, value counting and n: for u8 with 256 bins 489 up to 4M samples and 448 above, for
-/// f32 with 1024 bins 469 and 428):
+/// on the sample size, the bins, value counting and n: for u8 with 256 bins 489 up to 4M samples and 484 at 64M, for
+/// f32 with 1024 bins 469 at 1M and 464 at 64M; README.md of this folder):
 ///   the seed chapter's kernels (one-sample loads: global atomics and one shared histogram, coarsened, with and
 ///   without run aggregation, interleaved and contiguous); vectorized global atomics; shared histograms with
 ///   R lane-interleaved copies; per-warp copies; 16-bit shared counters for bins that do not fit otherwise;

@@ -245,8 +245,8 @@ TEST_SUITE("config") {
     HistogramProblem big = p;
     big.n = 64ull << 20;  // large inputs: cover-n grids instead of the single-block path
     const auto big_space = histogram_space(big);
-    // 448 of them ran in 5.4 s warm on an H200 (bench/results/2026-12-04a-h200-untuned-tune-82a2316.log), before the
-    // evict-first group (ld=cs) added 36: about 0.012 s a variant at 64M, so 500 stay well inside the 10 s.
+    // 448 of them ran in 5.4 s warm on an H200 (bench/results/2026-12-04a-h200-untuned-tune-82a2316.log.gz), before
+    // the evict-first group (ld=cs) added 36: about 0.012 s a variant at 64M, so 500 stay well inside the 10 s.
     CHECK(big_space.size() <= 500);
     CHECK(count_if(big_space, [](auto& c) { return c.load_cs; }) > 0);
     CHECK(count_if(big_space, [](auto& c) { return c.load_cs && c.vec_bytes != 16; }) == 0);
