@@ -115,11 +115,51 @@ void launch(int mode, unsigned grid, const uint4* in, unsigned long long n16, un
   }
 }
 
-}  // namespace
+// The device buffers and launch shape of a run.
+struct Run {
+  unsigned grid = 0;
+  size_t flush_words = 0;
+  unsigned *in = nullptr, *flush = nullptr, *clean = nullptr, *sink = nullptr;
+  unsigned long long* out = nullptr;
+  cudaEvent_t start{}, stop{};
+  int rounds = 0;
+};
 
-int main(int argc, char** argv) {
-  int rounds = 31;
-  std::vector<size_t> sizes{1u << 18, 1u << 20, 3u << 20, 1u << 22, 1u << 24, 40u << 20, 1u << 26, 1u << 28};
+// The median time of each load at n words after L2 state `state` (0 dirty, 1 clean), every sum checked.
+bool time_size(const Run& run, int state, size_t n, double (&med)[kModes]) {
+  // The expected sum: v + i for word i, in 64 bits (each vector adds its four words in 32 then 64 bits, as the
+  // kernel does).
+  unsigned long long want = 0;
+  for (size_t i = 0; i < n; i += 4) {
+    const unsigned a = 12345u + static_cast<unsigned>(i), b = a + 1, c = a + 2, d = a + 3;
+    want += (a + b) + static_cast<unsigned long long>(c + d);
+  }
+  std::vector<float> times[kModes];
+  for (int r = -2; r < run.rounds; ++r)
+    for (int k = 0; k < kModes; ++k) {
+      const int mode = (k + r + 2) % kModes;  // the starting mode rotates round by round
+      scribble<<<1024, 256>>>(run.flush, run.flush_words, static_cast<unsigned>(r));
+      if (state == 1) sweep<<<1024, 256>>>(reinterpret_cast<const uint4*>(run.clean), run.flush_words / 4, run.sink);
+      CHECK_CUDA(cudaMemsetAsync(run.out, 0, 8));
+      CHECK_CUDA(cudaEventRecord(run.start));
+      launch(mode, run.grid, reinterpret_cast<const uint4*>(run.in), n / 4, run.out);
+      CHECK_CUDA(cudaEventRecord(run.stop));
+      CHECK_CUDA(cudaEventSynchronize(run.stop));
+      float ms = 0.0f;
+      unsigned long long got = 0;
+      CHECK_CUDA(cudaEventElapsedTime(&ms, run.start, run.stop));
+      CHECK_CUDA(cudaMemcpy(&got, run.out, 8, cudaMemcpyDeviceToHost));
+      if (got != want) {
+        std::fprintf(stderr, "load_bench: %s at n=%zu summed %llu, want %llu\n", kModeNames[mode], n, got, want);
+        return false;
+      }
+      if (r >= 0) times[mode].push_back(ms * 1000.0f);
+    }
+  for (int m = 0; m < kModes; ++m) med[m] = percentile(times[m], 0.5);
+  return true;
+}
+
+bool parse_args(int argc, char** argv, int& rounds, std::vector<size_t>& sizes) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--rounds") {
@@ -130,73 +170,53 @@ int main(int argc, char** argv) {
       for (std::string t; std::getline(ss, t, ',');) sizes.push_back(std::strtoull(t.c_str(), nullptr, 10));
     } else {
       std::fprintf(stderr, "usage: load_bench [--rounds R] [--sizes N,N,...]  (N: 32-bit words, multiples of 4)\n");
-      return 2;
+      return false;
     }
   }
   if (rounds < 3 || sizes.empty() ||
       std::any_of(sizes.begin(), sizes.end(), [](size_t n) { return n == 0 || n % 4 != 0; })) {
     std::fprintf(stderr, "load_bench: --rounds at least 3, every size a positive multiple of 4 words\n");
-    return 2;
+    return false;
   }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Run run;
+  run.rounds = 31;
+  std::vector<size_t> sizes{1u << 18, 1u << 20, 3u << 20, 1u << 22, 1u << 24, 40u << 20, 1u << 26, 1u << 28};
+  if (!parse_args(argc, argv, run.rounds, sizes)) return 2;
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   int per_sm = 0;
   CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_sum<0>, kBlock, 0));
-  const unsigned grid = static_cast<unsigned>(prop.multiProcessorCount * per_sm);
+  run.grid = static_cast<unsigned>(prop.multiProcessorCount * per_sm);
   const size_t max_n = *std::max_element(sizes.begin(), sizes.end());
-  const size_t flush_words = 2ull * prop.l2CacheSize / 4;
-  unsigned *in = nullptr, *flush = nullptr, *clean = nullptr, *sink = nullptr;
-  unsigned long long* out = nullptr;
-  CHECK_CUDA(cudaMalloc(&in, max_n * 4));
-  CHECK_CUDA(cudaMalloc(&flush, flush_words * 4));
-  CHECK_CUDA(cudaMalloc(&clean, flush_words * 4));
-  CHECK_CUDA(cudaMalloc(&sink, 4));
-  CHECK_CUDA(cudaMalloc(&out, 8));
-  scribble<<<1024, 256>>>(in, max_n, 12345u);
-  scribble<<<1024, 256>>>(clean, flush_words, 777u);
+  run.flush_words = 2ull * prop.l2CacheSize / 4;
+  CHECK_CUDA(cudaMalloc(&run.in, max_n * 4));
+  CHECK_CUDA(cudaMalloc(&run.flush, run.flush_words * 4));
+  CHECK_CUDA(cudaMalloc(&run.clean, run.flush_words * 4));
+  CHECK_CUDA(cudaMalloc(&run.sink, 4));
+  CHECK_CUDA(cudaMalloc(&run.out, 8));
+  scribble<<<1024, 256>>>(run.in, max_n, 12345u);
+  scribble<<<1024, 256>>>(run.clean, run.flush_words, 777u);
   CHECK_CUDA(cudaDeviceSynchronize());
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
+  CHECK_CUDA(cudaEventCreate(&run.start));
+  CHECK_CUDA(cudaEventCreate(&run.stop));
 
   std::printf("# Input loads' cache policy, A/B: %s (%d SMs, %d MiB L2), grid %u x %d (resident), %d loads of 16 B "
               "in flight per thread, %d interleaved rounds, median of the calls\n\n",
-              prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, grid, kBlock, kLoads, rounds);
+              prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, run.grid, kBlock, kLoads, run.rounds);
   for (int state = 0; state < 2; ++state) {
-    std::printf("## L2 %s before each call\n\n| words | MiB | nc (us) | GB/s | cs (us) | ef (us) | ef256 (us) | best vs nc |\n"
+    std::printf("## L2 %s before each call\n\n"
+                "| words | MiB | nc (us) | GB/s | cs (us) | ef (us) | ef256 (us) | best vs nc |\n"
                 "|---:|---:|---:|---:|---:|---:|---:|---:|\n",
                 state == 0 ? "dirty (twice the L2 overwritten)" : "clean (overwritten, then another buffer read)");
     for (const size_t n : sizes) {
-      // The expected sum: v + i for word i, in 64 bits (each vector adds its four words in 32 then 64 bits, as the
-      // kernel does).
-      unsigned long long want = 0;
-      for (size_t i = 0; i < n; i += 4) {
-        const unsigned a = 12345u + static_cast<unsigned>(i), b = a + 1, c = a + 2, d = a + 3;
-        want += (a + b) + static_cast<unsigned long long>(c + d);
-      }
-      std::vector<float> times[kModes];
-      for (int r = -2; r < rounds; ++r)
-        for (int k = 0; k < kModes; ++k) {
-          const int mode = (k + r + 2) % kModes;  // the starting mode rotates round by round
-          scribble<<<1024, 256>>>(flush, flush_words, static_cast<unsigned>(r));
-          if (state == 1) sweep<<<1024, 256>>>(reinterpret_cast<const uint4*>(clean), flush_words / 4, sink);
-          CHECK_CUDA(cudaMemsetAsync(out, 0, 8));
-          CHECK_CUDA(cudaEventRecord(start));
-          launch(mode, grid, reinterpret_cast<const uint4*>(in), n / 4, out);
-          CHECK_CUDA(cudaEventRecord(stop));
-          CHECK_CUDA(cudaEventSynchronize(stop));
-          float ms = 0.0f;
-          unsigned long long got = 0;
-          CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-          CHECK_CUDA(cudaMemcpy(&got, out, 8, cudaMemcpyDeviceToHost));
-          if (got != want) {
-            std::fprintf(stderr, "load_bench: %s at n=%zu summed %llu, want %llu\n", kModeNames[mode], n, got, want);
-            return 1;
-          }
-          if (r >= 0) times[mode].push_back(ms * 1000.0f);
-        }
       double med[kModes];
-      for (int m = 0; m < kModes; ++m) med[m] = percentile(times[m], 0.5);
+      if (!time_size(run, state, n, med)) return 1;
       const double best = *std::min_element(med + 1, med + kModes);
       std::printf("| %zu | %.1f | %.2f | %.0f | %.2f | %.2f | %.2f | %.3fx |\n", n, n * 4.0 / (1 << 20), med[0],
                   n * 4.0 / (med[0] * 1e3), med[1], med[2], med[3], med[0] / best);

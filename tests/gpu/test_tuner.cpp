@@ -292,6 +292,25 @@ TEST_SUITE("gpu_tuner") {
     }
   }
 
+  // The compile cache is shared along a ladder: the first size compiles the space, each later one only what no smaller
+  // size's space held (at 4M the evict-first variants) and takes the rest from the cache.
+  void check_shared_compiles(const std::vector<Problem>& sizes, const std::vector<const TuneReport*>& size_runs) {
+    CHECK(size_runs[0]->compiled > 0);
+    std::vector<HistogramConfig> seen = histogram_space(*sizes[0].as<HistogramProblem>());
+    for (std::size_t i = 1; i < sizes.size(); ++i) {
+      INFO("size ", i);
+      const std::vector<HistogramConfig> space = histogram_space(*sizes[i].as<HistogramProblem>());
+      int fresh = 0;
+      for (const HistogramConfig& c : space)
+        if (std::find(seen.begin(), seen.end(), c) == seen.end()) ++fresh, seen.push_back(c);
+      const auto streaming =
+          std::count_if(space.begin(), space.end(), [](const HistogramConfig& c) { return c.load_cs; });
+      CHECK(fresh == (i == 2 ? static_cast<int>(streaming) : 0));
+      CHECK(size_runs[i]->compiled == fresh);
+      CHECK(size_runs[i]->compile_cache_hits == static_cast<int>(space.size()) - fresh);
+    }
+  }
+
   // One ladder of three sizes (256K, 1M, 4M f32 samples: the same space but for the evict-first group, which starts at
   // 8 MiB of input, 2M samples), from a cold compile cache. Whether neighbouring winners differ is the GPU's to say; the next case makes them differ.
   TEST_CASE("a size ladder: a run per size, crossovers only where winners differ, shared compiles, a rerun tunes nothing") {
@@ -316,22 +335,7 @@ TEST_SUITE("gpu_tuner") {
       CHECK(size_runs[i]->strategy == "exhaustive");
       REQUIRE(size_runs[i]->winner.has_value());
     }
-    // The compile cache is shared: the first size compiles the space, each later one only what no smaller size's space
-    // held (at 4M the evict-first variants) and takes the rest from the cache.
-    CHECK(size_runs[0]->compiled > 0);
-    std::vector<HistogramConfig> seen = histogram_space(*sizes[0].as<HistogramProblem>());
-    for (std::size_t i = 1; i < 3; ++i) {
-      INFO("size ", i);
-      const std::vector<HistogramConfig> space = histogram_space(*sizes[i].as<HistogramProblem>());
-      int fresh = 0;
-      for (const HistogramConfig& c : space)
-        if (std::find(seen.begin(), seen.end(), c) == seen.end()) ++fresh, seen.push_back(c);
-      CHECK(fresh == (i == 2 ? static_cast<int>(std::count_if(space.begin(), space.end(),
-                                                                 [](const HistogramConfig& c) { return c.load_cs; }))
-                             : 0));
-      CHECK(size_runs[i]->compiled == fresh);
-      CHECK(size_runs[i]->compile_cache_hits == static_cast<int>(space.size()) - fresh);
-    }
+    check_shared_compiles(sizes, size_runs);
     const DeviceInfo d = query_device(0);
     std::size_t differ = 0;
     for (std::size_t i = 1; i < 3; ++i) {
