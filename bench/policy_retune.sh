@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Tunes again the entries of a family's measured policy (kernel_templates/FAMILY/policy.json) at one size, after the
+# variant space changed there (e.g. a new configuration field), and prints the refit: run on the GPU machine from the
+# repository root with binaries unpacked from scripts/pack_for_device.sh. Histogram shapes are tuned on uniform and
+# narrow samples (the policy's robust fit needs both), reductions on uniform ones. Then, on any machine:
+#   scripts/fit_policy.py OUT/policy-FAMILY-N.log --update --date D --commit C --source LOG --command "..." --write
+#
+#   bench/policy_retune.sh BIN OUT FAMILY N       FAMILY: histogram or reduce; N: the entries' n, e.g. 16777216
+#   bench/policy_retune.sh --dry-run FAMILY N     print the commands only (check them on a machine without a GPU)
+#
+# 2026-12-04: the reduction entries at 16M were tuned so (bench/results/2026-12-04a-h200-policy-tune-82a2316.log.gz:
+# 18 problems and the 1M ones of the 8-byte types, 58 s on an H200); the histogram's 16M entries (11 shapes, 22
+# runs) were not: about 400 s of device time, most of it compiling.
+set -uo pipefail
+dry=0
+if [ "${1:-}" = "--dry-run" ]; then dry=1; shift; bin=/tmp/bin; out=/tmp; else
+  bin=${1:?BIN}; out=${2:?OUT}; shift 2; fi
+family=${1:?FAMILY (histogram or reduce)}
+n=${2:?N (the entries\' size)}
+[ -f "kernel_templates/$family/policy.json" ] || { echo "policy_retune: no kernel_templates/$family/policy.json" >&2; exit 2; }
+commands=$(python3 - "$family" "$n" "$bin" "$out" <<'EOF'
+import json, re, sys
+family, n, bin_, out = sys.argv[1:]
+doc = json.load(open(f"kernel_templates/{family}/policy.json"))
+shapes = sorted({e["problem"].split("/n=")[0] for e in doc["entries"] if f"/n={n}/" in e["problem"]})
+if not shapes:
+    sys.exit(f"policy_retune: no {family} entry at n={n}")
+for s in shapes:
+    parts = s.split("/")
+    if family == "histogram":
+        f = dict(p.split("=", 1) for p in parts[2:])
+        lo, hi = re.fullmatch(r"\[([^,]+),([^)]+)\)", f.pop("range")).groups()
+        flags = f"--type {parts[1]} --bins {f.pop('bins')} --lower {lo} --upper {hi}"
+        if "cbits" in f: flags += f" --counters {f.pop('cbits')}"
+        if f: sys.exit(f"policy_retune: {s}: fields {sorted(f)} are not handled")
+        dists = ["uniform", "narrow"]
+    elif family == "reduce":
+        f = dict(p.split("=", 1) for p in parts[3:])
+        flags = f"--op {parts[1]} --type {parts[2]} --acc {f.pop('acc')}"
+        if f: sys.exit(f"policy_retune: {s}: fields {sorted(f)} are not handled")
+        dists = ["uniform"]
+    else:
+        sys.exit(f"policy_retune: FAMILY is histogram or reduce, not {family}")
+    for d in dists:
+        print(f"{bin_}/autotune tune --cache {out}/policy.db --kernel {family} {flags} --n {n} --dist {d}")
+EOF
+) || exit 2
+if [ $dry = 1 ]; then echo "$commands"; exit 0; fi
+mkdir -p "$out"
+log="$out/policy-$family-$n.log"
+t0=$SECONDS rc=0
+while read -r c; do $c >> "$log" 2>&1 || rc=1; done <<< "$commands"
+echo "policy_retune: $(wc -l <<< "$commands") runs, rc=$rc in $((SECONDS - t0)) s; log $log"
+python3 scripts/fit_policy.py "$log" --update || rc=1
+exit $rc
