@@ -17,14 +17,13 @@
 
 namespace {
 
-#define CHECK_CUDA(call)                                                                          \
-  do {                                                                                            \
-    const cudaError_t e = (call);                                                                 \
-    if (e != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "fence_bench: %s: %s\n", #call, cudaGetErrorString(e));                \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
+constexpr const char* kBenchName = "fence_bench";
+
+}  // namespace
+
+#include "check_cuda.cuh"
+
+namespace {
 
 constexpr int kBlock = 256, kLoads = 4;
 

@@ -25,14 +25,13 @@
 
 namespace {
 
-#define CHECK_CUDA(call)                                                                          \
-  do {                                                                                            \
-    const cudaError_t e = (call);                                                                 \
-    if (e != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "load_bench: %s: %s\n", #call, cudaGetErrorString(e));                 \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
+constexpr const char* kBenchName = "load_bench";
+
+}  // namespace
+
+#include "check_cuda.cuh"
+
+namespace {
 
 constexpr int kBlock = 256, kLoads = 4, kModes = 4;
 const char* const kModeNames[kModes] = {"nc", "cs", "ef", "ef256"};
