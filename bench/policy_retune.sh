@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Tunes again the entries of a family's measured policy (kernel_templates/FAMILY/policy.json) at one size, after the
-# variant space changed there (e.g. a new configuration field), and prints the refit: run on the GPU machine from the
+# variant space changed there (e.g. a new configuration field), or tunes every shape of the policy at a size it has no
+# entry at (a new size: the entries are added), and prints the refit: run on the GPU machine from the
 # repository root with binaries unpacked from scripts/pack_for_device.sh. Histogram shapes are tuned on uniform and
 # narrow samples (the policy's robust fit needs both), reductions on uniform ones. Then, on any machine:
 #   scripts/fit_policy.py OUT/policy-FAMILY-N.log --update --date D --commit C --source LOG --command "..." --write
 #
-#   bench/policy_retune.sh BIN OUT FAMILY N       FAMILY: histogram or reduce; N: the entries' n, e.g. 16777216
+#   bench/policy_retune.sh BIN OUT FAMILY N       FAMILY: histogram, reduce or argreduce; N: the entries' n, e.g.
+#                                                 16777216
 #   bench/policy_retune.sh --dry-run FAMILY N     print the commands only (check them on a machine without a GPU)
+#   SHAPES=REGEX bench/policy_retune.sh ...       only the shapes (keys without n=) that REGEX matches
 #
 # 2026-12-04: the reduction entries at 16M were tuned so (bench/results/2026-12-04a-h200-policy-tune-82a2316.log.gz:
 # 18 problems and the 1M ones of the 8-byte types, 58 s on an H200); the histogram's 16M entries (11 shapes, 22
@@ -15,16 +18,19 @@ set -uo pipefail
 dry=0
 if [ "${1:-}" = "--dry-run" ]; then dry=1; shift; bin=/tmp/bin; out=/tmp; else
   bin=${1:?BIN}; out=${2:?OUT}; shift 2; fi
-family=${1:?FAMILY (histogram or reduce)}
+family=${1:?FAMILY (histogram, reduce or argreduce)}
 n=${2:?N (the entries\' size)}
 [ -f "kernel_templates/$family/policy.json" ] || { echo "policy_retune: no kernel_templates/$family/policy.json" >&2; exit 2; }
-commands=$(python3 - "$family" "$n" "$bin" "$out" <<'EOF'
+commands=$(python3 - "$family" "$n" "$bin" "$out" "${SHAPES:-}" <<'EOF'
 import json, re, sys
-family, n, bin_, out = sys.argv[1:]
+family, n, bin_, out, pattern = sys.argv[1:]
 doc = json.load(open(f"kernel_templates/{family}/policy.json"))
-shapes = sorted({e["problem"].split("/n=")[0] for e in doc["entries"] if f"/n={n}/" in e["problem"]})
+shape = lambda e: e["problem"].split("/n=")[0]  # the key before n= (dist= follows it)
+# The entries at n, or (a size the policy has no entry at) every shape of the policy.
+shapes = sorted({shape(e) for e in doc["entries"] if f"/n={n}/" in e["problem"]}) or sorted(set(map(shape, doc["entries"])))
+shapes = [s for s in shapes if re.search(pattern, s)]
 if not shapes:
-    sys.exit(f"policy_retune: no {family} entry at n={n}")
+    sys.exit(f"policy_retune: no {family} shape matches '{pattern}'")
 for s in shapes:
     parts = s.split("/")
     if family == "histogram":
@@ -39,8 +45,13 @@ for s in shapes:
         flags = f"--op {parts[1]} --type {parts[2]} --acc {f.pop('acc')}"
         if f: sys.exit(f"policy_retune: {s}: fields {sorted(f)} are not handled")
         dists = ["uniform"]
+    elif family == "argreduce":
+        if len(parts) != 3:
+            sys.exit(f"policy_retune: {s}: fields {parts[3:]} are not handled")
+        flags = f"--op {parts[1]} --type {parts[2]}"
+        dists = ["uniform"]
     else:
-        sys.exit(f"policy_retune: FAMILY is histogram or reduce, not {family}")
+        sys.exit(f"policy_retune: FAMILY is histogram, reduce or argreduce, not {family}")
     for d in dists:
         print(f"{bin_}/autotune tune --cache {out}/policy.db --kernel {family} {flags} --n {n} --dist {d}")
 EOF

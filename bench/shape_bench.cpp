@@ -94,7 +94,7 @@ ReduceProblem red(ReduceOp op, ValueType type, std::uint64_t n) {
 // 32/256, u16 1024/65536, i32 1024, u32 256, f32 64/2048/32768/262144, f64 1024 at 64K, 1M, 16M (uniform and narrow);
 // its reductions sum/min/max of every type at 64K, 1M, 16M, 256M (uniform). Nor in a plain `autotune tune` (u8/256
 // and f32 sum at 64K..256M by powers of 4, f32/1024 bins at 16M): issue #26's grid spans sample types, bins from 16
-// to 1M, ranges that are not a power of two, operators and sizes from 4K to 256M, on real-like data (photo-like
+// to 1M, ranges that are not a power of two, operators and sizes from 2K to 256M, on real-like data (photo-like
 // gradients, text-like runs, skewed).
 std::vector<Problem> grid(bool quick) {
   std::vector<Problem> out;
@@ -131,21 +131,26 @@ std::vector<Problem> grid(bool quick) {
     out.push_back(hist(SampleType::f32, 64, 16 * M, "runs", -1.0, 1.0));
     out.push_back(hist(SampleType::u16, 4096, 24 * M, "runs"));
     out.push_back(hist(SampleType::f16, 1000, 16 * M, "runs"));
+    // Below the smallest size any policy entry or plain tune holds (64K): launch-bound calls.
+    out.push_back(hist(SampleType::u8, 64, 8 * 1024, "image"));
+    out.push_back(hist(SampleType::f32, 100, 16 * 1024, "narrow"));
   }
   if (quick) {
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max})
       out.push_back(red(op, ValueType::f32, op == ReduceOp::min ? 100 * M : 3 * M));
     return out;
   }
-  // The issue's examples (f32 min and max at 256M, f64 min at 128M), the launch floor (4K), and sizes between the
-  // ladder's, for the three operators CUB has for every type.
+  // The issue's examples (f32 min and max at 256M, f64 min at 128M), the launch floor (4K; and 2K to 16K of other
+  // types and operators, below the policy's smallest entries), and sizes between the ladder's, for the three
+  // operators CUB has for every type.
   using enum ReduceOp;
   const std::tuple<ReduceOp, ValueType, std::uint64_t> reductions[] = {
       {sum, ValueType::f32, 4096},    {sum, ValueType::f32, 200 * 1024}, {sum, ValueType::f32, 40 * M},
       {min, ValueType::f32, 256 * M}, {max, ValueType::f32, 256 * M},    {max, ValueType::f32, 3 * M},
       {sum, ValueType::f64, 3 * M},   {min, ValueType::f64, 128 * M},    {max, ValueType::f64, 500 * 1024},
       {sum, ValueType::i32, 100 * M}, {min, ValueType::i32, 3 * M},      {max, ValueType::i32, 40 * M},
-      {sum, ValueType::f16, 3 * M},   {sum, ValueType::bf16, 100 * M}};
+      {sum, ValueType::f16, 3 * M},   {sum, ValueType::bf16, 100 * M},   {max, ValueType::i32, 8 * 1024},
+      {sum, ValueType::f64, 16 * 1024}, {min, ValueType::f32, 2 * 1024}};
   for (const auto& [op, type, n] : reductions) out.push_back(red(op, type, n));
   return out;
 }

@@ -16,7 +16,8 @@ Without --write it prints the entries and the transfer statistics only.
 
 With --update, LOG holds some problems of the policy tuned again (e.g. `autotune tune --kernel reduce --op max
 --type f64 --n 1M,16M` for each, after a new configuration field): their entries are replaced in place, every other
-entry is kept, and the provenance lists the update (date, commit, command, data) after the original run's.
+entry is kept, and the provenance lists the update (date, commit, command, data) after the original run's. A problem
+of a shape the policy holds at other sizes only is added among that shape's entries (a new size).
 """
 import argparse
 import gzip
@@ -141,13 +142,19 @@ def update(family, es, args):
     with open(path) as f:
         doc = json.load(f)
     new = {k: (c, w, ms) for k, c, w, ms in es}
-    unknown = sorted(set(new) - {e["problem"] for e in doc["entries"]})
+    added = sorted(set(new) - {e["problem"] for e in doc["entries"]})
+    unknown = [k for k in added if shape_of(k) not in {shape_of(e["problem"]) for e in doc["entries"]}]
     if unknown:
-        sys.exit(f"--update: {path} has no entry for " + ", ".join(unknown))
+        sys.exit(f"--update: {path} has no entry of the shape of " + ", ".join(unknown))
+    for k in added:  # a new size of a known shape: placed among its shape's entries, by n
+        same = [i for i, e in enumerate(doc["entries"]) if shape_of(e["problem"]) == shape_of(k)]
+        after = [i for i in same if int(field(doc["entries"][i]["problem"], "n")) < int(field(k, "n"))]
+        doc["entries"].insert(after[-1] + 1 if after else same[0], {"problem": k, "config": "", "time_ms": 0})
     for e in doc["entries"]:
         if e["problem"] in new:
             c, w, ms = new[e["problem"]]
-            print(f"  {e['problem']}: {e['config']} ({e['time_ms']} ms) -> {c} ({ms} ms)")
+            was = f"{e['config']} ({e['time_ms']} ms)" if e["config"] else "(new)"
+            print(f"  {e['problem']}: {was} -> {c} ({ms} ms)")
             e.update({"config": c, "worst_slowdown": round(w, 4), "time_ms": ms})
     doc["provenance"].setdefault("updates", []).append(
         {"date": args.date, "commit": args.commit, "command": args.command, "data": args.source, "entries": len(new)})
