@@ -31,14 +31,24 @@ struct ReductionLaunchPlan {
 
 namespace reduction_launch {
 
+/// Up to this many tiles, one block reads them all and writes the result itself (the kernels' gridDim.x == 1 path)
+/// instead of one block per tile handing its partial to a last block or a finish launch: a second tile read by the
+/// same block costs one more round trip to memory, the handoff a partial's store, a fence, the ticket and the last
+/// block's read of the partials. Without it, a winner of n whose tile is n ran 2n in two blocks 33 % slower than the
+/// one-block winner of 2n (i32 max at 8K on an H200: 5.3 against 4.0 us,
+/// bench/results/2026-12-04b-h200-untuned-reductions-9056e47.md).
+inline constexpr std::uint64_t kOneBlockTiles = 2;
+
 /// Blocks of the main launch for n elements: one for grid_blocks = 1; else enough to cover n with one tile (block x
-/// loads x elements per load) per block, at most `resident_grid` (grid_blocks = 0; at least 1) or `max_cover` (-1).
+/// loads x elements per load) per block, at most `resident_grid` (grid_blocks = 0; at least 1) or `max_cover` (-1);
+/// but one block for two tiles (kOneBlockTiles).
 template <class P, class C>
 unsigned cover_grid(const P& problem, const C& config, std::uint64_t n, unsigned resident_grid, unsigned max_cover) {
   if (config.grid_blocks == 1) return 1;
   const std::uint64_t per_block =
       static_cast<std::uint64_t>(config.block) * config.loads * config.elems_per_load(problem);
   const std::uint64_t cover = std::max<std::uint64_t>(1, (n + per_block - 1) / per_block);
+  if (cover <= kOneBlockTiles) return 1;
   const unsigned cap = config.grid_blocks == 0 ? std::max(1u, resident_grid) : max_cover;
   return static_cast<unsigned>(std::min<std::uint64_t>(cover, cap));
 }

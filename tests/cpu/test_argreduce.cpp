@@ -708,7 +708,8 @@ TEST_SUITE("argreduce") {
     ArgReduceConfig c;  // 256 threads x 2 loads x 4 floats = 2048 elements per block
     CHECK(plan_argreduce_launch(p, c, 0, 264).grid == 1);
     CHECK(plan_argreduce_launch(p, c, 2048, 264).grid == 1);
-    CHECK(plan_argreduce_launch(p, c, 2049, 264).grid == 2);
+    CHECK(plan_argreduce_launch(p, c, 4096, 264).grid == 1);  // two tiles: one block reads both
+    CHECK(plan_argreduce_launch(p, c, 4097, 264).grid == 3);
     CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 264);
     CHECK_FALSE(plan_argreduce_launch(p, c, 1ull << 30, 264).finish_launch);
     c.grid_blocks = -1;
@@ -730,12 +731,13 @@ TEST_SUITE("argreduce") {
     // Packed keys change no grid: a resident grid is still at most the resident blocks.
     c = ArgReduceConfig{};
     c.pack = true, c.block_reduce = BlockReduce::warp_reduce;
-    CHECK(plan_argreduce_launch(p, c, 2049, 264).grid == 2);
+    CHECK(plan_argreduce_launch(p, c, 4097, 264).grid == 3);
     CHECK(plan_argreduce_launch(p, c, 1ull << 30, 264).grid == 264);
     CHECK_FALSE(plan_argreduce_launch(p, c, 1ull << 30, 264).finish_launch);
     // f64 with 16-byte loads: 2 elements per load, 1024 per block.
     const ArgReduceProblem d = make(ArgOp::argmax, ValueType::f64);
-    CHECK(plan_argreduce_launch(d, ArgReduceConfig{}, 1025, 264).grid == 2);
+    CHECK(plan_argreduce_launch(d, ArgReduceConfig{}, 2048, 264).grid == 1);
+    CHECK(plan_argreduce_launch(d, ArgReduceConfig{}, 2049, 264).grid == 3);
   }
 
   TEST_CASE("the reference: the first index of the extreme, ties by ==") {

@@ -362,7 +362,10 @@ TEST_SUITE("reduction") {
     CHECK(plan(f32, 0).grid == 1);  // one block writes the identity
     CHECK_FALSE(plan(f32, 0).preset);
     CHECK(plan(f32, 2048).grid == 1);
-    CHECK(plan(f32, 2049).grid == 2);
+    CHECK(plan(f32, 2049).grid == 1);  // two tiles: one block reads both (kOneBlockTiles)
+    CHECK(plan(f32, 4096).grid == 1);
+    CHECK_FALSE(plan(f32, 4096).finish_launch);
+    CHECK(plan(f32, 4097).grid == 3);  // three tiles: a block each
     CHECK(plan(f32, 1ull << 30).grid == 264);  // resident cap
     CHECK_FALSE(plan(f32, 1ull << 30).finish_launch);
     c.grid_blocks = -1;
@@ -373,11 +376,14 @@ TEST_SUITE("reduction") {
     // One element per load of f64: 256 * 2 elements per block.
     c = ReduceConfig{};
     c.vec_bytes = 0;
-    CHECK(plan(make(ReduceOp::max, ValueType::f64), 513).grid == 2);
+    CHECK(plan(make(ReduceOp::max, ValueType::f64), 1024).grid == 1);
+    CHECK(plan(make(ReduceOp::max, ValueType::f64), 1025).grid == 3);
     // Two passes: the second launch only when there are partials to combine.
     c = ReduceConfig{};
     c.finish = Finish::two_pass;
     CHECK_FALSE(plan(f32, 100).finish_launch);
+    CHECK_FALSE(plan(f32, 4096).finish_launch);  // two tiles in one block: no partials
+    CHECK(plan(f32, 4097).finish_launch);
     CHECK(plan(f32, 1ull << 20).grid == 264);
     CHECK(plan(f32, 1ull << 20).finish_launch);
     // The atomic finish presets the output unless a single block writes it directly.
