@@ -361,8 +361,9 @@ TEST_SUITE("gpu_argreduce") {
       CHECK(k.grid_for(0) == 1);
       CHECK(k.grid_for(2048) == 1);
       if (grid == 1) CHECK(k.grid_for(1ull << 30) == 1);
+      CHECK(k.grid_for(4096) == 1);  // two tiles in one block (kOneBlockTiles)
       if (grid == -1) {
-        CHECK(k.grid_for(2049) == 2);
+        CHECK(k.grid_for(4097) == 3);
         CHECK(k.grid_for(1ull << 36) == ArgReduceKernel::kMaxCoverGrid);
       }
       if (grid == 0)  // the resident grid: every block that fits on the device at once, by the runtime's calculator

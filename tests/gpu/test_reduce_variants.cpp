@@ -255,8 +255,9 @@ TEST_SUITE("gpu_reduce") {
       CHECK(k.grid_for(0) == 1);
       CHECK(k.grid_for(2048) == 1);
       if (grid == 1) CHECK(k.grid_for(1ull << 30) == 1);
+      CHECK(k.grid_for(4096) == 1);  // two tiles in one block (kOneBlockTiles)
       if (grid == -1) {
-        CHECK(k.grid_for(2049) == 2);
+        CHECK(k.grid_for(4097) == 3);
         CHECK(k.grid_for(100 * 2048) == 100);
         CHECK(k.grid_for(1ull << 40) == ReduceKernel::kMaxCoverGrid);
       }

@@ -634,7 +634,8 @@ TEST_SUITE("gpu_api") {
     add_winner(path, at, c, true);
 
     p.n = 1 << 20;  // the hint: a tuned size
-    const Histogram h(p, Histogram::Options{0, path});
+    // Tuned data alone (Requirement::tuned): the shipped policy's own u8/256 entry at 4K would serve 4K's range.
+    const Histogram h(p, Histogram::Options{0, path, Requirement::tuned});
     MESSAGE(h.resolution().message, "\n", h.resolution().sizes_summary());
     CHECK(h.resolution().source == ConfigSource::exact);
     CHECK(h.resolution().config == b);
