@@ -133,26 +133,19 @@ std::string reduction_variant_source(std::string pre, const UserOp* user, std::s
                                    {"reduction_common.cuh", embedded::reduction_common_cuh}});
 }
 
-}  // namespace reduce_detail
-
-void check_user_op_compiles(const ReduceProblem& problem, const std::string& arch) {
-  if (problem.op != ReduceOp::user) return;
-  problem.validate();
-  if (problem.user.op.empty())
-    throw UsageError(fmt::format("{}: the user operator's source is not known here (a cache holds only its hash); "
-                                 "the application gives it",
-                                 problem.key()));
+void compile_user_op(const UserOp& user, ValueType accumulator, const std::string& arch) {
   const std::string source = fmt::format(
       "namespace at {{\ntypedef {} acc_t;\n{}}}\n"
       "extern \"C\" __global__ void autotune_user_op_check(at::acc_t* out) {{\n"
       "  *out = at::user_op(at::user_transform(*out), at::user_identity());\n}}\n",
-      reduce_detail::info(problem.accumulator_type()).cuda, reduce_detail::user_op_functions(problem.user));
+      info(accumulator).cuda, user_op_functions(user));
   const jit::CompileResult r = jit::compile(source, "user_op.cu", arch);
   if (!r.ok)
     throw UsageError(fmt::format("the user operator (op '{}', identity '{}', transform '{}') does not compile for {} "
                                  "with acc_t = {}:\n{}",
-                                 problem.user.op, problem.user.identity, problem.user.transform, arch,
-                                 to_string(problem.accumulator_type()), r.log));
+                                 user.op, user.identity, user.transform, arch, to_string(accumulator), r.log));
 }
+
+}  // namespace reduce_detail
 
 }  // namespace autotune

@@ -153,11 +153,36 @@ class WithUserOp : public problem_options::WithOptions<Base, kOptions> {
 
 }  // namespace reduce_detail
 
-/// Compiles the user operator of `problem` alone (its functions and a kernel that calls each) for `arch` and throws
-/// UsageError with NVRTC's log when it does not compile; nothing for a built-in operator. Called where a user
-/// operator enters (a handle's construction, the CLI's problem), so that its errors are the user's, not a
-/// variant's. Needs NVRTC (Error when it cannot be loaded).
-void check_user_op_compiles(const ReduceProblem& problem, const std::string& arch);
+namespace reduce_detail {
+
+/// UsageError when `problem` (of reduce or segreduce: members op, user, key()) is a user operator whose source it does
+/// not hold (read back from a key: the hash alone), naming the problem: it can be looked up and shown, not compiled.
+template <class P>
+void require_user_source(const P& problem) {
+  if (problem.op == decltype(problem.op)::user && problem.user.op.empty())
+    throw UsageError(fmt::format("{}: the user operator's source is not known here (a cache key holds only its hash); "
+                                 "the application gives it (autotune::UserOp)",
+                                 problem.key()));
+}
+
+/// Compiles `user` alone (its functions with acc_t = `accumulator`, and a kernel that calls each) for `arch`;
+/// UsageError with NVRTC's log when it does not compile.
+void compile_user_op(const UserOp& user, ValueType accumulator, const std::string& arch);
+
+}  // namespace reduce_detail
+
+/// Compiles the user operator of `problem` (a ReduceProblem or SegReduceProblem) alone for `arch` and throws
+/// UsageError with NVRTC's log when it does not compile, or when the problem is not well formed or lacks the
+/// operator's source; nothing for a built-in operator. Called where a user operator enters (a handle's construction,
+/// the CLI's problem), so that its errors are the user's, not a variant's. Needs NVRTC (Error when it cannot be
+/// loaded).
+template <class P>
+void check_user_op_compiles(const P& problem, const std::string& arch) {
+  if (problem.op != decltype(problem.op)::user) return;
+  problem.validate();
+  reduce_detail::require_user_source(problem);
+  reduce_detail::compile_user_op(problem.user, problem.accumulator_type(), arch);
+}
 
 /// What a handle of a family with operators of the user's own (reduce, segreduce) keeps of the problem it is given:
 /// the problem normalized, its user operator, if any, checked by the family's check_user_op_compiles for sm_75 (the

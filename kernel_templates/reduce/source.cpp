@@ -44,10 +44,7 @@ std::uint64_t work_identity_bits(const ReduceProblem& p, ValueType work) {
 std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& config) {
   preamble::require_valid(problem, config);
   const ReduceProblem p = problem.normalized();
-  if (p.op == ReduceOp::user && p.user.op.empty())
-    throw UsageError(fmt::format("{}: the user operator's source is not known here (a cache key holds only its hash); "
-                                 "the application gives it (autotune::UserOp)",
-                                 p.key()));
+  reduce_detail::require_user_source(p);
   const ValueInfo& in = info(p.type);
   const ValueInfo& acc = info(*p.accumulator);
   const ValueInfo& work = info(reduce_detail::work_type(p));

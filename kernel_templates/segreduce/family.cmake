@@ -1,7 +1,6 @@
 # The segmented reduction family: its sources and its template (included by autotune_family(segreduce)).
 list(APPEND AUTOTUNE_FAMILY_SOURCES
   kernel_templates/segreduce/problem.cpp
-  kernel_templates/segreduce/user_op.cpp
   kernel_templates/segreduce/config.cpp
   kernel_templates/segreduce/source.cpp
   kernel_templates/segreduce/space.cpp

@@ -16,7 +16,6 @@
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/segreduce/enums.hpp"
 #include "kernel_templates/segreduce/space.hpp"
-#include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
 
 namespace autotune {

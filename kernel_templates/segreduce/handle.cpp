@@ -7,7 +7,6 @@
 #include "autotune/segmented_reduce.hpp"
 #include "core/cuda.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
-#include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"

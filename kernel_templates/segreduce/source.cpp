@@ -14,7 +14,6 @@
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
 #include "kernel_templates/segreduce/enums.hpp"
-#include "kernel_templates/segreduce/user_op.hpp"
 #include "kernel_templates/segreduce/workspace_layout.hpp"
 
 namespace autotune {
@@ -65,7 +64,7 @@ std::uint64_t in_work_type(ValueType from, std::uint64_t bits, ValueType work) {
 std::string kernel_source(const SegReduceProblem& problem, const SegReduceConfig& config) {
   preamble::require_valid(problem, config);
   const SegReduceProblem p = problem.normalized();
-  segreduce_detail::require_user_source(p);
+  reduce_detail::require_user_source(p);
   const ReduceProblem r = p.as_reduce();
   const ValueType acc = *p.accumulator;
   // The reduce family's view of the types: halves travel as their bits and compute in float, i8/i16 min/max in int

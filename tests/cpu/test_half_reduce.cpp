@@ -16,6 +16,7 @@
 #include "autotune/problem.hpp"
 #include "autotune/reduce.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
 #include "core/family.hpp"
 #include "kernel_templates/half_host.hpp"
 #include "kernel_templates/reduce/handle.hpp"
@@ -75,6 +76,22 @@ TEST_SUITE("half_reduce") {
     CHECK(float_to_half(ValueType::bf16, 1.0f + 0x3p-8f) == 0x3F82);   // halfway from odd: up
     CHECK(half_to_float(ValueType::bf16, 0xC0A0) == -5.0f);
     CHECK(half_to_float(ValueType::bf16, 0x0001) == 0x1p-133f);
+  }
+
+  TEST_CASE("a user operator known by its hash alone (read back from a key) is refused before NVRTC, in both families") {
+    ReduceProblem r;
+    r.op = ReduceOp::user, r.type = ValueType::f32, r.user_hash = "0123456789abcdef";
+    CHECK_THROWS_WITH_AS(check_user_op_compiles(r, "sm_90"), doctest::Contains("reduce/user:0123456789abcdef"),
+                         UsageError);
+    SegReduceProblem s;
+    s.op = SegReduceOp::user, s.type = ValueType::f32, s.user_hash = "0123456789abcdef";
+    CHECK_THROWS_WITH_AS(check_user_op_compiles(s, "sm_90"), doctest::Contains("source is not known here"), UsageError);
+    CHECK_THROWS_WITH_AS(check_user_op_compiles(s, "sm_90"), doctest::Contains("segreduce/user:0123456789abcdef"),
+                         UsageError);
+    // The segmented problem's own rules are checked first: an offset width other than 32 or 64 bits.
+    SegReduceProblem bad = s;
+    bad.user = UserOp{"a + b", "0", ""}, bad.offset_bits = 16;
+    CHECK_THROWS_WITH_AS(check_user_op_compiles(bad, "sm_90"), doctest::Contains("offsets of 16 bits"), UsageError);
   }
 
   TEST_CASE("the new value types and operations: names, sizes, parsing") {
