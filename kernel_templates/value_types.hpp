@@ -1,7 +1,8 @@
 // The value types of reductions, as the problem, the configuration and the generated source all need them.
-// Shared by the reduction families (reduce, segreduce: kernel_templates/ holds what several families use).
+// Shared by the reduction families (reduce, argreduce, segreduce: kernel_templates/ holds what several families use).
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -10,6 +11,7 @@
 #include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "core/enum_text.hpp"
+#include "kernel_templates/half_host.hpp"
 
 namespace autotune::reduce_detail {
 
@@ -73,6 +75,42 @@ inline std::uint64_t nan_bits(ValueType t) {
     case ValueType::f64: return 0x7FF8000000000000ull;
     default: return 0;
   }
+}
+
+/// +infinity of a float type (the exponent's bits all set, the mantissa's clear); 0 for integers.
+inline std::uint64_t infinity_bits(ValueType t) {
+  switch (t) {
+    case ValueType::f16: return 0x7C00u;
+    case ValueType::bf16: return 0x7F80u;
+    case ValueType::f32: return 0x7F800000u;
+    case ValueType::f64: return 0x7FF0000000000000ull;
+    default: return 0;
+  }
+}
+
+/// The bits, zero-extended, of the largest value of `t` (`highest`) or its smallest. `finite`: numeric_limits' max()
+/// and lowest(), CUB's values for an empty arg-reduction (a half's those of cuda::std::numeric_limits<__half> and
+/// <__nv_bfloat16>, cccl's numeric_limits_ext.h: the largest finite value); else a float's are its infinities, what
+/// a min or a max starts from (reduce's identity_bits, the arg-reductions' identities).
+inline std::uint64_t extreme_bits(ValueType t, bool highest, bool finite) {
+  const ValueInfo& i = info(t);
+  const std::uint64_t sign = std::uint64_t{1} << (8 * i.size - 1);
+  if (!i.is_signed) return highest ? sign | (sign - 1) : 0;
+  // The largest is the float's infinity (or the finite value just below it), a signed integer's the bits below the
+  // sign; the smallest is its negation: the sign bit set (two's complement's lowest for integers).
+  const std::uint64_t top = i.is_float ? infinity_bits(t) - (finite ? 1 : 0) : sign - 1;
+  return highest ? top : i.is_float ? top | sign : sign;
+}
+
+/// `bits` of a value of type `from` as the same value of type `to`, the type a kernel computes it in (work_type):
+/// the bits themselves, a half widened to float (exactly), an i8 or i16 sign-extended to int.
+inline std::uint64_t widened_bits(ValueType from, std::uint64_t bits, ValueType to) {
+  if (from == to) return bits;
+  if (from == ValueType::f16 || from == ValueType::bf16)
+    return std::bit_cast<std::uint32_t>(half_to_float(from, static_cast<std::uint16_t>(bits)));
+  const int width = 8 * static_cast<int>(info(from).size);
+  const auto v = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits << (32 - width))) >> (32 - width);
+  return static_cast<std::uint32_t>(v);
 }
 
 }  // namespace autotune::reduce_detail

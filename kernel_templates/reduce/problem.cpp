@@ -152,23 +152,10 @@ void ReduceProblem::validate() const {
 }
 
 std::uint64_t ReduceProblem::identity_bits() const {
-  const ValueType acc = accumulator_type();
-  // The sums and absmax start from zero (|x| >= 0); a user operator's identity is an expression for the device.
+  // The sums and absmax start from zero (|x| >= 0); a user operator's identity is an expression for the device. max
+  // starts from the smallest value, min from the largest: a float's infinities.
   if (op != ReduceOp::min && op != ReduceOp::max) return 0;
-  const bool lowest = op == ReduceOp::max;  // max starts from the smallest value, min from the largest
-  switch (acc) {
-    case ValueType::i8: return lowest ? 0x80u : 0x7Fu;
-    case ValueType::i16: return lowest ? 0x8000u : 0x7FFFu;
-    case ValueType::i32: return lowest ? 0x80000000u : 0x7FFFFFFFu;
-    case ValueType::u32: return lowest ? 0u : 0xFFFFFFFFu;
-    case ValueType::i64: return lowest ? 0x8000000000000000ull : 0x7FFFFFFFFFFFFFFFull;
-    case ValueType::u64: return lowest ? 0ull : ~0ull;
-    case ValueType::f16: return lowest ? 0xFC00u : 0x7C00u;                                // -inf, +inf
-    case ValueType::bf16: return lowest ? 0xFF80u : 0x7F80u;                               // -inf, +inf
-    case ValueType::f32: return lowest ? 0xFF800000u : 0x7F800000u;                        // -inf, +inf
-    case ValueType::f64: return lowest ? 0xFFF0000000000000ull : 0x7FF0000000000000ull;  // -inf, +inf
-  }
-  throw UsageError("unknown value type");
+  return reduce_detail::extreme_bits(accumulator_type(), op == ReduceOp::min, false);
 }
 
 // --- internal: the kernel's view ---------------------------------------------------------------------------------

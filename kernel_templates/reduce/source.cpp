@@ -3,7 +3,6 @@
 
 #include <utility>
 
-#include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/preamble.hpp"
@@ -16,28 +15,8 @@ namespace autotune {
 
 using reduce_detail::info;
 using reduce_detail::nan_bits;
-using reduce_detail::Storage;
 using reduce_detail::storage_name;
 using reduce_detail::ValueInfo;
-
-namespace {
-
-// The identity of the problem in the work type: identity_bits() is in the result type, which differs for min/max of
-// the narrow types (+inf of f16 is +inf of float; the smallest i8 is the int -128).
-std::uint64_t work_identity_bits(const ReduceProblem& p, ValueType work) {
-  if (work == *p.accumulator) return p.identity_bits();
-  if (p.op != ReduceOp::min && p.op != ReduceOp::max) return 0;  // absmax: +0.0
-  ReduceProblem in_work = p;
-  in_work.type = work;
-  in_work.accumulator = work;
-  if (is_float(work)) return in_work.identity_bits();  // +-inf
-  // i8/i16 in int: the narrow type's extreme, sign-extended to 32 bits.
-  const bool lowest = p.op == ReduceOp::max;
-  const std::int32_t v = p.type == ValueType::i8 ? (lowest ? -128 : 127) : (lowest ? -32768 : 32767);
-  return static_cast<std::uint32_t>(v);
-}
-
-}  // namespace
 
 // --- the kernel source -----------------------------------------------------------------------------------------------
 
@@ -80,7 +59,7 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       preamble::opening(fmt::format("reduction {}", p.shape_key()), config.key(), enums), in.cuda, acc.cuda,
       integer_sum ? acc.cuda_unsigned : work.cuda,
       enum_constant("ReduceOp", "kOp", p.op), storage_name(in.storage), storage_name(acc.storage), work.is_float,
-      in.is_signed && !in.is_float, work_identity_bits(p, work.value), nan_bits(work.value), nan_bits(acc.value),
+      in.is_signed && !in.is_float, reduce_detail::widened_bits(acc.value, p.identity_bits(), work.value), nan_bits(work.value), nan_bits(acc.value),
       reduce_detail::takes_atomics(p), fields.part(1), config.elems_per_load(p) * static_cast<int>(in.size),
       fields.part(2), fields.part(0), config.grid_blocks == 1,
       reduce_detail::ReduceWorkspace::preamble());

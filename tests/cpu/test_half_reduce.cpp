@@ -23,6 +23,7 @@
 #include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/user_op.hpp"
+#include "kernel_templates/value_types.hpp"
 #include "tests/cpu/nvrtc_fixtures.hpp"
 #include "tests/test_devices.hpp"
 
@@ -76,6 +77,50 @@ TEST_SUITE("half_reduce") {
     CHECK(float_to_half(ValueType::bf16, 1.0f + 0x3p-8f) == 0x3F82);   // halfway from odd: up
     CHECK(half_to_float(ValueType::bf16, 0xC0A0) == -5.0f);
     CHECK(half_to_float(ValueType::bf16, 0x0001) == 0x1p-133f);
+  }
+
+  TEST_CASE("the value types' extremes (numeric_limits', or a float's infinities) and their widening to work types") {
+    using reduce_detail::extreme_bits;
+    using reduce_detail::widened_bits;
+    const auto bits = [](auto v) {
+      std::uint64_t b = 0;
+      std::memcpy(&b, &v, sizeof v);
+      return b;
+    };
+    const auto limits = [&](auto v, ValueType t) {
+      using T = decltype(v);
+      CAPTURE(to_string(t));
+      CHECK(extreme_bits(t, true, true) == bits(std::numeric_limits<T>::max()));
+      CHECK(extreme_bits(t, false, true) == bits(std::numeric_limits<T>::lowest()));
+      const T high = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                           : std::numeric_limits<T>::max();
+      CHECK(extreme_bits(t, true, false) == bits(high));
+      CHECK(extreme_bits(t, false, false) == bits(std::numeric_limits<T>::has_infinity ? T(-high)
+                                                                                      : std::numeric_limits<T>::lowest()));
+    };
+    limits(std::int32_t{}, ValueType::i32), limits(std::uint32_t{}, ValueType::u32);
+    limits(std::int64_t{}, ValueType::i64), limits(std::uint64_t{}, ValueType::u64);
+    limits(float{}, ValueType::f32), limits(double{}, ValueType::f64);
+    limits(std::int8_t{}, ValueType::i8), limits(std::int16_t{}, ValueType::i16);
+    // Halves: cuda::std::numeric_limits' largest finite values (65504, (2 - 2^-7) * 2^127), and the infinities.
+    const float inf = std::numeric_limits<float>::infinity();
+    CHECK(half_to_float(ValueType::f16, extreme_bits(ValueType::f16, true, true)) == 65504.0f);
+    CHECK(half_to_float(ValueType::f16, extreme_bits(ValueType::f16, false, true)) == -65504.0f);
+    CHECK(half_to_float(ValueType::bf16, extreme_bits(ValueType::bf16, true, true)) == 0x1.FEp127f);
+    CHECK(half_to_float(ValueType::bf16, extreme_bits(ValueType::bf16, false, true)) == -0x1.FEp127f);
+    for (ValueType h : {ValueType::f16, ValueType::bf16}) {
+      CHECK(half_to_float(h, extreme_bits(h, true, false)) == inf);
+      CHECK(half_to_float(h, extreme_bits(h, false, false)) == -inf);
+    }
+    // Widened: an i8 or i16 to the int of the same value, a half to the float, a type to itself unchanged.
+    for (int v = -128; v < 128; ++v)
+      CHECK(widened_bits(ValueType::i8, static_cast<std::uint8_t>(v), ValueType::i32) == static_cast<std::uint32_t>(v));
+    for (int v : {-32768, -129, -1, 0, 255, 32767})
+      CHECK(widened_bits(ValueType::i16, static_cast<std::uint16_t>(v), ValueType::i32) == static_cast<std::uint32_t>(v));
+    CHECK(widened_bits(ValueType::f16, 0x3C00, ValueType::f32) == std::bit_cast<std::uint32_t>(1.0f));
+    CHECK(widened_bits(ValueType::f16, 0xFC00, ValueType::f32) == std::bit_cast<std::uint32_t>(-inf));
+    CHECK(widened_bits(ValueType::bf16, 0xC0A0, ValueType::f32) == std::bit_cast<std::uint32_t>(-5.0f));
+    CHECK(widened_bits(ValueType::u64, ~0ull, ValueType::u64) == ~0ull);
   }
 
   TEST_CASE("a user operator known by its hash alone (read back from a key) is refused before NVRTC, in both families") {
