@@ -11,8 +11,8 @@
 //   std::string ArgReduceProblem::key() const { return problem_key::key(*this, kKey); }
 //   // in the family: problem_key::parse<ArgReduceProblem>(parts, kKey)
 //
-// The key is "FAMILY/part/part/name=value/..." in the table's order: the positional parts (no name) first, then the
-// named ones. Kinds of parts:
+// The key is "FAMILY/part/part/name=value/..." in the table's order: the positional parts (the value alone) first,
+// then the named ones. Kinds of parts:
 // - choice: one of a {value, name} table (core/enum_text.hpp), in a member of type T or std::optional<T> (an empty
 //   optional is left out);
 // - number: a decimal integer within [min, max] (sizes are numbers of 64 bits: n, rows);
@@ -112,31 +112,32 @@ struct Verbatim {  ///< the text itself
 template <class P, class M, class Codec>
 struct Part {
   using Value = typename Codec::Value;
-  std::string_view name;  ///< empty: a positional part
+  std::string_view name;  ///< "name=" of a named part; a positional part's name for KernelFamily::key_part_names
   M P::*member = nullptr;
   Codec codec;
   std::optional<Value> omitted = {};  ///< left out of the key at this value, and the value when a key lacks it
   bool in_shape = true;               ///< printed in the shape key too
+  bool positional = false;            ///< the value alone, at its place among the positional parts
 
-  constexpr Part omitted_at(Value v) const { return {name, member, codec, v, in_shape}; }
-  constexpr bool is_positional() const { return name.empty(); }
+  constexpr Part omitted_at(Value v) const { return {name, member, codec, v, in_shape, positional}; }
+  constexpr bool is_positional() const { return positional; }
 
   void print(Writer& w, const P& p) const {
     std::optional<Value> v;
     v = p.*member;  // a value, or an optional one
     if (!v || (omitted && *v == *omitted)) return;
-    if (name.empty()) w.add(codec.text(*v));
+    if (positional) w.add(codec.text(*v));
     else w.add(name, codec.text(*v));
   }
   bool read(Reader& r, P& p) const {
     std::optional<std::string> text;
-    if (name.empty()) {
+    if (positional) {
       if (auto t = r.next()) text = std::string(*t);
     } else {
       text = r.take(name);
     }
     if (!text) {
-      if (!omitted || name.empty()) return false;  // a part every key holds
+      if (!omitted || positional) return false;  // a part every key holds
       p.*member = *omitted;
       return true;
     }
@@ -187,7 +188,7 @@ constexpr auto option(const O& o) {
 template <class O>
 constexpr auto positional(const O& o) {
   auto part = option(o);
-  part.name = {};
+  part.positional = true;
   return part;
 }
 
@@ -259,14 +260,24 @@ std::optional<P> parse(const std::vector<std::string_view>& text, const std::tup
   return p;
 }
 
+/// The names of the table's positional parts, in key order: {"op", "type"} for "reduce/sum/f32/...".
+template <class... E>
+std::vector<std::string> positional_names(const std::tuple<E...>& parts) {
+  std::vector<std::string> out;
+  std::apply([&](const auto&... e) { ((e.is_positional() ? void(out.emplace_back(e.name)) : void()), ...); }, parts);
+  return out;
+}
+
 /// A family base (TypedFamily, or a mixin over it) whose parse_key reads the key table `kKey` with parse(): the
 /// canonical spelling is the problem's key(); `kCheck` (a bool(const P&), or nullptr) refuses what the table alone
-/// lets through.
+/// lets through. The names of the key's positional parts (key_part_names) are the table's.
 template <class Base, const auto& kKey, auto kCheck = nullptr>
 class WithKey : public Base {
  public:
   using P = typename Base::problem_type;
   using Base::Base;
+
+  std::vector<std::string> key_part_names() const override { return positional_names(kKey); }
 
  protected:
   std::optional<P> parse_key(const std::vector<std::string_view>& parts, bool canonical) const override {

@@ -48,10 +48,6 @@ class ArgReduceFamily final
            "(CUB's DeviceReduce::ArgMin/ArgMax)";
   }
 
-  // sample_type is the input type, op the operation, counter_bits the index's width.
-  // "argreduce/argmin/f32/...": the operation, then the value type.
-  std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
-
   // The same element type and distribution: the other operation's winner reads the input the same way (distance 1).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const ArgReduceProblem& a = problem_of(wanted);

@@ -68,9 +68,6 @@ class ReduceFamily final
            "f64, f16, bf16, i8 or i16 values (CUB's DeviceReduce and TransformReduce)";
   }
 
-  // "reduce/sum/f32/...": the operator (a user operator's "user:<hash>"), then the value type.
-  std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
-
   // The same element type, mode and distribution: another operator's winner (sum for max, say) reads the input the
   // same way. Distance: 1 for another operator, 1 more for another accumulator width (the configuration's
   // validity for this problem is checked apart, by violation()).

@@ -115,8 +115,6 @@ class SegReduceFamily final
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
   }
 
-  // "segreduce/sum/f32/...": the operation (a user operator's "user:<hash>"), then the value type.
-  std::vector<std::string> key_part_names() const override { return {"op", "type"}; }
   // The same types, operation and offsets; another segment-length distribution is 0.5 away plus an eighth per
   // doubling of the typical length between them (a winner for segments of 4K suits 8K better than 32).
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {

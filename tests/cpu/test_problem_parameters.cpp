@@ -133,6 +133,13 @@ TEST_CASE("every built-in family names the parts of its keys, and each parses ba
     CAPTURE(f->name());
     CHECK_FALSE(f->key_part_names().empty());
   }
+  // The built-in families' names, from their key tables (problem_key::WithKey): "reduce/sum/f32/..." is op, type.
+  const std::vector<std::string> op_type{"op", "type"}, type{"type"};
+  CHECK(family_named("reduce").key_part_names() == op_type);
+  CHECK(family_named("argreduce").key_part_names() == op_type);
+  CHECK(family_named("segreduce").key_part_names() == op_type);
+  CHECK(family_named("histogram").key_part_names() == type);
+  CHECK(family_named("histogram_range").key_part_names() == type);
   for (const Stored& s : kEveryFamily) {
     CAPTURE(s.key);
     const auto p = Problem::parse(s.key);
