@@ -51,6 +51,11 @@ using ViolationFunction = std::string(const P& problem, const C& config, const D
 template <class P, class C>
 using Violation = ViolationFunction<P, C>*;
 
+/// CONFIG::invalid_reason(problem), the configuration's own rules: the family's validity function VIOLATION without a
+/// device. At namespace scope in the family's config.cpp, beside VIOLATION.
+#define AUTOTUNE_INVALID_REASON(CONFIG, PROBLEM, VIOLATION) \
+  std::string CONFIG::invalid_reason(const PROBLEM& problem) const { return VIOLATION(problem, *this, nullptr); }
+
 /// The limits of the largest GPU the project targets (sm_90's opt-in 227 KiB of shared memory per block, 1024
 /// threads, clusters and __reduce_*_sync): a configuration that violates them runs on no GPU.
 inline DeviceInfo any_target_gpu() {

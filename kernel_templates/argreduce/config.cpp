@@ -83,9 +83,7 @@ std::string argreduce_violation(const ArgReduceProblem& problem, const ArgReduce
   return {};
 }
 
-std::string ArgReduceConfig::invalid_reason(const ArgReduceProblem& problem) const {
-  return argreduce_violation(problem, *this, nullptr);
-}
+AUTOTUNE_INVALID_REASON(ArgReduceConfig, ArgReduceProblem, argreduce_violation)
 
 ArgReduceConfig ArgReduceConfig::fallback(const ArgReduceProblem&) {
   // Warp shuffles and the last-block finish exist for every type on every GPU we ship for and are deterministic;

@@ -102,9 +102,7 @@ std::string reduce_violation(const ReduceProblem& problem, const ReduceConfig& c
   return {};
 }
 
-std::string ReduceConfig::invalid_reason(const ReduceProblem& problem) const {
-  return reduce_violation(problem, *this, nullptr);
-}
+AUTOTUNE_INVALID_REASON(ReduceConfig, ReduceProblem, reduce_violation)
 
 ReduceConfig ReduceConfig::fallback(const ReduceProblem&) {
   // Warp shuffles and the last-block finish exist for every type on sm_70 and are deterministic; 16-byte loads work

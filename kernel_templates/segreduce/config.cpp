@@ -51,9 +51,7 @@ std::string segreduce_violation(const SegReduceProblem& problem, const SegReduce
   return device ? launch_limits::block_violation(c.block, *device) : std::string();
 }
 
-std::string SegReduceConfig::invalid_reason(const SegReduceProblem& problem) const {
-  return segreduce_violation(problem, *this, nullptr);
-}
+AUTOTUNE_INVALID_REASON(SegReduceConfig, SegReduceProblem, segreduce_violation)
 
 SegReduceConfig SegReduceConfig::fallback(const SegReduceProblem&) {
   // Eight lanes of 16-byte loads cover a 32-element f32 segment in one load each; segments above 256 elements go to
