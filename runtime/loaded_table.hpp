@@ -95,3 +95,11 @@ struct LoadedHandle : LoadedSizeTable<Kernel> {
   Handle::Handle(const FamilyProblem& problem, const Options& options)                       \
       : impl_(std::make_unique<Impl>(problem, options __VA_OPT__(, ) __VA_ARGS__)) {}         \
   AUTOTUNE_LOADED_HANDLE_MEMBERS(Handle, FamilyProblem)
+
+/// The members of a handle that writes one result per call (Reduce, ArgReduce), beside AUTOTUNE_LOADED_HANDLE:
+/// range_for(n), and copy_to_host, with which its typed calls read the result back (copy_result_to_host).
+#define AUTOTUNE_RESULT_HANDLE_MEMBERS(Handle)                                                        \
+  const SizeRange& Handle::range_for(std::uint64_t n) const { return impl_->range_for(n); }           \
+  void Handle::copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) { \
+    copy_result_to_host(host, device, bytes, stream);                                                 \
+  }

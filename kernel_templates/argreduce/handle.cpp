@@ -20,10 +20,6 @@ void ArgReduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t
   impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 
-void ArgReduce::copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
-  copy_result_to_host(host, device, bytes, stream);
-}
-
-const SizeRange& ArgReduce::range_for(std::uint64_t n) const { return impl_->range_for(n); }
+AUTOTUNE_RESULT_HANDLE_MEMBERS(ArgReduce)
 
 }  // namespace autotune

@@ -46,10 +46,6 @@ void Reduce::run(const void* d_in, std::uint64_t n, void* d_out, cudaStream_t st
   impl_->kernel_for(n).run(d_in, n, d_out, stream);
 }
 
-void Reduce::copy_to_host(void* host, const void* device, std::size_t bytes, cudaStream_t stream) {
-  copy_result_to_host(host, device, bytes, stream);
-}
-
-const SizeRange& Reduce::range_for(std::uint64_t n) const { return impl_->range_for(n); }
+AUTOTUNE_RESULT_HANDLE_MEMBERS(Reduce)
 
 }  // namespace autotune
