@@ -220,14 +220,6 @@ ArgExpected arg_extreme(ValueType t, bool max, const void* x, std::uint64_t n) {
   return {bits_at(t, x, best), best};
 }
 
-std::string show_int(ValueType t, std::uint64_t bits) {
-  switch (t) {
-    case ValueType::i32: return fmt::format("{}", static_cast<std::int32_t>(static_cast<std::uint32_t>(bits)));
-    case ValueType::i64: return fmt::format("{}", static_cast<std::int64_t>(bits));
-    default: return fmt::format("{}", bits);
-  }
-}
-
 std::string show_float(long double v) { return fmt::format("{:.17g}", static_cast<double>(v)); }
 
 long double unit_roundoff(ValueType acc) { return acc == ValueType::f64 ? 0x1p-53L : 0x1p-24L; }
@@ -258,6 +250,24 @@ ReduceExpected reference_reduce(const ReduceProblem& problem, const void* data, 
     if constexpr (std::is_integral_v<typename R::V>) return integer_reduce<R>(problem, data, n);
     throw UsageError("a float input has a float result");  // validate() allows no other
   });
+}
+
+std::string show_value(ValueType t, std::uint64_t bits) {
+  switch (t) {
+    case ValueType::i32: return fmt::format("{}", static_cast<std::int32_t>(static_cast<std::uint32_t>(bits)));
+    case ValueType::u32: return fmt::format("{}", static_cast<std::uint32_t>(bits));
+    case ValueType::i64: return fmt::format("{}", static_cast<std::int64_t>(bits));
+    case ValueType::u64: return fmt::format("{}", bits);
+    case ValueType::f32:
+      return fmt::format("{:.9g} (0x{:08x})", std::bit_cast<float>(static_cast<std::uint32_t>(bits)), bits);
+    case ValueType::f64: return fmt::format("{:.17g} (0x{:016x})", std::bit_cast<double>(bits), bits);
+    case ValueType::f16:
+    case ValueType::bf16:
+      return fmt::format("{:.9g} (0x{:04x})", half_to_float(t, static_cast<std::uint16_t>(bits)), bits);
+    case ValueType::i8: return fmt::format("{}", static_cast<std::int8_t>(static_cast<std::uint8_t>(bits)));
+    case ValueType::i16: return fmt::format("{}", static_cast<std::int16_t>(static_cast<std::uint16_t>(bits)));
+  }
+  return "?";
 }
 
 ArgExpected reference_arg_extreme(ValueType type, bool max, const void* data, std::uint64_t n) {
@@ -318,7 +328,7 @@ std::string compare_reduce(const ReduceProblem& problem, const ReduceExpected& e
   std::memcpy(&bits, got, size_of(acc));  // little-endian: a narrower value lands in the low bytes
   if (!is_float(acc)) {
     if (bits == expected.bits) return {};
-    return fmt::format("expected {}, got {}", show_int(acc, expected.bits), show_int(acc, bits));
+    return fmt::format("expected {}, got {}", show_value(acc, expected.bits), show_value(acc, bits));
   }
   const long double value = as_long_double(acc, bits);
   if (!is_additive(problem.op)) {
@@ -348,7 +358,7 @@ std::string compare_user_results(const ReduceProblem& problem, const void* refer
   std::memcpy(&want, reference, size_of(acc));
   std::memcpy(&have, got, size_of(acc));
   if (want == have) return {};
-  if (!is_float(acc)) return fmt::format("expected {} (the fallback's result), got {}", show_int(acc, want), show_int(acc, have));
+  if (!is_float(acc)) return fmt::format("expected {} (the fallback's result), got {}", show_value(acc, want), show_value(acc, have));
   const long double a = as_long_double(acc, want), b = as_long_double(acc, have);
   if ((std::isnan(a) && std::isnan(b)) || a == b) return {};
   const long double scale = std::max(std::fabs(a), std::fabs(b));

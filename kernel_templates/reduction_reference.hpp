@@ -165,6 +165,10 @@ struct ArgExpected {
 /// templates: the reference of the arg-reductions and of each segment of a segmented argmin/argmax.
 ArgExpected reference_arg_extreme(ValueType type, bool max, const void* data, std::uint64_t n);
 
+/// A value of `t` from its `bits` (zero-extended), as messages show it: an integer's value, a float's value and its
+/// bits in hex.
+std::string show_value(ValueType t, std::uint64_t bits);
+
 /// A user operator's check (it has no CPU reference): `got` against `reference`, the result of the fallback
 /// configuration on the same input, both raw accumulator-type bytes. Integers: equal bits. Floats: both NaN, or equal,
 /// or within gamma_k * max(|got|, |reference|) (k as reduce_sum_tolerance's, `chain` the two variants' addition

@@ -3,20 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
 #include "autotune/error.hpp"
 #include "core/splitmix.hpp"
-#include "kernel_templates/half_host.hpp"
 
 namespace autotune {
 
 namespace {
-
-using reduce_detail::half_to_float;
 
 template <class T>
 T draw(SplitMix64& rng) {
@@ -56,24 +52,6 @@ void fill(const ArgReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out
   }
 }
 
-std::string show(ValueType t, std::uint64_t bits) {
-  switch (t) {
-    case ValueType::i32: return fmt::format("{}", static_cast<std::int32_t>(static_cast<std::uint32_t>(bits)));
-    case ValueType::u32: return fmt::format("{}", static_cast<std::uint32_t>(bits));
-    case ValueType::i64: return fmt::format("{}", static_cast<std::int64_t>(bits));
-    case ValueType::u64: return fmt::format("{}", bits);
-    case ValueType::f32:
-      return fmt::format("{:.9g} (0x{:08x})", std::bit_cast<float>(static_cast<std::uint32_t>(bits)), bits);
-    case ValueType::f64: return fmt::format("{:.17g} (0x{:016x})", std::bit_cast<double>(bits), bits);
-    case ValueType::f16:
-    case ValueType::bf16:
-      return fmt::format("{:.9g} (0x{:04x})", half_to_float(t, static_cast<std::uint16_t>(bits)), bits);
-    case ValueType::i8: return fmt::format("{}", static_cast<std::int8_t>(static_cast<std::uint8_t>(bits)));
-    case ValueType::i16: return fmt::format("{}", static_cast<std::int16_t>(static_cast<std::uint16_t>(bits)));
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::vector<unsigned char> generate_arg_values(const ArgReduceProblem& problem, std::uint64_t n, std::uint64_t seed) {
@@ -91,8 +69,8 @@ std::string compare_argreduce(const ArgReduceProblem& problem, const ArgExpected
   std::memcpy(&bits, got, size_of(problem.type));  // little-endian: a narrower value lands in the low bytes
   std::memcpy(&index, static_cast<const unsigned char*>(got) + 8, 8);
   if (bits == expected.value_bits && index == expected.index) return {};
-  return fmt::format("expected {} at index {}, got {} at index {}", show(problem.type, expected.value_bits),
-                     expected.index, show(problem.type, bits), index);
+  return fmt::format("expected {} at index {}, got {} at index {}", show_value(problem.type, expected.value_bits),
+                     expected.index, show_value(problem.type, bits), index);
 }
 
 }  // namespace autotune
