@@ -66,17 +66,6 @@ inline constexpr enum_text::Name<Storage> kStorageNames[] = {
 /// The enumerator of a Storage in the templates' `enum class Storage { plain, f16, bf16 }` (the preambles).
 inline std::string_view storage_name(Storage s) { return enum_text::name_of(kStorageNames, s); }
 
-/// The canonical quiet NaN of a float type (reduce_problem.hpp: positive, the top mantissa bit only); 0 for integers.
-inline std::uint64_t nan_bits(ValueType t) {
-  switch (t) {
-    case ValueType::f16: return 0x7E00u;
-    case ValueType::bf16: return 0x7FC0u;
-    case ValueType::f32: return 0x7FC00000u;
-    case ValueType::f64: return 0x7FF8000000000000ull;
-    default: return 0;
-  }
-}
-
 /// +infinity of a float type (the exponent's bits all set, the mantissa's clear); 0 for integers.
 inline std::uint64_t infinity_bits(ValueType t) {
   switch (t) {
@@ -86,6 +75,12 @@ inline std::uint64_t infinity_bits(ValueType t) {
     case ValueType::f64: return 0x7FF0000000000000ull;
     default: return 0;
   }
+}
+
+/// The canonical quiet NaN of a float type (reduce_problem.hpp: positive, the top mantissa bit only); 0 for integers.
+inline std::uint64_t nan_bits(ValueType t) {
+  const std::uint64_t inf = infinity_bits(t);
+  return inf | ((inf & (~inf + 1)) >> 1);  // the mantissa's top bit: the bit below the exponent's lowest
 }
 
 /// The bits, zero-extended, of the largest value of `t` (`highest`) or its smallest. `finite`: numeric_limits' max()

@@ -112,6 +112,12 @@ TEST_SUITE("half_reduce") {
       CHECK(half_to_float(h, extreme_bits(h, true, false)) == inf);
       CHECK(half_to_float(h, extreme_bits(h, false, false)) == -inf);
     }
+    // The canonical quiet NaNs (positive, the top mantissa bit only).
+    CHECK(reduce_detail::nan_bits(ValueType::f16) == 0x7E00u);
+    CHECK(reduce_detail::nan_bits(ValueType::bf16) == 0x7FC0u);
+    CHECK(reduce_detail::nan_bits(ValueType::f32) == 0x7FC00000u);
+    CHECK(reduce_detail::nan_bits(ValueType::f64) == 0x7FF8000000000000ull);
+    CHECK(reduce_detail::nan_bits(ValueType::i32) == 0);
     // Widened: an i8 or i16 to the int of the same value, a half to the float, a type to itself unchanged.
     for (int v = -128; v < 128; ++v)
       CHECK(widened_bits(ValueType::i8, static_cast<std::uint8_t>(v), ValueType::i32) == static_cast<std::uint32_t>(v));
