@@ -36,14 +36,12 @@ void SegmentedReduce::launch(const void* d_in, std::uint64_t n, std::uint64_t nu
   if (num_segments == 0) return;
   if (num_segments >= (1ull << 32))
     throw UsageError(fmt::format("autotune::SegmentedReduce: {} segments; at most 2^32 - 1 per call", num_segments));
-  if (!d_out || !d_begin || !d_end) throw UsageError("autotune::SegmentedReduce: a null offsets or output pointer");
-  if (!d_in && n > 0) throw UsageError("autotune::SegmentedReduce: the input pointer is null");
+  const PointerChecks check{"autotune::SegmentedReduce"};
+  check.not_null("begin offsets", d_begin);
+  check.not_null("end offsets", d_end);
+  check.input_output(d_in, n, size_of(p.type), d_out, std::min<std::size_t>(8, p.result_bytes()));
   if (p.offset_bits == 32 && n > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
     throw UsageError(fmt::format("autotune::SegmentedReduce: n = {} does not fit int offsets; use offset_bits = 64", n));
-  if (reinterpret_cast<std::uintptr_t>(d_in) % size_of(p.type) != 0)
-    throw UsageError(fmt::format("autotune::SegmentedReduce: the input is not aligned to {} bytes", size_of(p.type)));
-  if (reinterpret_cast<std::uintptr_t>(d_out) % std::min<std::size_t>(8, p.result_bytes()) != 0)
-    throw UsageError("autotune::SegmentedReduce: the output is not aligned to its result type");
   impl_->kernel_for(n).run(d_in, num_segments, d_begin, d_end, d_out, stream);
 }
 
