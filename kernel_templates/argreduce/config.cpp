@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include "autotune/argreduce_problem.hpp"
-#include "autotune/error.hpp"
 #include "core/config_fields.hpp"
 #include "core/launch_limits.hpp"
 #include "kernel_templates/argreduce/space.hpp"

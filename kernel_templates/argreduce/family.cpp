@@ -6,9 +6,6 @@
 #include <tuple>
 
 #include "autotune/argreduce_problem.hpp"
-#include "autotune/error.hpp"
-#include "core/enum_text.hpp"
-#include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
@@ -87,10 +84,7 @@ class ArgReduceFamily final
   std::vector<std::string> distributions() const override { return argreduce_distributions(); }
   std::vector<Problem> default_problems() const override {
     // Arg-max of floats at every size of the default ladder (core/ladder.hpp).
-    ArgReduceProblem p;
-    p.op = ArgOp::argmax;
-    p.type = ValueType::f32;
-    return at_sizes(p, default_ladder());
+    return at_sizes(ArgReduceProblem{.op = ArgOp::argmax, .type = ValueType::f32}, default_ladder());
   }
   std::vector<Problem> preset_problems(std::string_view preset) const override {
     // `standard`: arg-min and arg-max of f32, f64 and i32 at 64K, 1M, 16M and 256M elements.

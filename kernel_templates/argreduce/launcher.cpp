@@ -8,12 +8,6 @@
 
 namespace autotune {
 
-namespace {
-
-using Workspace = argreduce_detail::ArgReduceWorkspace;
-
-}  // namespace
-
 ReductionLaunchPlan plan_argreduce_launch(const ArgReduceProblem& problem, const ArgReduceConfig& config,
                                           std::uint64_t n, unsigned resident_grid) {
   ReductionLaunchPlan plan;
@@ -34,6 +28,7 @@ ArgReduceKernel::ArgReduceKernel(const ArgReduceProblem& problem, const ArgReduc
                                 ? static_cast<unsigned>(config.grid_blocks)
                                 : reduction_launch::max_grid(config.grid_blocks, resident_grid_, kMaxCoverGrid);
   // Per stream: a zero ticket, then the partials (core/workspace.hpp zero-fills past the prefix).
+  using Workspace = argreduce_detail::ArgReduceWorkspace;
   workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid),
                                                 std::vector<unsigned char>(Workspace::kPartialsOffset, 0));
 }

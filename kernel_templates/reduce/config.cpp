@@ -1,11 +1,6 @@
 // The reduction configuration: names, keys (parse and print), validity and the fallback.
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <charconv>
-#include <map>
-
-#include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "core/config_fields.hpp"
 #include "core/launch_limits.hpp"
@@ -17,13 +12,6 @@
 
 namespace autotune {
 
-namespace {
-
-using reduce_detail::kBlockReduces;
-using reduce_detail::kFinishes;
-
-}  // namespace
-
 // --- the configuration -----------------------------------------------------------------------------------------------
 
 std::string_view to_string(BlockReduce b) { return enum_text::name_of(reduce_detail::kBlockReduceNames, b); }
@@ -34,12 +22,13 @@ namespace {
 // The key's fields in order. Their constants in the preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2
 // kLoads and kAccumulators, the main part kBlockReduce and kFinish, then kSingleBlock.
 constexpr auto kReduceFields = std::tuple{
-    config_fields::choice("red", &ReduceConfig::block_reduce, kBlockReduces).constant("kBlockReduce", "BlockReduce"),
+    config_fields::choice("red", &ReduceConfig::block_reduce, reduce_detail::kBlockReduces)
+        .constant("kBlockReduce", "BlockReduce"),
     config_fields::number("block", &ReduceConfig::block, 1).constant("kBlock").in_part(1),
     config_fields::number("vec", &ReduceConfig::vec_bytes, 0),
     config_fields::number("loads", &ReduceConfig::loads, 1).constant("kLoads").in_part(2),
     config_fields::number("acc", &ReduceConfig::accumulators, 1).constant("kAccumulators").in_part(2),
-    config_fields::choice("finish", &ReduceConfig::finish, kFinishes).constant("kFinish", "Finish"),
+    config_fields::choice("finish", &ReduceConfig::finish, reduce_detail::kFinishes).constant("kFinish", "Finish"),
     config_fields::number("grid", &ReduceConfig::grid_blocks, -1),
     config_fields::flag("ld", &ReduceConfig::load_cs, "cs").constant("kLoadCs")};
 

@@ -4,10 +4,8 @@
 
 #include <tuple>
 
-#include "autotune/error.hpp"
 #include "autotune/reduce_problem.hpp"
 #include "core/enum_text.hpp"
-#include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "core/problem_key.hpp"
 #include "core/problem_options.hpp"

@@ -8,7 +8,6 @@
 #include "autotune/error.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/enum_text.hpp"
-#include "core/key_text.hpp"
 #include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "autotune/error.hpp"
 #include "core/launch_limits.hpp"
 #include "kernel_templates/segreduce/space.hpp"
 #include "kernel_templates/segreduce/workspace_layout.hpp"
