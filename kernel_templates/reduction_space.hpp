@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "autotune/reduce_problem.hpp"
+#include "core/launch_limits.hpp"
 #include "core/space_decl.hpp"
 
 namespace autotune::reduction_space {
@@ -43,6 +44,19 @@ std::string shape_violation(const C& c, ValueType type) {
   if (c.loads < 1 || c.loads > 16) return fmt::format("loads {} is outside 1..16", c.loads);
   if (c.accumulators != 1 && c.accumulators != 2 && c.accumulators != 4)
     return fmt::format("accumulators {} is not 1, 2 or 4", c.accumulators);
+  return {};
+}
+
+/// Why `c` cannot run `problem` on `device`, or empty: threads and shared memory per block (its dynamic shared memory
+/// and the kernel's `static_shared` bytes), and sm_80 for warp_reduce (__reduce_*_sync): the device rules both
+/// validity functions share.
+template <class C, class P>
+std::string device_violation(const C& c, const P& problem, std::size_t static_shared, const DeviceInfo& device) {
+  if (std::string why = launch_limits::block_violation(c.block, c.shared_bytes(problem) + static_shared, device);
+      !why.empty())
+    return why;
+  if (c.block_reduce == BlockReduce::warp_reduce && device.cc_major < 8)
+    return fmt::format("warp_reduce (__reduce_*_sync) needs sm_80 or newer; the device is {}", device.arch());
   return {};
 }
 

@@ -3,7 +3,6 @@
 
 #include "autotune/argreduce_problem.hpp"
 #include "core/config_fields.hpp"
-#include "core/launch_limits.hpp"
 #include "kernel_templates/argreduce/space.hpp"
 #include "kernel_templates/preamble.hpp"
 #include "kernel_templates/reduction_space.hpp"
@@ -67,19 +66,13 @@ std::string argreduce_violation(const ArgReduceProblem& problem, const ArgReduce
     return fmt::format("the single-block and cluster paths (grid={}) write their result directly and are spelled "
                        "finish=last_block", c.grid_blocks);
   if (!device) return {};
-  // The device: threads and shared memory per block, with the kernel's static shared memory (the last-block flag of
-  // common.cuh and the cluster paths' winners, a pair and a packed key, aligned); clusters from sm_90,
-  // __reduce_max_sync from sm_80.
-  constexpr std::size_t kStaticShared = 64;
-  if (std::string why = launch_limits::block_violation(c.block, c.shared_bytes(problem) + kStaticShared, *device);
-      !why.empty())
-    return why;
+  // The device: clusters from sm_90; threads and shared memory per block, with the kernel's static shared memory (the
+  // last-block flag of common.cuh and the cluster paths' winners, a pair and a packed key, aligned: 64 bytes);
+  // __reduce_{max,min}_sync from sm_80.
   if (is_argreduce_cluster_grid(c.grid_blocks) && device->cc_major < 9)
     return fmt::format("thread-block clusters (grid={}) need sm_90 or newer; the device is {}", c.grid_blocks,
                        device->arch());
-  if (c.block_reduce == BlockReduce::warp_reduce && device->cc_major < 8)
-    return fmt::format("warp_reduce (__reduce_max_sync) needs sm_80 or newer; the device is {}", device->arch());
-  return {};
+  return reduction_space::device_violation(c, problem, 64, *device);
 }
 
 AUTOTUNE_INVALID_REASON(ArgReduceConfig, ArgReduceProblem, argreduce_violation)

@@ -3,7 +3,6 @@
 
 #include "autotune/reduce_problem.hpp"
 #include "core/config_fields.hpp"
-#include "core/launch_limits.hpp"
 #include "kernel_templates/preamble.hpp"
 #include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/reduction_space.hpp"
@@ -79,16 +78,9 @@ std::string reduce_violation(const ReduceProblem& problem, const ReduceConfig& c
   if (p.deterministic && is_additive(p.op) && is_float(acc) &&
       (c.finish == Finish::atomic || c.block_reduce == BlockReduce::atomic))
     return "float atomics add in no fixed order: a deterministic float sum cannot finish with atomics (mode=fast can)";
-  if (!device) return {};
   // The device: threads and shared memory per block, with the kernel's one static shared variable (the last-block
-  // flag) and room for its alignment; __reduce_*_sync from sm_80.
-  constexpr std::size_t kStaticShared = 16;
-  if (std::string why = launch_limits::block_violation(c.block, c.shared_bytes(problem) + kStaticShared, *device);
-      !why.empty())
-    return why;
-  if (c.block_reduce == BlockReduce::warp_reduce && device->cc_major < 8)
-    return fmt::format("warp_reduce (__reduce_*_sync) needs sm_80 or newer; the device is {}", device->arch());
-  return {};
+  // flag) and room for its alignment (16 bytes); __reduce_*_sync from sm_80.
+  return device ? reduction_space::device_violation(c, problem, 16, *device) : std::string();
 }
 
 AUTOTUNE_INVALID_REASON(ReduceConfig, ReduceProblem, reduce_violation)
