@@ -358,7 +358,8 @@ std::string compare_user_results(const ReduceProblem& problem, const void* refer
   std::memcpy(&want, reference, size_of(acc));
   std::memcpy(&have, got, size_of(acc));
   if (want == have) return {};
-  if (!is_float(acc)) return fmt::format("expected {} (the fallback's result), got {}", show_value(acc, want), show_value(acc, have));
+  if (!is_float(acc))
+    return fmt::format("expected {} (the fallback's result), got {}", show_value(acc, want), show_value(acc, have));
   const long double a = as_long_double(acc, want), b = as_long_double(acc, have);
   if ((std::isnan(a) && std::isnan(b)) || a == b) return {};
   const long double scale = std::max(std::fabs(a), std::fabs(b));

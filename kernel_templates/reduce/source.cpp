@@ -59,7 +59,8 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       preamble::opening(fmt::format("reduction {}", p.shape_key()), config.key(), enums), in.cuda, acc.cuda,
       integer_sum ? acc.cuda_unsigned : work.cuda,
       enum_constant("ReduceOp", "kOp", p.op), storage_name(in.storage), storage_name(acc.storage), work.is_float,
-      in.is_signed && !in.is_float, reduce_detail::widened_bits(acc.value, p.identity_bits(), work.value), nan_bits(work.value), nan_bits(acc.value),
+      in.is_signed && !in.is_float, reduce_detail::widened_bits(acc.value, p.identity_bits(), work.value),
+      nan_bits(work.value), nan_bits(acc.value),
       reduce_detail::takes_atomics(p), fields.part(1), config.elems_per_load(p) * static_cast<int>(in.size),
       fields.part(2), fields.part(0), config.grid_blocks == 1,
       reduce_detail::ReduceWorkspace::preamble());
