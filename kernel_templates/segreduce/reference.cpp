@@ -68,11 +68,9 @@ std::vector<unsigned char> generate_segment_values(const SegReduceProblem& probl
   return generate_values(r, n, seed);
 }
 
-namespace {
-
 template <class Off>
-SegReduceExpected reference_of(const SegReduceProblem& problem, const void* values, const Off* begin, const Off* end,
-                               std::uint64_t segments) {
+SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const Off* begin,
+                                      const Off* end, std::uint64_t segments) {
   SegReduceExpected e;
   const ReduceProblem r = problem.as_reduce();
   const std::size_t size = size_of(problem.type);
@@ -92,16 +90,10 @@ SegReduceExpected reference_of(const SegReduceProblem& problem, const void* valu
   return e;
 }
 
-}  // namespace
-
-SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const int* begin,
-                                      const int* end, std::uint64_t segments) {
-  return reference_of(problem, values, begin, end, segments);
-}
-SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const std::int64_t* begin,
-                                      const std::int64_t* end, std::uint64_t segments) {
-  return reference_of(problem, values, begin, end, segments);
-}
+template SegReduceExpected reference_segreduce(const SegReduceProblem&, const void*, const int*, const int*,
+                                               std::uint64_t);
+template SegReduceExpected reference_segreduce(const SegReduceProblem&, const void*, const std::int64_t*,
+                                               const std::int64_t*, std::uint64_t);
 
 namespace {
 

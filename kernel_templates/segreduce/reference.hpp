@@ -39,11 +39,10 @@ struct SegReduceExpected {
 /// The reduction of segment s = [begin[s], end[s]) (empty when end <= begin) for s < segments, by the semantics of
 /// segmented_reduce_problem.hpp (halves decoded by half_host.hpp; argmin/argmax compare them as float and give the
 /// element's own bits). Plain sequential C++, independent of the kernel template. A user operator has none (its
-/// text is CUDA: the tuner compares with the fallback's results): the lengths alone.
-SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const int* begin,
-                                      const int* end, std::uint64_t segments);
-SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const std::int64_t* begin,
-                                      const std::int64_t* end, std::uint64_t segments);
+/// text is CUDA: the tuner compares with the fallback's results): the lengths alone. Off: int or std::int64_t.
+template <class Off>
+SegReduceExpected reference_segreduce(const SegReduceProblem& problem, const void* values, const Off* begin,
+                                      const Off* end, std::uint64_t segments);
 
 /// Empty when every result in `got` (segments * result_bytes() bytes as the kernel wrote them) is correct, else one
 /// line: how many segments differ and the first of them. Sums: reduce's per-segment tolerance; the rest: exact.
