@@ -5,6 +5,7 @@
 #include "core/config_fields.hpp"
 #include "kernel_templates/argreduce/space.hpp"
 #include "kernel_templates/preamble.hpp"
+#include "kernel_templates/reduction_fields.hpp"
 #include "kernel_templates/reduction_space.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 
@@ -12,20 +13,13 @@ namespace autotune {
 
 namespace {
 
-// The key's fields in order; pack is printed only when set, so the keys of the pair variants (cached, in policy.json)
-// stay as they were. Their constants in the preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2 kLoads and
-// kAccumulators, the main part kBlockReduce and kFinish, then kSingleBlock and kCluster, part 3 kPack.
-constexpr auto kArgReduceFields = std::tuple{
-    config_fields::choice("red", &ArgReduceConfig::block_reduce, argreduce_detail::kBlockReduces)
-        .constant("kBlockReduce", "BlockReduce"),
-    config_fields::number("block", &ArgReduceConfig::block, 1).constant("kBlock").in_part(1),
-    config_fields::number("vec", &ArgReduceConfig::vec_bytes, 0),
-    config_fields::number("loads", &ArgReduceConfig::loads, 1).constant("kLoads").in_part(2),
-    config_fields::number("acc", &ArgReduceConfig::accumulators, 1).constant("kAccumulators").in_part(2),
-    config_fields::choice("finish", &ArgReduceConfig::finish, argreduce_detail::kFinishes)
-        .constant("kFinish", "Finish"),
-    config_fields::number("grid", &ArgReduceConfig::grid_blocks, -1),
-    config_fields::flag("pack", &ArgReduceConfig::pack, "u64").constant("kPack").in_part(3)};
+// The key's fields in order: the reductions' shared ones (kernel_templates/reduction_fields.hpp), then pack, printed
+// only when set, so the keys of the pair variants (cached, in policy.json) stay as they were. Their constants in the
+// preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2 kLoads and kAccumulators, the main part kBlockReduce
+// and kFinish, then kSingleBlock and kCluster, part 3 kPack.
+constexpr auto kArgReduceFields = std::tuple_cat(
+    reduction_fields::shared<ArgReduceConfig>(argreduce_detail::kBlockReduces, argreduce_detail::kFinishes),
+    std::tuple{config_fields::flag("pack", &ArgReduceConfig::pack, "u64").constant("kPack").in_part(3)});
 
 }  // namespace
 

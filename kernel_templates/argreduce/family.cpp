@@ -76,9 +76,9 @@ class ArgReduceFamily final
 
   std::string code_text() const override {
     return joined({embedded::argreduce_template, embedded::argreduce_order_cuh, embedded::argreduce_source_cpp,
-                   embedded::argreduce_config_cpp, embedded::config_fields_hpp, embedded::argreduce_enums_hpp,
-                   embedded::argreduce_workspace_layout_hpp, embedded::value_types_hpp, embedded::preamble_hpp,
-                   embedded::common_cuh, embedded::reduction_common_cuh});
+                   embedded::argreduce_config_cpp, embedded::reduction_fields_hpp, embedded::config_fields_hpp,
+                   embedded::argreduce_enums_hpp, embedded::argreduce_workspace_layout_hpp, embedded::value_types_hpp,
+                   embedded::preamble_hpp, embedded::common_cuh, embedded::reduction_common_cuh});
   }
 
   std::vector<std::string> distributions() const override { return argreduce_distributions(); }

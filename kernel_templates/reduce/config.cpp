@@ -5,6 +5,7 @@
 #include "core/config_fields.hpp"
 #include "kernel_templates/preamble.hpp"
 #include "kernel_templates/reduce/space.hpp"
+#include "kernel_templates/reduction_fields.hpp"
 #include "kernel_templates/reduction_space.hpp"
 #include "kernel_templates/reduce/enums.hpp"
 #include "kernel_templates/value_types.hpp"
@@ -18,18 +19,12 @@ std::string_view to_string(Finish f) { return enum_text::name_of(reduce_detail::
 
 namespace {
 
-// The key's fields in order. Their constants in the preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2
-// kLoads and kAccumulators, the main part kBlockReduce and kFinish, then kSingleBlock.
-constexpr auto kReduceFields = std::tuple{
-    config_fields::choice("red", &ReduceConfig::block_reduce, reduce_detail::kBlockReduces)
-        .constant("kBlockReduce", "BlockReduce"),
-    config_fields::number("block", &ReduceConfig::block, 1).constant("kBlock").in_part(1),
-    config_fields::number("vec", &ReduceConfig::vec_bytes, 0),
-    config_fields::number("loads", &ReduceConfig::loads, 1).constant("kLoads").in_part(2),
-    config_fields::number("acc", &ReduceConfig::accumulators, 1).constant("kAccumulators").in_part(2),
-    config_fields::choice("finish", &ReduceConfig::finish, reduce_detail::kFinishes).constant("kFinish", "Finish"),
-    config_fields::number("grid", &ReduceConfig::grid_blocks, -1),
-    config_fields::flag("ld", &ReduceConfig::load_cs, "cs").constant("kLoadCs")};
+// The key's fields in order: the reductions' shared ones (kernel_templates/reduction_fields.hpp), then ld. Their
+// constants in the preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2 kLoads and kAccumulators, the main
+// part kBlockReduce and kFinish, then kSingleBlock, then kLoadCs.
+constexpr auto kReduceFields =
+    std::tuple_cat(reduction_fields::shared<ReduceConfig>(reduce_detail::kBlockReduces, reduce_detail::kFinishes),
+                   std::tuple{config_fields::flag("ld", &ReduceConfig::load_cs, "cs").constant("kLoadCs")});
 
 }  // namespace
 

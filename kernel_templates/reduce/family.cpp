@@ -91,9 +91,10 @@ class ReduceFamily final
   std::string code_text() const override {
     // The template and everything that writes its preamble (the configuration's constants: its field table).
     return joined({embedded::reduce_template, embedded::reduce_source_cpp, embedded::reduce_config_cpp,
-                   embedded::config_fields_hpp, embedded::user_op_cpp, embedded::value_types_hpp,
-                   embedded::reduce_enums_hpp, embedded::reduce_workspace_layout_hpp, embedded::preamble_hpp,
-                   embedded::common_cuh, embedded::reduction_common_cuh, embedded::user_op_cuh});
+                   embedded::reduction_fields_hpp, embedded::config_fields_hpp, embedded::user_op_cpp,
+                   embedded::value_types_hpp, embedded::reduce_enums_hpp, embedded::reduce_workspace_layout_hpp,
+                   embedded::preamble_hpp, embedded::common_cuh, embedded::reduction_common_cuh,
+                   embedded::user_op_cuh});
   }
 
   std::vector<std::string> distributions() const override { return reduce_distributions(); }

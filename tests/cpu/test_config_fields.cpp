@@ -151,5 +151,9 @@ TEST_SUITE("config") {
       CHECK(code.find(table.second) != std::string::npos);
       CHECK(code.find(autotune::embedded::config_fields_hpp) != std::string::npos);
     }
+    // The fields the reduction and the arg-reduction share are declared in one table of their own.
+    for (std::string_view name : {"reduce", "argreduce"})
+      CHECK(autotune::family_named(name).code_text().find(autotune::embedded::reduction_fields_hpp) !=
+            std::string::npos);
   }
 }
