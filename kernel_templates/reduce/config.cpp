@@ -21,7 +21,7 @@ namespace {
 
 // The key's fields in order: the reductions' shared ones (kernel_templates/reduction_fields.hpp), then ld. Their
 // constants in the preamble (source.cpp): part 1 kBlock, then kVecBytes, part 2 kLoads and kAccumulators, the main
-// part kBlockReduce and kFinish, then kSingleBlock, then kLoadCs.
+// part kBlockReduce, kFinish and kLoadCs, then kSingleBlock.
 constexpr auto kReduceFields =
     std::tuple_cat(reduction_fields::shared<ReduceConfig>(reduce_detail::kBlockReduces, reduce_detail::kFinishes),
                    std::tuple{config_fields::flag("ld", &ReduceConfig::load_cs, "cs").constant("kLoadCs")});
