@@ -77,9 +77,10 @@ suite() { step "$1" "$2" "$bin/autotune_gpu_tests" --test-suite="$1" --no-intro=
 
 # The benchmarks of the open targets, the cheapest forms that measure them (bench/gpu_targets.py reads the tables).
 # GPU_CHECK_BENCHES names the ones to run, e.g. "argreduce_bench reduce_bench" (default: all six in quick mode; none
-# in full mode, whose suites take most of a job).
+# in full mode, whose suites take most of a job; "none": no benchmark at all).
 all_benches="histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench segreduce_bench"
 if [ "$mode" = quick ]; then benches=${GPU_CHECK_BENCHES:-$all_benches}; else benches=${GPU_CHECK_BENCHES:-}; fi
+[ "$benches" = none ] && benches=" "  # GPU_CHECK_BENCHES=none: the suites alone, in either mode
 all_benches_note=$([ -n "${GPU_CHECK_BENCHES:-}" ] && echo "the benchmarks GPU_CHECK_BENCHES names" ||
   { [ "$mode" = quick ] && echo "all six" || echo "none unless GPU_CHECK_BENCHES names them"; })
 bench_args() {  # the arguments a benchmark runs with below (without --samples and --markdown)
