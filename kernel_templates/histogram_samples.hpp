@@ -8,12 +8,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "autotune/error.hpp"
@@ -127,6 +129,37 @@ void check_channel_counts(const P& p, const std::vector<L>& list, std::string_vi
   if (!list.empty() && list.size() != static_cast<std::size_t>(p.active))
     throw UsageError(fmt::format("{} has {} entries for {} active channels (one per active channel)", name,
                                  list.size(), p.active));
+}
+/// Channel c's entry of a problem's per-channel list (`list`: none, or one per active channel), `first` (what the
+/// problem's own members say, channel 0's) where the list has none: HistogramProblem::channel, and the range
+/// problem's channel_bins.
+template <class L>
+L channel_entry(const std::vector<L>& list, int c, const L& first) {
+  return c >= 0 && static_cast<std::size_t>(c) < list.size() ? list[static_cast<std::size_t>(c)] : first;
+}
+/// The first counter of channel c of problem `p`: the bins of the channels before it (`bins_of(k)`), p.bins each
+/// where `list` is empty.
+template <class P, class L, class F>
+int channel_offset(const P& p, const std::vector<L>& list, int c, F bins_of) {
+  if (list.empty()) return p.bins * c;
+  int offset = 0;
+  for (int k = 0; k < c; ++k) offset += bins_of(k);
+  return offset;
+}
+/// Whether every entry of a per-channel list is `first` (so that the list says nothing the problem does not).
+template <class L>
+bool all_first(const std::vector<L>& list, const L& first) {
+  return std::all_of(list.begin(), list.end(), [&](const L& e) { return e == first; });
+}
+/// `p` (channel 0's levels set) with `channels` per pixel, the first list.size() of them active, and their levels
+/// `list` in p's per-channel member `list_member`: left empty where every channel has channel 0's.
+template <class P, class L>
+P with_channel_list(P p, int channels, std::vector<L> P::*list_member, std::vector<L> list) {
+  p.channels = channels;
+  p.active = static_cast<int>(list.size());
+  p.*list_member = std::move(list);
+  if (p.uniform_channels()) (p.*list_member).clear();
+  return p;
 }
 /// ... and of their counters: 32 or 64 bits wide.
 template <class P>

@@ -108,30 +108,21 @@ void HistogramProblem::validate() const {
 }
 
 HistogramChannel HistogramProblem::channel(int c) const {
-  if (!per_channel.empty() && c >= 0 && static_cast<std::size_t>(c) < per_channel.size())
-    return per_channel[static_cast<std::size_t>(c)];
-  return {bins, lower, upper};
+  return histogram_samples::channel_entry(per_channel, c, HistogramChannel{bins, lower, upper});
 }
 
 int HistogramProblem::channel_offset(int c) const {
-  if (per_channel.empty()) return bins * c;
-  int offset = 0;
-  for (int k = 0; k < c; ++k) offset += channel(k).bins;
-  return offset;
+  return histogram_samples::channel_offset(*this, per_channel, c, [&](int k) { return channel(k).bins; });
 }
 
 bool HistogramProblem::uniform_channels() const {
-  const HistogramChannel first{bins, lower, upper};
-  return std::all_of(per_channel.begin(), per_channel.end(), [&](const HistogramChannel& c) { return c == first; });
+  return histogram_samples::all_first(per_channel, HistogramChannel{bins, lower, upper});
 }
 
 HistogramProblem HistogramProblem::multi_channel(SampleType type, int channels, std::vector<HistogramChannel> levels) {
   if (levels.empty()) throw UsageError("multi_channel: at least one active channel's levels");
-  HistogramProblem p{.type = type, .bins = levels[0].bins, .lower = levels[0].lower, .upper = levels[0].upper,
-                     .channels = channels, .active = static_cast<int>(levels.size())};
-  p.per_channel = std::move(levels);
-  if (p.uniform_channels()) p.per_channel.clear();
-  return p;
+  const HistogramProblem p{.type = type, .bins = levels[0].bins, .lower = levels[0].lower, .upper = levels[0].upper};
+  return histogram_samples::with_channel_list(p, channels, &HistogramProblem::per_channel, std::move(levels));
 }
 
 double default_upper(SampleType type, int bins, double lower) {

@@ -3,22 +3,22 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/typed_workload.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/reference.hpp"
 #include "kernel_templates/histogram/space.hpp"
-#include "kernel_templates/histogram_samples.hpp"
+#include "kernel_templates/histogram_workload.hpp"
 
 namespace autotune {
 
 namespace {
 
-class HistogramWorkload final : public TypedWorkload<HistogramProblem, HistogramConfig, HistogramKernel> {
+class HistogramWorkload final
+    : public histogram_samples::CountsWorkload<HistogramProblem, HistogramConfig, HistogramKernel> {
  public:
   HistogramWorkload(const HistogramProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem, device, {histogram_space, histogram_violation}) {
+      : CountsWorkload(problem, device, {histogram_space, histogram_violation}) {
     const std::vector<unsigned char> host = generate_samples(problem, problem.n, seed);  // n pixels
-    expected_ = counts_as_written(problem, reference_histogram(problem, host.data(), problem.n));
+    expect(reference_histogram(problem, host.data(), problem.n));
     if (problem.row_pixels == 0) {
       input_ = upload(host);
     } else {
@@ -33,7 +33,6 @@ class HistogramWorkload final : public TypedWorkload<HistogramProblem, Histogram
       }
       input_ = upload(padded);
     }
-    output_ = cuda::DeviceBuffer(histogram_samples::counts_bytes(problem));
   }
 
  private:
@@ -47,11 +46,6 @@ class HistogramWorkload final : public TypedWorkload<HistogramProblem, Histogram
     else kernel.run(input, HistogramKernel::Region{p.row_pixels, p.n / p.row_pixels, p.row_stride_bytes},
                     output_.get(), stream);
   }
-  std::string compare(const std::vector<unsigned char>& got, const HistogramKernel*) const override {
-    return compare_histograms(expected_, widen_counts(problem_, got.data()));
-  }
-
-  std::vector<std::uint64_t> expected_;
 };
 
 }  // namespace

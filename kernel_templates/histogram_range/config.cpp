@@ -104,18 +104,14 @@ std::string HistogramRangeConfig::invalid_reason(const HistogramRangeProblem& pr
 
 HistogramRangeConfig HistogramRangeConfig::fallback(const HistogramRangeProblem& problem) {
   // Levels from global memory and global atomics need no shared memory: they run any problem on any GPU. Shared
-  // counters and levels when they fit the 48 KiB every block gets without opting in.
-  HistogramRangeConfig c;
-  c.binning = RangeBinning::search_global;
-  c.privatization = Privatization::global;
-  c.block = 256;
-  c.vec_bytes = 0;  // one-sample loads: any pointer alignment the API accepts
-  c.loads = 4;
+  // counters and levels when they fit the 48 KiB every block gets without opting in. One-sample loads (vec_bytes 0)
+  // take any pointer alignment the API accepts.
+  const HistogramRangeConfig c{.binning = RangeBinning::search_global, .privatization = Privatization::global,
+                               .block = 256, .vec_bytes = 0, .loads = 4};
   HistogramRangeConfig s = c;
   s.binning = RangeBinning::search;
   s.privatization = Privatization::shared;
-  if (s.shared_bytes(problem) <= 48 * 1024) return s;
-  return c;
+  return s.shared_bytes(problem) <= 48 * 1024 ? s : c;
 }
 
 }  // namespace autotune

@@ -2,15 +2,11 @@
 // command-line options, the default problems and the tuner workload, each delegated to this folder's files.
 #include <fmt/format.h>
 
-#include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "autotune/error.hpp"
 #include "autotune/histogram_range_problem.hpp"
-#include "core/key_text.hpp"
-#include "core/option_text.hpp"
 #include "core/problem_key.hpp"
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"

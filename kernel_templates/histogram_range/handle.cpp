@@ -1,11 +1,5 @@
 #include "autotune/histogram_range.hpp"
 
-#include <fmt/format.h>
-
-#include <vector>
-
-#include "autotune/error.hpp"
-#include "core/cuda.hpp"
 #include "kernel_templates/histogram_range/handle.hpp"
 #include "kernel_templates/histogram_range/launcher.hpp"
 #include "kernel_templates/histogram_samples.hpp"

@@ -30,10 +30,6 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
   if (const std::size_t bytes = config.workspace_bytes(); bytes != 0) workspaces_ = std::make_unique<WorkspacePool>(bytes);
 }
 
-unsigned HistogramRangeKernel::grid_for(std::uint64_t n) const {
-  return config_.grid_for(problem_, problem_.samples(n), resident_blocks_);
-}
-
 void HistogramRangeKernel::run(const void* samples, std::uint64_t n, const void* levels, void* counts,
                                cudaStream_t stream) const {
   run(samples, Region{n, 1, 0}, levels, counts, stream);

@@ -29,8 +29,6 @@ class HistogramRangeKernel {
   HistogramRangeKernel(const HistogramRangeProblem& problem, const HistogramRangeConfig& config,
                        const DeviceInfo& device, const std::vector<char>& cubin, bool entry_2d = true);
 
-  /// Blocks of a call of n pixels (samples, for one channel).
-  unsigned grid_for(std::uint64_t n) const;
   /// Counts n pixels (samples, for one channel) over `levels` (problem.levels() values of the level type, device
   /// memory, channel after channel) into `counts` (problem.counters(), channel after channel), overwriting them;
   /// asynchronous on `stream`. Pixels of 2 or 4 channels must be aligned to a pixel (UsageError).

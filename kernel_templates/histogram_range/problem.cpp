@@ -3,9 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
@@ -13,6 +11,7 @@
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_range/reference.hpp"
 #include "kernel_templates/histogram_samples.hpp"
+#include "kernel_templates/sample_types.hpp"
 
 namespace autotune {
 
@@ -22,54 +21,33 @@ std::optional<EdgeLayout> parse_edge_layout(std::string_view text) {
   return enum_text::parse(histogram_range_detail::kEdgeLayoutNames, text);
 }
 
-std::size_t level_size(SampleType t) { return t == SampleType::f64 ? 8 : 4; }
-
-std::string_view level_type_name(SampleType t) {
-  switch (t) {
-    case SampleType::u32: return "unsigned int";
-    case SampleType::f32:
-    case SampleType::f16:
-    case SampleType::bf16: return "float";
-    case SampleType::f64: return "double";
-    default: return "int";
-  }
+SampleType level_type(SampleType t) {
+  if (t == SampleType::u32 || t == SampleType::f64) return t;
+  return is_float(t) ? SampleType::f32 : SampleType::i32;
 }
+std::size_t level_size(SampleType t) { return size_of(level_type(t)); }
+std::string_view level_type_name(SampleType t) { return histogram_samples::cuda_type(level_type(t)); }
 
 int HistogramRangeProblem::max_bins(SampleType t) {
   // The tuner's levels are distinct values of the span: 257 of them for 8-bit integers, 65537 for 16-bit ones.
-  if (t == SampleType::u8 || t == SampleType::i8) return 256;
-  if (t == SampleType::u16 || t == SampleType::i16) return 65536;
-  return 1 << 20;
+  return is_float(t) || size_of(t) > 2 ? 1 << 20 : 1 << (8 * size_of(t));
 }
 
 int HistogramRangeProblem::channel_bins(int c) const {
-  if (!per_channel_bins.empty() && c >= 0 && static_cast<std::size_t>(c) < per_channel_bins.size())
-    return per_channel_bins[static_cast<std::size_t>(c)];
-  return bins;
+  return histogram_samples::channel_entry(per_channel_bins, c, bins);
 }
-
 int HistogramRangeProblem::channel_offset(int c) const {
-  if (per_channel_bins.empty()) return bins * c;
-  int offset = 0;
-  for (int k = 0; k < c; ++k) offset += channel_bins(k);
-  return offset;
+  return histogram_samples::channel_offset(*this, per_channel_bins, c, [&](int k) { return channel_bins(k); });
 }
-
 int HistogramRangeProblem::level_offset(int c) const { return channel_offset(c) + c; }
-
-bool HistogramRangeProblem::uniform_channels() const {
-  return std::all_of(per_channel_bins.begin(), per_channel_bins.end(), [&](int b) { return b == bins; });
-}
+bool HistogramRangeProblem::uniform_channels() const { return histogram_samples::all_first(per_channel_bins, bins); }
 
 HistogramRangeProblem HistogramRangeProblem::with_channel_bins(int pixel_channels, std::vector<int> channel_bins) const {
   if (channel_bins.empty()) throw UsageError("with_channel_bins: at least one active channel's bins");
   HistogramRangeProblem p = *this;
-  p.channels = pixel_channels;
-  p.active = static_cast<int>(channel_bins.size());
   p.bins = channel_bins[0];
-  p.per_channel_bins = std::move(channel_bins);
-  if (p.uniform_channels()) p.per_channel_bins.clear();
-  return p;
+  return histogram_samples::with_channel_list(p, pixel_channels, &HistogramRangeProblem::per_channel_bins,
+                                              std::move(channel_bins));
 }
 
 void HistogramRangeProblem::validate() const {
@@ -89,15 +67,11 @@ void HistogramRangeProblem::validate() const {
 }
 
 std::pair<double, double> HistogramRangeProblem::span() const {
-  switch (type) {
-    case SampleType::u8: return {0.0, 256.0};
-    case SampleType::u16: return {0.0, 65536.0};
-    case SampleType::i8: return {-128.0, 128.0};
-    case SampleType::i16: return {-32768.0, 32768.0};
-    case SampleType::i32:
-    case SampleType::u32: return {0.0, 16777216.0};
-    default: return {0.0, 1.0};
-  }
+  // 8- and 16-bit integers: the whole type; 32-bit ones: 2^24 values from 0; floats: [0, 1).
+  if (is_float(type)) return {0.0, 1.0};
+  if (size_of(type) == 4) return {0.0, 16777216.0};
+  const auto& t = histogram_samples::info(type);
+  return {t.min, t.max + 1.0};
 }
 
 namespace {

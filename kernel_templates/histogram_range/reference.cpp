@@ -1,13 +1,10 @@
 #include "kernel_templates/histogram_range/reference.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
 #include <type_traits>
-#include <utility>
 
 #include "autotune/error.hpp"
 #include "core/splitmix.hpp"
@@ -111,13 +108,9 @@ std::vector<unsigned char> generate_levels(const HistogramRangeProblem& problem)
 std::vector<unsigned char> generate_range_samples(const HistogramRangeProblem& problem, std::uint64_t n,
                                                   std::uint64_t seed) {
   // The interleaved samples of every channel are one stream of the distribution over the span.
-  HistogramProblem h;
-  h.type = problem.type;
-  h.bins = problem.bins;
   const auto [lo, hi] = problem.span();
-  h.lower = lo;
-  h.upper = hi;
-  h.distribution = problem.distribution;
+  const HistogramProblem h{.type = problem.type, .bins = problem.bins, .lower = lo, .upper = hi,
+                           .distribution = problem.distribution};
   return generate_samples(h, problem.samples(n), seed);
 }
 

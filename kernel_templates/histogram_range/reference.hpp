@@ -10,14 +10,15 @@
 
 namespace autotune {
 
-/// Calls f with a value of the level type of samples of `t` (level_type_name: unsigned, float, double or int).
+/// The sample type whose values the levels of samples of `t` are (level_type_name): u32 and f64 their own, f32 for
+/// f32 and the halves, i32 for the other integers.
+SampleType level_type(SampleType t);
+/// Calls f with a value of the level type of samples of `t`: unsigned, float, double or int.
 template <class F>
 decltype(auto) with_level_type(SampleType t, F&& f) {
-  switch (t) {
+  switch (level_type(t)) {
     case SampleType::u32: return f(unsigned{});
-    case SampleType::f32:
-    case SampleType::f16:
-    case SampleType::bf16: return f(float{});
+    case SampleType::f32: return f(float{});
     case SampleType::f64: return f(double{});
     default: return f(int{});
   }

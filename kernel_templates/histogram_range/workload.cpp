@@ -1,28 +1,25 @@
 // The range-histogram tuner workload (core/typed_workload.hpp): levels and samples generated on the CPU, their exact
 // counts, and variants bound to device copies of them. Workload::input() is the samples; the levels are the
 // workload's own (a baseline regenerates the same ones with generate_levels).
-#include "core/typed_workload.hpp"
-#include "kernel_templates/histogram_samples.hpp"  // compare_histograms
 #include "kernel_templates/histogram_range/launcher.hpp"
 #include "kernel_templates/histogram_range/reference.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
+#include "kernel_templates/histogram_workload.hpp"
 
 namespace autotune {
 
 namespace {
 
 class HistogramRangeWorkload final
-    : public TypedWorkload<HistogramRangeProblem, HistogramRangeConfig, HistogramRangeKernel> {
+    : public histogram_samples::CountsWorkload<HistogramRangeProblem, HistogramRangeConfig, HistogramRangeKernel> {
  public:
   HistogramRangeWorkload(const HistogramRangeProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem, device, {histogram_range_space, histogram_range_violation}) {
+      : CountsWorkload(problem, device, {histogram_range_space, histogram_range_violation}) {
     const std::vector<unsigned char> levels = generate_levels(problem);
     const std::vector<unsigned char> host = generate_range_samples(problem, problem.n, seed);
-    expected_ = histogram_samples::counts_as_written(
-        problem, reference_range_histogram(problem, host.data(), problem.n, levels.data()));
+    expect(reference_range_histogram(problem, host.data(), problem.n, levels.data()));
     input_ = upload(host);
     levels_ = upload(levels);
-    output_ = cuda::DeviceBuffer(histogram_samples::counts_bytes(problem));
   }
 
  private:
@@ -33,11 +30,7 @@ class HistogramRangeWorkload final
   void run(const HistogramRangeKernel& kernel, const void* input, cudaStream_t stream) const override {
     kernel.run(input, problem_.n, levels_.get(), output_.get(), stream);
   }
-  std::string compare(const std::vector<unsigned char>& got, const HistogramRangeKernel*) const override {
-    return compare_histograms(expected_, histogram_samples::widen_counts(problem_, got.data()));
-  }
 
-  std::vector<std::uint64_t> expected_;
   cuda::DeviceBuffer levels_;
 };
 

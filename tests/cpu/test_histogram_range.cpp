@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -228,6 +230,66 @@ TEST_SUITE("histogram_range") {
     p = make(SampleType::f32, 10);
     p.counter_bits = 16;
     CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("32 or 64"), UsageError);
+  }
+
+  TEST_CASE("level types, spans and bin limits by sample type, as histogram_range_problem.hpp documents them") {
+    // Each type's level type, its name and bytes, the tuner's span and the most bins.
+    struct Row {
+      SampleType type;
+      std::string_view level;
+      std::size_t bytes;
+      double lo, hi;
+      int max_bins;
+    };
+    const Row rows[] = {{SampleType::u8, "int", 4, 0, 256, 256},
+                        {SampleType::i8, "int", 4, -128, 128, 256},
+                        {SampleType::u16, "int", 4, 0, 65536, 65536},
+                        {SampleType::i16, "int", 4, -32768, 32768, 65536},
+                        {SampleType::i32, "int", 4, 0, 16777216, 1 << 20},
+                        {SampleType::u32, "unsigned int", 4, 0, 16777216, 1 << 20},
+                        {SampleType::f32, "float", 4, 0, 1, 1 << 20},
+                        {SampleType::f16, "float", 4, 0, 1, 1 << 20},
+                        {SampleType::bf16, "float", 4, 0, 1, 1 << 20},
+                        {SampleType::f64, "double", 8, 0, 1, 1 << 20}};
+    for (const Row& r : rows) {
+      INFO(to_string(r.type));
+      CHECK(level_type_name(r.type) == r.level);
+      CHECK(level_size(r.type) == r.bytes);
+      CHECK(make(r.type, 1).span() == std::pair{r.lo, r.hi});
+      CHECK(HistogramRangeProblem::max_bins(r.type) == r.max_bins);
+    }
+    CHECK(with_level_type(SampleType::f16, [](auto l) { return std::is_same_v<decltype(l), float>; }));
+    CHECK(with_level_type(SampleType::u32, [](auto l) { return std::is_same_v<decltype(l), unsigned>; }));
+    CHECK(with_level_type(SampleType::i8, [](auto l) { return std::is_same_v<decltype(l), int>; }));
+  }
+
+  TEST_CASE("channels' own bins: each channel's, their counters and levels, and no list where they are all alike") {
+    const HistogramRangeProblem rgb = make(SampleType::u8, 7).with_channel_bins(4, {255, 63, 16});
+    CHECK(rgb.channels == 4);
+    CHECK(rgb.active == 3);
+    CHECK(rgb.bins == 255);
+    CHECK(rgb.channel_bins(1) == 63);
+    CHECK(rgb.channel_bins(2) == 16);
+    CHECK(rgb.channel_bins(3) == 255);  // past the active channels: channel 0's
+    CHECK(rgb.channel_offset(2) == 318);
+    CHECK(rgb.counters() == 334);
+    CHECK(rgb.level_offset(2) == 320);
+    CHECK(rgb.levels() == 337);
+    CHECK_FALSE(rgb.uniform_channels());
+    const HistogramRangeProblem alike = make(SampleType::u8, 7).with_channel_bins(3, {64, 64, 64});
+    CHECK(alike.per_channel_bins.empty());
+    CHECK(alike.bins == 64);
+    CHECK(alike.active == 3);
+    CHECK(alike.counters() == 192);
+    CHECK(alike.uniform_channels());
+    CHECK_THROWS_AS(make(SampleType::u8, 7).with_channel_bins(2, {}), UsageError);
+    // The even histogram's channels through the same helpers (histogram_samples.hpp).
+    const HistogramProblem h = HistogramProblem::multi_channel(SampleType::u8, 3, {{10, 0, 100}, {20, 5, 9}});
+    CHECK(h.active == 2);
+    CHECK(h.channel(1) == HistogramChannel{20, 5, 9});
+    CHECK(h.channel(2) == HistogramChannel{10, 0, 100});
+    CHECK(h.channel_offset(2) == 30);
+    CHECK(HistogramProblem::multi_channel(SampleType::u8, 3, {{10, 0, 100}, {10, 0, 100}}).per_channel.empty());
   }
 
   TEST_CASE("levels: a wrong count, NaN or infinite edges and edges that are not strictly ascending are refused") {
