@@ -10,6 +10,9 @@
 #                                                 16777216
 #   bench/policy_retune.sh --dry-run FAMILY N     print the commands only (check them on a machine without a GPU)
 #   SHAPES=REGEX bench/policy_retune.sh ...       only the shapes (keys without n=) that REGEX matches
+#   ADD_SHAPES="KEY ..." bench/policy_retune.sh ... also shapes the policy has no entry of (keys without n=, e.g.
+#                                                 reduce/sum/bf16/acc=f32); fit_policy.py --update --add-shapes
+#                                                 then adds their entries
 #
 # 2026-12-04: the reduction entries at 16M were tuned so (bench/results/2026-12-04a-h200-policy-tune-82a2316.log.gz:
 # 18 problems and the 1M ones of the 8-byte types, 58 s on an H200); the histogram's 16M entries (11 shapes, 22
@@ -21,14 +24,14 @@ if [ "${1:-}" = "--dry-run" ]; then dry=1; shift; bin=/tmp/bin; out=/tmp; else
 family=${1:?FAMILY (histogram, reduce or argreduce)}
 n=${2:?N (the entries\' size)}
 [ -f "kernel_templates/$family/policy.json" ] || { echo "policy_retune: no kernel_templates/$family/policy.json" >&2; exit 2; }
-commands=$(python3 - "$family" "$n" "$bin" "$out" "${SHAPES:-}" <<'EOF'
+commands=$(python3 - "$family" "$n" "$bin" "$out" "${SHAPES:-}" "${ADD_SHAPES:-}" <<'EOF'
 import json, re, sys
-family, n, bin_, out, pattern = sys.argv[1:]
+family, n, bin_, out, pattern, added = sys.argv[1:]
 doc = json.load(open(f"kernel_templates/{family}/policy.json"))
 shape = lambda e: e["problem"].split("/n=")[0]  # the key before n= (dist= follows it)
 # The entries at n, or (a size the policy has no entry at) every shape of the policy.
 shapes = sorted({shape(e) for e in doc["entries"] if f"/n={n}/" in e["problem"]}) or sorted(set(map(shape, doc["entries"])))
-shapes = [s for s in shapes if re.search(pattern, s)]
+shapes = [s for s in shapes + [a for a in added.split() if a not in shapes] if re.search(pattern, s)]
 if not shapes:
     sys.exit(f"policy_retune: no {family} shape matches '{pattern}'")
 for s in shapes:
@@ -62,5 +65,5 @@ log="$out/policy-$family-$n.log"
 t0=$SECONDS rc=0
 while read -r c; do $c >> "$log" 2>&1 || rc=1; done <<< "$commands"
 echo "policy_retune: $(wc -l <<< "$commands") runs, rc=$rc in $((SECONDS - t0)) s; log $log"
-python3 scripts/fit_policy.py "$log" --update || rc=1
+python3 scripts/fit_policy.py "$log" --update ${ADD_SHAPES:+--add-shapes} || rc=1
 exit $rc

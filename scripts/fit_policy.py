@@ -17,7 +17,9 @@ Without --write it prints the entries and the transfer statistics only.
 With --update, LOG holds some problems of the policy tuned again (e.g. `autotune tune --kernel reduce --op max
 --type f64 --n 1M,16M` for each, after a new configuration field): their entries are replaced in place, every other
 entry is kept, and the provenance lists the update (date, commit, command, data) after the original run's. A problem
-of a shape the policy holds at other sizes only is added among that shape's entries (a new size).
+of a shape the policy holds at other sizes only is added among that shape's entries (a new size). With
+--add-shapes, a problem of a shape the policy does not hold yet is added too: the new shapes' entries follow the
+others, by shape and size.
 """
 import argparse
 import gzip
@@ -144,8 +146,11 @@ def update(family, es, args):
     new = {k: (c, w, ms) for k, c, w, ms in es}
     added = sorted(set(new) - {e["problem"] for e in doc["entries"]})
     unknown = [k for k in added if shape_of(k) not in {shape_of(e["problem"]) for e in doc["entries"]}]
-    if unknown:
-        sys.exit(f"--update: {path} has no entry of the shape of " + ", ".join(unknown))
+    if unknown and not args.add_shapes:
+        sys.exit(f"--update: {path} has no entry of the shape of " + ", ".join(unknown) + " (--add-shapes adds it)")
+    for k in sorted(unknown, key=lambda k: (shape_of(k), int(field(k, "n")))):
+        doc["entries"].append({"problem": k, "config": "", "time_ms": 0})
+    added = [k for k in added if k not in unknown]
     for k in added:  # a new size of a known shape: placed among its shape's entries, by n
         same = [i for i, e in enumerate(doc["entries"]) if shape_of(e["problem"]) == shape_of(k)]
         after = [i for i in same if int(field(doc["entries"][i]["problem"], "n")) < int(field(k, "n"))]
@@ -166,6 +171,7 @@ def main():
     ap = log_arguments(__doc__, "kernel_templates/<family>/policy.json")
     ap.add_argument("--model-key", default="")
     ap.add_argument("--update", action="store_true", help="replace the entries of LOG's problems, keep the others")
+    ap.add_argument("--add-shapes", action="store_true", help="with --update: also add shapes the policy lacks")
     ap.add_argument("--command", default="", help="with --update: the commands that tuned LOG's problems")
     args = ap.parse_args()
     times = read_log(args.log)
