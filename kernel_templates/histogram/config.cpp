@@ -115,12 +115,9 @@ unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_
 namespace {
 
 // u8 samples of one channel whose bins are not the byte values: the u8/256 winner at 512 MiB (R = 32 lane-interleaved
-// copies, 512 threads x 4 loads of 16 bytes, one launch: 95.1 % of the read roof on an H200,
-// bench/results/2026-12-01b-h200-size-bench-u8.md) counting the byte values, which any bins and range cost the same.
-// Not measured for these shapes: the default when nothing measured exists. The direct kernel divides per sample
-// there (u8 with 37 bins over [10, 250) at 256M: 0.57x CUB even when tuned exactly). 16-byte loads take any pointer
-// for one channel (the unaligned head is counted a sample at a time); 32 KiB of copies and the bins' totals stay
-// within the 48 KiB every GPU gives a block.
+// copies, 512 threads x 4 loads of 16 bytes, one launch) counting the byte values (why: README.md, "The
+// value-counting fallback"). 16-byte loads take any pointer for one channel (the unaligned head is counted a sample
+// at a time); 32 KiB of copies and the bins' totals stay within the 48 KiB every GPU gives a block.
 std::optional<HistogramConfig> values_fallback(const HistogramProblem& problem) {
   if ((problem.type != SampleType::u8 && problem.type != SampleType::i8) || problem.channels != 1 ||
       histogram_detail::values_are_bins(problem))
