@@ -194,6 +194,26 @@ std::uint64_t tile_samples(const C& c, const P& p) {
   return static_cast<std::uint64_t>(c.block) * static_cast<std::uint64_t>(c.loads) *
          static_cast<std::uint64_t>(c.load_bytes(p) / static_cast<int>(size_of(p.type)));
 }
+/// Blocks to launch for n samples (HistogramConfig::grid_for, HistogramRangeConfig's): enough to cover n with one tile
+/// each, at most c.grid_blocks (N > 0), and at most the resident blocks but for a cover-n grid (`cover_grid`: then
+/// gridDim.x's limit, which at one tile of at least 32 samples per block is only reached past 2^36 samples; from
+/// there on blocks loop over tiles as in a resident grid). With clusters of `cluster` blocks the grid is a whole
+/// number of them: the resident cap is rounded down (to one cluster at least), everything else up (the extra blocks
+/// of the last cluster find no tile and add zeros). No block may see 2^31 samples, so that its 32-bit shared
+/// counters (and their per-bin sums) stay exact; this overrides every cap: extra blocks only run in later waves.
+template <class C, class P>
+unsigned grid_for(const C& c, const P& p, std::uint64_t n, unsigned resident_blocks, bool cover_grid = false,
+                  int cluster = 1) {
+  constexpr std::uint64_t kMaxGridX = 0x7FFFFFFF;
+  const std::uint64_t tile = c.tile_samples(p);
+  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n
+  if (c.grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(c.grid_blocks));
+  const auto k = static_cast<std::uint64_t>(std::max(1, cluster));
+  const std::uint64_t resident = std::max<std::uint64_t>(k, resident_blocks / k * k);
+  grid = std::min<std::uint64_t>(grid, cover_grid ? kMaxGridX / k * k : resident);
+  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
+  return static_cast<unsigned>((grid + k - 1) / k * k);
+}
 
 /// Bytes of the counts a kernel writes for problem `p` (a HistogramProblem or HistogramRangeProblem): every counter,
 /// counter_bits wide. The output the tuner checks, the handle's zeroing and the last-block merge's partials.

@@ -2,10 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <charconv>
-#include <map>
-
 #include "core/config_fields.hpp"
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
@@ -95,21 +91,8 @@ int HistogramConfig::load_bytes(const HistogramProblem& p) const { return histog
 std::uint64_t HistogramConfig::tile_samples(const HistogramProblem& p) const { return histogram_samples::tile_samples(*this, p); }
 
 unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const {
-  // gridDim.x's limit: a cover-n grid is capped here, which at one tile of at least 32 samples per block is only
-  // reached past 2^36 samples; from there on blocks loop over tiles as in a resident grid.
-  constexpr std::uint64_t kMaxGridX = 0x7FFFFFFF;
-  const std::uint64_t tile = tile_samples(problem);
-  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n
-  if (grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(grid_blocks));
-  // With clusters the grid is a whole number of them: the resident cap is rounded down (to one cluster at least),
-  // everything else up (the extra blocks of the last cluster find no tile and add zeros).
-  const std::uint64_t c = static_cast<std::uint64_t>(std::max(1, cluster));
-  const std::uint64_t resident = std::max<std::uint64_t>(c, resident_blocks / c * c);
-  grid = std::min<std::uint64_t>(grid, grid_blocks == kCoverGrid ? kMaxGridX / c * c : resident);
-  // No block may see 2^31 samples, so that its 32-bit shared counters (and their per-bin sums) stay exact. This
-  // overrides every cap: extra blocks only run in later waves (the single-block path splits past 2^31 samples).
-  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
-  return static_cast<unsigned>((grid + c - 1) / c * c);
+  // (past 2^31 samples the single-block path splits too)
+  return histogram_samples::grid_for(*this, problem, n, resident_blocks, grid_blocks == kCoverGrid, cluster);
 }
 
 namespace {

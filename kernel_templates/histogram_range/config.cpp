@@ -1,7 +1,6 @@
 // The range-histogram configuration: its key, the launch dimensions and shared memory it implies, its rules.
 #include <fmt/format.h>
 
-#include <algorithm>
 
 #include "autotune/histogram_range_problem.hpp"
 #include "core/config_fields.hpp"
@@ -46,13 +45,7 @@ std::uint64_t HistogramRangeConfig::tile_samples(const HistogramRangeProblem& p)
 // n counts samples here (pixels times channels: the launcher's unit).
 unsigned HistogramRangeConfig::grid_for(const HistogramRangeProblem& problem, std::uint64_t n,
                                         unsigned resident_blocks) const {
-  const std::uint64_t tile = tile_samples(problem);
-  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n ...
-  if (grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(grid_blocks));
-  grid = std::min<std::uint64_t>(grid, std::max(1u, resident_blocks));  // ... with the resident blocks at most
-  // No block may see 2^31 samples (its 32-bit shared counters stay exact); this overrides every cap.
-  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
-  return static_cast<unsigned>(grid);
+  return histogram_samples::grid_for(*this, problem, n, resident_blocks);
 }
 
 std::size_t HistogramRangeConfig::shared_bytes(const HistogramRangeProblem& problem) const {
