@@ -37,22 +37,14 @@ constexpr auto& kBinnings = histogram_detail::kBinnings;
 std::optional<HistogramConfig> parse_v1(const Fields& f) {
   if (f.size() != 5 || !f.count("priv") || !f.count("block") || !f.count("ipt") || !f.count("agg") || !f.count("part"))
     return std::nullopt;
-  HistogramConfig c;
   const auto priv = enum_text::parse(histogram_detail::kPrivatizationNames, f.at("priv"));
   const auto part = enum_text::parse(histogram_detail::kPartitioningNames, f.at("part"));
   const auto block = to_int(f.at("block")), ipt = to_int(f.at("ipt"));
   if (!priv || *priv == Privatization::warp || !part || !block || !ipt) return std::nullopt;
   if (f.at("agg") != "0" && f.at("agg") != "1") return std::nullopt;
-  c.privatization = *priv;
-  c.partitioning = *part;
-  c.block = *block;
-  c.loads = *ipt;
-  c.vec_bytes = 0;
-  c.replicas = 1;
-  c.counter_bits = 32;
-  c.aggregation = f.at("agg") == "1" ? Aggregation::run : Aggregation::none;
-  c.merge = Merge::atomic;
-  return c;
+  return HistogramConfig{.privatization = *priv, .replicas = 1, .counter_bits = 32, .block = *block, .vec_bytes = 0,
+                         .loads = *ipt, .aggregation = f.at("agg") == "1" ? Aggregation::run : Aggregation::none,
+                         .partitioning = *part, .merge = Merge::atomic};
 }
 
 // The key's fields in order; cluster (1) and bin (direct) are left out at their defaults, so keys from before they
@@ -196,18 +188,10 @@ HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {
   if (auto values = values_fallback(problem)) return *values;
   // 48 KiB is the shared memory every block gets without opting in, on every architecture we target: above it
   // only global atomics are safe. One-sample loads work for any pointer alignment the API accepts.
-  HistogramConfig c;
-  c.privatization =
-      problem.counters() * sizeof(unsigned) <= 48 * 1024 ? Privatization::shared : Privatization::global;
-  c.replicas = 1;
-  c.counter_bits = 32;
-  c.block = 256;
-  c.vec_bytes = 0;
-  c.loads = 4;
-  c.aggregation = Aggregation::none;
-  c.partitioning = Partitioning::interleaved;
-  c.merge = Merge::atomic;
-  return c;
+  const bool fits = problem.counters() * sizeof(unsigned) <= 48 * 1024;
+  return {.privatization = fits ? Privatization::shared : Privatization::global, .replicas = 1, .counter_bits = 32,
+          .block = 256, .vec_bytes = 0, .loads = 4, .aggregation = Aggregation::none,
+          .partitioning = Partitioning::interleaved, .merge = Merge::atomic};
 }
 
 }  // namespace autotune

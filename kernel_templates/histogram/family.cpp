@@ -2,6 +2,7 @@
 // options, the default problems and the tuner workload, each delegated to this folder's files.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <span>
 #include <optional>
@@ -279,20 +280,14 @@ class HistogramFamily final
   static constexpr std::string_view kValueCounting =
       "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0,bin=values";
 
-  // The fields of `to` that differ from `from`, "name=value" in key order: what adapt_config says it changed.
+  // The fields of `to` that differ from `from`, "name=value" in key order: what adapt_config says it changed (the
+  // items of to's key that from's lacks).
   static std::vector<std::string> changed_fields(const HistogramConfig& from, const HistogramConfig& to) {
-    const auto before = key_text::split(from.key());
-    const std::string key = to.key();
+    const std::vector<std::string> was = option_text::split_list(from.key());
     std::vector<std::string> out;
     if (to.binning == Binning::direct && from.binning != Binning::direct) out.push_back("bin=direct");  // not in keys
-    for (std::string_view rest = key; !rest.empty();) {
-      const auto comma = rest.find(',');
-      const std::string_view item = rest.substr(0, comma);
-      const auto eq = item.find('=');
-      const auto was = before ? before->find(item.substr(0, eq)) : key_text::Fields::const_iterator{};
-      if (!before || was == before->end() || was->second != item.substr(eq + 1)) out.emplace_back(item);
-      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    }
+    for (std::string& item : option_text::split_list(to.key()))
+      if (std::find(was.begin(), was.end(), item) == was.end()) out.push_back(std::move(item));
     return out;
   }
 

@@ -99,12 +99,11 @@ HistogramRangeConfig HistogramRangeConfig::fallback(const HistogramRangeProblem&
   // Levels from global memory and global atomics need no shared memory: they run any problem on any GPU. Shared
   // counters and levels when they fit the 48 KiB every block gets without opting in. One-sample loads (vec_bytes 0)
   // take any pointer alignment the API accepts.
-  const HistogramRangeConfig c{.binning = RangeBinning::search_global, .privatization = Privatization::global,
+  const HistogramRangeConfig s{.binning = RangeBinning::search, .privatization = Privatization::shared,
                                .block = 256, .vec_bytes = 0, .loads = 4};
-  HistogramRangeConfig s = c;
-  s.binning = RangeBinning::search;
-  s.privatization = Privatization::shared;
-  return s.shared_bytes(problem) <= 48 * 1024 ? s : c;
+  if (s.shared_bytes(problem) <= 48 * 1024) return s;
+  return {.binning = RangeBinning::search_global, .privatization = Privatization::global, .block = 256,
+          .vec_bytes = 0, .loads = 4};
 }
 
 }  // namespace autotune
