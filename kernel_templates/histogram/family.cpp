@@ -50,13 +50,11 @@ void read_levels(const ProblemOptions& o, HistogramProblem& p) {
   p = HistogramProblem::multi_channel(p.type, counts.channels, std::move(levels));
 }
 void print_levels(std::string& out, const HistogramProblem& h) {
-  std::string bins = std::to_string(h.bins), lower = fmt::format("{}", h.lower), upper = fmt::format("{}", h.upper);
-  if (!h.uniform_channels())
-    for (int c = 1; c < h.active; ++c) {
-      const HistogramChannel ch = h.channel(c);
-      bins += fmt::format(",{}", ch.bins), lower += fmt::format(",{}", ch.lower), upper += fmt::format(",{}", ch.upper);
-    }
-  out += fmt::format(" --bins {} --lower {} --upper {}", bins, lower, upper);
+  using histogram_samples::channel_list;
+  out += fmt::format(" --bins {} --lower {} --upper {}",
+                     channel_list(h, h.bins, [&](int c) { return h.channel(c).bins; }),
+                     channel_list(h, h.lower, [&](int c) { return h.channel(c).lower; }),
+                     channel_list(h, h.upper, [&](int c) { return h.channel(c).upper; }));
 }
 
 // --row-pixels and --row-stride: a 2D region of whole rows of --n pixels (which this reads first).
@@ -142,27 +140,22 @@ bool read_range(problem_key::Reader& r, HistogramProblem& p) {
 // "/ch1=64:[0,256)/ch2=17:[10,200)": the bins and range of each active channel after the first, all or none (none
 // where they are the first channel's).
 void print_levels_part(problem_key::Writer& w, const HistogramProblem& p) {
-  if (p.uniform_channels()) return;
-  for (int c = 1; c < p.active; ++c) {
+  histogram_samples::print_channel_parts(w, p, [&](int c) {
     const HistogramChannel ch = p.channel(c);
-    w.add(fmt::format("ch{}", c), fmt::format("{}:{}", ch.bins, range_text(ch.lower, ch.upper)));
-  }
+    return fmt::format("{}:{}", ch.bins, range_text(ch.lower, ch.upper));
+  });
+}
+std::optional<HistogramChannel> parse_levels(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
+  const auto lohi = parse_range(text.substr(colon + 1));
+  if (!bins || !lohi) return std::nullopt;
+  return HistogramChannel{*bins, lohi->first, lohi->second};
 }
 bool read_levels_part(problem_key::Reader& r, HistogramProblem& p) {
-  const auto texts = histogram_samples::channel_key_texts(r, p.active);
-  if (!texts) return false;
-  if (texts->empty()) return true;
-  std::vector<HistogramChannel> per{HistogramChannel{p.bins, p.lower, p.upper}};
-  for (std::string_view text : *texts) {
-    const auto colon = text.find(':');
-    if (colon == std::string_view::npos) return false;
-    const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
-    const auto lohi = parse_range(text.substr(colon + 1));
-    if (!bins || !lohi) return false;
-    per.push_back({*bins, lohi->first, lohi->second});
-  }
-  p.per_channel = std::move(per);
-  return true;
+  return histogram_samples::read_channel_parts(r, p, &HistogramProblem::per_channel,
+                                               HistogramChannel{p.bins, p.lower, p.upper}, parse_levels);
 }
 
 // "/row=W/stride=B": a 2D region of rows of W pixels, B bytes apart; both or neither (contiguous pixels key as before
