@@ -120,15 +120,28 @@ void check_call_types(std::string_view handle, const P& p, std::optional<SampleT
 
 /// The checks both histogram problems' validate() make of their pixels (`p` a HistogramProblem or
 /// HistogramRangeProblem): 1..4 channels, the first 1..channels of them counted, and the levels of their own (`list`,
-/// the member `name`) none or one per active channel; UsageError otherwise.
-template <class P, class L>
-void check_channel_counts(const P& p, const std::vector<L>& list, std::string_view name) {
+/// the member `name`) none or one per active channel, the first of them channel 0's (`first`, the problem's
+/// `members`; `show` prints an entry) and each other one valid by `check`, whose UsageError this prefixes with
+/// "channel c: "; UsageError otherwise.
+template <class P, class L, class Show, class Check>
+void check_channels(const P& p, const std::vector<L>& list, std::string_view name, const L& first,
+                    std::string_view members, Show show, Check check) {
   if (p.channels < 1 || p.channels > 4) throw UsageError(fmt::format("channels must be 1..4 (got {})", p.channels));
   if (p.active < 1 || p.active > p.channels)
     throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", p.channels, p.active));
-  if (!list.empty() && list.size() != static_cast<std::size_t>(p.active))
+  if (list.empty()) return;
+  if (list.size() != static_cast<std::size_t>(p.active))
     throw UsageError(fmt::format("{} has {} entries for {} active channels (one per active channel)", name,
                                  list.size(), p.active));
+  if (!(list[0] == first))
+    throw UsageError(fmt::format("{}[0] ({}) must equal {} ({})", name, show(list[0]), members, show(first)));
+  for (int c = 1; c < p.active; ++c) {
+    try {
+      check(list[static_cast<std::size_t>(c)]);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("channel {}: {}", c, e.what()));
+    }
+  }
 }
 /// Channel c's entry of a problem's per-channel list (`list`: none, or one per active channel), `first` (what the
 /// problem's own members say, channel 0's) where the list has none: HistogramProblem::channel, and the range
