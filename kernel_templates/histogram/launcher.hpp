@@ -80,8 +80,6 @@ class HistogramKernel {
   static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);
 
   const HistogramConfig& config() const { return config_; }
-  /// Bytes of one stream's workspace (0 for Merge::atomic, which needs none).
-  std::size_t workspace_bytes() const { return workspaces_ ? workspaces_->slot_bytes() : 0; }
 
  private:
   void launch(const void* samples, std::uint64_t n, void* counts, const Region& region, cudaStream_t stream) const;
