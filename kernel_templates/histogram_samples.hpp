@@ -105,6 +105,15 @@ inline std::string_view cuda_type(SampleType t) {
 
 /// kHalfKind of the preamble: 0 for every type but the halves, 1 for f16, 2 for bf16 (common.cuh's numbering).
 inline int half_kind(SampleType t) { return t == SampleType::f16 ? 1 : t == SampleType::bf16 ? 2 : 0; }
+/// The preamble's sample_t and kHalfKind lines for samples of `t`.
+inline std::string sample_constants(SampleType t) {
+  return fmt::format("typedef {} sample_t;\nconstexpr int kHalfKind = {};\n", cuda_type(t), half_kind(t));
+}
+/// The C++ type of the counters of problem `p` (a HistogramProblem or HistogramRangeProblem): out_t of the preamble.
+template <class P>
+std::string_view counter_type(const P& p) {
+  return p.counter_bits == 64 ? "unsigned long long" : "unsigned int";
+}
 
 /// A histogram handle's checks of a call's sample type (when given) and counter width against its problem `p` (a
 /// HistogramProblem or HistogramRangeProblem); UsageError beginning with `handle` ("autotune::Histogram").
@@ -253,3 +262,13 @@ std::vector<std::uint64_t> counts_as_written(const P& p, std::vector<std::uint64
 }
 
 }  // namespace autotune::histogram_samples
+
+/// Defines a histogram family's kernel_source (every entry point: what the cache stores) and kernel_source_1d (the
+/// 1D entry alone) from its source.cpp's variant_source(problem, config, entry_2d). At namespace autotune's scope.
+#define AUTOTUNE_HISTOGRAM_KERNEL_SOURCES(PROBLEM, CONFIG)                           \
+  std::string kernel_source(const PROBLEM& problem, const CONFIG& config) {         \
+    return variant_source(problem, config, true);                                    \
+  }                                                                                  \
+  std::string kernel_source_1d(const PROBLEM& problem, const CONFIG& config) {      \
+    return variant_source(problem, config, false);                                   \
+  }

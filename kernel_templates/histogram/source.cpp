@@ -78,9 +78,7 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
   const std::string value_map = values ? histogram_detail::value_counters_preamble(problem) : std::string();
   const std::string levels = channel_levels(problem);
   std::string pre = fmt::format(
-      "{}"
-      "typedef {} sample_t;\n"
-      "constexpr int kHalfKind = {};\n"
+      "{}{}"
       "typedef {} out_t;\n"
       "constexpr int kBins = {};\n"
       "constexpr int kChannelBins = {};\n"
@@ -104,8 +102,8 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
                       problem.active, problem.channels,
                       problem.uniform_channels() ? "" : " (bins and ranges per channel)"),
           config.key(), fields.enums),
-      histogram_samples::cuda_type(problem.type), histogram_samples::half_kind(problem.type),
-      problem.counter_bits == 64 ? "unsigned long long" : "unsigned int", problem.counters(), problem.bins,
+      histogram_samples::sample_constants(problem.type), histogram_samples::counter_type(problem), problem.counters(),
+      problem.bins,
       problem.channels, problem.active, is_float(problem.type),
       range_constants(problem.type, "", "", {problem.bins, problem.lower, problem.upper}), levels, fields.part(1),
       config.load_bytes(problem), fields.part(2), fields.part(3), config.counter_bits == 16, fields.part(0), value_map,
@@ -116,12 +114,6 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
 
 }  // namespace
 
-std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config) {
-  return variant_source(problem, config, true);
-}
-
-std::string kernel_source_1d(const HistogramProblem& problem, const HistogramConfig& config) {
-  return variant_source(problem, config, false);
-}
+AUTOTUNE_HISTOGRAM_KERNEL_SOURCES(HistogramProblem, HistogramConfig)
 
 }  // namespace autotune
