@@ -180,9 +180,7 @@ std::string histogram_violation(const HistogramProblem& problem, const Histogram
   return device ? device_violation(problem, c, *device) : std::string();
 }
 
-std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) const {
-  return histogram_violation(problem, *this, nullptr);
-}
+AUTOTUNE_INVALID_REASON(HistogramConfig, HistogramProblem, histogram_violation)
 
 HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {
   if (auto values = values_fallback(problem)) return *values;

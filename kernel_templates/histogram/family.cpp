@@ -26,7 +26,6 @@
 #include "kernel_templates/histogram_samples.hpp"
 #include "embedded.hpp"
 
-
 namespace autotune {
 
 namespace {
@@ -283,7 +282,6 @@ class HistogramFamily final
       if (std::find(was.begin(), was.end(), item) == was.end()) out.push_back(std::move(item));
     return out;
   }
-
 
   // A configuration from another shape counts values where the wanted 8-bit shape's direct bins need a division per
   // sample, or a range test (a range short of the type's 256 values), and it has 32-bit shared counters; only in u8

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "autotune/histogram_problem.hpp"
-#include "autotune/error.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram/enums.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
@@ -67,9 +66,7 @@ std::string channel_levels(const HistogramProblem& problem) {
 
 // The variant's source, with or without its 2D entry point.
 std::string variant_source(const HistogramProblem& problem, const HistogramConfig& config, bool entry_2d) {
-  problem.validate();
-  if (const std::string why = config.invalid_reason(problem); !why.empty())
-    throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
+  preamble::require_valid(problem, config);
   // The configuration's enums by name (the template compares kMerge with Merge::last_block, never with 1) and its
   // fields' constants, by the parts of config.cpp's table; kVecBytes, kCounter16 and the AT_ macros are derived.
   const preamble::ConfigPreamble fields = histogram_detail::config_preamble(config);

@@ -1,7 +1,6 @@
 // The range-histogram configuration: its key, the launch dimensions and shared memory it implies, its rules.
 #include <fmt/format.h>
 
-
 #include "autotune/histogram_range_problem.hpp"
 #include "core/config_fields.hpp"
 #include "core/enum_text.hpp"
@@ -91,9 +90,7 @@ std::string histogram_range_violation(const HistogramRangeProblem& problem, cons
   return device ? launch_limits::block_violation(c.block, c.shared_bytes(problem), *device) : std::string();
 }
 
-std::string HistogramRangeConfig::invalid_reason(const HistogramRangeProblem& problem) const {
-  return histogram_range_violation(problem, *this, nullptr);
-}
+AUTOTUNE_INVALID_REASON(HistogramRangeConfig, HistogramRangeProblem, histogram_range_violation)
 
 HistogramRangeConfig HistogramRangeConfig::fallback(const HistogramRangeProblem& problem) {
   // Levels from global memory and global atomics need no shared memory: they run any problem on any GPU. Shared

@@ -6,7 +6,6 @@
 #include <string_view>
 #include <utility>
 
-#include "autotune/error.hpp"
 #include "autotune/histogram_range_problem.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
