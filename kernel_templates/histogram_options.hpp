@@ -74,6 +74,16 @@ inline int channel_bins(const std::vector<std::string>& texts, int c, SampleType
   return static_cast<int>(b);
 }
 
+/// A per-channel option's value as printed: `first` (channel 0's), then, where the active channels differ, ","
+/// and `value(c)` of each active channel c after it ("256,64,17").
+template <class P, class T, class F>
+std::string channel_list(const P& p, const T& first, F value) {
+  std::string out = fmt::format("{}", first);
+  if (!p.uniform_channels())
+    for (int c = 1; c < p.active; ++c) out += fmt::format(",{}", value(c));
+  return out;
+}
+
 /// " --channels C --active A" for pixels of several channels, else nothing.
 template <class P>
 void print_channel_counts(std::string& out, const P& problem) {
@@ -123,17 +133,34 @@ constexpr auto channels_key_part() {
   return problem_key::custom<P>("channels", +print, +read);
 }
 
-/// The texts of a key's "/ch1=.../ch2=..." parts, the levels of channels 1..active-1 (after the channels part is
-/// read): all of them, or none where every channel has the first one's; nullopt for any other set.
-inline std::optional<std::vector<std::string>> channel_key_texts(problem_key::Reader& r, int active) {
-  std::vector<std::string> out;
+/// A key's "/ch1=.../ch2=..." parts: the levels of the active channels after the first (`text(c)`), all of them, or
+/// none where every channel has the first one's.
+template <class P, class F>
+void print_channel_parts(problem_key::Writer& w, const P& p, F text) {
+  if (p.uniform_channels()) return;
+  for (int c = 1; c < p.active; ++c) w.add(fmt::format("ch{}", c), text(c));
+}
+/// Reads them back (after the channels part) into p's per-channel list `list`, led by channel 0's `first`, each
+/// by `parse` (an optional of L from the text); none leaves the list as it is; false for any other set of parts or
+/// a text that `parse` refuses.
+template <class P, class L, class F>
+bool read_channel_parts(problem_key::Reader& r, P& p, std::vector<L> P::*list, const L& first, F parse) {
+  std::vector<std::string> texts;
   for (int c = 1; c < 4; ++c)
     if (auto text = r.take(fmt::format("ch{}", c))) {
-      if (c >= active) return std::nullopt;
-      out.push_back(std::move(*text));
+      if (c >= p.active) return false;
+      texts.push_back(std::move(*text));
     }
-  if (!out.empty() && out.size() != static_cast<std::size_t>(active - 1)) return std::nullopt;
-  return out;
+  if (texts.empty()) return true;
+  if (texts.size() != static_cast<std::size_t>(p.active - 1)) return false;
+  std::vector<L> out{first};
+  for (const std::string& text : texts) {
+    const std::optional<L> v = parse(std::string_view(text));
+    if (!v) return false;
+    out.push_back(*v);
+  }
+  p.*list = std::move(out);
+  return true;
 }
 
 /// The members both histogram families define alike, over their TypedFamily (Base): keys name the sample type after

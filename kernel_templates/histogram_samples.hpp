@@ -105,6 +105,15 @@ inline std::string_view cuda_type(SampleType t) {
 
 /// kHalfKind of the preamble: 0 for every type but the halves, 1 for f16, 2 for bf16 (common.cuh's numbering).
 inline int half_kind(SampleType t) { return t == SampleType::f16 ? 1 : t == SampleType::bf16 ? 2 : 0; }
+/// The preamble's sample_t and kHalfKind lines for samples of `t`.
+inline std::string sample_constants(SampleType t) {
+  return fmt::format("typedef {} sample_t;\nconstexpr int kHalfKind = {};\n", cuda_type(t), half_kind(t));
+}
+/// The C++ type of the counters of problem `p` (a HistogramProblem or HistogramRangeProblem): out_t of the preamble.
+template <class P>
+std::string_view counter_type(const P& p) {
+  return p.counter_bits == 64 ? "unsigned long long" : "unsigned int";
+}
 
 /// A histogram handle's checks of a call's sample type (when given) and counter width against its problem `p` (a
 /// HistogramProblem or HistogramRangeProblem); UsageError beginning with `handle` ("autotune::Histogram").
@@ -120,15 +129,28 @@ void check_call_types(std::string_view handle, const P& p, std::optional<SampleT
 
 /// The checks both histogram problems' validate() make of their pixels (`p` a HistogramProblem or
 /// HistogramRangeProblem): 1..4 channels, the first 1..channels of them counted, and the levels of their own (`list`,
-/// the member `name`) none or one per active channel; UsageError otherwise.
-template <class P, class L>
-void check_channel_counts(const P& p, const std::vector<L>& list, std::string_view name) {
+/// the member `name`) none or one per active channel, the first of them channel 0's (`first`, the problem's
+/// `members`; `show` prints an entry) and each other one valid by `check`, whose UsageError this prefixes with
+/// "channel c: "; UsageError otherwise.
+template <class P, class L, class Show, class Check>
+void check_channels(const P& p, const std::vector<L>& list, std::string_view name, const L& first,
+                    std::string_view members, Show show, Check check) {
   if (p.channels < 1 || p.channels > 4) throw UsageError(fmt::format("channels must be 1..4 (got {})", p.channels));
   if (p.active < 1 || p.active > p.channels)
     throw UsageError(fmt::format("active channels must be 1..{} (the channels; got {})", p.channels, p.active));
-  if (!list.empty() && list.size() != static_cast<std::size_t>(p.active))
+  if (list.empty()) return;
+  if (list.size() != static_cast<std::size_t>(p.active))
     throw UsageError(fmt::format("{} has {} entries for {} active channels (one per active channel)", name,
                                  list.size(), p.active));
+  if (!(list[0] == first))
+    throw UsageError(fmt::format("{}[0] ({}) must equal {} ({})", name, show(list[0]), members, show(first)));
+  for (int c = 1; c < p.active; ++c) {
+    try {
+      check(list[static_cast<std::size_t>(c)]);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("channel {}: {}", c, e.what()));
+    }
+  }
 }
 /// Channel c's entry of a problem's per-channel list (`list`: none, or one per active channel), `first` (what the
 /// problem's own members say, channel 0's) where the list has none: HistogramProblem::channel, and the range
@@ -194,6 +216,26 @@ std::uint64_t tile_samples(const C& c, const P& p) {
   return static_cast<std::uint64_t>(c.block) * static_cast<std::uint64_t>(c.loads) *
          static_cast<std::uint64_t>(c.load_bytes(p) / static_cast<int>(size_of(p.type)));
 }
+/// Blocks to launch for n samples (HistogramConfig::grid_for, HistogramRangeConfig's): enough to cover n with one tile
+/// each, at most c.grid_blocks (N > 0), and at most the resident blocks but for a cover-n grid (`cover_grid`: then
+/// gridDim.x's limit, which at one tile of at least 32 samples per block is only reached past 2^36 samples; from
+/// there on blocks loop over tiles as in a resident grid). With clusters of `cluster` blocks the grid is a whole
+/// number of them: the resident cap is rounded down (to one cluster at least), everything else up (the extra blocks
+/// of the last cluster find no tile and add zeros). No block may see 2^31 samples, so that its 32-bit shared
+/// counters (and their per-bin sums) stay exact; this overrides every cap: extra blocks only run in later waves.
+template <class C, class P>
+unsigned grid_for(const C& c, const P& p, std::uint64_t n, unsigned resident_blocks, bool cover_grid = false,
+                  int cluster = 1) {
+  constexpr std::uint64_t kMaxGridX = 0x7FFFFFFF;
+  const std::uint64_t tile = c.tile_samples(p);
+  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n
+  if (c.grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(c.grid_blocks));
+  const auto k = static_cast<std::uint64_t>(std::max(1, cluster));
+  const std::uint64_t resident = std::max<std::uint64_t>(k, resident_blocks / k * k);
+  grid = std::min<std::uint64_t>(grid, cover_grid ? kMaxGridX / k * k : resident);
+  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
+  return static_cast<unsigned>((grid + k - 1) / k * k);
+}
 
 /// Bytes of the counts a kernel writes for problem `p` (a HistogramProblem or HistogramRangeProblem): every counter,
 /// counter_bits wide. The output the tuner checks, the handle's zeroing and the last-block merge's partials.
@@ -220,3 +262,13 @@ std::vector<std::uint64_t> counts_as_written(const P& p, std::vector<std::uint64
 }
 
 }  // namespace autotune::histogram_samples
+
+/// Defines a histogram family's kernel_source (every entry point: what the cache stores) and kernel_source_1d (the
+/// 1D entry alone) from its source.cpp's variant_source(problem, config, entry_2d). At namespace autotune's scope.
+#define AUTOTUNE_HISTOGRAM_KERNEL_SOURCES(PROBLEM, CONFIG)                           \
+  std::string kernel_source(const PROBLEM& problem, const CONFIG& config) {         \
+    return variant_source(problem, config, true);                                    \
+  }                                                                                  \
+  std::string kernel_source_1d(const PROBLEM& problem, const CONFIG& config) {      \
+    return variant_source(problem, config, false);                                   \
+  }

@@ -2,10 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <charconv>
-#include <map>
-
 #include "core/config_fields.hpp"
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
@@ -41,22 +37,14 @@ constexpr auto& kBinnings = histogram_detail::kBinnings;
 std::optional<HistogramConfig> parse_v1(const Fields& f) {
   if (f.size() != 5 || !f.count("priv") || !f.count("block") || !f.count("ipt") || !f.count("agg") || !f.count("part"))
     return std::nullopt;
-  HistogramConfig c;
   const auto priv = enum_text::parse(histogram_detail::kPrivatizationNames, f.at("priv"));
   const auto part = enum_text::parse(histogram_detail::kPartitioningNames, f.at("part"));
   const auto block = to_int(f.at("block")), ipt = to_int(f.at("ipt"));
   if (!priv || *priv == Privatization::warp || !part || !block || !ipt) return std::nullopt;
   if (f.at("agg") != "0" && f.at("agg") != "1") return std::nullopt;
-  c.privatization = *priv;
-  c.partitioning = *part;
-  c.block = *block;
-  c.loads = *ipt;
-  c.vec_bytes = 0;
-  c.replicas = 1;
-  c.counter_bits = 32;
-  c.aggregation = f.at("agg") == "1" ? Aggregation::run : Aggregation::none;
-  c.merge = Merge::atomic;
-  return c;
+  return HistogramConfig{.privatization = *priv, .replicas = 1, .counter_bits = 32, .block = *block, .vec_bytes = 0,
+                         .loads = *ipt, .aggregation = f.at("agg") == "1" ? Aggregation::run : Aggregation::none,
+                         .partitioning = *part, .merge = Merge::atomic};
 }
 
 // The key's fields in order; cluster (1) and bin (direct) are left out at their defaults, so keys from before they
@@ -95,32 +83,16 @@ int HistogramConfig::load_bytes(const HistogramProblem& p) const { return histog
 std::uint64_t HistogramConfig::tile_samples(const HistogramProblem& p) const { return histogram_samples::tile_samples(*this, p); }
 
 unsigned HistogramConfig::grid_for(const HistogramProblem& problem, std::uint64_t n, unsigned resident_blocks) const {
-  // gridDim.x's limit: a cover-n grid is capped here, which at one tile of at least 32 samples per block is only
-  // reached past 2^36 samples; from there on blocks loop over tiles as in a resident grid.
-  constexpr std::uint64_t kMaxGridX = 0x7FFFFFFF;
-  const std::uint64_t tile = tile_samples(problem);
-  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n
-  if (grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(grid_blocks));
-  // With clusters the grid is a whole number of them: the resident cap is rounded down (to one cluster at least),
-  // everything else up (the extra blocks of the last cluster find no tile and add zeros).
-  const std::uint64_t c = static_cast<std::uint64_t>(std::max(1, cluster));
-  const std::uint64_t resident = std::max<std::uint64_t>(c, resident_blocks / c * c);
-  grid = std::min<std::uint64_t>(grid, grid_blocks == kCoverGrid ? kMaxGridX / c * c : resident);
-  // No block may see 2^31 samples, so that its 32-bit shared counters (and their per-bin sums) stay exact. This
-  // overrides every cap: extra blocks only run in later waves (the single-block path splits past 2^31 samples).
-  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
-  return static_cast<unsigned>((grid + c - 1) / c * c);
+  // (past 2^31 samples the single-block path splits too)
+  return histogram_samples::grid_for(*this, problem, n, resident_blocks, grid_blocks == kCoverGrid, cluster);
 }
 
 namespace {
 
 // u8 samples of one channel whose bins are not the byte values: the u8/256 winner at 512 MiB (R = 32 lane-interleaved
-// copies, 512 threads x 4 loads of 16 bytes, one launch: 95.1 % of the read roof on an H200,
-// bench/results/2026-12-01b-h200-size-bench-u8.md) counting the byte values, which any bins and range cost the same.
-// Not measured for these shapes: the default when nothing measured exists. The direct kernel divides per sample
-// there (u8 with 37 bins over [10, 250) at 256M: 0.57x CUB even when tuned exactly). 16-byte loads take any pointer
-// for one channel (the unaligned head is counted a sample at a time); 32 KiB of copies and the bins' totals stay
-// within the 48 KiB every GPU gives a block.
+// copies, 512 threads x 4 loads of 16 bytes, one launch) counting the byte values (why: README.md, "The
+// value-counting fallback"). 16-byte loads take any pointer for one channel (the unaligned head is counted a sample
+// at a time); 32 KiB of copies and the bins' totals stay within the 48 KiB every GPU gives a block.
 std::optional<HistogramConfig> values_fallback(const HistogramProblem& problem) {
   if ((problem.type != SampleType::u8 && problem.type != SampleType::i8) || problem.channels != 1 ||
       histogram_detail::values_are_bins(problem))
@@ -208,26 +180,16 @@ std::string histogram_violation(const HistogramProblem& problem, const Histogram
   return device ? device_violation(problem, c, *device) : std::string();
 }
 
-std::string HistogramConfig::invalid_reason(const HistogramProblem& problem) const {
-  return histogram_violation(problem, *this, nullptr);
-}
+AUTOTUNE_INVALID_REASON(HistogramConfig, HistogramProblem, histogram_violation)
 
 HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {
   if (auto values = values_fallback(problem)) return *values;
   // 48 KiB is the shared memory every block gets without opting in, on every architecture we target: above it
   // only global atomics are safe. One-sample loads work for any pointer alignment the API accepts.
-  HistogramConfig c;
-  c.privatization =
-      problem.counters() * sizeof(unsigned) <= 48 * 1024 ? Privatization::shared : Privatization::global;
-  c.replicas = 1;
-  c.counter_bits = 32;
-  c.block = 256;
-  c.vec_bytes = 0;
-  c.loads = 4;
-  c.aggregation = Aggregation::none;
-  c.partitioning = Partitioning::interleaved;
-  c.merge = Merge::atomic;
-  return c;
+  const bool fits = problem.counters() * sizeof(unsigned) <= 48 * 1024;
+  return {.privatization = fits ? Privatization::shared : Privatization::global, .replicas = 1, .counter_bits = 32,
+          .block = 256, .vec_bytes = 0, .loads = 4, .aggregation = Aggregation::none,
+          .partitioning = Partitioning::interleaved, .merge = Merge::atomic};
 }
 
 }  // namespace autotune

@@ -2,6 +2,7 @@
 // options, the default problems and the tuner workload, each delegated to this folder's files.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <span>
 #include <optional>
@@ -24,7 +25,6 @@
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 #include "embedded.hpp"
-
 
 namespace autotune {
 
@@ -49,13 +49,11 @@ void read_levels(const ProblemOptions& o, HistogramProblem& p) {
   p = HistogramProblem::multi_channel(p.type, counts.channels, std::move(levels));
 }
 void print_levels(std::string& out, const HistogramProblem& h) {
-  std::string bins = std::to_string(h.bins), lower = fmt::format("{}", h.lower), upper = fmt::format("{}", h.upper);
-  if (!h.uniform_channels())
-    for (int c = 1; c < h.active; ++c) {
-      const HistogramChannel ch = h.channel(c);
-      bins += fmt::format(",{}", ch.bins), lower += fmt::format(",{}", ch.lower), upper += fmt::format(",{}", ch.upper);
-    }
-  out += fmt::format(" --bins {} --lower {} --upper {}", bins, lower, upper);
+  using histogram_samples::channel_list;
+  out += fmt::format(" --bins {} --lower {} --upper {}",
+                     channel_list(h, h.bins, [&](int c) { return h.channel(c).bins; }),
+                     channel_list(h, h.lower, [&](int c) { return h.channel(c).lower; }),
+                     channel_list(h, h.upper, [&](int c) { return h.channel(c).upper; }));
 }
 
 // --row-pixels and --row-stride: a 2D region of whole rows of --n pixels (which this reads first).
@@ -141,27 +139,22 @@ bool read_range(problem_key::Reader& r, HistogramProblem& p) {
 // "/ch1=64:[0,256)/ch2=17:[10,200)": the bins and range of each active channel after the first, all or none (none
 // where they are the first channel's).
 void print_levels_part(problem_key::Writer& w, const HistogramProblem& p) {
-  if (p.uniform_channels()) return;
-  for (int c = 1; c < p.active; ++c) {
+  histogram_samples::print_channel_parts(w, p, [&](int c) {
     const HistogramChannel ch = p.channel(c);
-    w.add(fmt::format("ch{}", c), fmt::format("{}:{}", ch.bins, range_text(ch.lower, ch.upper)));
-  }
+    return fmt::format("{}:{}", ch.bins, range_text(ch.lower, ch.upper));
+  });
+}
+std::optional<HistogramChannel> parse_levels(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
+  const auto lohi = parse_range(text.substr(colon + 1));
+  if (!bins || !lohi) return std::nullopt;
+  return HistogramChannel{*bins, lohi->first, lohi->second};
 }
 bool read_levels_part(problem_key::Reader& r, HistogramProblem& p) {
-  const auto texts = histogram_samples::channel_key_texts(r, p.active);
-  if (!texts) return false;
-  if (texts->empty()) return true;
-  std::vector<HistogramChannel> per{HistogramChannel{p.bins, p.lower, p.upper}};
-  for (std::string_view text : *texts) {
-    const auto colon = text.find(':');
-    if (colon == std::string_view::npos) return false;
-    const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
-    const auto lohi = parse_range(text.substr(colon + 1));
-    if (!bins || !lohi) return false;
-    per.push_back({*bins, lohi->first, lohi->second});
-  }
-  p.per_channel = std::move(per);
-  return true;
+  return histogram_samples::read_channel_parts(r, p, &HistogramProblem::per_channel,
+                                               HistogramChannel{p.bins, p.lower, p.upper}, parse_levels);
 }
 
 // "/row=W/stride=B": a 2D region of rows of W pixels, B bytes apart; both or neither (contiguous pixels key as before
@@ -212,13 +205,8 @@ class HistogramFamily final
     const HistogramProblem& a = problem_of(wanted);
     const HistogramProblem& b = problem_of(tuned);
     if (!histogram_samples::same_samples(a, b)) return std::nullopt;
-    // Bins in log2, counted twice when the tuned problem has more bins than the wanted one. Measured on the H200's
-    // standard preset (bench/results/2026-12-01c-h200-preset-standard.log.gz, scripts/fit_policy.py): a
-    // configuration taken from a shape with fewer bins runs a wanted shape with more bins within 1.0-1.7x of its best
-    // whenever it fits, while one taken from a shape with more bins can be 7-116x slower (global atomics on few
-    // bins). Symmetric distance: leave-one-out worst case 6.8x; asymmetric (x2): 1.96x.
-    // A 2D region or another one: the same kernel over other addresses, close to the contiguous shape (measured:
-    // within 5-7 % of it, bench/results/2026-12-01d-h200-histimage-image-bench.md).
+    // Bins in log2, counted twice when the tuned problem has more bins than the wanted one; 0.5 for another 2D
+    // layout (the same kernel over other addresses). Measured: README.md, "Lookup distances".
     const double layout = a.row_pixels == b.row_pixels && a.row_stride_bytes == b.row_stride_bytes ? 0.0 : 0.5;
     if (!a.uniform_channels() || !b.uniform_channels()) {
       // Channels of their own bins and ranges: compared by their counters (what sizes the shared histogram), one
@@ -262,18 +250,8 @@ class HistogramFamily final
   }
 
   // 8-bit samples of one channel counted in 16 lane-interleaved shared copies take 32, a copy per lane: two lanes of
-  // a warp no longer share a counter. Where the lanes of a warp read alike bytes (a photo's smooth regions, the
-  // spaces and vowels of text) that pair of lanes waits on one atomic; on the tuner's generated data the two measure
-  // alike, so the tuned R = 16 (a policy entry, or another shape's winner: a winner of the wanted shape never comes
-  // here) is a tie the generators could not break. H200 (bench/results/2026-12-02d-h200-untuned-histograms-final.md):
-  //   generated bytes, the best variant of each R in the exact tunings (bench/results/2026-12-02c-data), R = 16 -> 32:
-  //   u8/256 image 100M 38.0 -> 38.1 us, u8/128 runs 64M 26.9 -> 27.1, u8/37 image 24M 15.0 -> 15.2, u8/100 over
-  //   [0, 200) 48M 23.0 -> 23.0, i8/64 narrow 24M 14.9 -> 15.0, u8/37 over [10, 250) image 256M 84.6 -> 79.2; the
-  //   small sizes cost more: u8/16 image 3M 6.6 -> 6.8 (+3 %), u8/256 runs 200K 5.5 -> 5.8 (+5.5 %);
-  //   real bytes, the same configuration but R, timed in the same rounds: text 256 bins at 512M 164.4 -> 143.9 us
-  //   (-12 %), text 128 bins at 512M 167.6 -> 143.5 (-14 %), photo 37 bins over [10, 250) at 256M (values) 87.7 ->
-  //   81.5 (-7 %), photo 100 bins at 64M 28.0 -> 28.0, photo 64 bins at 16M 12.2 -> 12.2.
-  // Not where 32 copies do not fit the device's shared memory (then the tuned 16 stays).
+  // a warp no longer share a counter (measured: README.md, "A copy per lane"). Not where 32 copies do not fit the
+  // device's shared memory (then the tuned 16 stays).
   static HistogramConfig lane_copies(const HistogramProblem& h, HistogramConfig c) {
     if (size_of(h.type) == 1 && h.channels == 1 && c.privatization == Privatization::shared && c.replicas == 16)
       c.replicas = 32;
@@ -281,13 +259,8 @@ class HistogramFamily final
   }
 
   // What a transfer that starts counting values runs: the measured value-counting configuration for one channel
-  // (kValueCounting: R = 32 shared copies, one per lane, so that a warp whose bytes are alike never waits on one
-  // counter; 1024 threads, two 16-byte loads in flight, a resident grid that maps and merges once per block), else
-  // the given configuration with R = 32. Measured on an H200 (bench/results/2026-12-02c-h200-untuned-grid-after.md):
-  // on a real photo's bytes, 37 bins over [10, 250) at 256M, it ran 81.3 us (1.41x CUB), against 112 us with one
-  // copy and 89.8 us with the u8/32 policy entry's block, loads and cover-n grid at R = 32; on the tuner's generated
-  // data it ran within 0.3-10.3 % of the exact winners of three value-counting shapes, where the policy entry's
-  // grid ran 22 % behind at 256M.
+  // (kValueCounting: R = 32 shared copies, one per lane; 1024 threads, two 16-byte loads in flight, a resident grid),
+  // else the given configuration with R = 32. Measured: README.md, "The value-counting configuration".
   static HistogramConfig value_counting(const HistogramProblem& h, const HistogramConfig& given) {
     HistogramConfig c = given;
     if (h.channels == 1 && given.privatization == Privatization::shared)
@@ -299,36 +272,20 @@ class HistogramFamily final
   static constexpr std::string_view kValueCounting =
       "priv=shared,R=32,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0,bin=values";
 
-  // The fields of `to` that differ from `from`, "name=value" in key order: what adapt_config says it changed.
+  // The fields of `to` that differ from `from`, "name=value" in key order: what adapt_config says it changed (the
+  // items of to's key that from's lacks).
   static std::vector<std::string> changed_fields(const HistogramConfig& from, const HistogramConfig& to) {
-    const auto before = key_text::split(from.key());
-    const std::string key = to.key();
+    const std::vector<std::string> was = option_text::split_list(from.key());
     std::vector<std::string> out;
     if (to.binning == Binning::direct && from.binning != Binning::direct) out.push_back("bin=direct");  // not in keys
-    for (std::string_view rest = key; !rest.empty();) {
-      const auto comma = rest.find(',');
-      const std::string_view item = rest.substr(0, comma);
-      const auto eq = item.find('=');
-      const auto was = before ? before->find(item.substr(0, eq)) : key_text::Fields::const_iterator{};
-      if (!before || was == before->end() || was->second != item.substr(eq + 1)) out.emplace_back(item);
-      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    }
+    for (std::string& item : option_text::split_list(to.key()))
+      if (std::find(was.begin(), was.end(), item) == was.end()) out.push_back(std::move(item));
     return out;
   }
 
-
   // A configuration from another shape counts values where the wanted 8-bit shape's direct bins need a division per
-  // sample, or a range test (a range short of the type's 256 values), and it has 32-bit shared counters (the u8/256
-  // or u8/32-over-[0,256) winners: their bins were a shift of the whole byte): the same loads and merge, per sample
-  // the work of the shape it was measured on. Counting bins directly, the u8/256 winner ran u8 with 37 bins over
-  // [10, 250) at 256M at 0.51x CUB, and no variant of that kernel passed 0.57x when tuned exactly; 100 bins over
-  // [0, 200) at 48M ran 54 % behind its exact winner, which counts values (H200,
-  // bench/results/2026-12-02c-h200-untuned-grid-before.md). A winner tuned for the wanted shape itself never comes here
-  // (its other sizes are nearest sizes, not a transfer), so no measured choice is overridden. Values are counted only
-  // in 8-bit samples (u8, i8), and not where the bins are the values (256 over [0, 256), i8 over [-128, 128): a map
-  // that changes nothing).
-  //
-  // A transfer that starts counting values runs the measured value-counting configuration (value_counting below).
+  // sample, or a range test (a range short of the type's 256 values), and it has 32-bit shared counters; only in u8
+  // and i8 samples whose bins are not the values. Measured: README.md, "Counting values".
   static Binning bin_counting(const HistogramProblem& h, const HistogramConfig& c) {
     if (size_of(h.type) != 1 || histogram_detail::values_are_bins(h)) return Binning::direct;
     if (c.binning == Binning::values) return Binning::values;
@@ -339,9 +296,7 @@ class HistogramFamily final
 
   // In order, each step keeping what the earlier ones changed: loads at least one sample wide; fewer replicas (down
   // to one copy); no cluster; 16-bit shared counters (merged by atomics: self_zero does not take them); one shared
-  // copy per block instead of one per warp. What the preset showed (scripts/fit_policy.py): a shape with fewer bins
-  // carries over within 1.0-1.7x when its configuration fits, and privatized counting beats global atomics by
-  // 7-116x wherever the bins fit in shared memory at all.
+  // copy per block instead of one per warp (why this order: README.md, "Made runnable").
   std::optional<Adapted> runnable(const Problem& p, HistogramConfig hc, std::vector<std::string> changes,
                                   const DeviceInfo* device) const {
     const HistogramProblem& h = problem_of(p);
@@ -401,7 +356,6 @@ class HistogramFamily final
     // A problem of rows (row_pixels) is tuned on its 2D entry; every other one on the 1D entry alone.
     return h.row_pixels == 0 ? autotune::kernel_source_1d(h, config_of(c)) : autotune::kernel_source(h, config_of(c));
   }
-  // The template and the preamble generator: a change to either changes what a configuration compiles to.
   std::string code_text() const override {
     // The template and everything that writes its preamble (the configuration's constants: its field table).
     return joined({embedded::histogram_template, embedded::histogram_region_map_cuh, embedded::histogram_source_cpp,

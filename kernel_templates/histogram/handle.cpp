@@ -2,12 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <optional>
-#include <vector>
 
 #include "autotune/error.hpp"
-#include "core/cuda.hpp"
 #include "kernel_templates/histogram/handle.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram_samples.hpp"

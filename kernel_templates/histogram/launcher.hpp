@@ -70,9 +70,8 @@ class HistogramKernel {
   };
   /// A region is counted as one span when its gaps between rows are at most 1/span_gap_limit of its stride (they
   /// are read, then taken back one sample at a time), its stride is a whole number of pixels, and the configuration
-  /// counts in 32-bit counters (a 16-bit shared counter cannot take a count back). The row arithmetic of the 2D
-  /// mapping cost a 7680 x 4320 RGBA region with rows 30724 bytes apart 9-11 % over the same pixels contiguous
-  /// (bench/results/2026-12-03e-h200-histogram_image_bench-quick-0fbd1a3.md); reading its 4-byte gaps costs 0.01 %.
+  /// counts in 32-bit counters (a 16-bit shared counter cannot take a count back). Measured: README.md, "Counting a
+  /// 2D region as one span".
   static constexpr std::uint64_t span_gap_limit = 256;
   static RegionArgs region_args(const HistogramProblem& problem, const HistogramConfig& config, const void* samples,
                                 std::uint64_t n, const Region& region);
@@ -81,8 +80,6 @@ class HistogramKernel {
   static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);
 
   const HistogramConfig& config() const { return config_; }
-  /// Bytes of one stream's workspace (0 for Merge::atomic, which needs none).
-  std::size_t workspace_bytes() const { return workspaces_ ? workspaces_->slot_bytes() : 0; }
 
  private:
   void launch(const void* samples, std::uint64_t n, void* counts, const Region& region, cudaStream_t stream) const;

@@ -62,21 +62,10 @@ void validate_range(SampleType type, int bins, double lower, double upper) {
 
 // The channels, their own levels and their counters in all (HistogramProblem::validate).
 void validate_channels(const HistogramProblem& p) {
-  histogram_samples::check_channel_counts(p, p.per_channel, "per_channel");
-  if (!p.per_channel.empty()) {
-    if (!(p.per_channel[0] == HistogramChannel{p.bins, p.lower, p.upper}))
-      throw UsageError(fmt::format("per_channel[0] ({} bins over [{}, {})) must equal bins, lower and upper ({} bins "
-                                   "over [{}, {}))", p.per_channel[0].bins, p.per_channel[0].lower,
-                                   p.per_channel[0].upper, p.bins, p.lower, p.upper));
-    for (int c = 1; c < p.active; ++c) {
-      const HistogramChannel& ch = p.per_channel[static_cast<std::size_t>(c)];
-      try {
-        validate_range(p.type, ch.bins, ch.lower, ch.upper);
-      } catch (const UsageError& e) {
-        throw UsageError(fmt::format("channel {}: {}", c, e.what()));
-      }
-    }
-  }
+  histogram_samples::check_channels(
+      p, p.per_channel, "per_channel", HistogramChannel{p.bins, p.lower, p.upper}, "bins, lower and upper",
+      [](const HistogramChannel& ch) { return fmt::format("{} bins over [{}, {})", ch.bins, ch.lower, ch.upper); },
+      [&](const HistogramChannel& ch) { validate_range(p.type, ch.bins, ch.lower, ch.upper); });
   long long total = 0;
   for (int c = 0; c < p.active; ++c) total += p.channel(c).bins;
   if (total > (1 << 24))

@@ -1,15 +1,8 @@
 #include "kernel_templates/histogram/reference.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 
-#include "autotune/error.hpp"
-#include "kernel_templates/half_float.hpp"
 #include "kernel_templates/histogram_samples.hpp"
-#include "core/splitmix.hpp"
 
 namespace autotune {
 
@@ -19,7 +12,6 @@ using histogram_samples::binned;
 using histogram_samples::binned_t;
 using histogram_samples::dispatch;
 using histogram_samples::kFloatLike;
-using histogram_samples::sample_from;
 
 // The bin of one sample or -1, as CUB's ScaleTransform computes it (cub/device/dispatch/dispatch_histogram.cuh), with
 // the level types of bench/cub_baseline.cu (int or long long for integers, the sample type for floats, float for

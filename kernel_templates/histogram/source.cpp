@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "autotune/histogram_problem.hpp"
-#include "autotune/error.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram/enums.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
@@ -28,46 +27,46 @@ float f32_scale(int bins, double lower, double upper) {
   return static_cast<float>(bins) / width;
 }
 
+// The bounds and scale of a range: the problem's own kLowerI ... kScaleD (prefix and channel empty), or channel c's
+// kChLowerI<c> ... kChScaleD<c>, each in the arithmetic of the sample type and 0 in the others'. The scale as CUB
+// computes it on the host (ScaleTransform::ComputeScale in cub/device/dispatch/dispatch_histogram.cuh): in the sample
+// type, from the bounds rounded to it. f32: float(bins) / (float(upper) - float(lower)), every operation in float,
+// which is not float(bins / (upper - lower)) computed in double (it differs by an ulp for some ranges, e.g. 65536
+// bins over [0.02, 0.8)). f64 samples are binned in double (kLowerD, kUpperD, kScaleD); f16 and bf16 samples as f32,
+// after an exact conversion to float (CUB's HistogramEven with float levels: its common type of the two is float).
+// The CPU reference computes the same (reference.cpp).
+std::string range_constants(SampleType type, std::string_view prefix, std::string_view channel,
+                            const HistogramChannel& ch) {
+  const bool fp = is_float(type), f64 = type == SampleType::f64, f32 = fp && !f64;
+  return fmt::format(
+      "constexpr long long k{0}LowerI{1} = {2}LL;\nconstexpr long long k{0}UpperI{1} = {3}LL;\n"
+      "constexpr float k{0}LowerF{1} = {4};\nconstexpr float k{0}UpperF{1} = {5};\n"
+      "constexpr float k{0}ScaleF{1} = {6};\nconstexpr double k{0}LowerD{1} = {7};\n"
+      "constexpr double k{0}UpperD{1} = {8};\nconstexpr double k{0}ScaleD{1} = {9};\n",
+      prefix, channel, fp ? 0LL : static_cast<long long>(ch.lower),
+      fp ? 0LL : static_cast<long long>(ch.upper), float_literal(f32 ? static_cast<float>(ch.lower) : 0.0f),
+      float_literal(f32 ? static_cast<float>(ch.upper) : 0.0f),
+      float_literal(f32 ? f32_scale(ch.bins, ch.lower, ch.upper) : 0.0f), double_literal(f64 ? ch.lower : 0.0),
+      double_literal(f64 ? ch.upper : 0.0),
+      double_literal(f64 ? static_cast<double>(ch.bins) / (ch.upper - ch.lower) : 0.0));
+}
+
 // Each channel's bins, first counter and range (channels past the active ones repeat channel 0's, never used):
 // kChBins0, kChOffset0, kChLowerI0, ... The template selects among them by channel (histogram.cu, Levels).
 std::string channel_levels(const HistogramProblem& problem) {
-  const bool fp = is_float(problem.type), f64 = problem.type == SampleType::f64, f32 = fp && !f64;
   std::string levels = fmt::format("constexpr bool kUniformChannels = {};\n", problem.uniform_channels());
   for (int c = 0; c < 4; ++c) {
-    const HistogramChannel ch = problem.channel(c < problem.active ? c : 0);
-    const float ch_scale = f32 ? f32_scale(ch.bins, ch.lower, ch.upper) : 0.0f;
-    levels += fmt::format(
-        "constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n"
-        "constexpr long long kChLowerI{0} = {3}LL;\nconstexpr long long kChUpperI{0} = {4}LL;\n"
-        "constexpr float kChLowerF{0} = {5};\nconstexpr float kChUpperF{0} = {6};\nconstexpr float kChScaleF{0} = {7};\n"
-        "constexpr double kChLowerD{0} = {8};\nconstexpr double kChUpperD{0} = {9};\n"
-        "constexpr double kChScaleD{0} = {10};\n",
-        c, ch.bins, problem.channel_offset(c < problem.active ? c : 0), fp ? 0LL : static_cast<long long>(ch.lower),
-        fp ? 0LL : static_cast<long long>(ch.upper), float_literal(f32 ? static_cast<float>(ch.lower) : 0.0f),
-        float_literal(f32 ? static_cast<float>(ch.upper) : 0.0f), float_literal(ch_scale),
-        double_literal(f64 ? ch.lower : 0.0), double_literal(f64 ? ch.upper : 0.0),
-        double_literal(f64 ? static_cast<double>(ch.bins) / (ch.upper - ch.lower) : 0.0));
+    const int k = c < problem.active ? c : 0;
+    levels += fmt::format("constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n", c,
+                          problem.channel(k).bins, problem.channel_offset(k)) +
+              range_constants(problem.type, "Ch", std::to_string(c), problem.channel(k));
   }
   return levels;
 }
 
 // The variant's source, with or without its 2D entry point.
 std::string variant_source(const HistogramProblem& problem, const HistogramConfig& config, bool entry_2d) {
-  problem.validate();
-  const bool fp = is_float(problem.type);
-  // The scale as CUB computes it on the host (ScaleTransform::ComputeScale in
-  // cub/device/dispatch/dispatch_histogram.cuh): in the sample type, from the bounds rounded to it. f32:
-  // float(bins) / (float(upper) - float(lower)), every operation in float, which is not float(bins / (upper - lower))
-  // computed in double (it differs by an ulp for some ranges, e.g. 65536 bins over [0.02, 0.8)). f64 samples are
-  // binned in double (constants kLowerD, kUpperD, kScaleD); f16 and bf16 samples as f32, after an exact conversion
-  // to float (CUB's HistogramEven with float levels: its common type of the two is float). The CPU reference
-  // computes the same (reference.cpp).
-  const bool f64 = problem.type == SampleType::f64;
-  const bool f32 = fp && !f64;
-  const double scale_d = static_cast<double>(problem.bins) / (problem.upper - problem.lower);
-  const float scale = f32 ? f32_scale(problem.bins, problem.lower, problem.upper) : 0.0f;
-  if (const std::string why = config.invalid_reason(problem); !why.empty())
-    throw UsageError(fmt::format("configuration {} is invalid for {}: {}", config.key(), problem.key(), why));
+  preamble::require_valid(problem, config);
   // The configuration's enums by name (the template compares kMerge with Merge::last_block, never with 1) and its
   // fields' constants, by the parts of config.cpp's table; kVecBytes, kCounter16 and the AT_ macros are derived.
   const preamble::ConfigPreamble fields = histogram_detail::config_preamble(config);
@@ -76,24 +75,14 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
   const std::string value_map = values ? histogram_detail::value_counters_preamble(problem) : std::string();
   const std::string levels = channel_levels(problem);
   std::string pre = fmt::format(
-      "{}"
-      "typedef {} sample_t;\n"
-      "constexpr int kHalfKind = {};\n"
+      "{}{}"
       "typedef {} out_t;\n"
       "constexpr int kBins = {};\n"
       "constexpr int kChannelBins = {};\n"
       "constexpr int kChannels = {};\n"
       "constexpr int kActive = {};\n"
       "constexpr bool kIsFloat = {};\n"
-      "constexpr long long kLowerI = {}LL;\n"
-      "constexpr long long kUpperI = {}LL;\n"
-      "constexpr float kLowerF = {};\n"
-      "constexpr float kUpperF = {};\n"
-      "constexpr float kScaleF = {};\n"
-      "constexpr double kLowerD = {};\n"
-      "constexpr double kUpperD = {};\n"
-      "constexpr double kScaleD = {};\n"
-      "{}{}"
+      "{}{}{}"
       "constexpr int kVecBytes = {};\n"
       "{}{}"
       "constexpr bool kCounter16 = {};\n"
@@ -110,15 +99,11 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
                       problem.active, problem.channels,
                       problem.uniform_channels() ? "" : " (bins and ranges per channel)"),
           config.key(), fields.enums),
-      histogram_samples::cuda_type(problem.type), histogram_samples::half_kind(problem.type),
-      problem.counter_bits == 64 ? "unsigned long long" : "unsigned int", problem.counters(), problem.bins,
-      problem.channels, problem.active, fp,
-      fp ? 0LL : static_cast<long long>(problem.lower), fp ? 0LL : static_cast<long long>(problem.upper),
-      float_literal(f32 ? static_cast<float>(problem.lower) : 0.0f),
-      float_literal(f32 ? static_cast<float>(problem.upper) : 0.0f), float_literal(f32 ? scale : 0.0f),
-      double_literal(f64 ? problem.lower : 0.0), double_literal(f64 ? problem.upper : 0.0),
-      double_literal(f64 ? scale_d : 0.0), levels, fields.part(1), config.load_bytes(problem), fields.part(2),
-      fields.part(3), config.counter_bits == 16, fields.part(0), value_map,
+      histogram_samples::sample_constants(problem.type), histogram_samples::counter_type(problem), problem.counters(),
+      problem.bins,
+      problem.channels, problem.active, is_float(problem.type),
+      range_constants(problem.type, "", "", {problem.bins, problem.lower, problem.upper}), levels, fields.part(1),
+      config.load_bytes(problem), fields.part(2), fields.part(3), config.counter_bits == 16, fields.part(0), value_map,
       histogram_detail::HistogramWorkspace::preamble(), config.cluster, values ? 1 : 0, entry_2d ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template,
                                   {{"region_map.cuh", embedded::histogram_region_map_cuh}});
@@ -126,12 +111,6 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
 
 }  // namespace
 
-std::string kernel_source(const HistogramProblem& problem, const HistogramConfig& config) {
-  return variant_source(problem, config, true);
-}
-
-std::string kernel_source_1d(const HistogramProblem& problem, const HistogramConfig& config) {
-  return variant_source(problem, config, false);
-}
+AUTOTUNE_HISTOGRAM_KERNEL_SOURCES(HistogramProblem, HistogramConfig)
 
 }  // namespace autotune

@@ -31,9 +31,7 @@ bool counts_values(const HistogramProblem& p) {
   return (p.type == SampleType::u8 || p.type == SampleType::i8) && !histogram_detail::values_are_bins(p);
 }
 bool counts_values_small_n(const HistogramProblem& p) { return counts_values(p) && small_n(p); }
-// Inputs of 8 MiB and more: where evict-first loads can pay. On an H200 after the harness's L2 flush
-// (bench/load_bench.cu, bench/results/2026-12-04a-h200-load-bench.md) ld.global.cs read 16 MiB 4 % faster than
-// ld.global.nc, 64 MiB 12 %, 160 MiB 8 %, 256 MiB 2 %, 1 GiB 4.5 % slower; 4 MiB and less the same.
+// Inputs of 8 MiB and more: where evict-first loads can pay (measured: README.md, "The space's groups").
 constexpr std::uint64_t kStreamingMinBytes = 8ull << 20;
 bool streams(const HistogramProblem& p) { return p.n >= kStreamingMinBytes / size_of(p.type); }
 bool streams_values(const HistogramProblem& p) { return counts_values(p) && streams(p); }
@@ -81,8 +79,7 @@ constexpr auto kCommon = std::tuple{
           values(&C::aggregation, {A::none, A::warp}), values(&C::merge, {M::atomic, M::last_block})),
     // 3. Shared histograms with R lane-interleaved copies (R = 32: every lane owns its bank), merged with atomics into
     //    the zeroed output or in one launch with self_zero (no zeroing launch, no ticket at the end; it replaced
-    //    last_block here: where last_block won in this family (u8/256 at 4K samples, H200) the grid was one block,
-    //    which self_zero runs the same way, storing the block's histogram).
+    //    last_block here: README.md, "The space's groups").
     group(values(&C::replicas, {1, 4, 16, 32}), values(&C::block, {256, 512, 1024}), values(&C::loads, {1, 2, 4}),
           kAggParts, values(&C::merge, {M::atomic, M::self_zero})),
     // 4. One copy per warp.
@@ -97,12 +94,10 @@ constexpr auto kSmallBlocks = std::tuple{small_blocks({M::atomic, M::last_block,
                                          small_blocks({M::atomic, M::last_block}).only_if(large_n)};
 
 // 11. u8 (and i8) samples whose bins are not the byte values: count the 256 values and map them to bins once per block
-//     (bin=values), the shapes of the u8/256 winners by size (bench/results/2026-12-01b-h200-size-bench-u8.md):
-//     R = 16 and 32 copies with 256..1024 threads and 2 or 4 loads, one launch (self_zero) or a zeroing launch,
-//     up to 512 MiB; one copy for the sizes around 1M; the 4-byte-load variant of 4M; one block for small n. Any
-//     bins and range then cost what 256 bins cost, where the direct kernel divides per sample.
-//     Not for u16: its 65536 values need 16-bit counters in 128 KiB (one copy, so one block per SM and bank
-//     conflicts on real data, a wrap check per sample) and a 65536-entry map per block, while its direct bin is a
+//     (bin=values), the shapes of the u8/256 winners by size: R = 16 and 32 copies with 256..1024 threads and 2 or
+//     4 loads, one launch (self_zero) or a zeroing launch, up to 512 MiB; one copy for the sizes around 1M; the
+//     4-byte-load variant of 4M; one block for small n. Any bins and range then cost what 256 bins cost, where the
+//     direct kernel divides per sample. Not for u16 (README.md, "The space's groups").
 constexpr auto kValues = std::tuple{
     group(fixed(&C::binning, Binning::values), values(&C::replicas, {16, 32}), values(&C::block, {256, 512, 1024}),
           values(&C::loads, {2, 4}), values(&C::merge, {M::atomic, M::self_zero}))

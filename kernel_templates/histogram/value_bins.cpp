@@ -40,8 +40,7 @@ std::string value_counters_preamble(const HistogramProblem& problem) {
 }
 
 bool values_are_bins(const HistogramProblem& problem) {
-  // Not i8 (value_bins.hpp): at 512 MiB its direct kernel ran 94.7 % of the read roof where u8's ran 95.7 % with the
-  // same configuration (H200, bench/results/2026-12-03f-h200-histogram_bench-quick-65f4162.md).
+  // Not i8 (value_bins.hpp; measured: README.md, "Where the bins are the values").
   if (problem.type != SampleType::u8) return false;
   const HistogramChannel whole{256, 0.0, 256.0};
   for (int c = 0; c < problem.active; ++c)

@@ -1,8 +1,6 @@
 // The range-histogram configuration: its key, the launch dimensions and shared memory it implies, its rules.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "autotune/histogram_range_problem.hpp"
 #include "core/config_fields.hpp"
 #include "core/enum_text.hpp"
@@ -46,13 +44,7 @@ std::uint64_t HistogramRangeConfig::tile_samples(const HistogramRangeProblem& p)
 // n counts samples here (pixels times channels: the launcher's unit).
 unsigned HistogramRangeConfig::grid_for(const HistogramRangeProblem& problem, std::uint64_t n,
                                         unsigned resident_blocks) const {
-  const std::uint64_t tile = tile_samples(problem);
-  std::uint64_t grid = std::max<std::uint64_t>(1, (n + tile - 1) / tile);  // cover n ...
-  if (grid_blocks > 0) grid = std::min<std::uint64_t>(grid, static_cast<std::uint64_t>(grid_blocks));
-  grid = std::min<std::uint64_t>(grid, std::max(1u, resident_blocks));  // ... with the resident blocks at most
-  // No block may see 2^31 samples (its 32-bit shared counters stay exact); this overrides every cap.
-  grid = std::max<std::uint64_t>(grid, (n >> 31) + 1);
-  return static_cast<unsigned>(grid);
+  return histogram_samples::grid_for(*this, problem, n, resident_blocks);
 }
 
 std::size_t HistogramRangeConfig::shared_bytes(const HistogramRangeProblem& problem) const {
@@ -98,20 +90,17 @@ std::string histogram_range_violation(const HistogramRangeProblem& problem, cons
   return device ? launch_limits::block_violation(c.block, c.shared_bytes(problem), *device) : std::string();
 }
 
-std::string HistogramRangeConfig::invalid_reason(const HistogramRangeProblem& problem) const {
-  return histogram_range_violation(problem, *this, nullptr);
-}
+AUTOTUNE_INVALID_REASON(HistogramRangeConfig, HistogramRangeProblem, histogram_range_violation)
 
 HistogramRangeConfig HistogramRangeConfig::fallback(const HistogramRangeProblem& problem) {
   // Levels from global memory and global atomics need no shared memory: they run any problem on any GPU. Shared
   // counters and levels when they fit the 48 KiB every block gets without opting in. One-sample loads (vec_bytes 0)
   // take any pointer alignment the API accepts.
-  const HistogramRangeConfig c{.binning = RangeBinning::search_global, .privatization = Privatization::global,
+  const HistogramRangeConfig s{.binning = RangeBinning::search, .privatization = Privatization::shared,
                                .block = 256, .vec_bytes = 0, .loads = 4};
-  HistogramRangeConfig s = c;
-  s.binning = RangeBinning::search;
-  s.privatization = Privatization::shared;
-  return s.shared_bytes(problem) <= 48 * 1024 ? s : c;
+  if (s.shared_bytes(problem) <= 48 * 1024) return s;
+  return {.binning = RangeBinning::search_global, .privatization = Privatization::global, .block = 256,
+          .vec_bytes = 0, .loads = 4};
 }
 
 }  // namespace autotune

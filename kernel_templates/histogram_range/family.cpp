@@ -33,9 +33,7 @@ void read_channel_bins(const ProblemOptions& o, HistogramRangeProblem& p) {
   p = p.with_channel_bins(counts.channels, std::move(bins));
 }
 void print_bins(std::string& out, const HistogramRangeProblem& h) {
-  out += fmt::format(" --bins {}", h.bins);
-  if (!h.uniform_channels())
-    for (int c = 1; c < h.active; ++c) out += fmt::format(",{}", h.channel_bins(c));
+  out += " --bins " + histogram_samples::channel_list(h, h.bins, [&](int c) { return h.channel_bins(c); });
 }
 
 // The problem options besides --n and --dist; --channels and --active are read with --bins.
@@ -66,21 +64,12 @@ constexpr auto kOptions = std::tuple{
 // "/ch1=63/ch2=16": the bins of each active channel after the first, all or none (none where they are the first
 // channel's).
 void print_bins_part(problem_key::Writer& w, const HistogramRangeProblem& p) {
-  if (p.uniform_channels()) return;
-  for (int c = 1; c < p.active; ++c) w.add(fmt::format("ch{}", c), std::to_string(p.channel_bins(c)));
+  histogram_samples::print_channel_parts(w, p, [&](int c) { return std::to_string(p.channel_bins(c)); });
 }
 bool read_bins_part(problem_key::Reader& r, HistogramRangeProblem& p) {
-  const auto texts = histogram_samples::channel_key_texts(r, p.active);
-  if (!texts) return false;
-  if (texts->empty()) return true;
-  std::vector<int> bins{p.bins};
-  for (const std::string& text : *texts) {
-    const auto b = problem_key::Decimal<int>{1, 1 << 30}.value(text);
-    if (!b) return false;
-    bins.push_back(*b);
-  }
-  p.per_channel_bins = std::move(bins);
-  return true;
+  constexpr problem_key::Decimal<int> kBins{1, 1 << 30};
+  return histogram_samples::read_channel_parts(r, p, &HistogramRangeProblem::per_channel_bins, p.bins,
+                                               [&](std::string_view t) { return kBins.value(t); });
 }
 // Every channel's bins within what the sample type takes.
 bool bins_fit(const HistogramRangeProblem& p) {

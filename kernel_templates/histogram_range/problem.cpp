@@ -51,17 +51,14 @@ HistogramRangeProblem HistogramRangeProblem::with_channel_bins(int pixel_channel
 }
 
 void HistogramRangeProblem::validate() const {
-  if (bins < 1 || bins > max_bins(type))
-    throw UsageError(fmt::format("bins must be in 1..{} for {} samples (got {})", max_bins(type), to_string(type), bins));
-  histogram_samples::check_channel_counts(*this, per_channel_bins, "per_channel_bins");
-  if (!per_channel_bins.empty()) {
-    if (per_channel_bins[0] != bins)
-      throw UsageError(fmt::format("per_channel_bins[0] ({}) must equal bins ({})", per_channel_bins[0], bins));
-    for (int c = 1; c < active; ++c)
-      if (channel_bins(c) < 1 || channel_bins(c) > max_bins(type))
-        throw UsageError(fmt::format("channel {}: bins must be in 1..{} for {} samples (got {})", c, max_bins(type),
-                                     to_string(type), channel_bins(c)));
-  }
+  const auto check_bins = [&](int b) {
+    if (b < 1 || b > max_bins(type))
+      throw UsageError(
+          fmt::format("bins must be in 1..{} for {} samples (got {})", max_bins(type), to_string(type), b));
+  };
+  check_bins(bins);
+  histogram_samples::check_channels(*this, per_channel_bins, "per_channel_bins", bins, "bins", [](int b) { return b; },
+                                    check_bins);
   histogram_samples::check_counter_bits(*this);
   if (distribution != kRobustDistribution) enum_text::require_distribution(distribution, histogram_distributions());
 }

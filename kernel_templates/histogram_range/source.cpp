@@ -6,7 +6,6 @@
 #include <string_view>
 #include <utility>
 
-#include "autotune/error.hpp"
 #include "autotune/histogram_range_problem.hpp"
 #include "embedded.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
@@ -38,9 +37,7 @@ std::string variant_source(const HistogramRangeProblem& problem, const Histogram
   // The configuration's enums and its fields' constants, by the parts of config.cpp's table (kVecBytes is derived).
   const preamble::ConfigPreamble fields = histogram_range_detail::config_preamble(config);
   std::string pre = fmt::format(
-      "{}"
-      "typedef {} sample_t;\n"
-      "constexpr int kHalfKind = {};\n"
+      "{}{}"
       "typedef {} level_t;\n"
       "typedef {} out_t;\n"
       "constexpr int kBins = {};\n"
@@ -64,10 +61,10 @@ std::string variant_source(const HistogramRangeProblem& problem, const Histogram
                                             : fmt::format(", {} of {} channels of {} bins in all", problem.active,
                                                           problem.channels, problem.counters())),
           config.key(), fields.enums),
-      histogram_samples::cuda_type(problem.type), histogram_samples::half_kind(problem.type),
-      level_type_name(problem.type), problem.counter_bits == 64 ? "unsigned long long" : "unsigned int",
-      problem.counters(), problem.levels(), problem.channels, problem.active, channel_constants(problem),
-      fields.part(1), config.load_bytes(problem), fields.part(2), fields.part(0), fields.part(3),
+      histogram_samples::sample_constants(problem.type), level_type_name(problem.type),
+      histogram_samples::counter_type(problem), problem.counters(), problem.levels(), problem.channels, problem.active,
+      channel_constants(problem), fields.part(1), config.load_bytes(problem), fields.part(2), fields.part(0),
+      fields.part(3),
       histogram_range_detail::lut_size(problem.type), histogram_range_detail::prebins(problem.bins),
       config.shared_bytes(problem), entry_2d ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram_range.cu", embedded::histogram_range_template,
@@ -76,12 +73,6 @@ std::string variant_source(const HistogramRangeProblem& problem, const Histogram
 
 }  // namespace
 
-std::string kernel_source(const HistogramRangeProblem& problem, const HistogramRangeConfig& config) {
-  return variant_source(problem, config, true);
-}
-
-std::string kernel_source_1d(const HistogramRangeProblem& problem, const HistogramRangeConfig& config) {
-  return variant_source(problem, config, false);
-}
+AUTOTUNE_HISTOGRAM_KERNEL_SOURCES(HistogramRangeProblem, HistogramRangeConfig)
 
 }  // namespace autotune

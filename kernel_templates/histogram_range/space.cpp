@@ -35,9 +35,7 @@ constexpr auto kSpace = space(
           values(&C::block, {256, 512}), kLoads),
     group(fixed(&C::binning, B::search_global), values(&C::replicas, {1, 8}), values(&C::block, {256, 512}), kLoads),
     // 5. One launch (self_zero: the first block zeroes the output, no memset launch), for the shapes the atomic merge
-    //    measured fastest: the even u8 histogram's winner at 512 MiB is this merge with R = 32, 512 threads and 4
-    //    loads (bench/results/2026-12-01b-h200-size-bench-u8.md), and the range winners of
-    //    2026-12-01d-h200-histrange-bench.md are values R = 32 and lut/search/prebin R = 1 with 1024 threads.
+    //    measured fastest (README.md, "The variant space").
     group(fixed(&C::binning, B::values), fixed(&C::replicas, 32), values(&C::block, {512, 1024}), kLoads,
           fixed(&C::merge, Merge::self_zero)),
     group(fixed(&C::binning, B::values), fixed(&C::replicas, 16), values(&C::block, {256, 512}), fixed(&C::loads, 4),
