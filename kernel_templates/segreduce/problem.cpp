@@ -89,7 +89,8 @@ ValueType SegReduceProblem::accumulator_type() const { return as_reduce().accumu
 
 ReduceProblem SegReduceProblem::as_reduce() const {
   // The reduce family's operation of each SegReduceOp, in its order: argmin and argmax compare as min and max.
-  constexpr ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::min, ReduceOp::max, ReduceOp::user};
+  constexpr ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::min, ReduceOp::max,
+                               ReduceOp::min, ReduceOp::max, ReduceOp::user};
   return {.op = kOps[static_cast<int>(op)], .type = type, .accumulator = accumulator, .n = n, .user = user,
           .user_hash = user_hash};
 }

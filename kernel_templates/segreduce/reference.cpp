@@ -27,8 +27,10 @@ std::uint64_t draw_length(const SegmentSpec& s, SplitMix64& rng) {
   return 1;
 }
 
+}  // namespace
+
 template <class Off>
-std::vector<Off> offsets_of(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
+std::vector<Off> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
   if (n > static_cast<std::uint64_t>(std::numeric_limits<Off>::max()))
     throw UsageError(fmt::format("n = {} does not fit {}-bit offsets", n, 8 * sizeof(Off)));
   SplitMix64 rng{seed};
@@ -41,23 +43,16 @@ std::vector<Off> offsets_of(const SegmentSpec& spec, std::uint64_t n, std::uint6
   return offsets;
 }
 
-}  // namespace
-
-std::vector<int> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
-  return offsets_of<int>(spec, n, seed);
-}
-std::vector<std::int64_t> generate_offsets64(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
-  return offsets_of<std::int64_t>(spec, n, seed);
-}
+template std::vector<int> generate_offsets(const SegmentSpec&, std::uint64_t, std::uint64_t);
+template std::vector<std::int64_t> generate_offsets(const SegmentSpec&, std::uint64_t, std::uint64_t);
 
 std::vector<unsigned char> problem_offsets(const SegReduceProblem& problem) {
   const SegmentSpec spec = parse_segment_spec(problem.distribution);
   auto bytes = [](const auto& v) {
-    std::vector<unsigned char> out(v.size() * sizeof(v[0]));
-    std::memcpy(out.data(), v.data(), out.size());
-    return out;
+    const auto* data = reinterpret_cast<const unsigned char*>(v.data());
+    return std::vector<unsigned char>(data, data + v.size() * sizeof(v[0]));
   };
-  if (problem.offset_bits == 64) return bytes(generate_offsets64(spec, problem.n, kOffsetsSeed));
+  if (problem.offset_bits == 64) return bytes(generate_offsets<std::int64_t>(spec, problem.n, kOffsetsSeed));
   return bytes(generate_offsets(spec, problem.n, kOffsetsSeed));
 }
 
