@@ -19,7 +19,7 @@ unsigned segreduce_short_grid(const SegReduceConfig& config, std::uint64_t segme
 
 SegReduceKernel::SegReduceKernel(const SegReduceProblem& problem, const SegReduceConfig& config,
                                  const DeviceInfo& device, const std::vector<char>& cubin)
-    : problem_(problem.normalized()), config_(config) {
+    : config_(config) {
   problem.validate();
   launch_limits::require_runnable(problem, config, device, segreduce_violation);
   short_ = cuda::Module(cubin, kSegReduceKernelName);

@@ -38,7 +38,6 @@ class SegReduceKernel {
   const SegReduceConfig& config() const { return config_; }
 
  private:
-  SegReduceProblem problem_;
   SegReduceConfig config_;
   cuda::Module short_, long_;
   unsigned short_resident_ = 0, long_resident_ = 0;

@@ -29,18 +29,15 @@ class SegReduceWorkload final : public TypedWorkload<SegReduceProblem, SegReduce
     offsets_ = upload(raw);
     offset_width_ = width;
     output_ = cuda::DeviceBuffer(std::max<std::size_t>(16, segments_ * problem_.result_bytes()));
-    if (problem_.op == SegReduceOp::user) user_reference();
+    // A user operator has no CPU reference: the fallback configuration's results are what every variant must agree
+    // with, segment by segment (compare_segreduce_user), as the reduce family checks its user operators.
+    if (problem_.op == SegReduceOp::user) {
+      const auto kernel = user_reference_kernel<SegReduceKernel>(problem_, fallback_, device_, "segreduce.cu");
+      user_expected_ = read_output([&](cudaStream_t s) { run(kernel, input_.get(), s); }, nullptr);
+    }
   }
 
  private:
-  // A user operator has no CPU reference: the fallback configuration's results are what every variant must agree
-  // with, segment by segment (compare_segreduce_user), as the reduce family checks its user operators.
-  void user_reference() {
-    const auto kernel = user_reference_kernel<SegReduceKernel>(problem_, fallback_, device_, "segreduce.cu");
-    run(kernel, input_.get(), nullptr);
-    user_expected_.resize(output_.bytes());
-    AUTOTUNE_CUDA(cudaMemcpy(user_expected_.data(), output_.get(), output_.bytes(), cudaMemcpyDeviceToHost));
-  }
 
   void run(const SegReduceKernel& kernel, const void* input, cudaStream_t stream) const override {
     const auto* offsets = static_cast<const unsigned char*>(offsets_.get());
