@@ -1,7 +1,5 @@
 #include "kernel_templates/segreduce/launcher.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "core/launch_limits.hpp"

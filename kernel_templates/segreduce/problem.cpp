@@ -9,7 +9,6 @@
 #include "core/enum_text.hpp"
 #include "core/ladder.hpp"
 #include "kernel_templates/segreduce/enums.hpp"
-#include "kernel_templates/user_op.hpp"
 
 namespace autotune {
 
