@@ -28,9 +28,6 @@ std::uint64_t parse_length(std::string_view text, std::string_view spec) {
   }
 }
 
-constexpr std::string_view kSpecHelp =
-    "fixed:L, uniform:A..B, power-law:A..B, power-law (1..1M) or uniform (1..1K); e.g. fixed:32, uniform:1..64K";
-
 }  // namespace
 
 std::string_view to_string(SegReduceOp op) { return enum_text::name_of(segreduce_detail::kSegReduceOpNames, op); }
@@ -46,7 +43,10 @@ SegmentSpec parse_segment_spec(std::string_view text) {
   const auto colon = text.find(':');
   const std::string_view name = text.substr(0, colon);
   const auto kind = colon == std::string_view::npos ? std::nullopt : enum_text::parse(kKinds, name);
-  if (!kind) throw UsageError(fmt::format("unknown segment spec '{}' (known: {})", text, kSpecHelp));
+  if (!kind)
+    throw UsageError(fmt::format("unknown segment spec '{}' (known: fixed:L, uniform:A..B, power-law:A..B, power-law "
+                                 "(1..1M) or uniform (1..1K); e.g. fixed:32, uniform:1..64K)",
+                                 text));
   SegmentSpec s{*kind};
   const std::string_view args = text.substr(colon + 1);
   if (s.kind == Kind::fixed) {

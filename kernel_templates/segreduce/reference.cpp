@@ -27,6 +27,19 @@ std::uint64_t draw_length(const SegmentSpec& s, SplitMix64& rng) {
   return 1;
 }
 
+// "" when diff(s) is empty for every segment, else how many segments differ and the first of them.
+template <class Diff>
+std::string segment_report(const std::vector<std::uint64_t>& lengths, Diff diff) {
+  std::uint64_t wrong = 0;
+  std::string first;
+  for (std::uint64_t s = 0; s < lengths.size(); ++s) {
+    const std::string d = diff(s);
+    if (!d.empty() && wrong++ == 0) first = fmt::format("segment {} (length {}): {}", s, lengths[s], d);
+  }
+  if (wrong == 0) return {};
+  return fmt::format("{} of {} segments wrong; first: {}", wrong, lengths.size(), first);
+}
+
 }  // namespace
 
 template <class Off>
@@ -58,9 +71,7 @@ std::vector<unsigned char> problem_offsets(const SegReduceProblem& problem) {
 
 std::vector<unsigned char> generate_segment_values(const SegReduceProblem& problem, std::uint64_t n,
                                                    std::uint64_t seed) {
-  ReduceProblem r = problem.as_reduce();
-  r.distribution = "uniform";
-  return generate_values(r, n, seed);
+  return generate_values(problem.as_reduce(), n, seed);  // as_reduce: the "uniform" distribution
 }
 
 template <class Off>
@@ -89,23 +100,6 @@ template SegReduceExpected reference_segreduce(const SegReduceProblem&, const vo
                                                std::uint64_t);
 template SegReduceExpected reference_segreduce(const SegReduceProblem&, const void*, const std::int64_t*,
                                                const std::int64_t*, std::uint64_t);
-
-namespace {
-
-// "" when diff(s) is empty for every segment, else how many segments differ and the first of them.
-template <class Diff>
-std::string segment_report(const std::vector<std::uint64_t>& lengths, Diff diff) {
-  std::uint64_t wrong = 0;
-  std::string first;
-  for (std::uint64_t s = 0; s < lengths.size(); ++s) {
-    const std::string d = diff(s);
-    if (!d.empty() && wrong++ == 0) first = fmt::format("segment {} (length {}): {}", s, lengths[s], d);
-  }
-  if (wrong == 0) return {};
-  return fmt::format("{} of {} segments wrong; first: {}", wrong, lengths.size(), first);
-}
-
-}  // namespace
 
 std::string compare_segreduce(const SegReduceProblem& problem, const SegReduceExpected& expected, const void* got) {
   const auto* bytes = static_cast<const unsigned char*>(got);
