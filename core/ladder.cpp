@@ -38,9 +38,9 @@ std::optional<std::uint64_t> crossover_size(std::uint64_t a, std::uint64_t b) {
   return m;
 }
 
-std::string format_size(std::uint64_t n) {
+std::string format_size(std::uint64_t n, bool giga) {
   if (n == 0) return "0";
-  if (n % (1ull << 30) == 0) return fmt::format("{}G", n >> 30);
+  if (giga && n % (1ull << 30) == 0) return fmt::format("{}G", n >> 30);
   if (n % (1ull << 20) == 0) return fmt::format("{}M", n >> 20);
   if (n % (1ull << 10) == 0) return fmt::format("{}K", n >> 10);
   return std::to_string(n);

@@ -33,7 +33,8 @@ inline constexpr std::uint64_t kStandardSizes[] = {std::uint64_t{1} << 16, std::
 /// of 4 it is exactly the power of 2 between them (64K, 256K -> 128K).
 std::optional<std::uint64_t> crossover_size(std::uint64_t a, std::uint64_t b);
 
-/// "64K", "1M", "1536", "3G": the shortest spelling parse_size reads back to n (K, M, G only when exact).
-std::string format_size(std::uint64_t n);
+/// "64K", "1M", "1536", "3G": the shortest spelling parse_size reads back to n (K, M, G only when exact). `giga`
+/// false: M is the largest suffix (segment lengths' spelling in segreduce keys: "fixed:1024M").
+std::string format_size(std::uint64_t n, bool giga = true);
 
 }  // namespace autotune

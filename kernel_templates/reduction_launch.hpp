@@ -1,6 +1,7 @@
 // What the reduction and arg-reduction launchers (kernel_templates/reduce/, argreduce/) do alike: the blocks that
 // cover n and the largest grid a variant launches (pure functions, checked without a GPU), and ReductionKernel, the
-// part of a loaded variant that checks, loads and launches its two entry points.
+// part of a loaded variant that checks, loads and launches its two entry points; LoadedEntries, its checks and loads,
+// serves the segmented reduction's two kernels too (kernel_templates/segreduce/launcher.hpp).
 #pragma once
 
 #include <algorithm>
@@ -60,37 +61,61 @@ inline unsigned max_grid(int grid_blocks, unsigned resident_grid, unsigned max_c
 
 }  // namespace reduction_launch
 
-/// A loaded variant of a reduction template with a main and a finish entry point (P, C: ReduceProblem and
-/// ReduceConfig, or ArgReduceProblem and ArgReduceConfig), as ReduceKernel and ArgReduceKernel hold it: the problem,
-/// the configuration, the main kernel and, for Finish::two_pass, the finish kernel of the same cubin, their dynamic
-/// shared memory, the blocks resident on the device and one workspace per stream (core/workspace.hpp). kPlan: what
-/// one call does (plan_reduce_launch, plan_argreduce_launch).
-template <class P, class C, auto kPlan>
-class ReductionKernel {
+/// A loaded variant of a template with a main entry point and, optionally, a second one of the same cubin (P, C: a
+/// reduction family's problem and configuration): the problem, the configuration, the kernels and one workspace per
+/// stream (core/workspace.hpp), which the family's constructor sizes.
+template <class P, class C>
+class LoadedEntries {
  public:
   const C& config() const { return config_; }
+
+ protected:
+  /// The names of the main and the second entry points (nullptr: no second one).
+  struct Entries {
+    const char* main;
+    const char* second;
+  };
+
+  /// Throws UsageError unless `given` is well formed and `config` runs it on `device` (`violation`: the family's
+  /// validity function), then loads `cubin`'s entry points; keeps `problem` (`given`, or its normal form).
+  LoadedEntries(const P& given, P problem, const C& config, const DeviceInfo& device, const std::vector<char>& cubin,
+                Entries entries, space_decl::Violation<P, C> violation)
+      : problem_(std::move(problem)), config_(config) {
+    given.validate();
+    launch_limits::require_runnable(given, config, device, violation);
+    module_ = cuda::Module(cubin, entries.main);
+    if (entries.second) second_module_ = module_.entry(entries.second);
+  }
+
+  P problem_;
+  C config_;
+  cuda::Module module_;
+  cuda::Module second_module_;  // the same cubin's second entry point, when there is one
+  std::unique_ptr<WorkspacePool> workspaces_;
+};
+
+/// A loaded variant of a reduction template with a main and a finish entry point (P, C: ReduceProblem and
+/// ReduceConfig, or ArgReduceProblem and ArgReduceConfig), as ReduceKernel and ArgReduceKernel hold it: LoadedEntries
+/// with, for Finish::two_pass, the finish kernel as the second entry point, their dynamic shared memory and the
+/// blocks resident on the device. kPlan: what one call does (plan_reduce_launch, plan_argreduce_launch).
+template <class P, class C, auto kPlan>
+class ReductionKernel : public LoadedEntries<P, C> {
+ public:
   /// Blocks of the main launch for n elements (ReductionLaunchPlan::grid, at least 1).
   unsigned grid_for(std::uint64_t n) const { return std::max(1u, plan_for(n).grid); }
 
  protected:
-  /// The names of the main and the finish entry points.
-  struct Entries {
-    const char* main;
-    const char* finish;
-  };
+  using Base = LoadedEntries<P, C>;
+  using Base::config_, Base::module_, Base::problem_, Base::second_module_;
 
-  /// Throws UsageError unless `given` is well formed and `config` runs it on `device` (`violation`: the family's
-  /// validity function), then loads `cubin`'s entry points; keeps `problem` (`given`, or its normal form). The
-  /// family's constructor then sets resident_grid_ (resident_grid()) and workspaces_.
+  /// LoadedEntries' checks and loads (`entries.second`: the finish, loaded for Finish::two_pass). The family's
+  /// constructor then sets resident_grid_ (resident_grid()) and workspaces_.
   ReductionKernel(const P& given, P problem, const C& config, const DeviceInfo& device,
-                  const std::vector<char>& cubin, Entries entries, space_decl::Violation<P, C> violation)
-      : problem_(std::move(problem)), config_(config) {
-    given.validate();
-    launch_limits::require_runnable(given, config, device, violation);
-    shared_bytes_ = config.shared_bytes(problem_);
-    module_ = cuda::Module(cubin, entries.main);
-    if (config.finish == Finish::two_pass) finish_module_ = module_.entry(entries.finish);
-  }
+                  const std::vector<char>& cubin, typename Base::Entries entries,
+                  space_decl::Violation<P, C> violation)
+      : Base(given, std::move(problem), config, device, cubin,
+             {entries.main, config.finish == Finish::two_pass ? entries.second : nullptr}, violation),
+        shared_bytes_(config.shared_bytes(problem_)) {}
 
   /// What a call of n elements does on this device.
   ReductionLaunchPlan plan_for(std::uint64_t n) const { return kPlan(problem_, config_, n, resident_grid_); }
@@ -103,16 +128,11 @@ class ReductionKernel {
   /// The main launch of `grid` blocks with `args`, then, unless `finish_args` is null, the finish kernel's one block.
   void launch(unsigned grid, void** args, void** finish_args, cudaStream_t stream) const {
     module_.launch(grid, config_.block, args, shared_bytes_, stream);
-    if (finish_args) finish_module_.launch(1, config_.block, finish_args, shared_bytes_, stream);
+    if (finish_args) second_module_.launch(1, config_.block, finish_args, shared_bytes_, stream);
   }
 
-  P problem_;
-  C config_;
-  cuda::Module module_;
-  cuda::Module finish_module_;  // Finish::two_pass only: the same cubin, its second entry point
   std::size_t shared_bytes_ = 0;
   unsigned resident_grid_ = 0;
-  std::unique_ptr<WorkspacePool> workspaces_;  // per stream, sized for the largest grid a plan can choose
 };
 
 }  // namespace autotune

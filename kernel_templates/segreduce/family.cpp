@@ -21,32 +21,30 @@ namespace autotune {
 
 namespace {
 
-// The mean segment length of a spec (log-uniform for a power law): where a distribution sits for the distances.
-double typical_length(const std::string& distribution) {
-  const SegmentSpec s = parse_segment_spec(distribution);
-  const double lo = static_cast<double>(std::max<std::uint64_t>(1, s.lo)), hi = static_cast<double>(s.hi);
-  switch (s.kind) {
-    case SegmentSpec::Kind::fixed: return lo;
-    case SegmentSpec::Kind::uniform: return std::max(1.0, (static_cast<double>(s.lo) + hi) / 2);
-    case SegmentSpec::Kind::power_law: return hi > lo ? (hi - lo) / std::log(hi / lo) : lo;
-  }
-  return 1.0;
-}
-
-// An upper bound of the segments n elements make under `spec` (for the tuner's memory check): n / least length,
-// or twice the mean's count when empty segments are allowed.
-std::uint64_t segment_bound(const SegmentSpec& s, std::uint64_t n) {
-  if (s.lo >= 1) return n / s.lo + 1;
-  return 2 * n / std::max<std::uint64_t>(1, (s.lo + s.hi) / 2) + 1024;
+// How far apart two segment-length distributions are: 0 for the same, else 0.5 plus an eighth per doubling between
+// their typical lengths, the mean of a spec (log-uniform for a power law): a winner for segments of 4K suits 8K
+// better than 32.
+double distribution_distance(const std::string& a, const std::string& b) {
+  if (a == b) return 0.0;
+  auto typical_length = [](const std::string& distribution) {
+    const SegmentSpec s = parse_segment_spec(distribution);
+    const double lo = static_cast<double>(std::max<std::uint64_t>(1, s.lo)), hi = static_cast<double>(s.hi);
+    switch (s.kind) {
+      case SegmentSpec::Kind::fixed: return lo;
+      case SegmentSpec::Kind::uniform: return std::max(1.0, (static_cast<double>(s.lo) + hi) / 2);
+      case SegmentSpec::Kind::power_law: return hi > lo ? (hi - lo) / std::log(hi / lo) : lo;
+    }
+    return 1.0;
+  };
+  return 0.5 + std::abs(std::log2(typical_length(a)) - std::log2(typical_length(b))) / 8;
 }
 
 // --segments and --dist both name the segment lengths (the problem's distribution): one of them, a valid spec.
 void read_segments(const ProblemOptions& o, SegReduceProblem& p) {
-  const bool segments = o.count("segments") != 0, dist = o.count("dist") != 0;
-  if (segments && dist)
+  if (o.count("segments") != 0 && o.count("dist") != 0)
     throw UsageError("--segments and --dist both name the segment lengths of --kernel segreduce: give one");
-  if (segments) p.distribution = o.at("segments");
-  if (dist) p.distribution = o.at("dist");
+  for (const char* name : {"segments", "dist"})
+    if (o.count(name) != 0) p.distribution = o.at(name);
   try {
     (void)parse_segment_spec(p.distribution);
   } catch (const UsageError& e) {
@@ -114,29 +112,23 @@ class SegReduceFamily final
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";
   }
 
-  // The same types, operation and offsets; another segment-length distribution is 0.5 away plus an eighth per
-  // doubling of the typical length between them (a winner for segments of 4K suits 8K better than 32).
+  // The same types, operation and offsets, at the distance between the distributions.
   std::optional<double> shape_distance(const Problem& wanted, const Problem& tuned) const override {
     const SegReduceProblem a = problem_of(wanted).normalized(), b = problem_of(tuned).normalized();
     if (a.type != b.type || a.op != b.op || a.accumulator != b.accumulator || a.offset_bits != b.offset_bits)
       return std::nullopt;
     // A user operator's winners serve that operator alone: another one may cost anything per element.
     if (a.user_hash != b.user_hash) return std::nullopt;
-    if (a.distribution == b.distribution) return 0.0;
-    return 0.5 + std::abs(std::log2(typical_length(a.distribution)) - std::log2(typical_length(b.distribution))) / 8;
+    return distribution_distance(a.distribution, b.distribution);
   }
-  // The policy (policy.json, fitted from the H200 benchmark of every variant: scripts/policy_from_bench.py) holds f32
-  // shapes with 32-bit offsets: another type, operation or offset width takes the closest of them (the paths,
-  // loads and thresholds carry over; the comparison is the kernel's), after every entry of its own kind. A user
-  // operator too: the policy holds built-in operations only, measured data on how to read the segments.
+  // Another type, operation or offset width (or a user operator) takes the closest of the policy's built-in f32
+  // entries with 32-bit offsets, after every entry of its own kind (README.md, "The measured policy").
   std::optional<double> policy_distance(const Problem& wanted, const Problem& tuned) const override {
     if (auto d = shape_distance(wanted, tuned)) return d;
     const SegReduceProblem a = problem_of(wanted).normalized(), b = problem_of(tuned).normalized();
     double d = 4.0 + (a.offset_bits == b.offset_bits ? 0.0 : 1.0) + (a.op == b.op ? 0.0 : 1.0);
     if (a.type != b.type) d += size_of(a.type) == size_of(b.type) ? 1.0 : 2.0;
-    if (a.distribution != b.distribution)
-      d += 0.5 + std::abs(std::log2(typical_length(a.distribution)) - std::log2(typical_length(b.distribution))) / 8;
-    return d;
+    return d + distribution_distance(a.distribution, b.distribution);
   }
   std::string_view policy_data() const override { return embedded::segreduce_policy_json; }
   int launches(const Config& c) const override { return config_of(c).one_launch() ? 1 : 2; }
@@ -162,10 +154,14 @@ class SegReduceFamily final
     // distributions, which are not segment lengths. Segmented problems are tuned by name (--kernel segreduce).
     return {};
   }
+  // Results and offsets of an upper bound of the segments (for the tuner's memory check): n / least length, or
+  // twice the mean's count when empty segments are allowed.
   std::uint64_t output_bytes(const Problem& problem) const override {
     const SegReduceProblem& p = problem_of(problem);
-    const std::uint64_t segments = segment_bound(parse_segment_spec(p.distribution), p.n);
-    return segments * (p.result_bytes() + p.offset_bytes()) + 64;  // results and offsets
+    const SegmentSpec s = parse_segment_spec(p.distribution);
+    const std::uint64_t segments =
+        s.lo >= 1 ? p.n / s.lo + 1 : 2 * p.n / std::max<std::uint64_t>(1, (s.lo + s.hi) / 2) + 1024;
+    return segments * (p.result_bytes() + p.offset_bytes()) + 64;
   }
 
   std::string example_options() const override { return "--op sum --type f32 --segments fixed:32 --n 64M"; }

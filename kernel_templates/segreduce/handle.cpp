@@ -1,11 +1,9 @@
 #include <fmt/format.h>
 
 #include <limits>
-#include <vector>
 
 #include "autotune/error.hpp"
 #include "autotune/segmented_reduce.hpp"
-#include "core/cuda.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "runtime/call_checks.hpp"

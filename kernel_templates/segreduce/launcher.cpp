@@ -1,7 +1,5 @@
 #include "kernel_templates/segreduce/launcher.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "core/launch_limits.hpp"
@@ -19,13 +17,10 @@ unsigned segreduce_short_grid(const SegReduceConfig& config, std::uint64_t segme
 
 SegReduceKernel::SegReduceKernel(const SegReduceProblem& problem, const SegReduceConfig& config,
                                  const DeviceInfo& device, const std::vector<char>& cubin)
-    : problem_(problem.normalized()), config_(config) {
-  problem.validate();
-  launch_limits::require_runnable(problem, config, device, segreduce_violation);
-  short_ = cuda::Module(cubin, kSegReduceKernelName);
-  long_ = short_.entry(kSegReduceLongKernelName);
-  short_resident_ = launch_limits::resident_blocks(short_.blocks_per_sm(config.block, 0), config.key(), device);
-  long_resident_ = launch_limits::resident_blocks(long_.blocks_per_sm(config.block, 0), config.key(), device);
+    : LoadedEntries(problem, problem, config, device, cubin, {kSegReduceKernelName, kSegReduceLongKernelName},
+                    segreduce_violation) {
+  short_resident_ = launch_limits::resident_blocks(module_.blocks_per_sm(config.block, 0), config.key(), device);
+  long_resident_ = launch_limits::resident_blocks(second_module_.blocks_per_sm(config.block, 0), config.key(), device);
   workspaces_ = std::make_unique<WorkspacePool>(segreduce_detail::SegReduceWorkspace::kBytes,
                                                 std::vector<unsigned char>{});
 }
@@ -37,11 +32,11 @@ void SegReduceKernel::run(const void* in, std::uint64_t segments, const void* be
   if (grid > 0) {
     unsigned long long count = segments;
     void* args[] = {&in, &begin, &end, &count, &out, &workspace};
-    short_.launch(grid, config_.block, args, 0, stream);
+    module_.launch(grid, config_.block, args, 0, stream);
   }
   if (config_.one_launch()) return;  // nothing is queued
   void* args[] = {&in, &begin, &end, &out, &workspace};
-  long_.launch(long_resident_, config_.block, args, 0, stream);
+  second_module_.launch(long_resident_, config_.block, args, 0, stream);
 }
 
 }  // namespace autotune

@@ -6,14 +6,11 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "autotune/device.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
-#include "core/cuda.hpp"
-#include "core/workspace.hpp"
+#include "kernel_templates/reduction_launch.hpp"
 
 namespace autotune {
 
@@ -22,7 +19,8 @@ namespace autotune {
 /// balances segments of unequal lengths), at most 2^31 - 1 blocks. A pure function, tested without a GPU.
 unsigned segreduce_short_grid(const SegReduceConfig& config, std::uint64_t segments, unsigned resident_grid);
 
-class SegReduceKernel {
+/// The first kernel is LoadedEntries' main entry point, the long segments' kernel its second.
+class SegReduceKernel : public LoadedEntries<SegReduceProblem, SegReduceConfig> {
  public:
   /// Loads `cubin` (from kernel_source(problem, config)). UsageError when the configuration is invalid or exceeds the
   /// device, CudaError when the cubin does not load.
@@ -35,14 +33,8 @@ class SegReduceKernel {
   void run(const void* in, std::uint64_t segments, const void* begin, const void* end, void* out,
            cudaStream_t stream) const;
 
-  const SegReduceConfig& config() const { return config_; }
-
  private:
-  SegReduceProblem problem_;
-  SegReduceConfig config_;
-  cuda::Module short_, long_;
   unsigned short_resident_ = 0, long_resident_ = 0;
-  std::unique_ptr<WorkspacePool> workspaces_;
 };
 
 }  // namespace autotune

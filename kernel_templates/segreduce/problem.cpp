@@ -2,25 +2,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 
 #include "autotune/error.hpp"
 #include "autotune/problem.hpp"
 #include "autotune/segmented_reduce_problem.hpp"
 #include "core/enum_text.hpp"
+#include "core/ladder.hpp"
 #include "kernel_templates/segreduce/enums.hpp"
-#include "kernel_templates/user_op.hpp"
 
 namespace autotune {
 
 namespace {
 
-// "4K" for 4096, "1M" for 2^20, else decimal: the canonical spelling of a length.
-std::string format_length(std::uint64_t v) {
-  if (v >= (1ull << 20) && v % (1ull << 20) == 0) return fmt::format("{}M", v >> 20);
-  if (v >= (1ull << 10) && v % (1ull << 10) == 0) return fmt::format("{}K", v >> 10);
-  return std::to_string(v);
-}
+using Kind = SegmentSpec::Kind;
+constexpr enum_text::Name<Kind> kKinds[] = {
+    {Kind::fixed, "fixed"}, {Kind::uniform, "uniform"}, {Kind::power_law, "power-law"}};
+constexpr SegmentSpec kPowerLaw{Kind::power_law, 1, 1ull << 20};  // "power-law"; "uniform" is SegmentSpec{}
 
 std::uint64_t parse_length(std::string_view text, std::string_view spec) {
   if (text.empty()) throw UsageError(fmt::format("segment spec '{}': a length is missing", spec));
@@ -31,9 +28,6 @@ std::uint64_t parse_length(std::string_view text, std::string_view spec) {
   }
 }
 
-constexpr std::string_view kSpecHelp =
-    "fixed:L, uniform:A..B, power-law:A..B, power-law (1..1M) or uniform (1..1K); e.g. fixed:32, uniform:1..64K";
-
 }  // namespace
 
 std::string_view to_string(SegReduceOp op) { return enum_text::name_of(segreduce_detail::kSegReduceOpNames, op); }
@@ -43,51 +37,44 @@ std::optional<SegReduceOp> parse_segreduce_op(std::string_view text) {
 }
 bool is_arg(SegReduceOp op) { return op == SegReduceOp::argmin || op == SegReduceOp::argmax; }
 
-// The longest segment a spec may name: offsets are 32-bit ints.
-constexpr std::uint64_t kMaxLength = (1ull << 31) - 1;
-
 SegmentSpec parse_segment_spec(std::string_view text) {
-  SegmentSpec s;
-  if (text == "uniform") return s;  // 1..1K
-  if (text == "power-law") return {SegmentSpec::Kind::power_law, 1, 1ull << 20};
+  if (text == "uniform") return {};  // 1..1K
+  if (text == "power-law") return kPowerLaw;
   const auto colon = text.find(':');
-  if (colon == std::string_view::npos)
-    throw UsageError(fmt::format("unknown segment spec '{}' (known: {})", text, kSpecHelp));
-  const std::string_view kind = text.substr(0, colon), args = text.substr(colon + 1);
-  if (kind == "fixed") {
-    s.kind = SegmentSpec::Kind::fixed;
+  const std::string_view name = text.substr(0, colon);
+  const auto kind = colon == std::string_view::npos ? std::nullopt : enum_text::parse(kKinds, name);
+  if (!kind)
+    throw UsageError(fmt::format("unknown segment spec '{}' (known: fixed:L, uniform:A..B, power-law:A..B, power-law "
+                                 "(1..1M) or uniform (1..1K); e.g. fixed:32, uniform:1..64K)",
+                                 text));
+  SegmentSpec s{*kind};
+  const std::string_view args = text.substr(colon + 1);
+  if (s.kind == Kind::fixed) {
     s.lo = s.hi = parse_length(args, text);
     if (s.lo == 0) throw UsageError(fmt::format("segment spec '{}': a fixed length must be at least 1", text));
-  } else if (kind == "uniform" || kind == "power-law") {
-    s.kind = kind == "uniform" ? SegmentSpec::Kind::uniform : SegmentSpec::Kind::power_law;
+  } else {
     const auto dots = args.find("..");
     if (dots == std::string_view::npos)
-      throw UsageError(fmt::format("segment spec '{}': expected a range A..B after '{}:'", text, kind));
+      throw UsageError(fmt::format("segment spec '{}': expected a range A..B after '{}:'", text, name));
     s.lo = parse_length(args.substr(0, dots), text);
     s.hi = parse_length(args.substr(dots + 2), text);
     if (s.lo > s.hi) throw UsageError(fmt::format("segment spec '{}': the range is empty ({} > {})", text, s.lo, s.hi));
-    if (s.kind == SegmentSpec::Kind::power_law && s.lo == 0)
+    if (s.kind == Kind::power_law && s.lo == 0)
       throw UsageError(fmt::format("segment spec '{}': a power law starts at length 1 or more", text));
     if (s.hi == 0) throw UsageError(fmt::format("segment spec '{}': every segment would be empty", text));
-  } else {
-    throw UsageError(fmt::format("unknown segment spec '{}' (known: {})", text, kSpecHelp));
   }
-  if (s.hi > kMaxLength)
+  // The longest segment a spec may name: offsets are 32-bit ints.
+  if (s.hi > (1ull << 31) - 1)
     throw UsageError(fmt::format("segment spec '{}': lengths above 2^31 - 1 do not fit int offsets", text));
   return s;
 }
 
+// Lengths as "4K" for 4096, "1M" for 2^20, else decimal (no G: "1024M").
 std::string format_segment_spec(const SegmentSpec& s) {
-  switch (s.kind) {
-    case SegmentSpec::Kind::fixed: return "fixed:" + format_length(s.lo);
-    case SegmentSpec::Kind::uniform:
-      if (s.lo == 1 && s.hi == 1024) return "uniform";
-      return fmt::format("uniform:{}..{}", format_length(s.lo), format_length(s.hi));
-    case SegmentSpec::Kind::power_law:
-      if (s.lo == 1 && s.hi == (1ull << 20)) return "power-law";
-      return fmt::format("power-law:{}..{}", format_length(s.lo), format_length(s.hi));
-  }
-  return "?";
+  const std::string_view kind = enum_text::name_of(kKinds, s.kind);
+  if (s.kind == Kind::fixed) return fmt::format("fixed:{}", format_size(s.lo, false));
+  if (s == SegmentSpec{} || s == kPowerLaw) return std::string(kind);
+  return fmt::format("{}:{}..{}", kind, format_size(s.lo, false), format_size(s.hi, false));
 }
 
 const std::vector<std::string>& segreduce_distributions() {
@@ -100,21 +87,11 @@ const std::vector<std::string>& segreduce_distributions() {
 ValueType SegReduceProblem::accumulator_type() const { return as_reduce().accumulator_type(); }
 
 ReduceProblem SegReduceProblem::as_reduce() const {
-  ReduceProblem r;
-  switch (op) {
-    case SegReduceOp::sum: r.op = ReduceOp::sum; break;
-    case SegReduceOp::min:
-    case SegReduceOp::argmin: r.op = ReduceOp::min; break;
-    case SegReduceOp::max:
-    case SegReduceOp::argmax: r.op = ReduceOp::max; break;
-    case SegReduceOp::user: r.op = ReduceOp::user; break;
-  }
-  r.type = type;
-  r.accumulator = accumulator;
-  r.n = n;
-  r.user = user;
-  r.user_hash = user_hash;
-  return r;
+  // The reduce family's operation of each SegReduceOp, in its order: argmin and argmax compare as min and max.
+  constexpr ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::min, ReduceOp::max,
+                               ReduceOp::min, ReduceOp::max, ReduceOp::user};
+  return {.op = kOps[static_cast<int>(op)], .type = type, .accumulator = accumulator, .n = n, .user = user,
+          .user_hash = user_hash};
 }
 
 SegReduceProblem SegReduceProblem::normalized() const {

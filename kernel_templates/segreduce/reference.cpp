@@ -27,8 +27,23 @@ std::uint64_t draw_length(const SegmentSpec& s, SplitMix64& rng) {
   return 1;
 }
 
+// "" when diff(s) is empty for every segment, else how many segments differ and the first of them.
+template <class Diff>
+std::string segment_report(const std::vector<std::uint64_t>& lengths, Diff diff) {
+  std::uint64_t wrong = 0;
+  std::string first;
+  for (std::uint64_t s = 0; s < lengths.size(); ++s) {
+    const std::string d = diff(s);
+    if (!d.empty() && wrong++ == 0) first = fmt::format("segment {} (length {}): {}", s, lengths[s], d);
+  }
+  if (wrong == 0) return {};
+  return fmt::format("{} of {} segments wrong; first: {}", wrong, lengths.size(), first);
+}
+
+}  // namespace
+
 template <class Off>
-std::vector<Off> offsets_of(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
+std::vector<Off> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
   if (n > static_cast<std::uint64_t>(std::numeric_limits<Off>::max()))
     throw UsageError(fmt::format("n = {} does not fit {}-bit offsets", n, 8 * sizeof(Off)));
   SplitMix64 rng{seed};
@@ -41,31 +56,22 @@ std::vector<Off> offsets_of(const SegmentSpec& spec, std::uint64_t n, std::uint6
   return offsets;
 }
 
-}  // namespace
-
-std::vector<int> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
-  return offsets_of<int>(spec, n, seed);
-}
-std::vector<std::int64_t> generate_offsets64(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed) {
-  return offsets_of<std::int64_t>(spec, n, seed);
-}
+template std::vector<int> generate_offsets(const SegmentSpec&, std::uint64_t, std::uint64_t);
+template std::vector<std::int64_t> generate_offsets(const SegmentSpec&, std::uint64_t, std::uint64_t);
 
 std::vector<unsigned char> problem_offsets(const SegReduceProblem& problem) {
   const SegmentSpec spec = parse_segment_spec(problem.distribution);
   auto bytes = [](const auto& v) {
-    std::vector<unsigned char> out(v.size() * sizeof(v[0]));
-    std::memcpy(out.data(), v.data(), out.size());
-    return out;
+    const auto* data = reinterpret_cast<const unsigned char*>(v.data());
+    return std::vector<unsigned char>(data, data + v.size() * sizeof(v[0]));
   };
-  if (problem.offset_bits == 64) return bytes(generate_offsets64(spec, problem.n, kOffsetsSeed));
+  if (problem.offset_bits == 64) return bytes(generate_offsets<std::int64_t>(spec, problem.n, kOffsetsSeed));
   return bytes(generate_offsets(spec, problem.n, kOffsetsSeed));
 }
 
 std::vector<unsigned char> generate_segment_values(const SegReduceProblem& problem, std::uint64_t n,
                                                    std::uint64_t seed) {
-  ReduceProblem r = problem.as_reduce();
-  r.distribution = "uniform";
-  return generate_values(r, n, seed);
+  return generate_values(problem.as_reduce(), n, seed);  // as_reduce: the "uniform" distribution
 }
 
 template <class Off>
@@ -94,23 +100,6 @@ template SegReduceExpected reference_segreduce(const SegReduceProblem&, const vo
                                                std::uint64_t);
 template SegReduceExpected reference_segreduce(const SegReduceProblem&, const void*, const std::int64_t*,
                                                const std::int64_t*, std::uint64_t);
-
-namespace {
-
-// "" when diff(s) is empty for every segment, else how many segments differ and the first of them.
-template <class Diff>
-std::string segment_report(const std::vector<std::uint64_t>& lengths, Diff diff) {
-  std::uint64_t wrong = 0;
-  std::string first;
-  for (std::uint64_t s = 0; s < lengths.size(); ++s) {
-    const std::string d = diff(s);
-    if (!d.empty() && wrong++ == 0) first = fmt::format("segment {} (length {}): {}", s, lengths[s], d);
-  }
-  if (wrong == 0) return {};
-  return fmt::format("{} of {} segments wrong; first: {}", wrong, lengths.size(), first);
-}
-
-}  // namespace
 
 std::string compare_segreduce(const SegReduceProblem& problem, const SegReduceExpected& expected, const void* got) {
   const auto* bytes = static_cast<const unsigned char*>(got);

@@ -13,10 +13,10 @@ namespace autotune {
 
 /// Offsets of segments whose lengths follow `spec` (segmented_reduce_problem.hpp), reproducible from `seed`:
 /// offsets[0] = 0, offsets.back() = n, num_segments + 1 entries; the last segment holds what is left of n (it may be
-/// shorter than the spec's least length). n = 0 gives no segment.
-std::vector<int> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed);
-/// The same offsets as std::int64_t (64-bit offsets; any n).
-std::vector<std::int64_t> generate_offsets64(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed);
+/// shorter than the spec's least length). n = 0 gives no segment. Off: int, or std::int64_t (64-bit offsets; any n);
+/// the same offsets either way.
+template <class Off = int>
+std::vector<Off> generate_offsets(const SegmentSpec& spec, std::uint64_t n, std::uint64_t seed);
 /// The offsets the tuner's workload and `autotune bench`'s CUB call measure `problem` on: generate_offsets of its
 /// distribution and n with a seed of its own (kOffsetsSeed), as bytes of problem.offset_bytes() each, so a baseline
 /// made from the problem alone sees the workload's segments.

@@ -18,33 +18,28 @@ class SegReduceWorkload final : public TypedWorkload<SegReduceProblem, SegReduce
       : TypedWorkload(problem.normalized(), device, {segreduce_space, segreduce_violation}) {
     // The offsets depend on the problem alone (bench/baselines.cpp gives CUB the same ones); the values on the seed.
     const std::vector<unsigned char> raw = problem_offsets(problem_);
-    const std::size_t width = problem_.offset_bytes();
-    segments_ = raw.size() / width - 1;
+    segments_ = raw.size() / problem_.offset_bytes() - 1;
     const std::vector<unsigned char> values = generate_segment_values(problem_, problem_.n, seed + 1);
-    // A user operator's: the lengths alone, its results come from the fallback (user_reference).
+    // A user operator's: the lengths alone, its results come from the fallback (below).
     auto expect = [&](const auto* o) { return reference_segreduce(problem_, values.data(), o, o + 1, segments_); };
     if (problem_.offset_bits == 64) expected_ = expect(reinterpret_cast<const std::int64_t*>(raw.data()));
     else expected_ = expect(reinterpret_cast<const int*>(raw.data()));
     input_ = upload(values);
     offsets_ = upload(raw);
-    offset_width_ = width;
     output_ = cuda::DeviceBuffer(std::max<std::size_t>(16, segments_ * problem_.result_bytes()));
-    if (problem_.op == SegReduceOp::user) user_reference();
+    // A user operator has no CPU reference: the fallback configuration's results are what every variant must agree
+    // with, segment by segment (compare_segreduce_user), as the reduce family checks its user operators.
+    if (problem_.op == SegReduceOp::user) {
+      const auto kernel = user_reference_kernel<SegReduceKernel>(problem_, fallback_, device_, "segreduce.cu");
+      user_expected_ = read_output([&](cudaStream_t s) { run(kernel, input_.get(), s); }, nullptr);
+    }
   }
 
  private:
-  // A user operator has no CPU reference: the fallback configuration's results are what every variant must agree
-  // with, segment by segment (compare_segreduce_user), as the reduce family checks its user operators.
-  void user_reference() {
-    const auto kernel = user_reference_kernel<SegReduceKernel>(problem_, fallback_, device_, "segreduce.cu");
-    run(kernel, input_.get(), nullptr);
-    user_expected_.resize(output_.bytes());
-    AUTOTUNE_CUDA(cudaMemcpy(user_expected_.data(), output_.get(), output_.bytes(), cudaMemcpyDeviceToHost));
-  }
 
   void run(const SegReduceKernel& kernel, const void* input, cudaStream_t stream) const override {
     const auto* offsets = static_cast<const unsigned char*>(offsets_.get());
-    kernel.run(input, segments_, offsets, offsets + offset_width_, output_.get(), stream);
+    kernel.run(input, segments_, offsets, offsets + problem_.offset_bytes(), output_.get(), stream);
   }
   // A user operator's tolerance depends on the order of the variant that made the call, when known.
   std::string compare(const std::vector<unsigned char>& got, const SegReduceKernel* kernel) const override {
@@ -59,7 +54,6 @@ class SegReduceWorkload final : public TypedWorkload<SegReduceProblem, SegReduce
   SegReduceConfig fallback_ = SegReduceConfig::fallback(problem_);
   std::vector<unsigned char> user_expected_;  // a user operator's: the fallback's results
   cuda::DeviceBuffer offsets_;
-  std::size_t offset_width_ = 4;
 };
 
 }  // namespace

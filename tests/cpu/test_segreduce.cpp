@@ -195,7 +195,7 @@ TEST_SUITE("segreduce") {
     // 64-bit offsets: the same segments for the same seed; past 2^31 only they can spell n.
     const SegmentSpec power = parse_segment_spec("power-law:1..4K");
     const auto narrow = generate_offsets(power, 100000, 3);
-    const auto wide = generate_offsets64(power, 100000, 3);
+    const auto wide = generate_offsets<std::int64_t>(power, 100000, 3);
     CHECK(std::vector<std::int64_t>(narrow.begin(), narrow.end()) == wide);
     CHECK_THROWS_AS(generate_offsets(parse_segment_spec("fixed:1M"), 1ull << 31, 1), UsageError);
     // The workload's offsets (and CUB's in `autotune bench`) come from the problem alone, in its offsets' width.
@@ -205,7 +205,7 @@ TEST_SUITE("segreduce") {
     CHECK(bytes32.size() == generate_offsets(power, 100000, kOffsetsSeed).size() * 4);
     p.offset_bits = 64;
     const auto bytes64 = problem_offsets(p);
-    const auto expect64 = generate_offsets64(power, 100000, kOffsetsSeed);
+    const auto expect64 = generate_offsets<std::int64_t>(power, 100000, kOffsetsSeed);
     REQUIRE(bytes64.size() == expect64.size() * 8);
     CHECK(std::memcmp(bytes64.data(), expect64.data(), bytes64.size()) == 0);
   }

@@ -83,7 +83,7 @@ SegReduceExpected reference(const SegReduceProblem& p, const Case& c) {
 }
 
 Case from_spec(const SegReduceProblem& p, const std::string& spec, std::uint64_t n, std::uint64_t seed) {
-  const auto offsets = generate_offsets64(parse_segment_spec(spec), n, seed);
+  const auto offsets = generate_offsets<std::int64_t>(parse_segment_spec(spec), n, seed);
   Case c{fmt::format("{} n={}", spec, n), generate_segment_values(p, n, seed + 1), {}, {}};
   c.begin.assign(offsets.begin(), offsets.end() - 1);
   c.end.assign(offsets.begin() + 1, offsets.end());
