@@ -7,7 +7,10 @@
 //   none    no flush (the call's own input partly in the L2 from the round before, for inputs that fit).
 // The calls: the 16-byte streaming read of kernel_templates/roof.cu (the read roof), and cub::DeviceReduce::Sum of
 // f32, at sizes from 2 MiB to 2 GiB. If a memset flush charges the call a fixed write-back, its time exceeds the
-// clean flush's by about the same microseconds at every size at least as large as the L2.
+// clean flush's by about the same microseconds at every size at least as large as the L2. bench/load_bench.cu
+// measured the same two L2 states for the templates' load instructions (kernel_templates/reduce/README.md, "Evict-first
+// loads", says why the tuner keeps the dirty state, as nvbench does); this program prices the state itself: for CUB,
+// and for the read roof that every benchmark's "% of the roof" divides by.
 //
 //   flush_bench [--rounds R] [--max-mib M]      prints a markdown table
 #include <cuda_runtime.h>
