@@ -116,6 +116,23 @@ std::string_view counter_type(const P& p) {
   return p.counter_bits == 64 ? "unsigned long long" : "unsigned int";
 }
 
+/// The preamble's constants of each of the four channels a pixel may hold (`p` a HistogramProblem or
+/// HistogramRangeProblem): its bins and first counter (kChBins0, kChOffset0, ...), then the family's own `more(c,
+/// k)`; channels past the active ones repeat channel 0's (k = 0), never used. The templates select among them by
+/// channel.
+template <class P, class More>
+std::string channel_constants(const P& p, More more) {
+  std::string text;
+  for (int c = 0; c < 4; ++c) {
+    const int k = c < p.active ? c : 0;
+    // Channel k's bins: its counters, up to channel k + 1's first.
+    text += fmt::format("constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n", c,
+                        p.channel_offset(k + 1) - p.channel_offset(k), p.channel_offset(k)) +
+            more(c, k);
+  }
+  return text;
+}
+
 /// A histogram handle's checks of a call's sample type (when given) and counter width against its problem `p` (a
 /// HistogramProblem or HistogramRangeProblem); UsageError beginning with `handle` ("autotune::Histogram").
 template <class P>

@@ -361,7 +361,7 @@ class HistogramFamily final
     return joined({embedded::histogram_template, embedded::histogram_region_map_cuh, embedded::histogram_source_cpp,
                    embedded::histogram_config_cpp, embedded::config_fields_hpp, embedded::histogram_enums_hpp,
                    embedded::histogram_workspace_layout_hpp, embedded::histogram_value_bins_cpp, embedded::preamble_hpp,
-                   embedded::common_cuh});
+                   embedded::histogram_samples_hpp, embedded::common_cuh});
   }
 
   std::vector<Problem> default_problems() const override {

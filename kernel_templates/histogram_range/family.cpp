@@ -140,7 +140,7 @@ class HistogramRangeFamily final
     return joined({embedded::histogram_range_template, embedded::histogram_range_region_map_cuh,
                    embedded::histogram_range_source_cpp, embedded::histogram_range_config_cpp,
                    embedded::config_fields_hpp, embedded::histogram_range_enums_hpp, embedded::preamble_hpp,
-                   embedded::common_cuh});
+                   embedded::histogram_samples_hpp, embedded::common_cuh});
   }
 
   std::vector<Problem> default_problems() const override {
