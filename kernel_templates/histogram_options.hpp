@@ -164,8 +164,8 @@ bool read_channel_parts(problem_key::Reader& r, P& p, std::vector<L> P::*list, c
 }
 
 /// The members both histogram families define alike, over their TypedFamily (Base): keys name the sample type after
-/// the family ("histogram/u8/..."), the distributions are the samples' (tuned robustly across them), and a call writes
-/// every counter.
+/// the family ("histogram/u8/..."), the distributions are the samples' (tuned robustly across them), a call writes
+/// every counter, and the tuner times 1D calls.
 template <class Base>
 class PixelFamily : public Base {
  public:
@@ -174,6 +174,14 @@ class PixelFamily : public Base {
   std::vector<std::string> distributions() const override { return histogram_distributions(); }
   bool robust_across_distributions() const override { return true; }
   std::uint64_t output_bytes(const Problem& p) const override { return counts_bytes(this->problem_of(p)); }
+  // The 1D entry alone (kernel_source_1d); a problem of rows (a HistogramProblem's row_pixels) is tuned on its 2D
+  // entry, every entry point's source.
+  std::string tuning_source(const Problem& p, const Config& c) const override {
+    const auto& problem = this->problem_of(p);
+    if constexpr (requires { problem.row_pixels; })
+      if (problem.row_pixels != 0) return this->kernel_source(p, c);
+    return kernel_source_1d(problem, this->config_of(c));
+  }
 };
 
 }  // namespace autotune::histogram_samples

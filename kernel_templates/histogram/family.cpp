@@ -351,11 +351,6 @@ class HistogramFamily final
   }
   std::string_view baseline_name() const override { return "CUB HistogramEven"; }
 
-  std::string tuning_source(const Problem& p, const Config& c) const override {
-    const HistogramProblem& h = problem_of(p);
-    // A problem of rows (row_pixels) is tuned on its 2D entry; every other one on the 1D entry alone.
-    return h.row_pixels == 0 ? autotune::kernel_source_1d(h, config_of(c)) : autotune::kernel_source(h, config_of(c));
-  }
   std::string code_text() const override {
     // The template and everything that writes its preamble (the configuration's constants: its field table).
     return joined({embedded::histogram_template, embedded::histogram_region_map_cuh, embedded::histogram_source_cpp,

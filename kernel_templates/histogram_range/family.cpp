@@ -133,9 +133,6 @@ class HistogramRangeFamily final
   }
   std::string_view baseline_name() const override { return "CUB HistogramRange"; }
 
-  std::string tuning_source(const Problem& p, const Config& c) const override {
-    return autotune::kernel_source_1d(problem_of(p), config_of(c));  // the tuner times 1D calls
-  }
   std::string code_text() const override {
     return joined({embedded::histogram_range_template, embedded::histogram_range_region_map_cuh,
                    embedded::histogram_range_source_cpp, embedded::histogram_range_config_cpp,
