@@ -14,7 +14,6 @@
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
-#include "core/key_text.hpp"
 #include "core/ladder.hpp"
 #include "core/problem_key.hpp"
 #include "core/option_text.hpp"
@@ -116,39 +115,19 @@ constexpr auto kOptions = std::tuple{
         "bytes from one row's start to the next (with --row-pixels; default: the row, no padding); a whole number "
         "of pixels")};
 
-// "[lo,hi)": the bounds in their shortest spelling.
-std::string range_text(double lower, double upper) { return fmt::format("[{},{})", lower, upper); }
-std::optional<std::pair<double, double>> parse_range(std::string_view range) {
-  if (range.size() < 5 || range.front() != '[' || range.back() != ')') return std::nullopt;
-  const auto comma = range.find(',');
-  if (comma == std::string_view::npos) return std::nullopt;
-  const auto lo = key_text::to_double(std::string(range.substr(1, comma - 1)));
-  const auto hi = key_text::to_double(std::string(range.substr(comma + 1, range.size() - comma - 2)));
-  if (!lo || !hi) return std::nullopt;
-  return std::pair{*lo, *hi};
-}
-void print_range(problem_key::Writer& w, const HistogramProblem& p) { w.add("range", range_text(p.lower, p.upper)); }
-bool read_range(problem_key::Reader& r, HistogramProblem& p) {
-  const auto text = r.take("range");
-  const auto lohi = text ? parse_range(*text) : std::nullopt;
-  if (!lohi) return false;
-  std::tie(p.lower, p.upper) = *lohi;
-  return true;
-}
-
 // "/ch1=64:[0,256)/ch2=17:[10,200)": the bins and range of each active channel after the first, all or none (none
 // where they are the first channel's).
 void print_levels_part(problem_key::Writer& w, const HistogramProblem& p) {
   histogram_samples::print_channel_parts(w, p, [&](int c) {
     const HistogramChannel ch = p.channel(c);
-    return fmt::format("{}:{}", ch.bins, range_text(ch.lower, ch.upper));
+    return fmt::format("{}:{}", ch.bins, problem_key::Interval{}.text({ch.lower, ch.upper}));
   });
 }
 std::optional<HistogramChannel> parse_levels(std::string_view text) {
   const auto colon = text.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
-  const auto lohi = parse_range(text.substr(colon + 1));
+  const auto lohi = problem_key::Interval{}.value(text.substr(colon + 1));
   if (!bins || !lohi) return std::nullopt;
   return HistogramChannel{*bins, lohi->first, lohi->second};
 }
@@ -180,7 +159,7 @@ bool read_region_part(problem_key::Reader& r, HistogramProblem& p) {
 // pixels whose active channels share bins and range.
 constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::number("bins", &HistogramProblem::bins, 1, 1 << 24),
-                                 problem_key::custom<HistogramProblem>("range", print_range, read_range),
+                                 problem_key::interval("range", &HistogramProblem::lower, &HistogramProblem::upper),
                                  problem_key::size<HistogramProblem>(),
                                  problem_key::distribution<HistogramProblem>(),
                                  problem_key::option(kCounters),
