@@ -18,6 +18,7 @@
 // - number: a decimal integer within [min, max] (sizes are numbers of 64 bits: n, rows);
 // - text: the member's string as it is (the distribution);
 // - interval: two members of doubles as one half-open range "[lo,hi)";
+// - both: two parts a key holds both or neither of;
 // - custom: a part, or several, whose spelling fits none of these (a user operator's hash, the channels): a printer
 //   and a reader of the family's.
 // A part declared omitted_at(v) is left out when it holds v, and holds v when a key lacks it; the shape key holds
@@ -243,6 +244,39 @@ constexpr Part<P, std::uint64_t, Decimal<std::uint64_t>> size() {
 template <class P>
 constexpr Part<P, std::string, Verbatim> distribution() {
   return {"dist", &P::distribution, Verbatim{}};
+}
+
+/// Two named parts that a key holds both or neither of ("/row=W/stride=B"), left out when the first one's member
+/// holds `absent` (a key without them leaves both members at P's defaults).
+template <class A, class B>
+struct Both {
+  std::string_view name;  ///< the first part's
+  A first;
+  B second;
+  typename A::Value absent;
+  bool in_shape = true;
+
+  constexpr bool is_positional() const { return false; }
+  template <class P>
+  void print(Writer& w, const P& p) const {
+    if (p.*(first.member) == absent) return;
+    w.add(first.name, first.codec.text(p.*(first.member)));
+    w.add(second.name, second.codec.text(p.*(second.member)));
+  }
+  template <class P>
+  bool read(Reader& r, P& p) const {
+    const std::optional<std::string> a = r.take(first.name), b = r.take(second.name);
+    if (!a && !b) return true;
+    const auto x = a ? first.codec.value(*a) : std::nullopt, y = b ? second.codec.value(*b) : std::nullopt;
+    if (!x || !y) return false;
+    p.*(first.member) = *x;
+    p.*(second.member) = *y;
+    return true;
+  }
+};
+template <class A, class B>
+constexpr Both<A, B> both(A first, B second, typename A::Value absent) {
+  return {first.name, first, second, absent};
 }
 
 /// A named part "name=[lo,hi)" of the members `lower` and `upper`.

@@ -138,21 +138,9 @@ bool read_levels_part(problem_key::Reader& r, HistogramProblem& p) {
 
 // "/row=W/stride=B": a 2D region of rows of W pixels, B bytes apart; both or neither (contiguous pixels key as before
 // regions existed).
-void print_region_part(problem_key::Writer& w, const HistogramProblem& p) {
-  if (p.row_pixels == 0) return;
-  w.add("row", std::to_string(p.row_pixels));
-  w.add("stride", std::to_string(p.row_stride_bytes));
-}
-bool read_region_part(problem_key::Reader& r, HistogramProblem& p) {
-  const auto row = r.take("row"), stride = r.take("stride");
-  if (!row && !stride) return true;
-  const auto w = row ? problem_key::Decimal<std::uint64_t>{1, ~std::uint64_t{0}}.value(*row) : std::nullopt;
-  const auto b = stride ? problem_key::Decimal<std::uint64_t>{0, ~std::uint64_t{0}}.value(*stride) : std::nullopt;
-  if (!w || !b) return false;
-  p.row_pixels = *w;
-  p.row_stride_bytes = *b;
-  return true;
-}
+constexpr auto kRegionPart =
+    problem_key::both(problem_key::number("row", &HistogramProblem::row_pixels, 1, ~std::uint64_t{0}),
+                      problem_key::number("stride", &HistogramProblem::row_stride_bytes, 0, ~std::uint64_t{0}), 0);
 
 // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64][/channels=4/active=3[/ch1=...]]
 // [/row=W/stride=B]": keys of one-channel problems are those written before channels existed, and so are those of
@@ -165,7 +153,7 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::option(kCounters),
                                  histogram_samples::channels_key_part<HistogramProblem>(),
                                  problem_key::custom<HistogramProblem>("ch1", print_levels_part, read_levels_part),
-                                 problem_key::custom<HistogramProblem>("row", print_region_part, read_region_part)};
+                                 kRegionPart};
 
 using HistogramBase = histogram_samples::PixelFamily<TypedFamily<HistogramProblem, HistogramConfig>>;
 class HistogramFamily final
