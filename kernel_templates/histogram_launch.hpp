@@ -1,8 +1,8 @@
-// What the launchers of both histogram families (kernel_templates/histogram/launcher.cpp,
-// kernel_templates/histogram_range/launcher.cpp) do alike: PixelKernel, the part of a loaded variant that checks its
-// configuration, loads its 1D entry point and its region entry points, opts them in to their dynamic shared memory,
-// counts the blocks resident on the device and holds the per-stream workspaces; and the checks and the zeroing of the
-// counts that come before a launch.
+// What the launchers and handles of both histogram families (kernel_templates/histogram/launcher.cpp, handle.cpp,
+// kernel_templates/histogram_range/launcher.cpp, handle.cpp) do alike: PixelKernel, the part of a loaded variant that
+// checks its configuration, loads its 1D entry point and its region entry points, opts them in to their dynamic shared
+// memory, counts the blocks resident on the device and holds the per-stream workspaces; the checks and the zeroing of
+// the counts that come before a launch; and check_pixel_call, the checks a handle makes of every call.
 #pragma once
 
 #include <fmt/format.h>
@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "autotune/device.hpp"
@@ -20,6 +22,7 @@
 #include "core/space_decl.hpp"
 #include "core/workspace.hpp"
 #include "kernel_templates/histogram_samples.hpp"
+#include "runtime/call_checks.hpp"
 
 namespace autotune::histogram_launch {
 
@@ -98,5 +101,26 @@ class PixelKernel {
   // Behind a pointer: the pool is not movable, the kernel is; acquire() is thread-safe, hence usable from run().
   std::unique_ptr<WorkspacePool> workspaces_;
 };
+
+/// Throws UsageError, beginning with `handle` ("autotune::Histogram"), naming what is wrong with a call of a handle of
+/// `p`: samples of `sample_type` (nullopt for an untyped call) other than p.type, counters of another width than
+/// p.counter_bits, a span of fewer than p.counters() counters (`counts_size`, nullopt for a pointer), null pointers,
+/// samples not aligned to their type; and, for a family with levels (`level_alignment` > 0: the range histogram's),
+/// null levels or levels not aligned to their type.
+template <class P>
+void check_pixel_call(std::string_view handle, const P& p, const void* samples, std::optional<SampleType> sample_type,
+                      std::uint64_t n, const void* counts, int counter_bits, std::optional<std::uint64_t> counts_size,
+                      const void* levels = nullptr, std::size_t level_alignment = 0) {
+  histogram_samples::check_call_types(handle, p, sample_type, counter_bits);
+  if (counts_size && *counts_size < static_cast<std::uint64_t>(p.counters()))
+    throw UsageError(fmt::format("{}: a span of {} counters passed to a problem of {} bins", handle, *counts_size,
+                                 p.counters()));
+  const PointerChecks check{handle};
+  check.not_null("counts", counts);
+  if (level_alignment > 0) check.not_null("levels", levels);
+  check.not_null("samples", samples, n > 0);
+  check.aligned("samples", samples, size_of(p.type));
+  if (level_alignment > 0) check.aligned("levels", levels, level_alignment);
+}
 
 }  // namespace autotune::histogram_launch
