@@ -14,6 +14,7 @@
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "core/config_adapt.hpp"
 #include "core/ladder.hpp"
 #include "core/problem_key.hpp"
 #include "core/option_text.hpp"
@@ -242,11 +243,8 @@ class HistogramFamily final
   // The fields of `to` that differ from `from`, "name=value" in key order: what adapt_config says it changed (the
   // items of to's key that from's lacks).
   static std::vector<std::string> changed_fields(const HistogramConfig& from, const HistogramConfig& to) {
-    const std::vector<std::string> was = option_text::split_list(from.key());
-    std::vector<std::string> out;
-    if (to.binning == Binning::direct && from.binning != Binning::direct) out.push_back("bin=direct");  // not in keys
-    for (std::string& item : option_text::split_list(to.key()))
-      if (std::find(was.begin(), was.end(), item) == was.end()) out.push_back(std::move(item));
+    std::vector<std::string> out = config_adapt::changed_items(from.key(), to.key());
+    if (to.binning == Binning::direct && from.binning != Binning::direct) out.insert(out.begin(), "bin=direct");
     return out;
   }
 
@@ -266,46 +264,27 @@ class HistogramFamily final
   // copy per block instead of one per warp (why this order: README.md, "Made runnable").
   std::optional<Adapted> runnable(const Problem& p, HistogramConfig hc, std::vector<std::string> changes,
                                   const DeviceInfo* device) const {
-    const HistogramProblem& h = problem_of(p);
-    const int given_replicas = hc.replicas;
-    auto valid = [&] { return violation(p, Config(hc), device).empty(); };
-    auto done = [&]() -> std::optional<Adapted> {
-      return Adapted{Config(hc), fmt::format("{}", fmt::join(changes, ", "))};
-    };
-    if (valid()) return done();
-    if (hc.vec_bytes != 0 && hc.vec_bytes < static_cast<int>(size_of(h.type))) {
-      hc.vec_bytes = 16;
-      changes.push_back("vec=16");
-      if (valid()) return done();
+    using C = HistogramConfig;
+    auto runs = [&](const C& c) { return violation(p, Config(c), device).empty(); };
+    config_adapt::Steps<C> s{hc, std::move(changes), runs};
+    if (s.runs()) return s.done();
+    if (hc.vec_bytes != 0 && hc.vec_bytes < static_cast<int>(size_of(problem_of(p).type)) &&
+        s.set(&C::vec_bytes, 16, "vec=16"))
+      return s.done();
+    while (s.config.replicas > 1) {
+      s.config.replicas /= 2;
+      if (s.runs()) break;
     }
-    while (hc.replicas > 1) {
-      hc.replicas /= 2;
-      if (valid()) {
-        changes.push_back(fmt::format("R={}", hc.replicas));
-        return done();
-      }
-    }
-    if (given_replicas != hc.replicas) changes.push_back(fmt::format("R={}", hc.replicas));
-    if (hc.cluster != 1) {
-      hc.cluster = 1;
-      changes.push_back("cluster=1");
-      if (valid()) return done();
-    }
+    if (s.config.replicas != hc.replicas) s.changes.push_back(fmt::format("R={}", s.config.replicas));
+    if (s.runs() || (s.config.cluster != 1 && s.set(&C::cluster, 1, "cluster=1"))) return s.done();
     if (hc.privatization == Privatization::global || hc.binning == Binning::values) return std::nullopt;
     if (hc.counter_bits == 32) {
-      hc.counter_bits = 16;
-      changes.push_back("cbits=16");
-      if (hc.merge == Merge::self_zero) {
-        hc.merge = Merge::atomic;
-        changes.push_back("merge=atomic");
-      }
-      if (valid()) return done();
+      s.set(&C::counter_bits, 16, "cbits=16");
+      if (hc.merge == Merge::self_zero) s.set(&C::merge, Merge::atomic, "merge=atomic");
+      if (s.runs()) return s.done();
     }
-    if (hc.privatization == Privatization::warp) {
-      hc.privatization = Privatization::shared;
-      changes.push_back("priv=shared");
-      if (valid()) return done();
-    }
+    if (hc.privatization == Privatization::warp && s.set(&C::privatization, Privatization::shared, "priv=shared"))
+      return s.done();
     return std::nullopt;
   }
 
