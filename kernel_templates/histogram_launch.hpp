@@ -36,24 +36,20 @@ class PixelKernel {
   const C& config() const { return config_; }
 
  protected:
-  /// The names of the 1D entry point and of the region entry points (regions_, in this order).
-  struct Entries {
-    const char* main;
-    std::initializer_list<const char*> regions;
-  };
-
   /// Throws UsageError unless `config` runs `problem` on `device` (`violation`: the family's validity function),
-  /// then loads `cubin`'s 1D entry point and, with `entry_2d`, its region entry points (without: the cubin of
-  /// kernel_source_1d). Past 48 KiB a block needs the opt-in attribute: every entry point is opted in to the
-  /// configuration's shared memory when it and the kernel's `static_shared` bytes exceed that. Then the resident
-  /// blocks of the 1D kernel (UsageError when none fits on a multiprocessor).
+  /// then loads `cubin`'s 1D entry point `entry` and, with `entry_2d`, its region entry points `region_entries`
+  /// (regions_, in this order; without: the cubin of kernel_source_1d). Past 48 KiB a block needs the opt-in
+  /// attribute: every entry point is opted in to the configuration's shared memory when it and the kernel's
+  /// `static_shared` bytes exceed that. Then the resident blocks of the 1D kernel (UsageError when none fits on a
+  /// multiprocessor).
   PixelKernel(const P& problem, const C& config, const DeviceInfo& device, const std::vector<char>& cubin,
-              space_decl::Violation<P, C> violation, Entries entries, bool entry_2d, std::size_t static_shared)
+              space_decl::Violation<P, C> violation, const char* entry,
+              std::initializer_list<const char*> region_entries, bool entry_2d, std::size_t static_shared)
       : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
     launch_limits::require_runnable(problem, config, device, violation);
-    module_ = cuda::Module(cubin, entries.main);
+    module_ = cuda::Module(cubin, entry);
     if (entry_2d)
-      for (const char* name : entries.regions) regions_.push_back(module_.entry(name));
+      for (const char* name : region_entries) regions_.push_back(module_.entry(name));
     if (shared_bytes_ + static_shared > 48 * 1024) {
       module_.set_max_dynamic_shared(shared_bytes_);
       for (const cuda::Module& m : regions_) m.set_max_dynamic_shared(shared_bytes_);

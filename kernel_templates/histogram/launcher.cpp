@@ -14,7 +14,7 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
     // The kernel's own static shared memory (the last-block flag) counts too, so opt in from just below 48 KiB: 16
     // warps' copies of 3 x 256 bins are exactly 48 KiB.
     : PixelKernel(problem, config, device, cubin, histogram_violation,
-                  {kHistogramKernelName, {kHistogram2dKernelName, kHistogramSpanKernelName}}, entry_2d, 1024) {
+                  kHistogramKernelName, {kHistogram2dKernelName, kHistogramSpanKernelName}, entry_2d, 1024) {
   if (config.cluster > 1) {
     if (config.cluster > 8) {
       module_.allow_non_portable_clusters();

@@ -13,7 +13,7 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
                                            const DeviceInfo& device, const std::vector<char>& cubin,
                                            bool entry_2d)
     : PixelKernel(problem, config, device, cubin, histogram_range_violation,
-                  {kHistogramRangeKernelName, {kHistogramRange2dKernelName}}, entry_2d, 0) {
+                  kHistogramRangeKernelName, {kHistogramRange2dKernelName}, entry_2d, 0) {
   if (!regions_.empty())
     resident_blocks_2d_ = static_cast<unsigned>(std::max(1, regions_[0].blocks_per_sm(config.block, shared_bytes_))) *
                           static_cast<unsigned>(device.sm_count);
