@@ -133,34 +133,45 @@ constexpr auto channels_key_part() {
   return problem_key::custom<P>("channels", +print, +read);
 }
 
-/// A key's "/ch1=.../ch2=..." parts: the levels of the active channels after the first (`text(c)`), all of them, or
-/// none where every channel has the first one's.
-template <class P, class F>
-void print_channel_parts(problem_key::Writer& w, const P& p, F text) {
-  if (p.uniform_channels()) return;
-  for (int c = 1; c < p.active; ++c) w.add(fmt::format("ch{}", c), text(c));
-}
-/// Reads them back (after the channels part) into p's per-channel list `list`, led by channel 0's `first`, each
-/// by `parse` (an optional of L from the text); none leaves the list as it is; false for any other set of parts or
-/// a text that `parse` refuses.
-template <class P, class L, class F>
-bool read_channel_parts(problem_key::Reader& r, P& p, std::vector<L> P::*list, const L& first, F parse) {
-  std::vector<std::string> texts;
-  for (int c = 1; c < 4; ++c)
-    if (auto text = r.take(fmt::format("ch{}", c))) {
-      if (c >= p.active) return false;
-      texts.push_back(std::move(*text));
-    }
-  if (texts.empty()) return true;
-  if (texts.size() != static_cast<std::size_t>(p.active - 1)) return false;
-  std::vector<L> out{first};
-  for (const std::string& text : texts) {
-    const std::optional<L> v = parse(std::string_view(text));
-    if (!v) return false;
-    out.push_back(*v);
+/// A key's "/ch1=.../ch2=..." parts of a pixel problem P: the levels (an L, spelled by `codec`) of the active channels
+/// after the first, as its member function `channel` gives them, all of them or none where every channel has the
+/// first one's. Read back (after the channels part) into its per-channel list `list`, led by channel 0's; none
+/// leaves the list as it is; any other set of parts, or a text that the codec refuses, is not a key.
+template <class P, class L, class Codec>
+struct ChannelParts {
+  std::string_view name = "ch1";
+  std::vector<L> P::*list = nullptr;
+  L (P::*channel)(int) const = nullptr;
+  Codec codec;
+  bool in_shape = true;
+
+  constexpr bool is_positional() const { return false; }
+  void print(problem_key::Writer& w, const P& p) const {
+    if (p.uniform_channels()) return;
+    for (int c = 1; c < p.active; ++c) w.add(fmt::format("ch{}", c), codec.text((p.*channel)(c)));
   }
-  p.*list = std::move(out);
-  return true;
+  bool read(problem_key::Reader& r, P& p) const {
+    std::vector<std::string> texts;
+    for (int c = 1; c < 4; ++c)
+      if (auto text = r.take(fmt::format("ch{}", c))) {
+        if (c >= p.active) return false;
+        texts.push_back(std::move(*text));
+      }
+    if (texts.empty()) return true;
+    if (texts.size() != static_cast<std::size_t>(p.active - 1)) return false;
+    std::vector<L> out{(p.*channel)(0)};
+    for (const std::string& text : texts) {
+      const std::optional<L> v = codec.value(text);
+      if (!v) return false;
+      out.push_back(*v);
+    }
+    p.*list = std::move(out);
+    return true;
+  }
+};
+template <class P, class L, class Codec>
+constexpr ChannelParts<P, L, Codec> channel_parts(std::vector<L> P::*list, L (P::*channel)(int) const, Codec codec) {
+  return {"ch1", list, channel, codec};
 }
 
 /// The members both histogram families define alike, over their TypedFamily (Base): keys name the sample type after

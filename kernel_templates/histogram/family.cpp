@@ -116,26 +116,20 @@ constexpr auto kOptions = std::tuple{
         "bytes from one row's start to the next (with --row-pixels; default: the row, no padding); a whole number "
         "of pixels")};
 
-// "/ch1=64:[0,256)/ch2=17:[10,200)": the bins and range of each active channel after the first, all or none (none
-// where they are the first channel's).
-void print_levels_part(problem_key::Writer& w, const HistogramProblem& p) {
-  histogram_samples::print_channel_parts(w, p, [&](int c) {
-    const HistogramChannel ch = p.channel(c);
+// "bins:[lo,hi)": a channel's levels in the key's "/ch1=64:[0,256)/ch2=17:[10,200)" (histogram_samples::ChannelParts).
+struct LevelsCodec {
+  std::string text(const HistogramChannel& ch) const {
     return fmt::format("{}:{}", ch.bins, problem_key::Interval{}.text({ch.lower, ch.upper}));
-  });
-}
-std::optional<HistogramChannel> parse_levels(std::string_view text) {
-  const auto colon = text.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
-  const auto lohi = problem_key::Interval{}.value(text.substr(colon + 1));
-  if (!bins || !lohi) return std::nullopt;
-  return HistogramChannel{*bins, lohi->first, lohi->second};
-}
-bool read_levels_part(problem_key::Reader& r, HistogramProblem& p) {
-  return histogram_samples::read_channel_parts(r, p, &HistogramProblem::per_channel,
-                                               HistogramChannel{p.bins, p.lower, p.upper}, parse_levels);
-}
+  }
+  std::optional<HistogramChannel> value(std::string_view text) const {
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
+    const auto lohi = problem_key::Interval{}.value(text.substr(colon + 1));
+    if (!bins || !lohi) return std::nullopt;
+    return HistogramChannel{*bins, lohi->first, lohi->second};
+  }
+};
 
 // "/row=W/stride=B": a 2D region of rows of W pixels, B bytes apart; both or neither (contiguous pixels key as before
 // regions existed).
@@ -153,7 +147,8 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::distribution<HistogramProblem>(),
                                  problem_key::option(kCounters),
                                  histogram_samples::channels_key_part<HistogramProblem>(),
-                                 problem_key::custom<HistogramProblem>("ch1", print_levels_part, read_levels_part),
+                                 histogram_samples::channel_parts(&HistogramProblem::per_channel,
+                                                                  &HistogramProblem::channel, LevelsCodec{}),
                                  kRegionPart};
 
 using HistogramBase = histogram_samples::PixelFamily<TypedFamily<HistogramProblem, HistogramConfig>>;
