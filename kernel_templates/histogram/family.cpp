@@ -2,7 +2,6 @@
 // options, the default problems and the tuner workload, each delegated to this folder's files.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <span>
 #include <optional>
@@ -239,6 +238,7 @@ class HistogramFamily final
   // items of to's key that from's lacks).
   static std::vector<std::string> changed_fields(const HistogramConfig& from, const HistogramConfig& to) {
     std::vector<std::string> out = config_adapt::changed_items(from.key(), to.key());
+    // bin=direct, the default, is left out of keys: named here, first.
     if (to.binning == Binning::direct && from.binning != Binning::direct) out.insert(out.begin(), "bin=direct");
     return out;
   }
