@@ -17,8 +17,10 @@
 //   optional is left out);
 // - number: a decimal integer within [min, max] (sizes are numbers of 64 bits: n, rows);
 // - text: the member's string as it is (the distribution);
-// - custom: a part, or several, whose spelling fits none of these (a range "[lo,hi)", a user operator's hash, the
-//   channels): a printer and a reader of the family's.
+// - interval: two members of doubles as one half-open range "[lo,hi)";
+// - both: two parts a key holds both or neither of;
+// - custom: a part, or several, whose spelling fits none of these (a user operator's hash, the channels): a printer
+//   and a reader of the family's.
 // A part declared omitted_at(v) is left out when it holds v, and holds v when a key lacks it; the shape key holds
 // every part but the size n.
 //
@@ -38,6 +40,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/enum_text.hpp"
@@ -108,6 +111,21 @@ struct Verbatim {  ///< the text itself
   std::optional<std::string> value(std::string_view t) const { return std::string(t); }
 };
 
+/// A half-open interval "[lo,hi)" of two numbers in strtod's syntax, printed in their shortest spelling.
+struct Interval {
+  using Value = std::pair<double, double>;
+  std::string text(const Value& v) const { return fmt::format("[{},{})", v.first, v.second); }
+  std::optional<Value> value(std::string_view t) const {
+    if (t.size() < 5 || t.front() != '[' || t.back() != ')') return std::nullopt;
+    const auto comma = t.find(',');
+    if (comma == std::string_view::npos) return std::nullopt;
+    const auto lo = key_text::to_double(std::string(t.substr(1, comma - 1)));
+    const auto hi = key_text::to_double(std::string(t.substr(comma + 1, t.size() - comma - 2)));
+    if (!lo || !hi) return std::nullopt;
+    return Value{*lo, *hi};
+  }
+};
+
 /// A part of a problem P held in its member of type M (a codec's value or a std::optional of it).
 template <class P, class M, class Codec>
 struct Part {
@@ -144,6 +162,25 @@ struct Part {
     const std::optional<Value> v = codec.value(*text);
     if (!v) return false;
     p.*member = *v;
+    return true;
+  }
+};
+
+/// A named part "name=[lo,hi)" of a problem P's two members `lower` and `upper` (Interval).
+template <class P>
+struct IntervalPart {
+  std::string_view name;
+  double P::*lower = nullptr;
+  double P::*upper = nullptr;
+  bool in_shape = true;
+
+  constexpr bool is_positional() const { return false; }
+  void print(Writer& w, const P& p) const { w.add(name, Interval{}.text({p.*lower, p.*upper})); }
+  bool read(Reader& r, P& p) const {
+    const std::optional<std::string> text = r.take(name);
+    const std::optional<Interval::Value> v = text ? Interval{}.value(*text) : std::nullopt;
+    if (!v) return false;
+    std::tie(p.*lower, p.*upper) = *v;
     return true;
   }
 };
@@ -207,6 +244,45 @@ constexpr Part<P, std::uint64_t, Decimal<std::uint64_t>> size() {
 template <class P>
 constexpr Part<P, std::string, Verbatim> distribution() {
   return {"dist", &P::distribution, Verbatim{}};
+}
+
+/// Two named parts that a key holds both or neither of ("/row=W/stride=B"), left out when the first one's member
+/// holds `absent` (a key without them leaves both members at P's defaults).
+template <class A, class B>
+struct Both {
+  std::string_view name;  ///< the first part's
+  A first;
+  B second;
+  typename A::Value absent;
+  bool in_shape = true;
+
+  constexpr bool is_positional() const { return false; }
+  template <class P>
+  void print(Writer& w, const P& p) const {
+    if (p.*(first.member) == absent) return;
+    w.add(first.name, first.codec.text(p.*(first.member)));
+    w.add(second.name, second.codec.text(p.*(second.member)));
+  }
+  template <class P>
+  bool read(Reader& r, P& p) const {
+    const std::optional<std::string> a = r.take(first.name), b = r.take(second.name);
+    if (!a && !b) return true;
+    const auto x = a ? first.codec.value(*a) : std::nullopt, y = b ? second.codec.value(*b) : std::nullopt;
+    if (!x || !y) return false;
+    p.*(first.member) = *x;
+    p.*(second.member) = *y;
+    return true;
+  }
+};
+template <class A, class B>
+constexpr Both<A, B> both(A first, B second, typename A::Value absent) {
+  return {first.name, first, second, absent};
+}
+
+/// A named part "name=[lo,hi)" of the members `lower` and `upper`.
+template <class P>
+constexpr IntervalPart<P> interval(std::string_view name, double P::*lower, double P::*upper) {
+  return {name, lower, upper};
 }
 
 template <class P>

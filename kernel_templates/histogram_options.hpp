@@ -133,39 +133,50 @@ constexpr auto channels_key_part() {
   return problem_key::custom<P>("channels", +print, +read);
 }
 
-/// A key's "/ch1=.../ch2=..." parts: the levels of the active channels after the first (`text(c)`), all of them, or
-/// none where every channel has the first one's.
-template <class P, class F>
-void print_channel_parts(problem_key::Writer& w, const P& p, F text) {
-  if (p.uniform_channels()) return;
-  for (int c = 1; c < p.active; ++c) w.add(fmt::format("ch{}", c), text(c));
-}
-/// Reads them back (after the channels part) into p's per-channel list `list`, led by channel 0's `first`, each
-/// by `parse` (an optional of L from the text); none leaves the list as it is; false for any other set of parts or
-/// a text that `parse` refuses.
-template <class P, class L, class F>
-bool read_channel_parts(problem_key::Reader& r, P& p, std::vector<L> P::*list, const L& first, F parse) {
-  std::vector<std::string> texts;
-  for (int c = 1; c < 4; ++c)
-    if (auto text = r.take(fmt::format("ch{}", c))) {
-      if (c >= p.active) return false;
-      texts.push_back(std::move(*text));
-    }
-  if (texts.empty()) return true;
-  if (texts.size() != static_cast<std::size_t>(p.active - 1)) return false;
-  std::vector<L> out{first};
-  for (const std::string& text : texts) {
-    const std::optional<L> v = parse(std::string_view(text));
-    if (!v) return false;
-    out.push_back(*v);
+/// A key's "/ch1=.../ch2=..." parts of a pixel problem P: the levels (an L, spelled by `codec`) of the active channels
+/// after the first, as its member function `channel` gives them, all of them or none where every channel has the
+/// first one's. Read back (after the channels part) into its per-channel list `list`, led by channel 0's; none
+/// leaves the list as it is; any other set of parts, or a text that the codec refuses, is not a key.
+template <class P, class L, class Codec>
+struct ChannelParts {
+  std::string_view name = "ch1";
+  std::vector<L> P::*list = nullptr;
+  L (P::*channel)(int) const = nullptr;
+  Codec codec;
+  bool in_shape = true;
+
+  constexpr bool is_positional() const { return false; }
+  void print(problem_key::Writer& w, const P& p) const {
+    if (p.uniform_channels()) return;
+    for (int c = 1; c < p.active; ++c) w.add(fmt::format("ch{}", c), codec.text((p.*channel)(c)));
   }
-  p.*list = std::move(out);
-  return true;
+  bool read(problem_key::Reader& r, P& p) const {
+    std::vector<std::string> texts;
+    for (int c = 1; c < 4; ++c)
+      if (auto text = r.take(fmt::format("ch{}", c))) {
+        if (c >= p.active) return false;
+        texts.push_back(std::move(*text));
+      }
+    if (texts.empty()) return true;
+    if (texts.size() != static_cast<std::size_t>(p.active - 1)) return false;
+    std::vector<L> out{(p.*channel)(0)};
+    for (const std::string& text : texts) {
+      const std::optional<L> v = codec.value(text);
+      if (!v) return false;
+      out.push_back(*v);
+    }
+    p.*list = std::move(out);
+    return true;
+  }
+};
+template <class P, class L, class Codec>
+constexpr ChannelParts<P, L, Codec> channel_parts(std::vector<L> P::*list, L (P::*channel)(int) const, Codec codec) {
+  return {"ch1", list, channel, codec};
 }
 
 /// The members both histogram families define alike, over their TypedFamily (Base): keys name the sample type after
-/// the family ("histogram/u8/..."), the distributions are the samples' (tuned robustly across them), and a call writes
-/// every counter.
+/// the family ("histogram/u8/..."), the distributions are the samples' (tuned robustly across them), a call writes
+/// every counter, and the tuner times 1D calls.
 template <class Base>
 class PixelFamily : public Base {
  public:
@@ -174,6 +185,14 @@ class PixelFamily : public Base {
   std::vector<std::string> distributions() const override { return histogram_distributions(); }
   bool robust_across_distributions() const override { return true; }
   std::uint64_t output_bytes(const Problem& p) const override { return counts_bytes(this->problem_of(p)); }
+  // The 1D entry alone (kernel_source_1d); a problem of rows (a HistogramProblem's row_pixels) is tuned on its 2D
+  // entry, every entry point's source.
+  std::string tuning_source(const Problem& p, const Config& c) const override {
+    const auto& problem = this->problem_of(p);
+    if constexpr (requires { problem.row_pixels; })
+      if (problem.row_pixels != 0) return this->kernel_source(p, c);
+    return kernel_source_1d(problem, this->config_of(c));
+  }
 };
 
 }  // namespace autotune::histogram_samples

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -113,6 +114,23 @@ inline std::string sample_constants(SampleType t) {
 template <class P>
 std::string_view counter_type(const P& p) {
   return p.counter_bits == 64 ? "unsigned long long" : "unsigned int";
+}
+
+/// The preamble's constants of each of the four channels a pixel may hold (`p` a HistogramProblem or
+/// HistogramRangeProblem): its bins and first counter (kChBins0, kChOffset0, ...), then the family's own `more(c,
+/// k)`; channels past the active ones repeat channel 0's (k = 0), never used. The templates select among them by
+/// channel.
+template <class P, class More>
+std::string channel_constants(const P& p, More more) {
+  std::string text;
+  for (int c = 0; c < 4; ++c) {
+    const int k = c < p.active ? c : 0;
+    // Channel k's bins: its counters, up to channel k + 1's first.
+    text += fmt::format("constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n", c,
+                        p.channel_offset(k + 1) - p.channel_offset(k), p.channel_offset(k)) +
+            more(c, k);
+  }
+  return text;
 }
 
 /// A histogram handle's checks of a call's sample type (when given) and counter width against its problem `p` (a
@@ -253,6 +271,42 @@ std::vector<std::uint64_t> widen_counts(const P& p, const void* raw) {
                                   : static_cast<const std::uint32_t*>(raw)[i];
   return out;
 }
+/// The CPU reference's counts of both histogram families (`p` a HistogramProblem or HistogramRangeProblem): `n`
+/// pixels of p.channels interleaved samples of host type T at `samples`, active channel c's sample s counted into
+/// counter p.channel_offset(c) + bin(s), where bin = `binner(c)` (the family's rule for channel c) and a negative bin
+/// counts nowhere. 8- and 16-bit samples are counted per bit pattern first, then each pattern binned once (the same
+/// rule, far fewer bin computations).
+template <class T, class P, class MakeBinner>
+std::vector<std::uint64_t> count_pixels(const P& p, const void* samples, std::uint64_t n, MakeBinner binner) {
+  std::vector<std::uint64_t> h(static_cast<std::size_t>(p.counters()), 0);
+  const auto stride = static_cast<std::uint64_t>(p.channels);
+  for (int c = 0; c < p.active; ++c) {
+    const auto bin = binner(c);
+    const T* s = static_cast<const T*>(samples) + c;
+    std::uint64_t* out = h.data() + p.channel_offset(c);
+    if constexpr (sizeof(T) <= 2) {
+      std::vector<std::uint64_t> per_value(std::size_t{1} << (8 * sizeof(T)), 0);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        std::uint16_t bits = 0;
+        std::memcpy(&bits, &s[i * stride], sizeof(T));
+        ++per_value[bits];
+      }
+      for (std::size_t v = 0; v < per_value.size(); ++v) {
+        if (per_value[v] == 0) continue;
+        T sample{};
+        const auto bits = static_cast<std::uint16_t>(v);
+        // little-endian: the low bytes; T is trivially copyable (F16/BF16 only have a default member initializer)
+        std::memcpy(static_cast<void*>(&sample), &bits, sizeof(T));
+        if (const auto b = bin(sample); b >= 0) out[b] += per_value[v];
+      }
+    } else {
+      for (std::uint64_t i = 0; i < n; ++i)
+        if (const auto b = bin(s[i * stride]); b >= 0) ++out[b];
+    }
+  }
+  return h;
+}
+
 /// `counts` as counters of p.counter_bits hold them: 32-bit counters wrap.
 template <class P>
 std::vector<std::uint64_t> counts_as_written(const P& p, std::vector<std::uint64_t> counts) {

@@ -2,7 +2,6 @@
 // options, the default problems and the tuner workload, each delegated to this folder's files.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <span>
 #include <optional>
@@ -14,7 +13,7 @@
 
 #include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
-#include "core/key_text.hpp"
+#include "core/config_adapt.hpp"
 #include "core/ladder.hpp"
 #include "core/problem_key.hpp"
 #include "core/option_text.hpp"
@@ -116,77 +115,40 @@ constexpr auto kOptions = std::tuple{
         "bytes from one row's start to the next (with --row-pixels; default: the row, no padding); a whole number "
         "of pixels")};
 
-// "[lo,hi)": the bounds in their shortest spelling.
-std::string range_text(double lower, double upper) { return fmt::format("[{},{})", lower, upper); }
-std::optional<std::pair<double, double>> parse_range(std::string_view range) {
-  if (range.size() < 5 || range.front() != '[' || range.back() != ')') return std::nullopt;
-  const auto comma = range.find(',');
-  if (comma == std::string_view::npos) return std::nullopt;
-  const auto lo = key_text::to_double(std::string(range.substr(1, comma - 1)));
-  const auto hi = key_text::to_double(std::string(range.substr(comma + 1, range.size() - comma - 2)));
-  if (!lo || !hi) return std::nullopt;
-  return std::pair{*lo, *hi};
-}
-void print_range(problem_key::Writer& w, const HistogramProblem& p) { w.add("range", range_text(p.lower, p.upper)); }
-bool read_range(problem_key::Reader& r, HistogramProblem& p) {
-  const auto text = r.take("range");
-  const auto lohi = text ? parse_range(*text) : std::nullopt;
-  if (!lohi) return false;
-  std::tie(p.lower, p.upper) = *lohi;
-  return true;
-}
-
-// "/ch1=64:[0,256)/ch2=17:[10,200)": the bins and range of each active channel after the first, all or none (none
-// where they are the first channel's).
-void print_levels_part(problem_key::Writer& w, const HistogramProblem& p) {
-  histogram_samples::print_channel_parts(w, p, [&](int c) {
-    const HistogramChannel ch = p.channel(c);
-    return fmt::format("{}:{}", ch.bins, range_text(ch.lower, ch.upper));
-  });
-}
-std::optional<HistogramChannel> parse_levels(std::string_view text) {
-  const auto colon = text.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
-  const auto lohi = parse_range(text.substr(colon + 1));
-  if (!bins || !lohi) return std::nullopt;
-  return HistogramChannel{*bins, lohi->first, lohi->second};
-}
-bool read_levels_part(problem_key::Reader& r, HistogramProblem& p) {
-  return histogram_samples::read_channel_parts(r, p, &HistogramProblem::per_channel,
-                                               HistogramChannel{p.bins, p.lower, p.upper}, parse_levels);
-}
+// "bins:[lo,hi)": a channel's levels in the key's "/ch1=64:[0,256)/ch2=17:[10,200)" (histogram_samples::ChannelParts).
+struct LevelsCodec {
+  std::string text(const HistogramChannel& ch) const {
+    return fmt::format("{}:{}", ch.bins, problem_key::Interval{}.text({ch.lower, ch.upper}));
+  }
+  std::optional<HistogramChannel> value(std::string_view text) const {
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    const auto bins = problem_key::Decimal<int>{1, 1 << 24}.value(text.substr(0, colon));
+    const auto lohi = problem_key::Interval{}.value(text.substr(colon + 1));
+    if (!bins || !lohi) return std::nullopt;
+    return HistogramChannel{*bins, lohi->first, lohi->second};
+  }
+};
 
 // "/row=W/stride=B": a 2D region of rows of W pixels, B bytes apart; both or neither (contiguous pixels key as before
 // regions existed).
-void print_region_part(problem_key::Writer& w, const HistogramProblem& p) {
-  if (p.row_pixels == 0) return;
-  w.add("row", std::to_string(p.row_pixels));
-  w.add("stride", std::to_string(p.row_stride_bytes));
-}
-bool read_region_part(problem_key::Reader& r, HistogramProblem& p) {
-  const auto row = r.take("row"), stride = r.take("stride");
-  if (!row && !stride) return true;
-  const auto w = row ? problem_key::Decimal<std::uint64_t>{1, ~std::uint64_t{0}}.value(*row) : std::nullopt;
-  const auto b = stride ? problem_key::Decimal<std::uint64_t>{0, ~std::uint64_t{0}}.value(*stride) : std::nullopt;
-  if (!w || !b) return false;
-  p.row_pixels = *w;
-  p.row_stride_bytes = *b;
-  return true;
-}
+constexpr auto kRegionPart =
+    problem_key::both(problem_key::number("row", &HistogramProblem::row_pixels, 1, ~std::uint64_t{0}),
+                      problem_key::number("stride", &HistogramProblem::row_stride_bytes, 0, ~std::uint64_t{0}), 0);
 
 // "histogram/u8/bins=256/range=[0,256)/n=67108864/dist=uniform[/counters=64][/channels=4/active=3[/ch1=...]]
 // [/row=W/stride=B]": keys of one-channel problems are those written before channels existed, and so are those of
 // pixels whose active channels share bins and range.
 constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::number("bins", &HistogramProblem::bins, 1, 1 << 24),
-                                 problem_key::custom<HistogramProblem>("range", print_range, read_range),
+                                 problem_key::interval("range", &HistogramProblem::lower, &HistogramProblem::upper),
                                  problem_key::size<HistogramProblem>(),
                                  problem_key::distribution<HistogramProblem>(),
                                  problem_key::option(kCounters),
                                  histogram_samples::channels_key_part<HistogramProblem>(),
-                                 problem_key::custom<HistogramProblem>("ch1", print_levels_part, read_levels_part),
-                                 problem_key::custom<HistogramProblem>("row", print_region_part, read_region_part)};
+                                 histogram_samples::channel_parts(&HistogramProblem::per_channel,
+                                                                  &HistogramProblem::channel, LevelsCodec{}),
+                                 kRegionPart};
 
 using HistogramBase = histogram_samples::PixelFamily<TypedFamily<HistogramProblem, HistogramConfig>>;
 class HistogramFamily final
@@ -275,11 +237,9 @@ class HistogramFamily final
   // The fields of `to` that differ from `from`, "name=value" in key order: what adapt_config says it changed (the
   // items of to's key that from's lacks).
   static std::vector<std::string> changed_fields(const HistogramConfig& from, const HistogramConfig& to) {
-    const std::vector<std::string> was = option_text::split_list(from.key());
-    std::vector<std::string> out;
-    if (to.binning == Binning::direct && from.binning != Binning::direct) out.push_back("bin=direct");  // not in keys
-    for (std::string& item : option_text::split_list(to.key()))
-      if (std::find(was.begin(), was.end(), item) == was.end()) out.push_back(std::move(item));
+    std::vector<std::string> out = config_adapt::changed_items(from.key(), to.key());
+    // bin=direct, the default, is left out of keys: named here, first.
+    if (to.binning == Binning::direct && from.binning != Binning::direct) out.insert(out.begin(), "bin=direct");
     return out;
   }
 
@@ -299,46 +259,27 @@ class HistogramFamily final
   // copy per block instead of one per warp (why this order: README.md, "Made runnable").
   std::optional<Adapted> runnable(const Problem& p, HistogramConfig hc, std::vector<std::string> changes,
                                   const DeviceInfo* device) const {
-    const HistogramProblem& h = problem_of(p);
-    const int given_replicas = hc.replicas;
-    auto valid = [&] { return violation(p, Config(hc), device).empty(); };
-    auto done = [&]() -> std::optional<Adapted> {
-      return Adapted{Config(hc), fmt::format("{}", fmt::join(changes, ", "))};
-    };
-    if (valid()) return done();
-    if (hc.vec_bytes != 0 && hc.vec_bytes < static_cast<int>(size_of(h.type))) {
-      hc.vec_bytes = 16;
-      changes.push_back("vec=16");
-      if (valid()) return done();
+    using C = HistogramConfig;
+    auto runs = [&](const C& c) { return violation(p, Config(c), device).empty(); };
+    config_adapt::Steps<C> s{hc, std::move(changes), runs};
+    if (s.runs()) return s.done();
+    if (hc.vec_bytes != 0 && hc.vec_bytes < static_cast<int>(size_of(problem_of(p).type)) &&
+        s.set(&C::vec_bytes, 16, "vec=16"))
+      return s.done();
+    while (s.config.replicas > 1) {
+      s.config.replicas /= 2;
+      if (s.runs()) break;
     }
-    while (hc.replicas > 1) {
-      hc.replicas /= 2;
-      if (valid()) {
-        changes.push_back(fmt::format("R={}", hc.replicas));
-        return done();
-      }
-    }
-    if (given_replicas != hc.replicas) changes.push_back(fmt::format("R={}", hc.replicas));
-    if (hc.cluster != 1) {
-      hc.cluster = 1;
-      changes.push_back("cluster=1");
-      if (valid()) return done();
-    }
+    if (s.config.replicas != hc.replicas) s.changes.push_back(fmt::format("R={}", s.config.replicas));
+    if (s.runs() || (s.config.cluster != 1 && s.set(&C::cluster, 1, "cluster=1"))) return s.done();
     if (hc.privatization == Privatization::global || hc.binning == Binning::values) return std::nullopt;
     if (hc.counter_bits == 32) {
-      hc.counter_bits = 16;
-      changes.push_back("cbits=16");
-      if (hc.merge == Merge::self_zero) {
-        hc.merge = Merge::atomic;
-        changes.push_back("merge=atomic");
-      }
-      if (valid()) return done();
+      s.set(&C::counter_bits, 16, "cbits=16");
+      if (hc.merge == Merge::self_zero) s.set(&C::merge, Merge::atomic, "merge=atomic");
+      if (s.runs()) return s.done();
     }
-    if (hc.privatization == Privatization::warp) {
-      hc.privatization = Privatization::shared;
-      changes.push_back("priv=shared");
-      if (valid()) return done();
-    }
+    if (hc.privatization == Privatization::warp && s.set(&C::privatization, Privatization::shared, "priv=shared"))
+      return s.done();
     return std::nullopt;
   }
 
@@ -351,17 +292,12 @@ class HistogramFamily final
   }
   std::string_view baseline_name() const override { return "CUB HistogramEven"; }
 
-  std::string tuning_source(const Problem& p, const Config& c) const override {
-    const HistogramProblem& h = problem_of(p);
-    // A problem of rows (row_pixels) is tuned on its 2D entry; every other one on the 1D entry alone.
-    return h.row_pixels == 0 ? autotune::kernel_source_1d(h, config_of(c)) : autotune::kernel_source(h, config_of(c));
-  }
   std::string code_text() const override {
     // The template and everything that writes its preamble (the configuration's constants: its field table).
     return joined({embedded::histogram_template, embedded::histogram_region_map_cuh, embedded::histogram_source_cpp,
                    embedded::histogram_config_cpp, embedded::config_fields_hpp, embedded::histogram_enums_hpp,
                    embedded::histogram_workspace_layout_hpp, embedded::histogram_value_bins_cpp, embedded::preamble_hpp,
-                   embedded::common_cuh});
+                   embedded::histogram_samples_hpp, embedded::common_cuh});
   }
 
   std::vector<Problem> default_problems() const override {

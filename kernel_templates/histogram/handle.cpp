@@ -7,8 +7,6 @@
 #include "autotune/error.hpp"
 #include "kernel_templates/histogram/handle.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
-#include "kernel_templates/histogram_samples.hpp"
-#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -18,14 +16,8 @@ AUTOTUNE_LOADED_HANDLE(Histogram, HistogramKernel, HistogramProblem)
 void check_histogram_call(const HistogramProblem& p, const void* samples, std::optional<SampleType> sample_type,
                           std::uint64_t n, const void* counts, int counter_bits,
                           std::optional<std::uint64_t> counts_size) {
-  histogram_samples::check_call_types("autotune::Histogram", p, sample_type, counter_bits);
-  if (counts_size && *counts_size < static_cast<std::uint64_t>(p.counters()))
-    throw UsageError(fmt::format("autotune::Histogram: a span of {} counters passed to a problem of {} bins",
-                                 *counts_size, p.counters()));
-  const PointerChecks check{"autotune::Histogram"};
-  check.not_null("counts", counts);
-  check.not_null("samples", samples, n > 0);
-  check.aligned("samples", samples, size_of(p.type));
+  histogram_launch::check_pixel_call("autotune::Histogram", p, samples, sample_type, n, counts, counter_bits,
+                                     counts_size);
 }
 
 void Histogram::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n, void* d_counts,

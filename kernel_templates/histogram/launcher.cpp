@@ -4,34 +4,21 @@
 
 #include <algorithm>
 
-#include "core/launch_limits.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
-#include "kernel_templates/histogram_samples.hpp"
 
 namespace autotune {
 
 HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
                                  const DeviceInfo& device, const std::vector<char>& cubin, bool entry_2d)
-    : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
-  launch_limits::require_runnable(problem, config, device, histogram_violation);
-  module_ = cuda::Module(cubin, kHistogramKernelName);
-  if (entry_2d) {
-    module_2d_ = module_.entry(kHistogram2dKernelName);
-    module_span_ = module_.entry(kHistogramSpanKernelName);
-  }
-  // Past 48 KiB a block needs the opt-in attribute; the kernel's own static shared memory (the last-block flag)
-  // counts too, so opt in from just below it: 16 warps' copies of 3 x 256 bins are exactly 48 KiB.
-  if (shared_bytes_ + 1024 > 48 * 1024) {
-    module_.set_max_dynamic_shared(shared_bytes_);
-    if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_), module_span_.set_max_dynamic_shared(shared_bytes_);
-  }
-  resident_blocks_ =
-      launch_limits::resident_blocks(module_.blocks_per_sm(config.block, shared_bytes_), config.key(), device);
+    // The kernel's own static shared memory (the last-block flag) counts too, so opt in from just below 48 KiB: 16
+    // warps' copies of 3 x 256 bins are exactly 48 KiB.
+    : PixelKernel(problem, config, device, cubin, histogram_violation,
+                  kHistogramKernelName, {kHistogram2dKernelName, kHistogramSpanKernelName}, entry_2d, 1024) {
   if (config.cluster > 1) {
     if (config.cluster > 8) {
       module_.allow_non_portable_clusters();
-      if (module_2d_) module_2d_.allow_non_portable_clusters(), module_span_.allow_non_portable_clusters();
+      for (const cuda::Module& m : regions_) m.allow_non_portable_clusters();
     }
     const int clusters = module_.active_clusters(config.cluster, config.block, shared_bytes_);
     if (clusters < 1)
@@ -41,8 +28,7 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
   }
   // Control words (last-block ticket; self-zero ticket and flag), then, for last_block, the histogram: the layout
   // of workspace_layout.hpp, which the kernel reads from its preamble. Every launch leaves all of it zero.
-  if (const std::size_t bytes = histogram_detail::HistogramWorkspace::bytes(problem, config); bytes != 0)
-    workspaces_ = std::make_unique<WorkspacePool>(bytes);
+  use_workspaces(histogram_detail::HistogramWorkspace::bytes(problem, config));
   if (needs_pixel_alignment(problem, config))
     pixel_alignment_ = static_cast<std::size_t>(problem.channels) * size_of(problem.type);
 }
@@ -108,7 +94,7 @@ HistogramKernel::RegionArgs HistogramKernel::region_args(const HistogramProblem&
 
 void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, const Region& region,
                              cudaStream_t stream) const {
-  void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
+  void* workspace = this->workspace(stream);
   RegionArgs a = region_args(problem_, config_, samples, n, region);  // a.samples: what the kernel counts
   void* args[] = {&samples,      &a.samples,    &counts,  &workspace,       &a.row_samples,    &a.rows,
                   &a.row_stride, &a.head0,      &a.vecs_per_row, &a.vecs_magic, &a.vecs_shift, &a.leftover,
@@ -117,10 +103,7 @@ void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts,
   // tiles over the region's vectors); with more registers it may have fewer resident blocks, which costs a tail,
   // never correctness: no block waits for one that has not started (self_zero: the first block to start zeroes
   // `out`).
-  const cuda::Module& module = region.rows <= 1 ? module_ : a.span ? module_span_ : module_2d_;
-  if (!module)
-    throw UsageError(fmt::format("configuration {} was loaded without its 2D entry point (kernel_source_1d): it "
-                                 "counts one row, not a region of {} rows", config_.key(), region.rows));
+  const cuda::Module& module = module_for(region.rows, a.span ? kSpanEntry : k2dEntry);
   // A span is sized as the pixels it reads (the stride is a whole number of pixels).
   const std::uint64_t grid_pixels = a.span ? a.samples / static_cast<std::uint64_t>(problem_.channels) : n;
   module.launch(grid_for(grid_pixels), config_.block, args, shared_bytes_, stream);
@@ -148,16 +131,13 @@ void HistogramKernel::run(const void* samples, const Region& region, void* count
 }
 
 void HistogramKernel::run_region(const void* samples, const Region& region, void* counts, cudaStream_t stream) const {
-  if (pixel_alignment_ > 1 && reinterpret_cast<std::uintptr_t>(samples) % pixel_alignment_ != 0)
-    throw UsageError(fmt::format("the samples of {} must be aligned to a pixel ({} bytes)", problem_.key(),
-                                 pixel_alignment_));
+  require_pixel_aligned(samples, pixel_alignment_);
   const std::uint64_t n = region.rows > 1 ? region.row_pixels * region.rows : region.row_pixels;  // pixels
   if (config_.merge != Merge::atomic) {
     launch(samples, n, counts, region, stream);  // with n = 0 a single block (or cluster) writes the zeros
     return;
   }
-  const std::size_t bytes = histogram_samples::counts_bytes(problem_);
-  AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, bytes, stream));
+  zero_counts(counts, stream);
   if (n > 0) launch(samples, n, counts, region, stream);
 }
 

@@ -17,12 +17,12 @@
 
 #include "autotune/histogram_problem.hpp"
 #include "autotune/device.hpp"
-#include "core/cuda.hpp"
 #include "core/workspace.hpp"
+#include "kernel_templates/histogram_launch.hpp"
 
 namespace autotune {
 
-class HistogramKernel {
+class HistogramKernel : public histogram_launch::PixelKernel<HistogramProblem, HistogramConfig> {
  public:
   /// Workspaces allocated at construction for a last-block configuration (one per stream; more on demand).
   static constexpr std::size_t kWorkspaceSlots = WorkspacePool::kSlotsPerBlock;
@@ -79,24 +79,14 @@ class HistogramKernel {
   /// and vectors of whole pixels. Pixels of 2 or 4 channels with vector loads do; 3 channels never.
   static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);
 
-  const HistogramConfig& config() const { return config_; }
-
  private:
   void launch(const void* samples, std::uint64_t n, void* counts, const Region& region, cudaStream_t stream) const;
   void run_region(const void* samples, const Region& region, void* counts, cudaStream_t stream) const;
 
-  HistogramProblem problem_;
-  HistogramConfig config_;
-  cuda::Module module_;     // the 1D entry point
-  cuda::Module module_2d_;    // the region entry point (rows > 1), with its own registers
-  cuda::Module module_span_;  // a region counted as one span (RegionArgs::span), with its own registers
-  std::size_t shared_bytes_ = 0;
+  // The region entry points (regions_): rows > 1, and a region counted as one span (RegionArgs::span).
+  static constexpr std::size_t k2dEntry = 0;
+  static constexpr std::size_t kSpanEntry = 1;
   std::size_t pixel_alignment_ = 1;  // bytes the samples pointer must be aligned to
-  unsigned resident_blocks_ = 0;
-  // Merge::last_block and self_zero: per-stream workspaces (control words; last_block: a histogram), zero between
-  // launches.
-  // Behind a pointer: the pool is not movable, the kernel is; acquire() is thread-safe, hence usable from run().
-  std::unique_ptr<WorkspacePool> workspaces_;
 };
 
 }  // namespace autotune

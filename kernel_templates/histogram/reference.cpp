@@ -53,31 +53,15 @@ struct Binner {
   unsigned __int128 width = 1;
 };
 
-// n pixels of p.channels samples; channel c < p.active counts into h[offset of c + bin], each channel with its own
-// bins and range.
-template <class T>
-void count(const HistogramProblem& p, const T* s, std::uint64_t n, std::vector<std::uint64_t>& h) {
-  std::vector<Binner<T>> bin;
-  std::vector<std::size_t> offset;
-  for (int c = 0; c < p.active; ++c) {
-    bin.emplace_back(p.channel(c));
-    offset.push_back(c == 0 ? 0 : offset.back() + static_cast<std::size_t>(p.channel(c - 1).bins));
-  }
-  const auto channels = static_cast<std::uint64_t>(p.channels);
-  for (std::uint64_t pixel = 0; pixel < n; ++pixel)
-    for (std::size_t c = 0; c < bin.size(); ++c)
-      if (const int b = bin[c](s[pixel * channels + c]); b >= 0) ++h[offset[c] + static_cast<std::size_t>(b)];
-}
-
 }  // namespace
 
 std::vector<std::uint64_t> reference_histogram(const HistogramProblem& problem, const void* samples, std::uint64_t n) {
-  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.counters()), 0);
-  dispatch(problem.type, [&](auto tag) {
+  // Channel c < problem.active with its own bins and range.
+  return dispatch(problem.type, [&](auto tag) {
     using T = decltype(tag);
-    count<T>(problem, static_cast<const T*>(samples), n, h);
+    return histogram_samples::count_pixels<T>(problem, samples, n,
+                                              [&](int c) { return Binner<T>(problem.channel(c)); });
   });
-  return h;
 }
 
 std::vector<int> reference_bins(const HistogramProblem& problem, const void* samples, std::uint64_t n) {

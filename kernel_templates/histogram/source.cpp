@@ -51,17 +51,12 @@ std::string range_constants(SampleType type, std::string_view prefix, std::strin
       double_literal(f64 ? static_cast<double>(ch.bins) / (ch.upper - ch.lower) : 0.0));
 }
 
-// Each channel's bins, first counter and range (channels past the active ones repeat channel 0's, never used):
-// kChBins0, kChOffset0, kChLowerI0, ... The template selects among them by channel (histogram.cu, Levels).
+// Each channel's bins, first counter and range: kChBins0, kChOffset0, kChLowerI0, ... (histogram.cu, Levels).
 std::string channel_levels(const HistogramProblem& problem) {
-  std::string levels = fmt::format("constexpr bool kUniformChannels = {};\n", problem.uniform_channels());
-  for (int c = 0; c < 4; ++c) {
-    const int k = c < problem.active ? c : 0;
-    levels += fmt::format("constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n", c,
-                          problem.channel(k).bins, problem.channel_offset(k)) +
-              range_constants(problem.type, "Ch", std::to_string(c), problem.channel(k));
-  }
-  return levels;
+  return fmt::format("constexpr bool kUniformChannels = {};\n", problem.uniform_channels()) +
+         histogram_samples::channel_constants(problem, [&](int c, int k) {
+           return range_constants(problem.type, "Ch", std::to_string(c), problem.channel(k));
+         });
 }
 
 // The variant's source, with or without its 2D entry point.

@@ -61,16 +61,6 @@ constexpr auto kOptions = std::tuple{
         "channels counted, the first A of each pixel, 1..C (default: all C), each with its own levels (CUB's "
         "MultiHistogramRange)")};
 
-// "/ch1=63/ch2=16": the bins of each active channel after the first, all or none (none where they are the first
-// channel's).
-void print_bins_part(problem_key::Writer& w, const HistogramRangeProblem& p) {
-  histogram_samples::print_channel_parts(w, p, [&](int c) { return std::to_string(p.channel_bins(c)); });
-}
-bool read_bins_part(problem_key::Reader& r, HistogramRangeProblem& p) {
-  constexpr problem_key::Decimal<int> kBins{1, 1 << 30};
-  return histogram_samples::read_channel_parts(r, p, &HistogramRangeProblem::per_channel_bins, p.bins,
-                                               [&](std::string_view t) { return kBins.value(t); });
-}
 // Every channel's bins within what the sample type takes.
 bool bins_fit(const HistogramRangeProblem& p) {
   for (int c = 0; c < p.active; ++c)
@@ -88,7 +78,9 @@ constexpr auto kKey = std::tuple{problem_key::positional(kType),
                                  problem_key::distribution<HistogramRangeProblem>(),
                                  problem_key::option(kCounters),
                                  histogram_samples::channels_key_part<HistogramRangeProblem>(),
-                                 problem_key::custom<HistogramRangeProblem>("ch1", print_bins_part, read_bins_part)};
+                                 histogram_samples::channel_parts(&HistogramRangeProblem::per_channel_bins,
+                                                                  &HistogramRangeProblem::channel_bins,
+                                                                  problem_key::Decimal<int>{1, 1 << 30})};
 
 using RangeBase = histogram_samples::PixelFamily<TypedFamily<HistogramRangeProblem, HistogramRangeConfig>>;
 class HistogramRangeFamily final
@@ -133,14 +125,11 @@ class HistogramRangeFamily final
   }
   std::string_view baseline_name() const override { return "CUB HistogramRange"; }
 
-  std::string tuning_source(const Problem& p, const Config& c) const override {
-    return autotune::kernel_source_1d(problem_of(p), config_of(c));  // the tuner times 1D calls
-  }
   std::string code_text() const override {
     return joined({embedded::histogram_range_template, embedded::histogram_range_region_map_cuh,
                    embedded::histogram_range_source_cpp, embedded::histogram_range_config_cpp,
                    embedded::config_fields_hpp, embedded::histogram_range_enums_hpp, embedded::preamble_hpp,
-                   embedded::common_cuh});
+                   embedded::histogram_samples_hpp, embedded::common_cuh});
   }
 
   std::vector<Problem> default_problems() const override {

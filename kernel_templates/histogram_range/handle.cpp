@@ -2,8 +2,6 @@
 
 #include "kernel_templates/histogram_range/handle.hpp"
 #include "kernel_templates/histogram_range/launcher.hpp"
-#include "kernel_templates/histogram_samples.hpp"
-#include "runtime/call_checks.hpp"
 #include "runtime/loaded_table.hpp"
 
 namespace autotune {
@@ -13,13 +11,8 @@ AUTOTUNE_LOADED_HANDLE(HistogramRange, HistogramRangeKernel, HistogramRangeProbl
 void check_histogram_range_call(const HistogramRangeProblem& p, const void* samples,
                                 std::optional<SampleType> sample_type, std::uint64_t n, const void* levels,
                                 const void* counts, int counter_bits) {
-  histogram_samples::check_call_types("autotune::HistogramRange", p, sample_type, counter_bits);
-  const PointerChecks check{"autotune::HistogramRange"};
-  check.not_null("counts", counts);
-  check.not_null("levels", levels);
-  check.not_null("samples", samples, n > 0);
-  check.aligned("samples", samples, size_of(p.type));
-  check.aligned("levels", levels, level_size(p.type));
+  histogram_launch::check_pixel_call("autotune::HistogramRange", p, samples, sample_type, n, counts, counter_bits,
+                                     std::nullopt, levels, level_size(p.type));
 }
 
 void HistogramRange::count(const void* d_samples, std::optional<SampleType> sample_type, std::uint64_t n,

@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include "autotune/error.hpp"
-#include "core/launch_limits.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
-#include "kernel_templates/histogram_samples.hpp"
 
 #include <algorithm>
 
@@ -14,20 +12,12 @@ namespace autotune {
 HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem, const HistogramRangeConfig& config,
                                            const DeviceInfo& device, const std::vector<char>& cubin,
                                            bool entry_2d)
-    : problem_(problem), config_(config), shared_bytes_(config.shared_bytes(problem)) {
-  launch_limits::require_runnable(problem, config, device, histogram_range_violation);
-  module_ = cuda::Module(cubin, kHistogramRangeKernelName);
-  if (entry_2d) module_2d_ = module_.entry(kHistogramRange2dKernelName);
-  if (shared_bytes_ > 48 * 1024) {
-    module_.set_max_dynamic_shared(shared_bytes_);
-    if (module_2d_) module_2d_.set_max_dynamic_shared(shared_bytes_);
-  }
-  const int blocks_per_sm = module_.blocks_per_sm(config.block, shared_bytes_);
-  if (module_2d_)
-    resident_blocks_2d_ = static_cast<unsigned>(std::max(1, module_2d_.blocks_per_sm(config.block, shared_bytes_))) *
+    : PixelKernel(problem, config, device, cubin, histogram_range_violation,
+                  kHistogramRangeKernelName, {kHistogramRange2dKernelName}, entry_2d, 0) {
+  if (!regions_.empty())
+    resident_blocks_2d_ = static_cast<unsigned>(std::max(1, regions_[0].blocks_per_sm(config.block, shared_bytes_))) *
                           static_cast<unsigned>(device.sm_count);
-  resident_blocks_ = launch_limits::resident_blocks(blocks_per_sm, config.key(), device);
-  if (const std::size_t bytes = config.workspace_bytes(); bytes != 0) workspaces_ = std::make_unique<WorkspacePool>(bytes);
+  use_workspaces(config.workspace_bytes());
 }
 
 void HistogramRangeKernel::run(const void* samples, std::uint64_t n, const void* levels, void* counts,
@@ -42,12 +32,9 @@ void HistogramRangeKernel::run(const void* samples, const Region& region, const 
   // from its place in the vector. (3 channels never fill a vector with whole pixels: any sample alignment.)
   const std::size_t pixel = static_cast<std::size_t>(problem_.channels) * sample;
   const std::size_t pixel_alignment = problem_.channels == 2 || problem_.channels == 4 ? pixel : 1;
-  if (reinterpret_cast<std::uintptr_t>(samples) % pixel_alignment != 0)
-    throw UsageError(fmt::format("the samples of {} must be aligned to a pixel ({} bytes)", problem_.key(), pixel));
+  require_pixel_aligned(samples, pixel_alignment);
   const bool two_d = region.rows > 1;
-  if (two_d && !module_2d_)
-    throw UsageError(fmt::format("configuration {} was loaded without its 2D entry point (kernel_source_1d): it "
-                                 "counts one row, not a region of {} rows", config_.key(), region.rows));
+  const cuda::Module& module = module_for(region.rows, 0);
   if (two_d && (region.row_stride_bytes < region.row_samples * pixel || region.row_stride_bytes % pixel != 0))
     throw UsageError(fmt::format("a row stride of {} bytes does not hold rows of {} pixels of {} bytes in whole "
                                  "pixels", region.row_stride_bytes, region.row_samples, pixel));
@@ -66,13 +53,11 @@ void HistogramRangeKernel::run(const void* samples, const Region& region, const 
   // add into the output zeroed here.
   const bool stores = (grid == 1 && config_.privatization == Privatization::shared) || workspaces_;
   if (!stores) {
-    const std::size_t bytes = histogram_samples::counts_bytes(problem_);
-    AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, bytes, stream));
+    zero_counts(counts, stream);
     if (n == 0) return;
   }
-  void* workspace = workspaces_ ? workspaces_->acquire(stream) : nullptr;
+  void* workspace = this->workspace(stream);
   void* args[] = {&samples, &n, &levels, &counts, &workspace, &row_samples, &rows, &row_stride};
-  const cuda::Module& module = two_d ? module_2d_ : module_;
   module.launch(grid, config_.block, args, shared_bytes_, stream);
 }
 

@@ -16,12 +16,11 @@
 
 #include "autotune/device.hpp"
 #include "autotune/histogram_range_problem.hpp"
-#include "core/cuda.hpp"
-#include "core/workspace.hpp"
+#include "kernel_templates/histogram_launch.hpp"
 
 namespace autotune {
 
-class HistogramRangeKernel {
+class HistogramRangeKernel : public histogram_launch::PixelKernel<HistogramRangeProblem, HistogramRangeConfig> {
  public:
   /// Loads `cubin` (compiled from kernel_source(problem, config); with entry_2d false, from kernel_source_1d, and
   /// then a region of several rows is refused) on the current device, whose properties are `device`. Throws
@@ -44,17 +43,8 @@ class HistogramRangeKernel {
   };
   void run(const void* samples, const Region& region, const void* levels, void* counts, cudaStream_t stream) const;
 
-  const HistogramRangeConfig& config() const { return config_; }
-
  private:
-  HistogramRangeProblem problem_;
-  HistogramRangeConfig config_;
-  cuda::Module module_;     // the 1D entry point
-  cuda::Module module_2d_;  // the region entry point (its own registers: the 1D loop keeps its own)
-  std::size_t shared_bytes_ = 0;
-  unsigned resident_blocks_ = 0;
-  unsigned resident_blocks_2d_ = 0;
-  std::unique_ptr<WorkspacePool> workspaces_;  // self_zero: per-stream control words (a pool is not movable)
+  unsigned resident_blocks_2d_ = 0;  // of the region entry point (regions_[0])
 };
 
 }  // namespace autotune

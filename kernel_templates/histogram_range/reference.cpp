@@ -52,39 +52,17 @@ std::vector<L> levels_of(const HistogramRangeProblem& p, int bins, int channel) 
   return out;
 }
 
-// One channel's histogram: `n` samples `stride` apart from `s`, over `count` levels from `first`, added into h.
+// The bin of a sample among `count` levels from `first` (std::upper_bound: the bin before the first level above
+// it, if there is one and it is not the last), or -1.
 template <class L, class S>
-void count_channel(const S* s, std::uint64_t n, std::uint64_t stride, const L* first, int count,
-                   std::uint64_t* h) {
-  const L* last = first + count;
-  auto bin_of = [&](S sample) -> std::ptrdiff_t {
+auto level_binner(const L* first, int count) {
+  return [first, count](S sample) -> std::ptrdiff_t {
     const L x = static_cast<L>(histogram_samples::binned(sample));  // halves exactly to float
     if constexpr (std::is_floating_point_v<L>)
       if (std::isnan(x)) return -1;
-    // upper_bound: the first level above x; the bin is the one before it, if there is one and it is not last.
-    const auto k = std::upper_bound(first, last, x) - first;
+    const auto k = std::upper_bound(first, first + count, x) - first;
     return k >= 1 && k < count ? k - 1 : -1;
   };
-  if constexpr (sizeof(S) <= 2) {
-    // 8- and 16-bit samples: count each bit pattern, then bin each once (the same rule, far fewer searches).
-    std::vector<std::uint64_t> per_value(std::size_t{1} << (8 * sizeof(S)), 0);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      std::uint16_t bits = 0;
-      std::memcpy(&bits, &s[i * stride], sizeof(S));
-      ++per_value[bits];
-    }
-    for (std::size_t v = 0; v < per_value.size(); ++v) {
-      if (per_value[v] == 0) continue;
-      S sample{};
-      const auto bits = static_cast<std::uint16_t>(v);
-      // little-endian: the low bytes; S is trivially copyable (F16/BF16 only have a default member initializer)
-      std::memcpy(static_cast<void*>(&sample), &bits, sizeof(S));
-      if (const auto b = bin_of(sample); b >= 0) h[b] += per_value[v];
-    }
-  } else {
-    for (std::uint64_t i = 0; i < n; ++i)
-      if (const auto b = bin_of(s[i * stride]); b >= 0) ++h[b];
-  }
 }
 
 }  // namespace
@@ -116,18 +94,15 @@ std::vector<unsigned char> generate_range_samples(const HistogramRangeProblem& p
 
 std::vector<std::uint64_t> reference_range_histogram(const HistogramRangeProblem& problem, const void* samples,
                                                      std::uint64_t n, const void* levels) {
-  std::vector<std::uint64_t> h(static_cast<std::size_t>(problem.counters()), 0);
-  with_level_type(problem.type, [&](auto ltag) {
+  return with_level_type(problem.type, [&](auto ltag) {
     using L = decltype(ltag);
-    histogram_samples::dispatch(problem.type, [&](auto stag) {
+    return histogram_samples::dispatch(problem.type, [&](auto stag) {
       using S = decltype(stag);
-      for (int c = 0; c < problem.active; ++c)
-        count_channel<L>(static_cast<const S*>(samples) + c, n, static_cast<std::uint64_t>(problem.channels),
-                         static_cast<const L*>(levels) + problem.level_offset(c), problem.channel_bins(c) + 1,
-                         h.data() + problem.channel_offset(c));
+      return histogram_samples::count_pixels<S>(problem, samples, n, [&](int c) {
+        return level_binner<L, S>(static_cast<const L*>(levels) + problem.level_offset(c), problem.channel_bins(c) + 1);
+      });
     });
   });
-  return h;
 }
 
 std::vector<std::uint64_t> reference_range_histogram_region(const HistogramRangeProblem& problem, const void* samples,

@@ -16,18 +16,14 @@ namespace autotune {
 
 namespace {
 
-// Each channel's bins, first counter and first level (channels past the active ones repeat channel 0's, never used):
-// kChBins0, kChOffset0, kChLevelOffset0, ... The template selects among them by channel (histogram_range.cu, Ch).
+// Each channel's bins, first counter and first level: kChBins0, kChOffset0, kChLevelOffset0, ... (histogram_range.cu,
+// Ch); then the most levels of a channel.
 std::string channel_constants(const HistogramRangeProblem& p) {
-  std::string text;
   int most_levels = 0;
-  for (int c = 0; c < 4; ++c) {
-    const int k = c < p.active ? c : 0;
-    text += fmt::format("constexpr int kChBins{0} = {1};\nconstexpr int kChOffset{0} = {2};\n"
-                        "constexpr int kChLevelOffset{0} = {3};\n",
-                        c, p.channel_bins(k), p.channel_offset(k), p.level_offset(k));
+  const std::string text = histogram_samples::channel_constants(p, [&](int c, int k) {
     most_levels = std::max(most_levels, p.channel_bins(k) + 1);
-  }
+    return fmt::format("constexpr int kChLevelOffset{} = {};\n", c, p.level_offset(k));
+  });
   return text + fmt::format("constexpr int kMostChannelLevels = {};\n", most_levels);
 }
 

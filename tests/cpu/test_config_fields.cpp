@@ -7,6 +7,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "autotune/histogram_problem.hpp"
+#include "core/config_adapt.hpp"
 #include "core/config_fields.hpp"
 #include "core/family.hpp"
 #include "embedded.hpp"
@@ -155,5 +157,20 @@ TEST_SUITE("config") {
     for (std::string_view name : {"reduce", "argreduce"})
       CHECK(autotune::family_named(name).code_text().find(autotune::embedded::reduction_fields_hpp) !=
             std::string::npos);
+  }
+
+  // core/config_adapt.hpp: what an adaptation changed, and its steps (on a histogram configuration).
+  TEST_CASE("an adaptation notes each change as its key item and stops where the configuration runs") {
+    CHECK(config_adapt::changed_items("a=1,b=2,c=3", "a=1,b=4,c=3,d=5") == std::vector<std::string>{"b=4", "d=5"});
+    CHECK(config_adapt::changed_items("a=1", "a=1").empty());
+    HistogramConfig c;
+    c.replicas = 16, c.block = 512;
+    config_adapt::Steps<HistogramConfig> s{c, {"bin=direct"}, [](const HistogramConfig& x) { return x.block <= 256; }};
+    CHECK_FALSE(s.runs());
+    CHECK_FALSE(s.set(&HistogramConfig::replicas, 8, "R=8"));
+    CHECK(s.set(&HistogramConfig::block, 256, "block=256"));
+    const KernelFamily::Adapted a = s.done();
+    CHECK(a.config.key() == s.config.key());
+    CHECK(a.change == "bin=direct, R=8, block=256");
   }
 }

@@ -44,12 +44,13 @@ TEST_SUITE("identity") {
       return std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     };
     const CodeIdentity id = current_identity("histogram", 12345);
-    // The field table (config.cpp, core/config_fields.hpp) writes the configuration's preamble constants.
+    // The field table (config.cpp, core/config_fields.hpp) writes the configuration's preamble constants, and
+    // histogram_samples.hpp the preamble's lines both histogram families share.
     CHECK(id.template_hash == template_hash(read("histogram/histogram.cu") + read("histogram/region_map.cuh") +
                                             read("histogram/source.cpp") + read("histogram/config.cpp") +
                                             read("core/config_fields.hpp") + read("histogram/enums.hpp") +
                                             read("histogram/workspace_layout.hpp") + read("histogram/value_bins.cpp") +
-                                            read("preamble.hpp") + read("common.cuh")));
+                                            read("preamble.hpp") + read("histogram_samples.hpp") + read("common.cuh")));
     CHECK(id.family == "histogram");
     CHECK(id.driver_version == 12345);
     CHECK(id.nvrtc_version == nvrtc_version());

@@ -191,3 +191,41 @@ TEST_CASE("problem keys: the generic table on a problem of its own") {
   CHECK_FALSE(parse_shape("shape/n=0/n=0/dist=uniform"));              // repeated
   CHECK(problem_key::names(kShapeKey) == std::vector<std::string_view>{"sides", "n", "dist"});
 }
+
+namespace {
+
+// A problem of two intervals' worth of parts: "[lo,hi)" of two members, and two parts held both or neither.
+struct Window {
+  static constexpr std::string_view kFamily = "window";
+  double lower = 0, upper = 1;
+  std::uint64_t row = 0, stride = 0;
+  bool operator==(const Window&) const = default;
+  std::string key() const;
+};
+constexpr auto kWindowKey = std::tuple{
+    problem_key::interval("range", &Window::lower, &Window::upper),
+    problem_key::both(problem_key::number("row", &Window::row, 1, ~std::uint64_t{0}),
+                      problem_key::number("stride", &Window::stride, 0, ~std::uint64_t{0}), 0)};
+std::string Window::key() const { return problem_key::key(*this, kWindowKey); }
+
+std::optional<Window> parse_window(std::string_view text) {
+  return problem_key::parse(key_text::problem_parts(text), kWindowKey, &Window::key);
+}
+
+}  // namespace
+
+TEST_CASE("problem keys: an interval part and two parts held both or neither") {
+  CHECK(Window{}.key() == "window/range=[0,1)");
+  const Window w{.lower = -2.5, .upper = 1e30, .row = 640, .stride = 2560};
+  CHECK(w.key() == "window/range=[-2.5,1e+30)/row=640/stride=2560");
+  CHECK(parse_window(w.key()) == w);
+  CHECK(parse_window("window/range=[0,1)") == Window{});
+  CHECK(problem_key::Interval{}.value("[0.5,2)") == std::pair{0.5, 2.0});
+  CHECK_FALSE(parse_window("window/range=[0,1]"));                  // not half-open
+  CHECK_FALSE(parse_window("window/range=[0;1)"));                  // no comma
+  CHECK_FALSE(parse_window("window/range=[x,1)"));                  // not a number
+  CHECK_FALSE(parse_window("window/range=[0,1)/row=640"));          // one of the two
+  CHECK_FALSE(parse_window("window/range=[0,1)/stride=4"));         // the other one alone
+  CHECK_FALSE(parse_window("window/range=[0,1)/row=0/stride=0"));   // row's minimum is 1
+  CHECK(problem_key::names(kWindowKey) == std::vector<std::string_view>{"range", "row"});
+}
