@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "autotune/error.hpp"
 #include "core/enum_text.hpp"
 #include "core/key_text.hpp"
 
@@ -342,6 +343,18 @@ std::vector<std::string> positional_names(const std::tuple<E...>& parts) {
   std::vector<std::string> out;
   std::apply([&](const auto&... e) { ((e.is_positional() ? void(out.emplace_back(e.name)) : void()), ...); }, parts);
   return out;
+}
+
+/// A check for parse() and WithKey (kCheck) of a problem type with validate(): false when validate() refuses the
+/// problem (UsageError), for rules the table alone does not hold (a segment-length spec in the distribution, say).
+template <class P>
+bool validates(const P& problem) {
+  try {
+    problem.validate();
+  } catch (const UsageError&) {
+    return false;
+  }
+  return true;
 }
 
 /// A family base (TypedFamily, or a mixin over it) whose parse_key reads the key table `kKey` with parse(): the

@@ -69,12 +69,12 @@ constexpr auto op_key_part() {
   return problem_key::custom<P>("op", +print, +read).as_positional();
 }
 
-/// The parts every reduction's key (core/problem_key.hpp) starts with: "op/type/acc=T/n=N/dist=D", the type and the
-/// accumulator those of the command-line options `type` and `acc`.
-template <class P, const auto& kOpNames, class TypeOption, class AccOption>
-constexpr auto reduction_key_parts(const TypeOption& type, const AccOption& acc) {
-  return std::tuple{op_key_part<P, kOpNames>(), problem_key::positional(type), problem_key::option(acc),
-                    problem_key::size<P>(), problem_key::distribution<P>()};
+/// A reduction's key (core/problem_key.hpp): "op/type/acc=T/n=N/dist=D", the type and the accumulator those of the
+/// command-line options `type` and `acc`, then a part of each option in `more` (reduce's mode=, segreduce's offsets=).
+template <class P, const auto& kOpNames, class TypeOption, class AccOption, class... More>
+constexpr auto reduction_key_parts(const TypeOption& type, const AccOption& acc, const More&... more) {
+  return std::tuple{op_key_part<P, kOpNames>(), problem_key::positional(type),  problem_key::option(acc),
+                    problem_key::size<P>(),     problem_key::distribution<P>(), problem_key::option(more)...};
 }
 
 /// The command-line options of an operator of the user's own, --user-op, --identity and --transform, as entries of

@@ -52,8 +52,7 @@ constexpr auto kOptions =
 // source of truth. A user operator's op part is "user:<16 hex digits>": the problem read back knows its hash, not its
 // source.
 constexpr auto kKey =
-    std::tuple_cat(reduce_detail::reduction_key_parts<ReduceProblem, reduce_detail::kReduceOpNames>(kType, kAcc),
-                   std::tuple{problem_key::option(kMode)});
+    reduce_detail::reduction_key_parts<ReduceProblem, reduce_detail::kReduceOpNames>(kType, kAcc, kMode);
 
 class ReduceFamily final
     : public reduce_detail::WithUserOp<problem_key::WithKey<TypedFamily<ReduceProblem, ReduceConfig>, kKey>, kOptions> {

@@ -86,24 +86,15 @@ constexpr auto kOptions = std::tuple_cat(kSegReduceOptions, reduce_detail::user_
 // "segreduce/sum/f32/acc=f32/n=67108864/dist=fixed:32[/offsets=64]", of the normalized problem (32-bit offsets add no
 // part: the keys of every problem tuned before 64-bit offsets existed stay the same). A user operator's op part is
 // "user:<16 hex digits>": the problem read back knows its hash, not its source.
-constexpr auto kKey = std::tuple_cat(
-    reduce_detail::reduction_key_parts<SegReduceProblem, segreduce_detail::kSegReduceOpNames>(kType, kAcc),
-    std::tuple{problem_key::option(kOffsets)});
-// A key's problem is well formed (SegReduceProblem::validate: the distribution a segment-length spec, say).
-bool well_formed(const SegReduceProblem& p) {
-  try {
-    p.validate();
-  } catch (const UsageError&) {
-    return false;
-  }
-  return true;
-}
+constexpr auto kKey =
+    reduce_detail::reduction_key_parts<SegReduceProblem, segreduce_detail::kSegReduceOpNames>(kType, kAcc, kOffsets);
 
 // The segment lengths are the problem's distribution: command_options() leaves them to --dist
-// (runtime/resolution.cpp).
+// (runtime/resolution.cpp). A key's problem must validate (its distribution a segment-length spec, say).
 class SegReduceFamily final
-    : public reduce_detail::WithUserOp<
-          problem_key::WithKey<TypedFamily<SegReduceProblem, SegReduceConfig>, kKey, well_formed>, kOptions> {
+    : public reduce_detail::WithUserOp<problem_key::WithKey<TypedFamily<SegReduceProblem, SegReduceConfig>, kKey,
+                                                            problem_key::validates<SegReduceProblem>>,
+                                       kOptions> {
  public:
   SegReduceFamily()
       : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation}) {}
