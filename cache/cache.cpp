@@ -268,14 +268,21 @@ void Cache::Impl::check_readable(ReadCheck check) {
   try {
     if (path != kMemory && check != ReadCheck::none)
       if (const std::string cut = cut_short(path); !cut.empty()) damaged(cut);
-    const auto objects = query_int("SELECT count(*) FROM sqlite_master");
+    // One statement, so one snapshot: another process creating the file commits its tables, application_id and
+    // user_version together, and separate reads could see the id from before that commit and the version after
+    // it (20 writers creating one file at once refused it that way in the sanitized kill trials).
+    SQLite::Statement header(db, "SELECT (SELECT count(*) FROM sqlite_master), a.application_id, u.user_version"
+                                 " FROM pragma_application_id() AS a, pragma_user_version() AS u");
+    header.executeStep();
+    const std::int64_t objects = header.getColumn(0).getInt64();
+    const std::int64_t application_id = header.getColumn(1).getInt64();
+    const int version = header.getColumn(2).getInt();
+    header.reset();
     if (check == ReadCheck::pages) {
       // quick_check(1) stops at the first problem: enough to refuse the file.
       SQLite::Statement check(db, "PRAGMA quick_check(1)");
       if (check.executeStep() && check.getColumn(0).getString() != "ok") damaged(check.getColumn(0).getString());
     }
-    const std::int64_t application_id = query_int("PRAGMA application_id");
-    const int version = user_version();
     if (application_id != 0 && application_id != kApplicationId)
       fail(fmt::format("is an SQLite database of another program (application_id {:#x}; autotune's is {:#x}); it was "
                        "left unchanged", static_cast<std::uint32_t>(application_id),
