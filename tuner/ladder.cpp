@@ -75,6 +75,63 @@ std::vector<std::vector<Problem>> group_ladders(const std::vector<Problem>& prob
   return out;
 }
 
+namespace {
+
+// One ladder's crossovers: between two adjacent sizes of the ladder, then (refine) between each of them and the
+// size measured between them, and so on while two measured sizes are more than kCrossoverFinestRatio apart and
+// their winners differ.
+struct Crossovers {
+  Cache& cache;
+  const std::string& model;
+  const CodeIdentity& code;
+  const LadderEvents& events;
+  LadderSummary& summary;
+  std::size_t number = 0, sizes = 0;
+  std::vector<std::uint64_t> tuned_now;  // sizes of this ladder tuned by this command, crossovers included
+
+  std::optional<Winner> winner(const Problem& p) const { return cache.find_winner(model, p, code); }
+  static double ratio(const Problem& below, const Problem& above) {
+    return static_cast<double>(above.n()) / static_cast<double>(below.n());
+  }
+  bool tuned(std::uint64_t n) const { return std::find(tuned_now.begin(), tuned_now.end(), n) != tuned_now.end(); }
+
+  void between(const Problem& below, const Problem& above, bool refine) {
+    const auto wa = winner(below), wb = winner(above);
+    if (!wa || !wb) return;  // one of them failed or did not fit
+    const auto m = crossover_size(below.n(), above.n());
+    std::optional<Config> at_m;
+    if (m)
+      if (const auto w = winner(below.with_n(*m))) at_m = w->config;
+    std::vector<Config> bridges;
+    if (!(wa->config == wb->config))
+      bridges = bridge_candidates(cache.measurements(wa->run_id), cache.measurements(wb->run_id), wa->config,
+                                  wb->config, kCrossoverBridges);
+    const CrossoverDecision d = crossover_decision(wa->config, wb->config, below.n(), above.n(), at_m,
+                                                   tuned(below.n()) || tuned(above.n()), bridges);
+    const bool nothing_between = d == CrossoverDecision::same_winner || d == CrossoverDecision::no_size_between;
+    if (d != CrossoverDecision::measure && !(refine && nothing_between)) {
+      ++summary.crossovers_skipped;  // a refinement with nothing to decide is not a crossover skipped
+      if (events.crossover_skipped) events.crossover_skipped(below, above, d);
+    }
+    if (nothing_between) return;
+    if (d == CrossoverDecision::measure) {
+      std::vector<Config> candidates{wa->config, wb->config};
+      candidates.insert(candidates.end(), bridges.begin(), bridges.end());
+      LadderStep step{below.with_n(*m), std::move(candidates), below, above, number, sizes, sizes - number};
+      switch (events.run(step)) {
+        case StepOutcome::tuned: ++summary.crossovers; tuned_now.push_back(*m); break;
+        case StepOutcome::no_memory: ++summary.no_memory; return;
+        case StepOutcome::failed: ++summary.failed; return;
+      }
+    }
+    const Problem middle = below.with_n(*m);
+    if (ratio(below, middle) > kCrossoverFinestRatio) between(below, middle, true);
+    if (ratio(middle, above) > kCrossoverFinestRatio) between(middle, above, true);
+  }
+};
+
+}  // namespace
+
 LadderSummary run_ladders(const std::vector<Problem>& problems, Cache& cache, const DeviceInfo& device,
                           const LadderSettings& settings, const LadderEvents& events) {
   LadderSummary summary;
@@ -85,52 +142,26 @@ LadderSummary run_ladders(const std::vector<Problem>& problems, Cache& cache, co
   const std::string model = device.model_key();
   for (const auto& ladder : ladders) {
     const CodeIdentity code = current_identity(ladder.front().family_name(), device.driver_version);
-    auto winner = [&](const Problem& p) { return cache.find_winner(model, p, code); };
-    std::vector<bool> tuned_now(ladder.size(), false);
+    Crossovers crossovers{cache, model, code, events, summary, 0, sizes, {}};
     for (std::size_t i = 0; i < ladder.size(); ++i) {
       const Problem& p = ladder[i];
       ++number;
       std::optional<Winner> done;
-      if (settings.skip_finished) done = winner(p);
+      if (settings.skip_finished) done = crossovers.winner(p);
       if (done) {
         ++summary.skipped_finished;
         if (events.finished) events.finished(p, *done);
       } else {
         LadderStep step{p, {}, std::nullopt, std::nullopt, number, sizes, sizes - number};
         switch (events.run(step)) {
-          case StepOutcome::tuned: ++summary.tuned; tuned_now[i] = true; break;
+          case StepOutcome::tuned: ++summary.tuned; crossovers.tuned_now.push_back(p.n()); break;
           case StepOutcome::no_memory: ++summary.no_memory; break;
           case StepOutcome::failed: ++summary.failed; break;
         }
       }
-      if (i == 0) continue;
       // The crossover between this size and the one below, once both are tuned.
-      const Problem& below = ladder[i - 1];
-      const auto wa = winner(below), wb = winner(p);
-      if (!wa || !wb) continue;  // one of them failed or did not fit
-      const auto m = crossover_size(below.n(), p.n());
-      std::optional<Config> at_m;
-      if (m)
-        if (const auto w = winner(p.with_n(*m))) at_m = w->config;
-      std::vector<Config> bridges;
-      if (!(wa->config == wb->config))
-        bridges = bridge_candidates(cache.measurements(wa->run_id), cache.measurements(wb->run_id), wa->config,
-                                    wb->config, kCrossoverBridges);
-      const CrossoverDecision d = crossover_decision(wa->config, wb->config, below.n(), p.n(), at_m,
-                                                     tuned_now[i - 1] || tuned_now[i], bridges);
-      if (d != CrossoverDecision::measure) {
-        ++summary.crossovers_skipped;
-        if (events.crossover_skipped) events.crossover_skipped(below, p, d);
-        continue;
-      }
-      std::vector<Config> candidates{wa->config, wb->config};
-      candidates.insert(candidates.end(), bridges.begin(), bridges.end());
-      LadderStep step{p.with_n(*m), std::move(candidates), below, p, number, sizes, sizes - number};
-      switch (events.run(step)) {
-        case StepOutcome::tuned: ++summary.crossovers; break;
-        case StepOutcome::no_memory: ++summary.no_memory; break;
-        case StepOutcome::failed: ++summary.failed; break;
-      }
+      crossovers.number = number;
+      if (i > 0) crossovers.between(ladder[i - 1], p, false);
     }
   }
   return summary;

@@ -52,6 +52,15 @@ CrossoverDecision crossover_decision(const Config& a_winner, const Config& b_win
 /// How many bridging configurations a crossover measures besides the two winners.
 inline constexpr std::size_t kCrossoverBridges = 4;
 
+/// Crossovers are refined down to sizes this far apart: after the crossover at m between a and b, the crossovers
+/// between a and m and between m and b are measured too (by the same decision) while their sizes are more than this
+/// ratio apart. The default ladder (powers of 4) stops at its first crossovers (powers of 2); the standard
+/// preset's sizes (16x apart) get crossovers at 4x, then at 2x where the winners differ: the resolution of the
+/// default ladder. Why: between 64M and 256M f64 min and i32 sum change regime (evict-first loads win at 64M, lose
+/// at 128M); a lookup at 100-128M between a 64M crossover and 256M took the 64M winner, 4.3-4.4 % slower than the
+/// 256M one (bench/results/2026-12-04d-summary.md). 2.1, not 2: crossover_size rounds m by up to ~3 %.
+inline constexpr double kCrossoverFinestRatio = 2.1;
+
 /// Up to `count` configurations for a crossover between two tuned sizes besides their winners: measured ok in both
 /// runs (`below`, `above`: the runs' measurements), ranked by the sum of log(time / the run's fastest time) over the
 /// two runs (the geometric mean of their slowdowns), ties to the smaller key; the two winners left out.

@@ -78,8 +78,9 @@ struct FakeTuner {
       steps.push_back("tune " + format_size(n));
     } else {
       REQUIRE(step.candidates.size() >= 2);
-      CHECK(step.candidates[0] == winners.at(step.below->n()));
-      CHECK(step.candidates[1] == winners.at(step.above->n()));
+      // The neighbours' winners as recorded (a refined crossover's neighbour is a crossover).
+      CHECK(step.candidates[0] == cache.find_winner(dev.model_key(), *step.below, code)->config);
+      CHECK(step.candidates[1] == cache.find_winner(dev.model_key(), *step.above, code)->config);
       crossovers.push_back(step.candidates);
       won = bridge_wins ? step.candidates.back() : step.candidates[0];
       for (const Config& c : step.candidates)
@@ -289,6 +290,48 @@ TEST_SUITE("ladder") {
     const LadderSummary again = run_ladders(ladder, cache, dev, LadderSettings{true}, events);
     CHECK(tuner.steps.empty());
     CHECK(again.crossovers_skipped == 1);
+  }
+
+  TEST_CASE("crossovers between sizes 16x apart are refined to 2x where the winners differ, and not measured again") {
+    Cache cache(":memory:");
+    const DeviceInfo dev = test::h100();
+    const Config A = test::config(256, 4), B = test::config(512, 8), C = test::config(128, 2);
+    FakeTuner tuner{cache, dev, current_identity("histogram", dev.driver_version), {{M, A}, {16 * M, B}}};
+    LadderEvents events;
+    events.run = [&](const LadderStep& step) { return tuner.run(step); };
+    const std::vector<Problem> ladder{test::problem(M), test::problem(16 * M)};
+    // The crossover at 4M is won by A (the smaller size's winner): A = A below it, nothing to refine; A != B above it.
+    const LadderSummary first = run_ladders(ladder, cache, dev, LadderSettings{true}, events);
+    CHECK(tuner.steps == std::vector<std::string>{"tune 1M", "tune 16M", "crossover 4M of 1M and 16M",
+                                                  "crossover 8M of 4M and 16M"});
+    CHECK(first.crossovers == 2);
+    CHECK(first.crossovers_skipped == 0);
+    // 8M and 16M are 2x apart: no crossover between them although their winners differ.
+    CHECK_FALSE(cache.find_winner(dev.model_key(), test::problem(*crossover_size(8 * M, 16 * M)), tuner.code));
+    tuner.steps.clear();
+    const LadderSummary again = run_ladders(ladder, cache, dev, LadderSettings{true}, events);
+    CHECK(tuner.steps.empty());
+    CHECK(again.crossovers == 0);
+    CHECK(again.crossovers_skipped == 2);  // 4M and 8M: recorded
+
+    // A bridge C, 5 % off at both sizes, wins at 4M: it differs from both neighbours, so both halves are refined.
+    Cache fresh(":memory:");
+    std::swap(cache, fresh);
+    tuner.steps.clear();
+    tuner.others = {{M, {{C, 1.05}}}, {16 * M, {{C, 1.05}}}};
+    tuner.bridge_wins = true;
+    run_ladders(ladder, cache, dev, LadderSettings{true}, events);
+    CHECK(tuner.steps == std::vector<std::string>{"tune 1M", "tune 16M", "crossover 4M of 1M and 16M",
+                                                  "crossover 2M of 1M and 4M", "crossover 8M of 4M and 16M"});
+    // The default ladder's 4x steps are not refined: their crossovers are 2x from each neighbour.
+    Cache third(":memory:");
+    std::swap(cache, third);
+    tuner.steps.clear();
+    tuner.winners = {{M, A}, {4 * M, B}};
+    tuner.others = {};
+    tuner.bridge_wins = false;
+    run_ladders({test::problem(M), test::problem(4 * M)}, cache, dev, LadderSettings{true}, events);
+    CHECK(tuner.steps == std::vector<std::string>{"tune 1M", "tune 4M", "crossover 2M of 1M and 4M"});
   }
 
   TEST_CASE("group_ladders: one ladder per shape, ascending, each size once") {
