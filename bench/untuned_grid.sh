@@ -14,10 +14,12 @@
 #           sizes       bench/size_bench on a copy of OUT/tuned.db (--reuse: the plain tune's sizes are not tuned
 #                       again): leave-one-out size regret of u8/256, f32/1024 bins and f32 sum, OUT/size-SHAPE.md
 #           preset      `autotune tune --preset standard` on a copy of OUT/tuned.db (OUT/preset.db, its wall time in
-#                       OUT/preset.log), then the reduction and histogram rows with both caches' handles timed in the
-#                       same rounds (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
-#                       OUT/exact-PART.db: OUT/preset-PART.md, whose summary counts the problems the preset made
-#                       more than 2 % slower (about 378 s for the preset, then minutes)
+#                       OUT/preset.log); a second call resumes it (about 8.5 min on an H200 on 2026-12-04: more than
+#                       one device call holds, so cut each call with PRESET_LIMIT=SECONDS and call it again)
+#           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
+#                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
+#                       OUT/exact-PART.db (or EXACT_FROM): OUT/preset-PART.md, whose summary counts the problems the
+#                       preset made more than 2 % slower
 #   EXACT_FROM=FILE: take each problem's exact winner from an earlier part's exact-PART.db (same GPU model) instead
 #   of tuning it again (shape_bench --exact-from): the rows are re-timed in minutes.
 #   Each shape_bench part keeps every measurement of its exact tunings in OUT/exact-PART.db, and writes
@@ -25,7 +27,7 @@
 set -uo pipefail
 bin=${1:?BIN (the unpacked binaries)}
 out=${2:?OUT (a folder for the results)}
-part=${3:?PART: tune, reductions, histograms, real, all, sizes or preset}
+part=${3:?PART: tune, reductions, histograms, real, all, sizes, preset or preset-compare}
 commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$out"
 tuned=${TUNED_CACHE:-$out/tuned.db}
@@ -70,15 +72,22 @@ run_sizes() {
   return $rc
 }
 
-run_preset() {
+run_preset() {  # resumable: a second call goes on with OUT/preset.db (PRESET_LIMIT=S cuts each call at S seconds)
   [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
-  cp "$tuned" "$out/preset.db"
-  local t0=$SECONDS which rc=0
-  "$bin/autotune" tune --preset standard --cache "$out/preset.db" > "$out/preset.log" 2>&1 || rc=1
+  [ -f "$out/preset.db" ] || cp "$tuned" "$out/preset.db"
+  local t0=$SECONDS rc=0
+  timeout "${PRESET_LIMIT:-7200}" "$bin/autotune" tune --preset standard --cache "$out/preset.db" >> "$out/preset.log" 2>&1 || rc=$?
   echo "untuned_grid: autotune tune --preset standard: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/preset.log"
+  return $rc
+}
+
+run_preset_compare() {
+  [ -f "$out/preset.db" ] || { echo "untuned_grid: no preset cache at $out/preset.db (run PART preset first)" >&2; return 1; }
+  local which rc=0
   for which in reductions histograms; do
     local from=()
     [ -f "$out/exact-$which.db" ] && from=(--exact-from "$out/exact-$which.db")
+    [ -n "${EXACT_FROM:-}" ] && from=(--exact-from "$EXACT_FROM")
     "$bin/shape_bench" --tuned-cache "$tuned" --compare-cache "$out/preset.db" --only "$which" --commit "$commit" \
       --markdown "$out/preset-$which.md" "${from[@]}" > "$out/preset-$which.log" 2>&1 || rc=1
   done
@@ -89,7 +98,9 @@ case "$part" in
   tune) run_tune ;;
   sizes) run_sizes ;;
   preset) run_preset ;;
+  preset-compare) run_preset_compare ;;
   reductions | histograms | real) run_part "$part" ;;
   all) run_tune && run_part reductions; run_part histograms ;;
-  *) echo "untuned_grid: PART is tune, reductions, histograms, real, all, sizes or preset, not $part" >&2; exit 2 ;;
+  *) echo "untuned_grid: PART is tune, reductions, histograms, real, all, sizes, preset or preset-compare, not $part" >&2
+     exit 2 ;;
 esac
