@@ -17,6 +17,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -36,8 +37,10 @@
 #include "tuner/robust.hpp"
 #include "cli/report.hpp"
 #include "core/family.hpp"
+#include "core/jit.hpp"
 #include "core/ladder.hpp"
 #include "core/signing.hpp"
+#include "tuner/ahead_compile.hpp"
 #include "tuner/ladder.hpp"
 
 
@@ -461,6 +464,11 @@ int run_tune(const TuneCommand& given, const std::string& cache_path, std::ostre
       if (models.insert(query_device(d).model_key()).second) distinct.push_back(d);
     devices = distinct;
   }
+  // The later problems' variants, compiled meanwhile for the first device's architecture (the cache serves any
+  // device of it); stopped when the command ends.
+  std::optional<AheadCompiler> ahead;
+  if (cmd.compile_ahead)
+    ahead.emplace(compile_ahead_order(cmd.problems), query_device(devices.front()), jit::default_compile_cache_dir());
   if (!cmd.isolate) {
     int rc = 0;
     for (int d : devices) {

@@ -80,6 +80,8 @@ po::options_description tune_options() {
       ("budget", po::value<std::string>()->value_name("K"), "random: variants to measure (default: a quarter)")
       ("budget-s", po::value<std::string>()->value_name("SECONDS"), "random: stop drawing after this long")
       ("no-flush", "time with a warm L2 (default: flush the L2 before every timed run)")
+      ("no-compile-ahead", "compile each problem's variants only when it is tuned (default: the later problems' "
+                           "variants are compiled meanwhile, on cores the tuning leaves idle)")
       ("no-isolate", "measure in this process (default: a worker process per problem, restarted after a variant "
                      "faults, so a fault cannot end the run)")
       ("variant-timeout", po::value<std::string>()->value_name("SECONDS"),
@@ -153,7 +155,7 @@ std::string text_of(const po::variables_map& vm, const char* k) {
   return vm.count(k) ? vm[k].as<std::string>() : std::string();
 }
 
-// --device, --devices, --samples, --no-flush.
+// --device, --devices, --samples, --no-flush, --no-compile-ahead.
 void tune_devices(const po::variables_map& vm, TuneCommand& t) {
   auto str = [&](const char* k) { return text_of(vm, k); };
   long long t_device = 0;
@@ -167,6 +169,7 @@ void tune_devices(const po::variables_map& vm, TuneCommand& t) {
     t.samples = static_cast<int>(s);
   }
   t.flush_l2 = vm.count("no-flush") == 0;
+  t.compile_ahead = vm.count("no-compile-ahead") == 0;
   if (!vm.count("devices")) {
     t.devices = {static_cast<int>(t_device)};
     return;

@@ -32,6 +32,9 @@ struct TuneCommand {
   int samples = 15;
   int warmup = 2;
   bool flush_l2 = true;
+  /// Compile the variants of the later problems into the compile cache while the current ones are measured, at the
+  /// lowest CPU priority (tuner/ahead_compile.hpp); --no-compile-ahead: only when the tuner needs them.
+  bool compile_ahead = true;
   std::string strategy = "exhaustive";  ///< --strategy
   int budget = 0;                        ///< --budget K (random)
   double budget_s = 0.0;                 ///< --budget-s SECONDS (random)

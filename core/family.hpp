@@ -120,6 +120,13 @@ class KernelFamily {
   /// values: the measured default policy then weighs an entry's own distribution (policy_distance) instead of
   /// reading every entry as if measured on the wanted one.
   virtual bool distribution_is_shape() const { return false; }
+  /// The configurations the tuner measures for `problem` (its workload's space, core/workload.hpp), known without a
+  /// GPU: what `autotune tune` compiles ahead for the problems after the one it tunes (tuner/ahead_compile.hpp).
+  /// Empty when the family does not say (nothing is compiled ahead for it).
+  virtual std::vector<Config> space(const Problem& problem) const {
+    (void)problem;
+    return {};
+  }
   /// The problems of the family in `autotune tune`'s default set.
   virtual std::vector<Problem> default_problems() const = 0;
   /// The problems of the family in the tuning preset `preset` (`autotune tune --preset NAME`, tuner/preset.hpp),

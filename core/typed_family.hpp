@@ -37,6 +37,8 @@ struct TypedFamilyFunctions {
   /// The family's one validity function (core/space_decl.hpp): why `config` cannot run `problem` (its own rules,
   /// then, with a device, the device's limits); empty when it can.
   space_decl::Violation<P, C> violation = nullptr;
+  /// The configurations the tuner measures for a problem (the family's declared space).
+  std::vector<C> (*space)(const P& problem) = nullptr;
 };
 
 /// The problem made ready on the current GPU for the tuner: defined in core/typed_workload.hpp, instantiated by the
@@ -83,6 +85,11 @@ class TypedFamily : public KernelFamily {
   }
   std::string kernel_source(const Problem& problem, const Config& config) const override {
     return functions_.kernel_source(problem_of(problem), config_of(config));
+  }
+  std::vector<Config> space(const Problem& problem) const override {
+    if (!functions_.space) return {};
+    const std::vector<C> configs = functions_.space(problem_of(problem));
+    return {configs.begin(), configs.end()};
   }
   std::unique_ptr<Workload> make_workload(const Problem& problem, const DeviceInfo& device,
                                           std::uint64_t seed) const override {

@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "core/cuda.hpp"
-#include "core/space_decl.hpp"
+#include "autotune/problem.hpp"
+#include "core/family.hpp"
 #include "core/workload.hpp"
 
 namespace autotune {
@@ -24,18 +25,14 @@ namespace autotune {
 template <class P, class C, class Kernel>
 class TypedWorkload : public Workload {
  public:
-  /// The typed functions of the family's folder that the workload forwards to.
-  struct Functions {
-    std::vector<C> (*space)(const P& problem) = nullptr;
-    space_decl::Violation<P, C> violation = nullptr;  ///< the family's one validity function (core/space_decl.hpp)
-  };
-
+  // The family's declared space and its one validity function (core/typed_family.hpp), with this device's limits.
   std::vector<Config> space() const override {
-    const std::vector<C> configs = functions_.space(problem_);
-    return {configs.begin(), configs.end()};
+    const Problem p(problem_);
+    return p.family().space(p);
   }
   std::string violation(const Config& config) const override {
-    return functions_.violation(problem_, *config.as<C>(), &device_);
+    const Problem p(problem_);
+    return p.family().violation(p, config, &device_);
   }
   std::unique_ptr<LoadedVariant> load(const Config& config, const std::vector<char>& cubin,
                                       bool poison_input) const override {
@@ -49,8 +46,7 @@ class TypedWorkload : public Workload {
   }
 
  protected:
-  TypedWorkload(const P& problem, const DeviceInfo& device, const Functions& functions)
-      : problem_(problem), device_(device), functions_(functions) {}
+  TypedWorkload(const P& problem, const DeviceInfo& device) : problem_(problem), device_(device) {}
 
   /// The kernel of a variant, loaded from `cubin` on the current device.
   virtual Kernel make_kernel(const C& config, const std::vector<char>& cubin) const {
@@ -93,8 +89,6 @@ class TypedWorkload : public Workload {
     Kernel kernel_;
     const void* input_;
   };
-
-  Functions functions_;
 };
 
 /// The workload class of the family whose problem is P, made as W(problem, device, seed): named by the family's

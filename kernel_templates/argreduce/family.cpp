@@ -38,7 +38,7 @@ class ArgReduceFamily final
           problem_key::WithKey<TypedFamily<ArgReduceProblem, ArgReduceConfig>, kKey>, kOptions> {
  public:
   ArgReduceFamily()
-      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_violation}) {}
+      : WithOptions({"an arg-reduction", autotune::kernel_source, argreduce_violation, argreduce_space}) {}
 
   std::string_view summary() const override {
     return "arg-min or arg-max (value and first index) of i32, u32, i64, u64, f32, f64, f16, bf16, i8 or i16 values "

@@ -3,7 +3,6 @@
 #include "core/typed_workload.hpp"
 #include "kernel_templates/argreduce/launcher.hpp"
 #include "kernel_templates/argreduce/reference.hpp"
-#include "kernel_templates/argreduce/space.hpp"
 
 namespace autotune {
 
@@ -12,7 +11,7 @@ namespace {
 class ArgReduceWorkload final : public TypedWorkload<ArgReduceProblem, ArgReduceConfig, ArgReduceKernel> {
  public:
   ArgReduceWorkload(const ArgReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem, device, {argreduce_space, argreduce_violation}) {
+      : TypedWorkload(problem, device) {
     const std::vector<unsigned char> host = generate_arg_values(problem, problem.n, seed);
     expected_ = reference_argreduce(problem, host.data(), problem.n);
     input_ = upload(host);

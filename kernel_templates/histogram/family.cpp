@@ -155,7 +155,7 @@ class HistogramFamily final
     : public problem_options::WithOptions<problem_key::WithKey<HistogramBase, kKey>, kOptions> {
  public:
   HistogramFamily()
-      : WithOptions({"a histogram", autotune::kernel_source, histogram_violation}) {}
+      : WithOptions({"a histogram", autotune::kernel_source, histogram_violation, histogram_space}) {}
 
   std::string_view summary() const override {
     return "even-binned histograms of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples (CUB's HistogramEven)";

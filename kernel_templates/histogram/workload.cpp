@@ -5,7 +5,6 @@
 
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/reference.hpp"
-#include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram_workload.hpp"
 
 namespace autotune {
@@ -16,7 +15,7 @@ class HistogramWorkload final
     : public histogram_samples::CountsWorkload<HistogramProblem, HistogramConfig, HistogramKernel> {
  public:
   HistogramWorkload(const HistogramProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : CountsWorkload(problem, device, {histogram_space, histogram_violation}) {
+      : CountsWorkload(problem, device) {
     const std::vector<unsigned char> host = generate_samples(problem, problem.n, seed);  // n pixels
     expect(reference_histogram(problem, host.data(), problem.n));
     if (problem.row_pixels == 0) {

@@ -87,7 +87,7 @@ class HistogramRangeFamily final
     : public problem_options::WithOptions<problem_key::WithKey<RangeBase, kKey, bins_fit>, kOptions> {
  public:
   HistogramRangeFamily()
-      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation}) {}
+      : WithOptions({"a range-histogram", autotune::kernel_source, histogram_range_violation, histogram_range_space}) {}
 
   std::string_view summary() const override {
     return "histograms over given bin edges (levels) of u8, u16, i32, u32, f32, f64, f16, bf16, i8 or i16 samples, "

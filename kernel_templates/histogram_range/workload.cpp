@@ -3,7 +3,6 @@
 // workload's own (a baseline regenerates the same ones with generate_levels).
 #include "kernel_templates/histogram_range/launcher.hpp"
 #include "kernel_templates/histogram_range/reference.hpp"
-#include "kernel_templates/histogram_range/space.hpp"
 #include "kernel_templates/histogram_workload.hpp"
 
 namespace autotune {
@@ -14,7 +13,7 @@ class HistogramRangeWorkload final
     : public histogram_samples::CountsWorkload<HistogramRangeProblem, HistogramRangeConfig, HistogramRangeKernel> {
  public:
   HistogramRangeWorkload(const HistogramRangeProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : CountsWorkload(problem, device, {histogram_range_space, histogram_range_violation}) {
+      : CountsWorkload(problem, device) {
     const std::vector<unsigned char> levels = generate_levels(problem);
     const std::vector<unsigned char> host = generate_range_samples(problem, problem.n, seed);
     expect(reference_range_histogram(problem, host.data(), problem.n, levels.data()));

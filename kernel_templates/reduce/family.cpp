@@ -58,7 +58,7 @@ class ReduceFamily final
     : public reduce_detail::WithUserOp<problem_key::WithKey<TypedFamily<ReduceProblem, ReduceConfig>, kKey>, kOptions> {
  public:
   ReduceFamily()
-      : WithUserOp({"a reduction", autotune::kernel_source, reduce_violation}) {}
+      : WithUserOp({"a reduction", autotune::kernel_source, reduce_violation, reduce_space}) {}
 
   std::string_view summary() const override {
     return "sum, min, max, absmax, sumsq, sumabs, l2norm or an operator of your own over i32, u32, i64, u64, f32, "

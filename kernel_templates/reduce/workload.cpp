@@ -3,7 +3,6 @@
 #include "core/typed_workload.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "kernel_templates/reduction_reference.hpp"
-#include "kernel_templates/reduce/space.hpp"
 #include "kernel_templates/user_op.hpp"
 
 namespace autotune {
@@ -13,7 +12,7 @@ namespace {
 class ReduceWorkload final : public TypedWorkload<ReduceProblem, ReduceConfig, ReduceKernel> {
  public:
   ReduceWorkload(const ReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem, device, {reduce_space, reduce_violation}) {
+      : TypedWorkload(problem, device) {
     const std::vector<unsigned char> host = generate_values(problem, problem.n, seed);
     input_ = upload(host);
     output_ = cuda::DeviceBuffer(16);

@@ -97,7 +97,8 @@ class SegReduceFamily final
                                        kOptions> {
  public:
   SegReduceFamily()
-      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation}) {}
+      : WithUserOp({"a segmented reduction", autotune::kernel_source, segreduce_violation,
+                    [](const SegReduceProblem& p) { return segreduce_space(p.normalized()); }}) {}
 
   std::string_view summary() const override {
     return "per-segment sum, min, max, argmin, argmax or an operator of your own (CUB's DeviceSegmentedReduce)";

@@ -5,7 +5,6 @@
 #include "core/typed_workload.hpp"
 #include "kernel_templates/segreduce/launcher.hpp"
 #include "kernel_templates/segreduce/reference.hpp"
-#include "kernel_templates/segreduce/space.hpp"
 #include "kernel_templates/user_op.hpp"
 
 namespace autotune {
@@ -15,7 +14,7 @@ namespace {
 class SegReduceWorkload final : public TypedWorkload<SegReduceProblem, SegReduceConfig, SegReduceKernel> {
  public:
   SegReduceWorkload(const SegReduceProblem& problem, const DeviceInfo& device, std::uint64_t seed)
-      : TypedWorkload(problem.normalized(), device, {segreduce_space, segreduce_violation}) {
+      : TypedWorkload(problem.normalized(), device) {
     // The offsets depend on the problem alone (bench/baselines.cpp gives CUB the same ones); the values on the seed.
     const std::vector<unsigned char> raw = problem_offsets(problem_);
     segments_ = raw.size() / problem_.offset_bytes() - 1;

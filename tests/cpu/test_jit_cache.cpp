@@ -7,9 +7,12 @@
 
 #include <string>
 
+#include "autotune/problem.hpp"
 #include "core/integrity.hpp"
 #include "core/jit.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
+#include "tests/families/fill/fill.hpp"
+#include "tuner/ahead_compile.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -95,6 +98,44 @@ TEST_CASE("a compile-cache key readable by others, or not a regular file, disabl
   CHECK_FALSE(r.from_cache);
   CHECK(read_bytes(file) == stored);  // nothing written with a key that cannot be trusted
   CHECK(integrity::private_file_problem(key.string()) != "");
+}
+
+// tuner/ahead_compile.hpp with the fill test family (tests/families/fill): its space is 3 blocks x 2 items, and only
+// the items reach the source, so a problem's 6 configurations are 2 distinct sources.
+TEST_CASE("compiling ahead puts each distinct valid source of the later ladders in the compile cache, once") {
+  register_fill_family();
+  TempPath dir;
+  DeviceInfo dev = h100();
+  dev.max_threads_per_block = 256;  // the fill family refuses block=512 here: 2 configurations of 6
+  auto fill = [](std::uint32_t value, std::uint64_t n) { return Problem(FillProblem{value, n, "uniform"}); };
+  // Two ladders (value 1 and value 2, each at two sizes): the first is the tuner's own.
+  const std::vector<Problem> order = compile_ahead_order({fill(1, 1024), fill(2, 1024), fill(2, 4096), fill(1, 4096)});
+  REQUIRE(order == std::vector<Problem>{fill(2, 1024), fill(2, 4096)});
+  {
+    AheadCompiler ahead(order, dev, dir.str(), 2);
+    ahead.wait();
+    const AheadCompiler::Counts c = ahead.counts();
+    CHECK(c.invalid == 4);
+    CHECK(c.compiled == 2);
+    CHECK(c.cached == 0);
+    CHECK(c.failed == 0);
+  }
+  // What the tuner compiles for those problems is there, for either size (the source does not depend on n).
+  for (int items : {1, 4})
+    for (std::uint64_t n : {1024, 4096}) {
+      const std::string source = tuning_source(fill(2, n), Config(FillConfig{128, items}));
+      const jit::CompileResult r = jit::compile_cached(source, "tuner.cu", dev.arch(), dir.str());
+      CHECK(r.from_cache);
+    }
+  // Again: every source found in the cache, nothing compiled.
+  AheadCompiler again(order, dev, dir.str(), 1);
+  again.wait();
+  CHECK(again.counts().cached == 2);
+  CHECK(again.counts().compiled == 0);
+  // Nothing is started without a cache directory or without problems.
+  AheadCompiler none(order, dev, "", 2);
+  none.wait();
+  CHECK(none.counts().compiled + none.counts().cached + none.counts().invalid == 0);
 }
 
 }  // TEST_SUITE("jit_cache")

@@ -41,16 +41,19 @@ const FillConfig& config_of(const Config& c) {
   return *f;
 }
 
+// The space, as the workload measures it and as `autotune tune` compiles it ahead (KernelFamily::space).
+std::vector<Config> fill_space() {
+  std::vector<Config> out;
+  for (int block : {128, 256, 512})
+    for (int items : {1, 4}) out.push_back(FillConfig{block, items});
+  return out;
+}
+
 class FillWorkload final : public Workload {
  public:
   FillWorkload(const FillProblem& p, const DeviceInfo& d) : problem_(p), device_(d), out_(std::max<std::uint64_t>(p.n, 4) * 4) {}
 
-  std::vector<Config> space() const override {
-    std::vector<Config> out;
-    for (int block : {128, 256, 512})
-      for (int items : {1, 4}) out.push_back(FillConfig{block, items});
-    return out;
-  }
+  std::vector<Config> space() const override { return fill_space(); }
   std::string violation(const Config& c) const override {
     return config_of(c).block > device_.max_threads_per_block ? "block too large" : "";
   }
@@ -146,6 +149,10 @@ class FillFamily final : public KernelFamily {
   std::string code_text() const override { return std::string(kTemplate); }
 
   std::vector<std::string> distributions() const override { return {"uniform"}; }
+  std::vector<Config> space(const Problem& p) const override {
+    fill_of(p);
+    return fill_space();
+  }
   std::vector<Problem> default_problems() const override { return {}; }  // not in `autotune tune`'s default set
   std::uint64_t output_bytes(const Problem& p) const override { return fill_of(p).n * 4; }
   std::unique_ptr<Workload> make_workload(const Problem& p, const DeviceInfo& d, std::uint64_t) const override {
