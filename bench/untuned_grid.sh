@@ -18,8 +18,8 @@
 #                       one device call holds, so cut each call with PRESET_LIMIT=SECONDS and call it again)
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
-#                       OUT/exact-PART.db (or EXACT_FROM): OUT/preset-PART.md, whose summary counts the problems the
-#                       preset made more than 2 % slower
+#                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,
+#                       whose summary counts the problems the preset made more than 2 % slower
 #   EXACT_FROM=FILE: take each problem's exact winner from an earlier part's exact-PART.db (same GPU model) instead
 #   of tuning it again (shape_bench --exact-from): the rows are re-timed in minutes.
 #   Each shape_bench part keeps every measurement of its exact tunings in OUT/exact-PART.db, and writes
@@ -41,17 +41,22 @@ run_tune() {
   return $rc
 }
 
+# The real-bytes rows' inputs, as shape_bench options, into the array named $1: text (this repository's sources)
+# and, when present, a photo's raw RGB bytes.
+real_bytes() {
+  local -n args=$1
+  local text="$out/text.bin"
+  cat kernel_templates/*/*.cpp kernel_templates/*/*.cu core/*.cpp cache/*.cpp > "$text"
+  args+=(--text "$text")
+  local photo=${PHOTO:-.device/photo.rgb}
+  [ -f "$photo" ] && args+=(--photo "$photo")
+}
+
 run_part() {
   local which=$1 extra=()
   [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
   rm -f "$out/exact-$which.db"
-  if [ "$which" = histograms ] || [ "$which" = real ]; then
-    local text="$out/text.bin"
-    cat kernel_templates/*/*.cpp kernel_templates/*/*.cu core/*.cpp cache/*.cpp > "$text"
-    extra+=(--text "$text")
-    local photo=${PHOTO:-.device/photo.rgb}
-    [ -f "$photo" ] && extra+=(--photo "$photo")
-  fi
+  if [ "$which" = histograms ] || [ "$which" = real ]; then real_bytes extra; fi
   [ -n "${EXACT_FROM:-}" ] && extra+=(--exact-from "$EXACT_FROM")
   local t0=$SECONDS
   "$bin/shape_bench" --tuned-cache "$tuned" --exact-cache "$out/exact-$which.db" --only "$which" \
@@ -88,6 +93,7 @@ run_preset_compare() {
     local from=()
     [ -f "$out/exact-$which.db" ] && from=(--exact-from "$out/exact-$which.db")
     [ -n "${EXACT_FROM:-}" ] && from=(--exact-from "$EXACT_FROM")
+    [ "$which" = histograms ] && real_bytes from
     "$bin/shape_bench" --tuned-cache "$tuned" --compare-cache "$out/preset.db" --only "$which" --commit "$commit" \
       --markdown "$out/preset-$which.md" "${from[@]}" > "$out/preset-$which.log" 2>&1 || rc=1
   done
