@@ -3,19 +3,52 @@
 // input everywhere. Internal to the library.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <thread>
+#include <vector>
 
 namespace autotune {
 
 struct SplitMix64 {
+  /// What next() adds to the state: after k calls the state is the seed + k * kGamma.
+  static constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15ULL;
   std::uint64_t state;
   std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    std::uint64_t z = (state += kGamma);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };
+
+/// out[i] = draw(rng, i) for i in [0, n), rng being SplitMix64{seed} after i draws: the values a loop over i sharing
+/// one generator writes, for a `draw` that takes exactly one next() (or unit()) per element. Chunks of 2^20 elements
+/// are written on `threads` threads (0: one per core), each from its chunk's own starting state, so that a tuner's
+/// input of 2 GiB is made on every core with the same bytes. `draw` must be safe to call from several threads.
+template <class T, class Draw>
+void fill_draws(T* out, std::uint64_t n, std::uint64_t seed, Draw draw, unsigned threads = 0) {
+  constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
+  const std::uint64_t chunks = (n + kChunk - 1) / kChunk;
+  auto run = [&](std::uint64_t c) {
+    const std::uint64_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+    SplitMix64 rng{seed + begin * SplitMix64::kGamma};
+    for (std::uint64_t i = begin; i < end; ++i) out[i] = draw(rng, i);
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, chunks));
+  if (threads <= 1) {
+    for (std::uint64_t c = 0; c < chunks; ++c) run(c);
+    return;
+  }
+  std::atomic<std::uint64_t> next{0};
+  std::vector<std::jthread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (std::uint64_t c; (c = next++) < chunks;) run(c);
+    });
+}
 
 }  // namespace autotune

@@ -46,18 +46,20 @@ using histogram_samples::kFloatLike;
 
 template <class T>
 void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out) {
-  SplitMix64 rng{seed};
-  auto draw = [&]() -> T {
+  // One sample of [lower, upper) from one draw of `r`.
+  auto draw_from = [&p](SplitMix64& r) -> T {
     if constexpr (kFloatLike<T>) {
-      return below_upper<T>(p.lower + rng.unit() * (p.upper - p.lower), p.lower, p.upper);
+      return below_upper<T>(p.lower + r.unit() * (p.upper - p.lower), p.lower, p.upper);
     } else {
       const auto lo = static_cast<long long>(p.lower);
       const auto width = static_cast<std::uint64_t>(static_cast<long long>(p.upper) - lo);
-      return static_cast<T>(lo + static_cast<long long>(rng.next() % width));
+      return static_cast<T>(lo + static_cast<long long>(r.next() % width));
     }
   };
+  SplitMix64 rng{seed};
+  auto draw = [&] { return draw_from(rng); };
   if (p.distribution == "uniform") {
-    for (std::uint64_t i = 0; i < n; ++i) out[i] = draw();
+    fill_draws(out, n, seed, [&](SplitMix64& r, std::uint64_t) { return draw_from(r); });  // one draw each
   } else if (p.distribution == "constant") {
     const T v = draw();
     for (std::uint64_t i = 0; i < n; ++i) out[i] = v;
@@ -73,14 +75,14 @@ void fill(const HistogramProblem& p, std::uint64_t n, std::uint64_t seed, T* out
   } else if (p.distribution == "image") {
     // Rows of 4096 samples: two gradients and a ring, plus noise of about 2 % of the range.
     constexpr std::uint64_t kWidth = 4096;
-    for (std::uint64_t i = 0; i < n; ++i) {
+    fill_draws(out, n, seed, [&p](SplitMix64& noise, std::uint64_t i) -> T {  // one draw each: the noise
       const double x = static_cast<double>(i % kWidth) / kWidth, y = static_cast<double>(i / kWidth % kWidth) / kWidth;
       const double r = std::hypot(x - 0.5, y - 0.5);
-      double v = 0.35 * x + 0.25 * y + 0.3 * (r < 0.3 ? 1.0 - r / 0.3 : 0.0) + 0.02 * rng.unit();
+      double v = 0.35 * x + 0.25 * y + 0.3 * (r < 0.3 ? 1.0 - r / 0.3 : 0.0) + 0.02 * noise.unit();
       v = std::min(std::max(v, 0.0), 0.999999);
-      if constexpr (kFloatLike<T>) out[i] = below_upper<T>(p.lower + v * (p.upper - p.lower), p.lower, p.upper);
-      else out[i] = static_cast<T>(p.lower + v * (p.upper - p.lower));
-    }
+      if constexpr (kFloatLike<T>) return below_upper<T>(p.lower + v * (p.upper - p.lower), p.lower, p.upper);
+      else return static_cast<T>(p.lower + v * (p.upper - p.lower));
+    });
   } else if (p.distribution == "runs") {
     constexpr std::uint64_t kRun = 1000;
     T v{};

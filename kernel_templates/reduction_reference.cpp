@@ -46,7 +46,7 @@ template <class T>
 void fill(const ReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out) {
   SplitMix64 rng{seed};
   if (p.distribution == "uniform" || p.distribution == "sorted") {
-    for (std::uint64_t i = 0; i < n; ++i) out[i] = draw<T>(p, rng);
+    fill_draws(out, n, seed, [&p](SplitMix64& r, std::uint64_t) { return draw<T>(p, r); });  // one draw each
     if (p.distribution == "sorted") std::sort(out, out + n);
   } else if (p.distribution == "constant") {
     T v;

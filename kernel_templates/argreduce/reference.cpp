@@ -29,7 +29,7 @@ template <class T>
 void fill(const ArgReduceProblem& p, std::uint64_t n, std::uint64_t seed, T* out, double step = 1.0) {
   SplitMix64 rng{seed};
   if (p.distribution == "uniform" || p.distribution == "sorted") {
-    for (std::uint64_t i = 0; i < n; ++i) out[i] = draw<T>(rng);
+    fill_draws(out, n, seed, [](SplitMix64& r, std::uint64_t) { return draw<T>(r); });  // one draw each
     if (p.distribution == "sorted") std::sort(out, out + n);
   } else if (p.distribution == "constant") {
     std::fill(out, out + n, draw<T>(rng));

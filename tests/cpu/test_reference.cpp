@@ -9,6 +9,9 @@
 
 #include "kernel_templates/histogram/reference.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "core/splitmix.hpp"
+#include "kernel_templates/argreduce/reference.hpp"
+#include "kernel_templates/reduction_reference.hpp"
 
 using namespace autotune;
 
@@ -162,5 +165,53 @@ TEST_SUITE("reference") {
     CHECK(d.find("2 of 3 bins differ") != std::string::npos);
     CHECK(d.find("bin 1 expected 2 got 5") != std::string::npos);
     CHECK_FALSE(compare_histograms({1, 2}, {1, 2, 3}).empty());
+  }
+
+  // core/splitmix.hpp: inputs are made on every core, chunk by chunk, with the bytes of one generator shared in order.
+  TEST_CASE("fill_draws writes what one generator drawn in order writes, on 1, 3 or 8 threads") {
+    const std::uint64_t n = 3 * (std::uint64_t{1} << 20) + 17;  // three whole chunks and a part
+    auto draw = [](SplitMix64& r, std::uint64_t i) { return r.next() ^ (i * 0x100000001b3ull); };
+    std::vector<std::uint64_t> expected(n);
+    SplitMix64 one{99};
+    for (std::uint64_t i = 0; i < n; ++i) expected[i] = draw(one, i);
+    for (unsigned threads : {1u, 3u, 8u}) {
+      std::vector<std::uint64_t> got(n);
+      fill_draws(got.data(), n, 99, draw, threads);
+      CHECK_MESSAGE(got == expected, threads << " threads");
+    }
+  }
+
+  TEST_CASE("large generated inputs are the values of one generator in order: element i is the first of the seed "
+            "advanced by i draws") {
+    const std::uint64_t n = 2 * (std::uint64_t{1} << 20) + 5, seed = 7;
+    const std::uint64_t probes[] = {0, 1, (std::uint64_t{1} << 20) - 1, std::uint64_t{1} << 20, n - 1};
+    auto element = [](const std::vector<unsigned char>& bytes, std::size_t size, std::uint64_t i) {
+      return std::vector<unsigned char>(bytes.begin() + static_cast<std::ptrdiff_t>(i * size),
+                                        bytes.begin() + static_cast<std::ptrdiff_t>((i + 1) * size));
+    };
+    for (ValueType t : {ValueType::f32, ValueType::i64, ValueType::bf16, ValueType::u32}) {
+      ReduceProblem r;
+      r.op = ReduceOp::max;
+      r.type = t;
+      r = r.normalized();
+      const auto all = generate_values(r, n, seed);
+      for (std::uint64_t i : probes)
+        CHECK(element(all, size_of(t), i) == generate_values(r, 1, seed + i * SplitMix64::kGamma));
+      ArgReduceProblem a;
+      a.type = t;
+      const auto args = generate_arg_values(a, n, seed);
+      for (std::uint64_t i : probes)
+        CHECK(element(args, size_of(t), i) == generate_arg_values(a, 1, seed + i * SplitMix64::kGamma));
+    }
+    for (const HistogramProblem& h : {make(SampleType::u8, 256, 0, 256), make(SampleType::f32, 1000, -1, 3),
+                                      make(SampleType::f32, 64, 0, 1)}) {
+      HistogramProblem narrow = h;
+      narrow.distribution = "narrow";
+      for (const HistogramProblem& p : {h, narrow}) {
+        const auto all = generate_samples(p, n, seed);
+        for (std::uint64_t i : probes)
+          CHECK(element(all, size_of(p.type), i) == generate_samples(p, 1, seed + i * SplitMix64::kGamma));
+      }
+    }
   }
 }
