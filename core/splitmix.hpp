@@ -3,11 +3,9 @@
 // input everywhere. Internal to the library.
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <cstdint>
-#include <thread>
-#include <vector>
+
+#include "core/chunks.hpp"
 
 namespace autotune {
 
@@ -25,30 +23,18 @@ struct SplitMix64 {
 };
 
 /// out[i] = draw(rng, i) for i in [0, n), rng being SplitMix64{seed} after i draws: the values a loop over i sharing
-/// one generator writes, for a `draw` that takes exactly one next() (or unit()) per element. Chunks of 2^20 elements
-/// are written on `threads` threads (0: one per core), each from its chunk's own starting state, so that a tuner's
+/// one generator writes, for a `draw` that takes exactly one next() (or unit()) per element. Written in chunks on
+/// `threads` threads (core/chunks.hpp; 0: one per core), each chunk from its own starting state, so that a tuner's
 /// input of 2 GiB is made on every core with the same bytes. `draw` must be safe to call from several threads.
 template <class T, class Draw>
 void fill_draws(T* out, std::uint64_t n, std::uint64_t seed, Draw draw, unsigned threads = 0) {
-  constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
-  const std::uint64_t chunks = (n + kChunk - 1) / kChunk;
-  auto run = [&](std::uint64_t c) {
-    const std::uint64_t begin = c * kChunk, end = std::min(n, begin + kChunk);
-    SplitMix64 rng{seed + begin * SplitMix64::kGamma};
-    for (std::uint64_t i = begin; i < end; ++i) out[i] = draw(rng, i);
-  };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, chunks));
-  if (threads <= 1) {
-    for (std::uint64_t c = 0; c < chunks; ++c) run(c);
-    return;
-  }
-  std::atomic<std::uint64_t> next{0};
-  std::vector<std::jthread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&] {
-      for (std::uint64_t c; (c = next++) < chunks;) run(c);
-    });
+  chunks::for_each(
+      n,
+      [&](std::uint64_t begin, std::uint64_t end) {
+        SplitMix64 rng{seed + begin * SplitMix64::kGamma};
+        for (std::uint64_t i = begin; i < end; ++i) out[i] = draw(rng, i);
+      },
+      threads);
 }
 
 }  // namespace autotune

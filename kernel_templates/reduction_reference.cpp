@@ -12,6 +12,7 @@
 #include "autotune/error.hpp"
 #include "kernel_templates/half_host.hpp"
 #include "kernel_templates/value_types.hpp"  // nan_bits
+#include "core/chunks.hpp"
 #include "core/splitmix.hpp"
 
 namespace autotune {
@@ -106,20 +107,40 @@ ReduceExpected integer_reduce(const ReduceProblem& p, const void* x, std::uint64
     else return static_cast<std::uint64_t>(v);
   };
   auto magnitude = [&](T v) { return std::is_signed_v<T> && v < 0 ? 0 - wide(v) : wide(v); };  // |lowest| fits
+  // Each over chunks on every core (core/chunks.hpp): sums modulo 2^64 and extremes do not depend on the order.
   if (is_additive(p.op)) {
-    std::uint64_t s = 0;
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const T v = R::get(x, i);
-      s += p.op == ReduceOp::sum ? wide(v) : p.op == ReduceOp::sumsq ? wide(v) * wide(v) : magnitude(v);
-    }
+    const std::uint64_t s = chunks::reduce(
+        n,
+        [&](std::uint64_t begin, std::uint64_t end) {
+          std::uint64_t part = 0;
+          for (std::uint64_t i = begin; i < end; ++i) {
+            const T v = R::get(x, i);
+            part += p.op == ReduceOp::sum ? wide(v) : p.op == ReduceOp::sumsq ? wide(v) * wide(v) : magnitude(v);
+          }
+          return part;
+        },
+        [](std::uint64_t& into, std::uint64_t next) { into += next; });
     e.bits = s & width_mask(acc);
   } else if (p.op == ReduceOp::absmax) {
-    std::uint64_t m = 0;
-    for (std::uint64_t i = 0; i < n; ++i) m = std::max(m, magnitude(R::get(x, i)));
-    e.bits = m;
+    e.bits = chunks::reduce(
+        n,
+        [&](std::uint64_t begin, std::uint64_t end) {
+          std::uint64_t m = 0;
+          for (std::uint64_t i = begin; i < end; ++i) m = std::max(m, magnitude(R::get(x, i)));
+          return m;
+        },
+        [](std::uint64_t& into, std::uint64_t next) { into = std::max(into, next); });
   } else {
-    T r = p.op == ReduceOp::min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
-    for (std::uint64_t i = 0; i < n; ++i) r = p.op == ReduceOp::min ? std::min(r, R::get(x, i)) : std::max(r, R::get(x, i));
+    const bool min = p.op == ReduceOp::min;
+    auto better = [min](T a, T b) { return min ? std::min(a, b) : std::max(a, b); };
+    const T r = chunks::reduce(
+        n,
+        [&](std::uint64_t begin, std::uint64_t end) {
+          T part = min ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+          for (std::uint64_t i = begin; i < end; ++i) part = better(part, R::get(x, i));
+          return part;
+        },
+        [&](T& into, T next) { into = better(into, next); });
     e.bits = bits_of(r);
   }
   return e;
@@ -129,18 +150,32 @@ ReduceExpected integer_reduce(const ReduceProblem& p, const void* x, std::uint64
 template <class R>
 ReduceExpected float_extreme(const ReduceProblem& p, const void* x, std::uint64_t n) {
   ReduceExpected e;
-  bool nan = false;
   const long double inf = std::numeric_limits<long double>::infinity();
-  long double r = p.op == ReduceOp::min ? inf : p.op == ReduceOp::max ? -inf : 0.0L;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    long double v = R::get(x, i);
-    if (std::isnan(v)) {
-      nan = true;
-      continue;
-    }
-    if (p.op == ReduceOp::absmax) v = std::fabs(v);
-    if (p.op == ReduceOp::min ? v < r : v > r) r = v;
-  }
+  struct Part {
+    long double r;
+    bool nan;
+  };
+  // Strictly better replaces: of equal values (-0 and +0) the first stays, in a chunk and across chunks.
+  auto better = [&p](long double v, long double r) { return p.op == ReduceOp::min ? v < r : v > r; };
+  const auto [r, nan] = chunks::reduce(
+      n,
+      [&](std::uint64_t begin, std::uint64_t end) {
+        Part part{p.op == ReduceOp::min ? inf : p.op == ReduceOp::max ? -inf : 0.0L, false};
+        for (std::uint64_t i = begin; i < end; ++i) {
+          long double v = R::get(x, i);
+          if (std::isnan(v)) {
+            part.nan = true;
+            continue;
+          }
+          if (p.op == ReduceOp::absmax) v = std::fabs(v);
+          if (better(v, part.r)) part.r = v;
+        }
+        return part;
+      },
+      [&](Part& into, const Part& next) {
+        into.nan |= next.nan;
+        if (better(next.r, into.r)) into.r = next.r;
+      });
   const ValueType acc = p.accumulator_type();
   e.value = nan ? std::numeric_limits<long double>::quiet_NaN() : r;
   e.bits = nan ? reduce_detail::nan_bits(acc) : float_bits(acc, r);
@@ -203,21 +238,35 @@ template <class R>
 ArgExpected arg_extreme(ValueType t, bool max, const void* x, std::uint64_t n) {
   using V = typename R::V;  // a half's float, an i8's or i16's own type: compared as they promote
   if (n == 0) return {empty_arg_bits<R>(t, max), 1};
-  std::uint64_t best = 0;
-  V b = R::get(x, 0);
-  bool nan = false;
-  if constexpr (std::is_floating_point_v<V>) nan = std::isnan(b);
-  for (std::uint64_t i = 1; i < n && !nan; ++i) {
-    const V v = R::get(x, i);
-    if constexpr (std::is_floating_point_v<V>) {
-      if (std::isnan(v)) {
-        best = i, nan = true;  // the first NaN ends the search
-        break;
-      }
-    }
-    if (max ? v > b : v < b) best = i, b = v;  // strictly: a tie keeps the first
-  }
-  return {bits_at(t, x, best), best};
+  struct Part {
+    std::uint64_t best;
+    V b;
+    bool nan;
+  };
+  // Each chunk's first best (or first NaN); merged in order, a later chunk replaces only when strictly better or
+  // when it found the first NaN: the first index of the whole, as one loop finds it.
+  const Part whole = chunks::reduce(
+      n,
+      [&](std::uint64_t begin, std::uint64_t end) {
+        Part part{begin, R::get(x, begin), false};
+        if constexpr (std::is_floating_point_v<V>) part.nan = std::isnan(part.b);
+        for (std::uint64_t i = begin + 1; i < end && !part.nan; ++i) {
+          const V v = R::get(x, i);
+          if constexpr (std::is_floating_point_v<V>) {
+            if (std::isnan(v)) {
+              part.best = i, part.b = v, part.nan = true;  // the first NaN ends the search
+              break;
+            }
+          }
+          if (max ? v > part.b : v < part.b) part.best = i, part.b = v;  // strictly: a tie keeps the first
+        }
+        return part;
+      },
+      [max](Part& into, const Part& next) {
+        if (into.nan) return;
+        if (next.nan || (max ? next.b > into.b : next.b < into.b)) into = next;
+      });
+  return {bits_at(t, x, whole.best), whole.best};
 }
 
 std::string show_float(long double v) { return fmt::format("{:.17g}", static_cast<double>(v)); }

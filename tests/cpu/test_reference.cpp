@@ -214,4 +214,40 @@ TEST_SUITE("reference") {
       }
     }
   }
+
+  // The references reduce in chunks on every core (core/chunks.hpp): ties, NaN and sums must come out as one loop
+  // in order gives them, wherever the chunks fall.
+  TEST_CASE("references over several chunks keep the first of equal extremes, the first NaN, and exact sums") {
+    const std::uint64_t chunk = std::uint64_t{1} << 20, n = 3 * chunk + 11;
+    std::vector<float> v(n, 0.5f);
+    v[5] = 0.0f;               // +0 first ...
+    v[2 * chunk + 3] = -0.0f;  // ... and -0 in a later chunk: equal, so the first (+0) is the min
+    ReduceProblem mn;
+    mn.op = ReduceOp::min;
+    mn.type = ValueType::f32;
+    mn = mn.normalized();
+    CHECK(reference_reduce(mn, v.data(), n).bits == 0x00000000u);
+    std::swap(v[5], v[2 * chunk + 3]);  // now -0 first
+    CHECK(reference_reduce(mn, v.data(), n).bits == 0x80000000u);
+    // argmax: the maximum at index 7 and again in the last chunk: 7; then a NaN in chunk 1 and one in chunk 2: the first.
+    std::vector<float> a(n, 0.25f);
+    a[7] = 3.0f;
+    a[3 * chunk + 2] = 3.0f;
+    CHECK(reference_arg_extreme(ValueType::f32, true, a.data(), n).index == 7);
+    a[chunk + 9] = std::numeric_limits<float>::quiet_NaN();
+    a[2 * chunk + 1] = std::numeric_limits<float>::quiet_NaN();
+    CHECK(reference_arg_extreme(ValueType::f32, true, a.data(), n).index == chunk + 9);
+    // A NaN anywhere makes a float min NaN.
+    v[3 * chunk + 10] = std::numeric_limits<float>::quiet_NaN();
+    CHECK(std::isnan(static_cast<double>(reference_reduce(mn, v.data(), n).value)));
+    // An i32 sum over the chunks: the exact sum of the values, cut to the accumulator's 64 bits.
+    std::vector<std::int32_t> w(n);
+    std::int64_t sum = 0;
+    for (std::uint64_t i = 0; i < n; ++i) sum += w[i] = static_cast<std::int32_t>((i * 2654435761u) % 2000001) - 1000000;
+    ReduceProblem s;
+    s.op = ReduceOp::sum;
+    s.type = ValueType::i32;
+    s = s.normalized();
+    CHECK(reference_reduce(s, w.data(), n).bits == static_cast<std::uint64_t>(sum));
+  }
 }
