@@ -37,8 +37,8 @@ void for_each(std::uint64_t n, Fn fn, unsigned threads = 0) {
 /// part(begin, end) of every chunk, then merge(into, next) over them in order from the first: what a loop over
 /// [0, n) in order computes, for a `merge` that continues that loop (a strict comparison keeps the earlier of two
 /// ties). n = 0: part(0, 0).
-template <class Part, class Merge>
-auto reduce(std::uint64_t n, Part part, Merge merge, unsigned threads = 0) {
+template <class PartFn, class MergeFn>
+auto reduce(std::uint64_t n, PartFn part, MergeFn merge, unsigned threads = 0) {
   using P = decltype(part(std::uint64_t{0}, std::uint64_t{0}));
   if (n <= kSize) return part(0, n);
   std::vector<P> parts((n + kSize - 1) / kSize);
