@@ -292,6 +292,12 @@ __device__ __forceinline__ work_t fold_partials(const work_t* partials, unsigned
   return block_reduce(v, smem);
 }
 
+// The line holding p fetched into L2 ahead of its load (prefetch.global.L2): nothing waits for it, no register holds it.
+template <class T>
+__device__ __forceinline__ void prefetch_l2(const T* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
 }  // namespace at
 
 extern __shared__ __align__(16) unsigned char at_smem[];
@@ -330,6 +336,14 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
   const u64 tile = threads * kLoads;
   u64 base = 0;
+  // One block for more than one tile and at most two (the host's kOneBlockTiles, reduction_launch.hpp): the second
+  // tile is prefetched into L2 before the first is loaded, so that its loads wait for L2 rather than for a second
+  // round trip to memory. A prefetch holds no register: the loops below and the result's bits are unchanged.
+  if (gridDim.x == 1 && nvec > tile && nvec <= 2 * tile) {
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k)
+      if (const u64 i = tile_index<true, kLoads>(tile, k, threads, tid); i < nvec) prefetch_l2(vin + i);
+  }
   for (; base + tile <= nvec; base += tile) {  // full tiles: no bounds checks, every load issued before any use
     Vec v[kLoads];
 #pragma unroll
