@@ -14,8 +14,8 @@
 #           sizes       bench/size_bench on a copy of OUT/tuned.db (--reuse: the plain tune's sizes are not tuned
 #                       again): leave-one-out size regret of u8/256, f32/1024 bins and f32 sum, OUT/size-SHAPE.md
 #           preset      `autotune tune --preset standard` on a copy of OUT/tuned.db (OUT/preset.db, its wall time in
-#                       OUT/preset.log); a second call resumes it (about 8.5 min on an H200 on 2026-12-04: more than
-#                       one device call holds, so cut each call with PRESET_LIMIT=SECONDS and call it again)
+#                       OUT/preset.log); a second call resumes it (328 s on an H200 with 3689e9b, after a 77 s plain
+#                       tune: with both, more than one device call holds; cut each call with PRESET_LIMIT=SECONDS)
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
 #                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,

@@ -159,6 +159,34 @@ auto compile_tier_joint(const std::vector<P>& problems, Space&& space, const Dev
   return out;
 }
 
+/// Each variant of the tier for `problems` (compile_tier_joint, on the uniform distribution) at n = one and a half of
+/// its tile plus 3 elements (block x loads x elements per load: a scalar head, a partial second tile, a scalar tail),
+/// the n a reduction family's host runs in one block (kOneBlockTiles, kernel_templates/reduction_launch.hpp):
+/// `check(problem, kernel, n, seed)` with the variant loaded as a K (ReduceKernel, ArgReduceKernel), after checking
+/// that its grid is that one block.
+template <class K, class P, class Space, class Violation, class Check>
+void at_two_tiles(std::vector<P> problems, Space&& space, Violation&& violation, Check&& check) {
+  const DeviceInfo dev = query_device(0);
+  AUTOTUNE_CUDA(cudaSetDevice(0));
+  for (P& p : problems) p.distribution = "uniform";
+  const auto variants = compile_tier_joint(problems, space, dev, [&](const P& p, const auto& c) {
+    return violation(p, c, &dev);
+  });
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    const P& p = problems[i];
+    CHECK(!variants[i].empty());
+    for (const auto& v : variants[i]) {
+      const std::uint64_t tile = static_cast<std::uint64_t>(v.config.block) * v.config.loads *
+                                 static_cast<std::uint64_t>(v.config.elems_per_load(p));
+      const std::uint64_t n = tile + tile / 2 + 3;
+      INFO(p.shape_key(), " n=", n, " ", v.config.key());
+      const K kernel(p, v.config, dev, v.cubin);
+      CHECK(kernel.grid_for(n) == 1);
+      check(p, kernel, n, 31 + i);
+    }
+  }
+}
+
 /// What the tier verifies of `problem`, one of a suite's `problems` whose cases each check one of them: the quick
 /// tier's covering is of the joint space of all of them (tier_spaces), computed once per suite and device and
 /// shared by its cases. `space(p)` gives a problem's space, `violation(p, c)` why the device cannot run c.

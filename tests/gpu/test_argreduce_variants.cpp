@@ -373,6 +373,23 @@ TEST_SUITE("gpu_argreduce") {
     }
   }
 
+  TEST_CASE("two tiles in one block: every variant of the tier at one and a half of its tile, unaligned, gives the "
+            "reference (the path that prefetches the second tile into L2)") {
+    // The inputs above leave it out: their n is small or many tiles of any variant.
+    cuda::DeviceBuffer out(16);
+    at_two_tiles<ArgReduceKernel>(
+        std::vector{make(ArgOp::argmax, ValueType::f32), make(ArgOp::argmin, ValueType::i32),
+                    make(ArgOp::argmax, ValueType::f64)},
+        [](const ArgReduceProblem& p) { return argreduce_space(p); }, argreduce_violation,
+        [&](const ArgReduceProblem& p, const ArgReduceKernel& kernel, std::uint64_t n, std::uint64_t seed) {
+          const std::vector<unsigned char> bytes = generate_arg_values(p, n, seed);
+          const DeviceSamples in(bytes, size_of(p.type), 1);
+          const std::string diff =
+              run_and_compare(kernel, p, reference_argreduce(p, bytes.data(), n), in.ptr, n, out);
+          CHECK_MESSAGE(diff.empty(), diff);
+        });
+  }
+
   TEST_CASE("indices past 2^32: the first of two maxima at the end of 2^32 + 5 floats; packed keys to n = 2^32 - 1") {
     const DeviceInfo dev = query_device(0);
     AUTOTUNE_CUDA(cudaSetDevice(0));

@@ -268,6 +268,27 @@ TEST_SUITE("gpu_reduce") {
     }
   }
 
+  TEST_CASE("two tiles in one block: every variant of the tier at one and a half of its tile, unaligned, gives the "
+            "reference (the path that prefetches the second tile into L2)") {
+    // The inputs above leave it out: their n is at most 31 or many tiles of any variant.
+    cuda::DeviceBuffer out(16);
+    at_two_tiles<ReduceKernel>(
+        std::vector{make(ReduceOp::sum, ValueType::f32), make(ReduceOp::max, ValueType::i32),
+                    make(ReduceOp::min, ValueType::f64), make(ReduceOp::sum, ValueType::bf16)},
+        [](const ReduceProblem& p) { return reduce_space(p); }, reduce_violation,
+        [&](const ReduceProblem& p, const ReduceKernel& kernel, std::uint64_t n, std::uint64_t seed) {
+          const std::vector<unsigned char> bytes = generate_values(p, n, seed);
+          const DeviceSamples in(bytes, size_of(p.type), 1);
+          fill_and_wait(out, 0xAB);  // poison: the result must be written
+          kernel.run(in.ptr, n, out.get(), nullptr);
+          AUTOTUNE_CUDA(cudaDeviceSynchronize());
+          const std::uint64_t bits = read_result(out, size_of(p.accumulator_type()));
+          const std::string diff = compare_reduce(p, reference_reduce(p, bytes.data(), n), &bits, n,
+                                                  addition_chain(kernel.config(), n, 1));
+          CHECK_MESSAGE(diff.empty(), diff);
+        });
+  }
+
   TEST_CASE("a configuration the device or the problem cannot take is refused before anything runs") {
     const DeviceInfo dev = query_device(0);
     AUTOTUNE_CUDA(cudaSetDevice(0));
