@@ -31,23 +31,13 @@ constexpr const char* kBenchName = "cluster_bench";
 
 }  // namespace
 
+#include "block_sum.cuh"
 #include "check_cuda.cuh"
 #include "kernel_templates/roof.cu"
 
 namespace {
 
 namespace cg = cooperative_groups;
-
-template <int kBlock>
-__device__ __forceinline__ float block_sum(float v, float* smem) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, o);
-  if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;
-  __syncthreads();
-  v = threadIdx.x < kBlock / 32 ? smem[threadIdx.x] : 0.0f;
-  if (threadIdx.x < 32)
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, o);
-  return v;
-}
 
 constexpr int kLbBlock = 256, kLoads = 4;
 
@@ -134,6 +124,103 @@ float median(std::vector<float> v) {
   return v[v.size() / 2];
 }
 
+constexpr int kKinds = 9;
+const char* const kNames[kKinds] = {"read (no reduction)",
+                                    "CUB DeviceReduce::Sum",
+                                    "last_block, cover grid of 256",
+                                    "cluster of 4 x 1024",
+                                    "cluster of 8 x 1024",
+                                    "cluster of 16 x 1024",
+                                    "cluster of 8 x 1024, 8 loads",
+                                    "cluster of 16 x 1024, 8 loads",
+                                    "last_block, cover grid of 256, plain ld.global"};
+constexpr std::size_t kMaxN = 4u << 20;
+
+// The device buffers of every contender, the host input, and one timed call of a contender.
+struct Bench {
+  cudaDeviceProp prop{};
+  std::vector<float> host;
+  float *in = nullptr, *partials = nullptr, *out = nullptr;
+  unsigned *ticket = nullptr, *sink = nullptr;
+  unsigned char* flush = nullptr;
+  std::size_t flush_bytes = 0, temp_bytes = 0;
+  void* temp = nullptr;
+  cudaEvent_t start{}, stop{};
+
+  Bench() : host(kMaxN) {
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    CHECK_CUDA(cudaFuncSetAttribute(cluster_sum<4>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    CHECK_CUDA(cudaFuncSetAttribute(cluster_sum<8>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    flush_bytes = 2ull * prop.l2CacheSize;
+    for (std::size_t i = 0; i < kMaxN; ++i) host[i] = static_cast<float>(i % 7) - 3.0f;
+    CHECK_CUDA(cudaMalloc(&in, kMaxN * sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&partials, kMaxN / (4 * kLbBlock * kLoads) * sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&out, sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&ticket, sizeof(unsigned)));
+    CHECK_CUDA(cudaMalloc(&sink, sizeof(unsigned)));
+    CHECK_CUDA(cudaMalloc(&flush, flush_bytes));
+    CHECK_CUDA(cudaMemcpy(in, host.data(), kMaxN * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemset(ticket, 0, sizeof(unsigned)));
+    CHECK_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, static_cast<long long>(kMaxN)));
+    CHECK_CUDA(cudaMalloc(&temp, temp_bytes));
+    CHECK_CUDA(cudaEventCreate(&start));
+    CHECK_CUDA(cudaEventCreate(&stop));
+  }
+
+  void launch(int kind, std::size_t n) const {
+    const auto* v4 = reinterpret_cast<const float4*>(in);
+    const unsigned lb_grid = static_cast<unsigned>(n / (4 * kLbBlock * kLoads));
+    switch (kind) {
+      case 0: autotune_read_roof<<<prop.multiProcessorCount * 4, 512>>>(reinterpret_cast<const uint4*>(in), n / 4, sink); break;
+      case 1: {
+        std::size_t bytes = temp_bytes;
+        CHECK_CUDA(cub::DeviceReduce::Sum(temp, bytes, in, out, static_cast<long long>(n)));
+        break;
+      }
+      case 2: last_block_sum<true><<<lb_grid, kLbBlock>>>(v4, partials, ticket, out); break;
+      case 8: last_block_sum<false><<<lb_grid, kLbBlock>>>(v4, partials, ticket, out); break;
+      case 3: case 4: case 5: launch_cluster<4>(4 << (kind - 3), v4, n / 4, out); break;
+      case 6: case 7: launch_cluster<8>(8 << (kind - 6), v4, n / 4, out); break;
+    }
+  }
+
+  // One call of `kind` after the memset flush, in microseconds; exits when a reduction's result is not `want`.
+  float time(int kind, std::size_t n, int round, double want) const {
+    CHECK_CUDA(cudaMemsetAsync(flush, round & 0xff, flush_bytes));
+    CHECK_CUDA(cudaMemsetAsync(out, 0xFF, sizeof(float)));
+    CHECK_CUDA(cudaEventRecord(start));
+    launch(kind, n);
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    CHECK_CUDA(cudaGetLastError());
+    float ms = 0.0f, got = 0.0f;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    CHECK_CUDA(cudaMemcpy(&got, out, sizeof(float), cudaMemcpyDeviceToHost));
+    if (kind != 0 && got != static_cast<float>(want)) {
+      std::fprintf(stderr, "cluster_bench: %s at n = %zu gave %g, want %g\n", kNames[kind], n, got, want);
+      std::exit(1);
+    }
+    return ms * 1000.0f;
+  }
+
+  // Every contender at n, interleaved round by round (three warm-up rounds), one table row each.
+  void rows(std::size_t n, int rounds) const {
+    double want = 0.0;
+    for (std::size_t i = 0; i < n; ++i) want += host[i];
+    std::vector<float> t[kKinds];
+    for (int r = -3; r < rounds; ++r)
+      for (int kind = 0; kind < kKinds; ++kind) {
+        const float us = time(kind, n, r, want);
+        if (r >= 0) t[kind].push_back(us);
+      }
+    const float cub = median(t[1]);
+    for (int kind = 0; kind < kKinds; ++kind) {
+      const float m = median(t[kind]);
+      std::printf("| %zuK | %zu KiB | %s | %.2f | %.2fx |\n", n >> 10, n * 4 >> 10, kNames[kind], m, cub / m);
+    }
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,79 +233,14 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  CHECK_CUDA(cudaFuncSetAttribute(cluster_sum<4>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  CHECK_CUDA(cudaFuncSetAttribute(cluster_sum<8>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  const std::size_t max_n = 4u << 20;
-  const std::size_t flush_bytes = 2ull * prop.l2CacheSize;
-  std::vector<float> host(max_n);
-  for (std::size_t i = 0; i < max_n; ++i) host[i] = static_cast<float>(i % 7) - 3.0f;
-  float *in = nullptr, *partials = nullptr, *out = nullptr;
-  unsigned *ticket = nullptr, *sink = nullptr;
-  unsigned char* flush = nullptr;
-  CHECK_CUDA(cudaMalloc(&in, max_n * sizeof(float)));
-  CHECK_CUDA(cudaMalloc(&partials, max_n / (4 * kLbBlock * kLoads) * sizeof(float)));
-  CHECK_CUDA(cudaMalloc(&out, sizeof(float)));
-  CHECK_CUDA(cudaMalloc(&ticket, sizeof(unsigned)));
-  CHECK_CUDA(cudaMalloc(&sink, sizeof(unsigned)));
-  CHECK_CUDA(cudaMalloc(&flush, flush_bytes));
-  CHECK_CUDA(cudaMemcpy(in, host.data(), max_n * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemset(ticket, 0, sizeof(unsigned)));
-  std::size_t temp_bytes = 0;
-  CHECK_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, static_cast<long long>(max_n)));
-  void* temp = nullptr;
-  CHECK_CUDA(cudaMalloc(&temp, temp_bytes));
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-
-  const char* names[] = {"read (no reduction)", "CUB DeviceReduce::Sum", "last_block, cover grid of 256",
-                         "cluster of 4 x 1024",  "cluster of 8 x 1024",   "cluster of 16 x 1024",
-                         "cluster of 8 x 1024, 8 loads", "cluster of 16 x 1024, 8 loads",
-                         "last_block, cover grid of 256, plain ld.global"};
-  constexpr int kKinds = 9;
-  std::printf("# One-cluster reductions against the last-block finish and CUB: %s (%d SMs, %d MiB L2)\n\n", prop.name,
-              prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  const Bench b;
+  std::printf("# One-cluster reductions against the last-block finish and CUB: %s (%d SMs, %d MiB L2)\n\n", b.prop.name,
+              b.prop.multiProcessorCount, b.prop.l2CacheSize >> 20);
   std::printf("f32 sums of i %% 7 - 3 (each result checked); median of %d interleaved rounds; a memset of twice the L2 "
               "before each call; events around one call.\n\n",
               rounds);
   std::printf("| n (floats) | bytes | contender | median (us) | vs CUB |\n|---:|---:|---|---:|---:|\n");
-  for (std::size_t n : {std::size_t{128} << 10, std::size_t{512} << 10, std::size_t{1} << 20, std::size_t{4} << 20}) {
-    double want = 0.0;
-    for (std::size_t i = 0; i < n; ++i) want += host[i];
-    std::vector<float> t[kKinds];
-    for (int r = -3; r < rounds; ++r)
-      for (int kind = 0; kind < kKinds; ++kind) {
-        CHECK_CUDA(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
-        CHECK_CUDA(cudaMemsetAsync(out, 0xFF, sizeof(float)));
-        CHECK_CUDA(cudaEventRecord(start));
-        const auto* v4 = reinterpret_cast<const float4*>(in);
-        switch (kind) {
-          case 0: autotune_read_roof<<<prop.multiProcessorCount * 4, 512>>>(reinterpret_cast<const uint4*>(in), n / 4, sink); break;
-          case 1: CHECK_CUDA(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, static_cast<long long>(n))); break;
-          case 2: last_block_sum<true><<<n / (4 * kLbBlock * kLoads), kLbBlock>>>(v4, partials, ticket, out); break;
-          case 8: last_block_sum<false><<<n / (4 * kLbBlock * kLoads), kLbBlock>>>(v4, partials, ticket, out); break;
-          case 3: case 4: case 5: launch_cluster<4>(4 << (kind - 3), v4, n / 4, out); break;
-          case 6: case 7: launch_cluster<8>(8 << (kind - 6), v4, n / 4, out); break;
-        }
-        CHECK_CUDA(cudaEventRecord(stop));
-        CHECK_CUDA(cudaEventSynchronize(stop));
-        CHECK_CUDA(cudaGetLastError());
-        float ms = 0.0f, got = 0.0f;
-        CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-        CHECK_CUDA(cudaMemcpy(&got, out, sizeof(float), cudaMemcpyDeviceToHost));
-        if (kind != 0 && got != static_cast<float>(want)) {
-          std::fprintf(stderr, "cluster_bench: %s at n = %zu gave %g, want %g\n", names[kind], n, got, want);
-          return 1;
-        }
-        if (r >= 0) t[kind].push_back(ms * 1000.0f);
-      }
-    const float cub = median(t[1]);
-    for (int kind = 0; kind < kKinds; ++kind) {
-      const float m = median(t[kind]);
-      std::printf("| %zuK | %zu KiB | %s | %.2f | %.2fx |\n", n >> 10, n * 4 >> 10, names[kind], m, cub / m);
-    }
-  }
+  for (std::size_t n : {std::size_t{128} << 10, std::size_t{512} << 10, std::size_t{1} << 20, std::size_t{4} << 20})
+    b.rows(n, rounds);
   return 0;
 }

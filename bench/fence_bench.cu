@@ -21,6 +21,7 @@ constexpr const char* kBenchName = "fence_bench";
 
 }  // namespace
 
+#include "block_sum.cuh"
 #include "check_cuda.cuh"
 
 namespace {
@@ -31,16 +32,6 @@ template <bool AcqRel>
 __device__ __forceinline__ void fence() {
   if constexpr (AcqRel) asm volatile("fence.acq_rel.gpu;" ::: "memory");
   else __threadfence();
-}
-
-__device__ __forceinline__ float block_sum(float v, float* smem) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, o);
-  if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;
-  __syncthreads();
-  v = threadIdx.x < kBlock / 32 ? smem[threadIdx.x] : 0.0f;
-  if (threadIdx.x < 32)
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, o);
-  return v;
 }
 
 // Cover-n grid, kLoads float4 loads per thread in flight; n a multiple of 4 * kBlock * kLoads.
@@ -55,7 +46,7 @@ __global__ void __launch_bounds__(kBlock) last_block_sum(const float4* in, float
   float s = 0.0f;
 #pragma unroll
   for (int k = 0; k < kLoads; ++k) s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-  s = block_sum(s, smem);
+  s = block_sum<kBlock>(s, smem);
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = s;
     fence<AcqRel>();
@@ -67,7 +58,7 @@ __global__ void __launch_bounds__(kBlock) last_block_sum(const float4* in, float
   float f = 0.0f;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) f += __ldcg(partials + b);
   __syncthreads();  // smem reused
-  f = block_sum(f, smem);
+  f = block_sum<kBlock>(f, smem);
   if (threadIdx.x == 0) {
     *out = f;
     *ticket = 0;
