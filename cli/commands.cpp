@@ -575,6 +575,17 @@ Listing size_listing(const SizeLookup& sizes, std::uint64_t n, std::vector<Cell>
   return table;
 }
 
+// best --source FILE: the configuration's CUDA source, the text a handle of the problem compiles with NVRTC (the same
+// for every n), written as cli/output_file.hpp says, before anything is printed (a file that cannot be written leaves
+// no answer behind it). After the table (not JSON or CSV), a line says where, with NVRTC's options.
+std::string write_source(const BestCommand& cmd, const Config& config, const std::string& arch) {
+  if (cmd.source_file.empty()) return {};
+  const bool replaced = write_output_file(cmd.source_file, kernel_source(cmd.problem, config)) == Written::replaced;
+  if (!replaced || cmd.format != OutputFormat::table) return {};
+  return fmt::format("wrote the CUDA source of {} to {} (NVRTC options: {})\n", config.key(), cmd.source_file,
+                     fmt::join(jit::options_for(arch), " "));
+}
+
 int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream& out) {
   LookupTarget target = LookupTarget::from_model_key(cmd.device_model);
   std::string device_name;
@@ -592,6 +603,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
   const std::optional<Winner>& w = lookup.winner;
   if (w && source != ConfigSource::similar_device) device_name = w->device_name;
   std::optional<double> roof = cache.device_roof(model_key);
+  const std::string wrote = write_source(cmd, lookup.config, target.arch);
 
   Listing l;
   l.columns = {{"source", "source"},       {"problem", "problem"},  {"device model", "model_key"},
@@ -627,6 +639,7 @@ int run_best(const BestCommand& cmd, const std::string& cache_path, std::ostream
                                         " => n={}):",
                                         n),
                             table, cmd.format);
+  out << wrote;
   return 0;
 }
 

@@ -418,7 +418,10 @@ void describe_best(const std::string&, Spec& s) {
   best.add_options()
       ("device-model", po::value<std::string>()->value_name("KEY"),
        "the GPU model to answer for, as its model key (`autotune show --json` and `devices` print them); no GPU needed")
-      ("device", po::value<std::string>()->value_name("ORDINAL"), "the model of this machine's CUDA device I");
+      ("device", po::value<std::string>()->value_name("ORDINAL"), "the model of this machine's CUDA device I")
+      ("source", po::value<std::string>()->value_name("FILE"),
+       "also write the answered configuration's CUDA source to FILE: the text NVRTC compiles for a handle of the "
+       "problem (its options are printed with the table)");
   s.desc.add(best).add(format_options());
   s.synopsis =
       "PROBLEM (--device-model KEY | --device I)\n\n"
@@ -429,7 +432,8 @@ void describe_best(const std::string&, Spec& s) {
       "switch between two at their geometric mean), the range of --n marked =>. --json nests the table under\n"
       "\"sizes\"; --csv prints one row per range. Only reads the cache (stale winners are never answered).";
   s.examples = problem_examples("best --device 0") +
-             "  autotune best ... --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --cache fleet.db --json\n";
+             "  autotune best ... --device-model 'NVIDIA H100 80GB HBM3|sm_90|132SM|81090MiB' --cache fleet.db --json\n"
+             "  autotune best --type u8 --bins 256 --n 64M --device 0 --source u8_256.cu   # the code a handle runs\n";
 }
 
 Command make_best(const std::string&, const po::variables_map& vm, const Text& text) {
@@ -445,6 +449,7 @@ Command make_best(const std::string&, const po::variables_map& vm, const Text& t
     if (d < 0) throw UsageError(fmt::format("--device: {} is not a device ordinal (0, 1, ...)", d));
     c.device = static_cast<int>(d);
   }
+  if (vm.count("source")) c.source_file = text("source", "--source: the file name");
   c.problem = make_problem(vm, "best");
   return c;
 }

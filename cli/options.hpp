@@ -67,6 +67,7 @@ struct BestCommand {
   Problem problem;
   std::string device_model;  ///< --device-model KEY (a model key as `show --json` / `devices` print it)
   int device = -1;           ///< --device I: the model of this machine's GPU I (when device_model is empty)
+  std::string source_file;   ///< --source FILE: the answered configuration's CUDA source, as a handle compiles it
   OutputFormat format = OutputFormat::table;
 };
 struct CompareCommand {

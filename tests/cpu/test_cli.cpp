@@ -195,6 +195,7 @@ TEST_SUITE("cli") {
     refuses({"best", "--n", "1M", "--device", "x"}, "--device: 'x' is not an integer");
     refuses({"best", "--n", "1M", "--device", "-2"}, "--device");
     refuses({"best", "--n", "1M", "--device-model", ""}, "--device-model: the model key is empty");
+    refuses({"best", "--n", "1M", "--device", "0", "--source", ""}, "--source: the file name is empty");
     refuses({"best", "--n", "1M", "--device", "0", "--counters", "16"}, "--counters: '16' is not 32 or 64");
     refuses({"best", "--n", "1M", "--device", "0", "--type", "f8"}, "unknown sample type 'f8'");
     refuses({"best", "--n", "1M", "--device", "0", "--all"}, "best");
@@ -330,6 +331,9 @@ TEST_SUITE("cli") {
     const auto by_device = std::get<BestCommand>(parse({"best", "--n", "1000", "--device", "1"}).command);
     CHECK(by_device.device == 1);
     CHECK(by_device.device_model.empty());
+    CHECK(by_device.source_file.empty());
+    CHECK(std::get<BestCommand>(parse({"best", "--n", "1000", "--device", "1", "--source", "k.cu"}).command)
+              .source_file == "k.cu");
     CHECK(by_device.problem.as<HistogramProblem>()->type == SampleType::u8);
     CHECK(by_device.problem.as<HistogramProblem>()->counter_bits == 32);
     CHECK(std::get<TuneCommand>(parse({"tune", "--n", "1M", "--counters", "64"}).command)

@@ -1,14 +1,17 @@
 // `autotune show`, `best`, `compare` and the output formats (table, JSON, CSV) on the fleet fixture cache; the
 // progress display of `tune`. Expected values come from the fixture's recorded numbers, computed here by hand.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include <sstream>
 
 #include "autotune/histogram_problem.hpp"
+#include "autotune/problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/error.hpp"
@@ -243,6 +246,43 @@ TEST_SUITE("cli_output") {
     CHECK(std::any_of(rows.begin() + 1, rows.end(), [&](const auto& r) { return r[col] == std::to_string(first_large); }));
     CHECK(rows[1][0] == "nearest_size");  // the record's fields on every row
     CHECK(rows.back()[0] == "nearest_size");
+  }
+
+  TEST_CASE("best --source writes the answered configuration's CUDA source, before printing, as a handle compiles it") {
+    FleetFile f;
+    const std::string h100 = fleet_h100().model_key();
+    TempPath source(".cu");
+    // The exact answer: the fixture's H100 winner of u8/256/64M, R=32 copies, 512 threads, 2 loads in flight.
+    const std::string table = run_ok({"best", "--type", "u8", "--bins", "256", "--n", "64M", "--device-model", h100,
+                                      "--cache", f.file.str(), "--source", source.str()});
+    const std::string text = read_bytes(source.path);
+    CHECK(has(text, "constexpr int kReplicas = 32;"));
+    CHECK(has(text, "constexpr int kBlock = 512;"));
+    CHECK(has(text, "constexpr int kLoads = 2;"));
+    CHECK(has(text, "extern \"C\" __global__"));
+    CHECK(text == kernel_source(Problem(u8_problem()), Config(f.fleet.h100_u8.winner)));  // what a handle compiles
+    // The table's last line says where, with the configuration and NVRTC's options for the model's architecture.
+    CHECK(has(table, fmt::format("wrote the CUDA source of {} to {} (NVRTC options: --gpu-architecture=sm_90 "
+                                 "-std=c++17)\n",
+                                 f.fleet.h100_u8.winner.key(), source.str())));
+
+    // JSON stays one document: the file is written, nothing is printed after it.
+    TempPath json_source(".cu");
+    const Json j = Json::parse(run_ok({"best", "--type", "u8", "--bins", "256", "--n", "64M", "--device-model", h100,
+                                       "--cache", f.file.str(), "--source", json_source.str(), "--json"}));
+    CHECK(j["config"] == f.fleet.h100_u8.winner.key());
+    CHECK(read_bytes(json_source.path) == text);
+
+    // A path that cannot be written is an error before anything is printed; the directory is left as it was.
+    TempPath dir;
+    std::filesystem::create_directory(dir.path);
+    std::ostringstream o, e;
+    CHECK_THROWS_AS(run(parse_command_line({"best", "--n", "64M", "--device-model", h100, "--cache", f.file.str(),
+                                            "--source", dir.str()}),
+                        o, e),
+                    Error);
+    CHECK(o.str().empty());
+    CHECK(std::filesystem::is_directory(dir.path));
   }
 
   TEST_CASE("best --device without a GPU fails with the device error (exit 1 in main)") {
