@@ -5,7 +5,7 @@
 // ticket, the last block's reads of every partial) by reducing in one cluster of up to 16 blocks through distributed
 // shared memory (sm_90), and what reading the input with 8 or 16 SMs instead of all of them costs.
 //   last_block  cover-n grid of 256-thread blocks, 4 float4 loads each, partial + __threadfence + ticket, the last
-//               block folds the partials (bench/fence_bench.cu's kernel, the templates' finish);
+//               block folds the partials (the templates' finish; bench/last_block_sum.cuh, fence_bench's kernel too);
 //   cluster C   one cluster of C blocks of 1024 threads, a loop over tiles of 4 (or 8) float4 loads each, each block's
 //               sum in its shared memory, cluster.sync(), block 0 folds the C sums through map_shared_rank;
 //   last_block, plain ld.global: the same with loads the compiler does not make ld.global.nc;
@@ -31,7 +31,7 @@ constexpr const char* kBenchName = "cluster_bench";
 
 }  // namespace
 
-#include "block_sum.cuh"
+#include "last_block_sum.cuh"
 #include "check_cuda.cuh"
 #include "kernel_templates/roof.cu"
 
@@ -39,41 +39,7 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr int kLbBlock = 256, kLoads = 4;
-
-// bench/fence_bench.cu's last-block sum (cover-n grid; n a multiple of 4 * kLbBlock * kLoads). Nc: the input loads
-// as __ldg (ld.global.nc), else as plain loads of a pointer the compiler cannot prove read-only (ld.global), which is
-// what the reduction template's PTX holds for its default loads.
-template <bool Nc>
-__global__ void __launch_bounds__(kLbBlock) last_block_sum(const float4* in, float* partials, unsigned* ticket,
-                                                           float* out) {
-  __shared__ float smem[kLbBlock / 32];
-  __shared__ bool last;
-  const unsigned base = blockIdx.x * kLbBlock * kLoads + threadIdx.x;
-  float4 v[kLoads];
-#pragma unroll
-  for (int k = 0; k < kLoads; ++k) v[k] = Nc ? __ldg(in + base + k * kLbBlock) : in[base + k * kLbBlock];
-  float s = 0.0f;
-#pragma unroll
-  for (int k = 0; k < kLoads; ++k) s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-  s = block_sum<kLbBlock>(s, smem);
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = s;
-    __threadfence();
-    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  float f = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kLbBlock) f += __ldcg(partials + b);
-  __syncthreads();
-  f = block_sum<kLbBlock>(f, smem);
-  if (threadIdx.x == 0) {
-    *out = f;
-    *ticket = 0;
-  }
-}
+constexpr int kLbBlock = kLastBlockThreads, kLoads = kLastBlockLoads;
 
 constexpr int kClBlock = 1024;
 
@@ -177,8 +143,8 @@ struct Bench {
         CHECK_CUDA(cub::DeviceReduce::Sum(temp, bytes, in, out, static_cast<long long>(n)));
         break;
       }
-      case 2: last_block_sum<true><<<lb_grid, kLbBlock>>>(v4, partials, ticket, out); break;
-      case 8: last_block_sum<false><<<lb_grid, kLbBlock>>>(v4, partials, ticket, out); break;
+      case 2: last_block_sum<true, false><<<lb_grid, kLbBlock>>>(v4, partials, ticket, out); break;
+      case 8: last_block_sum<false, false><<<lb_grid, kLbBlock>>>(v4, partials, ticket, out); break;
       case 3: case 4: case 5: launch_cluster<4>(4 << (kind - 3), v4, n / 4, out); break;
       case 6: case 7: launch_cluster<8>(8 << (kind - 6), v4, n / 4, out); break;
     }

@@ -21,49 +21,12 @@ constexpr const char* kBenchName = "fence_bench";
 
 }  // namespace
 
-#include "block_sum.cuh"
+#include "last_block_sum.cuh"
 #include "check_cuda.cuh"
 
 namespace {
 
-constexpr int kBlock = 256, kLoads = 4;
-
-template <bool AcqRel>
-__device__ __forceinline__ void fence() {
-  if constexpr (AcqRel) asm volatile("fence.acq_rel.gpu;" ::: "memory");
-  else __threadfence();
-}
-
-// Cover-n grid, kLoads float4 loads per thread in flight; n a multiple of 4 * kBlock * kLoads.
-template <bool AcqRel>
-__global__ void __launch_bounds__(kBlock) last_block_sum(const float4* in, float* partials, unsigned* ticket, float* out) {
-  __shared__ float smem[kBlock / 32];
-  __shared__ bool last;
-  const unsigned base = blockIdx.x * kBlock * kLoads + threadIdx.x;
-  float4 v[kLoads];
-#pragma unroll
-  for (int k = 0; k < kLoads; ++k) v[k] = __ldg(in + base + k * kBlock);
-  float s = 0.0f;
-#pragma unroll
-  for (int k = 0; k < kLoads; ++k) s += (v[k].x + v[k].y) + (v[k].z + v[k].w);
-  s = block_sum<kBlock>(s, smem);
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = s;
-    fence<AcqRel>();
-    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  fence<AcqRel>();
-  float f = 0.0f;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock) f += __ldcg(partials + b);
-  __syncthreads();  // smem reused
-  f = block_sum<kBlock>(f, smem);
-  if (threadIdx.x == 0) {
-    *out = f;
-    *ticket = 0;
-  }
-}
+constexpr int kBlock = kLastBlockThreads, kLoads = kLastBlockLoads;
 
 __global__ void scribble(unsigned* p, size_t n, unsigned v) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
@@ -119,8 +82,8 @@ int main(int argc, char** argv) {
       scribble<<<1024, 256>>>(flush, flush_words, static_cast<unsigned>(r));
       CHECK_CUDA(cudaMemset(out, 0xFF, sizeof(float)));
       CHECK_CUDA(cudaEventRecord(start));
-      if (kind == 0) last_block_sum<false><<<grid, kBlock>>>(reinterpret_cast<const float4*>(in), partials, ticket, out);
-      else last_block_sum<true><<<grid, kBlock>>>(reinterpret_cast<const float4*>(in), partials, ticket, out);
+      if (kind == 0) last_block_sum<true, false><<<grid, kBlock>>>(reinterpret_cast<const float4*>(in), partials, ticket, out);
+      else last_block_sum<true, true><<<grid, kBlock>>>(reinterpret_cast<const float4*>(in), partials, ticket, out);
       CHECK_CUDA(cudaEventRecord(stop));
       CHECK_CUDA(cudaEventSynchronize(stop));
       float ms = 0.0f, got = 0.0f;
