@@ -137,7 +137,9 @@ struct Bench {
     const auto* v4 = reinterpret_cast<const float4*>(in);
     const unsigned lb_grid = static_cast<unsigned>(n / (4 * kLbBlock * kLoads));
     switch (kind) {
-      case 0: autotune_read_roof<<<prop.multiProcessorCount * 4, 512>>>(reinterpret_cast<const uint4*>(in), n / 4, sink); break;
+      case 0:
+        autotune_read_roof<<<prop.multiProcessorCount * 4, 512>>>(reinterpret_cast<const uint4*>(in), n / 4, sink);
+        break;
       case 1: {
         std::size_t bytes = temp_bytes;
         CHECK_CUDA(cub::DeviceReduce::Sum(temp, bytes, in, out, static_cast<long long>(n)));

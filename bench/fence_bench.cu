@@ -82,8 +82,9 @@ int main(int argc, char** argv) {
       scribble<<<1024, 256>>>(flush, flush_words, static_cast<unsigned>(r));
       CHECK_CUDA(cudaMemset(out, 0xFF, sizeof(float)));
       CHECK_CUDA(cudaEventRecord(start));
-      if (kind == 0) last_block_sum<true, false><<<grid, kBlock>>>(reinterpret_cast<const float4*>(in), partials, ticket, out);
-      else last_block_sum<true, true><<<grid, kBlock>>>(reinterpret_cast<const float4*>(in), partials, ticket, out);
+      const auto* v4 = reinterpret_cast<const float4*>(in);
+      if (kind == 0) last_block_sum<true, false><<<grid, kBlock>>>(v4, partials, ticket, out);
+      else last_block_sum<true, true><<<grid, kBlock>>>(v4, partials, ticket, out);
       CHECK_CUDA(cudaEventRecord(stop));
       CHECK_CUDA(cudaEventSynchronize(stop));
       float ms = 0.0f, got = 0.0f;
