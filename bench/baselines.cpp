@@ -36,6 +36,10 @@ std::optional<BaselineCall> histogram_baseline(const HistogramProblem& p, const 
   if (p.counter_bits != 32) return std::nullopt;  // CUB's counters are the sample count type: 32 bits here
   const CubProblem cp = cub_problem(p);
   if (!cub_supports(cp)) return std::nullopt;  // channels CUB is not instantiated for here
+  // CUB bins __half samples in half arithmetic (ScaleTransform in cub/device/dispatch/dispatch_histogram.cuh): past
+  // 65504 bins, the largest finite half, its scale is infinite and its sweep kernel adds out of bounds
+  // (compute-sanitizer on an H200, 2026-12-04: 71379 bins over [0.02, 300.02); bench/results/2026-12-04h-summary.md).
+  if (p.type == SampleType::f16 && p.counters() > 65504) return std::nullopt;
   // A 2D region: CUB's 2D overloads, instantiated here for u8 samples.
   if (p.row_pixels != 0 && p.type != SampleType::u8) return std::nullopt;
   auto cub = p.row_pixels == 0

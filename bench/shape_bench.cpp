@@ -56,6 +56,7 @@
 #include "autotune/tuner.hpp"
 #include "bench/baselines.hpp"
 #include "bench/bench_common.hpp"
+#include "bench/held_out.hpp"
 #include "bench/read_roof.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
@@ -226,8 +227,8 @@ Row run_problem(const Problem& p, const Caches& caches, int tune_samples, int sa
   Row row;
   row.problem = p;
   const Problem shape = p.with_n(0);  // a handle is made for the shape; n is the call's
-  // 3. the exact winner (first: it may tune).
-  find_exact_winner(row, p, caches.exact_from, caches.tune, tune_samples, compile_dir, dev);
+  // 3. the exact winner (first: it may tune), unless --no-exact.
+  if (tune_samples > 0) find_exact_winner(row, p, caches.exact_from, caches.tune, tune_samples, compile_dir, dev);
 
   const auto workload = p.family().make_workload(p, dev, 42);
   const std::uint64_t n = p.n();
@@ -450,8 +451,10 @@ std::pair<std::size_t, std::size_t> parse_rows(const std::string& text) {
 int main(int argc, char** argv) try {
   std::string tuned_cache, compare_cache, exact_keep, exact_from, only, text_file, photo_file, markdown,
       commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
-  bool quick = false;
+  bool quick = false, no_exact = false, list = false;
   int samples = 21, tune_samples = 15;
+  std::size_t held_out = 0;  // --held-out N: N problems drawn from --seed instead of grid()
+  std::uint64_t seed = 20261204;
   std::size_t first_row = 0, end_row = SIZE_MAX;  // --rows A:B, the part's grid rows A..B-1 (one device call each)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -467,13 +470,17 @@ int main(int argc, char** argv) try {
     else if (a == "--text" && has) text_file = argv[++i];
     else if (a == "--photo" && has) photo_file = argv[++i];
     else if (a == "--quick") quick = true;
+    else if (a == "--held-out" && has) held_out = std::stoul(argv[++i]);
+    else if (a == "--seed" && has) seed = std::stoull(argv[++i]);
+    else if (a == "--no-exact") no_exact = true;
+    else if (a == "--list") list = true;
     else if (a == "--commit" && has) commit = argv[++i];
     else if (a == "--markdown" && has) markdown = argv[++i];
     else {
       std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] "
                            "[--compare-cache FILE] [--exact-cache FILE] [--exact-from FILE] "
                            "[--only histograms|reductions] [--rows A:B] [--text FILE] [--photo RGB] [--quick] "
-                           "[--commit HASH] [--markdown FILE]\n");
+                           "[--held-out N [--seed S]] [--no-exact] [--list] [--commit HASH] [--markdown FILE]\n");
       return 2;
     }
   }
@@ -498,6 +505,14 @@ int main(int argc, char** argv) try {
     return out;
   };
   const std::vector<unsigned char> text = read_bytes(text_file, "--text"), photo = read_bytes(photo_file, "--photo");
+  if (held_out > 0 && (quick || !text.empty() || !photo.empty()))
+    throw UsageError("--held-out: its own grid; not with --quick, --text or --photo");
+  const std::vector<Problem> problems = held_out > 0 ? held_out_problems(held_out, seed) : grid(quick);
+  if (list) {  // the grid, without a GPU: what a device call would measure
+    for (const Problem& p : problems) std::printf("%s\n", p.key().c_str());
+    return 0;
+  }
+  if (no_exact) tune_samples = 0;  // run_problem: no exact winner, no regret
 
   const auto tmp = std::filesystem::temp_directory_path() / fmt::format("autotune_shape_bench_{}", ::getpid());
   std::filesystem::create_directories(tmp);
@@ -527,15 +542,19 @@ int main(int argc, char** argv) try {
       "Read roof (16-byte streaming read of 512 MiB, this run): **{:.0f} GB/s**. Every time is the median of {} "
       "calls with the L2 flushed before each, contenders interleaved round by round; every contender checked against "
       "the CPU reference first. `policy` = a handle with an empty cache (no tuning); `tuned` = a handle from {}; "
-      "`exact` = the problem tuned now ({} samples per variant){}; regret = time / exact - 1.\n\n",
+      "`exact` = {}{}; regret = time / exact - 1.{}\n\n",
       measured_on(dev, commit), fmt::format("{}{}", text.empty() ? "" : fmt::format("; real text: {} ({} bytes, repeated)", text_file, text.size()),
                   photo.empty() ? "" : fmt::format("; a real photo's RGB bytes: {} ({} bytes, repeated)", photo_file, photo.size())),
       roof.gbps,
-      samples, tuned_cache.empty() ? "(not run: no --tuned-cache)" : "`" + tuned_cache + "`", tune_samples,
+      samples, tuned_cache.empty() ? "(not run: no --tuned-cache)" : "`" + tuned_cache + "`",
+      no_exact ? std::string("not run (--no-exact)") : fmt::format("the problem tuned now ({} samples per variant)", tune_samples),
       exact_from.empty() ? ""
                          : fmt::format(", or the winner an earlier exact tuning on this GPU model recorded in `{}` "
                                        "(rows noted so), timed now",
-                                       exact_from));
+                                       exact_from),
+      held_out == 0 ? std::string()
+                    : fmt::format(" The problems: {} drawn at random from seed {} (bench/held_out.hpp), none chosen by "
+                                  "hand.", held_out, seed));
   std::printf("%s", doc.c_str());
   std::fflush(stdout);
   auto save = [&]() {
@@ -544,7 +563,7 @@ int main(int argc, char** argv) try {
 
   std::vector<Row> rows;
   std::size_t part_row = 0;  // the row's index among the part's grid rows, for --rows
-  for (const Problem& p : grid(quick)) {
+  for (const Problem& p : problems) {
     const bool histogram = p.as<HistogramProblem>() != nullptr;
     if ((only == "histograms" && !histogram) || (only == "reductions" && histogram) || only == "real") continue;
     const std::size_t index = part_row++;
@@ -562,8 +581,9 @@ int main(int argc, char** argv) try {
       continue;
     }
     const Row& r = rows.back();
-    std::fprintf(stderr, "shape_bench: %s policy %.1f us, exact %.1f us, CUB %.1f us%s\n", p.key().c_str(),
-                 r.policy_ms * 1e3, r.exact_ms * 1e3, r.cub_ms * 1e3, r.wrong ? " WRONG" : "");
+    std::fprintf(stderr, "shape_bench: %s policy %.1f us, tuned %.1f us (%s), exact %.1f us, CUB %.1f us%s\n",
+                 p.key().c_str(), r.policy_ms * 1e3, r.tuned_ms * 1e3, r.tuned_config.c_str(), r.exact_ms * 1e3,
+                 r.cub_ms * 1e3, r.wrong ? " WRONG" : "");
   }
   if (std::filesystem::exists(empty_cache)) throw Error("shape_bench: a lookup created the empty cache file");
 
@@ -688,9 +708,12 @@ int main(int argc, char** argv) try {
        std::nullopt);
   line("empty cache: reductions geometric mean vs CUB", ratio(geomean_of(r_policy)), "(>= 1.1x from the tuned cache)",
        std::nullopt);
-  line(fmt::format("empty cache: median regret vs the exact winner ({} problems)", regret_policy.size()),
-       pct(median_of(regret_policy)) + " %", "(<= 3 % from the tuned cache)", std::nullopt);
-  line("empty cache: worst regret", pct(max_of(regret_policy)) + " %", "(<= 10 % from the tuned cache)", std::nullopt);
+  if (!regret_policy.empty()) {  // --no-exact: none
+    line(fmt::format("empty cache: median regret vs the exact winner ({} problems)", regret_policy.size()),
+         pct(median_of(regret_policy)) + " %", "(<= 3 % from the tuned cache)", std::nullopt);
+    line("empty cache: worst regret", pct(max_of(regret_policy)) + " %", "(<= 10 % from the tuned cache)",
+         std::nullopt);
+  }
   if (!tuned_cache.empty()) {
     std::vector<double> both = h_tuned;
     both.insert(both.end(), r_tuned.begin(), r_tuned.end());
@@ -702,8 +725,11 @@ int main(int argc, char** argv) try {
            geomean_of(r_tuned) >= 1.1);
     line(fmt::format("tuned cache: min vs CUB ({} problems)", both.size()), ratio(min_of(both)), ">= 0.95x",
          min_of(both) >= 0.95);
-    line("tuned cache: median regret", pct(median_of(regret_tuned)) + " %", "<= 3 %", median_of(regret_tuned) <= 0.03);
-    line("tuned cache: worst regret", pct(max_of(regret_tuned)) + " %", "<= 10 %", max_of(regret_tuned) <= 0.10);
+    if (!regret_tuned.empty()) {
+      line("tuned cache: median regret", pct(median_of(regret_tuned)) + " %", "<= 3 %",
+           median_of(regret_tuned) <= 0.03);
+      line("tuned cache: worst regret", pct(max_of(regret_tuned)) + " %", "<= 10 %", max_of(regret_tuned) <= 0.10);
+    }
   }
   if (!compare_cache.empty()) {
     const auto [slower, worst] = compared_slower(rows, 0.02);

@@ -16,6 +16,10 @@
 #           preset      `autotune tune --preset standard` on a copy of OUT/tuned.db (OUT/preset.db, its wall time in
 #                       OUT/preset.log); a second call resumes it (328 s on an H200 with 3689e9b, after a 77 s plain
 #                       tune: with both, more than one device call holds; cut each call with PRESET_LIMIT=SECONDS)
+#           held-out    shape_bench --held-out: HELD_OUT (default 100) histograms and reductions drawn at random from
+#                       SEED (default 20261204; bench/held_out.hpp), none chosen by hand, each handle from an empty
+#                       cache and from OUT/tuned.db against CUB, no exact tuning (--no-exact); HELD_OUT_ROWS=A:B
+#                       measures rows A..B-1 alone (one device call each): OUT/held-out-A-B.md
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
 #                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,
@@ -27,7 +31,7 @@
 set -uo pipefail
 bin=${1:?BIN (the unpacked binaries)}
 out=${2:?OUT (a folder for the results)}
-part=${3:?PART: tune, reductions, histograms, real, all, sizes, preset or preset-compare}
+part=${3:?PART: tune, reductions, histograms, real, all, sizes, preset, preset-compare or held-out}
 commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$out"
 tuned=${TUNED_CACHE:-$out/tuned.db}
@@ -100,13 +104,26 @@ run_preset_compare() {
   return $rc
 }
 
+run_held_out() {
+  [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
+  local rows=${HELD_OUT_ROWS:-0:} name
+  name=held-out-${rows/:/-}
+  local t0=$SECONDS
+  "$bin/shape_bench" --held-out "${HELD_OUT:-100}" --seed "${SEED:-20261204}" --no-exact --rows "$rows" \
+    --tuned-cache "$tuned" --commit "$commit" --markdown "$out/$name.md" > "$out/$name.log" 2>&1
+  local rc=$?
+  echo "untuned_grid: shape_bench --held-out rows $rows: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/$name.log"
+  return $rc
+}
+
 case "$part" in
   tune) run_tune ;;
   sizes) run_sizes ;;
   preset) run_preset ;;
   preset-compare) run_preset_compare ;;
+  held-out) run_held_out ;;
   reductions | histograms | real) run_part "$part" ;;
   all) run_tune && run_part reductions; run_part histograms ;;
-  *) echo "untuned_grid: PART is tune, reductions, histograms, real, all, sizes, preset or preset-compare, not $part" >&2
+  *) echo "untuned_grid: PART is tune, reductions, histograms, real, all, sizes, preset, preset-compare or held-out, not $part" >&2
      exit 2 ;;
 esac

@@ -71,7 +71,8 @@ class KernelFamily {
   }
   /// Why `config` cannot run `problem` (its own rules, and the device's limits when `device` is given), or empty.
   virtual std::string violation(const Problem& problem, const Config& config, const DeviceInfo* device) const = 0;
-  /// A configuration tuned for another shape, made runnable for `problem`: `config` itself when it is valid (change
+  /// A configuration tuned for another shape, made runnable for `problem` (the wanted shape at the size `config` was
+  /// measured at, where it will serve): `config` itself when it is valid (change
   /// empty), else the family's closest valid variant of it with what changed (e.g. a histogram whose bins no longer
   /// fit 32-bit shared counters keeps its privatization with 16-bit ones instead of falling to global atomics), else
   /// nullopt. Used by the similar-problem step and the policy (runtime/resolution.cpp, runtime/policy.cpp). The

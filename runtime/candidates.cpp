@@ -70,7 +70,7 @@ void similar_shapes(const Cache& cache, const LookupTarget& t, const Problem& pr
     if (std::find(own.begin(), own.end(), key) != own.end()) continue;
     const auto d = family.shape_distance(problem, w.problem);
     if (!d) continue;
-    auto adapted = family.adapt_config(problem, w.config, device);
+    auto adapted = family.adapt_config(problem.with_n(w.problem.n()), w.config, device);  // at the winner's size
     if (!adapted) continue;
     if (!adapted->change.empty()) {
       w.config = adapted->config;

@@ -108,7 +108,7 @@ std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& pro
         family.distribution_is_shape() ? e.problem : e.problem.with_distribution(problem.distribution());
     const auto d = family.policy_distance(problem, as_wanted);
     if (!d) continue;
-    auto adapted = family.adapt_config(problem, e.config, device);
+    auto adapted = family.adapt_config(problem.with_n(e.problem.n()), e.config, device);  // at the entry's size
     if (!adapted) continue;
     Shape& s = shapes[e.problem.shape_key()];
     s.distance = *d;

@@ -251,6 +251,8 @@ struct HistogramConfig {
 inline constexpr const char* kHistogramKernelName = "autotune_histogram";
 inline constexpr const char* kHistogram2dKernelName = "autotune_histogram_2d";
 inline constexpr const char* kHistogramSpanKernelName = "autotune_histogram_span";
+/// The kernel that sums a global histogram's copies (privatization global with replicas > 1) into the output.
+inline constexpr const char* kHistogramMergeKernelName = "autotune_histogram_merge";
 
 /// Complete CUDA source of one variant: a generated preamble of compile-time constants followed by the
 /// embedded template kernel_templates/histogram/histogram.cu. The preamble is the only place parameters enter the kernel.

@@ -121,6 +121,21 @@ std::string cluster_violation(const HistogramConfig& c) {
   return {};
 }
 
+// The rules of a global histogram's copies (priv=global with R > 1), part of histogram_violation. A handle allocates
+// its first 8 streams' workspaces at once (core/workspace.hpp), so the copies of one are held to 16 MiB.
+std::string global_copies_violation(const HistogramProblem& problem, const HistogramConfig& c) {
+  if (c.privatization != Privatization::global || c.replicas == 1) return {};
+  if (c.merge != Merge::atomic)
+    return fmt::format("copies of a global histogram are merged by their own kernel: merge=atomic, not {}",
+                       to_string(c.merge));
+  constexpr std::size_t kMostBytes = 16u << 20;
+  const std::size_t bytes = static_cast<std::size_t>(c.replicas) * histogram_samples::counts_bytes(problem);
+  if (bytes > kMostBytes)
+    return fmt::format("{} copies of {} counters take {} bytes per stream, more than {}", c.replicas,
+                       problem.counters(), bytes, kMostBytes);
+  return {};
+}
+
 // The rules of value counting (bin=values), part of histogram_violation.
 std::string values_violation(const HistogramProblem& problem, const HistogramConfig& c) {
   if (c.binning != Binning::values) return {};
@@ -159,7 +174,8 @@ std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const
 
 std::string histogram_violation(const HistogramProblem& problem, const HistogramConfig& c, const DeviceInfo* device) {
   if (std::string why = histogram_spaces::shape_violation(problem, c); !why.empty()) return why;
-  if (c.replicas != 1 && c.privatization != Privatization::shared) return "replicas apply to shared privatization only";
+  if (c.replicas != 1 && c.privatization == Privatization::warp) return "replicas apply to shared or global privatization";
+  if (std::string why = global_copies_violation(problem, c); !why.empty()) return why;
   if (c.counter_bits != 32 && c.counter_bits != 16)
     return fmt::format("counter width {} is not 16 or 32", c.counter_bits);
   if (c.counter_bits == 16 && c.privatization == Privatization::global)

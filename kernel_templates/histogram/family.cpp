@@ -23,6 +23,7 @@
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
+#include "kernel_templates/histogram_spaces.hpp"
 #include "embedded.hpp"
 
 namespace autotune {
@@ -220,11 +221,16 @@ class HistogramFamily final
     return c;
   }
 
-  // What a transfer that starts counting values runs: the measured value-counting configuration for one channel
-  // (kValueCounting: R = 32 shared copies, one per lane; 1024 threads, two 16-byte loads in flight, a resident grid),
-  // else the given configuration with R = 32. Measured: README.md, "The value-counting configuration".
+  // What a transfer that starts counting values runs, at the size it came from (h.n): up to kSmallN samples the
+  // given configuration counting values (the geometry measured at that size: the u8/256 winners, which count values
+  // by nature, keep one copy and small blocks there); above it the measured value-counting configuration for one
+  // channel (kValueCounting: R = 32 shared copies, one per lane; 1024 threads, two 16-byte loads in flight, a
+  // resident grid), else the given configuration with R = 32. Measured: README.md, "The value-counting
+  // configuration".
   static HistogramConfig value_counting(const HistogramProblem& h, const HistogramConfig& given) {
     HistogramConfig c = given;
+    c.binning = Binning::values;
+    if (h.n <= histogram_spaces::kSmallN) return c;
     if (h.channels == 1 && given.privatization == Privatization::shared)
       if (auto measured = HistogramConfig::parse(kValueCounting)) c = *measured;
     c.binning = Binning::values;

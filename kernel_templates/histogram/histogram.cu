@@ -24,7 +24,10 @@
 //   kVecBytes             bytes per load: a power of two in sizeof(sample_t) .. 16 (4 or 8 load 4 or 8 u8 samples);
 //                         the pointer's unaligned head is done one sample at a time
 //   kLoads                vector loads in flight per thread per tile (all issued before the first count)
-//   kPriv                 Privatization::global: atomics straight into `out`; shared: a shared histogram,
+//   kPriv                 Privatization::global: atomics straight into `out`, or with kReplicas > 1 into
+//                         kReplicas copies of the histogram in the workspace (warp w of the grid adds into copy
+//                         w % kReplicas: a hot bin's atomics spread over kReplicas addresses), which a second kernel
+//                         (autotune_histogram_merge) sums into `out` and leaves zero; shared: a shared histogram,
 //                         kReplicas lane-interleaved copies (bin b of copy r at word b * kReplicas + r,
 //                         copy = lane % kReplicas: with 32 copies every lane of a warp owns its bank, whatever the
 //                         data); warp: one shared copy per warp
@@ -89,6 +92,8 @@ static_assert(at::kPartitioning == at::Partitioning::interleaved || at::kPartiti
               "partitioning is interleaved or contiguous");
 static_assert(!(at::kCounter16 && at::kPriv == at::Privatization::global),
               "16-bit counters exist only in shared memory");
+static_assert(at::kPriv != at::Privatization::global || at::kReplicas == 1 || at::kMerge == at::Merge::atomic,
+              "copies of a global histogram are merged by their own kernel (merge=atomic)");
 static_assert(at::kMerge == at::Merge::atomic || at::kMerge == at::Merge::last_block ||
                   at::kMerge == at::Merge::self_zero,
               "merge is atomic, last_block or self_zero");
@@ -116,6 +121,7 @@ constexpr int kSlots = (kCounted + kPerWord - 1) / kPerWord;  // words per copy
 // The copies; with clusters or value counting, the block's kBins per-bin totals follow them.
 constexpr int kSharedWords = kPriv == Privatization::global ? 0 : kSlots * kCopies;
 constexpr bool kLastBlock = kMerge == Merge::last_block;
+constexpr bool kGlobalCopies = kPriv == Privatization::global && kReplicas > 1;
 constexpr bool kSelfZero = kMerge == Merge::self_zero;
 constexpr bool kInterleaved = kPartitioning == Partitioning::interleaved;
 
@@ -475,6 +481,10 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
   // the self-zero start ticket and its "out is zero" flag, the last-block histogram. All zero between launches.
   unsigned* ticket = workspace + kTicketWord;
   out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + kHistogramWord) : out;  // where every count goes
+  if constexpr (kGlobalCopies) {  // this warp's copy in the workspace
+    const unsigned copy = (blockIdx.x * static_cast<unsigned>(kWarps) + (threadIdx.x >> 5)) & (kReplicas - 1);
+    acc = reinterpret_cast<out_t*>(workspace + kHistogramWord) + static_cast<u64>(copy) * kBins;
+  }
   // The whole grid is one block or one cluster: it stores its sums into `out` (no atomics, no workspace).
   const bool one_unit = gridDim.x == static_cast<unsigned>(kCluster);
   Counter counter;
@@ -629,3 +639,22 @@ AT_HISTOGRAM_ENTRY(autotune_histogram_span, at::kSpan)
 AT_HISTOGRAM_ENTRY(autotune_histogram_2d, at::kRows)
 #endif
 #undef AT_HISTOGRAM_ENTRY
+
+// Global copies (kGlobalCopies): after the counting launch, bin b of `out` is the sum of the kReplicas copies' bin b,
+// each left zero for the next launch; any grid (the host covers the bins). Compiled into every variant (a few
+// instructions), launched only for those with copies.
+extern "C" __global__ void __launch_bounds__(256) autotune_histogram_merge(at::out_t* __restrict__ out,
+                                                                          unsigned* __restrict__ workspace) {
+  using at::u64;
+  at::out_t* copies = reinterpret_cast<at::out_t*>(workspace + at::kHistogramWord);
+  for (u64 b = static_cast<u64>(blockIdx.x) * 256 + threadIdx.x; b < static_cast<u64>(at::kBins);
+       b += static_cast<u64>(gridDim.x) * 256) {
+    at::out_t sum = 0;
+#pragma unroll
+    for (int c = 0; c < at::kReplicas; ++c) {
+      sum += copies[static_cast<u64>(c) * at::kBins + b];
+      copies[static_cast<u64>(c) * at::kBins + b] = 0;
+    }
+    out[b] = sum;
+  }
+}

@@ -29,6 +29,7 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
   // Control words (last-block ticket; self-zero ticket and flag), then, for last_block, the histogram: the layout
   // of workspace_layout.hpp, which the kernel reads from its preamble. Every launch leaves all of it zero.
   use_workspaces(histogram_detail::HistogramWorkspace::bytes(problem, config));
+  if (histogram_detail::HistogramWorkspace::global_copies(config)) merge_ = module_.entry(kHistogramMergeKernelName);
   if (needs_pixel_alignment(problem, config))
     pixel_alignment_ = static_cast<std::size_t>(problem.channels) * size_of(problem.type);
 }
@@ -133,6 +134,17 @@ void HistogramKernel::run(const void* samples, const Region& region, void* count
 void HistogramKernel::run_region(const void* samples, const Region& region, void* counts, cudaStream_t stream) const {
   require_pixel_aligned(samples, pixel_alignment_);
   const std::uint64_t n = region.rows > 1 ? region.row_pixels * region.rows : region.row_pixels;  // pixels
+  if (merge_) {  // global copies: counted into the workspace, then summed into `counts` (which n = 0 zeroes)
+    if (n > 0) launch(samples, n, counts, region, stream);
+    void* workspace = this->workspace(stream);
+    void* args[] = {&counts, &workspace};
+    constexpr int kMergeBlock = 256;  // the merge kernel's __launch_bounds__
+    const auto bins = static_cast<std::uint64_t>(problem_.counters());
+    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>((bins + kMergeBlock - 1) / kMergeBlock,
+                                                                    4ull * resident_blocks_));
+    merge_->launch(grid, kMergeBlock, args, 0, stream);
+    return;
+  }
   if (config_.merge != Merge::atomic) {
     launch(samples, n, counts, region, stream);  // with n = 0 a single block (or cluster) writes the zeros
     return;

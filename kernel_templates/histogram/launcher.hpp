@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "autotune/histogram_problem.hpp"
@@ -37,8 +38,9 @@ class HistogramKernel : public histogram_launch::PixelKernel<HistogramProblem, H
   /// blocks.
   unsigned grid_for(std::uint64_t n) const;
   /// Counts n pixels (n * problem.channels samples) into `counts` (problem.counters() counters of
-  /// problem.counter_bits), overwriting them; asynchronous on `stream`. Merge::atomic: cudaMemsetAsync + kernel;
-  /// Merge::last_block and self_zero: one kernel. Throws UsageError when the configuration loads whole pixels per
+  /// problem.counter_bits), overwriting them; asynchronous on `stream`. Merge::atomic: cudaMemsetAsync + kernel, or
+  /// with global copies (priv=global, R > 1) the kernel and the merge kernel; Merge::last_block and self_zero: one
+  /// kernel. Throws UsageError when the configuration loads whole pixels per
   /// vector (needs_pixel_alignment) and `samples` is not aligned to a pixel.
   void run(const void* samples, std::uint64_t n, void* counts, cudaStream_t stream) const;
   /// A 2D region of interest (CUB's 2D overloads): `rows` rows of `row_pixels` pixels, each starting
@@ -87,6 +89,7 @@ class HistogramKernel : public histogram_launch::PixelKernel<HistogramProblem, H
   static constexpr std::size_t k2dEntry = 0;
   static constexpr std::size_t kSpanEntry = 1;
   std::size_t pixel_alignment_ = 1;  // bytes the samples pointer must be aligned to
+  std::optional<cuda::Module> merge_;  // global copies: the kernel that sums them into the output
 };
 
 }  // namespace autotune

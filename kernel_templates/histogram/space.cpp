@@ -150,6 +150,16 @@ constexpr auto kSmallNPaths = std::tuple{
           fixed(&C::merge, M::self_zero))
         .only_if(small_n)};
 
+// 13. Copies of a global histogram (priv=global, R = 4, 16, 32 within 16 MiB: histogram_violation), for bins that
+//     fit no 48 KiB of shared counters: skewed samples (a hot band of a few bins) put every multiprocessor's atomics
+//     on a few addresses of the one global histogram, and R copies spread them over R times as many; a second
+//     kernel sums the copies into the output (no zeroing launch).
+bool many_bins(const HistogramProblem& p) { return p.counters() * sizeof(unsigned) > 48 * 1024; }
+constexpr auto kGlobalCopies =
+    group(fixed(&C::privatization, P::global), values(&C::replicas, {4, 16, 32}), fixed(&C::block, 512),
+          values(&C::loads, {1, 2}), values(&C::aggregation, {A::none, A::warp}))
+        .only_if(many_bins);
+
 // 12. Evict-first sample loads (ld=cs, 16-byte loads) for inputs of 8 MiB and more: the shapes that win there in
 //     groups 2, 3, 5, 8 and 11 (shared copies R = 1, 4, 32 with 512 or 1024 threads, values counted with R = 16 or
 //     32, global atomics, 16-bit counters, cover-n grids).
@@ -172,7 +182,7 @@ constexpr auto kStreaming = std::tuple{
         .only_if(streams)};
 
 constexpr auto kSpace = space(histogram_violation, kCommon, narrow_loads<4>(), narrow_loads<8>(), kSmallBlocks, kValues,
-                              kCoverN.only_if(large_n), kSmallNPaths, kStreaming)
+                              kCoverN.only_if(large_n), kSmallNPaths, kStreaming, kGlobalCopies)
                             .leaving_out(too_many_bins_for_last_block);
 
 }  // namespace

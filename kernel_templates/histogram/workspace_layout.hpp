@@ -31,8 +31,16 @@ struct HistogramWorkspace {
                 "the control words come before the histogram");
   static_assert(kHistogramWord * 4 % 8 == 0, "64-bit counters of the histogram are aligned");
 
-  /// Bytes of one stream's workspace; 0 for Merge::atomic, which takes none.
+  /// Copies of a global histogram (Privatization::global with replicas > 1), from kHistogramWord: replicas
+  /// histograms one after the other, summed into the output by the merge kernel.
+  static bool global_copies(const HistogramConfig& config) {
+    return config.privatization == Privatization::global && config.replicas > 1;
+  }
+  /// Bytes of one stream's workspace; 0 for Merge::atomic without global copies, which takes none.
   static std::size_t bytes(const HistogramProblem& problem, const HistogramConfig& config) {
+    if (global_copies(config))
+      return static_cast<std::size_t>(kHistogramWord) * sizeof(unsigned) +
+             static_cast<std::size_t>(config.replicas) * histogram_samples::counts_bytes(problem);
     if (config.merge == Merge::atomic) return 0;
     const std::size_t histogram =
         config.merge == Merge::last_block ? histogram_samples::counts_bytes(problem) : 0;

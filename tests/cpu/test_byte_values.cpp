@@ -242,7 +242,9 @@ TEST_SUITE("family") {
     const KernelFamily& family = family_named("histogram");
     const DeviceInfo h100 = test::h100_device("GPU-byte-values");
     const Config winner = *Config::parse("histogram", kWinner);
-    auto adapt = [&](const HistogramProblem& p, const Config& c) {
+    // Every configuration here was measured at 512 MiB: the wanted shape at that size (adapt_config's problem).
+    auto adapt = [&](HistogramProblem p, const Config& c) {
+      p.n = 512ull << 20;
       auto a = family.adapt_config(Problem(p), c, &h100);
       REQUIRE(a.has_value());
       return *a;
@@ -295,6 +297,29 @@ TEST_SUITE("family") {
     a = adapt(u8(80000, 0, 256), winner);
     CHECK(a.config.as<HistogramConfig>()->binning == Binning::direct);
     CHECK(a.change == "R=1, cbits=16, merge=atomic");
+  }
+
+  TEST_CASE("a configuration measured at a small size counts values with its own geometry; above histogram_spaces::"
+            "kSmallN samples it becomes the measured value-counting configuration") {
+    const KernelFamily& family = family_named("histogram");
+    const DeviceInfo h100 = test::h100_device("GPU-byte-values-small");
+    // The u8/32 policy entry at 64K (kernel_templates/histogram/policy.json): one copy, 256 threads, one sample per
+    // load from contiguous items.
+    const std::string small =
+        "priv=shared,R=1,cbits=32,block=256,vec=0,loads=4,agg=none,part=contiguous,merge=atomic,grid=0";
+    HistogramProblem p = u8(11, 45, 110);
+    for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{65536}, std::uint64_t{4} << 20}) {
+      CAPTURE(n);
+      p.n = n;
+      const auto a = family.adapt_config(Problem(p), *Config::parse("histogram", small), &h100);
+      REQUIRE(a.has_value());
+      CHECK(a->config.key() == small + ",bin=values");
+      CHECK(a->change == "bin=values");
+    }
+    p.n = (std::uint64_t{4} << 20) + 1;
+    const auto a = family.adapt_config(Problem(p), *Config::parse("histogram", small), &h100);
+    REQUIRE(a.has_value());
+    CHECK(a->config.key() == kMeasuredValues);
   }
 
   TEST_CASE("another shape's 16 shared copies of 8-bit counters become 32, a copy per lane, where 32 fit") {

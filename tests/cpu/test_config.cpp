@@ -8,6 +8,7 @@
 #include "autotune/histogram_problem.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "kernel_templates/histogram/workspace_layout.hpp"
 
 using namespace autotune;
 
@@ -430,6 +431,40 @@ TEST_SUITE("config") {
       CHECK(c.shared_bytes(p64k) == 131072);
     }
     CHECK(count_if(s64k, [](auto& c) { return c.merge == Merge::last_block && c.counter_bits == 16; }) > 0);
+  }
+
+  TEST_CASE("copies of a global histogram: only for bins that fit no 48 KiB of shared counters, merged by their own "
+            "kernel (merge=atomic), at most 16 MiB of copies per stream's workspace") {
+    auto global_copies = [](const auto& c) { return c.privatization == Privatization::global && c.replicas > 1; };
+    // 262144 f32 bins: 1 MiB of counters, so R = 4 and 16 (4 and 16 MiB) are measured, R = 32 (32 MiB) is not; each
+    // with one or two loads in flight, warp aggregation or none.
+    const HistogramProblem big = make(SampleType::f32, 262144, 0, 1);
+    const auto space = histogram_space(big);
+    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 4; }) == 4);
+    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 16; }) == 4);
+    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 32; }) == 0);
+    // 12288 bins are 48 KiB of 32-bit counters: shared memory holds them, no copies; one bin more: copies.
+    CHECK(count_if(histogram_space(make(SampleType::f32, 12288, 0, 1)), global_copies) == 0);
+    CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), global_copies) > 0);
+
+    auto why = [&](auto edit) {
+      return why_invalid(big, [&](auto& c) {
+        c.privatization = Privatization::global, c.replicas = 4, c.merge = Merge::atomic;
+        edit(c);
+      });
+    };
+    CHECK(why([](auto&) {}) == "");
+    CHECK(why([](auto& c) { c.replicas = 16; }) == "");
+    CHECK(why([](auto& c) { c.merge = Merge::last_block; }).find("merge=atomic") != std::string::npos);
+    CHECK(why([](auto& c) { c.replicas = 32; }).find("33554432 bytes") != std::string::npos);
+    CHECK(why([](auto& c) { c.privatization = Privatization::warp; }).find("replicas") != std::string::npos);
+
+    // The workspace: 64 control words (256 bytes), then the copies, one after the other.
+    HistogramConfig c;
+    c.privatization = Privatization::global, c.replicas = 16, c.merge = Merge::atomic;
+    CHECK(histogram_detail::HistogramWorkspace::bytes(big, c) == 256 + 16 * 262144 * 4);
+    c.replicas = 1;
+    CHECK(histogram_detail::HistogramWorkspace::bytes(big, c) == 0);  // atomics straight into the zeroed output
   }
 
   TEST_CASE("shared memory per configuration, by hand") {

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The held-out grid's table (shape_bench --held-out, one process per row: .device-style logs of its stderr lines).
+
+    bench/held_out_table.py NEW.log [--before OLD.log] [--title TEXT]
+
+Reads each `shape_bench: KEY policy P us, tuned T us (CONFIG), exact E us, CUB C us` line (the last one per key wins),
+prints a markdown table of every row (the tuned cache's handle against CUB, and the same row of OLD.log where given)
+and a summary: the geometric mean of CUB's time over the handle's per family, the least ratio, the rows under 0.95x.
+Rows without a CUB call (CUB has no such operator or type here, or the baseline refuses it) count in neither.
+"""
+import argparse
+import math
+import re
+
+LINE = re.compile(r"shape_bench: (\S+) policy ([\d.]+) us, tuned ([\d.]+) us \(([^)]*)\), exact [\d.]+ us, "
+                  r"CUB ([\d.]+) us")
+
+
+def read(path):
+    rows = {}
+    for line in open(path):
+        m = LINE.search(line)
+        if m:
+            rows[m.group(1)] = {"policy": float(m.group(2)), "tuned": float(m.group(3)), "config": m.group(4),
+                                "cub": float(m.group(5))}
+    return rows
+
+
+def geomean(values):
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
+
+
+def summary(rows, label):
+    out = []
+    for family in ("histogram", "reduce"):
+        r = [v["cub"] / v["tuned"] for k, v in rows.items() if k.startswith(family + "/") and v["cub"] > 0]
+        if r:
+            out.append(f"| {label} | {family} | {len(r)} | {geomean(r):.2f}x | {min(r):.2f}x | "
+                       f"{sum(1 for x in r if x < 0.95)} |")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("new")
+    ap.add_argument("--before")
+    ap.add_argument("--title", default="The held-out grid")
+    a = ap.parse_args()
+    new = read(a.new)
+    old = read(a.before) if a.before else {}
+    print(f"# {a.title}\n")
+    print("| run | family | rows with CUB | geometric mean vs CUB | least | under 0.95x |\n|---|---|---:|---:|---:|---:|")
+    if old:
+        print("\n".join(summary(old, "before")))
+    print("\n".join(summary(new, "after")))
+    print("\n| problem | policy (us) | tuned (us) | CUB (us) | vs CUB |" + (" before (us) | before vs CUB |" if old else "")
+          + " configuration |")
+    print("|---|---:|---:|---:|---:|" + ("---:|---:|" if old else "") + "---|")
+    for key, v in new.items():
+        ratio = f"{v['cub'] / v['tuned']:.2f}x" if v["cub"] > 0 else "-"
+        cells = f"| `{key}` | {v['policy']:.1f} | {v['tuned']:.1f} | {v['cub'] or '-'} | {ratio} |"
+        if old:
+            o = old.get(key)
+            cells += (f" {o['tuned']:.1f} | {o['cub'] / o['tuned']:.2f}x |" if o and o["cub"] > 0
+                      else (f" {o['tuned']:.1f} | - |" if o else " - | - |"))
+        print(cells + f" `{v['config']}` |")
+
+
+if __name__ == "__main__":
+    main()
