@@ -9,12 +9,15 @@
 //   - reduction: sum, min or max (4 in 5) or absmax, sumsq, sumabs; an element type among the ten;
 //   - n log-uniform from 64K (8K one time in 7) to 256M elements, at least 16 samples per bin, at most 1 GiB of
 //     input, not a power of two (a multiple of 1000).
-// Each problem is validated; one the family refuses is drawn again. Same seed, same grid, on any machine.
+// Each problem is validated; one the family refuses is drawn again. Same seed, same grid: the draws are SplitMix64's
+// (core/splitmix.hpp) and libm's exp and log of them, so a C library whose exp or log rounds otherwise could move a
+// size or a bin count by one at a boundary; `shape_bench --held-out N --list` prints the grid a machine draws.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "autotune/error.hpp"
