@@ -10,7 +10,7 @@
 #          then the benchmarks' quick forms (the rows bench/gpu_targets.py reads). Measured on an H200
 #          (bench/results/2026-12-02f-h200-gpu-check-quick-final.log, 4ab538b): the suites and the signed-cache check
 #          133 s (2,177 variants compiled and run), the benchmarks 196 s, 329 s in all: one 10-minute job with time
-#          to spare.
+#          to spare (global_copies, added since, takes about 120 s more; not yet run on a GPU).
 #   full   the full tier (every variant of every space a case checks; each case compiles the entry points it runs),
 #          alone: the benchmarks are the quick mode's (GPU_CHECK_BENCHES names some to run them here too). Measured on
 #          an H200 (bench/results/2026-12-02f-h200-gpu-full-tier-2eb62bd.log): 20,811 variants compiled and
@@ -21,7 +21,7 @@
 #
 # While the suites run, the benchmarks' variants are compiled ahead into the compile cache at the lowest priority
 # (their --compile-only; GPU_CHECK_AHEAD=0 turns it off); it is stopped before the first benchmark. GPU_CHECK_SUITES=0
-# runs the benchmarks alone, a list of suites runs those alone; GPU_CHECK_BENCHES names the benchmarks to run (default: all six in quick mode, none in
+# runs the benchmarks alone, a list of suites runs those alone; GPU_CHECK_BENCHES names the benchmarks to run (default: all seven in quick mode, none in
 # full mode). Each log line starts
 # with the seconds since its step began.
 #
@@ -78,13 +78,16 @@ for line in sys.stdin: sys.stdout.write("[%6.1fs] %s" % (time.time() - t0, line)
 suite() { step "$1" "$2" "$bin/autotune_gpu_tests" --test-suite="$1" --no-intro=true; }
 
 # The benchmarks of the open targets, the cheapest forms that measure them (bench/gpu_targets.py reads the tables).
-# GPU_CHECK_BENCHES names the ones to run, e.g. "argreduce_bench reduce_bench" (default: all six in quick mode; none
+# GPU_CHECK_BENCHES names the ones to run, e.g. "argreduce_bench reduce_bench" (default: all seven in quick mode; none
 # in full mode, whose suites take most of a job; "none": no benchmark at all).
-all_benches="histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench segreduce_bench"
+# global_copies is bench/global_copies_check.sh (plain and striped copies of a global histogram, tuned exactly; about
+# 2 minutes), not a benchmark binary.
+all_benches="histogram_bench histogram_range_bench histogram_image_bench argreduce_bench reduce_bench"
+all_benches="$all_benches segreduce_bench global_copies"
 if [ "$mode" = quick ]; then benches=${GPU_CHECK_BENCHES:-$all_benches}; else benches=${GPU_CHECK_BENCHES:-}; fi
 [ "$benches" = none ] && benches=" "  # GPU_CHECK_BENCHES=none: the suites alone, in either mode
 all_benches_note=$([ -n "${GPU_CHECK_BENCHES:-}" ] && echo "the benchmarks GPU_CHECK_BENCHES names" ||
-  { [ "$mode" = quick ] && echo "all six" || echo "none unless GPU_CHECK_BENCHES names them"; })
+  { [ "$mode" = quick ] && echo "all seven" || echo "none unless GPU_CHECK_BENCHES names them"; })
 bench_args() {  # the arguments a benchmark runs with below (without --samples and --markdown)
   case $1 in
     histogram_bench|histogram_range_bench|histogram_image_bench|reduce_bench|segreduce_bench) echo --quick ;;
@@ -98,7 +101,7 @@ ahead_pid=
 if [ "${GPU_CHECK_SUITES:-1}" != 0 ] && [ "${GPU_CHECK_AHEAD:-1}" != 0 ] && [ -n "${benches// /}" ]; then
   (
     for b in $benches; do
-      [ "$b" = argreduce_bench ] && continue
+      [ "$b" = argreduce_bench ] || [ "$b" = global_copies ] && continue
       # shellcheck disable=SC2046
       nice -n 19 "$bin/$b" $(bench_args "$b") --compile-only >> "$out/compile_ahead.log" 2>&1 &
       echo $! > "$out/.ahead_child"
@@ -167,6 +170,7 @@ bench argreduce_bench 100 "$bin/argreduce_bench" $(bench_args argreduce_bench) -
 bench reduce_bench 150 "$bin/reduce_bench" $(bench_args reduce_bench) --samples 20 --markdown "$out/reduce_bench.md" || failed=1
 bench segreduce_bench 150 "$bin/segreduce_bench" $(bench_args segreduce_bench) --samples 20 \
   --markdown "$out/segreduce_bench.md" || failed=1
+bench global_copies 200 bash "$here/global_copies_check.sh" "$bin" "$out/global_copies" || failed=1
 
 echo "total $(($(date +%s) - start)) s, $([ $failed = 0 ] && echo 'every step passed' || echo 'a step FAILED')" |
   tee -a "$summary"

@@ -10,6 +10,9 @@
 #                                                 16777216
 #   bench/policy_retune.sh --dry-run FAMILY N     print the commands only (check them on a machine without a GPU)
 #   SHAPES=REGEX bench/policy_retune.sh ...       only the shapes (keys without n=) that REGEX matches
+#   HIST_DISTS="uniform narrow runs" bench/policy_retune.sh ...   histogram shapes on these distributions (default
+#                                                 "uniform narrow"; uniform first: fit_policy.py makes each entry
+#                                                 robust over every distribution the log holds for it)
 #   ADD_SHAPES="KEY ..." bench/policy_retune.sh ... also shapes the policy has no entry of (keys without n=, e.g.
 #                                                 reduce/sum/bf16/acc=f32); fit_policy.py --update --add-shapes
 #                                                 then adds their entries
@@ -24,9 +27,12 @@ if [ "${1:-}" = "--dry-run" ]; then dry=1; shift; bin=/tmp/bin; out=/tmp; else
 family=${1:?FAMILY (histogram, reduce or argreduce)}
 n=${2:?N (the entries\' size)}
 [ -f "kernel_templates/$family/policy.json" ] || { echo "policy_retune: no kernel_templates/$family/policy.json" >&2; exit 2; }
-commands=$(python3 - "$family" "$n" "$bin" "$out" "${SHAPES:-}" "${ADD_SHAPES:-}" <<'EOF'
+commands=$(python3 - "$family" "$n" "$bin" "$out" "${SHAPES:-}" "${ADD_SHAPES:-}" "${HIST_DISTS:-uniform narrow}" <<'EOF'
 import json, re, sys
-family, n, bin_, out, pattern, added = sys.argv[1:]
+family, n, bin_, out, pattern, added, hist_dists = sys.argv[1:]
+hist_dists = hist_dists.split()
+if not hist_dists or hist_dists[0] != "uniform" or not set(hist_dists) <= {"uniform", "narrow", "runs", "image"}:
+    sys.exit(f"policy_retune: HIST_DISTS: uniform first, then any of narrow, runs, image; not '{' '.join(hist_dists)}'")
 doc = json.load(open(f"kernel_templates/{family}/policy.json"))
 shape = lambda e: e["problem"].split("/n=")[0]  # the key before n= (dist= follows it)
 # The entries at n, or (a size the policy has no entry at) every shape of the policy.
@@ -42,7 +48,7 @@ for s in shapes:
         flags = f"--type {parts[1]} --bins {f.pop('bins')} --lower {lo} --upper {hi}"
         if "cbits" in f: flags += f" --counters {f.pop('cbits')}"
         if f: sys.exit(f"policy_retune: {s}: fields {sorted(f)} are not handled")
-        dists = ["uniform", "narrow"]
+        dists = hist_dists
     elif family == "reduce":
         f = dict(p.split("=", 1) for p in parts[3:])
         flags = f"--op {parts[1]} --type {parts[2]} --acc {f.pop('acc')}"

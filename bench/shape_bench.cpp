@@ -27,9 +27,12 @@
 // to it), in the same rounds as the --tuned-cache handle: the summary counts the problems it runs more than 2 %
 // slower (issue #26: the preset is never worse, beyond noise).
 //
+// --problem KEY (repeated) measures those histogram or reduce problems instead of a grid: e.g. a handle against the
+// exact winner of an earlier tuning (--exact-from), loaded as the tuner loads it, in the same rounds.
+//
 //   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--compare-cache FILE] [--exact-cache FILE]
-//               [--exact-from FILE] [--only histograms|reductions] [--rows A:B] [--text FILE] [--quick] [--commit HASH]
-//               [--markdown FILE]
+//               [--exact-from FILE] [--only histograms|reductions] [--rows A:B] [--text FILE] [--quick]
+//               [--held-out N [--seed S]] [--problem KEY ...] [--no-exact] [--list] [--commit HASH] [--markdown FILE]
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -454,6 +457,7 @@ int main(int argc, char** argv) try {
   bool quick = false, no_exact = false, list = false;
   int samples = 21, tune_samples = 15;
   std::size_t held_out = 0;  // --held-out N: N problems drawn from --seed instead of grid()
+  std::vector<Problem> given;  // --problem KEY (repeated): these problems instead of grid()
   std::uint64_t seed = 20261204;
   std::size_t first_row = 0, end_row = SIZE_MAX;  // --rows A:B, the part's grid rows A..B-1 (one device call each)
   for (int i = 1; i < argc; ++i) {
@@ -473,6 +477,12 @@ int main(int argc, char** argv) try {
     else if (a == "--held-out" && has) held_out = std::stoul(argv[++i]);
     else if (a == "--seed" && has) seed = std::stoull(argv[++i]);
     else if (a == "--no-exact") no_exact = true;
+    else if (a == "--problem" && has) {
+      const std::optional<Problem> p = Problem::parse(argv[++i]);
+      if (!p || (p->family().name() != "histogram" && p->family().name() != "reduce"))
+        throw UsageError(fmt::format("--problem: '{}' is not the key of a histogram or reduce problem", argv[i]));
+      given.push_back(*p);
+    }
     else if (a == "--list") list = true;
     else if (a == "--commit" && has) commit = argv[++i];
     else if (a == "--markdown" && has) markdown = argv[++i];
@@ -480,7 +490,8 @@ int main(int argc, char** argv) try {
       std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] "
                            "[--compare-cache FILE] [--exact-cache FILE] [--exact-from FILE] "
                            "[--only histograms|reductions] [--rows A:B] [--text FILE] [--photo RGB] [--quick] "
-                           "[--held-out N [--seed S]] [--no-exact] [--list] [--commit HASH] [--markdown FILE]\n");
+                           "[--held-out N [--seed S]] [--problem KEY ...] [--no-exact] [--list] [--commit HASH] "
+                           "[--markdown FILE]\n");
       return 2;
     }
   }
@@ -507,7 +518,10 @@ int main(int argc, char** argv) try {
   const std::vector<unsigned char> text = read_bytes(text_file, "--text"), photo = read_bytes(photo_file, "--photo");
   if (held_out > 0 && (quick || !text.empty() || !photo.empty()))
     throw UsageError("--held-out: its own grid; not with --quick, --text or --photo");
-  const std::vector<Problem> problems = held_out > 0 ? held_out_problems(held_out, seed) : grid(quick);
+  if (!given.empty() && (held_out > 0 || quick || !text.empty() || !photo.empty()))
+    throw UsageError("--problem: the given problems alone; not with --held-out, --quick, --text or --photo");
+  const std::vector<Problem> problems =
+      !given.empty() ? given : held_out > 0 ? held_out_problems(held_out, seed) : grid(quick);
   if (list) {  // the grid, without a GPU: what a device call would measure
     for (const Problem& p : problems) std::printf("%s\n", p.key().c_str());
     return 0;

@@ -19,7 +19,11 @@
 #           held-out    shape_bench --held-out: HELD_OUT (default 100) histograms and reductions drawn at random from
 #                       SEED (default 20261204; bench/held_out.hpp), none chosen by hand, each handle from an empty
 #                       cache and from OUT/tuned.db against CUB, no exact tuning (--no-exact); HELD_OUT_ROWS=A:B
-#                       measures rows A..B-1 alone (one device call each): OUT/held-out-A-B.md
+#                       measures rows A..B-1 alone. One process per row (a crash loses its row alone), each row's
+#                       line in OUT/held-out-SEED-A-B.log (bench/held_out_table.py makes the table), its tables in
+#                       OUT/held-out-SEED-A-B-row-I.md; HELD_OUT_DEADLINE=S starts no row after S seconds,
+#                       HELD_OUT_ROW_LIMIT=S (default 120) ends a row's process; HELD_OUT_PROCESSES=one runs them
+#                       all in one process (OUT/held-out-SEED-A-B.md)
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
 #                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,
@@ -106,12 +110,38 @@ run_preset_compare() {
 
 run_held_out() {
   [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
-  local rows=${HELD_OUT_ROWS:-0:} name
-  name=held-out-${rows/:/-}
-  local t0=$SECONDS
-  "$bin/shape_bench" --held-out "${HELD_OUT:-100}" --seed "${SEED:-20261204}" --no-exact --rows "$rows" \
-    --tuned-cache "$tuned" --commit "$commit" --markdown "$out/$name.md" > "$out/$name.log" 2>&1
-  local rc=$?
+  local rows=${HELD_OUT_ROWS:-0:${HELD_OUT:-100}} name
+  name=held-out-${SEED:-20261204}-${rows/:/-}
+  local args=(--held-out "${HELD_OUT:-100}" --seed "${SEED:-20261204}" --no-exact --tuned-cache "$tuned"
+              --commit "$commit")
+  local t0=$SECONDS rc=0
+  if [ "${HELD_OUT_PROCESSES:-row}" = one ]; then
+    "$bin/shape_bench" "${args[@]}" --rows "$rows" --markdown "$out/$name.md" > "$out/$name.log" 2>&1 || rc=$?
+  else
+    # One process per row: a row that ends its process (a CUDA error is sticky: CUB's f16 histogram past 65504 bins
+    # wrote out of bounds, bench/results/2026-12-04h-summary.md) loses that row alone. Each row's result line goes
+    # to OUT/NAME.log as "row I rc=RC shape_bench: KEY ...", the form bench/held_out_table.py reads; no row starts
+    # once HELD_OUT_DEADLINE seconds (default: none) have passed.
+    local from=${rows%%:*} to=${rows##*:} i
+    [ -n "$to" ] || to=${HELD_OUT:-100}
+    : > "$out/$name.log"
+    for ((i = from; i < to; i++)); do
+      if [ -n "${HELD_OUT_DEADLINE:-}" ] && [ $((SECONDS - t0)) -ge "$HELD_OUT_DEADLINE" ]; then
+        echo "untuned_grid: deadline of ${HELD_OUT_DEADLINE} s: rows $i..$((to - 1)) not run" | tee -a "$out/$name.log"
+        rc=1
+        break
+      fi
+      timeout "${HELD_OUT_ROW_LIMIT:-120}" "$bin/shape_bench" "${args[@]}" --rows "$i:$((i + 1))" \
+        --markdown "$out/$name-row-$i.md" > "$out/$name-row-$i.out" 2> "$out/$name-row-$i.err"
+      local row_rc=$?
+      grep "^shape_bench: \(histogram\|reduce\)/" "$out/$name-row-$i.err" | sed "s/^/row $i rc=$row_rc /" \
+        >> "$out/$name.log"
+      if [ $row_rc -ne 0 ]; then
+        echo "row $i rc=$row_rc: $(tail -3 "$out/$name-row-$i.err" | tr '\n' ' ')" >> "$out/$name.log"
+        rc=1
+      fi
+    done
+  fi
   echo "untuned_grid: shape_bench --held-out rows $rows: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/$name.log"
   return $rc
 }

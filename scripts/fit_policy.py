@@ -6,9 +6,11 @@
 
 LOG is what `autotune tune --preset standard` printed (plain or .gz): every variant's measurement of every preset
 problem. The fit, per family:
-  - histograms: each preset shape at each size was tuned on uniform and narrow (skewed) samples; the policy entry is
-    the configuration with the least worst-case slowdown across the two (the robust choice: an application's data is
-    unknown, and a configuration that is fast on uniform data can be an order of magnitude slower on skewed data);
+  - histograms: each preset shape at each size was tuned on uniform and narrow (skewed) samples, and a retune
+    (bench/policy_retune.sh, HIST_DISTS) may add runs of equal samples or image-like ones; the policy entry is the
+    configuration with the least worst-case slowdown across the distributions the log holds for that problem (the
+    robust choice: an application's data is unknown, and a configuration that is fast on uniform data can be an order
+    of magnitude slower on skewed data);
   - reductions: the winner at each size.
 The runtime (runtime/policy.cpp) serves an untuned problem from the entry of the closest shape (the family's
 shape_distance, then the nearest size) whose configuration is valid for the problem and fits the device.
@@ -63,6 +65,10 @@ def with_field(key, name, value):
     return re.sub(r"(^|/)" + re.escape(name) + r"=[^/]*", lambda m: m.group(1) + name + "=" + value, key)
 
 
+# The distributions besides uniform that a histogram entry is made robust over, where the log holds them.
+ROBUST_OVER = ("narrow", "runs", "image")
+
+
 def fit(times):
     """Entries per family: {family: [(problem key (dist=uniform), config, worst slowdown, uniform ms)]}."""
     entries = defaultdict(list)
@@ -72,8 +78,8 @@ def fit(times):
         if family == "histogram":
             if dist != "uniform":
                 continue
-            narrow = times.get(with_field(key, "dist", "narrow"))
-            runs = [times[key]] + ([narrow] if narrow else [])
+            others = [times.get(with_field(key, "dist", d)) for d in ROBUST_OVER]
+            runs = [times[key]] + [o for o in others if o]
             best = [min(r.values()) for r in runs]
             common = set(runs[0]).intersection(*runs[1:])
             worst = {c: max(r[c] / b for r, b in zip(runs, best)) for c in common}
@@ -202,7 +208,8 @@ def main():
             "provenance": {
                 "gpu": args.gpu, "model_key": args.model_key, "date": args.date, "commit": args.commit,
                 "command": "autotune tune --preset standard", "data": args.source,
-                "fit": ("robust: least worst-case slowdown across uniform and narrow samples" if family == "histogram"
+                "fit": ("robust: least worst-case slowdown across uniform and narrow samples (and runs or image-like ones "
+                        "where a retune measured them)" if family == "histogram"
                         else "the winner of each problem"),
                 "transfer": [s for s in stats if s.startswith(family + ":")],
             },

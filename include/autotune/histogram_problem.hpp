@@ -216,6 +216,11 @@ struct HistogramConfig {
   /// The 16-byte sample loads of 1D inputs (and of 2D regions read as one span) as ld.global.cs (evict-first: the
   /// L2 keeps its other lines); else ld.global.nc. Written ",ld=cs" in the key only when set.
   bool load_cs = false;
+  /// Copies of a global histogram (privatization global, replicas > 1) laid out in 32 stripes: bin b of a copy at
+  /// counter (b % 32) * ceil(bins / 32) + b / 32, so that neighbouring bins (a hot band of skewed samples) fall on
+  /// different cache lines, and so on more L2 slices, instead of sharing one line per copy. Written ",lay=striped" in
+  /// the key only when set.
+  bool striped = false;
 
   bool operator==(const HistogramConfig&) const = default;
 

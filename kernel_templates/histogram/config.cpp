@@ -10,6 +10,7 @@
 #include "kernel_templates/histogram/enums.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
+#include "kernel_templates/histogram/workspace_layout.hpp"
 #include "kernel_templates/histogram_spaces.hpp"
 #include "kernel_templates/preamble.hpp"
 
@@ -68,7 +69,8 @@ constexpr auto kHistogramFields = std::tuple{
     config_fields::choice("bin", &HistogramConfig::binning, kBinnings)
         .omitted_at(Binning::direct)
         .constant("kBinning", "Binning"),
-    config_fields::flag("ld", &HistogramConfig::load_cs, "cs").constant("kLoadCs")};
+    config_fields::flag("ld", &HistogramConfig::load_cs, "cs").constant("kLoadCs"),
+    config_fields::flag("lay", &HistogramConfig::striped, "striped").constant("kStriped")};
 
 }  // namespace
 
@@ -124,15 +126,17 @@ std::string cluster_violation(const HistogramConfig& c) {
 // The rules of a global histogram's copies (priv=global with R > 1), part of histogram_violation. A handle allocates
 // its first 8 streams' workspaces at once (core/workspace.hpp), so the copies of one are held to 16 MiB.
 std::string global_copies_violation(const HistogramProblem& problem, const HistogramConfig& c) {
-  if (c.privatization != Privatization::global || c.replicas == 1) return {};
+  if (c.privatization != Privatization::global || c.replicas == 1)
+    return c.striped ? "striped copies (lay=striped) are copies of a global histogram: priv=global with R > 1"
+                     : std::string();
   if (c.merge != Merge::atomic)
     return fmt::format("copies of a global histogram are merged by their own kernel: merge=atomic, not {}",
                        to_string(c.merge));
   constexpr std::size_t kMostBytes = 16u << 20;
-  const std::size_t bytes = static_cast<std::size_t>(c.replicas) * histogram_samples::counts_bytes(problem);
+  const std::size_t bytes = histogram_detail::HistogramWorkspace::copies_bytes(problem, c);
   if (bytes > kMostBytes)
-    return fmt::format("{} copies of {} counters take {} bytes per stream, more than {}", c.replicas,
-                       problem.counters(), bytes, kMostBytes);
+    return fmt::format("{} {}copies of {} counters take {} bytes per stream, more than {}", c.replicas,
+                       c.striped ? "striped " : "", problem.counters(), bytes, kMostBytes);
   return {};
 }
 

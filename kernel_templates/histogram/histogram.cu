@@ -27,7 +27,9 @@
 //   kPriv                 Privatization::global: atomics straight into `out`, or with kReplicas > 1 into
 //                         kReplicas copies of the histogram in the workspace (warp w of the grid adds into copy
 //                         w % kReplicas: a hot bin's atomics spread over kReplicas addresses), which a second kernel
-//                         (autotune_histogram_merge) sums into `out` and leaves zero; shared: a shared histogram,
+//                         (autotune_histogram_merge) sums into `out` and leaves zero; kStriped lays each copy out
+//                         in kStripes stripes (bin b at counter (b % kStripes) * kStripe + b / kStripes: the bins of
+//                         a hot band on as many cache lines, so on more L2 slices); shared: a shared histogram,
 //                         kReplicas lane-interleaved copies (bin b of copy r at word b * kReplicas + r,
 //                         copy = lane % kReplicas: with 32 copies every lane of a warp owns its bank, whatever the
 //                         data); warp: one shared copy per warp
@@ -45,6 +47,8 @@
 //   kCluster              blocks per thread-block cluster (1: none; also the macro AT_CLUSTER). The blocks of a
 //                         cluster write their per-bin totals to shared memory, then block r sums slice r of the
 //                         bins over all of them through distributed shared memory: one addition per bin and cluster.
+//   kStriped              global copies (kGlobalCopies) in kStripes stripes (from the workspace layout): bin b of a
+//                         copy at counter copy_slot(b), the merge kernel reading them in their order
 //   kBinning              Binning::direct: a sample's bin is computed and counted. values (u8 samples; also the macro
 //                         AT_VALUES): the shared counters count the 256 byte values of each active channel, and at
 //                         its end each block adds every value's count to the bin the host's map gives it
@@ -94,6 +98,8 @@ static_assert(!(at::kCounter16 && at::kPriv == at::Privatization::global),
               "16-bit counters exist only in shared memory");
 static_assert(at::kPriv != at::Privatization::global || at::kReplicas == 1 || at::kMerge == at::Merge::atomic,
               "copies of a global histogram are merged by their own kernel (merge=atomic)");
+static_assert(!at::kStriped || (at::kPriv == at::Privatization::global && at::kReplicas > 1),
+              "striped copies are copies of a global histogram");
 static_assert(at::kMerge == at::Merge::atomic || at::kMerge == at::Merge::last_block ||
                   at::kMerge == at::Merge::self_zero,
               "merge is atomic, last_block or self_zero");
@@ -122,6 +128,9 @@ constexpr int kSlots = (kCounted + kPerWord - 1) / kPerWord;  // words per copy
 constexpr int kSharedWords = kPriv == Privatization::global ? 0 : kSlots * kCopies;
 constexpr bool kLastBlock = kMerge == Merge::last_block;
 constexpr bool kGlobalCopies = kPriv == Privatization::global && kReplicas > 1;
+// Counters of one global copy: the bins, or kStripes stripes of kStripe (kStriped: bin b at copy_slot(b)).
+constexpr u64 kStripe = (static_cast<u64>(kBins) + kStripes - 1) / kStripes;
+constexpr u64 kCopyCounters = kStriped ? kStripes * kStripe : static_cast<u64>(kBins);
 constexpr bool kSelfZero = kMerge == Merge::self_zero;
 constexpr bool kInterleaved = kPartitioning == Partitioning::interleaved;
 
@@ -240,6 +249,12 @@ __device__ __forceinline__ int channel_at(u64 i) { return kChannels == 1 ? 0 : s
 constexpr bool kPixelVectors = kElemsPerVec % kChannels == 0;
 
 __device__ __forceinline__ void global_add(out_t* out, int b, out_t count) { atomicAdd(out + b, count); }
+// Where a global copy keeps bin b: b itself, or with kStriped its stripe's counter.
+__device__ __forceinline__ int copy_slot(int b) {
+  const auto u = static_cast<unsigned>(b);
+  if constexpr (kStriped) return static_cast<int>((u % kStripes) * kStripe + u / kStripes);
+  else return b;
+}
 
 // Adds `count` (< 65536) to 16-bit counter `b` packed in `word`. A wrap of the low half moves 65536 counts to out[b]
 // and takes back the carry it pushed into the high half; carries out of (and borrows into) bit 31 are exactly the
@@ -290,7 +305,7 @@ struct Counter {
     }
   }
   __device__ __forceinline__ void add_n(int b, unsigned n) {
-    if constexpr (kPriv == Privatization::global) global_add(out, b, static_cast<out_t>(n));
+    if constexpr (kPriv == Privatization::global) global_add(out, copy_slot(b), static_cast<out_t>(n));
     else if constexpr (kCounter16) add16(word(b), b, n, out);
     else atomicAdd(word(b), n);
   }
@@ -327,7 +342,7 @@ struct Counter {
   // hold a "negative" count until the block's totals are signed (block_count).
   __device__ __forceinline__ void take_back(int b) {
     if (b < 0) return;
-    if constexpr (kPriv == Privatization::global) global_add(out, b, static_cast<out_t>(-1ll));
+    if constexpr (kPriv == Privatization::global) global_add(out, copy_slot(b), static_cast<out_t>(-1ll));
     else if constexpr (!kCounter16) atomicAdd(word(b), 0xFFFFFFFFu);
   }
 };
@@ -483,7 +498,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
   out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + kHistogramWord) : out;  // where every count goes
   if constexpr (kGlobalCopies) {  // this warp's copy in the workspace
     const unsigned copy = (blockIdx.x * static_cast<unsigned>(kWarps) + (threadIdx.x >> 5)) & (kReplicas - 1);
-    acc = reinterpret_cast<out_t*>(workspace + kHistogramWord) + static_cast<u64>(copy) * kBins;
+    acc = reinterpret_cast<out_t*>(workspace + kHistogramWord) + static_cast<u64>(copy) * kCopyCounters;
   }
   // The whole grid is one block or one cluster: it stores its sums into `out` (no atomics, no workspace).
   const bool one_unit = gridDim.x == static_cast<unsigned>(kCluster);
@@ -641,20 +656,23 @@ AT_HISTOGRAM_ENTRY(autotune_histogram_2d, at::kRows)
 #undef AT_HISTOGRAM_ENTRY
 
 // Global copies (kGlobalCopies): after the counting launch, bin b of `out` is the sum of the kReplicas copies' bin b,
-// each left zero for the next launch; any grid (the host covers the bins). Compiled into every variant (a few
-// instructions), launched only for those with copies.
+// each left zero for the next launch; any grid (the host covers the copies' counters). Compiled into every variant (a
+// few instructions), launched only for those with copies. Striped copies are read in their own order (coalesced) and
+// written to their bins.
 extern "C" __global__ void __launch_bounds__(256) autotune_histogram_merge(at::out_t* __restrict__ out,
                                                                           unsigned* __restrict__ workspace) {
   using at::u64;
   at::out_t* copies = reinterpret_cast<at::out_t*>(workspace + at::kHistogramWord);
-  for (u64 b = static_cast<u64>(blockIdx.x) * 256 + threadIdx.x; b < static_cast<u64>(at::kBins);
-       b += static_cast<u64>(gridDim.x) * 256) {
+  for (u64 w = static_cast<u64>(blockIdx.x) * 256 + threadIdx.x; w < at::kCopyCounters;
+       w += static_cast<u64>(gridDim.x) * 256) {
     at::out_t sum = 0;
 #pragma unroll
     for (int c = 0; c < at::kReplicas; ++c) {
-      sum += copies[static_cast<u64>(c) * at::kBins + b];
-      copies[static_cast<u64>(c) * at::kBins + b] = 0;
+      sum += copies[static_cast<u64>(c) * at::kCopyCounters + w];
+      copies[static_cast<u64>(c) * at::kCopyCounters + w] = 0;
     }
-    out[b] = sum;
+    // Counter w's bin: w itself, or for stripes the inverse of copy_slot (the padding after the last bin is skipped).
+    const u64 b = at::kStriped ? (w % at::kStripe) * at::kStripes + w / at::kStripe : w;
+    if (!at::kStriped || b < static_cast<u64>(at::kBins)) out[b] = sum;
   }
 }

@@ -139,8 +139,8 @@ void HistogramKernel::run_region(const void* samples, const Region& region, void
     void* workspace = this->workspace(stream);
     void* args[] = {&counts, &workspace};
     constexpr int kMergeBlock = 256;  // the merge kernel's __launch_bounds__
-    const auto bins = static_cast<std::uint64_t>(problem_.counters());
-    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>((bins + kMergeBlock - 1) / kMergeBlock,
+    const std::uint64_t counters = histogram_detail::HistogramWorkspace::copy_counters(problem_, config_);
+    const auto grid = static_cast<unsigned>(std::min<std::uint64_t>((counters + kMergeBlock - 1) / kMergeBlock,
                                                                     4ull * resident_blocks_));
     merge_->launch(grid, kMergeBlock, args, 0, stream);
     return;

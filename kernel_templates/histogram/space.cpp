@@ -155,10 +155,16 @@ constexpr auto kSmallNPaths = std::tuple{
 //     on a few addresses of the one global histogram, and R copies spread them over R times as many; a second
 //     kernel sums the copies into the output (no zeroing launch).
 bool many_bins(const HistogramProblem& p) { return p.counters() * sizeof(unsigned) > 48 * 1024; }
-constexpr auto kGlobalCopies =
+//     Striped copies (lay=striped) also spread a hot band's neighbouring bins, which share a cache line (and so an
+//     L2 slice) in a plain copy, over as many lines: with warp aggregation, the combination that won on skewed
+//     samples.
+constexpr auto kGlobalCopies = std::tuple{
     group(fixed(&C::privatization, P::global), values(&C::replicas, {4, 16, 32}), fixed(&C::block, 512),
           values(&C::loads, {1, 2}), values(&C::aggregation, {A::none, A::warp}))
-        .only_if(many_bins);
+        .only_if(many_bins),
+    group(fixed(&C::privatization, P::global), fixed(&C::striped, true), values(&C::replicas, {4, 16, 32}),
+          fixed(&C::block, 512), values(&C::loads, {1, 2}), fixed(&C::aggregation, A::warp))
+        .only_if(many_bins)};
 
 // 12. Evict-first sample loads (ld=cs, 16-byte loads) for inputs of 8 MiB and more: the shapes that win there in
 //     groups 2, 3, 5, 8 and 11 (shared copies R = 1, 4, 32 with 512 or 1024 threads, values counted with R = 16 or

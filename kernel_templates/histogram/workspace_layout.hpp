@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "kernel_templates/preamble.hpp"
@@ -36,11 +37,23 @@ struct HistogramWorkspace {
   static bool global_copies(const HistogramConfig& config) {
     return config.privatization == Privatization::global && config.replicas > 1;
   }
+  /// Stripes of a striped copy (HistogramConfig::striped): bin b at counter (b % kStripes) * stripe + b / kStripes.
+  static constexpr std::uint64_t kStripes = 32;
+  /// Counters of one copy: the bins, or for striped copies kStripes stripes of ceil(bins / kStripes) counters (the
+  /// padding past the last bin is never counted into).
+  static std::uint64_t copy_counters(const HistogramProblem& problem, const HistogramConfig& config) {
+    const auto bins = static_cast<std::uint64_t>(problem.counters());
+    return config.striped ? kStripes * ((bins + kStripes - 1) / kStripes) : bins;
+  }
+  /// Bytes of the copies of one stream's workspace (counters of the output's width).
+  static std::size_t copies_bytes(const HistogramProblem& problem, const HistogramConfig& config) {
+    return static_cast<std::size_t>(static_cast<std::uint64_t>(config.replicas) * copy_counters(problem, config) *
+                                    static_cast<std::uint64_t>(problem.counter_bits / 8));
+  }
   /// Bytes of one stream's workspace; 0 for Merge::atomic without global copies, which takes none.
   static std::size_t bytes(const HistogramProblem& problem, const HistogramConfig& config) {
     if (global_copies(config))
-      return static_cast<std::size_t>(kHistogramWord) * sizeof(unsigned) +
-             static_cast<std::size_t>(config.replicas) * histogram_samples::counts_bytes(problem);
+      return static_cast<std::size_t>(kHistogramWord) * sizeof(unsigned) + copies_bytes(problem, config);
     if (config.merge == Merge::atomic) return 0;
     const std::size_t histogram =
         config.merge == Merge::last_block ? histogram_samples::counts_bytes(problem) : 0;
@@ -52,7 +65,8 @@ struct HistogramWorkspace {
     return preamble::int_constants({{"kTicketWord", kTicketWord},
                                      {"kStartTicketWord", kStartTicketWord},
                                      {"kZeroFlagWord", kZeroFlagWord},
-                                     {"kHistogramWord", kHistogramWord}});
+                                     {"kHistogramWord", kHistogramWord},
+                                     {"kStripes", static_cast<int>(kStripes)}});
   }
 };
 

@@ -6,9 +6,12 @@
 #include <string>
 
 #include "autotune/histogram_problem.hpp"
+#include "autotune/problem.hpp"
+#include "core/family.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
+#include "tests/test_devices.hpp"
 
 using namespace autotune;
 
@@ -437,12 +440,14 @@ TEST_SUITE("config") {
             "kernel (merge=atomic), at most 16 MiB of copies per stream's workspace") {
     auto global_copies = [](const auto& c) { return c.privatization == Privatization::global && c.replicas > 1; };
     // 262144 f32 bins: 1 MiB of counters, so R = 4 and 16 (4 and 16 MiB) are measured, R = 32 (32 MiB) is not; each
-    // with one or two loads in flight, warp aggregation or none.
     const HistogramProblem big = make(SampleType::f32, 262144, 0, 1);
     const auto space = histogram_space(big);
-    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 4; }) == 4);
-    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 16; }) == 4);
+    // with one or two loads in flight, warp aggregation or none, and striped with warp aggregation.
+    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 4; }) == 6);
+    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 16; }) == 6);
     CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 32; }) == 0);
+    CHECK(count_if(space, [&](auto& c) { return c.striped; }) == 4);
+    CHECK(count_if(space, [&](auto& c) { return c.striped && c.aggregation != Aggregation::warp; }) == 0);
     // 12288 bins are 48 KiB of 32-bit counters: shared memory holds them, no copies; one bin more: copies.
     CHECK(count_if(histogram_space(make(SampleType::f32, 12288, 0, 1)), global_copies) == 0);
     CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), global_copies) > 0);
@@ -465,6 +470,65 @@ TEST_SUITE("config") {
     CHECK(histogram_detail::HistogramWorkspace::bytes(big, c) == 256 + 16 * 262144 * 4);
     c.replicas = 1;
     CHECK(histogram_detail::HistogramWorkspace::bytes(big, c) == 0);  // atomics straight into the zeroed output
+  }
+
+  TEST_CASE("striped copies of a global histogram (lay=striped): in the key only when set, only for copies of a "
+            "global histogram, each copy 32 stripes of ceil(bins / 32) counters within the 16 MiB") {
+    const std::string plain =
+        "priv=global,R=4,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0";
+    const auto parsed = HistogramConfig::parse(plain + ",lay=striped");
+    REQUIRE(parsed);
+    CHECK(parsed->striped);
+    CHECK(parsed->key() == plain + ",lay=striped");
+    REQUIRE(HistogramConfig::parse(plain));
+    CHECK_FALSE(HistogramConfig::parse(plain)->striped);  // keys written before the field keep their meaning
+    CHECK_FALSE(HistogramConfig::parse(plain + ",lay=plain"));
+    CHECK_FALSE(HistogramConfig::parse(plain + ",lay="));
+
+    // 792570 bins (not a multiple of 32): stripes of 24768 counters, 792576 per copy; 4 copies of 32-bit counters.
+    const HistogramProblem odd = make(SampleType::f32, 792570, -4, 296);
+    HistogramConfig c = *parsed;
+    CHECK(histogram_detail::HistogramWorkspace::copy_counters(odd, c) == 32 * 24768);
+    CHECK(histogram_detail::HistogramWorkspace::bytes(odd, c) == 256 + 4 * 792576 * 4);
+    c.striped = false;
+    CHECK(histogram_detail::HistogramWorkspace::bytes(odd, c) == 256 + 4 * 792570 * 4);
+    // 64-bit counters: twice the bytes.
+    HistogramProblem wide = make(SampleType::u32, 100003, 0, 100003);
+    wide.counter_bits = 64;
+    c.striped = true;
+    CHECK(histogram_detail::HistogramWorkspace::bytes(wide, c) == 256 + 4 * (32 * 3126) * 8);
+
+    auto why = [&](const HistogramProblem& p, auto edit) {
+      return why_invalid(p, [&](auto& x) {
+        x = *parsed;
+        edit(x);
+      });
+    };
+    CHECK(why(odd, [](auto&) {}) == "");
+    CHECK(why(odd, [](auto& x) { x.replicas = 1; }).find("striped copies") != std::string::npos);
+    CHECK(why(odd, [](auto& x) { x.privatization = Privatization::shared; }).find("striped copies") !=
+          std::string::npos);
+    // 8 striped copies of 792576 counters are 25362432 bytes, past 16 MiB.
+    CHECK(why(odd, [](auto& x) { x.replicas = 8; }).find("25362432 bytes") != std::string::npos);
+    // A transfer to more bins halves R until the copies fit 16 MiB (runnable); at one histogram nothing is striped.
+    const KernelFamily& family = family_named("histogram");
+    const DeviceInfo h100 = test::h100_device("GPU-striped-copies");
+    const std::string r16 = "priv=global,R=16,cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,"
+                            "merge=atomic,grid=0,lay=striped";
+    auto a = family.adapt_config(Problem(odd), *Config::parse("histogram", r16), &h100);
+    REQUIRE(a.has_value());
+    CHECK(a->config.key() == "priv=global,R=4,cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,"
+                             "merge=atomic,grid=0,lay=striped");
+    CHECK(a->change == "R=4");
+    const HistogramProblem huge = make(SampleType::f32, 1 << 24, 0, 1);  // 64 MiB of counters: no copies fit
+    a = family.adapt_config(Problem(huge), *Config::parse("histogram", r16), &h100);
+    REQUIRE(a.has_value());
+    CHECK(a->config.key() == "priv=global,R=1,cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,"
+                             "merge=atomic,grid=0");
+    CHECK(a->change == "R=1, not striped");
+    // Only for bins past 48 KiB of shared counters, as the plain copies.
+    CHECK(count_if(histogram_space(make(SampleType::f32, 12288, 0, 1)), [](auto& x) { return x.striped; }) == 0);
+    CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), [](auto& x) { return x.striped; }) == 6);
   }
 
   TEST_CASE("shared memory per configuration, by hand") {

@@ -37,7 +37,7 @@ const std::vector<HistogramProblem>& suite_problems() {
       make(SampleType::f32, 1024, -1, 1),         make(SampleType::f64, 1000, -1000, 1000),
       make(SampleType::i32, 100, -50, 50),        make(SampleType::u16, 65536, 0, 65536, 64),
       make(SampleType::f32, 65536, 0, 1),         make(SampleType::u32, 1000, 0, 4294967296.0),
-      make(SampleType::u32, 1 << 20, 0, 1 << 20)};
+      make(SampleType::u32, 1 << 20, 0, 1 << 20), make(SampleType::f32, 100003, -2, 3)};
   return problems;
 }
 
@@ -116,6 +116,9 @@ TEST_SUITE("gpu_histogram") {
   }
   TEST_CASE("u32, 1M bins: the global-atomics path exact") {
     check_every_variant(make(SampleType::u32, 1 << 20, 0, 1 << 20));
+  }
+  TEST_CASE("f32, 100003 bins (not a multiple of 32): copies of a global histogram, plain and striped, exact") {
+    check_every_variant(make(SampleType::f32, 100003, -2, 3));
   }
 
   TEST_CASE("more than 2^32 samples: 64-bit offsets and 64-bit counters") {
