@@ -6,13 +6,15 @@
 Reads each `shape_bench: KEY policy P us, tuned T us (CONFIG), exact E us, CUB C us` line (the last one per key wins),
 prints a markdown table of every row (the tuned cache's handle against CUB, and the same row of OLD.log where given)
 and a summary: the geometric mean of CUB's time over the handle's per family, the least ratio, the rows under 0.95x.
-Rows without a CUB call (CUB has no such operator or type here, or the baseline refuses it) count in neither.
+Rows without a CUB call (CUB has no such operator or type here, or the baseline refuses it) count in neither. Where
+the rows were tuned exactly (untuned_grid.sh's HELD_OUT_EXACT=1: an exact time above 0), the regret of the tuned
+cache's handle against the exact winner too, and its median and worst per family.
 """
 import argparse
 import math
 import re
 
-LINE = re.compile(r"shape_bench: (\S+) policy ([\d.]+) us, tuned ([\d.]+) us \(([^)]*)\), exact [\d.]+ us, "
+LINE = re.compile(r"shape_bench: (\S+) policy ([\d.]+) us, tuned ([\d.]+) us \(([^)]*)\), exact ([\d.]+) us, "
                   r"CUB ([\d.]+) us")
 
 
@@ -22,7 +24,7 @@ def read(path):
         m = LINE.search(line)
         if m:
             rows[m.group(1)] = {"policy": float(m.group(2)), "tuned": float(m.group(3)), "config": m.group(4),
-                                "cub": float(m.group(5))}
+                                "exact": float(m.group(5)), "cub": float(m.group(6))}
     return rows
 
 
@@ -40,6 +42,16 @@ def summary(rows, label):
     return out
 
 
+def regrets(rows):
+    out = []
+    for family in ("histogram", "reduce"):
+        r = sorted(v["tuned"] / v["exact"] - 1 for k, v in rows.items() if k.startswith(family + "/") and v["exact"] > 0)
+        if r:
+            median = r[len(r) // 2] if len(r) % 2 else (r[len(r) // 2 - 1] + r[len(r) // 2]) / 2
+            out.append(f"| {family} | {len(r)} | {100 * median:+.1f} % | {100 * r[-1]:+.1f} % |")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("new")
@@ -53,12 +65,18 @@ def main():
     if old:
         print("\n".join(summary(old, "before")))
     print("\n".join(summary(new, "after")))
-    print("\n| problem | policy (us) | tuned (us) | CUB (us) | vs CUB |" + (" before (us) | before vs CUB |" if old else "")
-          + " configuration |")
-    print("|---|---:|---:|---:|---:|" + ("---:|---:|" if old else "") + "---|")
+    exact = regrets(new)
+    if exact:
+        print("\n| family | rows tuned exactly | median regret | worst regret |\n|---|---:|---:|---:|")
+        print("\n".join(exact))
+    print("\n| problem | policy (us) | tuned (us) | CUB (us) | vs CUB |" + (" regret |" if exact else "")
+          + (" before (us) | before vs CUB |" if old else "") + " configuration |")
+    print("|---|---:|---:|---:|---:|" + ("---:|" if exact else "") + ("---:|---:|" if old else "") + "---|")
     for key, v in new.items():
         ratio = f"{v['cub'] / v['tuned']:.2f}x" if v["cub"] > 0 else "-"
         cells = f"| `{key}` | {v['policy']:.1f} | {v['tuned']:.1f} | {v['cub'] or '-'} | {ratio} |"
+        if exact:
+            cells += f" {100 * (v['tuned'] / v['exact'] - 1):+.1f} % |" if v["exact"] > 0 else " - |"
         if old:
             o = old.get(key)
             cells += (f" {o['tuned']:.1f} | {o['cub'] / o['tuned']:.2f}x |" if o and o["cub"] > 0

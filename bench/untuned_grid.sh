@@ -23,7 +23,8 @@
 #                       line in OUT/held-out-SEED-A-B.log (bench/held_out_table.py makes the table), its tables in
 #                       OUT/held-out-SEED-A-B-row-I.md; HELD_OUT_DEADLINE=S starts no row after S seconds,
 #                       HELD_OUT_ROW_LIMIT=S (default 120) ends a row's process; HELD_OUT_PROCESSES=one runs them
-#                       all in one process (OUT/held-out-SEED-A-B.md)
+#                       all in one process (OUT/held-out-SEED-A-B.md); HELD_OUT_EXACT=1 tunes each row exactly too
+#                       (regret), keeping the measurements in OUT/exact-held-out-SEED-A-B[-row-I].db
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
 #                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,
@@ -112,10 +113,14 @@ run_held_out() {
   [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
   local rows=${HELD_OUT_ROWS:-0:${HELD_OUT:-100}} name
   name=held-out-${SEED:-20261204}-${rows/:/-}
-  local args=(--held-out "${HELD_OUT:-100}" --seed "${SEED:-20261204}" --no-exact --tuned-cache "$tuned"
-              --commit "$commit")
+  local args=(--held-out "${HELD_OUT:-100}" --seed "${SEED:-20261204}" --tuned-cache "$tuned" --commit "$commit")
+  # HELD_OUT_EXACT=1: each row tuned exactly too (its regret; up to minutes a row), its measurements kept in
+  # OUT/exact-NAME[-row-I].db (bench/replay_grid.py reads them); else no exact tuning.
+  local exact=${HELD_OUT_EXACT:-0}
+  [ "$exact" = 1 ] || args+=(--no-exact)
   local t0=$SECONDS rc=0
   if [ "${HELD_OUT_PROCESSES:-row}" = one ]; then
+    [ "$exact" = 1 ] && rm -f "$out/exact-$name.db" && args+=(--exact-cache "$out/exact-$name.db")
     "$bin/shape_bench" "${args[@]}" --rows "$rows" --markdown "$out/$name.md" > "$out/$name.log" 2>&1 || rc=$?
   else
     # One process per row: a row that ends its process (a CUDA error is sticky: CUB's f16 histogram past 65504 bins
@@ -131,7 +136,9 @@ run_held_out() {
         rc=1
         break
       fi
-      timeout "${HELD_OUT_ROW_LIMIT:-120}" "$bin/shape_bench" "${args[@]}" --rows "$i:$((i + 1))" \
+      local keep=()
+      [ "$exact" = 1 ] && rm -f "$out/exact-$name-row-$i.db" && keep=(--exact-cache "$out/exact-$name-row-$i.db")
+      timeout "${HELD_OUT_ROW_LIMIT:-120}" "$bin/shape_bench" "${args[@]}" "${keep[@]}" --rows "$i:$((i + 1))" \
         --markdown "$out/$name-row-$i.md" > "$out/$name-row-$i.out" 2> "$out/$name-row-$i.err"
       local row_rc=$?
       grep "^shape_bench: \(histogram\|reduce\)/" "$out/$name-row-$i.err" | sed "s/^/row $i rc=$row_rc /" \
