@@ -187,10 +187,28 @@ class HistogramFamily final
     if (auto d = shape_distance(wanted, tuned)) return d;
     const HistogramProblem& a = problem_of(wanted);
     const HistogramProblem& b = problem_of(tuned);
+    // i8 and u8 (i16 and u16) samples run one kernel: a signed sample binned directly is counted as its bits with
+    // the sign bit flipped (one XOR per 32-bit word), and value counting counts the same 256 byte values (i8/256 at
+    // 512 MiB ran 137.1 us where u8/256 ran 136.4 on an H200: bench/results/2026-12-02e-h200-i8-keys-and-2d-walk.md).
+    // So the other's shape is as near as its own type's would be, plus 1: ahead of every other type (8), and of the
+    // built-in fallback, which measured 1.25-1.42x slower than the best at 64K-1M u8 samples
+    // (bench/results/2026-12-04i-summary.md).
+    if (sign_twins(a.type, b.type)) {
+      HistogramProblem twin = b;
+      twin.type = a.type;
+      if (auto d = shape_distance(wanted, Problem(twin))) return 1.0 + *d;
+    }
     if (a.counter_bits != b.counter_bits || a.distribution != b.distribution) return std::nullopt;
     // Pixels of other channels: compared by their counters (active x bins); not measured, so behind any exact shape.
     return (a.type == b.type ? 4.0 : 8.0) + (a.channels != b.channels || a.active != b.active ? 4.0 : 0.0) +
            histogram_samples::bins_distance(a.counters(), b.counters());
+  }
+
+  static bool sign_twins(SampleType a, SampleType b) {
+    auto twin = [](SampleType t, SampleType u) {
+      return (t == SampleType::i8 && u == SampleType::u8) || (t == SampleType::i16 && u == SampleType::u16);
+    };
+    return twin(a, b) || twin(b, a);
   }
 
   // First what a sample counts as (bin_counting), then the configuration made runnable (runnable); a value-counting

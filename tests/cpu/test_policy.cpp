@@ -197,6 +197,40 @@ TEST_SUITE("policy") {
     }
   }
 
+  TEST_CASE("i8 samples are served from u8 shapes (and i16 from u16) at their own type's distance plus 1, ahead of "
+            "every other type") {
+    const DeviceInfo h100 = test::h100_device("GPU-policy-twins");
+    // i8 and u8 run one kernel (a signed sample is counted as its bits with the sign flipped).
+    const std::string kU8 =
+        "priv=shared,R=1,cbits=32,block=256,vec=0,loads=4,agg=none,part=contiguous,merge=atomic,grid=0";
+    HistogramProblem u8 = HistogramProblem::with_defaults(SampleType::u8, 32);
+    u8.n = 1 << 16;
+    HistogramProblem i32 = HistogramProblem::with_defaults(SampleType::i32, 64);
+    i32.n = 1 << 16;
+    const Policy twins = parse_policy("histogram", policy_text(entry(u8, kU8) + "," + entry(i32, kMid)));
+    HistogramProblem i8 = HistogramProblem::with_defaults(SampleType::i8, 32);  // 32 bins over [-128, 128)
+    i8.lower = -128, i8.upper = 128, i8.n = 1 << 16;
+    const auto shapes = policy_shapes(twins, i8, &h100);
+    REQUIRE(shapes.size() == 2);
+    CHECK(shapes[0].shape.shape_key() == u8.shape_key());
+    CHECK(shapes[0].distance == doctest::Approx(1.0));  // the same bins and range width: only the twin's 1
+    CHECK(shapes[1].shape.shape_key() == i32.shape_key());
+    CHECK(shapes[1].distance > 8.0);
+    // Bins of 8 values (a shift, every value in range) are counted directly, as u8's own shape is.
+    const auto c = policy_choice(twins, i8, &h100);
+    REQUIRE(c);
+    CHECK(c->config.key() == kU8);
+    // Bins of 37 over [-100, 100): a division per sample, and values out of range: the byte values are counted.
+    i8.bins = 37, i8.lower = -100, i8.upper = 100;
+    const auto v = policy_choice(twins, i8, &h100);
+    REQUIRE(v);
+    CHECK(v->config.key() == kU8 + ",bin=values");
+    CHECK(policy_shapes(twins, i8, &h100)[0].shape.shape_key() == u8.shape_key());
+    // i16's twin is u16 alone: u8 is another type to it (8 more).
+    HistogramProblem i16 = HistogramProblem::with_defaults(SampleType::i16, 32);
+    CHECK(policy_shapes(twins, i16, &h100)[0].distance >= 8.0);
+  }
+
   TEST_CASE("arg-reductions and range histograms: the policy serves every type from measured entries") {
     const DeviceInfo h100 = test::h100_device("GPU-policy");
     // The benchmark measured f32, i32 and f64 (argreduce_bench): an f32 argmax at 3M takes f32 argmax's entry nearest
