@@ -205,11 +205,24 @@ AUTOTUNE_INVALID_REASON(HistogramConfig, HistogramProblem, histogram_violation)
 HistogramConfig HistogramConfig::fallback(const HistogramProblem& problem) {
   if (auto values = values_fallback(problem)) return *values;
   // 48 KiB is the shared memory every block gets without opting in, on every architecture we target: above it
-  // only global atomics are safe. One-sample loads work for any pointer alignment the API accepts.
+  // only global atomics are safe.
   const bool fits = problem.counters() * sizeof(unsigned) <= 48 * 1024;
-  return {.privatization = fits ? Privatization::shared : Privatization::global, .replicas = 1, .counter_bits = 32,
-          .block = 256, .vec_bytes = 0, .loads = 4, .aggregation = Aggregation::none,
-          .partitioning = Partitioning::interleaved, .merge = Merge::atomic};
+  HistogramConfig c{.privatization = fits ? Privatization::shared : Privatization::global, .replicas = 1,
+                    .counter_bits = 32, .block = 256, .vec_bytes = 0, .loads = 4, .aggregation = Aggregation::none,
+                    .partitioning = Partitioning::interleaved, .merge = Merge::atomic};
+  // Pixels of several channels: one sample per load, which takes any sample-aligned pointer (vectors of whole pixels
+  // need a pixel-aligned one). One channel: 16-byte loads, whose unaligned head the kernel counts a sample at a
+  // time. On the H200's standard preset (bench/results/2026-12-03d-data/preset-measurements.db.xz, every variant of
+  // the 53 problems of shapes that fit shared memory), one shared copy with 512 threads and two 16-byte loads ran at
+  // a median 1.081x of each problem's best (p90 1.251, worst 1.607), one-sample loads at 1.190x (p90 2.029, worst
+  // 2.608); for f32/262144 bins, one 16-byte load with warp aggregation ran within 1.67x on narrow samples, where
+  // one-sample loads took 3.72x (bench/results/2026-12-04i-summary.md).
+  if (problem.channels == 1) {
+    c.vec_bytes = 16;
+    if (fits) c.block = 512, c.loads = 2;
+    else c.loads = 1, c.aggregation = Aggregation::warp;
+  }
+  return c;
 }
 
 }  // namespace autotune

@@ -648,12 +648,29 @@ TEST_SUITE("config") {
     CHECK(histogram_violation(p, c, &small).empty());
   }
 
-  TEST_CASE("the fallback stays within 48 KiB of shared memory and loads one sample at a time") {
+  TEST_CASE("the fallback stays within 48 KiB of shared memory, loads 16 bytes for one channel and one sample for "
+            "pixels, and aggregates a warp's equal bins into a global histogram") {
     HistogramProblem p = make(SampleType::f32, 12288, 0, 1);  // exactly 48 KiB
-    CHECK(HistogramConfig::fallback(p).privatization == Privatization::shared);
-    CHECK(HistogramConfig::fallback(p).vec_bytes == 0);
+    HistogramConfig c = HistogramConfig::fallback(p);
+    CHECK(c.key() == "priv=shared,R=1,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0");
+    CHECK(c.invalid_reason(p) == "");
     p.bins = 12289;
-    CHECK(HistogramConfig::fallback(p).privatization == Privatization::global);
-    CHECK(HistogramConfig::fallback(p).invalid_reason(p) == "");
+    c = HistogramConfig::fallback(p);
+    CHECK(c.key() == "priv=global,R=1,cbits=32,block=256,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0");
+    CHECK(c.invalid_reason(p) == "");
+    // Pixels: one sample per load (vectors of whole pixels would need a pixel-aligned pointer).
+    HistogramProblem rgba = make(SampleType::u8, 64, 0, 256);
+    rgba.channels = 4, rgba.active = 3;
+    c = HistogramConfig::fallback(rgba);
+    CHECK(c.vec_bytes == 0);
+    CHECK(c.invalid_reason(rgba) == "");
+    // Every one-channel type takes the 16-byte fallback where it is valid (2 bins of each sample type).
+    for (SampleType t : {SampleType::u16, SampleType::i16, SampleType::i32, SampleType::u32, SampleType::f64,
+                         SampleType::f16, SampleType::bf16}) {
+      CAPTURE(to_string(t));
+      HistogramProblem two = make(t, 2, 0, 2);
+      CHECK(HistogramConfig::fallback(two).vec_bytes == 16);
+      CHECK(HistogramConfig::fallback(two).invalid_reason(two) == "");
+    }
   }
 }
