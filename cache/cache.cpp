@@ -955,6 +955,16 @@ std::optional<double> Cache::device_roof(const std::string& model_key) const {
   });
 }
 
+std::optional<std::uint64_t> Cache::device_l2_bytes(const std::string& model_key) const {
+  const Impl& self = *impl_;
+  return guarded(self.path, "read a device's L2 size", [&]() -> std::optional<std::uint64_t> {
+    SQLite::Statement q(self.db, "SELECT l2_bytes FROM devices WHERE model_key = ?");
+    q.bind(1, model_key);
+    if (!q.executeStep() || q.getColumn(0).isNull() || q.getColumn(0).getInt64() <= 0) return std::nullopt;
+    return static_cast<std::uint64_t>(q.getColumn(0).getInt64());
+  });
+}
+
 std::size_t Cache::mark_stale(const CodeIdentity& current, const std::string& model_key) {
   Impl& self = *impl_;
   return guarded(self.path, "mark stale runs", [&] {

@@ -86,6 +86,15 @@ class KernelFamily {
     if (!violation(problem, config, device).empty()) return std::nullopt;
     return Adapted{config, {}};
   }
+  /// `config` with evict-first input loads (ld.global.cs) when `evict_first`, plain loads when not, where the family's
+  /// configurations have that choice and the result is valid for `problem` (and `device`'s limits): `config` itself
+  /// when it already loads so; nullopt when it cannot (no such field, or loads it does not apply to). The lookup's
+  /// size rule (runtime/streaming.hpp). TypedFamily answers it for every configuration type with a `load_cs` field.
+  virtual std::optional<Config> with_evict_first(const Problem& problem, const Config& config, bool evict_first,
+                                                 const DeviceInfo* device) const {
+    (void)problem, (void)config, (void)evict_first, (void)device;
+    return std::nullopt;
+  }
   /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.
   virtual int launches(const Config& config) const = 0;
   /// Dynamic shared memory of a variant for a problem, in bytes.

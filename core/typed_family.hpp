@@ -83,6 +83,17 @@ class TypedFamily : public KernelFamily {
   std::string violation(const Problem& problem, const Config& config, const DeviceInfo* device) const override {
     return functions_.violation(problem_of(problem), config_of(config), device);
   }
+  // Configurations with a load_cs flag (evict-first 16-byte input loads: histogram, reduce) take either value where
+  // the family's validity function allows it.
+  std::optional<Config> with_evict_first(const Problem& problem, const Config& config, bool evict_first,
+                                         const DeviceInfo* device) const override {
+    if constexpr (requires(C c) { c.load_cs = true; }) {
+      C c = config_of(config);
+      c.load_cs = evict_first;
+      if (functions_.violation(problem_of(problem), c, device).empty()) return Config(c);
+    }
+    return std::nullopt;
+  }
   std::string kernel_source(const Problem& problem, const Config& config) const override {
     return functions_.kernel_source(problem_of(problem), config_of(config));
   }

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <map>
 
+#include "autotune/device.hpp"
 #include "autotune/identity.hpp"
 #include "core/family.hpp"
 #include "runtime/nearest.hpp"
 #include "runtime/policy.hpp"
+#include "runtime/streaming.hpp"
 
 namespace autotune {
 
@@ -170,6 +172,12 @@ void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g)
 Gathered gather_candidates(const Cache* cache, const LookupTarget& target, const Problem& problem) {
   Gathered g;
   g.gpu = model_name(target.model_key);
+  g.device = target.device;
+  if (target.device) g.l2_bytes = target.device->l2_bytes;
+  else if (cache) g.l2_bytes = cache->device_l2_bytes(target.model_key).value_or(0);
+  // The rule changes configurations, which then need NVRTC (no stored cubin is of them): without NVRTC, a handle
+  // runs what was measured, whose cubins a cache can ship. AUTOTUNE_LOADS_AS_MEASURED=1 turns it off too.
+  if (nvrtc_version() == 0 || !evict_first_rule_enabled()) g.l2_bytes = 0;
   if (cache) {
     // Results measured with other code (the problem's family template, NVRTC, driver) are never served. They are
     // skipped in the queries, not marked: a lookup never writes (only `autotune tune` marks, `autotune gc` deletes).

@@ -59,6 +59,10 @@ struct Gathered {
   std::string gpu;                  ///< the target's GPU name (DeviceInfo::name, from its model key)
   std::size_t stale_skipped = 0;    ///< Lookup::stale_skipped
   std::size_t unbacked_skipped = 0; ///< Lookup::unbacked_skipped
+  /// The target GPU's L2 in bytes (LookupTarget::device, else the cache's device row of its model), 0 when unknown:
+  /// the evict-first size rule's scale (runtime/streaming.hpp).
+  std::uint64_t l2_bytes = 0;
+  std::optional<DeviceInfo> device;  ///< LookupTarget::device
 };
 
 /// Every candidate for `problem` on `target`: from `cache` (may be null: no file) the problem's shape on this model

@@ -7,6 +7,7 @@
 
 #include "autotune/error.hpp"
 #include "core/family.hpp"
+#include "runtime/streaming.hpp"
 
 namespace autotune {
 
@@ -240,6 +241,13 @@ SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Probl
       out.winners.push_back(*used.winner);
   }
   out.sizes = std::move(t.sizes);
+  // Evict-first loads by input size (runtime/streaming.hpp): the hint's answer is the range holding n, as before.
+  stream_by_size(out.sizes, problem, gathered.l2_bytes, gathered.device ? &*gathered.device : nullptr);
+  for (const SizeRange& r : out.sizes)
+    if (r.contains(n) && !(r.config == l.config)) {
+      l.config = r.config;
+      l.distance = join(l.distance, stream_note(stream_band(problem.bytes(), gathered.l2_bytes), gathered.l2_bytes));
+    }
   return out;
 }
 
