@@ -8,14 +8,17 @@ prints a markdown table of every row (the tuned cache's handle against CUB, and 
 and a summary: the geometric mean of CUB's time over the handle's per family, the least ratio, the rows under 0.95x.
 Rows without a CUB call (CUB has no such operator or type here, or the baseline refuses it) count in neither. Where
 the rows were tuned exactly (untuned_grid.sh's HELD_OUT_EXACT=1: an exact time above 0), the regret of the tuned
-cache's handle against the exact winner too, and its median and worst per family.
+cache's handle against the exact winner too, and its median and worst per family. Where the lines carry
+`, compared X us (CONFIG)` (untuned_grid.sh's HELD_OUT_COMPARE_LOADS=1: the tuned cache's handle made without the
+evict-first size rule, runtime/streaming.hpp, timed in the same rounds), an "as measured" column, and per family the
+rows whose configuration the rule changed with the geometric mean of the time without it over the time with it.
 """
 import argparse
 import math
 import re
 
 LINE = re.compile(r"shape_bench: (\S+) policy ([\d.]+) us, tuned ([\d.]+) us \(([^)]*)\), exact ([\d.]+) us, "
-                  r"CUB ([\d.]+) us")
+                  r"CUB ([\d.]+) us(?:, compared ([\d.]+) us \(([^)]*)\))?")
 
 
 def read(path):
@@ -24,7 +27,8 @@ def read(path):
         m = LINE.search(line)
         if m:
             rows[m.group(1)] = {"policy": float(m.group(2)), "tuned": float(m.group(3)), "config": m.group(4),
-                                "exact": float(m.group(5)), "cub": float(m.group(6))}
+                                "exact": float(m.group(5)), "cub": float(m.group(6)),
+                                "compared": float(m.group(7)) if m.group(7) else 0.0, "compared_config": m.group(8)}
     return rows
 
 
@@ -52,6 +56,18 @@ def regrets(rows):
     return out
 
 
+def loads_rule(rows):
+    """Per family: the rows whose configuration the evict-first size rule changed, and the geometric mean of the time
+    without the rule over the time with it (above 1: the rule faster)."""
+    out = []
+    for family in ("histogram", "reduce"):
+        r = [v["compared"] / v["tuned"] for k, v in rows.items()
+             if k.startswith(family + "/") and v["compared"] > 0 and v["compared_config"] != v["config"]]
+        if r:
+            out.append(f"| {family} | {len(r)} | {geomean(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("new")
@@ -69,14 +85,23 @@ def main():
     if exact:
         print("\n| family | rows tuned exactly | median regret | worst regret |\n|---|---:|---:|---:|")
         print("\n".join(exact))
+    compared = any(v["compared"] > 0 for v in new.values())
+    if compared:
+        print("\n| family | rows the evict-first size rule changed | time without it / with it, geometric mean | least |"
+              " most |\n|---|---:|---:|---:|---:|")
+        print("\n".join(loads_rule(new)))
     print("\n| problem | policy (us) | tuned (us) | CUB (us) | vs CUB |" + (" regret |" if exact else "")
-          + (" before (us) | before vs CUB |" if old else "") + " configuration |")
-    print("|---|---:|---:|---:|---:|" + ("---:|" if exact else "") + ("---:|---:|" if old else "") + "---|")
+          + (" as measured (us) |" if compared else "") + (" before (us) | before vs CUB |" if old else "")
+          + " configuration |")
+    print("|---|---:|---:|---:|---:|" + ("---:|" if exact else "") + ("---:|" if compared else "")
+          + ("---:|---:|" if old else "") + "---|")
     for key, v in new.items():
         ratio = f"{v['cub'] / v['tuned']:.2f}x" if v["cub"] > 0 else "-"
         cells = f"| `{key}` | {v['policy']:.1f} | {v['tuned']:.1f} | {v['cub'] or '-'} | {ratio} |"
         if exact:
             cells += f" {100 * (v['tuned'] / v['exact'] - 1):+.1f} % |" if v["exact"] > 0 else " - |"
+        if compared:
+            cells += f" {v['compared']:.1f} |" if v["compared"] > 0 else " - |"
         if old:
             o = old.get(key)
             cells += (f" {o['tuned']:.1f} | {o['cub'] / o['tuned']:.2f}x |" if o and o["cub"] > 0

@@ -25,12 +25,15 @@
 //
 // --compare-cache FILE times a second handle, from another cache (a plain tune's cache with `--preset standard` added
 // to it), in the same rounds as the --tuned-cache handle: the summary counts the problems it runs more than 2 %
-// slower (issue #26: the preset is never worse, beyond noise).
+// slower (issue #26: the preset is never worse, beyond noise). --compare-measured-loads instead times the tuned cache's
+// handle made with AUTOTUNE_LOADS_AS_MEASURED=1 (runtime/streaming.hpp's evict-first size rule off) as the compared
+// one: an A/B of that rule in the same rounds (its "vs tuned" column: how much slower the handle without it runs).
 //
 // --problem KEY (repeated) measures those histogram or reduce problems instead of a grid: e.g. a handle against the
 // exact winner of an earlier tuning (--exact-from), loaded as the tuner loads it, in the same rounds.
 //
-//   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--compare-cache FILE] [--exact-cache FILE]
+//   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--compare-cache FILE | --compare-measured-loads]
+//               [--exact-cache FILE]
 //               [--exact-from FILE] [--only histograms|reductions] [--rows A:B] [--text FILE] [--quick]
 //               [--held-out N [--seed S]] [--problem KEY ...] [--no-exact] [--list] [--commit HASH] [--markdown FILE]
 #include <fmt/format.h>
@@ -223,6 +226,16 @@ std::unique_ptr<LoadedVariant> load_exact(Row& row, const Problem& p, Workload& 
 // the earlier exact winners (--exact-from) and the one the exact tunings write.
 struct Caches {
   std::string empty, tuned, compare, exact_from, tune;
+  bool measured_loads = false;  // --compare-measured-loads: the compared handle is the tuned cache's without the rule
+};
+
+// Sets an environment variable for a scope (one handle's construction), restoring its absence after.
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
 };
 
 Row run_problem(const Problem& p, const Caches& caches, int tune_samples, int samples, const std::string& compile_dir,
@@ -275,8 +288,12 @@ Row run_problem(const Problem& p, const Caches& caches, int tune_samples, int sa
     slots.push_back(&ms);
   };
   add_cached(caches.tuned, tuned, "tuned", row.has_tuned, row.tuned_source, row.tuned_config, row.tuned_ms);
-  add_cached(caches.compare, compared, "compared", row.has_compare, row.compare_source, row.compare_config,
-             row.compare_ms);
+  {
+    std::optional<ScopedEnv> off;  // --compare-measured-loads: the tuned cache's handle without the size rule
+    if (caches.measured_loads) off.emplace("AUTOTUNE_LOADS_AS_MEASURED", "1");
+    add_cached(caches.measured_loads ? caches.tuned : caches.compare, compared, "compared", row.has_compare,
+               row.compare_source, row.compare_config, row.compare_ms);
+  }
 
   // 3. the exact winner, loaded as the tuner loads a variant.
   std::unique_ptr<LoadedVariant> exact;
@@ -454,7 +471,7 @@ std::pair<std::size_t, std::size_t> parse_rows(const std::string& text) {
 int main(int argc, char** argv) try {
   std::string tuned_cache, compare_cache, exact_keep, exact_from, only, text_file, photo_file, markdown,
       commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
-  bool quick = false, no_exact = false, list = false;
+  bool quick = false, no_exact = false, list = false, measured_loads = false;
   int samples = 21, tune_samples = 15;
   std::size_t held_out = 0;  // --held-out N: N problems drawn from --seed instead of grid()
   std::vector<Problem> given;  // --problem KEY (repeated): these problems instead of grid()
@@ -469,6 +486,7 @@ int main(int argc, char** argv) try {
     else if (a == "--exact-cache" && has) exact_keep = argv[++i];
     else if (a == "--compare-cache" && has) compare_cache = argv[++i];
     else if (a == "--exact-from" && has) exact_from = argv[++i];
+    else if (a == "--compare-measured-loads") measured_loads = true;
     else if (a == "--only" && has) only = argv[++i];
     else if (a == "--rows" && has) std::tie(first_row, end_row) = parse_rows(argv[++i]);
     else if (a == "--text" && has) text_file = argv[++i];
@@ -488,7 +506,7 @@ int main(int argc, char** argv) try {
     else if (a == "--markdown" && has) markdown = argv[++i];
     else {
       std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] "
-                           "[--compare-cache FILE] [--exact-cache FILE] [--exact-from FILE] "
+                           "[--compare-cache FILE | --compare-measured-loads] [--exact-cache FILE] [--exact-from FILE] "
                            "[--only histograms|reductions] [--rows A:B] [--text FILE] [--photo RGB] [--quick] "
                            "[--held-out N [--seed S]] [--problem KEY ...] [--no-exact] [--list] [--commit HASH] "
                            "[--markdown FILE]\n");
@@ -504,6 +522,8 @@ int main(int argc, char** argv) try {
     throw UsageError("--tuned-cache: no file " + tuned_cache);
   if (!compare_cache.empty() && (tuned_cache.empty() || !std::filesystem::exists(compare_cache)))
     throw UsageError("--compare-cache: needs --tuned-cache, and an existing file (not " + compare_cache + ")");
+  if (measured_loads && (tuned_cache.empty() || !compare_cache.empty()))
+    throw UsageError("--compare-measured-loads: needs --tuned-cache, and not with --compare-cache");
   if (!exact_from.empty() && !std::filesystem::exists(exact_from))
     throw UsageError("--exact-from: no file " + exact_from);
   auto read_bytes = [](const std::string& file, const char* flag) {
@@ -583,7 +603,8 @@ int main(int argc, char** argv) try {
     const std::size_t index = part_row++;
     if (index < first_row || index >= end_row) continue;
     try {
-      rows.push_back(run_problem(p, {empty_cache, tuned_cache, compare_cache, exact_from, tune_cache}, tune_samples,
+      rows.push_back(run_problem(p, {empty_cache, tuned_cache, compare_cache, exact_from, tune_cache, measured_loads},
+                                 tune_samples,
                                  samples, compile_dir, dev, flush, stream.get()));
     } catch (const UsageError& e) {  // a problem the grid should not hold: say so, and measure the rest
       std::fprintf(stderr, "shape_bench: %s: %s\n", p.key().c_str(), e.what());
@@ -595,9 +616,11 @@ int main(int argc, char** argv) try {
       continue;
     }
     const Row& r = rows.back();
-    std::fprintf(stderr, "shape_bench: %s policy %.1f us, tuned %.1f us (%s), exact %.1f us, CUB %.1f us%s\n",
+    const std::string compared =
+        r.has_compare ? fmt::format(", compared {:.1f} us ({})", r.compare_ms * 1e3, r.compare_config) : "";
+    std::fprintf(stderr, "shape_bench: %s policy %.1f us, tuned %.1f us (%s), exact %.1f us, CUB %.1f us%s%s\n",
                  p.key().c_str(), r.policy_ms * 1e3, r.tuned_ms * 1e3, r.tuned_config.c_str(), r.exact_ms * 1e3,
-                 r.cub_ms * 1e3, r.wrong ? " WRONG" : "");
+                 r.cub_ms * 1e3, compared.c_str(), r.wrong ? " WRONG" : "");
   }
   if (std::filesystem::exists(empty_cache)) throw Error("shape_bench: a lookup created the empty cache file");
 
@@ -609,9 +632,12 @@ int main(int argc, char** argv) try {
         "## {}\n\n| problem | n | policy (us) | vs CUB | regret % | GB/s | % roof |{} exact (us) | CUB (us) | "
         "tune (s) |\n|---|---:|---:|---:|---:|---:|---:|{}---:|---:|---:|\n",
         histograms ? "Histograms" : "Reductions",
-        tuned_cache.empty() ? "" : compare_cache.empty() ? " tuned (us) | vs CUB | regret % |"
-                                                         : " tuned (us) | vs CUB | regret % | compared (us) | vs tuned |",
-        tuned_cache.empty() ? "" : compare_cache.empty() ? "---:|---:|---:|" : "---:|---:|---:|---:|---:|");
+        tuned_cache.empty()                         ? ""
+        : compare_cache.empty() && !measured_loads ? " tuned (us) | vs CUB | regret % |"
+                                                    : " tuned (us) | vs CUB | regret % | compared (us) | vs tuned |",
+        tuned_cache.empty()                         ? ""
+        : compare_cache.empty() && !measured_loads ? "---:|---:|---:|"
+                                                    : "---:|---:|---:|---:|---:|");
     for (const Row& r : rows) {
       if (r.is_histogram() != histograms) continue;
       const double gbps = static_cast<double>(r.problem.bytes()) / (r.policy_ms * 1e-3) / 1e9;
@@ -744,6 +770,16 @@ int main(int argc, char** argv) try {
            median_of(regret_tuned) <= 0.03);
       line("tuned cache: worst regret", pct(max_of(regret_tuned)) + " %", "<= 10 %", max_of(regret_tuned) <= 0.10);
     }
+  }
+  if (measured_loads) {
+    const auto [slower, worst] = compared_slower(rows, 0.02);
+    line("handles with loads as measured (AUTOTUNE_LOADS_AS_MEASURED=1) slower than with the size rule by more than 2 %",
+         fmt::format("{} of {} problems (most {} %)", slower, rows.size(), pct(worst)), "-", std::nullopt);
+    const auto rule_slower = std::count_if(rows.begin(), rows.end(), [](const Row& r) {
+      return r.has_compare && r.has_tuned && r.tuned_ms / r.compare_ms - 1 > 0.02;
+    });
+    line("handles with the size rule slower than with loads as measured by more than 2 %",
+         fmt::format("{} of {} problems", rule_slower, rows.size()), "none", rule_slower == 0);
   }
   if (!compare_cache.empty()) {
     const auto [slower, worst] = compared_slower(rows, 0.02);

@@ -24,7 +24,8 @@
 #                       OUT/held-out-SEED-A-B-row-I.md; HELD_OUT_DEADLINE=S starts no row after S seconds,
 #                       HELD_OUT_ROW_LIMIT=S (default 120) ends a row's process; HELD_OUT_PROCESSES=one runs them
 #                       all in one process (OUT/held-out-SEED-A-B.md); HELD_OUT_EXACT=1 tunes each row exactly too
-#                       (regret), keeping the measurements in OUT/exact-held-out-SEED-A-B[-row-I].db
+#                       (regret), keeping the measurements in OUT/exact-held-out-SEED-A-B[-row-I].db;
+#                       HELD_OUT_COMPARE_LOADS=1 times each row's handle without the evict-first size rule too
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
 #                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,
@@ -118,6 +119,9 @@ run_held_out() {
   # OUT/exact-NAME[-row-I].db (bench/replay_grid.py reads them); else no exact tuning.
   local exact=${HELD_OUT_EXACT:-0}
   [ "$exact" = 1 ] || args+=(--no-exact)
+  # HELD_OUT_COMPARE_LOADS=1: each row's tuned handle also made with the evict-first size rule off
+  # (runtime/streaming.hpp), timed in the same rounds: the rule's A/B (held_out_table.py's "as measured" column).
+  [ "${HELD_OUT_COMPARE_LOADS:-0}" = 1 ] && args+=(--compare-measured-loads)
   local t0=$SECONDS rc=0
   if [ "${HELD_OUT_PROCESSES:-row}" = one ]; then
     [ "$exact" = 1 ] && rm -f "$out/exact-$name.db" && args+=(--exact-cache "$out/exact-$name.db")
