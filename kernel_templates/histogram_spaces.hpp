@@ -24,6 +24,13 @@ template <class P>
 bool large_n(const P& problem) {
   return problem.n > kSmallN;
 }
+/// Inputs of 8 MiB and more (of one-channel samples): where evict-first sample loads (ld=cs) can pay, so where the
+/// spaces try them (measured: bench/results/2026-12-05-streaming-evidence.md).
+inline constexpr std::uint64_t kStreamingMinBytes = 8ull << 20;
+template <class P>
+bool streams(const P& problem) {
+  return problem.n >= kStreamingMinBytes / size_of(problem.type);
+}
 
 /// Why the threads, loads or lane-interleaved copies of `c` cannot count `problem`'s samples, or empty: the rules
 /// both validity functions share.

@@ -141,6 +141,11 @@ struct HistogramRangeConfig {
   /// one launch (the first block zeroes the output; two control words per stream, zero between launches). Shared
   /// counters only.
   Merge merge = Merge::atomic;
+  /// The 16-byte sample loads of a one-row call as ld.global.cs (evict-first: the L2 keeps the counters and the
+  /// levels, not samples read once) instead of the read-only path; only with vec_bytes 16. Key ",ld=cs" after
+  /// everything else, absent when false (earlier keys name what they did). The lookup chooses it by the input's
+  /// size where no measurement did (runtime/streaming.hpp).
+  bool load_cs = false;
 
   bool operator==(const HistogramRangeConfig&) const = default;
 

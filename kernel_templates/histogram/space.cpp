@@ -32,8 +32,7 @@ bool counts_values(const HistogramProblem& p) {
 }
 bool counts_values_small_n(const HistogramProblem& p) { return counts_values(p) && small_n(p); }
 // Inputs of 8 MiB and more: where evict-first loads can pay (measured: README.md, "The space's groups").
-constexpr std::uint64_t kStreamingMinBytes = 8ull << 20;
-bool streams(const HistogramProblem& p) { return p.n >= kStreamingMinBytes / size_of(p.type); }
+constexpr auto streams = histogram_spaces::streams<HistogramProblem>;
 bool streams_values(const HistogramProblem& p) { return counts_values(p) && streams(p); }
 // Valid, but not measured: the last-block merge of more bins than it pays for.
 bool too_many_bins_for_last_block(const HistogramProblem& p, const C& c) {

@@ -32,7 +32,8 @@ constexpr auto kRangeFields = std::tuple{
     config_fields::number("grid", &HistogramRangeConfig::grid_blocks, 0),
     config_fields::choice("merge", &HistogramRangeConfig::merge, histogram_range_detail::kMerges)
         .omitted_at(Merge::atomic)
-        .constant("kMerge", "Merge")};
+        .constant("kMerge", "Merge"),
+    config_fields::flag("ld", &HistogramRangeConfig::load_cs, "cs").constant("kLoadCs")};
 
 }  // namespace
 
@@ -75,6 +76,7 @@ std::string histogram_range_violation(const HistogramRangeProblem& problem, cons
   if (c.grid_blocks == 1 && c.privatization != Privatization::shared)
     return "the single-block path stores shared counters: not with global atomics";
   if (c.merge != Merge::atomic && c.merge != Merge::self_zero) return "range histograms merge by atomic or self_zero";
+  if (c.load_cs && c.vec_bytes != 16) return "ld=cs applies to 16-byte loads";
   if (c.merge == Merge::self_zero && c.privatization != Privatization::shared)
     return "self_zero merges shared counters: not with global atomics";
   if (c.binning == RangeBinning::values) {

@@ -37,6 +37,8 @@
 //                              workspace) zeroes `out` with its first warp while the others count, then raises a
 //                              flag; every other block waits for the flag before it adds its totals and gives its
 //                              share of the flag back, so the launch leaves the workspace zero.
+//   kLoadCs                    the vectors of a one-row call loaded evict-first (ld.global.cs; 16-byte loads), else
+//                              through the read-only path (ld.global.nc)
 //
 // Semantics: a sample s of channel c counts in its bin i iff levels_c[i] <= (level_t)s < levels_c[i + 1]; below
 // levels_c[0], at or above its last level, and NaN, it counts nowhere. Each channel's levels must be strictly
@@ -363,6 +365,11 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       count_sample(__ldg(in + split.tail_begin + tid), channel_at(split.tail_begin + tid), binner, counter);
 
     const raw_t* vin = reinterpret_cast<const raw_t*>(in + split.head);
+    // A vector through the read-only path, or evict-first (ld=cs: kLoadCs, 16-byte loads only).
+    auto load = [vin](u64 j) {
+      if constexpr (kLoadCs) return load_input<true>(vin + j);
+      else return __ldg(vin + j);
+    };
     // The channel of vector j's first sample (a constant 0 for pixel vectors).
     auto first_channel = [&](u64 j) { return kPixelVectors ? 0 : channel_at(split.head + j * kElemsPerVec); };
     const u64 tile = threads * kLoads;
@@ -370,7 +377,7 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
     for (; base + tile <= nvec; base += tile) {
       Vec v[kLoads];
 #pragma unroll
-      for (int k = 0; k < kLoads; ++k) v[k].raw = __ldg(vin + tile_index<true, kLoads>(base, k, threads, tid));
+      for (int k = 0; k < kLoads; ++k) v[k].raw = load(tile_index<true, kLoads>(base, k, threads, tid));
 #pragma unroll
       for (int k = 0; k < kLoads; ++k)
         count_vector(v[k], first_channel(tile_index<true, kLoads>(base, k, threads, tid)), binner, counter);
@@ -381,7 +388,7 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
         const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
         if (i < nvec) {
           Vec v;
-          v.raw = __ldg(vin + i);
+          v.raw = load(i);
           count_vector(v, first_channel(i), binner, counter);
         }
       }

@@ -13,6 +13,7 @@ using B = RangeBinning;
 
 bool several_channels(const HistogramRangeProblem& p) { return p.active > 1; }
 constexpr auto small_n = histogram_spaces::small_n<HistogramRangeProblem>;
+constexpr auto streams = histogram_spaces::streams<HistogramRangeProblem>;
 
 constexpr auto kBlocks = values(&C::block, {256, 512, 1024});
 constexpr auto kLoads = values(&C::loads, {2, 4});
@@ -48,7 +49,16 @@ constexpr auto kSpace = space(
     // 6. Small n: one block, one launch, its counts stored without atomics outside it.
     group(fields(&C::binning, &C::replicas).rows({{B::values, 32}, {B::lut, 1}, {B::search, 1}, {B::prebin, 1}}),
           values(&C::block, {512, 1024}), kLoads, fixed(&C::grid_blocks, 1))
-        .only_if(small_n));
+        .only_if(small_n),
+    // 7. Evict-first sample loads (ld=cs) for inputs of 8 MiB and more, in the shapes of groups 1, 3 and 5 that
+    //    count shared copies with 512 or 1024 threads (in the even histogram's and the reductions' tunings,
+    //    evict-first loads ran 8-11 % faster at 32-128 MiB: bench/results/2026-12-05-streaming-evidence.md).
+    group(fixed(&C::load_cs, true), fixed(&C::binning, B::values), values(&C::replicas, {16, 32}),
+          values(&C::block, {512, 1024}), kLoads, values(&C::merge, {Merge::atomic, Merge::self_zero}))
+        .only_if(streams),
+    group(fixed(&C::load_cs, true), values(&C::binning, {B::lut, B::search, B::prebin}), values(&C::replicas, {1, 8}),
+          values(&C::block, {512, 1024}), kLoads)
+        .only_if(streams));
 
 }  // namespace
 

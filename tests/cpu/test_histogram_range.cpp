@@ -218,6 +218,27 @@ TEST_SUITE("histogram_range") {
         HistogramRangeConfig::parse("bin=prebin,priv=shared,R=8,block=512,vec=16,loads=4,grid=0,merge=last_block"));
     CHECK(c.one_launch());
     CHECK(c.workspace_bytes() == 8);
+    // Evict-first sample loads are named last, and only 16-byte loads take them.
+    c.load_cs = true;
+    CHECK(c.key() == "bin=prebin,priv=shared,R=8,block=512,vec=16,loads=4,grid=0,merge=self_zero,ld=cs");
+    CHECK(HistogramRangeConfig::parse(c.key()) == c);
+    CHECK(c.invalid_reason(make(SampleType::u8, 255)).empty());
+    c.vec_bytes = 4;
+    CHECK(c.invalid_reason(make(SampleType::u8, 255)) == "ld=cs applies to 16-byte loads");
+  }
+
+  TEST_CASE("the space tries evict-first loads from 8 MiB of samples on, and only there") {
+    auto evict_first = [](const HistogramRangeProblem& p) {
+      const auto space = histogram_range_space(p);
+      return std::count_if(space.begin(), space.end(), [](const auto& c) { return c.load_cs; });
+    };
+    // 8 MiB: 8M u8 samples, 2M f32 ones.
+    CHECK(evict_first(make(SampleType::u8, 255, EdgeLayout::irregular, (8ull << 20) - 1)) == 0);
+    CHECK(evict_first(make(SampleType::u8, 255, EdgeLayout::irregular, 8ull << 20)) > 0);
+    CHECK(evict_first(make(SampleType::f32, 999, EdgeLayout::irregular, (2ull << 20) - 1)) == 0);
+    CHECK(evict_first(make(SampleType::f32, 999, EdgeLayout::irregular, 2ull << 20)) > 0);
+    for (const auto& c : histogram_range_space(make(SampleType::u8, 255, EdgeLayout::irregular, 64ull << 20)))
+      if (c.load_cs) CHECK(c.vec_bytes == 16);
   }
 
   TEST_CASE("problems out of bounds are refused with the reason") {
