@@ -3,6 +3,11 @@
 // and fails is a failure (exit 1), and so is any skip under AUTOTUNE_REQUIRE_GPU=1. Listing test cases still works,
 // so CTest can discover them on a machine without a GPU.
 //
+// The suites run with AUTOTUNE_LOADS_AS_MEASURED=1: their cases check the size tables of what they measured or
+// planted (switch points, configurations, cubins from the cache), which the lookup's evict-first size rule
+// (runtime/streaming.hpp) would split at the L2 bands of the GPU they run on. The rule's own case in gpu_api turns it
+// back on (test_runtime_api.cpp); its table logic is tested on the CPU (tests/cpu/test_streaming.cpp).
+//
 // At exit it prints one line with the tier, the suites run, the NVRTC compile time of the test fixtures, the rest of
 // the wall time, the variants compiled and the skipped cases (tests/gpu/tier.hpp):
 //   gpu-suite tier=quick suite=gpu_histogram compile=12.3s run=20.1s variants=180 skipped=0
@@ -10,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -71,6 +77,7 @@ int main(int argc, char** argv) {
   auto& clock = autotune::testing::suite_clock();
   if (!list)
     if (const int code = cannot_run(); code != 0) return code;
+  ::setenv("AUTOTUNE_LOADS_AS_MEASURED", "1", 1);
   doctest::Context context(argc, argv);
   const int rc = context.run();
   if (list || context.shouldExit()) return rc;

@@ -694,6 +694,47 @@ TEST_SUITE("gpu_api") {
     std::filesystem::remove(path);
   }
 
+  TEST_CASE("the evict-first size rule: a table tuned at 1M runs 64M evict-first (compiled from source), exactly") {
+    // The suite runs with the rule off (main.cpp); this case turns it on for the handle's construction.
+    struct RuleOn {
+      const char* saved = std::getenv("AUTOTUNE_LOADS_AS_MEASURED");
+      std::string value = saved ? saved : "";
+      RuleOn() { ::unsetenv("AUTOTUNE_LOADS_AS_MEASURED"); }
+      ~RuleOn() {
+        if (saved) ::setenv("AUTOTUNE_LOADS_AS_MEASURED", value.c_str(), 1);
+      }
+    };
+    // 64 MiB of u8 samples lies from L2 / 2 to 4x the L2 (where the rule loads evict-first) on any GPU of 16 to 128
+    // MiB of L2; 1 MiB, where the winner was measured, below L2 / 2.
+    const DeviceInfo d = query_device(0);
+    REQUIRE(d.l2_bytes >= (16u << 20));
+    REQUIRE(d.l2_bytes <= (128u << 20));
+    HistogramProblem p;  // u8, 256 bins
+    const HistogramConfig measured = shared32(Merge::atomic);
+    REQUIRE_FALSE(measured.load_cs);
+    const std::string path = temp_cache();
+    HistogramProblem at = p;
+    at.n = 1 << 20;
+    add_winner(path, at, measured, true);
+    p.n = 64ull << 20;
+    std::optional<Histogram> h;
+    {
+      const RuleOn on;
+      h.emplace(p, Histogram::Options{0, path, Requirement::tuned});
+    }
+    MESSAGE(h->resolution().message, "\n", h->resolution().sizes_summary());
+    HistogramConfig evict_first = measured;
+    evict_first.load_cs = true;
+    CHECK(h->resolution().config == evict_first);
+    CHECK(h->resolution().compiled);  // no stored cubin is of the evict-first variant
+    CHECK(h->range_for(p.n).why.find("ld=cs") != std::string::npos);
+    CHECK(h->config_for(1 << 20) == measured);  // the measured size runs what was measured
+    CHECK(h->config_for(p.n) == evict_first);
+    check_handle(*h, p.n);
+    check_handle(*h, p.n + 13);
+    std::filesystem::remove(path);
+  }
+
   TEST_CASE("workspace pool: one zeroed slot per stream, kept; the legacy and per-thread default streams") {
     AUTOTUNE_CUDA(cudaSetDevice(0));
     WorkspacePool pool(1000);
