@@ -241,8 +241,10 @@ SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Probl
       out.winners.push_back(*used.winner);
   }
   out.sizes = std::move(t.sizes);
-  // Evict-first loads by input size (runtime/streaming.hpp): the hint's answer is the range holding n, as before.
-  stream_by_size(out.sizes, problem, gathered.l2_bytes, gathered.device ? &*gathered.device : nullptr);
+  // Evict-first loads by input size (runtime/streaming.hpp), unless the application requires measured data (tuned,
+  // exact): then each range runs a configuration as it was measured. The hint's answer is the range holding n.
+  if (required == Requirement::any)
+    stream_by_size(out.sizes, problem, gathered.l2_bytes, gathered.device ? &*gathered.device : nullptr);
   for (const SizeRange& r : out.sizes)
     if (r.contains(n) && !(r.config == l.config)) {
       l.config = r.config;

@@ -49,7 +49,7 @@ std::string stream_note(StreamBand band, std::uint64_t l2_bytes);
 /// configuration with evict-first loads (helps) or plain ones (hurts), if the family's configuration has the choice
 /// and stays valid (KernelFamily::with_evict_first). A part that changes becomes a range of its own, its `why` saying
 /// so. Nothing changes when `l2_bytes` is 0 (the GPU's L2 unknown: a lookup by model key in a cache without that
-/// model's device row).
+/// model's device row). The lookup applies it under Requirement::any only: `tuned` and `exact` run what was measured.
 void stream_by_size(std::vector<SizeRange>& sizes, const Problem& problem, std::uint64_t l2_bytes,
                     const DeviceInfo* device);
 

@@ -181,6 +181,13 @@ TEST_SUITE("streaming") {
       // neither), so the rule decides both, for a 16-byte-load configuration.
       REQUIRE(s.at_hint.config.key().find("vec=16") != std::string::npos);
       CHECK(evict_first(s.at_hint.config) == (n == 100ull << 20));
+      // A tuned or exact requirement runs what was measured: without measured data it ranks everything (the policy),
+      // as measured.
+      for (const Requirement strict : {Requirement::tuned, Requirement::exact}) {
+        const SizeLookup m = untuned_sizes(target, Problem(h), strict);
+        CHECK_FALSE(evict_first(m.at_hint.config));
+        for (const SizeRange& r : m.sizes) CHECK(r.why.find("ld=cs") == std::string::npos);
+      }
     }
   }
 }
