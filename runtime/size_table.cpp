@@ -248,7 +248,8 @@ SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Probl
   for (const SizeRange& r : out.sizes)
     if (r.contains(n) && !(r.config == l.config)) {
       l.config = r.config;
-      l.distance = join(l.distance, stream_note(stream_band(problem.bytes(), gathered.l2_bytes), gathered.l2_bytes));
+      const StreamBand band = stream_band(problem.bytes(), gathered.l2_bytes);
+      l.distance = join(l.distance, stream_note(band, gathered.l2_bytes));
     }
   return out;
 }

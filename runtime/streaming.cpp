@@ -53,7 +53,8 @@ StreamBand stream_band(std::uint64_t input_bytes, std::uint64_t l2_bytes) {
 std::string stream_note(StreamBand band, std::uint64_t l2_bytes) {
   const Edges e = edges(l2_bytes);
   switch (band) {
-    case StreamBand::helps: return fmt::format("ld=cs: evict-first loads for inputs of {} to {}", mib(e.helps_from), mib(e.helps_to));
+    case StreamBand::helps:
+      return fmt::format("ld=cs: evict-first loads for inputs of {} to {}", mib(e.helps_from), mib(e.helps_to));
     case StreamBand::hurts: return fmt::format("plain loads for inputs from {}", mib(e.hurts_from));
     case StreamBand::neutral: break;
   }

@@ -157,7 +157,7 @@ TEST_SUITE("streaming") {
     CHECK(t[0].config == scalar);
   }
 
-  TEST_CASE("a handle's table from the policy loads evict-first at 100M u8 samples and plainly at 1G; the hint agrees") {
+  TEST_CASE("a table from the policy loads evict-first at 100M u8 samples and plainly at 1G; the hint agrees") {
     DeviceInfo d;
     d.name = "NVIDIA H200";
     d.cc_major = 9;
