@@ -10,7 +10,8 @@
 #          then the benchmarks' quick forms (the rows bench/gpu_targets.py reads). Measured on an H200
 #          (bench/results/2026-12-02f-h200-gpu-check-quick-final.log, 4ab538b): the suites and the signed-cache check
 #          133 s (2,177 variants compiled and run), the benchmarks 196 s, 329 s in all: one 10-minute job with time
-#          to spare (global_copies, added since, takes about 120 s more; not yet run on a GPU).
+#          to spare (global_copies, added since, took 40 s: the whole quick check of 11b4216 ran in 372 s,
+#          bench/results/2026-12-05b-h200-gpu-check-quick-11b4216.log).
 #   full   the full tier (every variant of every space a case checks; each case compiles the entry points it runs),
 #          alone: the benchmarks are the quick mode's (GPU_CHECK_BENCHES names some to run them here too). Measured on
 #          an H200 (bench/results/2026-12-02f-h200-gpu-full-tier-2eb62bd.log): 20,811 variants compiled and
