@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The held-out grid's table (shape_bench --held-out, one process per row: .device-style logs of its stderr lines).
 
-    bench/held_out_table.py NEW.log [--before OLD.log] [--title TEXT]
+    bench/held_out_table.py NEW.log [--before OLD.log] [--title TEXT] [--compared policy]
 
 Reads each `shape_bench: KEY policy P us, tuned T us (CONFIG), exact E us, CUB C us` line (the last one per key wins),
 prints a markdown table of every row (the tuned cache's handle against CUB, and the same row of OLD.log where given)
@@ -12,6 +12,8 @@ cache's handle against the exact winner too, and its median and worst per family
 `, compared X us (CONFIG)` (untuned_grid.sh's HELD_OUT_COMPARE_LOADS=1: the tuned cache's handle made without the
 evict-first size rule, runtime/streaming.hpp, timed in the same rounds), an "as measured" column, and per family the
 rows whose configuration the rule changed with the geometric mean of the time without it over the time with it.
+With --compared policy the compared handle is the one made from another policy (shape_bench --compare-policy DIR:
+an older policy.json against the embedded one), and the columns say so.
 """
 import argparse
 import math
@@ -56,9 +58,9 @@ def regrets(rows):
     return out
 
 
-def loads_rule(rows):
-    """Per family: the rows whose configuration the evict-first size rule changed, and the geometric mean of the time
-    without the rule over the time with it (above 1: the rule faster)."""
+def compared_gain(rows):
+    """Per family: the rows whose configuration the compared handle changed (the evict-first size rule off, or another
+    policy), and the geometric mean of the compared handle's time over the tuned one's (above 1: the tuned faster)."""
     out = []
     for family in ("histogram", "reduce"):
         r = [v["compared"] / v["tuned"] for k, v in rows.items()
@@ -73,7 +75,13 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--before")
     ap.add_argument("--title", default="The held-out grid")
+    ap.add_argument("--compared", choices=("loads", "policy"), default="loads",
+                    help="what the compared handle is: the size rule off (loads) or another policy (policy)")
     a = ap.parse_args()
+    what, column = ((("rows the evict-first size rule changed", "time without it / with it"), "as measured (us)")
+                    if a.compared == "loads" else
+                    (("rows the other policy serves differently", "time with the other policy / with the embedded one"),
+                     "other policy (us)"))
     new = read(a.new)
     old = read(a.before) if a.before else {}
     print(f"# {a.title}\n")
@@ -87,11 +95,10 @@ def main():
         print("\n".join(exact))
     compared = any(v["compared"] > 0 for v in new.values())
     if compared:
-        print("\n| family | rows the evict-first size rule changed | time without it / with it, geometric mean | least |"
-              " most |\n|---|---:|---:|---:|---:|")
-        print("\n".join(loads_rule(new)))
+        print(f"\n| family | {what[0]} | {what[1]}, geometric mean | least | most |\n|---|---:|---:|---:|---:|")
+        print("\n".join(compared_gain(new)))
     print("\n| problem | policy (us) | tuned (us) | CUB (us) | vs CUB |" + (" regret |" if exact else "")
-          + (" as measured (us) |" if compared else "") + (" before (us) | before vs CUB |" if old else "")
+          + (f" {column} |" if compared else "") + (" before (us) | before vs CUB |" if old else "")
           + " configuration |")
     print("|---|---:|---:|---:|---:|" + ("---:|" if exact else "") + ("---:|" if compared else "")
           + ("---:|---:|" if old else "") + "---|")

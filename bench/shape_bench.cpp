@@ -28,11 +28,15 @@
 // slower (issue #26: the preset is never worse, beyond noise). --compare-measured-loads instead times the tuned cache's
 // handle made with AUTOTUNE_LOADS_AS_MEASURED=1 (runtime/streaming.hpp's evict-first size rule off) as the compared
 // one: an A/B of that rule in the same rounds (its "vs tuned" column: how much slower the handle without it runs).
+// --compare-policy DIR times the tuned cache's handle made with AUTOTUNE_POLICY_DIR=DIR (DIR/<family>.json replaces
+// the embedded policy: runtime/policy.hpp) as the compared one: an A/B of a policy change in the same rounds (DIR
+// holding the policy before it, e.g. `git show REV:kernel_templates/histogram/policy.json > DIR/histogram.json`).
 //
 // --problem KEY (repeated) measures those histogram or reduce problems instead of a grid: e.g. a handle against the
 // exact winner of an earlier tuning (--exact-from), loaded as the tuner loads it, in the same rounds.
 //
-//   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] [--compare-cache FILE | --compare-measured-loads]
+//   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE]
+//               [--compare-cache FILE | --compare-measured-loads | --compare-policy DIR]
 //               [--exact-cache FILE]
 //               [--exact-from FILE] [--only histograms|reductions] [--rows A:B] [--text FILE] [--quick]
 //               [--held-out N [--seed S]] [--problem KEY ...] [--no-exact] [--list] [--commit HASH] [--markdown FILE]
@@ -68,6 +72,7 @@
 #include "core/family.hpp"
 #include "core/ladder.hpp"
 #include "core/workload.hpp"
+#include "runtime/policy.hpp"
 
 #ifndef AUTOTUNE_BENCH_COMMIT
 #define AUTOTUNE_BENCH_COMMIT "unknown"
@@ -227,6 +232,7 @@ std::unique_ptr<LoadedVariant> load_exact(Row& row, const Problem& p, Workload& 
 struct Caches {
   std::string empty, tuned, compare, exact_from, tune;
   bool measured_loads = false;  // --compare-measured-loads: the compared handle is the tuned cache's without the rule
+  std::string policy_dir;       // --compare-policy: the compared handle is the tuned cache's from DIR's policy
 };
 
 // Sets an environment variable for a scope (one handle's construction), restoring its absence after.
@@ -253,12 +259,10 @@ Row run_problem(const Problem& p, const Caches& caches, int tune_samples, int sa
 
   // 1. the handle from an empty cache: the policy.
   const Adaptive policy = make_adaptive(shape, caches.empty);
-  {
-    const SizeRange& r = policy.range_for(n);
-    row.policy_served = r.source_at(n) == ConfigSource::policy;
-    row.policy_why = fmt::format("{} ({})", to_string(r.source_at(n)), r.why);
-    row.policy_config = r.config.key();
-  }
+  const SizeRange& served = policy.range_for(n);
+  row.policy_served = served.source_at(n) == ConfigSource::policy;
+  row.policy_why = fmt::format("{} ({})", to_string(served.source_at(n)), served.why);
+  row.policy_config = served.config.key();
   auto call_of = [&](const Adaptive& h) {
     return [&h, &workload, n](cudaStream_t s) { h.call(workload->input(), n, workload->output(), s); };
   };
@@ -288,11 +292,12 @@ Row run_problem(const Problem& p, const Caches& caches, int tune_samples, int sa
     slots.push_back(&ms);
   };
   add_cached(caches.tuned, tuned, "tuned", row.has_tuned, row.tuned_source, row.tuned_config, row.tuned_ms);
-  {
-    std::optional<ScopedEnv> off;  // --compare-measured-loads: the tuned cache's handle without the size rule
-    if (caches.measured_loads) off.emplace("AUTOTUNE_LOADS_AS_MEASURED", "1");
-    add_cached(caches.measured_loads ? caches.tuned : caches.compare, compared, "compared", row.has_compare,
-               row.compare_source, row.compare_config, row.compare_ms);
+  {  // --compare-measured-loads: the tuned cache's handle without the size rule; --compare-policy: from DIR's policy
+    std::optional<ScopedEnv> env;
+    if (caches.measured_loads) env.emplace("AUTOTUNE_LOADS_AS_MEASURED", "1");
+    if (!caches.policy_dir.empty()) env.emplace("AUTOTUNE_POLICY_DIR", caches.policy_dir.c_str());
+    add_cached(caches.measured_loads || !caches.policy_dir.empty() ? caches.tuned : caches.compare, compared,
+               "compared", row.has_compare, row.compare_source, row.compare_config, row.compare_ms);
   }
 
   // 3. the exact winner, loaded as the tuner loads a variant.
@@ -451,6 +456,26 @@ std::pair<std::size_t, double> compared_slower(const std::vector<Row>& rows, dou
   return {slower, worst};
 }
 
+// --compare-policy DIR: with --tuned-cache and neither other comparison, DIR holding a policy file of a family the
+// bench measures (runtime/policy.hpp: DIR/<family>.json), which parses.
+void check_policy_dir(const std::string& dir, bool alone_with_tuned_cache) {
+  if (!alone_with_tuned_cache)
+    throw UsageError("--compare-policy: needs --tuned-cache, and not with --compare-cache or --compare-measured-loads");
+  bool any = false;
+  for (const char* family : {"histogram", "reduce"}) {
+    const std::filesystem::path file = std::filesystem::path(dir) / fmt::format("{}.json", family);
+    if (!std::filesystem::is_regular_file(file)) continue;
+    std::ifstream in(file);
+    try {
+      (void)parse_policy(family, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+    } catch (const Error& e) {
+      throw UsageError(fmt::format("--compare-policy: {}: {}", file.string(), e.what()));
+    }
+    any = true;
+  }
+  if (!any) throw UsageError("--compare-policy: " + dir + " holds neither histogram.json nor reduce.json");
+}
+
 // --rows A:B: the grid rows A..B-1 of the part (either bound may be left out: "10:" is from row 10 on).
 std::pair<std::size_t, std::size_t> parse_rows(const std::string& text) {
   const auto colon = text.find(':');
@@ -469,7 +494,7 @@ std::pair<std::size_t, std::size_t> parse_rows(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string tuned_cache, compare_cache, exact_keep, exact_from, only, text_file, photo_file, markdown,
+  std::string tuned_cache, compare_cache, exact_keep, exact_from, only, text_file, photo_file, markdown, policy_dir,
       commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
   bool quick = false, no_exact = false, list = false, measured_loads = false;
   int samples = 21, tune_samples = 15;
@@ -487,6 +512,7 @@ int main(int argc, char** argv) try {
     else if (a == "--compare-cache" && has) compare_cache = argv[++i];
     else if (a == "--exact-from" && has) exact_from = argv[++i];
     else if (a == "--compare-measured-loads") measured_loads = true;
+    else if (a == "--compare-policy" && has) policy_dir = argv[++i];
     else if (a == "--only" && has) only = argv[++i];
     else if (a == "--rows" && has) std::tie(first_row, end_row) = parse_rows(argv[++i]);
     else if (a == "--text" && has) text_file = argv[++i];
@@ -506,7 +532,8 @@ int main(int argc, char** argv) try {
     else if (a == "--markdown" && has) markdown = argv[++i];
     else {
       std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] "
-                           "[--compare-cache FILE | --compare-measured-loads] [--exact-cache FILE] [--exact-from FILE] "
+                           "[--compare-cache FILE | --compare-measured-loads | --compare-policy DIR] [--exact-cache FILE] "
+                           "[--exact-from FILE] "
                            "[--only histograms|reductions] [--rows A:B] [--text FILE] [--photo RGB] [--quick] "
                            "[--held-out N [--seed S]] [--problem KEY ...] [--no-exact] [--list] [--commit HASH] "
                            "[--markdown FILE]\n");
@@ -524,6 +551,7 @@ int main(int argc, char** argv) try {
     throw UsageError("--compare-cache: needs --tuned-cache, and an existing file (not " + compare_cache + ")");
   if (measured_loads && (tuned_cache.empty() || !compare_cache.empty()))
     throw UsageError("--compare-measured-loads: needs --tuned-cache, and not with --compare-cache");
+  if (!policy_dir.empty()) check_policy_dir(policy_dir, !tuned_cache.empty() && compare_cache.empty() && !measured_loads);
   if (!exact_from.empty() && !std::filesystem::exists(exact_from))
     throw UsageError("--exact-from: no file " + exact_from);
   auto read_bytes = [](const std::string& file, const char* flag) {
@@ -603,7 +631,7 @@ int main(int argc, char** argv) try {
     const std::size_t index = part_row++;
     if (index < first_row || index >= end_row) continue;
     try {
-      rows.push_back(run_problem(p, {empty_cache, tuned_cache, compare_cache, exact_from, tune_cache, measured_loads},
+      rows.push_back(run_problem(p, {empty_cache, tuned_cache, compare_cache, exact_from, tune_cache, measured_loads, policy_dir},
                                  tune_samples,
                                  samples, compile_dir, dev, flush, stream.get()));
     } catch (const UsageError& e) {  // a problem the grid should not hold: say so, and measure the rest
@@ -633,10 +661,10 @@ int main(int argc, char** argv) try {
         "tune (s) |\n|---|---:|---:|---:|---:|---:|---:|{}---:|---:|---:|\n",
         histograms ? "Histograms" : "Reductions",
         tuned_cache.empty()                         ? ""
-        : compare_cache.empty() && !measured_loads ? " tuned (us) | vs CUB | regret % |"
+        : compare_cache.empty() && !measured_loads && policy_dir.empty() ? " tuned (us) | vs CUB | regret % |"
                                                     : " tuned (us) | vs CUB | regret % | compared (us) | vs tuned |",
         tuned_cache.empty()                         ? ""
-        : compare_cache.empty() && !measured_loads ? "---:|---:|---:|"
+        : compare_cache.empty() && !measured_loads && policy_dir.empty() ? "---:|---:|---:|"
                                                     : "---:|---:|---:|---:|---:|");
     for (const Row& r : rows) {
       if (r.is_histogram() != histograms) continue;
@@ -780,6 +808,16 @@ int main(int argc, char** argv) try {
     });
     line("handles with the size rule slower than with loads as measured by more than 2 %",
          fmt::format("{} of {} problems", rule_slower, rows.size()), "none", rule_slower == 0);
+  }
+  if (!policy_dir.empty()) {
+    const auto [slower, worst] = compared_slower(rows, 0.02);
+    line(fmt::format("handles from the policy of {} slower than from the embedded policy by more than 2 %", policy_dir),
+         fmt::format("{} of {} problems (most {} %)", slower, rows.size(), pct(worst)), "-", std::nullopt);
+    const auto embedded_slower = std::count_if(rows.begin(), rows.end(), [](const Row& r) {
+      return r.has_compare && r.has_tuned && r.tuned_ms / r.compare_ms - 1 > 0.02;
+    });
+    line(fmt::format("handles from the embedded policy slower than from the policy of {} by more than 2 %", policy_dir),
+         fmt::format("{} of {} problems", embedded_slower, rows.size()), "none", embedded_slower == 0);
   }
   if (!compare_cache.empty()) {
     const auto [slower, worst] = compared_slower(rows, 0.02);

@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -52,14 +56,49 @@ Policy parse_policy(std::string_view family, std::string_view text) {
   return p;
 }
 
+std::string policy_override_path(std::string_view family) {
+  const char* dir = std::getenv("AUTOTUNE_POLICY_DIR");
+  if (dir == nullptr || *dir == '\0') return {};
+  const std::filesystem::path path = std::filesystem::path(dir) / fmt::format("{}.json", family);
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) ? path.string() : std::string();
+}
+
+namespace {
+
+// The text of the policy file at `path`; Error naming it when it cannot be read.
+std::string read_policy_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (!in.good() && !in.eof())
+    throw Error(fmt::format("the policy file {} (AUTOTUNE_POLICY_DIR) cannot be read", path));
+  if (text.empty()) throw Error(fmt::format("the policy file {} (AUTOTUNE_POLICY_DIR) is empty", path));
+  return text;
+}
+
+}  // namespace
+
 const Policy& family_policy(std::string_view family) {
   static std::mutex mutex;
+  // By family, then the file it was read from ("" for the embedded policy): each parsed once per process.
   static std::map<std::string, std::unique_ptr<const Policy>, std::less<>> parsed;
+  const std::string path = policy_override_path(family);
+  const std::string key = fmt::format("{}\n{}", family, path);
   std::lock_guard lock(mutex);
-  if (auto it = parsed.find(family); it != parsed.end()) return *it->second;
-  const KernelFamily& f = family_named(family);
-  auto policy = std::make_unique<const Policy>(parse_policy(family, f.policy_data()));
-  return *parsed.emplace(std::string(family), std::move(policy)).first->second;
+  if (auto it = parsed.find(key); it != parsed.end()) return *it->second;
+  std::unique_ptr<Policy> policy;
+  if (path.empty()) {
+    policy = std::make_unique<Policy>(parse_policy(family, family_named(family).policy_data()));
+  } else {
+    const std::string text = read_policy_file(path);
+    try {
+      policy = std::make_unique<Policy>(parse_policy(family, text));
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} (read from {}, which AUTOTUNE_POLICY_DIR names)", e.what(), path));
+    }
+    policy->provenance += fmt::format(", read from {}", path);
+  }
+  return *parsed.emplace(key, std::move(policy)).first->second;
 }
 
 namespace {

@@ -7,8 +7,8 @@
 // the problem and fit the device is a candidate (policy_shapes), at its KernelFamily::policy_distance; each of a
 // shape's sizes can become a range of the handle's size table, so the policy is size-adaptive too.
 //
-// Pure functions of the embedded data, the problem and the device limits: no GPU, no cache file, no I/O.
-// Thread-safe (the parsed data is built once).
+// Pure functions of the embedded data (or of a policy file that AUTOTUNE_POLICY_DIR names: family_policy), the problem
+// and the device limits: no GPU, no cache file. Thread-safe (each policy is parsed once).
 #pragma once
 
 #include <cstdint>
@@ -39,7 +39,13 @@ struct Policy {
 
 /// The policy of the family named `family` (empty when it has none). Error when the embedded data is malformed
 /// (a build defect: tests/cpu/test_policy.cpp parses every built-in family's).
+/// When the environment sets AUTOTUNE_POLICY_DIR and DIR/<family>.json exists (scripts/fit_policy.py's output for
+/// another GPU, or an older policy for an A/B: `shape_bench --compare-policy DIR`), that file replaces the embedded
+/// policy; its provenance ends "read from <file>". Error naming the file when it cannot be read or is malformed. Read
+/// at every call, each file parsed once per process.
 const Policy& family_policy(std::string_view family);
+/// DIR/<family>.json when AUTOTUNE_POLICY_DIR names a DIR holding it, else "" (the embedded policy serves).
+std::string policy_override_path(std::string_view family);
 /// Parses policy JSON for `family` (what family_policy does with the embedded text). Error naming what is wrong.
 Policy parse_policy(std::string_view family, std::string_view json);
 

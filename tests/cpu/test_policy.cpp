@@ -4,7 +4,11 @@
 // nothing measured (never "tuned" for strict mode).
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -108,6 +112,51 @@ TEST_SUITE("policy") {
                               "priv=global,R=1,cbits=32,block=256,vec=16,loads=1,agg=none,part=interleaved,merge=self_zero,grid=0")),
             "cannot run");
     CHECK(parse_policy("histogram", "").entries.empty());  // a family without a policy
+  }
+
+  TEST_CASE("AUTOTUNE_POLICY_DIR: DIR/histogram.json replaces the embedded histogram policy (its entries serve, its "
+            "provenance names the file), other families keep theirs, a malformed or empty file is an Error naming it") {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / fmt::format("at_policy_dir_{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    const std::string file = (dir / "histogram.json").string();
+    struct Unset {  // the variable and the folder are gone after the case, whatever it asserts
+      std::filesystem::path dir;
+      ~Unset() {
+        ::unsetenv("AUTOTUNE_POLICY_DIR");
+        std::filesystem::remove_all(dir);
+      }
+    } unset{dir};
+    const std::size_t embedded_reduce = family_policy("reduce").entries.size();
+    const std::size_t embedded_histogram = family_policy("histogram").entries.size();
+    REQUIRE(embedded_histogram > 1);
+    std::ofstream(file) << policy_text(entry(f32(64, 1 << 20), kFew));
+    ::setenv("AUTOTUNE_POLICY_DIR", dir.c_str(), 1);
+    CHECK(policy_override_path("histogram") == file);
+    CHECK(policy_override_path("reduce").empty());  // no reduce.json: the embedded policy serves
+    const Policy& over = family_policy("histogram");
+    REQUIRE(over.entries.size() == 1);
+    CHECK(over.provenance.find("Test GPU") != std::string::npos);
+    CHECK(over.provenance.find("read from " + file) != std::string::npos);
+    CHECK(family_policy("reduce").entries.size() == embedded_reduce);
+    // The file's one entry serves an f32 histogram of 100 bins at 1M, as kFew (16-byte loads of a 4-copy histogram).
+    const auto c = policy_choice(Problem(f32(100, 1 << 20)), nullptr);
+    REQUIRE(c);
+    CHECK(c->config.key() == kFew);
+
+    // Another folder with a malformed file: refused with the file's path; an empty one likewise.
+    const std::filesystem::path bad = dir / "bad";
+    std::filesystem::create_directories(bad);
+    std::ofstream((bad / "histogram.json").string()) << policy_text(entry(f32(64, 1 << 20), "priv=bogus"));
+    ::setenv("AUTOTUNE_POLICY_DIR", bad.c_str(), 1);
+    const std::string named = (bad / "histogram.json").string() + ", which AUTOTUNE_POLICY_DIR names";
+    CHECK_THROWS_WITH_AS(family_policy("histogram"), doctest::Contains(named.c_str()), Error);
+    std::ofstream((bad / "histogram.json").string(), std::ios::trunc).flush();
+    CHECK(std::filesystem::file_size(bad / "histogram.json") == 0);
+    // (parsed once per file: the malformed text above was never cached, so the empty file is read afresh)
+    CHECK_THROWS_WITH_AS(family_policy("histogram"), doctest::Contains("is empty"), Error);
+    ::unsetenv("AUTOTUNE_POLICY_DIR");
+    CHECK(family_policy("histogram").entries.size() == embedded_histogram);
   }
 
   TEST_CASE("every usable shape is a candidate of the lookup, closest first, with its distance and GPU") {
