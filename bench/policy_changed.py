@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The held-out problems whose lookup a policy change moves: the CPU pre-screen before bench/policy_ab.sh.
+
+    bench/policy_changed.py BIN BEFORE_DIR [--seeds 20261204,777,4242] [--rows 100] [--out KEYS_FILE]
+
+For every problem of the held-out grids (`shape_bench --held-out ROWS --seed S --list`, bench/held_out.hpp), asks
+`autotune best` on an empty cache for the H200's model what a handle runs, once with the build's embedded policies and
+once with BEFORE_DIR/<family>.json in their place (AUTOTUNE_POLICY_DIR, runtime/policy.hpp), and prints the problems
+whose configuration differs (both configurations). KEYS_FILE gets the keys alone, one a line: bench/policy_ab.sh's
+input. No GPU: the lookup only reads the cache and the policies.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import replay_grid  # noqa: E402  (flags_of: a problem key as `autotune` flags)
+
+MODEL = "NVIDIA H200|sm_90|132SM|143155MiB"
+
+
+def lookup(binary, cache, key, policy_dir):
+    env = dict(os.environ)
+    env.pop("AUTOTUNE_POLICY_DIR", None)
+    if policy_dir:
+        env["AUTOTUNE_POLICY_DIR"] = policy_dir
+    cmd = [binary, "best", "--cache", cache, "--device-model", MODEL, *replay_grid.flags_of(key), "--json"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"policy_changed: {' '.join(cmd)} failed ({out.returncode}): {out.stderr.strip()}")
+    return json.loads(out.stdout)["config"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bin")
+    ap.add_argument("before_dir")
+    ap.add_argument("--seeds", default="20261204,777,4242")
+    ap.add_argument("--rows", type=int, default=100)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    if not os.path.isdir(args.before_dir):
+        sys.exit(f"policy_changed: {args.before_dir} is not a directory")
+    autotune = os.path.join(args.bin, "autotune")
+    keys = []
+    for seed in args.seeds.split(","):
+        listed = subprocess.run([os.path.join(args.bin, "shape_bench"), "--held-out", str(args.rows), "--seed", seed,
+                                 "--list"], capture_output=True, text=True, check=True)
+        keys += [k for k in listed.stdout.split() if k.startswith(("histogram/", "reduce/"))]
+    changed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.path.join(tmp, "empty.db")
+        subprocess.run([autotune, "gc", "--cache", cache], check=True, capture_output=True)
+        for key in keys:
+            after, before = lookup(autotune, cache, key, None), lookup(autotune, cache, key, args.before_dir)
+            if after != before:
+                changed.append(key)
+                print(f"{key}\n  before: {before}\n  after:  {after}")
+    print(f"{len(changed)} of {len(keys)} held-out lookups change")
+    if args.out:
+        with open(args.out, "w") as f:
+            f.writelines(k + "\n" for k in changed)
+
+
+if __name__ == "__main__":
+    main()
