@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The held-out problems whose lookup a policy change moves: the CPU pre-screen before bench/policy_ab.sh.
 
-    bench/policy_changed.py BIN BEFORE_DIR [--seeds 20261204,777,4242] [--rows 100] [--out KEYS_FILE]
+    bench/policy_changed.py BIN BEFORE_DIR [--after AFTER_DIR] [--seeds 20261204,777,4242] [--rows 100] [--out KEYS]
 
 For every problem of the held-out grids (`shape_bench --held-out ROWS --seed S --list`, bench/held_out.hpp), asks
 `autotune best` on an empty cache for the H200's model what a handle runs, once with the build's embedded policies and
 once with BEFORE_DIR/<family>.json in their place (AUTOTUNE_POLICY_DIR, runtime/policy.hpp), and prints the problems
-whose configuration differs (both configurations). KEYS_FILE gets the keys alone, one a line: bench/policy_ab.sh's
+whose configuration differs (both configurations). --after AFTER_DIR takes the "after" policies from AFTER_DIR instead
+of the build (a policy refitted since the binaries were built). KEYS_FILE gets the keys alone, one a line: bench/policy_ab.sh's
 input. No GPU: the lookup only reads the cache and the policies.
 """
 import argparse
@@ -40,10 +41,12 @@ def main():
     ap.add_argument("before_dir")
     ap.add_argument("--seeds", default="20261204,777,4242")
     ap.add_argument("--rows", type=int, default=100)
+    ap.add_argument("--after", help="the policies after the change (default: the build's embedded ones)")
     ap.add_argument("--out")
     args = ap.parse_args()
-    if not os.path.isdir(args.before_dir):
-        sys.exit(f"policy_changed: {args.before_dir} is not a directory")
+    for d in (args.before_dir, args.after):
+        if d is not None and not os.path.isdir(d):
+            sys.exit(f"policy_changed: {d} is not a directory")
     autotune = os.path.join(args.bin, "autotune")
     keys = []
     for seed in args.seeds.split(","):
@@ -55,7 +58,7 @@ def main():
         cache = os.path.join(tmp, "empty.db")
         subprocess.run([autotune, "gc", "--cache", cache], check=True, capture_output=True)
         for key in keys:
-            after, before = lookup(autotune, cache, key, None), lookup(autotune, cache, key, args.before_dir)
+            after, before = lookup(autotune, cache, key, args.after), lookup(autotune, cache, key, args.before_dir)
             if after != before:
                 changed.append(key)
                 print(f"{key}\n  before: {before}\n  after:  {after}")

@@ -46,6 +46,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -236,10 +237,19 @@ struct Caches {
 };
 
 // Sets an environment variable for a scope (one handle's construction), restoring its absence after.
+// Sets an environment variable for a scope and then restores what it was (so that AUTOTUNE_POLICY_DIR set for the
+// whole run, the policy the "tuned" handles come from, holds again after a compared handle's scope).
 struct ScopedEnv {
   const char* name;
-  ScopedEnv(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name); }
+  std::optional<std::string> before;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    if (const char* old = std::getenv(n)) before = old;
+    ::setenv(n, value, 1);
+  }
+  ~ScopedEnv() {
+    if (before) ::setenv(name, before->c_str(), 1);
+    else ::unsetenv(name);
+  }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
 };
