@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The policy retunes planned on 2026-12-05 (bench/results/2026-12-05c-summary.md), fitted on the GPU machine itself, in
+# one device call: no round trip to another machine between tuning and fitting. Run from the repository root with
+# binaries unpacked from scripts/pack_for_device.sh:
+#
+#   bench/policy_refresh.sh BIN OUT [BUDGET_SECONDS]     (default 540: a part is started only while its estimated
+#                                                         time still fits, so that everything comes back)
+#   bench/policy_refresh.sh --dry-run                    the parts' tuning commands, on any machine
+#
+# Parts, in order of what they are worth (each on bench/policy_retune.sh, fitted with scripts/fit_policy.py --update
+# as soon as it ends, so that a part cut by the budget leaves the earlier ones fitted):
+#   halves    histogram shapes of f16 and bf16 samples at 64 and 2048 bins over [0,1), at 64K, 1M and 16M, on uniform,
+#             narrow and runs samples: the policy has no half shape (seed 777's two rows under 0.95x CUB are halves
+#             served u8/32's entries), about 250 s
+#   manybins  u16/65536 and f32/32768 at 16M on uniform, narrow and runs: the +136 % regret row (f16/71379 bins on
+#             runs) was served a configuration fitted on uniform and narrow samples only, about 80 s
+#   reduce    sum/min/max of i8 and i16, absmax of i32 and i64 at the policy's six sizes (uniform): these take the
+#             built-in fallback today (no entry of their type), about 200 s
+#
+# OUT/policy-before/ and OUT/policy-after/ hold histogram.json and reduce.json before and after the fits (the tree's
+# kernel_templates/<family>/policy.json is rewritten: copy OUT/policy-after/ back into the repository),
+# OUT/policy-changed-keys.txt the held-out lookups the change moves (bench/policy_changed.py), OUT/*.log.gz the
+# tuning logs, OUT/fit-*.txt what fit_policy.py printed. Then, in the next call:
+#   AUTOTUNE_POLICY_DIR=OUT/policy-after bench/policy_ab.sh BIN OUT2 OUT/policy-before KEYS
+set -uo pipefail
+dry=0
+[ "${1:-}" = "--dry-run" ] && { dry=1; shift; }
+if [ $dry = 0 ]; then bin=${1:?BIN}; out=${2:?OUT}; budget=${3:-540}; else bin=/tmp/bin; out=/tmp/policy-refresh; budget=540; fi
+cd "$(dirname "$0")/.."
+
+halves='histogram/bf16/bins=64/range=[0,1) histogram/f16/bins=64/range=[0,1) histogram/bf16/bins=2048/range=[0,1) histogram/f16/bins=2048/range=[0,1)'
+reduce='reduce/sum/i8/acc=i64 reduce/max/i8/acc=i8 reduce/min/i8/acc=i8 reduce/sum/i16/acc=i64 reduce/max/i16/acc=i16 reduce/min/i16/acc=i16 reduce/absmax/i32/acc=u32 reduce/absmax/i64/acc=u64'
+# name;family;n;estimate (s);ADD_SHAPES;SHAPES;HIST_DISTS: one retune at one size a line
+parts=(
+  "halves;histogram;65536;60;$halves;f16|bf16;uniform narrow runs"
+  "halves;histogram;1048576;70;$halves;f16|bf16;uniform narrow runs"
+  "halves;histogram;16777216;110;$halves;f16|bf16;uniform narrow runs"
+  "manybins;histogram;16777216;80;;(u16/bins=65536|f32/bins=32768)/;uniform narrow runs"
+)
+for n in 4096 16384 65536 1048576 16777216 268435456; do
+  parts+=("reduce;reduce;$n;35;$reduce;i8|i16|absmax/i(32|64);uniform")
+done
+
+if [ $dry = 1 ]; then
+  for p in "${parts[@]}"; do
+    IFS=';' read -r name family n est added shapes dists <<< "$p"
+    echo "# $name: $family n=$n, about $est s"
+    ADD_SHAPES="$added" SHAPES="$shapes" HIST_DISTS="$dists" bench/policy_retune.sh --dry-run "$family" "$n" || exit 1
+  done
+  exit 0
+fi
+
+mkdir -p "$out/policy-before" "$out/policy-after"
+for f in histogram reduce; do cp "kernel_templates/$f/policy.json" "$out/policy-before/$f.json"; done
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+date=$(date -u +%F)
+rc=0 t0=$SECONDS
+for p in "${parts[@]}"; do
+  IFS=';' read -r name family n est added shapes dists <<< "$p"
+  if [ $((SECONDS - t0 + est)) -gt "$budget" ]; then
+    echo "policy_refresh: $name $family n=$n not started at $((SECONDS - t0)) s (about $est s, budget $budget s)"
+    continue
+  fi
+  work="$out/work-$name-$n"
+  ADD_SHAPES="$added" SHAPES="$shapes" HIST_DISTS="$dists" bench/policy_retune.sh "$bin" "$work" "$family" "$n" \
+    > "$out/retune-$name-$n.txt" 2>&1 || rc=1
+  log="$work/policy-$family-$n.log"
+  [ -s "$log" ] || { echo "policy_refresh: $name n=$n left no log (retune-$name-$n.txt)"; rc=1; continue; }
+  kept="policy-$family-$name-$n-$commit.log.gz"
+  gzip -c "$log" > "$out/$kept"
+  add=(); [ -n "$added" ] && add=(--add-shapes)
+  python3 scripts/fit_policy.py "$log" --update "${add[@]}" --write --date "$date" --commit "$commit" \
+    --source "bench/results/$date-data/$kept" \
+    --command "ADD_SHAPES='$added' SHAPES='$shapes' HIST_DISTS='$dists' bench/policy_retune.sh BIN OUT $family $n" \
+    > "$out/fit-$name-$n.txt" 2>&1 || { echo "policy_refresh: the fit of $name n=$n failed (fit-$name-$n.txt)"; rc=1; }
+  echo "policy_refresh: $name $family n=$n done at $((SECONDS - t0)) s"
+  rm -rf "$work"
+done
+for f in histogram reduce; do cp "kernel_templates/$f/policy.json" "$out/policy-after/$f.json"; done
+python3 bench/policy_changed.py "$bin" "$out/policy-before" --after "$out/policy-after" \
+  --out "$out/policy-changed-keys.txt" > "$out/policy-changed.txt" || rc=1
+tail -1 "$out/policy-changed.txt"
+exit $rc
