@@ -6,22 +6,32 @@
 #   bench/policy_refresh.sh BIN OUT [BUDGET_SECONDS]     (default 540: a part is started only while its estimated
 #                                                         time still fits, so that everything comes back)
 #   bench/policy_refresh.sh --dry-run                    the parts' tuning commands, on any machine
+#   PARTS=REGEX bench/policy_refresh.sh ...               only the parts whose name REGEX matches (e.g.
+#                                                         PARTS=manybins for what a first call's budget left out)
+#   POLICY_FROM=DIR bench/policy_refresh.sh ...           fit onto DIR/<family>.json (a first call's policy-after)
+#                                                         instead of the tree's policies; policy-before stays the
+#                                                         tree's, so that one A/B covers both calls
 #
-# Parts, in order of what they are worth (each on bench/policy_retune.sh, fitted with scripts/fit_policy.py --update
+# Parts, in this order (each on bench/policy_retune.sh, fitted with scripts/fit_policy.py --update
 # as soon as it ends, so that a part cut by the budget leaves the earlier ones fitted):
 #   halves    histogram shapes of f16 and bf16 samples at 64 and 2048 bins over [0,1), at 64K, 1M and 16M, on uniform,
 #             narrow and runs samples: the policy has no half shape (seed 777's two rows under 0.95x CUB are halves
 #             served u8/32's entries), about 250 s
-#   manybins  u16/65536 and f32/32768 at 16M on uniform, narrow and runs: the +136 % regret row (f16/71379 bins on
-#             runs) was served a configuration fitted on uniform and narrow samples only, about 80 s
 #   reduce    sum/min/max of i8 and i16, absmax of i32 and i64 at the policy's six sizes (uniform): these take the
 #             built-in fallback today (no entry of their type), about 200 s
+#   manybins  u16/65536 and f32/32768 at 16M on uniform, narrow and runs: the +136 % regret row (f16/71379 bins on
+#             runs) was served a configuration fitted on uniform and narrow samples only; and f16 and bf16 at 32768
+#             bins, new, so that halves of 16K-110K bins are not served the 2048-bin shape's configuration (a
+#             sample type's own shapes come before other types' at any bins distance under 8:
+#             HistogramFamily::policy_distance), about 140 s
 #
 # OUT/policy-before/ and OUT/policy-after/ hold histogram.json and reduce.json before and after the fits (the tree's
-# kernel_templates/<family>/policy.json is rewritten: copy OUT/policy-after/ back into the repository),
-# OUT/policy-changed-keys.txt the held-out lookups the change moves (bench/policy_changed.py), OUT/*.log.gz the
-# tuning logs, OUT/fit-*.txt what fit_policy.py printed. Then, in the next call:
-#   AUTOTUNE_POLICY_DIR=OUT/policy-after bench/policy_ab.sh BIN OUT2 OUT/policy-before KEYS
+# kernel_templates/<family>/policy.json are rewritten by the fits and put back at the end: copy OUT/policy-after/
+# into the repository to keep the result),
+# OUT/policy-changed-keys.txt the held-out lookups the change moves (bench/policy_changed.py; policy-ab-keys.txt: at
+# most 40 of them, the rows the plan is for first), OUT/*.log.gz the tuning logs, OUT/fit-*.txt what fit_policy.py
+# printed. Then, in the next call:
+#   AUTOTUNE_POLICY_DIR=OUT/policy-after bench/policy_ab.sh BIN OUT2 OUT/policy-before OUT/policy-ab-keys.txt
 set -uo pipefail
 dry=0
 [ "${1:-}" = "--dry-run" ] && { dry=1; shift; }
@@ -29,17 +39,25 @@ if [ $dry = 0 ]; then bin=${1:?BIN}; out=${2:?OUT}; budget=${3:-540}; else bin=/
 cd "$(dirname "$0")/.."
 
 halves='histogram/bf16/bins=64/range=[0,1) histogram/f16/bins=64/range=[0,1) histogram/bf16/bins=2048/range=[0,1) histogram/f16/bins=2048/range=[0,1)'
+manybins='histogram/bf16/bins=32768/range=[0,1) histogram/f16/bins=32768/range=[0,1)'
 reduce='reduce/sum/i8/acc=i64 reduce/max/i8/acc=i8 reduce/min/i8/acc=i8 reduce/sum/i16/acc=i64 reduce/max/i16/acc=i16 reduce/min/i16/acc=i16 reduce/absmax/i32/acc=u32 reduce/absmax/i64/acc=u64'
 # name;family;n;estimate (s);ADD_SHAPES;SHAPES;HIST_DISTS: one retune at one size a line
 parts=(
   "halves;histogram;65536;60;$halves;f16|bf16;uniform narrow runs"
   "halves;histogram;1048576;70;$halves;f16|bf16;uniform narrow runs"
   "halves;histogram;16777216;110;$halves;f16|bf16;uniform narrow runs"
-  "manybins;histogram;16777216;80;;(u16/bins=65536|f32/bins=32768)/;uniform narrow runs"
 )
 for n in 4096 16384 65536 1048576 16777216 268435456; do
   parts+=("reduce;reduce;$n;35;$reduce;i8|i16|absmax/i(32|64);uniform")
 done
+parts+=("manybins;histogram;16777216;140;$manybins;(u16/bins=65536|f32/bins=32768|f16/bins=32768)/;uniform narrow runs")
+
+if [ -n "${PARTS:-}" ]; then
+  kept=()
+  for p in "${parts[@]}"; do [[ ${p%%;*} =~ $PARTS ]] && kept+=("$p"); done
+  [ ${#kept[@]} -gt 0 ] || { echo "policy_refresh: PARTS='$PARTS' matches no part (halves, manybins, reduce)" >&2; exit 2; }
+  parts=("${kept[@]}")
+fi
 
 if [ $dry = 1 ]; then
   for p in "${parts[@]}"; do
@@ -52,6 +70,13 @@ fi
 
 mkdir -p "$out/policy-before" "$out/policy-after"
 for f in histogram reduce; do cp "kernel_templates/$f/policy.json" "$out/policy-before/$f.json"; done
+# fit_policy.py --write rewrites the tree's policies: they are put back as they were when this ends.
+trap 'for f in histogram reduce; do cp "$out/policy-before/$f.json" "kernel_templates/$f/policy.json"; done' EXIT
+if [ -n "${POLICY_FROM:-}" ]; then
+  for f in histogram reduce; do
+    cp "$POLICY_FROM/$f.json" "kernel_templates/$f/policy.json" || { echo "policy_refresh: no $POLICY_FROM/$f.json" >&2; exit 2; }
+  done
+fi
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 date=$(date -u +%F)
 rc=0 t0=$SECONDS
@@ -80,4 +105,15 @@ for f in histogram reduce; do cp "kernel_templates/$f/policy.json" "$out/policy-
 python3 bench/policy_changed.py "$bin" "$out/policy-before" --after "$out/policy-after" \
   --out "$out/policy-changed-keys.txt" > "$out/policy-changed.txt" || rc=1
 tail -1 "$out/policy-changed.txt"
+# At most 40 of them for one policy_ab.sh call (about 10 s a problem): the rows the plan is for first (seed 777's two
+# halves under 0.95x CUB, the +136 % regret row), then the rest in a seeded random order.
+python3 - "$out" <<'PY' || rc=1
+import random, sys
+out = sys.argv[1]
+keys = open(f"{out}/policy-changed-keys.txt").read().split()
+first = [k for k in keys if k.startswith(("histogram/bf16/bins=44/", "histogram/f16/bins=26/", "histogram/f16/bins=71379/"))]
+rest = [k for k in keys if k not in first]
+random.Random(20261205).shuffle(rest)
+open(f"{out}/policy-ab-keys.txt", "w").writelines(k + "\n" for k in (first + rest)[:40])
+PY
 exit $rc
