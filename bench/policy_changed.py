@@ -2,9 +2,12 @@
 """The held-out problems whose lookup a policy change moves: the CPU pre-screen before bench/policy_ab.sh.
 
     bench/policy_changed.py BIN BEFORE_DIR [--after AFTER_DIR] [--seeds 20261204,777,4242] [--rows 100] [--out KEYS]
+                            [--device I | --cache FILE]
 
 For every problem of the held-out grids (`shape_bench --held-out ROWS --seed S --list`, bench/held_out.hpp), asks
-`autotune best` on an empty cache for the H200's model what a handle runs, once with the build's embedded policies and
+`autotune best` on an empty cache for the H200's model what a handle runs (--device I: for this machine's GPU I, whose
+limits then rule configurations out as a handle's lookup does; --cache FILE: a cache holding no winner but the
+model's devices row, which does the same without a GPU; with neither, nothing is ruled out for the device), once with the build's embedded policies and
 once with BEFORE_DIR/<family>.json in their place (AUTOTUNE_POLICY_DIR, runtime/policy.hpp), and prints the problems
 whose configuration differs (both configurations). --after AFTER_DIR takes the "after" policies from AFTER_DIR instead
 of the build (a policy refitted since the binaries were built). KEYS_FILE gets the keys alone, one a line: bench/policy_ab.sh's
@@ -23,12 +26,13 @@ import replay_grid  # noqa: E402  (flags_of: a problem key as `autotune` flags)
 MODEL = "NVIDIA H200|sm_90|132SM|143155MiB"
 
 
-def lookup(binary, cache, key, policy_dir):
+def lookup(binary, cache, key, policy_dir, device):
     env = dict(os.environ)
     env.pop("AUTOTUNE_POLICY_DIR", None)
     if policy_dir:
         env["AUTOTUNE_POLICY_DIR"] = policy_dir
-    cmd = [binary, "best", "--cache", cache, "--device-model", MODEL, *replay_grid.flags_of(key), "--json"]
+    target = ["--device", str(device)] if device is not None else ["--device-model", MODEL]
+    cmd = [binary, "best", "--cache", cache, *target, *replay_grid.flags_of(key), "--json"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"policy_changed: {' '.join(cmd)} failed ({out.returncode}): {out.stderr.strip()}")
@@ -43,6 +47,9 @@ def main():
     ap.add_argument("--rows", type=int, default=100)
     ap.add_argument("--after", help="the policies after the change (default: the build's embedded ones)")
     ap.add_argument("--out")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--device", type=int, help="this machine's GPU I instead of the H200's model key")
+    where.add_argument("--cache", help="a cache without winners that holds the model's devices row")
     args = ap.parse_args()
     for d in (args.before_dir, args.after):
         if d is not None and not os.path.isdir(d):
@@ -55,10 +62,12 @@ def main():
         keys += [k for k in listed.stdout.split() if k.startswith(("histogram/", "reduce/"))]
     changed = []
     with tempfile.TemporaryDirectory() as tmp:
-        cache = os.path.join(tmp, "empty.db")
-        subprocess.run([autotune, "gc", "--cache", cache], check=True, capture_output=True)
+        cache = args.cache or os.path.join(tmp, "empty.db")
+        if not args.cache:
+            subprocess.run([autotune, "gc", "--cache", cache], check=True, capture_output=True)
         for key in keys:
-            after, before = lookup(autotune, cache, key, args.after), lookup(autotune, cache, key, args.before_dir)
+            after = lookup(autotune, cache, key, args.after, args.device)
+            before = lookup(autotune, cache, key, args.before_dir, args.device)
             if after != before:
                 changed.append(key)
                 print(f"{key}\n  before: {before}\n  after:  {after}")

@@ -102,7 +102,9 @@ for p in "${parts[@]}"; do
   rm -rf "$work"
 done
 for f in histogram reduce; do cp "kernel_templates/$f/policy.json" "$out/policy-after/$f.json"; done
-python3 bench/policy_changed.py "$bin" "$out/policy-before" --after "$out/policy-after" \
+# On the GPU machine the lookups are this GPU's (its limits rule configurations out, as a handle's lookup does).
+device=(); nvidia-smi -L > /dev/null 2>&1 && device=(--device 0)
+python3 bench/policy_changed.py "$bin" "$out/policy-before" --after "$out/policy-after" "${device[@]}" \
   --out "$out/policy-changed-keys.txt" > "$out/policy-changed.txt" || rc=1
 tail -1 "$out/policy-changed.txt"
 # At most 40 of them for one policy_ab.sh call (about 10 s a problem): the rows the plan is for first (seed 777's two

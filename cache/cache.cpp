@@ -955,13 +955,34 @@ std::optional<double> Cache::device_roof(const std::string& model_key) const {
   });
 }
 
-std::optional<std::uint64_t> Cache::device_l2_bytes(const std::string& model_key) const {
+std::optional<DeviceInfo> Cache::device(const std::string& model_key) const {
   const Impl& self = *impl_;
-  return guarded(self.path, "read a device's L2 size", [&]() -> std::optional<std::uint64_t> {
-    SQLite::Statement q(self.db, "SELECT l2_bytes FROM devices WHERE model_key = ?");
+  return guarded(self.path, "read a device's row", [&]() -> std::optional<DeviceInfo> {
+    SQLite::Statement q(self.db,
+                        "SELECT name, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes, shared_per_block_optin,"
+                        " max_threads_per_block, clock_khz, memory_clock_khz, driver_version, nvrtc_version, uuid"
+                        " FROM devices WHERE model_key = ?");
     q.bind(1, model_key);
-    if (!q.executeStep() || q.getColumn(0).isNull() || q.getColumn(0).getInt64() <= 0) return std::nullopt;
-    return static_cast<std::uint64_t>(q.getColumn(0).getInt64());
+    if (!q.executeStep()) return std::nullopt;
+    DeviceInfo d;
+    d.name = q.getColumn(0).getString();
+    d.cc_major = q.getColumn(1).getInt();
+    d.cc_minor = q.getColumn(2).getInt();
+    d.sm_count = q.getColumn(3).getInt();
+    d.memory_bytes = static_cast<std::uint64_t>(q.getColumn(4).getInt64());
+    d.l2_bytes = static_cast<std::uint64_t>(q.getColumn(5).getInt64());
+    d.shared_per_block_optin = q.getColumn(6).getInt();
+    d.max_threads_per_block = q.getColumn(7).getInt();
+    d.clock_khz = q.getColumn(8).getInt();
+    d.memory_clock_khz = q.getColumn(9).getInt();
+    d.driver_version = q.getColumn(10).getInt();
+    d.nvrtc_version = q.getColumn(11).getInt();
+    d.uuid = q.getColumn(12).getString();
+    // A row whose limits are not positive (a hand-edited or hostile file) tells nothing a check could use.
+    if (d.sm_count <= 0 || d.shared_per_block_optin <= 0 || d.max_threads_per_block <= 0 ||
+        q.getColumn(4).getInt64() < 0 || q.getColumn(5).getInt64() < 0)
+      return std::nullopt;
+    return d;
   });
 }
 

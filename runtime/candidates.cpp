@@ -169,12 +169,16 @@ void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g)
 
 }  // namespace
 
-Gathered gather_candidates(const Cache* cache, const LookupTarget& target, const Problem& problem) {
+Gathered gather_candidates(const Cache* cache, const LookupTarget& given, const Problem& problem) {
+  // Without the device itself (`autotune best --device-model`), the model's devices row if the cache holds one: its
+  // limits (shared memory, threads per block, clusters) then rule out what the API's lookup on that GPU rules out,
+  // and its L2 places the evict-first bands.
+  LookupTarget target = given;
+  if (!target.device && cache) target.device = cache->device(target.model_key);
   Gathered g;
   g.gpu = model_name(target.model_key);
   g.device = target.device;
   if (target.device) g.l2_bytes = target.device->l2_bytes;
-  else if (cache) g.l2_bytes = cache->device_l2_bytes(target.model_key).value_or(0);
   // The rule changes configurations, which then need NVRTC (no stored cubin is of them): without NVRTC, a handle
   // runs what was measured, whose cubins a cache can ship. AUTOTUNE_LOADS_AS_MEASURED=1 turns it off too.
   if (nvrtc_version() == 0 || !evict_first_rule_enabled()) g.l2_bytes = 0;

@@ -62,7 +62,7 @@ struct Gathered {
   /// The target GPU's L2 in bytes (LookupTarget::device, else the cache's device row of its model), 0 when unknown:
   /// the evict-first size rule's scale (runtime/streaming.hpp).
   std::uint64_t l2_bytes = 0;
-  std::optional<DeviceInfo> device;  ///< LookupTarget::device
+  std::optional<DeviceInfo> device;  ///< LookupTarget::device, else the cache's devices row of its model
 };
 
 /// Every candidate for `problem` on `target`: from `cache` (may be null: no file) the problem's shape on this model

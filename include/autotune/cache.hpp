@@ -323,8 +323,9 @@ class Cache {
   void set_device_roof(const DeviceInfo& device, double gbps);
   /// The roof recorded for a model, if any.
   std::optional<double> device_roof(const std::string& model_key) const;
-  /// The L2 size recorded for a model (its devices row), if any and not 0.
-  std::optional<std::uint64_t> device_l2_bytes(const std::string& model_key) const;
+  /// The devices row of a model as the tuner recorded it (its limits: shared memory, threads, L2), if the cache holds
+  /// one; ordinal -1. What a lookup without the device itself checks configurations against.
+  std::optional<DeviceInfo> device(const std::string& model_key) const;
 
   /// Marks stale every fresh run of the family current.family whose template hash, NVRTC version or driver
   /// version differs from `current` (a field of `current` that is empty / 0 is not compared; an empty family

@@ -383,6 +383,37 @@ TEST_SUITE("policy") {
     CHECK(untuned_lookup(target, wide).source == ConfigSource::policy);
   }
 
+  TEST_CASE("a lookup without the device checks configurations against its model's devices row in the cache") {
+    // `autotune best --device-model KEY` (no device): a GPU of 16 KiB of shared memory a block, recorded in the cache.
+    // f32 with 5000 bins is served the f32/2048 shape's configuration (the next case): 20 KB of 32-bit counters, which
+    // this GPU cannot hold; the device's lookup makes it runnable (16-bit counters), and the offline one must agree.
+    DeviceInfo small = test::h100_device("GPU-small");
+    small.name = "Small GPU";
+    small.shared_per_block_optin = 16 * 1024;
+    Cache cache(":memory:");
+    cache.set_device_roof(small, 1000.0);  // records the devices row
+    const HistogramProblem p = f32(5000, 3 << 20);
+    const Problem problem(p);
+    const LookupTarget offline = LookupTarget::from_model_key(small.model_key());
+    REQUIRE_FALSE(offline.device.has_value());
+    const Lookup from_row = lookup_config(cache, offline, p);
+    CHECK(problem.family().violation(problem, from_row.config, &small).empty());
+    const Lookup live = lookup_config(cache, LookupTarget{small.model_key(), small.arch(), small.sm_count, 0, small}, p);
+    CHECK(from_row.config == live.config);
+    // A cache without the row: nothing rules the 20 KB out.
+    const Cache empty(":memory:");
+    const Lookup no_row = lookup_config(empty, offline, p);
+    CHECK_FALSE(problem.family().violation(problem, no_row.config, &small).empty());
+    // The row as recorded, and no row for another model.
+    const std::optional<DeviceInfo> row = cache.device(small.model_key());
+    REQUIRE(row.has_value());
+    CHECK(row->shared_per_block_optin == 16 * 1024);
+    CHECK(row->l2_bytes == small.l2_bytes);
+    CHECK(row->max_threads_per_block == small.max_threads_per_block);
+    CHECK(row->model_key() == small.model_key());
+    CHECK_FALSE(cache.device(test::a100_device("GPU-a").model_key()).has_value());
+  }
+
   TEST_CASE("with nothing measured the policy serves, and it is never tuned data") {
     const DeviceInfo h100 = test::h100_device("GPU-policy");
     LookupTarget target{h100.model_key(), h100.arch(), h100.sm_count, 0, h100};
