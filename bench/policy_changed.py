@@ -5,9 +5,10 @@
                             [--device I | --cache FILE]
 
 For every problem of the held-out grids (`shape_bench --held-out ROWS --seed S --list`, bench/held_out.hpp), asks
-`autotune best` on an empty cache for the H200's model what a handle runs (--device I: for this machine's GPU I, whose
-limits then rule configurations out as a handle's lookup does; --cache FILE: a cache holding no winner but the
-model's devices row, which does the same without a GPU; with neither, nothing is ruled out for the device), once with the build's embedded policies and
+`autotune best` on a cache without winners for the H200's model what a handle runs: by default the cache
+bench/results/2026-12-05c-data/h200-device-only.db, which holds nothing but the H200's devices row (recorded by a tune
+on it), so that its limits rule configurations out as a handle's lookup on it does (--cache FILE: another such cache;
+--device I: this machine's GPU I, on an empty cache), once with the build's embedded policies and
 once with BEFORE_DIR/<family>.json in their place (AUTOTUNE_POLICY_DIR, runtime/policy.hpp), and prints the problems
 whose configuration differs (both configurations). --after AFTER_DIR takes the "after" policies from AFTER_DIR instead
 of the build (a policy refitted since the binaries were built). KEYS_FILE gets the keys alone, one a line: bench/policy_ab.sh's
@@ -24,6 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import replay_grid  # noqa: E402  (flags_of: a problem key as `autotune` flags)
 
 MODEL = "NVIDIA H200|sm_90|132SM|143155MiB"
+DEVICE_ONLY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "2026-12-05c-data",
+                           "h200-device-only.db")
 
 
 def lookup(binary, cache, key, policy_dir, device):
@@ -49,7 +52,8 @@ def main():
     ap.add_argument("--out")
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--device", type=int, help="this machine's GPU I instead of the H200's model key")
-    where.add_argument("--cache", help="a cache without winners that holds the model's devices row")
+    where.add_argument("--cache", help="a cache without winners that holds the model's devices row (default: "
+                       "the H200's, " + DEVICE_ONLY + ")")
     args = ap.parse_args()
     for d in (args.before_dir, args.after):
         if d is not None and not os.path.isdir(d):
@@ -62,9 +66,12 @@ def main():
         keys += [k for k in listed.stdout.split() if k.startswith(("histogram/", "reduce/"))]
     changed = []
     with tempfile.TemporaryDirectory() as tmp:
-        cache = args.cache or os.path.join(tmp, "empty.db")
-        if not args.cache:
+        cache = args.cache or DEVICE_ONLY
+        if args.device is not None:  # the GPU's own limits: an empty cache
+            cache = os.path.join(tmp, "empty.db")
             subprocess.run([autotune, "gc", "--cache", cache], check=True, capture_output=True)
+        elif not os.path.isfile(cache):
+            sys.exit(f"policy_changed: no cache file {cache}")
         for key in keys:
             after = lookup(autotune, cache, key, args.after, args.device)
             before = lookup(autotune, cache, key, args.before_dir, args.device)

@@ -44,6 +44,8 @@ mkdir -p "$tree/bench" "$tree/scripts" "$tree/bin"
 cp "$src/bench/policy_refresh.sh" "$src/bench/policy_retune.sh" "$src/bench/policy_changed.py" \
   "$src/bench/replay_grid.py" "$tree/bench/"
 cp "$src/scripts/fit_policy.py" "$tree/scripts/"
+mkdir -p "$tree/bench/results/2026-12-05c-data"
+cp "$src/bench/results/2026-12-05c-data/h200-device-only.db" "$tree/bench/results/2026-12-05c-data/"
 for f in histogram reduce; do mkdir -p "$tree/kernel_templates/$f"; cp "$src/kernel_templates/$f/policy.json" "$tree/kernel_templates/$f/"; done
 cp "$shape_bench" "$tree/bin/shape_bench"
 ln -s "$autotune" "$tree/bin/autotune.real"
