@@ -16,7 +16,7 @@
 # as soon as it ends, so that a part cut by the budget leaves the earlier ones fitted):
 #   halves    histogram shapes of f16 and bf16 samples at 64 and 2048 bins over [0,1), at 64K, 1M and 16M, on uniform,
 #             narrow and runs samples: the policy has no half shape (seed 777's two rows under 0.95x CUB are halves
-#             served u8/32's entries), about 250 s
+#             served u8/32's entries), about 310 s (2026-12-04b: 22 histogram tunings at 16M took about 400 s)
 #   reduce    sum/min/max of i8 and i16, absmax of i32 and i64 at the policy's six sizes (uniform): these take the
 #             built-in fallback today (no entry of their type), about 200 s
 #   manybins  u16/65536 and f32/32768 at 16M on uniform, narrow and runs: the +136 % regret row (f16/71379 bins on
@@ -45,7 +45,7 @@ reduce='reduce/sum/i8/acc=i64 reduce/max/i8/acc=i8 reduce/min/i8/acc=i8 reduce/s
 parts=(
   "halves;histogram;65536;60;$halves;f16|bf16;uniform narrow runs"
   "halves;histogram;1048576;70;$halves;f16|bf16;uniform narrow runs"
-  "halves;histogram;16777216;110;$halves;f16|bf16;uniform narrow runs"
+  "halves;histogram;16777216;180;$halves;f16|bf16;uniform narrow runs"
 )
 for n in 4096 16384 65536 1048576 16777216 268435456; do
   parts+=("reduce;reduce;$n;35;$reduce;i8|i16|absmax/i(32|64);uniform")
