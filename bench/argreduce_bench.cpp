@@ -10,8 +10,9 @@
 // ties, the answer is index 0). Halves: bf16 and f16 argmax at 1M and 256M (bf16 argmax over logits is the ML case),
 // 2 bytes an element, against CUB's ArgMax on __nv_bfloat16 / __half.
 //
-// Where the small sizes go: each row also gives the fastest (value, index) pair variant and the fastest packed-key
-// variant (pack=u64: types of up to 32 bits) of the screening, and the run ends with its floors, timed by the same harness:
+// Where the small sizes go: each row also gives the fastest (value, index) pair variant finished from partials, the
+// fastest packed-key variant (pack=u64: types of up to 32 bits) and the fastest wide-key variant (finish=atomic: the
+// 8-byte types' 128-bit keys) of the screening, and the run ends with its floors, timed by the same harness:
 // an empty kernel (the launch + event + cold-L2 floor) and the f32 sum of the reduction family at the small sizes
 // (the best of its small-n winners, kernel_templates/reduce/policy.json): what a reduction that reads the same bytes
 // without an index pays.
@@ -205,7 +206,7 @@ int main(int argc, char** argv) try {
       "any within 1 % of the fastest) and cub::DeviceReduce::ArgMax/ArgMin are then timed in {} interleaved rounds,\n"
       "the winner picked on those times: the median of calls with the L2 flushed before each, events around one\n"
       "whole call.\n\n"
-      "| case | dist | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct | best pair / packed (us, screening) |\n"
+      "| case | dist | n | winner | time (us) | GB/s | % roof | CUB (us) | CUB GB/s | vs CUB | correct | best pair / packed / wide (us, screening) |\n"
       "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
       dev.name, dev.sm_count, dev.l2_bytes >> 20, dev.driver_version / 1000, dev.driver_version % 1000 / 10,
       dev.nvrtc_version / 1000, dev.nvrtc_version % 1000 / 10, roof.gbps, roof.spread * 100, o.screen, o.samples);
@@ -232,7 +233,7 @@ int main(int argc, char** argv) try {
     std::vector<Candidate> candidates;
     std::vector<const ArgReduceKernel*> contenders;
     std::size_t tried = 0;
-    double best_pair = 0, best_packed = 0;  // screening medians, 0 = none
+    double best_pair = 0, best_packed = 0, best_wide = 0;  // screening medians, 0 = none
     for (std::size_t i = 0; i < shape.configs.size(); ++i) {
       if (std::find(space.begin(), space.end(), shape.configs[i]) == space.end()) continue;
       ++tried;
@@ -260,10 +261,10 @@ int main(int argc, char** argv) try {
       }
       const SampleStats t =
           time_calls([&](cudaStream_t s) { k.run(in.get(), p.n, ours.get(), s); }, flush, o.screen, stream.get());
-      double& best = k.config().pack ? best_packed : best_pair;
+      double& best = k.config().pack ? best_packed : k.config().finish == Finish::atomic ? best_wide : best_pair;
       if (best == 0 || t.median < best) best = t.median;
       Candidate c{t.median, t.noise, k.config().shared_bytes(p), k.config().block, k.config().key()};
-      c.launches = k.config().finish == Finish::last_block ? 1 : 2;
+      c.launches = k.config().finish == Finish::two_pass ? 2 : 1;
       candidates.push_back(c);
       contenders.push_back(&k);
     }
@@ -293,8 +294,9 @@ int main(int argc, char** argv) try {
     const double cub_gbps = p.bytes() / (t_cub.median * 1e-3) / 1e9;
     const std::string note =
         (diff.empty() ? "" : " WRONG RESULT: " + diff) + (diff_cub.empty() ? "" : " (CUB: " + diff_cub + ")");
-    const std::string split = fmt::format("{} / {}", best_pair > 0 ? fmt_us(best_pair) : "-",
-                                          best_packed > 0 ? fmt_us(best_packed) : "-");
+    auto us_or_dash = [](double us) { return us > 0 ? fmt_us(us) : std::string("-"); };
+    const std::string split =
+        fmt::format("{} / {} / {}", us_or_dash(best_pair), us_or_dash(best_packed), us_or_dash(best_wide));
     const std::string row = fmt::format(
         "| {} | {} | {} | `{}` | {} | {:.0f} | {:.1f} | {} | {:.0f} | **{:.2f}x** | {}/{} | {} |{}\n", name,
         p.distribution, fmt_n(p.n), winner.config().key(), fmt_us(t_ours.median), gbps, 100.0 * gbps / roof.gbps,

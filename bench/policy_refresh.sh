@@ -24,6 +24,9 @@
 #             bins, new, so that halves of 16K-110K bins are not served the 2048-bin shape's configuration (a
 #             sample type's own shapes come before other types' at any bins distance under 8:
 #             HistogramFamily::policy_distance), about 140 s
+#   finishes  the policy's reduce shapes that take atomics (min and max of the 32- and 64-bit types, absmax of f16 and
+#             bf16) at 64K and 1M, where the finish is most of the time: the space's atomic_last finish (one atomic
+#             into the workspace, the last block writes it; new on 2026-12-05d, not in any entry), about 120 s
 #
 # OUT/policy-before/ and OUT/policy-after/ hold histogram.json and reduce.json before and after the fits (the tree's
 # kernel_templates/<family>/policy.json are rewritten by the fits and put back at the end: copy OUT/policy-after/
@@ -51,11 +54,14 @@ for n in 4096 16384 65536 1048576 16777216 268435456; do
   parts+=("reduce;reduce;$n;35;$reduce;i8|i16|absmax/i(32|64);uniform")
 done
 parts+=("manybins;histogram;16777216;140;$manybins;(u16/bins=65536|f32/bins=32768|f16/bins=32768)/;uniform narrow runs")
+for n in 65536 1048576; do
+  parts+=("finishes;reduce;$n;60;;reduce/(min|max)/(f32|f64|i32|u32|i64|u64)/|reduce/absmax/(f16|bf16)/;uniform")
+done
 
 if [ -n "${PARTS:-}" ]; then
   kept=()
   for p in "${parts[@]}"; do [[ ${p%%;*} =~ $PARTS ]] && kept+=("$p"); done
-  [ ${#kept[@]} -gt 0 ] || { echo "policy_refresh: PARTS='$PARTS' matches no part (halves, manybins, reduce)" >&2; exit 2; }
+  [ ${#kept[@]} -gt 0 ] || { echo "policy_refresh: PARTS='$PARTS' matches no part (halves, reduce, manybins, finishes)" >&2; exit 2; }
   parts=("${kept[@]}")
 fi
 

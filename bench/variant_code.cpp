@@ -14,7 +14,10 @@
 //
 // A variant that does not compile prints "FAILED" and the first line of NVRTC's log instead of a hash (exit 1).
 //
-//   variant_code [--arch sm_XY] [--jobs N] PROBLEM_KEY...
+//   variant_code [--arch sm_XY] [--jobs N] [--cubins DIR] [--count] PROBLEM_KEY...
+//
+// --count compiles nothing and prints "PROBLEM_KEY N", the size of each problem's space. --cubins DIR also writes each variant's cubin as DIR/CODE_HASH.cubin, for reading its machine code
+// (`cuobjdump -sass DIR/CODE_HASH.cubin`).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,24 +82,32 @@ std::uint64_t code_hash(const std::vector<char>& cubin) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string arch = "sm_90";
+  std::string arch = "sm_90", cubins;
+  bool count = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::pair<Problem, Config>> work;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--arch" && i + 1 < argc) {
       arch = argv[++i];
+    } else if (a == "--count") {
+      count = true;
+    } else if (a == "--cubins" && i + 1 < argc) {
+      cubins = argv[++i];
     } else if (a == "--jobs" && i + 1 < argc) {
       jobs = static_cast<unsigned>(std::max(1, std::stoi(argv[++i])));
     } else if (a.starts_with("--")) {
-      std::fprintf(stderr, "usage: variant_code [--arch sm_XY] [--jobs N] PROBLEM_KEY...\n");
+      std::fprintf(stderr, "usage: variant_code [--arch sm_XY] [--jobs N] [--cubins DIR] [--count] PROBLEM_KEY...\n");
       return 2;
     } else {
       const std::optional<Problem> p = Problem::parse(a);
       if (!p) throw UsageError(fmt::format("variant_code: '{}' is not a problem key", a));
-      for (const Config& c : p->family().space(*p)) work.emplace_back(*p, c);
+      const std::vector<Config> space = p->family().space(*p);
+      if (count) std::printf("%s %zu\n", p->key().c_str(), space.size());
+      else for (const Config& c : space) work.emplace_back(*p, c);
     }
   }
+  if (count) return 0;
   if (work.empty()) throw UsageError("variant_code: no problem key given");
   std::vector<std::string> lines(work.size());
   std::atomic<std::size_t> next{0};
@@ -108,6 +119,12 @@ int main(int argc, char** argv) try {
       std::string result;
       if (r.ok) {
         result = fmt::format("{:016x}", code_hash(r.cubin));
+        if (!cubins.empty()) {
+          const std::string path = fmt::format("{}/{}.cubin", cubins, result);
+          std::FILE* f = std::fopen(path.c_str(), "wb");
+          const bool written = f && std::fwrite(r.cubin.data(), 1, r.cubin.size(), f) == r.cubin.size();
+          if ((f && std::fclose(f) != 0) || !written) failed = true, result += " FAILED to write " + path;
+        }
       } else {
         failed = true;
         result = "FAILED " + r.log.substr(0, r.log.find('\n'));

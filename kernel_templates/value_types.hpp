@@ -122,4 +122,9 @@ ValueType work_type(const ReduceProblem& problem);
 /// result type (no conversion at the end), the result is no root (l2norm) and the operator is a built-in one.
 bool takes_atomics(const ReduceProblem& problem);
 
+/// Whether blocks may combine their values with atomics into a word of the work type in the workspace, which the last
+/// block converts and writes (Finish::atomic_last): a built-in operator whose work type is 4 or 8 bytes wide (a half's
+/// or a narrow integer's result is converted once, by the last block). Float sums also need fast mode (reduce_violation).
+bool takes_word_atomics(const ReduceProblem& problem);
+
 }  // namespace autotune::reduce_detail

@@ -21,7 +21,7 @@ trap 'rm -rf "$scratch"' EXIT
 
 if [ "$mode" = plan ]; then
   plan=$("$src/bench/policy_refresh.sh" --dry-run)
-  for part in halves manybins reduce; do
+  for part in halves manybins reduce finishes; do
     grep -q "^# $part:" <<< "$plan" || { echo "FAIL: no $part part in the plan"; exit 1; }
   done
   count=0
@@ -79,7 +79,8 @@ refresh() {
 }
 PARTS='halves|reduce' refresh "$scratch/first"
 grep -q "manybins" "$scratch/first.txt" && { echo "FAIL: PARTS='halves|reduce' ran the many-bin part"; exit 1; }
-PARTS=manybins POLICY_FROM="$scratch/first/policy-after" refresh "$scratch/out"
+PARTS='manybins|finishes' POLICY_FROM="$scratch/first/policy-after" refresh "$scratch/out"
+grep -q "finishes reduce n=1048576 done" "$scratch/out.txt" || { echo "FAIL: the finishes part did not run"; exit 1; }
 out="$scratch/out"
 cmp -s "$out/policy-before/histogram.json" "$src/kernel_templates/histogram/policy.json" ||
   { echo "FAIL: policy-before/histogram.json is not the tree's policy"; exit 1; }

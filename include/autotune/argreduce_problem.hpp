@@ -84,7 +84,10 @@ struct ArgReduceConfig {
   int vec_bytes = 16;      ///< bytes per load: 0 = one element per load, else 4, 8 or 16 (>= the element size)
   int loads = 2;           ///< loads in flight per thread per iteration (unrolled), 1..16
   int accumulators = 1;    ///< independent (value, index) pairs per thread (1, 2, 4), combined at the end
-  Finish finish = Finish::last_block;  ///< last_block (one launch) or two_pass
+  /// last_block (one launch), two_pass, or atomic (one launch, sm_90+): each block's winner as one 128-bit key
+  /// (order bits of the value << 64 | ~index) kept by a compare-and-swap maximum in the workspace, which the last
+  /// block decodes (no partials to fold); the pair path's counterpart of `pack`, for every type
+  Finish finish = Finish::last_block;
   /// 0 = all resident blocks, -1 = cover n (one tile per block, capped), 1 = one block, 8 or 16 = one thread-block
   /// cluster of that many blocks (sm_90+; 16 is a non-portable size) that combine their winners through distributed
   /// shared memory (kArgReduceClusterGrid, kArgReduceLargeClusterGrid)

@@ -161,6 +161,11 @@ enum class Finish {
                ///< memset: two operations); float sums with this finish are not deterministic
   last_block,  ///< blocks write partials; the last block to retire (ticket) combines them in fixed order: one launch
   two_pass,    ///< blocks write partials; a second launch of one block combines them in fixed order
+  /// each block combines its result with one atomic into a word of its workspace (the identity between launches);
+  /// the last block to retire (ticket) writes the word to the output and resets it: one launch, no preset, no
+  /// partials to fold. Where atomic is allowed; exact (deterministic) but for float sums. (Arg-reductions spell their
+  /// counterpart, 128-bit keys, `atomic`: argreduce_problem.hpp.)
+  atomic_last,
 };
 std::string_view to_string(Finish f);
 

@@ -26,6 +26,12 @@
 //                         atomicMax per block into the workspace's key word plus the ticket, and the last block's
 //                         thread 0 decodes the key (no partials to fold, no second block reduction). From n = 2^32
 //                         the pair path.
+//   kFinish == atomic     (sm_90; every type, the pair path) the grid's finish without partials: thread 0 of each block
+//                         turns the block's winner into a 128-bit key (order.cuh's pack_wide: order_key(v) << 64 |
+//                         ~index) and keeps the greater of it and the workspace's key by 128-bit compare-and-swap
+//                         (a block whose winner is beaten stops after one), then the ticket; the last block's thread
+//                         0 takes the key (and leaves 0 for the next launch) and decodes it. What pack=u64 does for
+//                         types of up to 32 bits, for the 8-byte types no 64-bit key holds.
 //
 // The order (the semantics of argreduce_problem.hpp): a value beats another when it is more extreme; NaN beats every
 // number; equal values (==, so -0.0 equals +0.0; two NaNs are equal) go to the smaller index. Over pairs (value,
@@ -64,16 +70,21 @@ static_assert(!at::kPack || (sizeof(at::in_t) <= 4 && at::kBlockReduce != at::Bl
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce, "__reduce_max_sync needs sm_80 or newer");
 #endif
-static_assert(at::kFinish == at::Finish::last_block || at::kFinish == at::Finish::two_pass,
-              "finish is last_block or two_pass");
+static_assert(at::kFinish == at::Finish::last_block || at::kFinish == at::Finish::two_pass ||
+                  at::kFinish == at::Finish::atomic,
+              "finish is last_block, two_pass or atomic");
+static_assert(!at::kPack || at::kFinish == at::Finish::last_block, "packed keys finish in the last block");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+static_assert(at::kFinish != at::Finish::atomic, "the wide keys' 128-bit compare-and-swap needs sm_90 or newer");
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 static_assert(at::kCluster == 0, "thread-block clusters need sm_90 or newer");
 #endif
 static_assert(at::kCluster == 0 || (at::kCluster >= 2 && at::kCluster <= 16 && at::kFinish == at::Finish::last_block),
               "a cluster of 2..16 blocks, spelled finish=last_block");
 static_assert(at::kTicketOffset % sizeof(unsigned) == 0 && at::kTicketOffset + sizeof(unsigned) <= at::kKeyOffset &&
-              at::kKeyOffset % 8 == 0 && at::kKeyOffset + 8 <= at::kPartialsOffset && at::kPartialsOffset % 16 == 0,
-              "the workspace holds the ticket, the 64-bit key, then 16-byte partials");
+              at::kKeyOffset % 16 == 0 && at::kKeyOffset + 16 <= at::kPartialsOffset && at::kPartialsOffset % 16 == 0,
+              "the workspace holds the ticket, the 64-bit or 128-bit key, then 16-byte partials");
 
 #include "reduction_common.cuh"
 
@@ -263,6 +274,62 @@ __device__ __forceinline__ void finish_packed(u64 k, const in_t* in, u64 n, unsi
   unpack_store(out, best, in, n);
 }
 
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+// ---- Wide keys (kFinish == atomic; sm_90 PTX: ISA 8.3): the grid's greatest 128-bit key ----
+
+// atom.cas.b128 and atom.exch.b128 on a 16-byte aligned global word: the old key. The two halves are packed the same
+// way in every access, so the order of the words in memory is this code's alone.
+__device__ __forceinline__ WideKey cas_wide(WideKey* slot, WideKey expected, WideKey desired) {
+  WideKey old;
+  asm volatile(
+      "{\n\t.reg .b128 d, c, v;\n\t"
+      "mov.b128 c, {%2, %3};\n\t"
+      "mov.b128 v, {%4, %5};\n\t"
+      "atom.relaxed.gpu.global.cas.b128 d, [%6], c, v;\n\t"
+      "mov.b128 {%0, %1}, d;\n\t}"
+      : "=l"(old.lo), "=l"(old.hi)
+      : "l"(expected.lo), "l"(expected.hi), "l"(desired.lo), "l"(desired.hi), "l"(slot)
+      : "memory");
+  return old;
+}
+__device__ __forceinline__ WideKey exch_wide(WideKey* slot, WideKey desired) {
+  WideKey old;
+  asm volatile(
+      "{\n\t.reg .b128 d, v;\n\t"
+      "mov.b128 v, {%2, %3};\n\t"
+      "atom.relaxed.gpu.global.exch.b128 d, [%4], v;\n\t"
+      "mov.b128 {%0, %1}, d;\n\t}"
+      : "=l"(old.lo), "=l"(old.hi)
+      : "l"(desired.lo), "l"(desired.hi), "l"(slot)
+      : "memory");
+  return old;
+}
+
+// The wide finish, by thread 0 of each block with the block's winner: the greater of its key and the workspace's
+// kept by compare-and-swap (the first try expects an empty slot; a key already greater ends it), then the ticket;
+// the last block takes the key, leaving 0, resets the ticket and writes the result. As finish_packed's atomicMax, in
+// 128 bits.
+__device__ __forceinline__ void finish_wide(WideKey k, const in_t* in, u64 n, unsigned char* out,
+                                            unsigned char* workspace) {
+  WideKey* slot = reinterpret_cast<WideKey*>(workspace + kKeyOffset);
+  unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
+  if (k.hi != 0ull || k.lo != 0ull) {
+    WideKey expected{0ull, 0ull};
+    for (;;) {
+      const WideKey was = cas_wide(slot, expected, k);
+      if ((was.hi == expected.hi && was.lo == expected.lo) || !wider(k, was)) break;  // stored, or beaten
+      expected = was;
+    }
+    __threadfence();  // the maximum is in place before the ticket says so
+  }
+  if (atomicAdd(ticket, 1u) != gridDim.x - 1) return;
+  __threadfence();  // ... and this block reads it after every other block's ticket
+  const WideKey best = exch_wide(slot, WideKey{0ull, 0ull});  // ready for the next launch, as the ticket below
+  *ticket = 0;
+  unpack_wide_store(out, best, in, n);
+}
+#endif
+
 // The line holding p fetched into L2 ahead of its load (prefetch.global.L2): nothing waits for it, no register holds it.
 template <class T>
 __device__ __forceinline__ void prefetch_l2(const T* p) {
@@ -365,6 +432,12 @@ autotune_argreduce(const at::in_t* __restrict__ in, unsigned long long n, unsign
     if (threadIdx.x == 0) store(out, p, n);
     return;
   }
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  if constexpr (kFinish == Finish::atomic) {  // the wide keys: no partials
+    if (threadIdx.x == 0) finish_wide(pack_wide(p), in, n, out, workspace);
+    return;
+  }
+#endif
   // Two passes: autotune_argreduce_finish takes the partials from here; else the last block folds them.
   unsigned char* partials = workspace + kPartialsOffset;
   finish_from_partials<kFinish == Finish::two_pass>(

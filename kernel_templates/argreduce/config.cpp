@@ -48,9 +48,6 @@ std::string argreduce_violation(const ArgReduceProblem& problem, const ArgReduce
   } else if (c.block_reduce == BlockReduce::atomic) {
     return "block reduction atomic is not shared_tree, warp_shuffle or warp_reduce (an arg-reduction folds pairs)";
   }
-  if (c.finish != Finish::last_block && c.finish != Finish::two_pass)
-    return fmt::format("finish {} is not last_block or two_pass (an arg-reduction has no atomic finish)",
-                       to_string(c.finish));
   if (std::string why = reduction_space::shape_violation(c, problem.type); !why.empty()) return why;
   if (c.grid_blocks < -1 || (c.grid_blocks > 1 && !is_argreduce_cluster_grid(c.grid_blocks)))
     return fmt::format("grid {} is not -1 (cover n), 0 (resident blocks), 1 (one block), {} or {} (one cluster)",
@@ -65,6 +62,9 @@ std::string argreduce_violation(const ArgReduceProblem& problem, const ArgReduce
   // __reduce_{max,min}_sync from sm_80.
   if (is_argreduce_cluster_grid(c.grid_blocks) && device->cc_major < 9)
     return fmt::format("thread-block clusters (grid={}) need sm_90 or newer; the device is {}", c.grid_blocks,
+                       device->arch());
+  if (c.finish == Finish::atomic && device->cc_major < 9)
+    return fmt::format("finish=atomic (a 128-bit compare-and-swap) needs sm_90 or newer; the device is {}",
                        device->arch());
   return reduction_space::device_violation(c, problem, 64, *device);
 }

@@ -66,7 +66,7 @@ class ArgReduceFamily final
   }
   std::string_view policy_data() const override { return embedded::argreduce_policy_json; }
 
-  int launches(const Config& c) const override { return config_of(c).finish == Finish::last_block ? 1 : 2; }
+  int launches(const Config& c) const override { return config_of(c).finish == Finish::two_pass ? 2 : 1; }
   ReportAxes report_axes(const Config& config) const override {
     const ArgReduceConfig& r = config_of(config);
     return {r.block, r.loads,

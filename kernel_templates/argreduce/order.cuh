@@ -218,3 +218,49 @@ AT_HOST_DEVICE void unpack_store(unsigned char* out, u64 k, const in_t* in, u64 
   *reinterpret_cast<in_t*>(out) = v;
   *reinterpret_cast<u64*>(out + 8) = index;
 }
+
+// ---- Wide keys (finish=atomic; every type): a block's winner as one 128-bit key ----
+
+// order_key(v) in the high word, ~index in the low one: the greater key is exactly the greater pair (combine()'s
+// order: the key descending, then the index ascending), for any index below 2^64 - 1; {0, 0} is no candidate (the
+// identity's index kNone gives ~index = 0, and every candidate's low word is at least 1). The grid's finish keeps
+// the greatest of the blocks' keys by a 128-bit compare-and-swap (argreduce.cu); one thread decodes it.
+struct WideKey {
+  u64 hi, lo;
+};
+
+AT_HOST_DEVICE bool wider(WideKey a, WideKey b) { return a.hi > b.hi || (a.hi == b.hi && a.lo > b.lo); }
+
+AT_HOST_DEVICE WideKey pack_wide(Pair p) {
+  if (p.i == kNone) return WideKey{0ull, 0ull};
+  return WideKey{order_key(p.v), ~p.i};
+}
+
+// The inverse of order_key() on its numbers, as the element's bits (types of up to 32 bits: unorder()); a zero comes
+// back as +0.0, a NaN is not decoded (unpack_wide_store() reads both from the input).
+AT_HOST_DEVICE u64 unorder_key(u64 o) {
+  if constexpr (sizeof(in_t) <= 4) {
+    return unorder(static_cast<unsigned>(o));
+  } else {
+    if constexpr (!kArgMax) o = ~o;
+    if constexpr (kIsFloat) return (o >> 63) ? (o & ~(1ull << 63)) : ~o;
+    else if constexpr (static_cast<cmp_t>(-1) < cmp_t(0)) return o ^ (1ull << 63);
+    else return o;
+  }
+}
+
+// The result of the greatest wide key `k` at `out` (as store()).
+AT_HOST_DEVICE void unpack_wide_store(unsigned char* out, WideKey k, const in_t* in, u64 n) {
+  if (n == 0 || (k.hi == 0ull && k.lo == 0ull) || k.hi == order_key(from_bits(kIdentityBits))) {
+    store(out, identity(), n);  // empty, or every element the identity: index 0 (store() says why)
+    return;
+  }
+  const u64 index = ~k.lo;
+  const u64 bits = unorder_key(k.hi);
+  // A NaN's payload, a zero's sign: as they are in the input (every NaN has the greatest key, ~0 or, for types of up
+  // to 32 bits, 0xFFFFFFFF). Else the decoded bits.
+  const bool nan = sizeof(in_t) <= 4 ? k.hi == 0xFFFFFFFFull : k.hi == ~0ull;
+  const in_t v = kIsFloat && (nan || bits == 0ull) ? in[index] : from_bits(bits);
+  *reinterpret_cast<in_t*>(out) = v;
+  *reinterpret_cast<u64*>(out + 8) = index;
+}

@@ -43,6 +43,16 @@ constexpr auto kPairsByReduxSmallN =
           values(&C::grid_blocks, {1, kArgReduceLargeClusterGrid}))
         .only_if([](const ArgReduceProblem& p) { return eight_byte(p) && kSmallN(p); });
 
+// The same grids finishing with wide keys (finish=atomic, sm_90: the device check prunes it elsewhere): each block's
+// winner kept by a 128-bit compare-and-swap maximum, no partials for the last block to fold. The f64 pair winner at
+// 1M spent 9.6 us where the f32 packed one spent 7.4 and the f32 pair one 9.1
+// (bench/results/2026-12-05b-data/gpu-check-argreduce_bench-11b4216.md): the finish that packed keys spare types of up
+// to 32 bits.
+constexpr auto kPairsWide =
+    group(fixed(&C::block_reduce, BlockReduce::warp_reduce), fixed(&C::finish, Finish::atomic),
+          values(&C::block, {256, 512, 1024}), values(&C::loads, {2, 4, 8}), values(&C::grid_blocks, {0, -1}))
+        .only_if(eight_byte);
+
 // Small n (n <= 1M) past the single-block path: cover-n grids of few, deep blocks (one round of loads, few partials
 // for the last block to fold); one thread-block cluster (sm_90; the device check prunes it elsewhere): the blocks'
 // winners meet in distributed shared memory behind two cluster barriers, no global partials, fence or ticket; a
@@ -76,8 +86,8 @@ constexpr auto kSpace =
           finishes<C>({{Finish::two_pass, 0}, {Finish::two_pass, -1}, {Finish::last_block, -1}}),
           // 6. 64-thread blocks; 7. packed keys; 8. small n: one block (no ticket, no partials), then the grids above.
           blocks_of_64<C>(), kPacked, single_block<ArgReduceProblem, C>({1, 2, 4, 8}), kSmallNGrids,
-          // 9. 8-byte pairs folded by __reduce_*_sync.
-          kPairsByRedux, kPairsByReduxSmallN)
+          // 9. 8-byte pairs folded by __reduce_*_sync, and finished with wide keys.
+          kPairsByRedux, kPairsByReduxSmallN, kPairsWide)
         // 0. The built-in default first, so the tuner always measures what an untuned application would run.
         .starting_with(ArgReduceConfig::fallback);
 

@@ -63,15 +63,20 @@ std::string reduce_violation(const ReduceProblem& problem, const ReduceConfig& c
     return "warp_reduce (__reduce_*_sync) adds, takes a min or a max: a user operator folds by shuffles";
   if ((c.finish == Finish::atomic || c.block_reduce == BlockReduce::atomic) && !reduce_detail::takes_atomics(p))
     return fmt::format("the result of {} is not combined with atomics (a user operator, a root, or a result "
-                       "converted from the work type): it needs finish=last_block or two_pass",
+                       "converted from the work type): it needs finish=last_block, two_pass or atomic_last",
                        p.shape_key());
+  if (c.finish == Finish::atomic_last && !reduce_detail::takes_word_atomics(p))
+    return fmt::format("the work values of {} are not combined with atomics (a user operator): it needs "
+                       "finish=last_block or two_pass",
+                       p.shape_key());
+  const bool atomic_finish = c.finish == Finish::atomic || c.finish == Finish::atomic_last;
   if (c.block_reduce == BlockReduce::atomic && c.finish != Finish::atomic)
     return "per-thread atomics (red=atomic) combine straight into the output: they need finish=atomic";
   // One block writes its result directly, whatever the finish: one spelling keeps one key per kernel.
   if (c.grid_blocks == 1 && c.finish != Finish::last_block)
     return "the single-block path (grid=1) writes its result directly and is spelled finish=last_block";
   if (p.deterministic && is_additive(p.op) && is_float(acc) &&
-      (c.finish == Finish::atomic || c.block_reduce == BlockReduce::atomic))
+      (atomic_finish || c.block_reduce == BlockReduce::atomic))
     return "float atomics add in no fixed order: a deterministic float sum cannot finish with atomics (mode=fast can)";
   // The device: threads and shared memory per block, with the kernel's one static shared variable (the last-block
   // flag) and room for its alignment (16 bytes); __reduce_*_sync from sm_80.

@@ -19,7 +19,8 @@ inline constexpr enum_text::Name<BlockReduce> kBlockReduceNames[] = {{BlockReduc
                                                                      {BlockReduce::warp_shuffle, "warp_shuffle"},
                                                                      {BlockReduce::warp_reduce, "warp_reduce"}};
 inline constexpr enum_text::Name<Finish> kFinishNames[] = {
-    {Finish::atomic, "atomic"}, {Finish::last_block, "last_block"}, {Finish::two_pass, "two_pass"}};
+    {Finish::atomic, "atomic"}, {Finish::last_block, "last_block"}, {Finish::two_pass, "two_pass"},
+    {Finish::atomic_last, "atomic_last"}};
 
 inline constexpr auto kReduceOps = enum_text::values(kReduceOpNames);
 inline constexpr auto kBlockReduces = enum_text::values(kBlockReduceNames);

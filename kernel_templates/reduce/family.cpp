@@ -78,7 +78,9 @@ class ReduceFamily final
   }
 
   int launches(const Config& c) const override {
-    return config_of(c).finish == Finish::last_block ? 1 : 2;  // atomic: memset + kernel; two_pass: two kernels
+    // atomic: memset + kernel; two_pass: two kernels; last_block and atomic_last: one kernel
+    const Finish f = config_of(c).finish;
+    return f == Finish::last_block || f == Finish::atomic_last ? 1 : 2;
   }
   ReportAxes report_axes(const Config& config) const override {
     const ReduceConfig& r = config_of(config);

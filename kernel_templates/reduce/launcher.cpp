@@ -43,9 +43,14 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
   // are the 32-bit one).
   // One workspace per stream (core/workspace.hpp), so that concurrent calls on several streams never share a
   // ticket or partials; each starts as this prefix followed by zeros.
-  std::vector<unsigned char> prefix(Workspace::kIdentityOffset + acc_bytes_, 0);
+  // The atomic_last finish's word starts as the identity in the work type (its last block puts it back).
+  const ValueType work = reduce_detail::work_type(problem_);
+  const std::size_t work_bytes = size_of(work);
+  std::vector<unsigned char> prefix(Workspace::kAtomicWordOffset + std::max(acc_bytes_, work_bytes), 0);
   const std::uint64_t identity = problem_.identity_bits();
   std::memcpy(prefix.data() + Workspace::kIdentityOffset, &identity, acc_bytes_);
+  const std::uint64_t work_identity = reduce_detail::widened_bits(problem_.accumulator_type(), identity, work);
+  std::memcpy(prefix.data() + Workspace::kAtomicWordOffset, &work_identity, work_bytes);
   // Partials are work-type values (a float per block for a min of halves).
   const std::size_t partial_bytes = size_of(reduce_detail::work_type(problem_));
   workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid, partial_bytes), std::move(prefix));

@@ -175,6 +175,10 @@ bool takes_atomics(const ReduceProblem& problem) {
   return work_type(problem) == acc && is_wide(acc);
 }
 
+bool takes_word_atomics(const ReduceProblem& problem) {
+  return problem.op != ReduceOp::user && is_wide(work_type(problem));
+}
+
 }  // namespace reduce_detail
 
 }  // namespace autotune

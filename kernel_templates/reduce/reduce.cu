@@ -24,6 +24,8 @@
 //   kOutNaNBits           the same in acc_t (a half's canonical NaN: 0x7e00 f16, 0x7fc0 bf16)
 //   kAtomics              the host may choose atomics (Finish::atomic, BlockReduce::atomic): a built-in operator
 //                         whose result is its work type
+//   kWordAtomics          the host may choose Finish::atomic_last: a built-in operator whose work type is 4 or 8
+//                         bytes wide (the last block converts the result)
 //   kBlock                threads per block (the host launches exactly this many)
 //   kVecBytes             bytes per load (a multiple of sizeof(in_t), at most 16); the unaligned head of the input
 //                         and the tail that fills no vector are read one element at a time
@@ -37,7 +39,10 @@
 //   kFinish               Finish::atomic: one atomic per block into `out` (preset to the identity by the host);
 //                         last_block: partials in the workspace, the last block to retire (atomic ticket) combines
 //                            them in a fixed order and resets the ticket: one launch that cleans up after itself;
-//                         two_pass: partials in the workspace, autotune_reduce_finish (one block) combines them
+//                         two_pass: partials in the workspace, autotune_reduce_finish (one block) combines them;
+//                         atomic_last: one atomic per block into the workspace's word (the identity between
+//                            launches), the last block to retire (ticket) writes the word to `out` and puts the
+//                            identity back: one launch, no preset, no partials to fold
 //   kSingleBlock          the host launches one block (the small-n path): no partials, no ticket
 //
 // Whatever the finish, a launch of one block writes its result directly (no preset, no second launch): the host
@@ -65,6 +70,9 @@ static_assert(at::kAccumulators == 1 || at::kAccumulators == 2 || at::kAccumulat
 static_assert(!at::kAtomics || sizeof(at::work_t) == sizeof(at::acc_t), "atomics need work_t to be acc_t or its twin");
 static_assert(at::kAtomics || (at::kFinish != at::Finish::atomic && at::kBlockReduce != at::BlockReduce::atomic),
               "this result is not combined with atomics (a user operator, a root, a converted result)");
+static_assert(at::kWordAtomics || at::kFinish != at::Finish::atomic_last,
+              "these work values are not combined with atomics (a user operator, a work type under 4 bytes)");
+static_assert(!at::kAtomics || at::kWordAtomics, "a result combined with atomics is a work value combined so");
 static_assert(at::kOp == at::ReduceOp::sum || at::kOp == at::ReduceOp::min || at::kOp == at::ReduceOp::max ||
                   at::kOp == at::ReduceOp::absmax || at::kOp == at::ReduceOp::sumsq ||
                   at::kOp == at::ReduceOp::sumabs || at::kOp == at::ReduceOp::l2norm || at::kOp == at::ReduceOp::user,
@@ -75,8 +83,8 @@ static_assert(at::kBlockReduce == at::BlockReduce::atomic || at::kBlockReduce ==
                   at::kBlockReduce == at::BlockReduce::warp_shuffle || at::kBlockReduce == at::BlockReduce::warp_reduce,
               "block reduction is atomic, shared_tree, warp_shuffle or warp_reduce");
 static_assert(at::kFinish == at::Finish::atomic || at::kFinish == at::Finish::last_block ||
-                  at::kFinish == at::Finish::two_pass,
-              "finish is atomic, last_block or two_pass");
+                  at::kFinish == at::Finish::two_pass || at::kFinish == at::Finish::atomic_last,
+              "finish is atomic, last_block, two_pass or atomic_last");
 static_assert(at::kBlockReduce != at::BlockReduce::warp_reduce || (!at::kIsFloat && sizeof(at::work_t) == 4),
               "warp_reduce (__reduce_*_sync) exists for 32-bit integers only");
 static_assert(at::kBlockReduce != at::BlockReduce::atomic || at::kFinish == at::Finish::atomic,
@@ -85,9 +93,10 @@ static_assert(at::kBlockReduce != at::BlockReduce::atomic || at::kFinish == at::
 // launches), the identity (the host's preset for the atomic finish copies it from there), the per-block partials.
 static_assert(at::kTicketOffset % sizeof(unsigned) == 0 &&
                   at::kTicketOffset + sizeof(unsigned) <= at::kIdentityOffset &&
-                  at::kIdentityOffset + sizeof(at::acc_t) <= at::kPartialsOffset &&
+                  at::kIdentityOffset + sizeof(at::acc_t) <= at::kAtomicWordOffset &&
+                  at::kAtomicWordOffset % 8 == 0 && at::kAtomicWordOffset + sizeof(at::acc_t) <= at::kPartialsOffset &&
                   at::kPartialsOffset % sizeof(at::work_t) == 0,
-              "the workspace holds the ticket, then the identity, then aligned partials");
+              "the workspace holds the ticket, the identity, the atomic word, then aligned partials");
 
 #include "user_op.cuh"
 #include "reduction_common.cuh"
@@ -232,22 +241,23 @@ __device__ __forceinline__ void store(acc_t* out, work_t v) {
   }
 }
 
-// Combines v into *out with atomics (the atomic finish and the per-thread-atomics block reduction).
+// Combines v into *dest, a work_t in memory, with atomics: the atomic finish's `out` and per-thread atomics (through
+// atomic_combine below), atomic_last's word in the workspace. Only a built-in operator on a 4- or 8-byte work type
+// (kWordAtomics).
 template <class T>
-__device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
-  if constexpr (!kAtomics) {
+__device__ __forceinline__ void atomic_combine_into(T* dest, T v) {
+  if constexpr (!kWordAtomics) {
     return;  // never chosen (the host refuses it, a static_assert above backs that up)
   } else if constexpr (kAdditive) {
-    if constexpr (kIsFloat) atomicAdd(out, v);  // float (sm_20+), double (sm_60+)
-    else atomicAdd(reinterpret_cast<T*>(out), v);  // unsigned int / unsigned long long: wraps like the sum
+    atomicAdd(dest, v);  // float (sm_20+), double (sm_60+); unsigned int / unsigned long long: wraps like the sum
   } else if constexpr (!kIsFloat) {
-    if constexpr (kOp == ReduceOp::min) atomicMin(out, v);  // int, unsigned, long long, unsigned long long: all sm_35+
-    else atomicMax(out, v);
+    if constexpr (kOp == ReduceOp::min) atomicMin(dest, v);  // int, unsigned, long long, unsigned long long: sm_35+
+    else atomicMax(dest, v);
   } else {
     // Float min/max: compare-and-swap with the same combine() as everywhere else (NaN and signed zeros included).
     // Most calls find the running result already better and leave after one load.
     typedef typename Bits<T>::U U;
-    U* word = reinterpret_cast<U*>(out);
+    U* word = reinterpret_cast<U*>(dest);
     const U mine = Bits<T>::to(finalize(v));
     U seen = *reinterpret_cast<volatile U*>(word);
     while (true) {
@@ -258,6 +268,38 @@ __device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
       seen = before;
     }
   }
+}
+
+// Combines v into *out with atomics (the atomic finish and the per-thread-atomics block reduction): only a result of
+// the work type (kAtomics).
+template <class T>
+__device__ __forceinline__ void atomic_combine(acc_t* out, T v) {
+  if constexpr (!kAtomics) return;  // never chosen (the host refuses it, a static_assert above backs that up)
+  else atomic_combine_into(reinterpret_cast<T*>(out), v);
+}
+
+// Finish::atomic_last, by thread 0 of each block with the block's result: atomic_combine_into() the workspace's word
+// (a block that saw only the identity skips it), then the ticket; the last block takes the word, putting the identity
+// back (as the ticket), and stores it as every finish does (store(): a half or a narrow integer converted, a root).
+__device__ __forceinline__ void finish_atomic_last(work_t v, acc_t* out, unsigned char* workspace) {
+  work_t* word = reinterpret_cast<work_t*>(workspace + kAtomicWordOffset);
+  unsigned* ticket = reinterpret_cast<unsigned*>(workspace + kTicketOffset);
+  if (Bits<work_t>::to(v) != static_cast<bits_t>(kIdentityBits)) {
+    atomic_combine_into(word, v);
+    __threadfence();  // the combined word is in place before the ticket says so
+  }
+  if (atomicAdd(ticket, 1u) != gridDim.x - 1) return;
+  __threadfence();  // ... and this block reads it after every other block's ticket
+  // The word's bits as atomicExch takes them (kWordAtomics: 4 or 8 bytes).
+  typedef unsigned long long wide_t;
+  typedef unsigned int narrow_t;
+  bits_t taken;
+  if constexpr (sizeof(work_t) == 8)
+    taken = static_cast<bits_t>(atomicExch(reinterpret_cast<wide_t*>(word), static_cast<wide_t>(kIdentityBits)));
+  else
+    taken = static_cast<bits_t>(atomicExch(reinterpret_cast<narrow_t*>(word), static_cast<narrow_t>(kIdentityBits)));
+  *ticket = 0;
+  store(out, Bits<work_t>::from(taken));
 }
 
 template <class T>
@@ -381,6 +423,9 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
     }
     if constexpr (kFinish == Finish::atomic) {
       if (threadIdx.x == 0) atomic_combine(out, value);
+      return;
+    } else if constexpr (kFinish == Finish::atomic_last) {
+      if (threadIdx.x == 0) finish_atomic_last(value, out, workspace);
       return;
     } else {
       // Two passes: autotune_reduce_finish takes the partials from here; else the last block folds them.

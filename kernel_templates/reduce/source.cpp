@@ -51,6 +51,7 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       "constexpr unsigned long long kNaNBits = 0x{:x}ULL;\n"
       "constexpr unsigned long long kOutNaNBits = 0x{:x}ULL;\n"
       "constexpr bool kAtomics = {};\n"
+      "constexpr bool kWordAtomics = {};\n"
       "{}"
       "constexpr int kVecBytes = {};\n"
       "{}{}"
@@ -61,7 +62,7 @@ std::string kernel_source(const ReduceProblem& problem, const ReduceConfig& conf
       enum_constant("ReduceOp", "kOp", p.op), storage_name(in.storage), storage_name(acc.storage), work.is_float,
       in.is_signed && !in.is_float, reduce_detail::widened_bits(acc.value, p.identity_bits(), work.value),
       nan_bits(work.value), nan_bits(acc.value),
-      reduce_detail::takes_atomics(p), fields.part(1), config.elems_per_load(p) * static_cast<int>(in.size),
+      reduce_detail::takes_atomics(p), reduce_detail::takes_word_atomics(p), fields.part(1), config.elems_per_load(p) * static_cast<int>(in.size),
       fields.part(2), fields.part(0), config.grid_blocks == 1,
       reduce_detail::ReduceWorkspace::preamble());
   return reduce_detail::reduction_variant_source(std::move(pre), p.op == ReduceOp::user ? &p.user : nullptr,

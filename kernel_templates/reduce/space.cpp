@@ -43,6 +43,15 @@ constexpr auto kSpace =
                 values(&C::loads, {2, 4}),
                 fields(&C::finish, &C::grid_blocks)
                     .rows({{Finish::atomic, 0}, {Finish::two_pass, 0}, {Finish::last_block, -1}})),
+          // 6b. One atomic per block into the workspace's word, written out by the last block (atomic_last): the
+          //    atomic finish without its preset (a second operation) and the last block without partials to fold.
+          //    Where a packed atomicMax finish replaced the folded partials, the f32 argmax at 1M took 7.4 us against
+          //    the f32 sum's 7.7 (bench/results/2026-12-05b-data/gpu-check-argreduce_bench-11b4216.md). The main
+          //    family's four most frequent winners at 64K-1M (policy.json: the atomic finish's among them) on
+          //    resident and cover-n grids (eight: the standard preset tunes some 50 problems that take them); the
+          //    validity function drops what takes no atomics.
+          group(fixed(&C::finish, Finish::atomic_last), values(&C::grid_blocks, {0, -1}),
+                fields(&C::block, &C::loads, &C::accumulators).rows({{256, 2, 1}, {256, 2, 2}, {128, 2, 2}, {256, 4, 1}})),
           // 7. 64-thread blocks; 8. the small-n path.
           blocks_of_64<C>(), single_block<ReduceProblem, C>({1, 2, 4}),
           // 9. Evict-first input loads (ld=cs) for large inputs: the main family's wider half, and the cover-n

@@ -115,6 +115,12 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
     static void unpack_store(unsigned char* out, unsigned long long k, const T* in, unsigned long long n) { \
       at::unpack_store(out, k, in, n);                                                                      \
     }                                                                                                       \
+    typedef at::WideKey WideKey;                                                                            \
+    static WideKey pack_wide(Pair p) { return at::pack_wide(p); }                                           \
+    static bool wider(WideKey a, WideKey b) { return at::wider(a, b); }                                     \
+    static void unpack_wide_store(unsigned char* out, WideKey k, const T* in, unsigned long long n) {       \
+      at::unpack_wide_store(out, k, in, n);                                                                 \
+    }                                                                                                       \
   };                                                                                                        \
   }
 namespace {
@@ -221,6 +227,11 @@ ARG_HOST_ORDER_API(i64_max, ValueType::i64, ArgOp::argmax, "long long")
 ARG_HOST_ORDER_API(i64_min, ValueType::i64, ArgOp::argmin, "long long")
 ARG_HOST_ORDER_API(u64_max, ValueType::u64, ArgOp::argmax, "unsigned long long")
 ARG_HOST_ORDER_API(u64_min, ValueType::u64, ArgOp::argmin, "unsigned long long")
+// Every type and operation compiled above, 8-byte ones first.
+#define AT_EVERY_HOST_API                                                                                           \
+  f64_max::Api, f64_min::Api, i64_max::Api, i64_min::Api, u64_max::Api, u64_min::Api, f32_max::Api, f32_min::Api, \
+      i32_max::Api, i32_min::Api, u32_max::Api, u32_min::Api, f16_max::Api, f16_min::Api, bf16_max::Api,           \
+      bf16_min::Api, i8_max::Api, i8_min::Api, i16_max::Api, i16_min::Api
 
 // Values that meet the order's corners often: both zeros, NaNs of other signs and payloads, infinities, the
 // denormals, the extremes, the identity, and a few small numbers that tie. Halves by their bits.
@@ -319,9 +330,35 @@ std::vector<typename Api::Pair> thread_candidates(const std::vector<typename Api
   return out;
 }
 
-// Over `inputs` random inputs (n in 0..72, values from interesting_value(), some all the identity): the pair path
-// (the candidates combined in a random order, store()) and the packed path (their keys' maximum, unpack_store()) each
-// give exactly reference_argreduce's value bits and index. The first difference, or empty.
+// One random input (n in 0..72, values from interesting_value(), some all the identity) split over emulated threads
+// as the kernel splits it: its threads' candidates, in a random order.
+template <class Api>
+struct DrawnInput {
+  std::vector<typename Api::T> v;
+  std::uint64_t head = 0, threads = 0;
+  int acc = 1;
+  std::vector<typename Api::Pair> candidates;
+};
+template <class Api>
+DrawnInput<Api> draw_input(std::mt19937_64& rng) {
+  DrawnInput<Api> d;
+  const std::uint64_t n = rng() % 73;
+  d.v.resize(n);
+  const bool all_identity = rng() % 8 == 0;
+  for (auto& x : d.v) x = all_identity ? Api::identity_value() : interesting_value<Api>(rng);
+  if (!all_identity && n > 0 && rng() % 4 == 0) d.v[rng() % n] = Api::identity_value();
+  const std::uint64_t elems = 16 / sizeof(typename Api::T);
+  d.head = std::min<std::uint64_t>(n, rng() % elems);  // 0: an aligned start
+  d.threads = elems + rng() % 6;  // at least the head's and the tail's elements (< elems each)
+  d.acc = 1 << (rng() % 3);
+  d.candidates = thread_candidates<Api>(d.v, d.head, d.threads, d.acc);
+  std::shuffle(d.candidates.begin(), d.candidates.end(), rng);
+  return d;
+}
+
+// Over `inputs` random inputs (draw_input): the pair path (the candidates combined in a random order, store()) and the
+// packed path (their keys' maximum, unpack_store()) each give exactly reference_argreduce's value bits and index. The
+// first difference, or empty.
 template <class Api>
 std::string host_order_difference(std::uint64_t seed, int inputs) {
   typedef typename Api::T T;
@@ -329,18 +366,9 @@ std::string host_order_difference(std::uint64_t seed, int inputs) {
   ArgReduceProblem p;
   p.op = Api::kOp, p.type = Api::kType;
   for (int k = 0; k < inputs; ++k) {
-    const std::uint64_t n = rng() % 73;
-    std::vector<T> v(n);
-    const bool all_identity = rng() % 8 == 0;
-    for (T& x : v) x = all_identity ? Api::identity_value() : interesting_value<Api>(rng);
-    if (!all_identity && n > 0 && rng() % 4 == 0) v[rng() % n] = Api::identity_value();
-    const std::uint64_t elems = 16 / sizeof(T);
-    const std::uint64_t head = std::min<std::uint64_t>(n, rng() % elems);  // 0: an aligned start
-    const std::uint64_t threads = elems + rng() % 6;  // at least the head's and the tail's elements (< elems each)
-    const int acc = 1 << (rng() % 3);
-    auto candidates = thread_candidates<Api>(v, head, threads, acc);
+    const auto [v, head, threads, acc, candidates] = draw_input<Api>(rng);
+    const std::uint64_t n = v.size();
     const ArgExpected want = reference_argreduce(p, v.data(), n);
-    std::shuffle(candidates.begin(), candidates.end(), rng);
     typename Api::Pair folded = Api::none();
     unsigned long long key = 0;  // the greatest key, as the kernel's atomicMax and __reduce_max_sync give it
     for (const auto& c : candidates) folded = Api::combine(folded, c), key = std::max(key, Api::pack(c));
@@ -376,6 +404,36 @@ std::string host_constants_difference() {
         fmt::format("typedef {} cmp_t;", Api::kCompare), fmt::format("constexpr int kHalf = {};", Api::kHalf)})
     if (src.find(line) == std::string::npos) return p.shape_key() + ": the preamble has no '" + line + "'";
   return "";
+}
+
+// The wide keys of finish=atomic (order.cuh's pack_wide, wider, unpack_wide_store) over `inputs` random inputs
+// (draw_input): the greatest of the candidates' keys (the maximum the blocks' compare-and-swap keeps), decoded, is
+// exactly reference_argreduce's value bits and index. The first difference, or empty.
+template <class Api>
+std::string wide_order_difference(std::uint64_t seed, int inputs) {
+  std::mt19937_64 rng(seed);
+  const ArgReduceProblem p{.op = Api::kOp, .type = Api::kType};
+  for (int k = 0; k < inputs; ++k) {
+    const auto [v, head, threads, acc, candidates] = draw_input<Api>(rng);
+    typename Api::WideKey key{0, 0};  // the empty slot
+    for (const auto& c : candidates)
+      if (const auto w = Api::pack_wide(c); Api::wider(w, key)) key = w;
+    unsigned char out[16] = {};
+    Api::unpack_wide_store(out, key, v.data(), v.size());
+    if (const std::string diff = compare_argreduce(p, reference_argreduce(p, v.data(), v.size()), out); !diff.empty())
+      return fmt::format("{} wide keys, n={} head={} threads={} acc={}: {}", p.shape_key(), v.size(), head, threads,
+                         acc, diff);
+  }
+  return "";
+}
+template <class... Apis>
+std::string wide_order_differences(std::uint64_t seed, int inputs) {
+  std::string found;
+  auto check = [&](const std::string& d) {
+    if (!d.empty()) found += d + "\n";
+  };
+  (..., check(wide_order_difference<Apis>(seed++, inputs)));
+  return found;
 }
 
 // host_constants_difference and host_order_difference of each of `Apis` (seeds `seed`, `seed` + 1, ...): the
@@ -559,10 +617,15 @@ TEST_SUITE("argreduce") {
     REQUIRE(ArgReduceConfig::parse(packed.key()));
     CHECK(*ArgReduceConfig::parse(packed.key()) == packed);
     CHECK_FALSE(ArgReduceConfig::parse(ArgReduceConfig{}.key())->pack);
+    // Wide keys: the reductions' finish name "atomic" (no new field: the keys of every other variant are unchanged).
+    const auto wide = ArgReduceConfig::parse("red=warp_reduce,block=512,vec=16,loads=4,acc=1,finish=atomic,grid=-1");
+    REQUIRE(wide);
+    CHECK(wide->finish == Finish::atomic);
+    CHECK(wide->key() == "red=warp_reduce,block=512,vec=16,loads=4,acc=1,finish=atomic,grid=-1");
     for (const char* bad : {"red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0,pack=1",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0,pack=",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,pack=u64",
-                            "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=atomic,grid=0",
+                            "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=atomic_max,grid=0",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block",
                             "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=last_block,grid=0,x=1",
                             "red=warp_shuffle,block=-5,vec=16,loads=2,acc=1,finish=last_block,grid=0",
@@ -593,7 +656,11 @@ TEST_SUITE("argreduce") {
     CHECK(why([](ArgReduceConfig& c) { c.loads = 17; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.accumulators = 3; }) != "");
     CHECK(why([](ArgReduceConfig& c) { c.grid_blocks = 2; }) != "");
-    CHECK(why([](ArgReduceConfig& c) { c.finish = Finish::atomic; }).find("no atomic finish") != std::string::npos);
+    // The wide keys' finish: valid for pairs on many blocks; not with packed keys, one block or a cluster.
+    CHECK(why([](ArgReduceConfig& c) { c.finish = Finish::atomic; }) == "");
+    CHECK(why([](ArgReduceConfig& c) { c.finish = Finish::atomic, c.grid_blocks = -1; }) == "");
+    CHECK(why([](ArgReduceConfig& c) { c.finish = Finish::atomic, c.grid_blocks = 1; }) != "");
+    CHECK(why([](ArgReduceConfig& c) { c.finish = Finish::atomic, c.grid_blocks = 16; }) != "");
     // Pairs folded by __reduce_*_sync on their order keys: valid without packing, for f64 too; atomic is no fold.
     CHECK(why([](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce; }) == "");
     CHECK(why([](ArgReduceConfig& c) { c.block_reduce = BlockReduce::atomic; }) != "");
@@ -619,6 +686,7 @@ TEST_SUITE("argreduce") {
       CHECK(why32(t, [](ArgReduceConfig& c) { c.block_reduce = BlockReduce::warp_reduce, c.grid_blocks = 8; }) == "");
       CHECK(why32(t, [](ArgReduceConfig& c) { c.block_reduce = BlockReduce::shared_tree; }) != "");
       CHECK(why32(t, [](ArgReduceConfig& c) { c.finish = Finish::two_pass; }) != "");
+      CHECK(why32(t, [](ArgReduceConfig& c) { c.finish = Finish::atomic; }) != "");
     }
     for (ValueType t : {ValueType::i64, ValueType::u64, ValueType::f64})
       CHECK(why32(t, [](ArgReduceConfig&) {}) != "");
@@ -663,16 +731,23 @@ TEST_SUITE("argreduce") {
         CHECK(packed >= 25);
         CHECK(packed_large >= 15);
         CHECK(redux >= 15);
-      } else {  // 8-byte pairs: folded by __reduce_*_sync on resident and cover-n grids, one block and a cluster
+      } else {  // 8-byte pairs: folded by __reduce_*_sync on resident and cover-n grids, one block and a cluster;
+                // the same resident and cover-n grids finished with wide keys
         CHECK(packed == 0);
-        CHECK(redux == 26);
-        int redux_large = 0;
+        CHECK(redux == 26 + 18);
+        int redux_large = 0, wide_small = 0, wide_large = 0;
         for (const auto& c : large) redux_large += c.block_reduce == BlockReduce::warp_reduce;
-        CHECK(redux_large == 18);
+        for (const auto& c : small) wide_small += c.finish == Finish::atomic;
+        for (const auto& c : large) wide_large += c.finish == Finish::atomic;
+        CHECK(redux_large == 18 + 18);
+        CHECK(wide_small == 18);
+        CHECK(wide_large == 18);
       }
+      if (size_of(t) <= 4)
+        for (const auto& c : small) CHECK(c.finish != Finish::atomic);
       for (const auto& c : large) CHECK((c.grid_blocks != 1 && c.grid_blocks != 8 && c.grid_blocks != 16));
       CHECK(large.size() >= 40);
-      CHECK(small.size() <= 140);
+      CHECK(small.size() <= 150);  // the tuner's budget: 136 of 4-byte types, 143 of 8-byte types (wide keys: 18)
       const DeviceInfo h100 = h100_like();
       for (const auto& c : small) CHECK(argreduce_violation(make(ArgOp::argmax, t), c, &h100) == "");
     }
@@ -701,6 +776,11 @@ TEST_SUITE("argreduce") {
     CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), redux, &turing).find("sm_80") !=
           std::string::npos);
     CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f32), redux, &ampere) == "");
+    // The wide keys' 128-bit compare-and-swap: sm_90.
+    ArgReduceConfig wide;
+    wide.block_reduce = BlockReduce::warp_reduce, wide.finish = Finish::atomic;
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f64), wide, &ampere).find("sm_90") != std::string::npos);
+    CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f64), wide, &h100) == "");
   }
 
   TEST_CASE("the launch plan: one block, cover-n grids, resident grids, and the second launch of two passes") {
@@ -926,10 +1006,7 @@ TEST_SUITE("argreduce") {
 
   TEST_CASE("order_key, compiled for the host: a greater key exactly where a value beats another, equal keys exactly "
             "for ties, and a warp's greatest key at its smallest index is the pairs' combine(), for every type") {
-    CHECK(order_key_differences<f64_max::Api, f64_min::Api, i64_max::Api, i64_min::Api, u64_max::Api, u64_min::Api,
-                                f32_max::Api, f32_min::Api, i32_max::Api, i32_min::Api, u32_max::Api, u32_min::Api,
-                                f16_max::Api, f16_min::Api, bf16_max::Api, bf16_min::Api, i8_max::Api, i8_min::Api,
-                                i16_max::Api, i16_min::Api>(21, 20000) == "");
+    CHECK(order_key_differences<AT_EVERY_HOST_API>(21, 20000) == "");
     // The 8-byte types' preamble constants are the ones compiled here.
     CHECK(host_constants_difference<f64_max::Api>() == "");
     CHECK(host_constants_difference<f64_min::Api>() == "");
@@ -948,6 +1025,27 @@ TEST_SUITE("argreduce") {
     CHECK(i64_max::Api::order_key(-1) < i64_max::Api::order_key(1));
     CHECK(i64_min::Api::order_key(-1) > i64_min::Api::order_key(1));
     CHECK(u64_max::Api::order_key(~0ull) > u64_max::Api::order_key(1));
+  }
+
+  TEST_CASE("wide keys (finish=atomic), compiled for the host: the greatest of the candidates' 128-bit keys decodes "
+            "to the reference's value bits and index, for every type and both operations") {
+    CHECK(wide_order_differences<AT_EVERY_HOST_API>(41, 4000) == "");
+    // By hand: no candidate is the empty slot, below every element's key; a NaN's key is on top and decodes to the
+    // input's own NaN (its sign and payload); -0.0 at index 3 beats +0.0 at index 5 (equal values, smaller index).
+    const f64_max::Api::WideKey none = f64_max::Api::pack_wide(f64_max::Api::none());
+    CHECK((none.hi == 0 && none.lo == 0));
+    const double in[] = {1.0, -std::numeric_limits<double>::quiet_NaN(), 2.0, -0.0, 0.5, 0.0};
+    const auto nan = f64_max::Api::pack_wide({in[1], 1}), two = f64_max::Api::pack_wide({in[2], 2});
+    CHECK(f64_max::Api::wider(nan, two));
+    CHECK(f64_max::Api::wider(two, none));
+    unsigned char out[16] = {};
+    f64_max::Api::unpack_wide_store(out, nan, in, 6);
+    CHECK(std::memcmp(out, &in[1], 8) == 0);
+    CHECK(out[8] == 1);
+    const auto neg_zero = f64_min::Api::pack_wide({in[3], 3}), pos_zero = f64_min::Api::pack_wide({in[5], 5});
+    CHECK(f64_min::Api::wider(neg_zero, pos_zero));
+    f64_min::Api::unpack_wide_store(out, neg_zero, in, 6);
+    CHECK(std::memcmp(out, &in[3], 8) == 0);  // the sign of the zero, from the input
   }
 
   TEST_CASE("the generator: reproducible, each distribution as documented") {
@@ -1063,7 +1161,7 @@ TEST_SUITE("nvrtc_argreduce") {
     CHECK(kernel_source(make(ArgOp::argmax, ValueType::f32, 10), ArgReduceConfig{}) ==
           kernel_source(make(ArgOp::argmax, ValueType::f32, 1 << 28), ArgReduceConfig{}));
     ArgReduceConfig bad;
-    bad.finish = Finish::atomic;
+    bad.finish = Finish::atomic, bad.pack = true;
     CHECK_THROWS_AS(kernel_source(make(ArgOp::argmax, ValueType::f32), bad), UsageError);
     // Halves as their bits, compared as float; i8 and i16 as int; their identities and CUB's empty values.
     src = kernel_source(make(ArgOp::argmax, ValueType::bf16), ArgReduceConfig{});
@@ -1118,6 +1216,16 @@ TEST_SUITE("nvrtc_argreduce") {
     redux.block_reduce = BlockReduce::warp_reduce, redux.loads = 8, redux.grid_blocks = -1;
     CHECK(test::compile_all(make(ArgOp::argmax, ValueType::f64), std::vector{redux}, "sm_90") == "");
     CHECK(test::compile_all(make(ArgOp::argmin, ValueType::u64), std::vector{redux}, "sm_80") == "");
+    // The wide keys' finish (atom.cas.b128, atom.exch.b128: sm_90, PTX ISA 8.3), for the 8-byte types of its space
+    // and a 4-byte one; below sm_90 the template refuses it by name.
+    ArgReduceConfig wide = redux;
+    wide.finish = Finish::atomic;
+    for (const auto& p : {make(ArgOp::argmax, ValueType::f64), make(ArgOp::argmin, ValueType::i64),
+                          make(ArgOp::argmax, ValueType::u64), make(ArgOp::argmin, ValueType::f32)})
+      CHECK(test::compile_all(p, std::vector{wide}, "sm_90") == "");
+    const auto ampere = jit::compile(kernel_source(make(ArgOp::argmax, ValueType::f64), wide), "wide.cu", "sm_80");
+    CHECK_FALSE(ampere.ok);
+    CHECK(ampere.log.find("sm_90") != std::string::npos);
   }
 
   TEST_CASE("the variants of f16 and bf16 argmax and argmin, i8 argmax and i16 argmin compile for sm_90 with both "

@@ -114,7 +114,8 @@ TEST_SUITE("config") {
                                       {BlockReduce::warp_reduce, "warp_reduce"}});
     check_table(reduce_detail::kFinishNames, Expected<Finish>{{Finish::atomic, "atomic"},
                                                               {Finish::last_block, "last_block"},
-                                                              {Finish::two_pass, "two_pass"}});
+                                                              {Finish::two_pass, "two_pass"},
+                                                              {Finish::atomic_last, "atomic_last"}});
     check_table(argreduce_detail::kArgOpNames, Expected<ArgOp>{{ArgOp::argmin, "argmin"}, {ArgOp::argmax, "argmax"}});
     check_table(segreduce_detail::kSegReduceOpNames,
                 Expected<SegReduceOp>{{SegReduceOp::sum, "sum"}, {SegReduceOp::min, "min"}, {SegReduceOp::max, "max"},
@@ -149,7 +150,8 @@ TEST_SUITE("config") {
                                                   ReduceOp::sumsq, ReduceOp::sumabs, ReduceOp::l2norm, ReduceOp::user});
     CHECK(reduce_detail::kBlockReduces == std::array{BlockReduce::atomic, BlockReduce::shared_tree,
                                                      BlockReduce::warp_shuffle, BlockReduce::warp_reduce});
-    CHECK(reduce_detail::kFinishes == std::array{Finish::atomic, Finish::last_block, Finish::two_pass});
+    CHECK(reduce_detail::kFinishes ==
+          std::array{Finish::atomic, Finish::last_block, Finish::two_pass, Finish::atomic_last});
     CHECK(argreduce_detail::kArgOps == std::array{ArgOp::argmin, ArgOp::argmax});
     CHECK(segreduce_detail::kSegReduceOps == std::array{SegReduceOp::sum, SegReduceOp::min, SegReduceOp::max,
                                                         SegReduceOp::argmin, SegReduceOp::argmax, SegReduceOp::user});

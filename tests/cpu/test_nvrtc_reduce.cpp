@@ -103,7 +103,7 @@ TEST_SUITE("nvrtc_reduce") {
     CHECK(src.find("typedef long long acc_t;") != std::string::npos);
     CHECK(src.find("typedef unsigned long long work_t;") != std::string::npos);  // integer sums wrap unsigned
     CHECK(src.find("constexpr ReduceOp kOp = ReduceOp::sum;") != std::string::npos);
-    CHECK(src.find("enum class Finish { atomic = 0, last_block = 1, two_pass = 2 };") != std::string::npos);
+    CHECK(src.find("enum class Finish { atomic = 0, last_block = 1, two_pass = 2, atomic_last = 3 };") != std::string::npos);
     CHECK(src.find("constexpr int kBlock = 512;") != std::string::npos);
     CHECK(src.find("constexpr int kVecBytes = 8;") != std::string::npos);
     CHECK(src.find("constexpr int kLoads = 4;") != std::string::npos);

@@ -246,6 +246,30 @@ TEST_SUITE("reduction") {
     CHECK(why(make(ReduceOp::sum, ValueType::f32, std::nullopt, false), atomic_finish) == "");
     CHECK(why(make(ReduceOp::sum, ValueType::i32, std::nullopt, true), atomic_finish) == "");
     CHECK(why(f64, atomic_finish) == "");
+    // The workspace word's atomic finish (atomic_last): where the atomic finish is, and not on one block or under
+    // per-thread atomics (those go straight to the output).
+    auto atomic_last = [](auto& c) { c.finish = Finish::atomic_last; };
+    CHECK(why(f32, atomic_last).find("deterministic") != std::string::npos);
+    CHECK(why(make(ReduceOp::sum, ValueType::f32, std::nullopt, false), atomic_last) == "");
+    CHECK(why(make(ReduceOp::min, ValueType::i32), atomic_last) == "");
+    // A half's absmax, min and sum into f32: the last block converts the float word to the result (the atomic
+    // finish, into `out`, cannot); i8 min works in int. Not an l2norm (a float sum, always deterministic: its root
+    // is taken once).
+    CHECK(why(make(ReduceOp::absmax, ValueType::f16), atomic_finish) != "");
+    CHECK(why(make(ReduceOp::absmax, ValueType::f16), atomic_last) == "");
+    CHECK(why(make(ReduceOp::min, ValueType::bf16), atomic_last) == "");
+    CHECK(why(make(ReduceOp::min, ValueType::i8), atomic_last) == "");
+    CHECK(why(make(ReduceOp::l2norm, ValueType::f32, std::nullopt, false), atomic_last).find("deterministic") !=
+          std::string::npos);
+    CHECK(why(make(ReduceOp::sum, ValueType::f32, ValueType::f64), atomic_last) != "");
+    CHECK(why(make(ReduceOp::min, ValueType::i32), [](auto& c) { c.finish = Finish::atomic_last, c.grid_blocks = 1; })
+              .find("grid=1") != std::string::npos);
+    CHECK(why(make(ReduceOp::min, ValueType::i32),
+              [](auto& c) { c.finish = Finish::atomic_last, c.block_reduce = BlockReduce::atomic; })
+              .find("finish=atomic") != std::string::npos);
+    const auto key = ReduceConfig::parse("red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=atomic_last,grid=0");
+    REQUIRE(key);
+    CHECK(key->finish == Finish::atomic_last);
   }
 
   TEST_CASE("shared memory and elements per load, by hand") {
@@ -285,16 +309,22 @@ TEST_SUITE("reduction") {
     for (int block : {64, 128, 256, 512, 1024}) CHECK(count_if(space, [&](auto& c) { return c.block == block; }) > 0);
     for (int acc : {1, 2, 4}) CHECK(count_if(space, [&](auto& c) { return c.accumulators == acc; }) > 0);
     for (int loads : {1, 2, 4}) CHECK(count_if(space, [&](auto& c) { return c.loads == loads; }) > 0);
-    for (Finish f : {Finish::atomic, Finish::last_block, Finish::two_pass})
+    for (Finish f : {Finish::atomic, Finish::last_block, Finish::two_pass, Finish::atomic_last})
       CHECK(count_if(space, [&](auto& c) { return c.finish == f; }) > 0);
     for (int grid : {-1, 0, 1}) CHECK(count_if(space, [&](auto& c) { return c.grid_blocks == grid; }) > 0);
 
     // A deterministic float sum has no atomics at all; fast mode brings them in.
     const auto det = reduce_space(make(ReduceOp::sum, ValueType::f32));
     CHECK(det.size() >= 60);
-    CHECK(count_if(det, [](auto& c) { return c.finish == Finish::atomic || c.block_reduce == R::atomic; }) == 0);
+    CHECK(count_if(det, [](auto& c) {
+            return c.finish == Finish::atomic || c.finish == Finish::atomic_last || c.block_reduce == R::atomic;
+          }) == 0);
     const auto fast = reduce_space(make(ReduceOp::sum, ValueType::f32, std::nullopt, false));
     CHECK(count_if(fast, [](auto& c) { return c.finish == Finish::atomic; }) > 0);
+    CHECK(count_if(fast, [](auto& c) { return c.finish == Finish::atomic_last; }) == 8);
+    // absmax of halves (a half result, converted by the last block): the eight atomic_last variants too.
+    CHECK(count_if(reduce_space(make(ReduceOp::absmax, ValueType::f16)),
+                   [](auto& c) { return c.finish == Finish::atomic_last; }) == 8);
     CHECK(count_if(fast, [](auto& c) { return c.block_reduce == R::atomic; }) > 0);
     // 8-byte elements: no 4-byte loads, no warp_reduce.
     const auto f64 = reduce_space(make(ReduceOp::max, ValueType::f64));
@@ -400,6 +430,14 @@ TEST_SUITE("reduction") {
     CHECK(plan(imin, 0).grid == 0);
     CHECK(plan(imin, 10).preset);
     CHECK(plan(imin, 10).grid == 1);
+    // atomic_last: one launch, no preset, no second launch, whatever n.
+    c = ReduceConfig{};
+    c.finish = Finish::atomic_last;
+    for (std::uint64_t n : {0ull, 10ull, 5000ull, 1ull << 20}) {
+      CHECK_FALSE(plan(imin, n).preset);
+      CHECK_FALSE(plan(imin, n).finish_launch);
+      CHECK(plan(imin, n).grid >= 1);
+    }
   }
 
   TEST_CASE("generated values: ranges that cannot overflow, constant, sorted, reproducible") {

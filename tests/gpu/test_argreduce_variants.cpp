@@ -349,6 +349,35 @@ TEST_SUITE("gpu_argreduce") {
     check_problems(problems);
   }
 
+  TEST_CASE("wide keys (finish=atomic): every wide variant of the f64, i64 and u64 spaces exact, twice per input "
+            "(the 128-bit slot and the ticket reset themselves), for both operations") {
+    // All 18 of each space, whatever the tier: the 128-bit compare-and-swap is new on the GPU (2026-12-05d). On a
+    // device below sm_90 the violation function prunes them all, and the case says so.
+    const DeviceInfo dev = query_device(0);
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    int tested = 0;
+    for (ArgOp op : {ArgOp::argmax, ArgOp::argmin})
+      for (ValueType t : {ValueType::f64, ValueType::i64, ValueType::u64}) {
+        const ArgReduceProblem p = make(op, t);
+        std::vector<ArgReduceConfig> wide;
+        for (const ArgReduceConfig& c : argreduce_space(p))
+          if (c.finish == Finish::atomic) wide.push_back(c);
+        CHECK(wide.size() == 18);
+        int pruned = 0;
+        const auto variants = compile_runnable(
+            p, wide, dev, [&](const ArgReduceConfig& c) { return argreduce_violation(p, c, &dev); }, pruned,
+            Entries::all);
+        if (dev.cc_major < 9) {
+          CHECK(variants.empty());
+          continue;
+        }
+        check_variants(p, variants, dev);
+        tested += static_cast<int>(variants.size());
+      }
+    if (dev.cc_major < 9) MESSAGE("sm_", dev.cc_major, dev.cc_minor, ": no wide keys below sm_90 (all pruned)");
+    else CHECK(tested == 6 * 18);
+  }
+
   TEST_CASE("grid sizes: one block for n = 0, cover-n grids cover n, resident grids stay resident") {
     const DeviceInfo dev = query_device(0);
     AUTOTUNE_CUDA(cudaSetDevice(0));

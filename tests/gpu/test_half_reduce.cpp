@@ -206,6 +206,31 @@ TEST_SUITE("gpu_reduce") {
     problems.emplace_back(make(ReduceOp::sum, ValueType::i16, ValueType::i32));  // wraps in 32 bits
     check_every_variant(problems);
   }
+  TEST_CASE("atomic_last: all 8 variants of each space, halves (the float word converted once by the last block), "
+            "i8, i16 and the wide types, fast float sums too, on every input, twice per input (the word and the "
+            "ticket reset themselves)") {
+    // Whatever the tier: the finish is new on the GPU (2026-12-05d).
+    const DeviceInfo dev = query_device(0);
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    const std::vector<ReduceProblem> problems{
+        make(ReduceOp::absmax, ValueType::f16),     make(ReduceOp::min, ValueType::bf16),
+        make(ReduceOp::max, ValueType::i8),         make(ReduceOp::sum, ValueType::i16),
+        make(ReduceOp::max, ValueType::f32),        make(ReduceOp::min, ValueType::i32),
+        make(ReduceOp::sum, ValueType::u64),        make(ReduceOp::sum, ValueType::f64, std::nullopt, false),
+        make(ReduceOp::sumsq, ValueType::f16, std::nullopt, false)};
+    for (const ReduceProblem& p : problems) {
+      CAPTURE(p.shape_key());
+      std::vector<ReduceConfig> last;
+      for (const ReduceConfig& c : reduce_space(p))
+        if (c.finish == Finish::atomic_last) last.push_back(c);
+      CHECK(last.size() == 8);
+      int pruned = 0;
+      const auto variants = compile_runnable(
+          p, last, dev, [&](const ReduceConfig& c) { return reduce_violation(p, c, &dev); }, pruned, Entries::all);
+      CHECK(pruned == 0);
+      check_variants(p, p, variants, dev);
+    }
+  }
   TEST_CASE("the transforms on the 32- and 64-bit types") {
     std::vector<Checked> problems;
     for (ValueType t : {ValueType::f32, ValueType::f64, ValueType::i32, ValueType::i64, ValueType::u32})
