@@ -31,6 +31,19 @@ ReductionLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const Reduc
   return plan;
 }
 
+std::vector<unsigned char> reduce_workspace_prefix(const ReduceProblem& problem) {
+  const ReduceProblem p = problem.normalized();
+  const ValueType acc = p.accumulator_type(), work = reduce_detail::work_type(p);
+  const std::size_t acc_bytes = size_of(acc), work_bytes = size_of(work);
+  std::vector<unsigned char> prefix(Workspace::kAtomicWordOffset + std::max(acc_bytes, work_bytes), 0);
+  // Little-endian: the low bytes of the 64-bit patterns are the narrower ones.
+  const std::uint64_t identity = p.identity_bits();
+  std::memcpy(prefix.data() + Workspace::kIdentityOffset, &identity, acc_bytes);
+  const std::uint64_t work_identity = reduce_detail::widened_bits(acc, identity, work);
+  std::memcpy(prefix.data() + Workspace::kAtomicWordOffset, &work_identity, work_bytes);
+  return prefix;
+}
+
 ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& config, const DeviceInfo& device,
                            const std::vector<char>& cubin)
     : ReductionKernel(problem, problem.normalized(), config, device, cubin,
@@ -39,21 +52,12 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
   resident_grid_ = resident_grid(device);
   const unsigned max_grid = reduction_launch::max_grid(config.grid_blocks, resident_grid_, kMaxCoverGrid);
 
-  // Zero ticket; the identity for the atomic finish's preset (little-endian: the low bytes of the 64-bit pattern
-  // are the 32-bit one).
   // One workspace per stream (core/workspace.hpp), so that concurrent calls on several streams never share a
-  // ticket or partials; each starts as this prefix followed by zeros.
-  // The atomic_last finish's word starts as the identity in the work type (its last block puts it back).
-  const ValueType work = reduce_detail::work_type(problem_);
-  const std::size_t work_bytes = size_of(work);
-  std::vector<unsigned char> prefix(Workspace::kAtomicWordOffset + std::max(acc_bytes_, work_bytes), 0);
-  const std::uint64_t identity = problem_.identity_bits();
-  std::memcpy(prefix.data() + Workspace::kIdentityOffset, &identity, acc_bytes_);
-  const std::uint64_t work_identity = reduce_detail::widened_bits(problem_.accumulator_type(), identity, work);
-  std::memcpy(prefix.data() + Workspace::kAtomicWordOffset, &work_identity, work_bytes);
+  // ticket or partials; each starts as reduce_workspace_prefix() followed by zeros.
   // Partials are work-type values (a float per block for a min of halves).
   const std::size_t partial_bytes = size_of(reduce_detail::work_type(problem_));
-  workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid, partial_bytes), std::move(prefix));
+  workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid, partial_bytes),
+                                                reduce_workspace_prefix(problem_));
 }
 
 void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const {

@@ -25,6 +25,11 @@ inline constexpr unsigned kReduceMaxCoverGrid = 1u << 16;
 ReductionLaunchPlan plan_reduce_launch(const ReduceProblem& problem, const ReduceConfig& config, std::uint64_t n,
                                        unsigned resident_grid);
 
+/// The first bytes of each stream's workspace (the rest starts zero; reduce/workspace_layout.hpp): the ticket 0, the
+/// identity in the accumulator type (the atomic finish's preset of `out` is copied from there), and atomic_last's
+/// word holding the identity in the work type (a half's +inf as a float's, an i8's 127 as an int's).
+std::vector<unsigned char> reduce_workspace_prefix(const ReduceProblem& problem);
+
 class ReduceKernel : public ReductionKernel<ReduceProblem, ReduceConfig, plan_reduce_launch> {
  public:
   /// Loads `cubin` (compiled from kernel_source(problem, config)) on the current device, whose properties are

@@ -440,6 +440,36 @@ TEST_SUITE("reduction") {
     }
   }
 
+  TEST_CASE("the workspace prefix: ticket 0, the accumulator's identity at byte 8, atomic_last's word at byte 16 "
+            "holding the identity in the work type (a half's as a float's, an i8's as an int's)") {
+    auto word = [](const std::vector<unsigned char>& prefix, std::size_t at, std::size_t bytes) {
+      std::uint64_t v = 0;
+      REQUIRE(prefix.size() >= at + bytes);
+      std::memcpy(&v, prefix.data() + at, bytes);
+      return v;
+    };
+    // min of f16 (a half result): +inf as a half (0x7c00), then as a float (0x7f800000).
+    const auto f16min = reduce_workspace_prefix(make(ReduceOp::min, ValueType::f16));
+    CHECK(word(f16min, 0, 4) == 0);
+    CHECK(word(f16min, 8, 2) == 0x7c00);
+    CHECK(word(f16min, 16, 4) == 0x7f800000);
+    // min and max of i8: 127 and -128, as i8 and as int.
+    const auto i8min = reduce_workspace_prefix(make(ReduceOp::min, ValueType::i8));
+    CHECK(word(i8min, 8, 1) == 0x7f);
+    CHECK(word(i8min, 16, 4) == 0x7f);
+    const auto i8max = reduce_workspace_prefix(make(ReduceOp::max, ValueType::i8));
+    CHECK(word(i8max, 8, 1) == 0x80);
+    CHECK(word(i8max, 16, 4) == 0xffffff80u);
+    // max of f64: -inf in both; an i32 sum into i64: zeros; absmax of bf16 (a half result): zero.
+    const auto f64max = reduce_workspace_prefix(make(ReduceOp::max, ValueType::f64));
+    CHECK(word(f64max, 8, 8) == 0xfff0000000000000ull);
+    CHECK(word(f64max, 16, 8) == 0xfff0000000000000ull);
+    const auto i32sum = reduce_workspace_prefix(make(ReduceOp::sum, ValueType::i32));
+    CHECK(word(i32sum, 8, 8) == 0);
+    CHECK(word(i32sum, 16, 8) == 0);
+    CHECK(word(reduce_workspace_prefix(make(ReduceOp::absmax, ValueType::bf16)), 16, 4) == 0);
+  }
+
   TEST_CASE("generated values: ranges that cannot overflow, constant, sorted, reproducible") {
     const std::uint64_t n = 100000;
     auto values = [&](ReduceOp op, ValueType t, const char* dist, std::uint64_t seed = 5) {
