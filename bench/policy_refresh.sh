@@ -27,8 +27,12 @@
 #   finishes  the policy's reduce shapes that take atomics (min and max of the 32- and 64-bit types, absmax of f16 and
 #             bf16) at 64K and 1M, where the finish is most of the time: the space's atomic_last finish (one atomic
 #             into the workspace, the last block writes it; new on 2026-12-05d, not in any entry), about 120 s
+#   argkeys   the arg-reduction policy's shapes (f32 argmax and argmin, i32 argmax, f64 argmax) at 64K and 1M: its
+#             entries there predate the packed keys (f32 at 1M: the entry's pair variant ran 9.1 us in 2026-12-05b's
+#             screening, the packed one 7.4) and the wide keys of the 8-byte types (2026-12-05d), about 90 s
 #
-# OUT/policy-before/ and OUT/policy-after/ hold histogram.json and reduce.json before and after the fits (the tree's
+# OUT/policy-before/ and OUT/policy-after/ hold histogram.json, reduce.json and argreduce.json before and after the
+# fits (the tree's
 # kernel_templates/<family>/policy.json are rewritten by the fits and put back at the end: copy OUT/policy-after/
 # into the repository to keep the result),
 # OUT/policy-changed-keys.txt the held-out lookups the change moves (bench/policy_changed.py; policy-ab-keys.txt: at
@@ -40,6 +44,7 @@ dry=0
 [ "${1:-}" = "--dry-run" ] && { dry=1; shift; }
 if [ $dry = 0 ]; then bin=${1:?BIN}; out=${2:?OUT}; budget=${3:-540}; else bin=/tmp/bin; out=/tmp/policy-refresh; budget=540; fi
 cd "$(dirname "$0")/.."
+families="histogram reduce argreduce"  # the policies the parts refit
 
 halves='histogram/bf16/bins=64/range=[0,1) histogram/f16/bins=64/range=[0,1) histogram/bf16/bins=2048/range=[0,1) histogram/f16/bins=2048/range=[0,1)'
 manybins='histogram/bf16/bins=32768/range=[0,1) histogram/f16/bins=32768/range=[0,1)'
@@ -57,11 +62,12 @@ parts+=("manybins;histogram;16777216;140;$manybins;(u16/bins=65536|f32/bins=3276
 for n in 65536 1048576; do
   parts+=("finishes;reduce;$n;60;;reduce/(min|max)/(f32|f64|i32|u32|i64|u64)/|reduce/absmax/(f16|bf16)/;uniform")
 done
+for n in 65536 1048576; do parts+=("argkeys;argreduce;$n;45;;argreduce/;uniform"); done
 
 if [ -n "${PARTS:-}" ]; then
   kept=()
   for p in "${parts[@]}"; do [[ ${p%%;*} =~ $PARTS ]] && kept+=("$p"); done
-  [ ${#kept[@]} -gt 0 ] || { echo "policy_refresh: PARTS='$PARTS' matches no part (halves, reduce, manybins, finishes)" >&2; exit 2; }
+  [ ${#kept[@]} -gt 0 ] || { echo "policy_refresh: PARTS='$PARTS' matches no part (halves, reduce, manybins, finishes, argkeys)" >&2; exit 2; }
   parts=("${kept[@]}")
 fi
 
@@ -75,11 +81,11 @@ if [ $dry = 1 ]; then
 fi
 
 mkdir -p "$out/policy-before" "$out/policy-after"
-for f in histogram reduce; do cp "kernel_templates/$f/policy.json" "$out/policy-before/$f.json"; done
+for f in $families; do cp "kernel_templates/$f/policy.json" "$out/policy-before/$f.json"; done
 # fit_policy.py --write rewrites the tree's policies: they are put back as they were when this ends.
-trap 'for f in histogram reduce; do cp "$out/policy-before/$f.json" "kernel_templates/$f/policy.json"; done' EXIT
+trap 'for f in $families; do cp "$out/policy-before/$f.json" "kernel_templates/$f/policy.json"; done' EXIT
 if [ -n "${POLICY_FROM:-}" ]; then
-  for f in histogram reduce; do
+  for f in $families; do
     cp "$POLICY_FROM/$f.json" "kernel_templates/$f/policy.json" || { echo "policy_refresh: no $POLICY_FROM/$f.json" >&2; exit 2; }
   done
 fi
@@ -105,11 +111,11 @@ for p in "${parts[@]}"; do
     --command "ADD_SHAPES='$added' SHAPES='$shapes' HIST_DISTS='$dists' bench/policy_retune.sh BIN OUT $family $n" \
     > "$out/fit-$name-$n.txt" 2>&1 || { echo "policy_refresh: the fit of $name n=$n failed (fit-$name-$n.txt)"; rc=1; }
   # After every part: a call cut short by its time limit still leaves the parts fitted so far.
-  for f in histogram reduce; do cp "kernel_templates/$f/policy.json" "$out/policy-after/$f.json"; done
+  for f in $families; do cp "kernel_templates/$f/policy.json" "$out/policy-after/$f.json"; done
   echo "policy_refresh: $name $family n=$n done at $((SECONDS - t0)) s"
   rm -rf "$work"
 done
-for f in histogram reduce; do cp "kernel_templates/$f/policy.json" "$out/policy-after/$f.json"; done
+for f in $families; do cp "kernel_templates/$f/policy.json" "$out/policy-after/$f.json"; done
 # Against the H200's limits (policy_changed.py's default cache holds its devices row): the lookups its handles make,
 # without starting CUDA 600 times.
 python3 bench/policy_changed.py "$bin" "$out/policy-before" --after "$out/policy-after" \

@@ -21,7 +21,7 @@ trap 'rm -rf "$scratch"' EXIT
 
 if [ "$mode" = plan ]; then
   plan=$("$src/bench/policy_refresh.sh" --dry-run)
-  for part in halves manybins reduce finishes; do
+  for part in halves manybins reduce finishes argkeys; do
     grep -q "^# $part:" <<< "$plan" || { echo "FAIL: no $part part in the plan"; exit 1; }
   done
   count=0
@@ -46,7 +46,10 @@ cp "$src/bench/policy_refresh.sh" "$src/bench/policy_retune.sh" "$src/bench/poli
 cp "$src/scripts/fit_policy.py" "$tree/scripts/"
 mkdir -p "$tree/bench/results/2026-12-05c-data"
 cp "$src/bench/results/2026-12-05c-data/h200-device-only.db" "$tree/bench/results/2026-12-05c-data/"
-for f in histogram reduce; do mkdir -p "$tree/kernel_templates/$f"; cp "$src/kernel_templates/$f/policy.json" "$tree/kernel_templates/$f/"; done
+for f in histogram reduce argreduce; do
+  mkdir -p "$tree/kernel_templates/$f"
+  cp "$src/kernel_templates/$f/policy.json" "$tree/kernel_templates/$f/"
+done
 cp "$shape_bench" "$tree/bin/shape_bench"
 ln -s "$autotune" "$tree/bin/autotune.real"
 cat > "$tree/bin/autotune" <<EOF
@@ -70,6 +73,7 @@ EOF
 chmod +x "$tree/bin/autotune"
 before_h=$(cksum < "$src/kernel_templates/histogram/policy.json")
 before_r=$(cksum < "$src/kernel_templates/reduce/policy.json")
+before_a=$(cksum < "$src/kernel_templates/argreduce/policy.json")
 # Two calls, as a budget may split them: the halves and reductions, then the many-bin part fitted onto the first
 # call's policies (POLICY_FROM).
 refresh() {
@@ -79,8 +83,10 @@ refresh() {
 }
 PARTS='halves|reduce' refresh "$scratch/first"
 grep -q "manybins" "$scratch/first.txt" && { echo "FAIL: PARTS='halves|reduce' ran the many-bin part"; exit 1; }
-PARTS='manybins|finishes' POLICY_FROM="$scratch/first/policy-after" refresh "$scratch/out"
-grep -q "finishes reduce n=1048576 done" "$scratch/out.txt" || { echo "FAIL: the finishes part did not run"; exit 1; }
+PARTS='manybins|finishes|argkeys' POLICY_FROM="$scratch/first/policy-after" refresh "$scratch/out"
+for done in "finishes reduce n=1048576 done" "argkeys argreduce n=1048576 done"; do
+  grep -q "$done" "$scratch/out.txt" || { echo "FAIL: no '$done'"; cat "$scratch/out.txt"; exit 1; }
+done
 out="$scratch/out"
 cmp -s "$out/policy-before/histogram.json" "$src/kernel_templates/histogram/policy.json" ||
   { echo "FAIL: policy-before/histogram.json is not the tree's policy"; exit 1; }
@@ -96,6 +102,11 @@ for family, wanted in (("histogram", ["histogram/f16/bins=64/range=[0,1)", "hist
     for w in wanted:
         if w in before or w not in after:
             sys.exit(f"FAIL: {w}: in the policy before: {w in before}, after: {w in after}")
+# The argkeys part refits the arg-reduction entries it tuned: at 1M they hold the stand-in's faster configuration.
+winner = "red=warp_shuffle,block=512,vec=16,loads=4,acc=1,finish=last_block,grid=0"
+arg = [e for e in json.load(open(f"{out}/policy-after/argreduce.json"))["entries"] if "/n=1048576/" in e["problem"]]
+if not arg or any(e["config"] != winner for e in arg):
+    sys.exit(f"FAIL: the arg-reduction entries at 1M after the argkeys part: {[e['config'] for e in arg]}")
 print("policy_refresh pipeline: the new shapes are fitted into policy-after")
 PY
 [ -s "$out/policy-changed-keys.txt" ] || { echo "FAIL: no held-out lookup moved"; exit 1; }
@@ -103,6 +114,7 @@ ab=$(wc -l < "$out/policy-ab-keys.txt")
 [ "$ab" -ge 1 ] && [ "$ab" -le 40 ] && ! grep -vxFf "$out/policy-changed-keys.txt" "$out/policy-ab-keys.txt" ||
   { echo "FAIL: policy-ab-keys.txt holds $ab keys, or keys that did not move"; exit 1; }
 [ "$(cksum < "$src/kernel_templates/histogram/policy.json")" = "$before_h" ] &&
-  [ "$(cksum < "$src/kernel_templates/reduce/policy.json")" = "$before_r" ] ||
+  [ "$(cksum < "$src/kernel_templates/reduce/policy.json")" = "$before_r" ] &&
+  [ "$(cksum < "$src/kernel_templates/argreduce/policy.json")" = "$before_a" ] ||
   { echo "FAIL: the source tree's policies changed"; exit 1; }
 echo "policy_refresh pipeline: $(wc -l < "$out/policy-changed-keys.txt") held-out lookups move; source tree unchanged"
