@@ -4,12 +4,15 @@ every variant of the space was verified and timed on the GPU and the fastest one
 that have no `autotune tune --preset standard` data yet (scripts/fit_policy.py fits from that).
 
     scripts/policy_from_bench.py FAMILY TABLE.md [--write]
+    scripts/policy_from_bench.py FAMILY TABLE.md --update --date D --commit C [--write]
 
 FAMILY is argreduce, histogram_range or segreduce; TABLE.md is its benchmark's Markdown output
 (bench/argreduce_bench.cpp, bench/histogram_range_bench.cpp, bench/segreduce_bench.cpp). Only rows measured on uniform
 data are used (one entry per shape and size); segreduce's rows are segment-length distributions, each its own entry. The runtime serves an untuned problem from the closest shape's entries
 (KernelFamily::policy_distance), each size a range of the handle's size table (runtime/policy.cpp).
-Without --write it prints the entries.
+Without --write it prints the entries. With --update the table's entries replace those of the same problem in the
+family's policy.json (or are added, by n among their shape's), every other entry is kept, and provenance.updates
+records the table, the date and the commit the table was measured at.
 """
 import argparse
 import json
@@ -79,12 +82,47 @@ def segreduce_entries(path):
         yield key, r["winner"].strip("`"), float(r["time (us)"])
 
 
+def n_of(key):
+    return int(re.search(r"/n=(\d+)/", key).group(1))
+
+
+def updated(family, entries, table, date, commit):
+    """The family's policy document with `entries` replacing (or added beside) those of the same problem."""
+    path = f"kernel_templates/{family}/policy.json"
+    doc = json.load(open(path, encoding="utf-8"))
+    shape = lambda key: key.split("/n=")[0]
+    for new in entries:
+        old = [e for e in doc["entries"] if e["problem"] == new["problem"]]
+        if old:
+            print(f"  {new['problem']}: {old[0]['config']} ({old[0]['time_ms']} ms) -> {new['config']} "
+                  f"({new['time_ms']} ms)")
+            old[0].clear()
+            old[0].update(new)
+            continue
+        same = [i for i, e in enumerate(doc["entries"]) if shape(e["problem"]) == shape(new["problem"])]
+        if not same:
+            sys.exit(f"policy_from_bench: {path} has no entry of the shape of {new['problem']}")
+        before = [i for i in same if n_of(doc["entries"][i]["problem"]) < n_of(new["problem"])]
+        doc["entries"].insert(before[-1] + 1 if before else same[0], new)
+        print(f"  {new['problem']}: (new) -> {new['config']} ({new['time_ms']} ms)")
+    doc["provenance"].setdefault("updates", []).append(
+        {"date": date, "commit": commit, "command": f"scripts/policy_from_bench.py {family} {table} --update",
+         "data": table, "entries": len(entries)})
+    doc["provenance"]["data"] += "; updated from " + table
+    return doc
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("family", choices=["argreduce", "histogram_range", "segreduce"])
     ap.add_argument("table")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--update", action="store_true", help="replace the table's problems' entries, keep the others")
+    ap.add_argument("--date", default="", help="with --update: the day the table was measured")
+    ap.add_argument("--commit", default="", help="with --update: the commit the table was measured at")
     a = ap.parse_args()
+    if a.update and not (a.date and a.commit):
+        sys.exit("policy_from_bench: --update needs --date and --commit (the table's measurement)")
     fit = {"argreduce": argreduce_entries, "histogram_range": histogram_range_entries,
            "segreduce": segreduce_entries}[a.family]
     entries, seen = [], set()
@@ -92,9 +130,15 @@ def main():
         if key in seen:
             sys.exit(f"policy_from_bench: {key} appears twice in {a.table}")
         seen.add(key)
-        entries.append({"problem": key, "config": config, "time_ms": us / 1000.0})
+        entries.append({"problem": key, "config": config, "time_ms": round(us / 1000.0, 7)})
     if not entries:
         sys.exit(f"policy_from_bench: no usable rows in {a.table}")
+    if a.update:
+        doc = updated(a.family, entries, a.table, a.date, a.commit)
+        if a.write:
+            with open(f"kernel_templates/{a.family}/policy.json", "w", encoding="utf-8") as f:
+                f.write(json.dumps(doc, indent=1) + "\n")
+        return
     header = open(a.table, encoding="utf-8").readline()
     gpu = re.search(r": (NVIDIA [^(]+?) \(", header)
     doc = {

@@ -290,8 +290,8 @@ TEST_SUITE("policy") {
     const auto a = policy_choice(f32max, &h100);
     REQUIRE(a);
     CHECK(a->why.find("argreduce/argmax/f32/n=1048576/") != std::string::npos);
-    CHECK(a->config ==
-          *Config::parse("argreduce", "red=warp_shuffle,block=256,vec=16,loads=4,acc=1,finish=last_block,grid=-1"));
+    CHECK(a->config == *Config::parse("argreduce",
+                                      "red=warp_reduce,block=512,vec=16,loads=2,acc=1,finish=last_block,grid=0,pack=u64"));
     // u64 argmin: no u64 entry; a 64-bit type (f64) is closer than a 32-bit one: f64 argmax 4 + 1 (the other op) = 5,
     // f32 argmin 4 + 2 (the other size) = 6. Of f64 argmax's 64K, 1M and 128M, 1M is nearest 5M (ratio 4.8 vs 27).
     ArgReduceProblem u64min;
@@ -302,7 +302,7 @@ TEST_SUITE("policy") {
     REQUIRE(b);
     CHECK(b->why.find("argreduce/argmax/f64/n=1048576/") != std::string::npos);
     CHECK(b->config ==
-          *Config::parse("argreduce", "red=warp_shuffle,block=256,vec=16,loads=8,acc=1,finish=last_block,grid=-1"));
+          *Config::parse("argreduce", "red=warp_reduce,block=256,vec=16,loads=8,acc=1,finish=last_block,grid=-1"));
     // bf16 argmax: no 2-byte entry; f32 and i32 argmax are one doubling of the element size away (4 + 2 = 6), f64
     // two (4 + 4 = 8): of f32's and i32's entries 1M is nearest 3M, as above, and f32's shape key sorts first (the
     // two 1M entries hold the same configuration).

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -122,9 +123,13 @@ TEST_SUITE("rank") {
             "below 1");
   }
 
-  TEST_CASE("the shipped costs parse, name their data, and price both measured families") {
+  TEST_CASE("the shipped costs parse, name their data (a file of the repository), and price both measured families") {
     const TransferCosts& t = shipped_transfer_costs();
-    CHECK(t.provenance.find("bench/results/2026-12-01c-h200-preset-standard.log.gz") != std::string::npos);
+    const auto data = t.provenance.find(", data bench/results/");
+    REQUIRE(data != std::string::npos);
+    const std::string path = t.provenance.substr(data + std::string(", data ").size());
+    CHECK(std::filesystem::is_regular_file(std::string(AUTOTUNE_SOURCE_DIR) + "/" + path));
+    CHECK(t.gpu == "NVIDIA H200");
     for (const char* f : {"histogram", "reduce"}) {
       REQUIRE(t.families.count(f) == 1);
       CHECK_FALSE(t.of(f).from_larger.points.empty());
