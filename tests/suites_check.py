@@ -8,7 +8,8 @@ TEST_SUITE("x") whose name no list holds compiles and never runs: its checks can
     tests/suites_check.py TESTS_DIR --cpu NAME... --gpu NAME... --cub NAME...
 
 TESTS_DIR/cpu/*.cpp, gpu/*.cpp and cub/*.cpp are read; each suite found there must be in its list, and each listed
-name must be a suite there. Exit 0 when they agree, 1 with the differences.
+name must be a suite there; and each of those files must be named in TESTS_DIR/CMakeLists.txt (a source that no
+target compiles runs nothing either). Exit 0 when they agree, 1 with the differences.
 """
 import argparse
 import glob
@@ -34,7 +35,13 @@ def main():
         ap.add_argument(f"--{kind}", nargs="*", default=[])
     args = ap.parse_args()
     problems = []
+    with open(os.path.join(args.tests_dir, "CMakeLists.txt"), encoding="utf-8") as f:
+        cmake = f.read()
     for kind in ("cpu", "gpu", "cub"):
+        for path in sorted(glob.glob(os.path.join(args.tests_dir, kind, "*.cpp"))):
+            name = f"{kind}/{os.path.basename(path)}"
+            if not re.search(r"(^|[\s/(])" + re.escape(name) + r"($|[\s)])", cmake, re.M):
+                problems.append(f"{name}: named by no target of CMakeLists.txt (it is never compiled)")
         found, listed = suites_in(os.path.join(args.tests_dir, kind)), set(getattr(args, kind))
         problems += [f"{kind}/: suite '{s}' is in no CTest list (it never runs)" for s in sorted(found - listed)]
         problems += [f"{kind}/: CTest lists '{s}', which no TEST_SUITE defines" for s in sorted(listed - found)]
