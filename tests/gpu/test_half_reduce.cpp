@@ -220,13 +220,12 @@ TEST_SUITE("gpu_reduce") {
         make(ReduceOp::sumsq, ValueType::f16, std::nullopt, false)};
     for (const ReduceProblem& p : problems) {
       CAPTURE(p.shape_key());
-      std::vector<ReduceConfig> last;
-      for (const ReduceConfig& c : reduce_space(p))
-        if (c.finish == Finish::atomic_last) last.push_back(c);
-      CHECK(last.size() == 8);
+      std::size_t last = 0;
       int pruned = 0;
-      const auto variants = compile_runnable(
-          p, last, dev, [&](const ReduceConfig& c) { return reduce_violation(p, c, &dev); }, pruned, Entries::all);
+      const auto variants = compile_selected(
+          p, reduce_space(p), [](const ReduceConfig& c) { return c.finish == Finish::atomic_last; }, dev,
+          [&](const ReduceConfig& c) { return reduce_violation(p, c, &dev); }, last, pruned);
+      CHECK(last == 8);
       CHECK(pruned == 0);
       check_variants(p, p, variants, dev);
     }
