@@ -117,18 +117,19 @@ std::vector<CompiledVariant<C>> compile_runnable(const P& problem, const std::ve
   return compile_variants(problem, runnable(space, violation, pruned), dev, entries);
 }
 
-/// Compiles, whatever the tier, the configurations of `space` that `keep(c)` selects (a case about one construct, e.g.
-/// one finish) and the device can run, with every entry point; `selected` counts what `keep` took, `pruned` what
-/// the device's limits then left out.
-template <class P, class C, class Keep, class Violation>
-std::vector<CompiledVariant<C>> compile_selected(const P& problem, const std::vector<C>& space, Keep&& keep,
-                                                 const DeviceInfo& dev, Violation&& violation, std::size_t& selected,
-                                                 int& pruned) {
+/// Compiles, whatever the tier, the configurations of the family's `space(problem)` that `keep(c)` selects (a case
+/// about one construct, e.g. one finish) and that `violation(problem, c, &dev)` lets the device run, with every entry
+/// point; `selected` counts what `keep` took, `pruned` what the device's limits then left out.
+template <class P, class Space, class Violation, class Keep>
+auto compile_selected(const P& problem, Space&& space, Violation&& violation, Keep&& keep, const DeviceInfo& dev,
+                      std::size_t& selected, int& pruned) {
+  using C = typename decltype(space(problem))::value_type;
   std::vector<C> chosen;
-  for (const C& c : space)
+  for (const C& c : space(problem))
     if (keep(c)) chosen.push_back(c);
   selected = chosen.size();
-  return compile_runnable(problem, chosen, dev, std::forward<Violation>(violation), pruned, Entries::all);
+  return compile_runnable(
+      problem, chosen, dev, [&](const C& c) { return violation(problem, c, &dev); }, pruned, Entries::all);
 }
 
 /// Compiles what the tier verifies of a family's space (tier.hpp): the runnable configurations, all of them in the

@@ -361,9 +361,8 @@ TEST_SUITE("gpu_argreduce") {
         const ArgReduceProblem p = make(op, t);
         std::size_t wide = 0;
         int pruned = 0;
-        const auto variants = compile_selected(
-            p, argreduce_space(p), [](const ArgReduceConfig& c) { return c.finish == Finish::atomic; }, dev,
-            [&](const ArgReduceConfig& c) { return argreduce_violation(p, c, &dev); }, wide, pruned);
+        const auto is_wide = [](const ArgReduceConfig& c) { return c.finish == Finish::atomic; };
+        const auto variants = compile_selected(p, argreduce_space, argreduce_violation, is_wide, dev, wide, pruned);
         CHECK(wide == 18);
         if (dev.cc_major < 9) {
           CHECK(variants.empty());

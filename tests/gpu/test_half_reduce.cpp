@@ -222,9 +222,8 @@ TEST_SUITE("gpu_reduce") {
       CAPTURE(p.shape_key());
       std::size_t last = 0;
       int pruned = 0;
-      const auto variants = compile_selected(
-          p, reduce_space(p), [](const ReduceConfig& c) { return c.finish == Finish::atomic_last; }, dev,
-          [&](const ReduceConfig& c) { return reduce_violation(p, c, &dev); }, last, pruned);
+      const auto is_last = [](const ReduceConfig& c) { return c.finish == Finish::atomic_last; };
+      const auto variants = compile_selected(p, reduce_space, reduce_violation, is_last, dev, last, pruned);
       CHECK(last == 8);
       CHECK(pruned == 0);
       check_variants(p, p, variants, dev);
