@@ -12,15 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "autotune/argreduce_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "autotune/histogram_range_problem.hpp"
 #include "autotune/identity.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "autotune/segmented_reduce_problem.hpp"
 #include "autotune/resolution.hpp"
 #include "runtime/rank.hpp"
 #include "runtime/size_table.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
+#include "tests/size_table_check.hpp"
 
 using namespace autotune;
 using namespace autotune::test;
@@ -66,9 +70,73 @@ const SizeRange& range_holding(const std::vector<SizeRange>& sizes, std::uint64_
   return sizes.front();
 }
 
+// Untuned problems of every family over their types, operations, shapes and sizes (histograms: 10 sample types x 9
+// bin counts from 1 to 2^24 x 3 sizes x 2 inputs, and pixels; reductions: 7 operations x 10 types x 3 sizes; ...),
+// each family's problems apart; those that do not validate (bins a type cannot hold, say) are left out.
+std::vector<std::vector<Problem>> untuned_grid() {
+  constexpr SampleType kSamples[] = {SampleType::u8,  SampleType::u16, SampleType::i32, SampleType::u32,
+                                     SampleType::f32, SampleType::f64, SampleType::f16, SampleType::bf16,
+                                     SampleType::i8,  SampleType::i16};
+  constexpr ValueType kValues[] = {ValueType::i32, ValueType::u32, ValueType::i64, ValueType::u64, ValueType::f32,
+                                   ValueType::f64, ValueType::f16, ValueType::bf16, ValueType::i8, ValueType::i16};
+  constexpr std::uint64_t kSizes[] = {1000, 1u << 20, 1u << 28};
+  std::vector<std::vector<Problem>> out(5);
+  auto add = [&](std::size_t family, const Problem& p) {
+    try {
+      p.validate();
+      out[family].push_back(p);
+    } catch (const UsageError&) {
+    }
+  };
+  for (const SampleType t : kSamples)
+    for (const int bins : {1, 3, 37, 256, 1000, 4096, 65536, 1 << 20, 1 << 24})
+      for (const std::uint64_t n : kSizes)
+        for (const char* dist : {"uniform", "runs"}) {
+          HistogramProblem h = HistogramProblem::with_defaults(t, bins);
+          h.n = n, h.distribution = dist;
+          add(0, h);
+        }
+  const Problem pixels = HistogramProblem::multi_channel(SampleType::u8, 4, {{256, 0, 256}, {64, 0, 256}, {17, 10, 200}});
+  for (const std::uint64_t n : kSizes) add(0, pixels.with_n(n));
+  for (const ValueType t : kValues)
+    for (const std::uint64_t n : kSizes) {
+      for (const ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::absmax, ReduceOp::sumsq,
+                                ReduceOp::sumabs, ReduceOp::l2norm})
+        add(1, ReduceProblem{.op = op, .type = t, .n = n});
+      for (const ArgOp op : {ArgOp::argmin, ArgOp::argmax}) add(2, ArgReduceProblem{.op = op, .type = t, .n = n});
+      for (const SegReduceOp op : {SegReduceOp::sum, SegReduceOp::max, SegReduceOp::argmax})
+        for (const char* lengths : {"fixed:32", "fixed:128K", "uniform:1..64K", "power-law"})
+          add(4, SegReduceProblem{.op = op, .type = t, .n = n, .distribution = lengths});
+    }
+  for (const SampleType t : kSamples)
+    for (const int bins : {1, 100, 255, 4096, 65536})
+      for (const EdgeLayout edges : {EdgeLayout::even, EdgeLayout::irregular})
+        for (const std::uint64_t n : kSizes)
+          add(3, HistogramRangeProblem{.type = t, .bins = bins, .edges = edges, .n = n});
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("size_table") {
+  TEST_CASE("untuned problems of every family, on an H200, an A100 and a T4: each size table covers every n once, "
+            "and the device runs every range") {
+    const std::vector<std::vector<Problem>> grid = untuned_grid();
+    // The grid is what it says (a family whose problems stopped validating would make this pass on nothing).
+    const std::size_t at_least[] = {500, 210, 60, 250, 350};
+    for (std::size_t f = 0; f < grid.size(); ++f) CHECK(grid[f].size() >= at_least[f]);
+    for (const DeviceInfo& device : lookup_devices()) {
+      CAPTURE(device.model_key());
+      LookupTarget target = target_of(device);
+      target.device = device;
+      for (const std::vector<Problem>& family : grid)
+        for (const Problem& p : family) {
+          CAPTURE(p.key());
+          CHECK(test::size_table_fault(untuned_sizes(target, p), p, &device) == "");
+        }
+    }
+  }
+
   TEST_CASE("with symmetric costs the switch between two tuned sizes is at the geometric mean of n+1") {
     // The first n served by b: the smallest m with (m+1)^2 >= (a+1)(b+1), by hand: 4*16 = 64 = 8^2; 16*64 = 1024 =
     // 32^2; 4096*65536 = 2^28 = (2^14)^2; at the mean itself both are as far: the tie goes to the larger size.
