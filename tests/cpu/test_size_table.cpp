@@ -6,6 +6,8 @@
 // (tests/cpu/test_rank.cpp checks the switch they give).
 #include <doctest/doctest.h>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,6 +17,7 @@
 #include "autotune/argreduce_problem.hpp"
 #include "autotune/cache.hpp"
 #include "autotune/device.hpp"
+#include "autotune/error.hpp"
 #include "autotune/histogram_problem.hpp"
 #include "autotune/histogram_range_problem.hpp"
 #include "autotune/identity.hpp"
@@ -135,6 +138,78 @@ TEST_SUITE("size_table") {
           CHECK(test::size_table_fault(untuned_sizes(target, p), p, &device) == "");
         }
     }
+  }
+
+  TEST_CASE("a cache file whose rows were changed by hand: a handle's lookup refuses it or gives a table it can run") {
+    // Rows a handle's lookup reads (a winner's configuration, time and origin, its problem's key, size and parameters,
+    // its run's identity, the device's limits), each set to what no autotune writes, one at a time. Sound rows:
+    // u8/256 bins and an f32 sum at 1M on the H100, measured by this build's code.
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {"nothing changed", "SELECT 1"},  // the rows as written: each problem served exactly at n = 1M
+        {"config unparseable", "UPDATE winners SET config = 'block=-1'"},
+        {"config of another family", "UPDATE winners SET config = (SELECT config FROM winners WHERE problem_id = 2)"},
+        {"config the problem refuses",
+         "UPDATE winners SET config = 'priv=global,R=1,cbits=16,block=256,vec=16,loads=2,agg=none,part=interleaved,"
+         "merge=atomic,grid=0' WHERE problem_id = 1"},
+        {"config empty", "UPDATE winners SET config = ''"},
+        {"time negative", "UPDATE winners SET median_ms = -1"},
+        {"time as text", "UPDATE winners SET median_ms = 'fast'"},
+        {"time huge", "UPDATE winners SET median_ms = 1e308"},
+        {"origin unknown", "UPDATE winners SET origin = 'somewhere'"},
+        {"arch of another GPU", "UPDATE winners SET arch = 'sm_75'"},
+        {"problem key garbage", "UPDATE problems SET key = 'histogram/u8/bins=0' WHERE id = 1"},
+        {"problem n negative", "UPDATE problems SET n = -5"},
+        {"problem n as text", "UPDATE problems SET n = 'many'"},
+        {"problem family unknown", "UPDATE problems SET family = 'scan'"},
+        {"problem bins zero", "UPDATE problem_parameters SET value = '0' WHERE name = 'bins'"},
+        {"problem bins huge", "UPDATE problem_parameters SET value = '99999999999' WHERE name = 'bins'"},
+        {"problem parameters gone", "DELETE FROM problem_parameters"},
+        {"run identity gone", "UPDATE runs SET template_hash = NULL, nvrtc_version = NULL"},
+        {"run stale", "UPDATE runs SET stale = 1"},
+        {"run origin unknown", "UPDATE runs SET origin = 'somewhere'"},
+        {"winner of a missing run", "UPDATE winners SET run_id = 99"},
+        {"winner of a missing problem", "UPDATE winners SET problem_id = 99 WHERE problem_id = 1"},
+        {"device SMs zero", "UPDATE devices SET sm_count = 0"},
+        {"device shared memory negative", "UPDATE devices SET shared_per_block_optin = -1"},
+        {"device threads zero", "UPDATE devices SET max_threads_per_block = 0"},
+        {"device arch garbage", "UPDATE devices SET arch = 'sm_'"},
+        {"device gone", "DELETE FROM devices"},
+    };
+    HistogramProblem hist = problem(M);
+    ReduceProblem sum;
+    sum.n = M;
+    const HistogramConfig hc = config(512, 8);
+    int tables = 0, refusals = 0;
+    for (const auto& [case_name, sql] : cases) {
+      const std::string name = case_name;  // (a structured binding cannot be captured by CAPTURE's lambda)
+      CAPTURE(name);
+      TempPath file;
+      {
+        Cache c(file.str());
+        record_current(c, h100(), hist, hc);
+        record_current(c, h100(), sum, ReduceConfig{});
+      }
+      SQLite::Database(file.str(), SQLite::OPEN_READWRITE).exec(sql);
+      for (const Problem& p : {Problem(hist), Problem(sum)})
+        for (const std::uint64_t n : {M, std::uint64_t{0}, std::uint64_t{3}}) {
+          CAPTURE(p.with_n(n).key());
+          // Refused (the file, or its rows) in autotune's words, or a table whose every range this H100 runs.
+          try {
+            const Cache cache = Cache::open_read_only(file.str());
+            const DeviceInfo device = h100();
+            LookupTarget target = target_of(device);
+            target.device = device;
+            const SizeLookup s = lookup_sizes(cache, target, p.with_n(n));
+            CHECK(test::size_table_fault(s, p.with_n(n), &device) == "");
+            if (name == "nothing changed" && n == M) CHECK(s.at_hint.source == ConfigSource::exact);
+            ++tables;
+          } catch (const Error&) {
+            ++refusals;
+          }
+        }
+    }
+    MESSAGE(tables << " tables, " << refusals << " refusals");
+    CHECK(tables > 0);
   }
 
   TEST_CASE("with symmetric costs the switch between two tuned sizes is at the geometric mean of n+1") {
