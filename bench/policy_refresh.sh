@@ -91,6 +91,9 @@ if [ -n "${POLICY_FROM:-}" ]; then
 fi
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 date=$(date -u +%F)
+# The GPU the entries are measured on, in each update's provenance (fit_policy.py --gpu).
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+gpu=${gpu:-unknown GPU}
 rc=0 t0=$SECONDS
 for p in "${parts[@]}"; do
   IFS=';' read -r name family n est added shapes dists <<< "$p"
@@ -106,7 +109,7 @@ for p in "${parts[@]}"; do
   kept="policy-$family-$name-$n-$commit.log.gz"
   gzip -c "$log" > "$out/$kept"
   add=(); [ -n "$added" ] && add=(--add-shapes)
-  python3 scripts/fit_policy.py "$log" --update "${add[@]}" --write --date "$date" --commit "$commit" \
+  python3 scripts/fit_policy.py "$log" --update "${add[@]}" --write --date "$date" --commit "$commit" --gpu "$gpu" \
     --source "bench/results/$date-data/$kept" \
     --command "ADD_SHAPES='$added' SHAPES='$shapes' HIST_DISTS='$dists' bench/policy_retune.sh BIN OUT $family $n" \
     > "$out/fit-$name-$n.txt" 2>&1 || { echo "policy_refresh: the fit of $name n=$n failed (fit-$name-$n.txt)"; rc=1; }

@@ -168,7 +168,8 @@ def update(family, es, args):
             print(f"  {e['problem']}: {was} -> {c} ({ms} ms)")
             e.update({"config": c, "worst_slowdown": round(w, 4), "time_ms": ms})
     doc["provenance"].setdefault("updates", []).append(
-        {"date": args.date, "commit": args.commit, "command": args.command, "data": args.source, "entries": len(new)})
+        {"date": args.date, "commit": args.commit, "gpu": args.gpu, "command": args.command, "data": args.source,
+         "entries": len(new)})
     doc["provenance"]["data"] += "; updated from " + args.source
     return path, doc
 
