@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 """Keep a policy refit's entries that its A/B does not show slower (the step after bench/policy_ab.sh).
 
-    bench/policy_ab_apply.py BIN BEFORE_DIR AFTER_DIR AB_LOG OUT_DIR [--tolerance 0.02] [--cache FILE]
+    bench/policy_ab_apply.py BIN BEFORE_DIR AFTER_DIR OUT_DIR AB_LOG... [--tolerance 0.02] [--worst 0.10]
+                             [--replace-gain G] [--cache FILE]
 
-AB_LOG is policy_ab.sh's OUT/policy-ab.log: per problem the handle of the refit policy (AFTER_DIR, served through
-AUTOTUNE_POLICY_DIR) as "tuned", the handle of BEFORE_DIR's as "compared", timed in the same rounds. `autotune best`
-(no GPU: the policies and the H200's devices row, as bench/policy_changed.py asks) names the entry that serves each row
-("policy: tuned for n=N of SHAPE"). An entry the refit changed or added, whose rows (those still served the configuration
-the A/B measured) ran slower than with the old policy by more than --tolerance in geometric mean, or one of them by more
-than --worst, goes back to what BEFORE_DIR holds for its problem (or is dropped when the refit added it). The lookups are
-asked again until no entry moves. OUT_DIR gets <family>.json for every family of AFTER_DIR; the lines printed say
-which entry went back or stayed, and why, for the closing note.
+Each AB_LOG is a policy_ab.sh OUT/policy-ab.log (several: repeated rounds; a row's times are taken in geometric mean
+over the logs that ran the same two configurations): per problem the handle of the refit policy (AFTER_DIR, served
+through AUTOTUNE_POLICY_DIR) as "tuned", the handle of BEFORE_DIR's as "compared", timed in the same rounds.
+`autotune best` (no GPU: the policies and the H200's devices row, as bench/policy_changed.py asks) names the entry
+that serves each row ("policy: tuned for n=N of SHAPE"). An entry whose configuration the refit added or changed goes
+back to what BEFORE_DIR holds for its problem (or is dropped where the refit added it) when its rows, those still
+served the configuration the A/B timed, ran slower than with the old policy by more than --tolerance in geometric
+mean, or one of them by more than --worst. With --replace-gain G (a refit measured on another GPU than the entries it
+replaces), a changed entry stays only where A/B rows measured it at least G faster. An entry re-measured with its
+configuration unchanged keeps its old measurement. The lookups are asked again until no entry moves.
+
+OUT_DIR gets <family>.json for every family of AFTER_DIR: a family left as it was gets BEFORE_DIR's file, the others
+record the step in provenance.updates. The lines printed say which entry went back or stayed, and why.
 """
 import argparse
 import copy
@@ -48,9 +54,130 @@ def served_entry(autotune, cache, key, policy_dir):
     return (entry_key(m.group(2), m.group(1)) if m else None), answer["config"]
 
 
+def merged(logs):
+    """Each row's times in geometric mean over the logs that timed the same two configurations as the first one."""
+    rows = {}
+    for key in {k for log in logs for k in log}:
+        runs = [log[key] for log in logs if key in log]
+        pair = (runs[0]["config"], runs[0]["compared_config"])
+        same = [r for r in runs if (r["config"], r["compared_config"]) == pair and r["tuned"] > 0 and r["compared"] > 0]
+        if not same:
+            continue
+        row = dict(same[0], rounds=len(same))
+        for field in ("tuned", "compared"):
+            row[field] = math.exp(sum(math.log(r[field]) for r in same) / len(same))
+        rows[key] = row
+    return rows
+
+
 def load(path):
     with open(path) as f:
         return json.load(f)
+
+
+class Policies:
+    """OUT_DIR's policy files against BEFORE_DIR's: which entries the refit changed, and putting one back."""
+
+    def __init__(self, before_dir, out_dir):
+        self.before_dir, self.out_dir = before_dir, out_dir
+
+    def path(self, family):
+        return os.path.join(self.out_dir, family + ".json")
+
+    def entries(self, family):
+        return {e["problem"]: e for e in load(self.path(family))["entries"]}
+
+    def old(self, family):
+        path = os.path.join(self.before_dir, family + ".json")
+        return {e["problem"]: e for e in load(path)["entries"]} if os.path.isfile(path) else {}
+
+    def put_back(self, entry):
+        """The entry as BEFORE_DIR has it, or none where the refit added it; True where it was added."""
+        family = entry.split("/", 1)[0]
+        doc, old = load(self.path(family)), self.old(family)
+        doc["entries"] = [copy.deepcopy(old[entry]) if e["problem"] == entry else e for e in doc["entries"]
+                          if e["problem"] != entry or entry in old]
+        with open(self.path(family), "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        return entry not in old
+
+    def record(self, args, back):
+        """A family whose entries are all as before gets its old file back (the refit's update records with it);
+        the others record the A/B step in their provenance."""
+        for name in sorted(os.listdir(self.out_dir)):
+            if not name.endswith(".json"):
+                continue
+            family, before = name[:-5], os.path.join(self.before_dir, name)
+            doc = load(self.path(family))
+            if os.path.isfile(before) and doc["entries"] == load(before)["entries"]:
+                shutil.copy(before, self.path(family))
+                continue
+            doc["provenance"].setdefault("updates", []).append(
+                {"ab": "bench/policy_ab_apply.py", "logs": [os.path.basename(os.path.dirname(os.path.abspath(log))) +
+                                                            "/" + os.path.basename(log) for log in args.ab_logs],
+                 "rule": f"put back: slower than {1 + args.tolerance:.2f}x in geometric mean or one row over "
+                         f"{1 + args.worst:.2f}x" + ("" if args.replace_gain is None else
+                                                    f"; a replacing entry gaining under {args.replace_gain:.2f}"),
+                 "put_back_in_all_families": back})
+            with open(self.path(family), "w") as f:
+                json.dump(doc, f, indent=1)
+                f.write("\n")
+
+    def changed(self):
+        """(entry, added) of every entry whose configuration the refit added or changed."""
+        out = []
+        for name in sorted(os.listdir(self.out_dir)):
+            if name.endswith(".json"):
+                family = name[:-5]
+                old = self.old(family)
+                out += [(k, k not in old) for k, e in self.entries(family).items()
+                        if k not in old or old[k]["config"] != e["config"]]
+        return out
+
+    def same_config(self):
+        """Entries the refit re-measured without changing their configuration."""
+        out = []
+        for name in sorted(os.listdir(self.out_dir)):
+            if name.endswith(".json"):
+                old = self.old(name[:-5])
+                out += [k for k, e in self.entries(name[:-5]).items()
+                        if k in old and old[k]["config"] == e["config"] and old[k] != e]
+        return out
+
+
+def served_rows(autotune, cache, rows, policies):
+    """The A/B rows still served the configuration they were timed with, by the entry that serves them."""
+    groups = {}
+    for key, v in sorted(rows.items()):
+        entry, config = served_entry(autotune, cache, key, policies.out_dir)
+        if entry is not None and config == v["config"]:
+            groups.setdefault(entry, []).append((key, v))
+    return groups
+
+
+def verdict(served, added, args):
+    """None to keep the entry, else why it goes back."""
+    if not served:
+        return None if added or args.replace_gain is None else "no A/B row measured it"
+    ratios = [v["tuned"] / v["compared"] for _, v in served]
+    mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    if mean > 1 + args.tolerance:
+        return f"{mean:.3f}x the old policy's time in geometric mean"
+    if max(ratios) > 1 + args.worst:
+        return f"one row {max(ratios):.3f}x the old policy's time"
+    if not added and args.replace_gain is not None and mean > 1 - args.replace_gain:
+        return f"{mean:.3f}x the old policy's time in geometric mean, not the {args.replace_gain:.2f} gain asked"
+    return None
+
+
+def describe(served):
+    if not served:
+        return "no A/B row"
+    ratios = [v["tuned"] / v["compared"] for _, v in served]
+    return (f"{len(served)} A/B rows, new/old time {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f} in "
+            f"geometric mean, worst {max(ratios):.3f}: "
+            + "; ".join(f"{k} {v['tuned']:.2f} us against {v['compared']:.2f}" for k, v in served))
 
 
 def main():
@@ -58,62 +185,46 @@ def main():
     ap.add_argument("bin")
     ap.add_argument("before_dir")
     ap.add_argument("after_dir")
-    ap.add_argument("ab_log")
     ap.add_argument("out_dir")
+    ap.add_argument("ab_logs", nargs="+", metavar="ab_log")
     ap.add_argument("--tolerance", type=float, default=0.02,
                     help="an entry whose rows ran slower than before by more than this fraction in geometric mean goes "
                     "back (default 0.02)")
     ap.add_argument("--worst", type=float, default=0.10,
                     help="... or one of whose rows ran slower by more than this (default 0.10)")
+    ap.add_argument("--replace-gain", type=float, default=None,
+                    help="an entry that replaces another configuration stays only where its rows ran at least this "
+                    "fraction faster in geometric mean, and where some A/B row measured it: for a refit measured on "
+                    "another GPU than the entries it replaces (default: off)")
     ap.add_argument("--cache", default=policy_changed.DEVICE_ONLY)
     args = ap.parse_args()
     autotune = os.path.join(args.bin, "autotune")
-    rows = held_out_table.read(args.ab_log)
-    slower = sum(1 for v in rows.values() if v["compared"] > 0 and v["tuned"] > v["compared"] * (1 + args.tolerance))
+    rows = {k: v for k, v in merged([held_out_table.read(log) for log in args.ab_logs]).items() if v["compared"] > 0}
+    slower = sum(1 for v in rows.values() if v["tuned"] > v["compared"] * (1 + args.tolerance))
     print(f"policy_ab_apply: {len(rows)} A/B rows, {slower} slower than before by more than "
           f"{100 * args.tolerance:.0f} %")
     os.makedirs(args.out_dir, exist_ok=True)
     for name in os.listdir(args.after_dir):
         if name.endswith(".json"):
             shutil.copy(os.path.join(args.after_dir, name), os.path.join(args.out_dir, name))
-    reverted = set()
-    for _ in range(8):  # a reverted entry hands its rows to other entries: ask again
-        groups = {}
-        for key, v in sorted(rows.items()):
-            if v["compared"] <= 0:
-                continue
-            entry, config = served_entry(autotune, args.cache, key, args.out_dir)
-            if entry is None or config != v["config"]:
-                continue  # not served by a policy entry, or no longer what the A/B measured
-            groups.setdefault(entry, []).append((key, v))
-        moved = False
-        for entry, served in sorted(groups.items()):
-            family = entry.split("/", 1)[0]
-            path = os.path.join(args.out_dir, family + ".json")
-            doc = load(path)
-            old = {e["problem"]: e for e in load(os.path.join(args.before_dir, family + ".json"))["entries"]}
-            now = [e for e in doc["entries"] if e["problem"] == entry]
-            if not now or (entry in old and old[entry] == now[0]):
-                continue  # an entry the refit did not change
-            ratios = [v["tuned"] / v["compared"] for _, v in served]
-            mean = math.exp(sum(map(math.log, ratios)) / len(ratios))
-            if mean <= 1 + args.tolerance and max(ratios) <= 1 + args.worst:
-                print(f"{entry}: kept; {len(served)} A/B rows, new/old time {mean:.3f} in geometric mean, worst "
-                      f"{max(ratios):.3f}")
-                continue
-            doc["entries"] = [copy.deepcopy(old[entry]) if e["problem"] == entry else e for e in doc["entries"]
-                              if e["problem"] != entry or entry in old]
-            with open(path, "w") as f:
-                json.dump(doc, f, indent=1)
-                f.write("\n")
-            reverted.add(entry)
-            moved = True
-            print(f"{entry}: {'put back' if entry in old else 'dropped'}; {len(served)} A/B rows, new/old time "
-                  f"{mean:.3f} in geometric mean, worst {max(ratios):.3f}: "
-                  + "; ".join(f"{k} {v['tuned']:.2f} us against {v['compared']:.2f}" for k, v in served))
-        if not moved:
+    policies = Policies(args.before_dir, args.out_dir)
+    for entry in policies.same_config():  # re-measured, unchanged: the earlier measurement stays
+        policies.put_back(entry)
+    back = 0
+    for _ in range(16):  # a reverted entry hands its rows to other entries: ask again
+        groups = served_rows(autotune, args.cache, rows, policies)
+        moves = [(entry, added, why) for entry, added in policies.changed()
+                 if (why := verdict(groups.get(entry, []), added, args))]
+        for entry, added, why in moves:
+            policies.put_back(entry)
+            print(f"{entry}: {'dropped' if added else 'put back'} ({why}); {describe(groups.get(entry, []))}")
+        back += len(moves)
+        if not moves:
             break
-    print(f"policy_ab_apply: {len(reverted)} entries put back or dropped; the policies are in {args.out_dir}")
+    for entry, added in policies.changed():
+        print(f"{entry}: kept ({'added' if added else 'changed'}); {describe(groups.get(entry, []))}")
+    policies.record(args, back)
+    print(f"policy_ab_apply: {back} entries put back or dropped; the policies are in {args.out_dir}")
 
 
 if __name__ == "__main__":

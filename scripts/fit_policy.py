@@ -167,6 +167,10 @@ def update(family, es, args):
             was = f"{e['config']} ({e['time_ms']} ms)" if e["config"] else "(new)"
             print(f"  {e['problem']}: {was} -> {c} ({ms} ms)")
             e.update({"config": c, "worst_slowdown": round(w, 4), "time_ms": ms})
+            if args.gpu != doc["provenance"].get("gpu"):  # measured on another GPU than the policy's
+                e["gpu"] = args.gpu
+            else:
+                e.pop("gpu", None)
     doc["provenance"].setdefault("updates", []).append(
         {"date": args.date, "commit": args.commit, "gpu": args.gpu, "command": args.command, "data": args.source,
          "entries": len(new)})

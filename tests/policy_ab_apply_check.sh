@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# CPU check of bench/policy_ab_apply.py (CTest cpu.policy_ab_apply): a refit policy with three changes and an A/B log
+# CPU check of bench/policy_ab_apply.py (CTest cpu.policy_ab_apply): a refit policy with three changes and two A/B logs
 # written here, each change's rows timed by hand:
-#   - an added bf16/64-bin entry whose rows ran 8 % and 5 % slower than the old policy's handles: dropped (1.065x in
-#     geometric mean, no row over 10 %);
+#   - an added bf16/64-bin entry (a size the tree's policy lacks) whose rows ran 8 % and 5 % slower than the old
+#     policy's handles: dropped (1.065x in geometric mean, no row over 10 %);
 #   - a changed u8/32-bin entry whose rows ran 12 % slower and 8 % faster: put back as the tree has it (1.015x in
 #     geometric mean, but one row over 10 %);
-#   - a changed f32/2048-bin entry whose row ran 10 % faster: kept.
+#   - a changed f32/2048-bin entry whose row ran 15 % slower in one log and 20 % faster in another (0.96x in geometric
+#     mean over both): kept; with --replace-gain 0.05 (a changed entry must gain 5 %) put back;
+#   - an entry re-measured with its configuration unchanged (another time_ms): back to the tree's measurement.
 #   tests/policy_ab_apply_check.sh SOURCE_DIR BIN_DIR      (BIN_DIR holds `autotune`)
 set -euo pipefail
 src=$(realpath "${1:?SOURCE_DIR}")
@@ -19,12 +21,13 @@ for f in histogram reduce argreduce; do
   cp "$src/kernel_templates/$f/policy.json" "$scratch/before/$f.json"
   cp "$src/kernel_templates/$f/policy.json" "$scratch/after/$f.json"
 done
-added='histogram/bf16/bins=64/range=[0,1)/n=1048576/dist=uniform'
+added='histogram/bf16/bins=64/range=[0,1)/n=4194304/dist=uniform'
 put_back='histogram/u8/bins=32/range=[0,256)/n=16777216/dist=uniform'
 kept='histogram/f32/bins=2048/range=[0,1)/n=1048576/dist=uniform'
-python3 - "$scratch/after/histogram.json" "$added" "$put_back" "$kept" <<'EOF'
+remeasured='histogram/u8/bins=32/range=[0,256)/n=4096/dist=uniform'
+python3 - "$scratch/after/histogram.json" "$added" "$put_back" "$kept" "$remeasured" <<'EOF'
 import json, sys
-path, added, put_back, kept = sys.argv[1:]
+path, added, put_back, kept, remeasured = sys.argv[1:]
 doc = json.load(open(path))
 changed = 0
 for e in doc["entries"]:
@@ -32,7 +35,9 @@ for e in doc["entries"]:
         e["config"] = e["config"].replace("loads=8", "loads=4"); changed += 1
     if e["problem"] == kept:
         e["config"] = e["config"].replace("loads=2", "loads=4"); changed += 1
-assert changed == 2, "the tree's policy lacks an entry this check changes"
+    if e["problem"] == remeasured:
+        e["time_ms"] = 1.5; changed += 1
+assert changed == 3, "the tree's policy lacks an entry this check changes"
 doc["entries"].append({"problem": added, "time_ms": 0.01, "worst_slowdown": 1.0,
                        "config": "priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,"
                                  "merge=atomic,grid=0"})
@@ -45,28 +50,34 @@ served() {  # the configuration the refit policy serves: what the A/B's "tuned" 
 row() {  # KEY TUNED_US COMPARED_US CONFIG: one line as shape_bench --compare-policy prints it
   echo "shape_bench: $1 policy 0 us, tuned $2 us ($4), exact 0 us, CUB 9.0 us, compared $3 us (old)"
 }
+f32_config=$(served --type f32 --bins 2048 --n 1048576)
 {
-  row 'histogram/bf16/bins=60/range=[0,1)/n=900000/dist=uniform' 10.8 10.0 "$(served --type bf16 --bins 60 --n 900000)"
-  row 'histogram/bf16/bins=50/range=[0,1)/n=1000000/dist=uniform' 10.5 10.0 "$(served --type bf16 --bins 50 --n 1000000)"
+  row 'histogram/bf16/bins=60/range=[0,1)/n=4000000/dist=uniform' 10.8 10.0 "$(served --type bf16 --bins 60 --n 4000000)"
+  row 'histogram/bf16/bins=50/range=[0,1)/n=4500000/dist=uniform' 10.5 10.0 "$(served --type bf16 --bins 50 --n 4500000)"
   row 'histogram/u8/bins=32/range=[0,256)/n=20000000/dist=uniform' 11.2 10.0 \
     "$(served --type u8 --bins 32 --upper 256 --n 20000000)"
   row 'histogram/u8/bins=32/range=[0,256)/n=16777216/dist=uniform' 9.2 10.0 \
     "$(served --type u8 --bins 32 --upper 256 --n 16777216)"
-  row 'histogram/f32/bins=2048/range=[0,1)/n=1048576/dist=uniform' 9.0 10.0 \
-    "$(served --type f32 --bins 2048 --n 1048576)"
+  row 'histogram/f32/bins=2048/range=[0,1)/n=1048576/dist=uniform' 11.5 10.0 "$f32_config"
 } > "$scratch/ab.log"
-python3 "$src/bench/policy_ab_apply.py" "$bin" "$scratch/before" "$scratch/after" "$scratch/ab.log" "$scratch/out"
-python3 - "$scratch" "$added" "$put_back" "$kept" <<'EOF'
+row 'histogram/f32/bins=2048/range=[0,1)/n=1048576/dist=uniform' 8.0 10.0 "$f32_config" > "$scratch/ab-again.log"
+python3 "$src/bench/policy_ab_apply.py" "$bin" "$scratch/before" "$scratch/after" "$scratch/out" "$scratch/ab.log" \
+  "$scratch/ab-again.log"
+python3 "$src/bench/policy_ab_apply.py" "$bin" "$scratch/before" "$scratch/after" "$scratch/out-gain" \
+  "$scratch/ab.log" "$scratch/ab-again.log" --replace-gain 0.05
+python3 - "$scratch" "$added" "$put_back" "$kept" "$remeasured" <<'EOF'
 import json, sys
-scratch, added, put_back, kept = sys.argv[1:]
+scratch, added, put_back, kept, remeasured = sys.argv[1:]
 def entries(d):
     return {e["problem"]: e for e in json.load(open(f"{scratch}/{d}/histogram.json"))["entries"]}
-before, after, out = entries("before"), entries("after"), entries("out")
+before, after, out, gain = entries("before"), entries("after"), entries("out"), entries("out-gain")
 fail = []
 if added in out: fail.append(f"{added} was kept; its rows ran 1.065x slower in geometric mean")
 if out.get(put_back) != before[put_back]: fail.append(f"{put_back} is not the tree's; one of its rows ran 1.12x slower")
-if out.get(kept) != after[kept]: fail.append(f"{kept} is not the refit's; its row ran faster")
+if out.get(kept) != after[kept]: fail.append(f"{kept} is not the refit's; its row ran 0.96x in geometric mean over two logs")
+if out.get(remeasured) != before[remeasured]: fail.append(f"{remeasured}: its configuration did not change, its time did")
 if len(out) != len(before): fail.append(f"{len(out)} entries, the tree has {len(before)}")
+if gain.get(kept) != before[kept]: fail.append(f"--replace-gain 0.05 kept {kept}, which gained 4 %")
 print("\n".join("FAIL: " + f for f in fail) or "policy_ab_apply: slower entries dropped or put back, faster kept")
 sys.exit(1 if fail else 0)
 EOF
