@@ -38,7 +38,7 @@ EvidenceSize size_of_winner(Winner w, std::string change = {}) {
   const std::uint64_t n = w.problem.n();
   Config config = w.config;
   std::string key = w.problem.key();
-  return EvidenceSize{n, std::move(config), std::move(w), std::move(change), std::move(key)};
+  return EvidenceSize{n, std::move(config), std::move(w), std::move(change), std::move(key), {}};
 }
 
 // The problem's own shape on this model, one piece per distribution that has tuned sizes.
@@ -162,7 +162,7 @@ void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g)
     e.note = policy.provenance;
     for (std::size_t i = 0; i < c.sizes.size(); ++i)
       e.sizes.push_back(EvidenceSize{c.sizes[i].problem.n(), c.sizes[i].config, std::nullopt, c.changes[i],
-                                     c.sizes[i].problem.key()});
+                                     c.sizes[i].problem.key(), c.sizes[i].gpu});
     g.evidence.push_back(std::move(e));
   }
 }
@@ -196,7 +196,7 @@ Gathered gather_candidates(const Cache* cache, const LookupTarget& given, const 
   policy_evidence(target, problem, g);
   Evidence fallback;
   fallback.kind = ConfigSource::fallback;
-  fallback.sizes.push_back(EvidenceSize{0, Config::fallback(problem), std::nullopt, {}, {}});
+  fallback.sizes.push_back(EvidenceSize{0, Config::fallback(problem), std::nullopt, {}, {}, {}});
   g.evidence.push_back(std::move(fallback));
   return g;
 }

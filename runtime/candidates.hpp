@@ -35,6 +35,7 @@ struct EvidenceSize {
   std::optional<Winner> winner;  ///< the cache entry (none for the policy and the built-in default)
   std::string change;            ///< what adapt_config changed, "" when nothing
   std::string key;               ///< the measured problem's key (Problem::key); "" for the built-in default
+  std::string measured_on;       ///< a policy entry's GPU where not the policy's (PolicyEntry::gpu)
 };
 
 /// Evidence of one kind for the problem: the tuned sizes of one shape on one GPU model (or of the policy, or the

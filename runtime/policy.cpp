@@ -47,10 +47,11 @@ Policy parse_policy(std::string_view family, std::string_view text) {
     if (!config) throw fail(fmt::format("'{}' is not a configuration of it", ck));
     if (const std::string why = problem->family().violation(*problem, *config, nullptr); !why.empty())
       throw fail(fmt::format("{} cannot run {}: {}", ck, pk, why));
-    PolicyEntry entry{*problem, *config, 0.0, 1.0};
+    PolicyEntry entry{*problem, *config, 0.0, 1.0, {}};
     if (e.contains("time_ms") && e["time_ms"].is_number()) entry.time_ms = e["time_ms"].get<double>();
     if (e.contains("worst_slowdown") && e["worst_slowdown"].is_number())
       entry.worst_slowdown = e["worst_slowdown"].get<double>();
+    if (e.contains("gpu") && e["gpu"].is_string()) entry.gpu = e["gpu"].get<std::string>();
     p.entries.push_back(std::move(entry));
   }
   return p;
@@ -125,8 +126,9 @@ PolicyChoice shape_choice(const Policy& policy, const Problem& problem, double d
     if (n_ratio(out.sizes[i].problem.n(), problem.n()) <= n_ratio(out.sizes[at].problem.n(), problem.n())) at = i;
   out.config = out.sizes[at].config;
   out.shape = out.sizes[at].problem;
-  out.why = fmt::format("policy fitted for {}{}{}", out.shape.key(),
+  out.why = fmt::format("policy fitted for {}{}{}{}", out.shape.key(),
                         out.changes[at].empty() ? "" : " (adapted: " + out.changes[at] + ")",
+                        out.sizes[at].gpu.empty() ? "" : " (measured on " + out.sizes[at].gpu + ")",
                         policy.provenance.empty() ? "" : " on " + policy.provenance);
   return out;
 }

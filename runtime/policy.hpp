@@ -28,6 +28,7 @@ struct PolicyEntry {
   Config config;
   double time_ms = 0.0;         ///< its measured time on the policy's GPU (uniform samples)
   double worst_slowdown = 1.0;  ///< its worst slowdown across the distributions it was fitted on
+  std::string gpu;              ///< the GPU it was measured on where not the policy's ("" = the policy's)
 };
 
 /// A family's parsed policy: its entries and where they come from.

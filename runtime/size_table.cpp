@@ -93,11 +93,13 @@ double worst_in(const TransferCosts& costs, std::string_view family, const std::
 // A range's "why" from its evidence and the sizes that serve in it.
 std::string range_why(const Evidence& e, const std::vector<const EvidenceSize*>& used) {
   std::vector<std::uint64_t> ns;
-  std::string keys, changes;
+  std::string keys, changes, measured_on;
   for (const EvidenceSize* s : used) {
     ns.push_back(s->n);
     keys += (keys.empty() ? "" : " and ") + s->key;
     if (!s->change.empty() && changes.find(s->change) == std::string::npos) changes = join(changes, s->change);
+    if (!s->measured_on.empty() && measured_on.find(s->measured_on) == std::string::npos)
+      measured_on = join(measured_on, s->measured_on);
   }
   const std::string adapted = changes.empty() ? "" : "adapted: " + changes;
   switch (e.kind) {
@@ -108,7 +110,9 @@ std::string range_why(const Evidence& e, const std::vector<const EvidenceSize*>&
       const Winner& w = *used.front()->winner;
       return join(fmt::format("tuned on {} ({} SMs) for {}", w.device_name, w.sm_count, list_sizes(ns)), e.note);
     }
-    case ConfigSource::policy: return fmt::format("policy: {} of {}", join("tuned for " + list_sizes(ns), adapted), e.shape);
+    case ConfigSource::policy:
+      return fmt::format("policy: {} of {}{}", join("tuned for " + list_sizes(ns), adapted), e.shape,
+                         measured_on.empty() ? "" : ", measured on " + measured_on);
     case ConfigSource::fallback: return "built-in default";
   }
   return {};
@@ -162,7 +166,10 @@ std::string choice_distance(const Evidence& e, const EvidenceSize& s, const Rank
       return join(fmt::format("tuned on {} ({} SMs){}", s.winner->device_name, s.winner->sm_count,
                               s.n == n ? "" : fmt::format(" for n={}", s.n)),
                   e.note);
-    case ConfigSource::policy: return "policy fitted for " + s.key + adapted + (e.note.empty() ? "" : " on " + e.note);
+    case ConfigSource::policy:
+      return "policy fitted for " + s.key + adapted +
+             (s.measured_on.empty() ? "" : " (measured on " + s.measured_on + ")") +
+             (e.note.empty() ? "" : " on " + e.note);
     case ConfigSource::fallback: return {};
   }
   return {};
@@ -273,7 +280,8 @@ std::vector<SizeRange> build_size_table(std::vector<TunedSize> tuned, const Look
   e.note = tuned.front().note;
   std::stable_sort(tuned.begin(), tuned.end(), [](const TunedSize& a, const TunedSize& b) { return a.n < b.n; });
   for (const TunedSize& t : tuned)
-    if (e.sizes.empty() || e.sizes.back().n != t.n) e.sizes.push_back(EvidenceSize{t.n, t.config, std::nullopt, {}, {}});
+    if (e.sizes.empty() || e.sizes.back().n != t.n)
+      e.sizes.push_back(EvidenceSize{t.n, t.config, std::nullopt, {}, {}, {}});
   return build(costs, tuned.front().config.family_name(), {e}, 0).sizes;
 }
 

@@ -175,6 +175,41 @@ TEST_SUITE("policy") {
     CHECK(shapes[1].sizes.size() == 1);
   }
 
+  TEST_CASE("an entry measured on another GPU than its policy's says so in the choice and in its range of the size "
+            "table; the other entries do not") {
+    const std::string other = R"({"problem": ")" + f32(64, 1 << 16).key() + R"(", "config": ")" + kFew +
+                              R"(", "gpu": "Other GPU"})";
+    const Policy p = parse_policy("histogram", policy_text(other + "," + entry(f32(64, 1 << 24), kMid)));
+    REQUIRE(p.entries.size() == 2);
+    CHECK(p.entries[0].gpu == "Other GPU");
+    CHECK(p.entries[1].gpu.empty());
+    const auto near_other = policy_choice(p, f32(50, 1 << 16), nullptr);
+    REQUIRE(near_other);
+    CHECK(near_other->why.find("(measured on Other GPU)") != std::string::npos);
+    CHECK(near_other->why.find("Test GPU") != std::string::npos);  // the policy's own provenance still follows
+    const auto near_own = policy_choice(p, f32(50, 1 << 24), nullptr);
+    REQUIRE(near_own);
+    CHECK(near_own->why.find("measured on") == std::string::npos);
+
+    // The shipped histogram policy's half-precision shapes were measured on an H100 (2026-12-05f): a bf16 lookup on
+    // the H200 without a cache names that GPU in the range it serves, and an f32 lookup served by the H200's entries
+    // does not.
+    DeviceInfo h200 = test::lookup_devices().front();
+    LookupTarget target{h200.model_key(), h200.arch(), h200.sm_count, 0};
+    target.device = h200;
+    HistogramProblem bf16 = HistogramProblem::with_defaults(SampleType::bf16, 44);
+    bf16.n = 1699000;
+    auto why_at = [&](const Problem& problem) {
+      for (const SizeRange& r : untuned_sizes(target, problem).sizes)
+        if (r.n_from <= problem.n() && problem.n() <= r.n_to) return r.why;
+      return std::string("no range holds n");
+    };
+    CHECK(why_at(Problem(bf16)).find("measured on NVIDIA H100 80GB HBM3") != std::string::npos);
+    const std::string own = why_at(Problem(f32(2048, 1 << 20)));
+    CHECK(own.find("policy: tuned for n=1048576 of histogram/f32/bins=2048") != std::string::npos);
+    CHECK(own.find("measured on") == std::string::npos);
+  }
+
   TEST_CASE("the choice: the closest valid shape, a shape with more bins counted twice, then the nearest size") {
     const Policy p = parse_policy("histogram", policy_text(entry(f32(64, 1 << 20), kFew) + "," +
                                                              entry(f32(4096, 1 << 16), kMid) + "," +
