@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Copies of a global histogram, plain and striped (kernel_templates/histogram/README.md, "Copies of a global
-# histogram"), measured where they were made for: histograms whose bins fit no 48 KiB of shared counters, on skewed
+# Copies of a global histogram, plain, striped and interleaved in chunks (kernel_templates/histogram/README.md,
+# "Copies of a global histogram"), measured where they were made for: histograms whose bins fit no 48 KiB of shared counters, on skewed
 # (narrow: a hot band of 16 bins' worth) and uniform samples. Each shape is tuned exactly into a scratch cache (every
-# variant of its space timed, group 13's plain and striped copies among them); the table then gives, per problem, the
-# best plain-copies and the best striped time, the one-histogram best, and the winner. Run on the GPU machine from the
+# variant of its space timed, group 13's plain, striped and chunked copies among them); the table then gives, per
+# problem, the one-histogram best and the best plain, striped and chunked copies. Run on the GPU machine from the
 # repository root with binaries unpacked from scripts/pack_for_device.sh; about 2 minutes on an H200. Then the
 # handles of the skewed shapes against their exact winners (OUT/handles.md).
 #
@@ -47,16 +47,19 @@ for line in open(sys.argv[1]):
     if m and problem:
         config, ms = m.group(1), float(m.group(2))
         copies = re.search(r"priv=global,R=(?!1,)", config)
-        kind = "striped" if "lay=striped" in config else "copies" if copies else "one"
+        kind = ("striped" if "lay=striped" in config else "chunked" if ",chunk=" in config
+                else "copies" if copies else "one")
         best = rows[problem].get(kind)
         if best is None or ms < best[0]:
             rows[problem][kind] = (ms, config)
-print("| problem | one histogram (ms) | plain copies (ms) | striped copies (ms) | striped vs plain | best striped |")
-print("|---|---:|---:|---:|---:|---|")
+print("| problem | one histogram (ms) | plain copies (ms) | striped copies (ms) | copies in chunks (ms) | striped vs plain "
+      "| chunks vs plain | best in chunks |")
+print("|---|---:|---:|---:|---:|---:|---:|---|")
 for problem, r in rows.items():
     t = lambda k: f"{r[k][0]:.4f}" if k in r else "-"
-    ratio = f"{r['copies'][0] / r['striped'][0]:.2f}x" if "copies" in r and "striped" in r else "-"
-    best = r["striped"][1] if "striped" in r else "-"
-    print(f"| `{problem}` | {t('one')} | {t('copies')} | {t('striped')} | {ratio} | `{best}` |")
+    vs = lambda k: f"{r['copies'][0] / r[k][0]:.2f}x" if "copies" in r and k in r else "-"
+    best = r["chunked"][1] if "chunked" in r else "-"
+    print(f"| `{problem}` | {t('one')} | {t('copies')} | {t('striped')} | {t('chunked')} | {vs('striped')} "
+          f"| {vs('chunked')} | `{best}` |")
 PY
 exit $rc

@@ -15,12 +15,12 @@ output=${2:-.device/bins.tar.xz}
 # target is autotune_cli (its binary is bin/autotune); the others are named as their binaries.
 cmake --build "$build" -j "$(nproc)" --target autotune_cli autotune_gpu_tests histogram_bench histogram_image_bench \
   histogram_range_bench reduce_bench segreduce_bench shape_bench size_bench argreduce_bench example_histogram \
-  example_reduce fence_bench load_bench flush_bench cluster_bench >/dev/null || { echo "pack_for_device: the build of $build failed" >&2; exit 1; }
+  example_reduce fence_bench load_bench flush_bench cluster_bench instances_bench >/dev/null || { echo "pack_for_device: the build of $build failed" >&2; exit 1; }
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 for b in autotune autotune_gpu_tests histogram_bench histogram_image_bench histogram_range_bench reduce_bench \
          segreduce_bench shape_bench size_bench argreduce_bench example_histogram example_reduce fence_bench \
-         load_bench flush_bench cluster_bench; do
+         load_bench flush_bench cluster_bench instances_bench; do
   [ -x "$build/bin/$b" ] || { echo "pack_for_device: $build/bin/$b is missing (a portable bench build?)" >&2; exit 1; }
   strip -o "$stage/$b" "$build/bin/$b"
 done

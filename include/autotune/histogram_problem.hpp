@@ -221,6 +221,12 @@ struct HistogramConfig {
   /// different cache lines, and so on more L2 slices, instead of sharing one line per copy. Written ",lay=striped" in
   /// the key only when set.
   bool striped = false;
+  /// Copies of a global histogram (privatization global, replicas > 1) interleaved in chunks of `chunk` counters (a
+  /// power of two, 32 to 65536): chunk k of copy c at counter (k * replicas + c) * chunk, bin b in chunk b / chunk.
+  /// The copies of a hot band of neighbouring bins are then `chunk` counters apart, within a few pages, instead of a
+  /// whole copy apart (one page each). 0: each copy's bins one after the other. Written ",chunk=N" in the key only
+  /// when N > 0.
+  int chunk = 0;
 
   bool operator==(const HistogramConfig&) const = default;
 

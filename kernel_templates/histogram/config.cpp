@@ -70,7 +70,8 @@ constexpr auto kHistogramFields = std::tuple{
         .omitted_at(Binning::direct)
         .constant("kBinning", "Binning"),
     config_fields::flag("ld", &HistogramConfig::load_cs, "cs").constant("kLoadCs"),
-    config_fields::flag("lay", &HistogramConfig::striped, "striped").constant("kStriped")};
+    config_fields::flag("lay", &HistogramConfig::striped, "striped").constant("kStriped"),
+    config_fields::number("chunk", &HistogramConfig::chunk, 0).omitted_at(0).constant("kChunk")};
 
 }  // namespace
 
@@ -127,8 +128,12 @@ std::string cluster_violation(const HistogramConfig& c) {
 // its first 8 streams' workspaces at once (core/workspace.hpp), so the copies of one are held to 16 MiB.
 std::string global_copies_violation(const HistogramProblem& problem, const HistogramConfig& c) {
   if (c.privatization != Privatization::global || c.replicas == 1)
-    return c.striped ? "striped copies (lay=striped) are copies of a global histogram: priv=global with R > 1"
-                     : std::string();
+    return c.striped    ? "striped copies (lay=striped) are copies of a global histogram: priv=global with R > 1"
+           : c.chunk > 0 ? "interleaved copies (chunk=N) are copies of a global histogram: priv=global with R > 1"
+                         : std::string();
+  if (c.chunk != 0 && (c.chunk < 32 || c.chunk > 65536 || (c.chunk & (c.chunk - 1)) != 0))
+    return fmt::format("chunk {} is not a power of two from 32 to 65536 counters", c.chunk);
+  if (c.chunk != 0 && c.striped) return "copies are striped (lay=striped) or interleaved in chunks (chunk=N), not both";
   if (c.merge != Merge::atomic)
     return fmt::format("copies of a global histogram are merged by their own kernel: merge=atomic, not {}",
                        to_string(c.merge));

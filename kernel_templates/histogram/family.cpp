@@ -279,7 +279,7 @@ class HistogramFamily final
   }
 
   // In order, each step keeping what the earlier ones changed: loads at least one sample wide; fewer replicas (down
-  // to one copy, which global copies then no longer stripe); no cluster; 16-bit shared counters (merged by atomics:
+  // to one copy, which global copies then no longer stripe or interleave); no cluster; 16-bit shared counters (merged by atomics:
   // self_zero does not take them); one shared copy per block instead of one per warp (why this order: README.md,
   // "Made runnable").
   std::optional<Adapted> runnable(const Problem& p, HistogramConfig hc, std::vector<std::string> changes,
@@ -293,11 +293,12 @@ class HistogramFamily final
       return s.done();
     while (s.config.replicas > 1) {
       s.config.replicas /= 2;
-      if (s.config.replicas == 1) s.config.striped = false;  // one global histogram: no copies to stripe
+      if (s.config.replicas == 1) s.config.striped = false, s.config.chunk = 0;  // one histogram: nothing to lay out
       if (s.runs()) break;
     }
     if (s.config.replicas != hc.replicas) s.changes.push_back(fmt::format("R={}", s.config.replicas));
     if (hc.striped && !s.config.striped) s.changes.push_back("not striped");
+    if (hc.chunk > 0 && s.config.chunk == 0) s.changes.push_back("chunk=0");
     if (s.runs() || (s.config.cluster != 1 && s.set(&C::cluster, 1, "cluster=1"))) return s.done();
     if (hc.privatization == Privatization::global || hc.binning == Binning::values) return std::nullopt;
     if (hc.counter_bits == 32) {

@@ -49,6 +49,9 @@
 //                         bins over all of them through distributed shared memory: one addition per bin and cluster.
 //   kStriped              global copies (kGlobalCopies) in kStripes stripes (from the workspace layout): bin b of a
 //                         copy at counter copy_slot(b), the merge kernel reading them in their order
+//   kChunk                global copies interleaved in chunks of kChunk counters (0: one copy after the other):
+//                         chunk k of copy c at counter (k * kReplicas + c) * kChunk, so a hot band's copies lie
+//                         kChunk counters apart rather than a copy apart
 //   kBinning              Binning::direct: a sample's bin is computed and counted. values (u8 samples; also the macro
 //                         AT_VALUES): the shared counters count the 256 byte values of each active channel, and at
 //                         its end each block adds every value's count to the bin the host's map gives it
@@ -130,7 +133,14 @@ constexpr bool kLastBlock = kMerge == Merge::last_block;
 constexpr bool kGlobalCopies = kPriv == Privatization::global && kReplicas > 1;
 // Counters of one global copy: the bins, or kStripes stripes of kStripe (kStriped: bin b at copy_slot(b)).
 constexpr u64 kStripe = (static_cast<u64>(kBins) + kStripes - 1) / kStripes;
-constexpr u64 kCopyCounters = kStriped ? kStripes * kStripe : static_cast<u64>(kBins);
+constexpr u64 kCopyCounters = kStriped ? kStripes * kStripe
+                              : kChunk > 0 ? (static_cast<u64>(kBins) + kChunk - 1) / kChunk * kChunk
+                                           : static_cast<u64>(kBins);
+static_assert(kChunk == 0 || (kGlobalCopies && !kStriped), "chunks interleave copies of a global histogram");
+// Counter w of copy c in the workspace's copies: copy c's counters one after the other, or interleaved in chunks.
+__host__ __device__ constexpr u64 copy_counter(u64 c, u64 w) {
+  return kChunk > 0 ? (w / kChunk * kReplicas + c) * kChunk + w % kChunk : c * kCopyCounters + w;
+}
 constexpr bool kSelfZero = kMerge == Merge::self_zero;
 constexpr bool kInterleaved = kPartitioning == Partitioning::interleaved;
 
@@ -249,10 +259,12 @@ __device__ __forceinline__ int channel_at(u64 i) { return kChannels == 1 ? 0 : s
 constexpr bool kPixelVectors = kElemsPerVec % kChannels == 0;
 
 __device__ __forceinline__ void global_add(out_t* out, int b, out_t count) { atomicAdd(out + b, count); }
-// Where a global copy keeps bin b: b itself, or with kStriped its stripe's counter.
+// Where a global copy keeps bin b, from the copy's first counter: b itself, with kStriped its stripe's counter,
+// with kChunk its chunk's place among the interleaved copies.
 __device__ __forceinline__ int copy_slot(int b) {
   const auto u = static_cast<unsigned>(b);
   if constexpr (kStriped) return static_cast<int>((u % kStripes) * kStripe + u / kStripes);
+  else if constexpr (kChunk > 0) return static_cast<int>(copy_counter(0, u));
   else return b;
 }
 
@@ -498,7 +510,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
   out_t* acc = kLastBlock ? reinterpret_cast<out_t*>(workspace + kHistogramWord) : out;  // where every count goes
   if constexpr (kGlobalCopies) {  // this warp's copy in the workspace
     const unsigned copy = (blockIdx.x * static_cast<unsigned>(kWarps) + (threadIdx.x >> 5)) & (kReplicas - 1);
-    acc = reinterpret_cast<out_t*>(workspace + kHistogramWord) + static_cast<u64>(copy) * kCopyCounters;
+    acc = reinterpret_cast<out_t*>(workspace + kHistogramWord) + copy_counter(copy, 0);
   }
   // The whole grid is one block or one cluster: it stores its sums into `out` (no atomics, no workspace).
   const bool one_unit = gridDim.x == static_cast<unsigned>(kCluster);
@@ -668,11 +680,12 @@ extern "C" __global__ void __launch_bounds__(256) autotune_histogram_merge(at::o
     at::out_t sum = 0;
 #pragma unroll
     for (int c = 0; c < at::kReplicas; ++c) {
-      sum += copies[static_cast<u64>(c) * at::kCopyCounters + w];
-      copies[static_cast<u64>(c) * at::kCopyCounters + w] = 0;
+      sum += copies[at::copy_counter(c, w)];
+      copies[at::copy_counter(c, w)] = 0;
     }
-    // Counter w's bin: w itself, or for stripes the inverse of copy_slot (the padding after the last bin is skipped).
+    // Counter w's bin: w itself, or for stripes the inverse of copy_slot (the padding after the last bin, of stripes or
+    // chunks, is skipped).
     const u64 b = at::kStriped ? (w % at::kStripe) * at::kStripes + w / at::kStripe : w;
-    if (!at::kStriped || b < static_cast<u64>(at::kBins)) out[b] = sum;
+    if ((!at::kStriped && at::kChunk == 0) || b < static_cast<u64>(at::kBins)) out[b] = sum;
   }
 }

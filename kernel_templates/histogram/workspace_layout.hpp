@@ -39,10 +39,15 @@ struct HistogramWorkspace {
   }
   /// Stripes of a striped copy (HistogramConfig::striped): bin b at counter (b % kStripes) * stripe + b / kStripes.
   static constexpr std::uint64_t kStripes = 32;
-  /// Counters of one copy: the bins, or for striped copies kStripes stripes of ceil(bins / kStripes) counters (the
-  /// padding past the last bin is never counted into).
+  /// Counters of one copy: the bins, for striped copies kStripes stripes of ceil(bins / kStripes) counters, for
+  /// copies interleaved in chunks (HistogramConfig::chunk) ceil(bins / chunk) chunks (the padding past the last bin
+  /// is never counted into).
   static std::uint64_t copy_counters(const HistogramProblem& problem, const HistogramConfig& config) {
     const auto bins = static_cast<std::uint64_t>(problem.counters());
+    if (config.chunk > 0) {
+      const auto chunk = static_cast<std::uint64_t>(config.chunk);
+      return chunk * ((bins + chunk - 1) / chunk);
+    }
     return config.striped ? kStripes * ((bins + kStripes - 1) / kStripes) : bins;
   }
   /// Bytes of the copies of one stream's workspace (counters of the output's width).

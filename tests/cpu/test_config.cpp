@@ -442,12 +442,14 @@ TEST_SUITE("config") {
     // 262144 f32 bins: 1 MiB of counters, so R = 4 and 16 (4 and 16 MiB) are measured, R = 32 (32 MiB) is not; each
     const HistogramProblem big = make(SampleType::f32, 262144, 0, 1);
     const auto space = histogram_space(big);
-    // with one or two loads in flight, warp aggregation or none, and striped with warp aggregation.
-    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 4; }) == 6);
-    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 16; }) == 6);
+    // with one or two loads in flight, warp aggregation or none, and striped or interleaved in chunks with warp
+    // aggregation.
+    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 4; }) == 8);
+    CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 16; }) == 8);
     CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 32; }) == 0);
     CHECK(count_if(space, [&](auto& c) { return c.striped; }) == 4);
     CHECK(count_if(space, [&](auto& c) { return c.striped && c.aggregation != Aggregation::warp; }) == 0);
+    CHECK(count_if(space, [&](auto& c) { return c.chunk == 32 && c.aggregation == Aggregation::warp; }) == 4);
     // 12288 bins are 48 KiB of 32-bit counters: shared memory holds them, no copies; one bin more: copies.
     CHECK(count_if(histogram_space(make(SampleType::f32, 12288, 0, 1)), global_copies) == 0);
     CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), global_copies) > 0);
@@ -529,6 +531,57 @@ TEST_SUITE("config") {
     // Only for bins past 48 KiB of shared counters, as the plain copies.
     CHECK(count_if(histogram_space(make(SampleType::f32, 12288, 0, 1)), [](auto& x) { return x.striped; }) == 0);
     CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), [](auto& x) { return x.striped; }) == 6);
+  }
+
+  TEST_CASE("copies interleaved in chunks (chunk=N): in the key only when set, a power of two from 32 to 65536, only "
+            "for copies of a global histogram and not striped, each copy padded to whole chunks within the 16 MiB") {
+    const std::string plain =
+        "priv=global,R=4,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0";
+    const auto parsed = HistogramConfig::parse(plain + ",chunk=32");
+    REQUIRE(parsed);
+    CHECK(parsed->chunk == 32);
+    CHECK(parsed->key() == plain + ",chunk=32");
+    CHECK(HistogramConfig::parse(plain)->chunk == 0);  // keys written before the field keep their meaning
+    CHECK_FALSE(HistogramConfig::parse(plain + ",chunk=x"));
+    CHECK_FALSE(HistogramConfig::parse(plain + ",chunk=-32"));
+
+    // 792570 bins: 24768 chunks of 32 (792576 counters per copy), 194 chunks of 4096 (794624).
+    const HistogramProblem odd = make(SampleType::f32, 792570, -4, 296);
+    HistogramConfig c = *parsed;
+    CHECK(histogram_detail::HistogramWorkspace::copy_counters(odd, c) == 792576);
+    CHECK(histogram_detail::HistogramWorkspace::bytes(odd, c) == 256 + 4 * 792576 * 4);
+    c.chunk = 4096;
+    CHECK(histogram_detail::HistogramWorkspace::bytes(odd, c) == 256 + 4 * 794624 * 4);
+
+    auto why = [&](const HistogramProblem& p, auto edit) {
+      return why_invalid(p, [&](auto& x) {
+        x = *parsed;
+        edit(x);
+      });
+    };
+    CHECK(why(odd, [](auto&) {}) == "");
+    CHECK(why(odd, [](auto& x) { x.chunk = 65536; }) == "");
+    for (int bad : {16, 48, 131072})
+      CHECK(why(odd, [bad](auto& x) { x.chunk = bad; }).find("not a power of two from 32 to 65536") !=
+            std::string::npos);
+    CHECK(why(odd, [](auto& x) { x.replicas = 1; }).find("interleaved copies") != std::string::npos);
+    CHECK(why(odd, [](auto& x) { x.privatization = Privatization::shared; }).find("interleaved copies") !=
+          std::string::npos);
+    CHECK(why(odd, [](auto& x) { x.striped = true; }).find("not both") != std::string::npos);
+    // 8 copies of 792576 counters are 25362432 bytes, past 16 MiB.
+    CHECK(why(odd, [](auto& x) { x.replicas = 8; }).find("25362432 bytes") != std::string::npos);
+    // A transfer to more bins halves R until the copies fit; at one histogram nothing is interleaved.
+    const KernelFamily& family = family_named("histogram");
+    const DeviceInfo h100 = test::h100_device("GPU-chunked-copies");
+    const HistogramProblem huge = make(SampleType::f32, 1 << 24, 0, 1);
+    auto a = family.adapt_config(Problem(huge), *Config::parse("histogram", plain + ",chunk=32"), &h100);
+    REQUIRE(a.has_value());
+    CHECK(a->config.key() == "priv=global,R=1,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,"
+                             "merge=atomic,grid=0");
+    CHECK(a->change == "R=1, chunk=0");
+    // In the space where the plain copies are: bins past 48 KiB of shared counters.
+    CHECK(count_if(histogram_space(make(SampleType::f32, 12288, 0, 1)), [](auto& x) { return x.chunk > 0; }) == 0);
+    CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), [](auto& x) { return x.chunk > 0; }) == 6);
   }
 
   TEST_CASE("shared memory per configuration, by hand") {

@@ -117,7 +117,8 @@ TEST_SUITE("gpu_histogram") {
   TEST_CASE("u32, 1M bins: the global-atomics path exact") {
     check_every_variant(make(SampleType::u32, 1 << 20, 0, 1 << 20));
   }
-  TEST_CASE("f32, 100003 bins (not a multiple of 32): copies of a global histogram, plain and striped, exact") {
+  TEST_CASE("f32, 100003 bins (not a multiple of 32): copies of a global histogram, plain, striped and interleaved "
+            "in chunks, exact") {
     check_every_variant(make(SampleType::f32, 100003, -2, 3));
   }
 
