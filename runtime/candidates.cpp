@@ -156,6 +156,7 @@ void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g)
     e.kind = ConfigSource::policy;
     e.shape = c.shape.shape_key();
     e.shape_distance = c.distance;
+    e.policy_of_distribution = c.of_distribution;
     // A policy is fitted to serve any distribution (a histogram's entries are robust across them): its own cost is
     // priced apart (runtime/rank.hpp, policy_own).
     e.other_model = policy.gpu.empty() || policy.gpu != model_name(t.model_key);

@@ -47,6 +47,9 @@ struct Evidence {
   std::string shape;            ///< the measured shape (Problem::shape_key); "" for the built-in default
   double shape_distance = 0.0;  ///< KernelFamily::shape_distance (policy: policy_distance); 0 for the own shape
   DistributionMatch distribution = DistributionMatch::same;
+  /// A policy shape fitted on the problem's own distribution (PolicyChoice::of_distribution), not robust across
+  /// distributions: its own entry is priced at 1, not policy_own, and it ranks before a robust shape it ties with.
+  bool policy_of_distribution = false;
   bool other_model = false;     ///< measured on another GPU model than the target (the built-in default: its cost
                                 ///< was, rank_sizes)
   std::string model_key;        ///< where it was measured ("" for the policy and the built-in default)

@@ -140,11 +140,17 @@ std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& pro
   // The entries this problem can use, by shape, with their distance.
   struct Shape {
     double distance = 0.0;
+    bool of_distribution = false;
     std::vector<std::pair<PolicyEntry, std::string>> entries;
   };
   std::map<std::string, Shape> shapes;
   for (const PolicyEntry& e : policy.entries) {
     if (e.problem.family_name() != problem.family_name()) continue;
+    // Where the distribution is not part of the shape, an entry of the default distribution is fitted to serve any
+    // (a histogram's is robust across them); one of another distribution serves that distribution only.
+    const bool of_distribution =
+        !family.distribution_is_shape() && e.problem.distribution() != kDefaultDistribution;
+    if (of_distribution && e.problem.distribution() != problem.distribution()) continue;
     const Problem as_wanted =
         family.distribution_is_shape() ? e.problem : e.problem.with_distribution(problem.distribution());
     const auto d = family.policy_distance(problem, as_wanted);
@@ -153,15 +159,21 @@ std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& pro
     if (!adapted) continue;
     Shape& s = shapes[e.problem.shape_key()];
     s.distance = *d;
+    s.of_distribution = of_distribution;
     PolicyEntry entry = e;
     entry.config = adapted->config;
     s.entries.emplace_back(std::move(entry), adapted->change);
   }
   std::vector<PolicyChoice> out;
-  for (auto& [key, s] : shapes) out.push_back(shape_choice(policy, problem, s.distance, std::move(s.entries)));
-  // Closest shape first; at equal distance the nearer size (by ratio); then the shape key (the map's order).
+  for (auto& [key, s] : shapes) {
+    out.push_back(shape_choice(policy, problem, s.distance, std::move(s.entries)));
+    out.back().of_distribution = s.of_distribution;
+  }
+  // Closest shape first; at equal distance the problem's own distribution's entries, then the nearer size (by
+  // ratio); then the shape key (the map's order).
   std::stable_sort(out.begin(), out.end(), [&](const PolicyChoice& a, const PolicyChoice& b) {
     if (a.distance != b.distance) return a.distance < b.distance;
+    if (a.of_distribution != b.of_distribution) return a.of_distribution;
     return n_ratio(a.shape.n(), problem.n()) < n_ratio(b.shape.n(), problem.n());
   });
   return out;

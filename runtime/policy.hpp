@@ -59,10 +59,14 @@ struct PolicyChoice {
   Config config;                    ///< the configuration for the wanted problem's n (nearest size)
   std::string why;                  ///< "policy (NVIDIA H200, ...): fitted for histogram/f32/bins=2048/... at n=..."
   double distance = 0.0;            ///< KernelFamily::policy_distance of the shape from the wanted problem
+  /// The entries were fitted on the wanted problem's own distribution (a key of another distribution than the
+  /// default one, "dist=runs" say), not robust across distributions: such entries serve problems of their
+  /// distribution only, before the robust entries of the same shape.
+  bool of_distribution = false;
 };
 /// Every shape of `policy` that can serve `problem` (entries of a compatible shape whose configurations are valid for
-/// it and, when `device` is given, fit the device), closest first (policy_distance, then the nearest size, then the
-/// shape key).
+/// it and, when `device` is given, fit the device), closest first (policy_distance, then entries of the problem's own
+/// distribution before robust ones, then the nearest size, then the shape key).
 std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& problem, const DeviceInfo* device);
 /// The policy's closest shape for `problem` (policy_shapes' first; nullopt when there is none).
 std::optional<PolicyChoice> policy_choice(const Problem& problem, const DeviceInfo* device);

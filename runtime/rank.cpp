@@ -139,7 +139,8 @@ Ranked price(const TransferCosts& costs, std::string_view family, const std::vec
   }
   else if (ev.kind == ConfigSource::nearest_size) r.source = ConfigSource::exact;
   if (ev.kind == ConfigSource::similar_problem) r.predicted *= c.similar_problem.at(ev.shape_distance);
-  if (ev.kind == ConfigSource::policy) r.predicted *= c.policy.at(ev.shape_distance, c.policy_own);
+  if (ev.kind == ConfigSource::policy)
+    r.predicted *= c.policy.at(ev.shape_distance, ev.policy_of_distribution ? 1.0 : c.policy_own);
   if (ev.distribution == DistributionMatch::robust) r.predicted *= c.policy_own;
   if (ev.distribution == DistributionMatch::other) r.predicted *= c.other_dist;
   if (ev.other_model) r.predicted *= costs.other_model;
@@ -153,6 +154,7 @@ bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>&
   if (ea.shape_distance != eb.shape_distance) return ea.shape_distance < eb.shape_distance;
   if (a.doublings != b.doublings) return a.doublings < b.doublings;
   if (a.source != b.source) return static_cast<int>(a.source) < static_cast<int>(b.source);
+  if (ea.policy_of_distribution != eb.policy_of_distribution) return ea.policy_of_distribution;
   if (ea.shape != eb.shape) return ea.shape < eb.shape;
   const EvidenceSize &sa = ea.sizes[a.size], &sb = eb.sizes[b.size];
   if (sa.n != sb.n) return sa.n > sb.n;  // the larger, as nearest_size (runtime/nearest.hpp) breaks a tie

@@ -10,7 +10,8 @@
 //               x provenance_penalty(winner)
 //
 // each factor 1 when nothing separates the candidate from the problem. shape and size are curves: 1 at distance 0
-// (the policy's shape curve starts at policy_own, the cost of the policy's own entry of a problem), linear between the
+// (the policy's shape curve starts at policy_own, the cost of the policy's own robust entry of a problem; at 1 for a
+// policy entry fitted on the problem's own distribution, PolicyChoice::of_distribution), linear between the
 // measured points (each the 90th percentile of the leave-one-out slowdowns at that distance, made non-decreasing
 // along the curve: farther evidence never predicts less), flat after the last.
 // The size curve has two directions because winners carry over unevenly (a histogram winner of a larger n runs a
@@ -21,7 +22,8 @@
 //
 // Ties (equal predictions) go, in order, to: the smaller shape distance; the smaller |doublings of n|; the kind
 // measured closer to the problem (exact, nearest_size, similar_problem, similar_device, policy, fallback: the
-// ConfigSource order); the shape key; the larger tuned n; the configuration key. Deterministic for the same inputs.
+// ConfigSource order); a policy shape fitted on the problem's own distribution before a robust one; the shape key;
+// the larger tuned n; the configuration key. Deterministic for the same inputs.
 #pragma once
 
 #include <cstddef>

@@ -69,8 +69,12 @@ def with_field(key, name, value):
 ROBUST_OVER = ("narrow", "runs", "image")
 
 
-def fit(times):
-    """Entries per family: {family: [(problem key (dist=uniform), config, worst slowdown, uniform ms)]}."""
+def fit(times, per_dist=0.0):
+    """Entries per family: {family: [(problem key (dist=uniform), config, worst slowdown, uniform ms)]}.
+
+    With per_dist > 1, a histogram problem whose robust configuration runs more than per_dist times slower than the
+    winner of one of its other distributions also gets that distribution's winner, keyed by it (dist=runs, say;
+    slowdown 1, its time): the runtime serves it to problems of that distribution only (runtime/policy.cpp)."""
     entries = defaultdict(list)
     for key in sorted(times):
         family = key.split("/", 1)[0]
@@ -85,6 +89,11 @@ def fit(times):
             worst = {c: max(r[c] / b for r, b in zip(runs, best)) for c in common}
             config = min(worst, key=lambda c: (worst[c], times[key][c]))
             entries[family].append((key, config, worst[config], times[key][config]))
+            for d in ROBUST_OVER if per_dist > 1 else ():
+                own = times.get(with_field(key, "dist", d))
+                if own and config in own and own[config] > per_dist * min(own.values()):
+                    winner = min(own, key=own.get)
+                    entries[family].append((with_field(key, "dist", d), winner, 1.0, own[winner]))
         else:
             config = min(times[key], key=times[key].get)
             entries[family].append((key, config, 1.0, times[key][config]))
@@ -99,6 +108,8 @@ def transfer_stats(times, entries):
     """How often the nearest other shape's entry is within 5 % of a problem's own best, measured on the problem."""
     lines = []
     for family, es in entries.items():
+        if family == "histogram":  # the robust entries (--per-dist adds entries of one distribution)
+            es = [e for e in es if field(e[0], "dist") == "uniform"]
         within, total, worst = 0, 0, 1.0
         for key, _, _, _ in es:
             n = field(key, "n")
@@ -184,17 +195,29 @@ def main():
     ap.add_argument("--update", action="store_true", help="replace the entries of LOG's problems, keep the others")
     ap.add_argument("--add-shapes", action="store_true", help="with --update: also add shapes the policy lacks")
     ap.add_argument("--command", default="", help="with --update: the commands that tuned LOG's problems")
+    ap.add_argument("--per-dist", type=float, default=0.0, metavar="X",
+                    help="histograms: also an entry of a distribution's own winner where the robust configuration "
+                         "runs more than X times slower on it (X > 1; the runtime serves it to that distribution only)")
+    ap.add_argument("--per-dist-only", action="store_true",
+                    help="with --update and --per-dist: write only those entries; the policy's robust entries stay")
     args = ap.parse_args()
     times = read_log(args.log)
     if not times:
         sys.exit(f"{args.log}: no measurements found")
-    entries = fit(times)
+    if args.per_dist and args.per_dist <= 1:
+        sys.exit("--per-dist: X > 1 (a slowdown)")
+    entries = fit(times, args.per_dist)
     stats = transfer_stats(times, entries)
     for family, es in entries.items():
         print(f"== {family}: {len(es)} entries")
         for key, config, worst, ms in es:
             print(f"  {key}  {config}  worst {worst:.2f}x  {ms:.4f} ms")
     print("\n".join(stats))
+    if args.per_dist_only:
+        if not (args.update and args.per_dist):
+            sys.exit("--per-dist-only: with --update and --per-dist")
+        entries = {f: [e for e in es if f != "histogram" or field(e[0], "dist") != "uniform"]
+                   for f, es in entries.items() if f == "histogram"}
     if args.update:
         for family, es in entries.items():
             path, doc = update(family, es, args)

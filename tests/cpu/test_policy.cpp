@@ -210,6 +210,58 @@ TEST_SUITE("policy") {
     CHECK(own.find("measured on") == std::string::npos);
   }
 
+  TEST_CASE("an entry fitted on one distribution (dist=runs) serves problems of that distribution only, ahead of the "
+            "robust entry of its shape; the robust entries serve every other distribution") {
+    HistogramProblem runs = f32(4096, 1 << 20);
+    runs.distribution = "runs";
+    const Policy p = parse_policy("histogram", policy_text(entry(f32(4096, 1 << 20), kMid) + "," + entry(runs, kMany) +
+                                                             "," + entry(f32(64, 1 << 20), kFew)));
+    HistogramProblem wanted = f32(5000, 1 << 20);
+    wanted.distribution = "runs";
+    auto shapes = policy_shapes(p, wanted, nullptr);
+    REQUIRE(shapes.size() == 3);
+    CHECK(shapes[0].of_distribution);
+    CHECK(shapes[0].config.key() == kMany);
+    CHECK(shapes[0].shape.distribution() == "runs");
+    CHECK_FALSE(shapes[1].of_distribution);
+    CHECK(shapes[1].config.key() == kMid);
+    CHECK(shapes[0].distance == shapes[1].distance);
+    for (const char* other : {"uniform", "narrow"}) {
+      wanted.distribution = other;
+      shapes = policy_shapes(p, wanted, nullptr);
+      REQUIRE(shapes.size() == 2);
+      CHECK(shapes[0].config.key() == kMid);
+      CHECK_FALSE(shapes[0].of_distribution);
+    }
+    // Ranked with the shipped costs: the problem's own distribution's entry, where the robust one ties with it.
+    DeviceInfo h200 = test::lookup_devices().front();
+    LookupTarget target{h200.model_key(), h200.arch(), h200.sm_count, 0};
+    target.device = h200;
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / fmt::format("at_policy_dist_{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    struct Unset {
+      std::filesystem::path dir;
+      ~Unset() {
+        ::unsetenv("AUTOTUNE_POLICY_DIR");
+        std::filesystem::remove_all(dir);
+      }
+    } unset{dir};
+    std::ofstream((dir / "histogram.json").string()) << policy_text(
+        entry(f32(4096, 1 << 20), kMid) + "," + entry(runs, kMany) + "," + entry(f32(64, 1 << 20), kFew));
+    ::setenv("AUTOTUNE_POLICY_DIR", dir.c_str(), 1);
+    auto served = [&](const char* distribution) {
+      HistogramProblem q = f32(4096, 1 << 20);
+      q.distribution = distribution;
+      for (const SizeRange& r : untuned_sizes(target, Problem(q)).sizes)
+        if (r.n_from <= q.n && q.n <= r.n_to) return r.config.key();
+      return std::string("no range holds n");
+    };
+    CHECK(served("runs") == kMany);
+    CHECK(served("uniform") == kMid);
+    CHECK(served("narrow") == kMid);
+  }
+
   TEST_CASE("the choice: the closest valid shape, a shape with more bins counted twice, then the nearest size") {
     const Policy p = parse_policy("histogram", policy_text(entry(f32(64, 1 << 20), kFew) + "," +
                                                              entry(f32(4096, 1 << 16), kMid) + "," +

@@ -156,6 +156,10 @@ TEST_SUITE("rank") {
     CHECK(predicted(ev, 1, 1, 1023) == 1.25 * 1.125);        // ... and a larger n
     CHECK(predicted(ev, 2, 0, 1023) == 1.25);                // the policy's own entry of the problem
     CHECK(predicted(ev, 3, 0, 1023) == 1.375);               // a policy shape at distance 1: 1.25 + 0.25 x 1/2
+    ev[2].policy_of_distribution = ev[3].policy_of_distribution = true;  // fitted on the problem's distribution
+    CHECK(predicted(ev, 2, 0, 1023) == 1.0);                 // its own entry: the winner measured on it
+    CHECK(predicted(ev, 3, 0, 1023) == 1.25);                // at distance 1: 1 + 0.5 x 1/2
+    ev[2].policy_of_distribution = ev[3].policy_of_distribution = false;
     CHECK(predicted(ev, 4, 0, 1023) == 1.5);                 // another GPU model
     CHECK(predicted(ev, 5, 0, 1023) == 4.0);                 // the built-in default, at any n
     CHECK(predicted(ev, 5, 0, kMax) == 4.0);
@@ -179,7 +183,8 @@ TEST_SUITE("rank") {
     CHECK(r.back().evidence == 5);
   }
 
-  TEST_CASE("ties go to the smaller shape distance, then the fewer doublings, then the closer kind, then the key") {
+  TEST_CASE("ties go to the smaller shape distance, then the fewer doublings, then the closer kind, then a policy "
+            "shape of the problem's own distribution, then the key") {
     // Every pair below predicts the same 1.25 (or 1.5): only the tie rules separate them.
     std::vector<Evidence> ev{evidence(ConfigSource::similar_problem, {{1023, A()}}, 1),  // 1.25, distance 1
                              evidence(ConfigSource::policy, {{1023, B()}}, 0)};           // 1.25, distance 0
@@ -197,6 +202,16 @@ TEST_SUITE("rank") {
     const Ranked first = rank_at(costs(), "histogram", ev, 1023).front();
     CHECK(first.evidence == 1);
     CHECK(first.source == ConfigSource::exact);
+
+    // Two policy shapes past the curve's last point (1.5 both): the one fitted on the problem's own distribution,
+    // whatever the keys' order.
+    ev = {evidence(ConfigSource::policy, {{1023, A()}}, 3, "histogram/a/dist=uniform"),
+          evidence(ConfigSource::policy, {{1023, B()}}, 3, "histogram/a/dist=wide")};
+    ev[1].policy_of_distribution = true;
+    CHECK(predicted(ev, 0, 0, 1023) == predicted(ev, 1, 0, 1023));
+    CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 1);
+    ev[1].policy_of_distribution = false;
+    CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 0);
 
     // Everything equal but the shape key: its order.
     ev = {evidence(ConfigSource::similar_problem, {{1023, A()}}, 1, "histogram/b"),
