@@ -449,7 +449,7 @@ TEST_SUITE("config") {
     CHECK(count_if(space, [&](auto& c) { return global_copies(c) && c.replicas == 32; }) == 0);
     CHECK(count_if(space, [&](auto& c) { return c.striped; }) == 4);
     CHECK(count_if(space, [&](auto& c) { return c.striped && c.aggregation != Aggregation::warp; }) == 0);
-    CHECK(count_if(space, [&](auto& c) { return c.chunk == 32 && c.aggregation == Aggregation::warp; }) == 4);
+    CHECK(count_if(space, [&](auto& c) { return c.chunk == 256 && c.aggregation == Aggregation::warp; }) == 4);
     // 12288 bins are 48 KiB of 32-bit counters: shared memory holds them, no copies; one bin more: copies.
     CHECK(count_if(histogram_space(make(SampleType::f32, 12288, 0, 1)), global_copies) == 0);
     CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), global_copies) > 0);
