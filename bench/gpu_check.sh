@@ -131,7 +131,6 @@ job() {  # job NAME: a suite, or the signed-cache check
   if [ "$1" = signed_cache ]; then step signed_cache 120 bash "$here/signed_cache_check.sh" "$bin" "$out/signed"
   else suite "$1" "$limit"; fi
 }
-running=0
 dealt=0
 # GPU_CHECK_SUITES: 1 (default) every suite, 0 none, else the ones it names (signed_cache and gpu_tuner among them):
 # a tier split over several device calls, e.g. the full tier, whose compiles no longer fit one 10-minute call of a
@@ -148,13 +147,28 @@ case "${GPU_CHECK_SUITES:-1}" in
 esac
 [ -z "$suites" ] && [ "$tuner" = 0 ] && echo "suites: not run (GPU_CHECK_SUITES=${GPU_CHECK_SUITES:-})" | tee -a "$summary"
 [ -n "$suites" ] && [ "${GPU_CHECK_SUITES:-1}" != 1 ] && echo "suites: only$suites$([ "$tuner" = 1 ] && echo ' gpu_tuner')" | tee -a "$summary"
-  for s in $suites; do
-    if [ "$running" -ge "$jobs" ]; then wait -n || failed=1; running=$((running - 1)); fi
-    if [ "$gpus" -gt 1 ]; then CUDA_VISIBLE_DEVICES=$((dealt % gpus)) job "$s" & else job "$s" & fi
-    dealt=$((dealt + 1))
-    running=$((running + 1))
+# Waits for one of the suites in `pids` to end (not for the compile-ahead job, which `wait -n` would also take: with
+# nothing to compile ahead it ends at once, and the suites were then left running under the benchmarks).
+pids=()
+wait_suite() {
+  while :; do
+    for i in "${!pids[@]}"; do
+      if ! kill -0 "${pids[$i]}" 2>/dev/null; then
+        wait "${pids[$i]}" || failed=1
+        unset "pids[$i]"
+        return
+      fi
+    done
+    sleep 1
   done
-while [ "$running" -gt 0 ]; do wait -n || failed=1; running=$((running - 1)); done
+}
+  for s in $suites; do
+    if [ "${#pids[@]}" -ge "$jobs" ]; then wait_suite; fi
+    if [ "$gpus" -gt 1 ]; then CUDA_VISIBLE_DEVICES=$((dealt % gpus)) job "$s" & else job "$s" & fi
+    pids+=($!)
+    dealt=$((dealt + 1))
+  done
+while [ "${#pids[@]}" -gt 0 ]; do wait_suite; done
 [ "$tuner" = 0 ] || suite gpu_tuner "$limit" || failed=1
 echo "suites done after $(($(date +%s) - start)) s" | tee -a "$summary"
 
