@@ -131,7 +131,8 @@ constexpr int kSlots = (kCounted + kPerWord - 1) / kPerWord;  // words per copy
 constexpr int kSharedWords = kPriv == Privatization::global ? 0 : kSlots * kCopies;
 constexpr bool kLastBlock = kMerge == Merge::last_block;
 constexpr bool kGlobalCopies = kPriv == Privatization::global && kReplicas > 1;
-// Counters of one global copy: the bins, or kStripes stripes of kStripe (kStriped: bin b at copy_slot(b)).
+// Counters of one global copy: the bins, kStripes stripes of kStripe (kStriped: bin b at copy_slot(b)), or the bins
+// padded to whole chunks (kChunk).
 constexpr u64 kStripe = (static_cast<u64>(kBins) + kStripes - 1) / kStripes;
 constexpr u64 kCopyCounters = kStriped ? kStripes * kStripe
                               : kChunk > 0 ? (static_cast<u64>(kBins) + kChunk - 1) / kChunk * kChunk
