@@ -30,6 +30,18 @@ std::string why_invalid(const HistogramProblem& p, auto edit) {
   return c.invalid_reason(p);
 }
 
+// Why `base` edited by `edit` is invalid for `p` (empty when it is well formed).
+std::string why_invalid_from(const HistogramConfig& base, const HistogramProblem& p, auto edit) {
+  return why_invalid(p, [&](auto& x) {
+    x = base;
+    edit(x);
+  });
+}
+
+// Four plain copies of a global histogram, the key the layout fields (lay=striped, chunk=N) are appended to.
+const std::string kPlainCopies =
+    "priv=global,R=4,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0";
+
 int count_if(const std::vector<HistogramConfig>& space, auto pred) {
   int n = 0;
   for (const auto& c : space) n += pred(c) ? 1 : 0;
@@ -476,8 +488,7 @@ TEST_SUITE("config") {
 
   TEST_CASE("striped copies of a global histogram (lay=striped): in the key only when set, only for copies of a "
             "global histogram, each copy 32 stripes of ceil(bins / 32) counters within the 16 MiB") {
-    const std::string plain =
-        "priv=global,R=4,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0";
+    const std::string& plain = kPlainCopies;
     const auto parsed = HistogramConfig::parse(plain + ",lay=striped");
     REQUIRE(parsed);
     CHECK(parsed->striped);
@@ -500,12 +511,7 @@ TEST_SUITE("config") {
     c.striped = true;
     CHECK(histogram_detail::HistogramWorkspace::bytes(wide, c) == 256 + 4 * (32 * 3126) * 8);
 
-    auto why = [&](const HistogramProblem& p, auto edit) {
-      return why_invalid(p, [&](auto& x) {
-        x = *parsed;
-        edit(x);
-      });
-    };
+    auto why = [&](const HistogramProblem& p, auto edit) { return why_invalid_from(*parsed, p, edit); };
     CHECK(why(odd, [](auto&) {}) == "");
     CHECK(why(odd, [](auto& x) { x.replicas = 1; }).find("striped copies") != std::string::npos);
     CHECK(why(odd, [](auto& x) { x.privatization = Privatization::shared; }).find("striped copies") !=
@@ -535,8 +541,7 @@ TEST_SUITE("config") {
 
   TEST_CASE("copies interleaved in chunks (chunk=N): in the key only when set, a power of two from 32 to 65536, only "
             "for copies of a global histogram and not striped, each copy padded to whole chunks within the 16 MiB") {
-    const std::string plain =
-        "priv=global,R=4,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0";
+    const std::string& plain = kPlainCopies;
     const auto parsed = HistogramConfig::parse(plain + ",chunk=32");
     REQUIRE(parsed);
     CHECK(parsed->chunk == 32);
@@ -553,12 +558,7 @@ TEST_SUITE("config") {
     c.chunk = 4096;
     CHECK(histogram_detail::HistogramWorkspace::bytes(odd, c) == 256 + 4 * 794624 * 4);
 
-    auto why = [&](const HistogramProblem& p, auto edit) {
-      return why_invalid(p, [&](auto& x) {
-        x = *parsed;
-        edit(x);
-      });
-    };
+    auto why = [&](const HistogramProblem& p, auto edit) { return why_invalid_from(*parsed, p, edit); };
     CHECK(why(odd, [](auto&) {}) == "");
     CHECK(why(odd, [](auto& x) { x.chunk = 65536; }) == "");
     for (int bad : {16, 48, 131072})
