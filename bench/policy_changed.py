@@ -2,7 +2,8 @@
 """The held-out problems whose lookup a policy change moves: the CPU pre-screen before bench/policy_ab.sh.
 
     bench/policy_changed.py BIN BEFORE_DIR [--after AFTER_DIR] [--seeds 20261204,777,4242] [--rows 100] [--out KEYS]
-                            [--device I | --cache FILE]
+                            [--device I | --cache FILE [--model KEY]]
+    bench/policy_changed.py BIN --before-bin OLD_BIN [...]
 
 For every problem of the held-out grids (`shape_bench --held-out ROWS --seed S --list`, bench/held_out.hpp), asks
 `autotune best` on a cache without winners for the H200's model what a handle runs: by default the cache
@@ -11,8 +12,11 @@ on it), so that its limits rule configurations out as a handle's lookup on it do
 --device I: this machine's GPU I, on an empty cache), once with the build's embedded policies and
 once with BEFORE_DIR/<family>.json in their place (AUTOTUNE_POLICY_DIR, runtime/policy.hpp), and prints the problems
 whose configuration differs (both configurations). --after AFTER_DIR takes the "after" policies from AFTER_DIR instead
-of the build (a policy refitted since the binaries were built). KEYS_FILE gets the keys alone, one a line: bench/policy_ab.sh's
-input. No GPU: the lookup only reads the cache and the policies.
+of the build (a policy refitted since the binaries were built). --before-bin OLD_BIN asks OLD_BIN/autotune (its own
+embedded policies) for "before" instead: a change of the lookup's code, not of a policy. --model KEY asks for another
+GPU model than the H200's (with --cache: a cache that holds that model's devices row, e.g. a tuned cache of it).
+KEYS_FILE gets the keys alone, one a line: bench/policy_ab.sh's input. No GPU: the lookup only reads the cache and the
+policies.
 """
 import argparse
 import json
@@ -29,12 +33,12 @@ DEVICE_ONLY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"
                            "h200-device-only.db")
 
 
-def lookup(binary, cache, key, policy_dir, device):
+def lookup(binary, cache, key, policy_dir, device, model=MODEL):
     env = dict(os.environ)
     env.pop("AUTOTUNE_POLICY_DIR", None)
     if policy_dir:
         env["AUTOTUNE_POLICY_DIR"] = policy_dir
-    target = ["--device", str(device)] if device is not None else ["--device-model", MODEL]
+    target = ["--device", str(device)] if device is not None else ["--device-model", model]
     cmd = [binary, "best", "--cache", cache, *target, *replay_grid.flags_of(key), "--json"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if out.returncode != 0:
@@ -45,7 +49,9 @@ def lookup(binary, cache, key, policy_dir, device):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bin")
-    ap.add_argument("before_dir")
+    ap.add_argument("before_dir", nargs="?")
+    ap.add_argument("--before-bin", help="binaries before the change (their embedded policies), instead of BEFORE_DIR")
+    ap.add_argument("--model", default=MODEL, help="the GPU model key to ask for (default: the H200's)")
     ap.add_argument("--seeds", default="20261204,777,4242")
     ap.add_argument("--rows", type=int, default=100)
     ap.add_argument("--after", help="the policies after the change (default: the build's embedded ones)")
@@ -55,7 +61,9 @@ def main():
     where.add_argument("--cache", help="a cache without winners that holds the model's devices row (default: "
                        "the H200's, " + DEVICE_ONLY + ")")
     args = ap.parse_args()
-    for d in (args.before_dir, args.after):
+    if (args.before_dir is None) == (args.before_bin is None):
+        sys.exit("policy_changed: give either BEFORE_DIR or --before-bin OLD_BIN")
+    for d in (args.before_dir, args.after, args.before_bin):
         if d is not None and not os.path.isdir(d):
             sys.exit(f"policy_changed: {d} is not a directory")
     autotune = os.path.join(args.bin, "autotune")
@@ -73,8 +81,9 @@ def main():
         elif not os.path.isfile(cache):
             sys.exit(f"policy_changed: no cache file {cache}")
         for key in keys:
-            after = lookup(autotune, cache, key, args.after, args.device)
-            before = lookup(autotune, cache, key, args.before_dir, args.device)
+            after = lookup(autotune, cache, key, args.after, args.device, args.model)
+            old = os.path.join(args.before_bin, "autotune") if args.before_bin else autotune
+            before = lookup(old, cache, key, args.before_dir, args.device, args.model)
             if after != before:
                 changed.append(key)
                 print(f"{key}\n  before: {before}\n  after:  {after}")

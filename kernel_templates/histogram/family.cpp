@@ -304,11 +304,24 @@ class HistogramFamily final
     if (hc.counter_bits == 32) {
       s.set(&C::counter_bits, 16, "cbits=16");
       if (hc.merge == Merge::self_zero) s.set(&C::merge, Merge::atomic, "merge=atomic");
+      if (runs_aggregate_warps(problem_of(p), s.config)) s.set(&C::aggregation, Aggregation::warp, "agg=warp");
       if (s.runs()) return s.done();
     }
     if (hc.privatization == Privatization::warp && s.set(&C::privatization, Privatization::shared, "priv=shared"))
       return s.done();
     return std::nullopt;
+  }
+
+  // 16-bit counters on runs take warp aggregation: a 16-bit add returns the word to see its counter wrap, and on
+  // runs every lane of a warp adds to the same word, so the returning atomics serialize, where 32-bit counters'
+  // non-returning adds did not. Measured (H100, bench/results/2026-12-05f-data, manybins log; the same configuration
+  // but agg): at 16M runs, 16-bit counters without aggregation ran 1.69x (f32/32768) and 1.75x (u16/65536) slower
+  // than with warp aggregation, while 32-bit counters without it were the winners (f32, f16, bf16 at 32768 bins);
+  // on uniform and narrow samples warp aggregation cost 16-bit counters 2.2-3.6x. H200, f16 with 71379 bins at 56M
+  // runs (bench/results/2026-12-05h-summary.md): 219.8 against 114.9 us. A constant input hits one word harder still.
+  static bool runs_aggregate_warps(const HistogramProblem& h, const HistogramConfig& c) {
+    return (h.distribution == "runs" || h.distribution == "constant") && c.counter_bits == 16 &&
+           c.aggregation == Aggregation::none;
   }
 
   int launches(const Config& c) const override {

@@ -584,6 +584,35 @@ TEST_SUITE("config") {
     CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), [](auto& x) { return x.chunk > 0; }) == 6);
   }
 
+  TEST_CASE("a transfer that moves to 16-bit counters takes warp aggregation on runs and constant samples only") {
+    // The f16/32768 policy entry at 16M (32-bit counters, no aggregation) for f16 with 71379 bins: 279 KiB of 32-bit
+    // counters fit no H100 block, 16-bit ones (140 KiB) do.
+    const KernelFamily& family = family_named("histogram");
+    const DeviceInfo h100 = test::h100_device("GPU-counters16-runs");
+    const std::string entry = "priv=shared,R=1,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,"
+                              "merge=self_zero,grid=0,ld=cs";
+    const std::string sixteen = "priv=shared,R=1,cbits=16,block=1024,vec=16,loads=2,agg=none,part=interleaved,"
+                                "merge=atomic,grid=0,ld=cs";
+    HistogramProblem p = make(SampleType::f16, 71379, 0.02, 300.02);
+    for (const char* dist : {"runs", "constant", "uniform", "narrow", "image"}) {
+      CAPTURE(dist);
+      p.distribution = dist;
+      const auto a = family.adapt_config(Problem(p), *Config::parse("histogram", entry), &h100);
+      REQUIRE(a.has_value());
+      const bool concentrated = std::string(dist) == "runs" || std::string(dist) == "constant";
+      CHECK(a->config.key() == (concentrated ? "priv=shared,R=1,cbits=16,block=1024,vec=16,loads=2,agg=warp,"
+                                               "part=interleaved,merge=atomic,grid=0,ld=cs"
+                                             : sixteen));
+      CHECK(a->change == (concentrated ? "cbits=16, merge=atomic, agg=warp" : "cbits=16, merge=atomic"));
+      // A configuration that has 16-bit counters already was measured with them: left as it is, on runs too.
+      CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", sixteen), &h100)->change == "");
+    }
+    // 32-bit counters that fit keep no aggregation on runs (they were the runs winners at 32768 bins).
+    p = make(SampleType::f16, 32768, 0, 1);
+    p.distribution = "runs";
+    CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", entry), &h100)->change == "");
+  }
+
   TEST_CASE("shared memory per configuration, by hand") {
     const HistogramProblem u8 = make(SampleType::u8, 256, 0, 256);
     HistogramConfig c;
