@@ -95,6 +95,15 @@ class KernelFamily {
     (void)problem, (void)config, (void)evict_first, (void)device;
     return std::nullopt;
   }
+  /// `config`, measured at `measured_n`, served at `problem`'s smaller n: with less work per block where that keeps
+  /// the blocks a grid covering n launches at the number it launched at measured_n (at most one per SM of `device`),
+  /// valid for `problem`; nullopt where the family has no such rule or nothing changes. The lookup's grid rule
+  /// (runtime/grid_by_size.hpp).
+  virtual std::optional<Config> keeping_grid(const Problem& problem, const Config& config, std::uint64_t measured_n,
+                                             const DeviceInfo& device) const {
+    (void)problem, (void)config, (void)measured_n, (void)device;
+    return std::nullopt;
+  }
   /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.
   virtual int launches(const Config& config) const = 0;
   /// Dynamic shared memory of a variant for a problem, in bytes.

@@ -182,7 +182,8 @@ Gathered gather_candidates(const Cache* cache, const LookupTarget& given, const 
   if (target.device) g.l2_bytes = target.device->l2_bytes;
   // The rule changes configurations, which then need NVRTC (no stored cubin is of them): without NVRTC, a handle
   // runs what was measured, whose cubins a cache can ship. AUTOTUNE_LOADS_AS_MEASURED=1 turns it off too.
-  if (nvrtc_version() == 0 || !evict_first_rule_enabled()) g.l2_bytes = 0;
+  g.compiles = nvrtc_version() != 0;
+  if (!g.compiles || !evict_first_rule_enabled()) g.l2_bytes = 0;
   if (cache) {
     // Results measured with other code (the problem's family template, NVRTC, driver) are never served. They are
     // skipped in the queries, not marked: a lookup never writes (only `autotune tune` marks, `autotune gc` deletes).

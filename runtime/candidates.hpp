@@ -67,6 +67,9 @@ struct Gathered {
   /// the evict-first size rule's scale (runtime/streaming.hpp).
   std::uint64_t l2_bytes = 0;
   std::optional<DeviceInfo> device;  ///< LookupTarget::device, else the cache's devices row of its model
+  /// Whether the lookup may serve configurations nothing measured (the size rules, runtime/streaming.hpp and
+  /// runtime/grid_by_size.hpp): only with NVRTC, since no stored cubin is of them.
+  bool compiles = true;
 };
 
 /// Every candidate for `problem` on `target`: from `cache` (may be null: no file) the problem's shape on this model

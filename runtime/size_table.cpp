@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "autotune/error.hpp"
+#include "core/config_adapt.hpp"
 #include "core/family.hpp"
+#include "runtime/grid_by_size.hpp"
 #include "runtime/streaming.hpp"
 
 namespace autotune {
@@ -250,13 +253,26 @@ SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Probl
   out.sizes = std::move(t.sizes);
   // Evict-first loads by input size (runtime/streaming.hpp), unless the application requires measured data (tuned,
   // exact): then each range runs a configuration as it was measured. The hint's answer is the range holding n.
-  if (required == Requirement::any)
+  // Then less work per block below the sizes a configuration was measured at (runtime/grid_by_size.hpp).
+  if (required == Requirement::any) {
     stream_by_size(out.sizes, problem, gathered.l2_bytes, gathered.device ? &*gathered.device : nullptr);
+    if (gathered.compiles && gathered.device) keep_grid_by_size(out.sizes, problem, *gathered.device);
+  }
   for (const SizeRange& r : out.sizes)
     if (r.contains(n) && !(r.config == l.config)) {
+      // What the rules changed, in either direction ("ld=cs" added or taken away, "loads=1").
+      std::vector<std::string> changed = config_adapt::changed_items(l.config.key(), r.config.key());
+      for (std::string& item : config_adapt::changed_items(r.config.key(), l.config.key())) changed.push_back(item);
+      auto changed_field = [&](std::string_view field) {
+        return std::any_of(changed.begin(), changed.end(), [&](const std::string& c) { return c.starts_with(field); });
+      };
       l.config = r.config;
-      const StreamBand band = stream_band(problem.bytes(), gathered.l2_bytes);
-      l.distance = join(l.distance, stream_note(band, gathered.l2_bytes));
+      if (changed_field("ld=")) {
+        const StreamBand band = stream_band(problem.bytes(), gathered.l2_bytes);
+        l.distance = join(l.distance, stream_note(band, gathered.l2_bytes));
+      }
+      if (changed_field("loads="))
+        l.distance = join(l.distance, "fewer loads per thread: the blocks of its measured size kept");
     }
   return out;
 }

@@ -324,6 +324,42 @@ class HistogramFamily final
            c.aggregation == Aggregation::none;
   }
 
+  // A grid covering n (grid=0 or -1) launches one block per tile: served below the size it was measured at, a
+  // configuration launches fewer blocks, down to a handful on 132 SMs. Halving the loads in flight per thread halves
+  // the tile and doubles the blocks; it is done until the blocks are nearest what the configuration launched at
+  // measured_n, at most one per SM (what it was measured with, where the GPU was not yet full). Measured (H100, the exact tunings
+  // of the 2026-12-05 held-out grid, bench/results/2026-12-05h-summary.md): the 1M policy entries served at 242K-606K
+  // ran 9.3 / 7.2 / 8.3 us with 4 loads, 7.5 / 6.0 / 6.7 with the loads this rule gives (u16 with 4492 bins narrow at
+  // 606K, u16 with 920 bins at 242K, f64 with 318 bins of image samples at 249K), against exact winners of 6.8,
+  // 5.8 and 6.7. Not for clusters (their grid is whole clusters) nor a capped grid (grid=N).
+  std::optional<Config> keeping_grid(const Problem& p, const Config& c, std::uint64_t measured_n,
+                                     const DeviceInfo& device) const override {
+    const HistogramProblem& h = problem_of(p);
+    const HistogramConfig& given = config_of(c);
+    if ((given.grid_blocks != 0 && given.grid_blocks != HistogramConfig::kCoverGrid) || given.cluster != 1 ||
+        h.n >= measured_n || device.sm_count <= 0)
+      return std::nullopt;
+    auto blocks = [&](const HistogramConfig& x, std::uint64_t n) {
+      const std::uint64_t tile = x.tile_samples(h);
+      return (h.samples(n) + tile - 1) / tile;
+    };
+    const std::uint64_t target = std::min<std::uint64_t>(static_cast<std::uint64_t>(device.sm_count),
+                                                         blocks(given, measured_n));
+    // Halved while that brings the blocks nearer the target on a log scale (b * 2b < target^2): a size just below
+    // measured_n keeps its configuration.
+    HistogramConfig out = given;
+    while (out.loads > 1) {
+      HistogramConfig half = out;
+      half.loads /= 2;
+      if (static_cast<double>(blocks(out, h.n)) * static_cast<double>(blocks(half, h.n)) >=
+          static_cast<double>(target) * static_cast<double>(target))
+        break;
+      out = half;
+    }
+    if (out.loads == given.loads || !violation(p, Config(out), &device).empty()) return std::nullopt;
+    return Config(out);
+  }
+
   int launches(const Config& c) const override {
     return config_of(c).merge == Merge::atomic ? 2 : 1;  // memset + kernel, or one kernel
   }
