@@ -16,8 +16,10 @@
 //   size table (runtime/size_table.hpp): the ranking at every n, as ranges (SizeRange); the answer for the hint n is
 //     the table's, so that the two agree. Then evict-first input loads by input size (runtime/streaming.hpp): a
 //     range serving inputs of L2 / 2 to 4x the L2 from evidence measured at no such size loads evict-first (ld=cs),
-//     one serving 8x the L2 or more plainly, where the family's configuration has the choice (not under a tuned or
-//     exact requirement: those run what was measured).
+//     one serving 8x the L2 or more plainly, where the family's configuration has the choice; and below the sizes a
+//     range was measured at, less work per block (runtime/grid_by_size.hpp: a histogram's loads halved while its
+//     grid stays nearest the blocks it launched where measured, at most one per SM). Neither under a tuned or exact
+//     requirement (those run what was measured), nor without NVRTC.
 // So a measured policy entry of the problem's own operator at its own size on this GPU model beats the winner of
 // another operator (a weaker transfer), and a closer policy shape beats a far tuned one.
 // The problem's input distribution is a hint: winners measured on it, on the robust set (dist=robust, `autotune tune

@@ -49,7 +49,7 @@ std::string with_loads(std::string key, int loads) {
 
 }  // namespace
 
-TEST_SUITE("cpu") {
+TEST_SUITE("size_table") {
   TEST_CASE("a histogram configuration served below its measured size takes the loads that keep its blocks nearest "
             "the measured ones, at most one per SM") {
     // 242000: 15 blocks at 4 loads, 30 at 2 (15 x 30 < 64^2: halve), 60 at 1 (30 x 60 < 4096: halve): 1 load.
