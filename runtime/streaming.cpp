@@ -15,11 +15,11 @@ namespace {
 
 constexpr std::uint64_t kNever = ~std::uint64_t(0);  // no such n
 
-// The band edges in bytes: helps from L2 / 2 to 4 L2 inclusive, hurts from 8 L2.
+// The band edges in bytes: helps from L2 / 4 to 4 L2 inclusive, hurts from 8 L2.
 struct Edges {
   std::uint64_t helps_from, helps_to, hurts_from;
 };
-Edges edges(std::uint64_t l2) { return {l2 / 2, 4 * l2, 8 * l2}; }
+Edges edges(std::uint64_t l2) { return {l2 / 4, 4 * l2, 8 * l2}; }
 
 // The first n at which `problem` reads at least `bytes` (bytes() grows with n), kNever when none below 2^56 does.
 std::uint64_t first_n_reading(const Problem& problem, std::uint64_t bytes) {
@@ -75,19 +75,26 @@ void stream_by_size(std::vector<SizeRange>& sizes, const Problem& problem, std::
   const KernelFamily& family = problem.family();
   std::vector<SizeRange> out;
   for (const SizeRange& r : sizes) {
-    std::vector<StreamBand> measured;
-    for (std::uint64_t n : r.tuned_n) measured.push_back(band_of_n(n));
-    // The range in pieces of one band each.
+    // The range in pieces of one band each; a size it was measured at in a band is a piece of its own.
     std::vector<std::uint64_t> starts{r.n_from};
-    for (std::uint64_t c : cuts)
+    auto cut = [&](std::uint64_t c) {
       if (c != kNever && c > r.n_from && c <= r.n_to) starts.push_back(c);
+    };
+    for (std::uint64_t c : cuts) cut(c);
+    for (std::uint64_t m : r.tuned_n)
+      if (band_of_n(m) != StreamBand::neutral) {
+        cut(m);
+        if (m != kNever) cut(m + 1);
+      }
     std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
     for (std::size_t i = 0; i < starts.size(); ++i) {
       SizeRange piece = r;
       piece.n_from = starts[i];
       piece.n_to = i + 1 < starts.size() ? starts[i + 1] - 1 : r.n_to;
       const StreamBand band = band_of_n(piece.n_from);
-      const bool measured_here = std::find(measured.begin(), measured.end(), band) != measured.end();
+      const bool measured_here = piece.n_from == piece.n_to &&
+                                 std::find(r.tuned_n.begin(), r.tuned_n.end(), piece.n_from) != r.tuned_n.end();
       if (band != StreamBand::neutral && !measured_here) {
         const bool evict_first = band == StreamBand::helps;
         if (auto c = family.with_evict_first(problem, r.config, evict_first, device); c && !(*c == r.config)) {

@@ -14,9 +14,9 @@
 //     doubling of n away, per unit of shape distance, on another distribution or GPU model; the best-ranked wins,
 //     with deterministic tie rules (runtime/rank.hpp);
 //   size table (runtime/size_table.hpp): the ranking at every n, as ranges (SizeRange); the answer for the hint n is
-//     the table's, so that the two agree. Then evict-first input loads by input size (runtime/streaming.hpp): a
-//     range serving inputs of L2 / 2 to 4x the L2 from evidence measured at no such size loads evict-first (ld=cs),
-//     one serving 8x the L2 or more plainly, where the family's configuration has the choice; and below the sizes a
+//     the table's, so that the two agree. Then evict-first input loads by input size (runtime/streaming.hpp): inputs
+//     of L2 / 4 to 4x the L2 load evict-first (ld=cs), inputs of 8x the L2 or more plainly, where the family's
+//     configuration has the choice, but at the very sizes a configuration was measured at; and below the sizes a
 //     range was measured at, less work per block (runtime/grid_by_size.hpp: a histogram's loads halved while its
 //     grid stays nearest the blocks it launched where measured, at most one per SM). Neither under a tuned or exact
 //     requirement (those run what was measured), nor without NVRTC.

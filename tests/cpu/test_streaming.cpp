@@ -1,8 +1,8 @@
 // The lookup's evict-first size rule (runtime/streaming.hpp) on the CPU: its bands on an H200's 60 MiB L2, the
-// ranges it splits and the loads it gives each part, what it leaves alone (a configuration measured in the band, a
-// family without the choice, an unknown L2), and a handle's table and hint answer built with it. The byte edges
-// below are the measurement's (32-128 MiB faster, 512 MiB-2 GiB slower on an H200; the rule's edges L2 / 2, 4 L2
-// and 8 L2 fall between them), converted to elements by hand.
+// ranges it splits and the loads it gives each part, what it leaves alone (a configuration at a size it was measured
+// at, a family without the choice, an unknown L2), and a handle's table and hint answer built with it. The byte edges
+// below are the measurement's (16-128 MiB faster, 512 MiB-2 GiB slower on an H200, 0.27-4 L2 faster on an H100 too;
+// the rule's edges L2 / 4, 4 L2 and 8 L2 fall between them), converted to elements by hand.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -62,10 +62,11 @@ Config parsed(const Problem& p, const std::string& key) {
 }  // namespace
 
 TEST_SUITE("streaming") {
-  TEST_CASE("on a 60 MiB L2 evict-first loads help from 30 to 240 MiB and hurt from 480 MiB") {
-    CHECK(stream_band(16 * kMebi, kL2) == StreamBand::neutral);
-    CHECK(stream_band(30 * kMebi - 1, kL2) == StreamBand::neutral);
-    CHECK(stream_band(30 * kMebi, kL2) == StreamBand::helps);
+  TEST_CASE("on a 60 MiB L2 evict-first loads help from 15 to 240 MiB and hurt from 480 MiB") {
+    CHECK(stream_band(8 * kMebi, kL2) == StreamBand::neutral);
+    CHECK(stream_band(15 * kMebi - 1, kL2) == StreamBand::neutral);
+    CHECK(stream_band(15 * kMebi, kL2) == StreamBand::helps);
+    CHECK(stream_band(16 * kMebi, kL2) == StreamBand::helps);
     CHECK(stream_band(64 * kMebi, kL2) == StreamBand::helps);
     CHECK(stream_band(240 * kMebi, kL2) == StreamBand::helps);
     CHECK(stream_band(256 * kMebi, kL2) == StreamBand::neutral);
@@ -97,35 +98,70 @@ TEST_SUITE("streaming") {
     CHECK(t[1].tuned_n == std::vector<std::uint64_t>{16ull << 20});
   }
 
-  TEST_CASE("the built-in default of an f32 sum loads evict-first from 30 to 240 MiB of input, plainly elsewhere") {
+  TEST_CASE("the built-in default of an f32 sum loads evict-first from 15 to 240 MiB of input, plainly elsewhere") {
     const Problem p = f32_sum();
     const Config fallback = Config::fallback(p);
     REQUIRE_FALSE(evict_first(fallback));
     std::vector<SizeRange> t{whole_range(fallback, {}, ConfigSource::fallback)};
     stream_by_size(t, p, kL2, nullptr);
     REQUIRE(t.size() == 3);
-    // 30 MiB and 240 MiB of 4-byte values: 7864320 and 62914560 of them (the latter the band's last n).
-    CHECK(t[0].n_to == 7864319);
+    // 15 MiB and 240 MiB of 4-byte values: 3932160 and 62914560 of them (the latter the band's last n).
+    CHECK(t[0].n_to == 3932159);
     CHECK(t[0].config == fallback);
-    CHECK(t[1].n_from == 7864320);
+    CHECK(t[1].n_from == 3932160);
     CHECK(t[1].n_to == 62914560);
     CHECK(evict_first(t[1].config));
-    CHECK(t[1].why == "given; ld=cs: evict-first loads for inputs of 30 MiB to 240 MiB");
+    CHECK(t[1].why == "given; ld=cs: evict-first loads for inputs of 15 MiB to 240 MiB");
     CHECK(t[2].n_from == 62914561);
     CHECK(t[2].config == fallback);
   }
 
-  TEST_CASE("a configuration measured in a band keeps its own loads in that band") {
+  TEST_CASE("plain loads measured at 64 MiB stay at that very size; the rest of the band loads evict-first") {
     const Problem p = f32_sum();
     const Config plain = Config::fallback(p);
-    // Measured at 16M f32 (64 MiB, where evict-first helps) with plain loads, and at 256M (1 GiB, where it hurts):
-    // every band the table reaches holds a measurement, so nothing changes.
+    const Config cs = *p.family().with_evict_first(p, plain, true, nullptr);
+    // Measured at 16M f32 (64 MiB, where evict-first helps) with plain loads, and at 256M (1 GiB, where it hurts).
     std::vector<SizeRange> t{whole_range(plain, {16ull << 20, 256ull << 20}, ConfigSource::nearest_size)};
-    const std::vector<SizeRange> before = t;
     stream_by_size(t, p, kL2, nullptr);
-    REQUIRE(t.size() == 1);
-    CHECK(t[0].config == before[0].config);
-    CHECK(t[0].why == before[0].why);
+    REQUIRE(t.size() == 5);
+    CHECK(t[0].n_to == 3932159);  // below 15 MiB: as given
+    CHECK(t[0].config == plain);
+    CHECK(t[1].n_from == 3932160);
+    CHECK(t[1].n_to == 16777215);
+    CHECK(t[1].config == cs);
+    CHECK(t[2].n_from == 16777216);  // the measured size itself: as measured
+    CHECK(t[2].n_to == 16777216);
+    CHECK(t[2].config == plain);
+    CHECK(t[2].why == "given");
+    CHECK(t[3].n_from == 16777217);
+    CHECK(t[3].n_to == 62914560);
+    CHECK(t[3].config == cs);
+    CHECK(t[3].why == "given; ld=cs: evict-first loads for inputs of 15 MiB to 240 MiB");
+    CHECK(t[4].n_from == 62914561);  // 240 MiB on: plain as given, 1 GiB included
+    CHECK(t[4].n_to == kLast);
+    CHECK(t[4].config == plain);
+    CHECK(t[4].why == "given");
+  }
+
+  TEST_CASE("evict-first loads measured at 1 GiB stay at that very size; the rest of the hurts band loads plainly") {
+    const Problem p = f32_sum();
+    const Config cs = *p.family().with_evict_first(p, Config::fallback(p), true, nullptr);
+    const Config plain = Config::fallback(p);
+    std::vector<SizeRange> t{whole_range(cs, {256ull << 20}, ConfigSource::nearest_size)};
+    stream_by_size(t, p, kL2, nullptr);
+    REQUIRE(t.size() == 4);
+    CHECK(t[0].n_from == 0);  // up to 480 MiB (125829120 values): evict-first as given
+    CHECK(t[0].n_to == 125829119);
+    CHECK(t[0].config == cs);
+    CHECK(t[1].n_from == 125829120);
+    CHECK(t[1].n_to == 268435455);
+    CHECK(t[1].config == plain);
+    CHECK(t[1].why == "given; plain loads for inputs from 480 MiB");
+    CHECK(t[2].n_from == 268435456);
+    CHECK(t[2].n_to == 268435456);
+    CHECK(t[2].config == cs);
+    CHECK(t[3].n_from == 268435457);
+    CHECK(t[3].config == plain);
   }
 
   TEST_CASE("nothing changes without the L2 or for a family whose loads have no evict-first choice") {
@@ -177,8 +213,8 @@ TEST_SUITE("streaming") {
       REQUIRE(held);
       CHECK(held->config == s.at_hint.config);
       CAPTURE(s.at_hint.config.key());
-      // 100 MiB lies where evict-first helps, 1 GiB where it hurts; the policy holds u8/256 up to 16M only (16 MiB:
-      // neither), so the rule decides both, for a 16-byte-load configuration.
+      // 100 MiB lies where evict-first helps, 1 GiB where it hurts; the policy holds u8/256 up to 16M only, measured
+      // at neither size, so the rule decides both, for a 16-byte-load configuration.
       REQUIRE(s.at_hint.config.key().find("vec=16") != std::string::npos);
       CHECK(evict_first(s.at_hint.config) == (n == 100ull << 20));
       // A tuned or exact requirement runs what was measured: without measured data it ranks everything (the policy),

@@ -705,8 +705,8 @@ TEST_SUITE("gpu_api") {
         if (saved) ::setenv("AUTOTUNE_LOADS_AS_MEASURED", value.c_str(), 1);
       }
     };
-    // 64 MiB of u8 samples lies from L2 / 2 to 4x the L2 (where the rule loads evict-first) on any GPU of 16 to 128
-    // MiB of L2; 1 MiB, where the winner was measured, below L2 / 2.
+    // 64 MiB of u8 samples lies from L2 / 4 to 4x the L2 (where the rule loads evict-first) on any GPU of 16 to 128
+    // MiB of L2; 1 MiB, where the winner was measured, below L2 / 4.
     const DeviceInfo d = query_device(0);
     REQUIRE(d.l2_bytes >= (16u << 20));
     REQUIRE(d.l2_bytes <= (128u << 20));
