@@ -562,7 +562,10 @@ Listing size_listing(const SizeLookup& sizes, std::uint64_t n, std::vector<Cell>
     Cell selected = bool_cell(r.contains(n));
     selected.text = r.contains(n) ? "=>" : "";
     std::string tuned;
-    for (const std::uint64_t t : r.tuned_n) tuned += (tuned.empty() ? "" : " ") + std::to_string(t);
+    for (const std::uint64_t t : r.tuned_n) {
+      if (!tuned.empty()) tuned += ' ';
+      tuned += std::to_string(t);
+    }
     table.rows.push_back({selected, size_cell(r.n_from), size_cell(r.n_to), text_cell(r.config.key()),
                           text_cell(std::string(to_string(r.source))), tuned.empty() ? null_cell("-") : text_cell(tuned),
                           number_cell(r.predicted_slowdown, 3), text_cell(r.why)});

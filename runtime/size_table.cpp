@@ -140,6 +140,7 @@ std::vector<SizeRange> ranges(const TransferCosts& costs, std::string_view famil
       r.config = s.config;
       r.source = e.kind;
       r.tuned_model_key = e.model_key;
+      r.tuned_shape_key = e.shape;
       out.push_back(std::move(r));
       used.emplace_back();
     }

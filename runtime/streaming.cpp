@@ -75,14 +75,18 @@ void stream_by_size(std::vector<SizeRange>& sizes, const Problem& problem, std::
   const KernelFamily& family = problem.family();
   std::vector<SizeRange> out;
   for (const SizeRange& r : sizes) {
-    // The range in pieces of one band each; a size it was measured at in a band is a piece of its own.
+    // The range in pieces of one band each; a size of the problem's own tuning in a band is a piece of its own.
     std::vector<std::uint64_t> starts{r.n_from};
     auto cut = [&](std::uint64_t c) {
       if (c != kNever && c > r.n_from && c <= r.n_to) starts.push_back(c);
     };
     for (std::uint64_t c : cuts) cut(c);
+    // Measured on the problem itself: its own tuned sizes, or a policy entry of its own shape (not a similar
+    // problem's, measured at another byte count for the same n, nor another GPU model's, of another L2).
+    const bool own = r.source == ConfigSource::nearest_size ||
+                     (r.source == ConfigSource::policy && r.tuned_shape_key == problem.shape_key());
     for (std::uint64_t m : r.tuned_n)
-      if (band_of_n(m) != StreamBand::neutral) {
+      if (own && band_of_n(m) != StreamBand::neutral) {
         cut(m);
         if (m != kNever) cut(m + 1);
       }
@@ -93,7 +97,7 @@ void stream_by_size(std::vector<SizeRange>& sizes, const Problem& problem, std::
       piece.n_from = starts[i];
       piece.n_to = i + 1 < starts.size() ? starts[i + 1] - 1 : r.n_to;
       const StreamBand band = band_of_n(piece.n_from);
-      const bool measured_here = piece.n_from == piece.n_to &&
+      const bool measured_here = own && piece.n_from == piece.n_to &&
                                  std::find(r.tuned_n.begin(), r.tuned_n.end(), piece.n_from) != r.tuned_n.end();
       if (band != StreamBand::neutral && !measured_here) {
         const bool evict_first = band == StreamBand::helps;

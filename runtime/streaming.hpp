@@ -12,8 +12,9 @@
 // served to 200M samples, and one tuned at 16M u8 samples (16 MiB: plain loads) 7-10 % at 64-128M: on photo-like
 // samples at 100M, the policy's plain u8/256 entry ran 38.3 us where the same configuration with ld=cs ran 34.1
 // (bench/results/2026-12-04f-h200-untuned-histograms-preset-compare-3689e9b.md). Within a band the plain or
-// evict-first choice a tuning made is noise next to that (the twins' times differ by 1-2 % at the size measured), so
-// the band decides but at the very sizes measured. The bands below are the sizes as multiples of the L2.
+// evict-first choice a tuning made is noise next to that (the twins' medians differ by 1-5 % at 1/4 to 1/2 of the
+// L2), so the band decides but at the sizes the problem itself was measured at (where it runs as measured). The bands
+// below are the sizes as multiples of the L2.
 #pragma once
 
 #include <cstdint>
@@ -47,8 +48,11 @@ std::string stream_note(StreamBand band, std::uint64_t l2_bytes);
 /// Applies the rule to `sizes`, a handle's size table for `problem` (ranges ascending and contiguous): where a range
 /// reaches into the helps or hurts band, that part of the range runs its configuration with evict-first loads (helps)
 /// or plain ones (hurts), if the family's configuration has the choice and stays valid
-/// (KernelFamily::with_evict_first), but at the sizes the range was measured at (SizeRange::tuned_n), which keep the
-/// loads measured. A part that changes becomes a range of its own, its `why` saying so. Nothing changes when
+/// (KernelFamily::with_evict_first), but at the sizes the problem itself was measured at on this model (a range of
+/// its own tuned sizes, or of policy entries of its own shape: SizeRange::tuned_shape_key), which keep the loads
+/// measured; a configuration measured on another shape or type (a similar problem, another shape's policy entry,
+/// at another byte count for the same n) or another GPU model takes the band's loads at every size. A part that
+/// changes becomes a range of its own, its `why` saying so. Nothing changes when
 /// `l2_bytes` is 0 (the GPU's L2 unknown: a lookup by model key in a cache without that model's device row). The
 /// lookup applies it under Requirement::any only: `tuned` and `exact` run what was measured.
 void stream_by_size(std::vector<SizeRange>& sizes, const Problem& problem, std::uint64_t l2_bytes,

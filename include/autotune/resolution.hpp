@@ -16,7 +16,7 @@
 //   size table (runtime/size_table.hpp): the ranking at every n, as ranges (SizeRange); the answer for the hint n is
 //     the table's, so that the two agree. Then evict-first input loads by input size (runtime/streaming.hpp): inputs
 //     of L2 / 4 to 4x the L2 load evict-first (ld=cs), inputs of 8x the L2 or more plainly, where the family's
-//     configuration has the choice, but at the very sizes a configuration was measured at; and below the sizes a
+//     configuration has the choice, but at the sizes the problem itself was measured at; and below the sizes a
 //     range was measured at, less work per block (runtime/grid_by_size.hpp: a histogram's loads halved while its
 //     grid stays nearest the blocks it launched where measured, at most one per SM). Neither under a tuned or exact
 //     requirement (those run what was measured), nor without NVRTC.
@@ -126,6 +126,7 @@ struct SizeRange {
   ConfigSource source = ConfigSource::fallback;
   std::vector<std::uint64_t> tuned_n;  ///< the measured sizes the range is served from, ascending (empty: fallback)
   std::string tuned_model_key;         ///< the GPU model they were measured on (empty for fallback)
+  std::string tuned_shape_key;         ///< the shape they were measured on (Problem::shape_key; empty for fallback)
   /// Why, one phrase: "tuned for n=4096 and n=65536", "tuned for n=1048576; measured on dist=uniform, not runs",
   /// "tuned for histogram/u8/bins=256/...", "built-in default".
   std::string why;

@@ -4,12 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
-#include <optional>
 #include <sstream>
 
 #include "autotune/histogram_problem.hpp"
@@ -23,6 +21,7 @@
 #include "cli/progress.hpp"
 #include "runtime/policy.hpp"
 #include "tests/cpu/cli_fixtures.hpp"
+#include "tests/scoped_env.hpp"
 
 using namespace autotune;
 using namespace autotune::cli;
@@ -190,17 +189,7 @@ TEST_SUITE("cli_output") {
   TEST_CASE("best prints the size table a handle builds and the range of --n, in each format") {
     // The tuned sizes' ranges as ranked: the evict-first size rule (tests/cpu/test_streaming.cpp) would also split
     // them where they reach a quarter of the L2 (12.5 MiB of this H100), so it is off here, and put back after.
-    struct LoadsAsMeasured {
-      std::optional<std::string> saved;
-      LoadsAsMeasured() {
-        if (const char* v = std::getenv("AUTOTUNE_LOADS_AS_MEASURED")) saved = v;
-        ::setenv("AUTOTUNE_LOADS_AS_MEASURED", "1", 1);
-      }
-      ~LoadsAsMeasured() {
-        if (saved) ::setenv("AUTOTUNE_LOADS_AS_MEASURED", saved->c_str(), 1);
-        else ::unsetenv("AUTOTUNE_LOADS_AS_MEASURED");
-      }
-    } loads_as_measured;
+    const ScopedEnv loads_as_measured("AUTOTUNE_LOADS_AS_MEASURED", "1");
     TempPath file;
     FixtureRun small, large;
     {

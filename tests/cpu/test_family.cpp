@@ -16,6 +16,7 @@
 #include "cli/options.hpp"
 #include "runtime/resolve.hpp"
 #include "tests/cpu/cache_fixtures.hpp"
+#include "tests/scoped_env.hpp"
 #include "kernel_templates/reduction_reference.hpp"
 #include "tuner/robust.hpp"
 #include "tuner/origin.hpp"
@@ -222,6 +223,9 @@ TEST_SUITE("family") {
   }
 
   TEST_CASE("the similar-problem step: the nearest tuned shape of the family on this model, if its winner is valid") {
+    // The configurations as measured: the evict-first size rule (tests/cpu/test_streaming.cpp) would load the 64M u8
+    // answers (64 MiB, from a quarter to 4x this H100's L2) evict-first.
+    const ScopedEnv loads_as_measured("AUTOTUNE_LOADS_AS_MEASURED", "1");
     Cache cache(":memory:");
     record(cache, h100(), problem(64 * M, 256), config(512, 4));
     record(cache, h100(), problem(64 * M, 1024), config(256, 2));

@@ -1,5 +1,5 @@
 // The lookup's evict-first size rule (runtime/streaming.hpp) on the CPU: its bands on an H200's 60 MiB L2, the
-// ranges it splits and the loads it gives each part, what it leaves alone (a configuration at a size it was measured
+// ranges it splits and the loads it gives each part, what it leaves alone (a winner at a size the problem was tuned
 // at, a family without the choice, an unknown L2), and a handle's table and hint answer built with it. The byte edges
 // below are the measurement's (16-128 MiB faster, 512 MiB-2 GiB slower on an H200, 0.27-4 L2 faster on an H100 too;
 // the rule's edges L2 / 4, 4 L2 and 8 L2 fall between them), converted to elements by hand.
@@ -141,6 +141,36 @@ TEST_SUITE("streaming") {
     CHECK(t[4].n_to == kLast);
     CHECK(t[4].config == plain);
     CHECK(t[4].why == "given");
+  }
+
+  TEST_CASE("a policy entry of another shape measured at 64 MiB gives way to the band there; one of its own does not") {
+    const Problem p = f32_sum();
+    const Config plain = Config::fallback(p);
+    // Another shape's entry (an f32 max, or u8 samples: another byte count at the same n) measured at 16M.
+    std::vector<SizeRange> t{whole_range(plain, {16ull << 20}, ConfigSource::policy)};
+    t[0].tuned_shape_key = "reduce/max/f32/acc=f32/dist=uniform";
+    stream_by_size(t, p, kL2, nullptr);
+    REQUIRE(t.size() == 3);
+    CHECK(t[0].n_to == 3932159);
+    CHECK(t[0].config == plain);
+    CHECK(t[1].n_from == 3932160);
+    CHECK(t[1].n_to == 62914560);
+    CHECK(evict_first(t[1].config));
+    CHECK(t[2].n_from == 62914561);
+    CHECK(t[2].config == plain);
+
+    // An entry of the f32 sum itself at 16M: measured on this very problem, it runs as measured there.
+    std::vector<SizeRange> own{whole_range(plain, {16ull << 20}, ConfigSource::policy)};
+    own[0].tuned_shape_key = "reduce/sum/f32/acc=f32/dist=uniform";
+    REQUIRE(own[0].tuned_shape_key == p.shape_key());
+    stream_by_size(own, p, kL2, nullptr);
+    REQUIRE(own.size() == 5);
+    CHECK(own[1].n_to == 16777215);
+    CHECK(evict_first(own[1].config));
+    CHECK(own[2].n_from == 16777216);
+    CHECK(own[2].n_to == 16777216);
+    CHECK(own[2].config == plain);
+    CHECK(evict_first(own[3].config));
   }
 
   TEST_CASE("evict-first loads measured at 1 GiB stay at that very size; the rest of the hurts band loads plainly") {
