@@ -81,8 +81,9 @@ void stream_by_size(std::vector<SizeRange>& sizes, const Problem& problem, std::
       if (c != kNever && c > r.n_from && c <= r.n_to) starts.push_back(c);
     };
     for (std::uint64_t c : cuts) cut(c);
-    // Measured on the problem itself: its own tuned sizes, or a policy entry of its own shape (not a similar
-    // problem's, measured at another byte count for the same n, nor another GPU model's, of another L2).
+    // Measured on the problem itself: its own tuned sizes, or a policy entry of its own shape; not another shape's
+    // evidence (a similar problem, another shape's policy entry: perhaps another type, another byte count at the same
+    // n) nor another GPU model's (another L2).
     const bool own = r.source == ConfigSource::nearest_size ||
                      (r.source == ConfigSource::policy && r.tuned_shape_key == problem.shape_key());
     for (std::uint64_t m : r.tuned_n)

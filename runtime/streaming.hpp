@@ -50,8 +50,8 @@ std::string stream_note(StreamBand band, std::uint64_t l2_bytes);
 /// or plain ones (hurts), if the family's configuration has the choice and stays valid
 /// (KernelFamily::with_evict_first), but at the sizes the problem itself was measured at on this model (a range of
 /// its own tuned sizes, or of policy entries of its own shape: SizeRange::tuned_shape_key), which keep the loads
-/// measured; a configuration measured on another shape or type (a similar problem, another shape's policy entry,
-/// at another byte count for the same n) or another GPU model takes the band's loads at every size. A part that
+/// measured; a configuration measured on another shape (a similar problem, another shape's policy entry: perhaps of
+/// another type, another byte count at the same n) or another GPU model takes the band's loads at every size. A part that
 /// changes becomes a range of its own, its `why` saying so. Nothing changes when
 /// `l2_bytes` is 0 (the GPU's L2 unknown: a lookup by model key in a cache without that model's device row). The
 /// lookup applies it under Requirement::any only: `tuned` and `exact` run what was measured.
