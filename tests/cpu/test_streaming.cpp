@@ -52,6 +52,17 @@ SizeRange whole_range(const Config& c, std::vector<std::uint64_t> tuned_n, Confi
   return r;
 }
 
+// The table as "FROM..TO NAME | ...": NAME "plain" or "cs" for the two configurations a case compares, else the key.
+std::string spans(const std::vector<SizeRange>& t, const Config& plain, const Config& cs) {
+  std::string out;
+  for (const SizeRange& r : t) {
+    const std::string name = r.config == plain ? "plain" : r.config == cs ? "cs" : r.config.key();
+    const std::string to = r.n_to == kLast ? "max" : std::to_string(r.n_to);
+    out += (out.empty() ? "" : " | ") + std::to_string(r.n_from) + ".." + to + " " + name;
+  }
+  return out;
+}
+
 Config parsed(const Problem& p, const std::string& key) {
   auto c = p.family().parse_config(key);
   REQUIRE(c);
@@ -123,54 +134,32 @@ TEST_SUITE("streaming") {
     // Measured at 16M f32 (64 MiB, where evict-first helps) with plain loads, and at 256M (1 GiB, where it hurts).
     std::vector<SizeRange> t{whole_range(plain, {16ull << 20, 256ull << 20}, ConfigSource::nearest_size)};
     stream_by_size(t, p, kL2, nullptr);
+    // Below 15 MiB as given; the measured size itself as measured; from 240 MiB as given, 1 GiB included.
+    CHECK(spans(t, plain, cs) == "0..3932159 plain | 3932160..16777215 cs | 16777216..16777216 plain | "
+                                 "16777217..62914560 cs | 62914561..max plain");
     REQUIRE(t.size() == 5);
-    CHECK(t[0].n_to == 3932159);  // below 15 MiB: as given
-    CHECK(t[0].config == plain);
-    CHECK(t[1].n_from == 3932160);
-    CHECK(t[1].n_to == 16777215);
-    CHECK(t[1].config == cs);
-    CHECK(t[2].n_from == 16777216);  // the measured size itself: as measured
-    CHECK(t[2].n_to == 16777216);
-    CHECK(t[2].config == plain);
     CHECK(t[2].why == "given");
-    CHECK(t[3].n_from == 16777217);
-    CHECK(t[3].n_to == 62914560);
-    CHECK(t[3].config == cs);
     CHECK(t[3].why == "given; ld=cs: evict-first loads for inputs of 15 MiB to 240 MiB");
-    CHECK(t[4].n_from == 62914561);  // 240 MiB on: plain as given, 1 GiB included
-    CHECK(t[4].n_to == kLast);
-    CHECK(t[4].config == plain);
     CHECK(t[4].why == "given");
   }
 
   TEST_CASE("a policy entry of another shape measured at 64 MiB gives way to the band there; one of its own does not") {
     const Problem p = f32_sum();
     const Config plain = Config::fallback(p);
+    const Config cs = *p.family().with_evict_first(p, plain, true, nullptr);
     // Another shape's entry (an f32 max, or u8 samples: another byte count at the same n) measured at 16M.
     std::vector<SizeRange> t{whole_range(plain, {16ull << 20}, ConfigSource::policy)};
     t[0].tuned_shape_key = "reduce/max/f32/acc=f32/dist=uniform";
     stream_by_size(t, p, kL2, nullptr);
-    REQUIRE(t.size() == 3);
-    CHECK(t[0].n_to == 3932159);
-    CHECK(t[0].config == plain);
-    CHECK(t[1].n_from == 3932160);
-    CHECK(t[1].n_to == 62914560);
-    CHECK(evict_first(t[1].config));
-    CHECK(t[2].n_from == 62914561);
-    CHECK(t[2].config == plain);
+    CHECK(spans(t, plain, cs) == "0..3932159 plain | 3932160..62914560 cs | 62914561..max plain");
 
     // An entry of the f32 sum itself at 16M: measured on this very problem, it runs as measured there.
     std::vector<SizeRange> own{whole_range(plain, {16ull << 20}, ConfigSource::policy)};
     own[0].tuned_shape_key = "reduce/sum/f32/acc=f32/dist=uniform";
     REQUIRE(own[0].tuned_shape_key == p.shape_key());
     stream_by_size(own, p, kL2, nullptr);
-    REQUIRE(own.size() == 5);
-    CHECK(own[1].n_to == 16777215);
-    CHECK(evict_first(own[1].config));
-    CHECK(own[2].n_from == 16777216);
-    CHECK(own[2].n_to == 16777216);
-    CHECK(own[2].config == plain);
-    CHECK(evict_first(own[3].config));
+    CHECK(spans(own, plain, cs) == "0..3932159 plain | 3932160..16777215 cs | 16777216..16777216 plain | "
+                                   "16777217..62914560 cs | 62914561..max plain");
   }
 
   TEST_CASE("evict-first loads measured at 1 GiB stay at that very size; the rest of the hurts band loads plainly") {
@@ -179,19 +168,11 @@ TEST_SUITE("streaming") {
     const Config plain = Config::fallback(p);
     std::vector<SizeRange> t{whole_range(cs, {256ull << 20}, ConfigSource::nearest_size)};
     stream_by_size(t, p, kL2, nullptr);
+    // Up to 480 MiB (125829120 values) evict-first as given; 1 GiB itself as measured.
+    CHECK(spans(t, plain, cs) == "0..125829119 cs | 125829120..268435455 plain | 268435456..268435456 cs | "
+                                 "268435457..max plain");
     REQUIRE(t.size() == 4);
-    CHECK(t[0].n_from == 0);  // up to 480 MiB (125829120 values): evict-first as given
-    CHECK(t[0].n_to == 125829119);
-    CHECK(t[0].config == cs);
-    CHECK(t[1].n_from == 125829120);
-    CHECK(t[1].n_to == 268435455);
-    CHECK(t[1].config == plain);
     CHECK(t[1].why == "given; plain loads for inputs from 480 MiB");
-    CHECK(t[2].n_from == 268435456);
-    CHECK(t[2].n_to == 268435456);
-    CHECK(t[2].config == cs);
-    CHECK(t[3].n_from == 268435457);
-    CHECK(t[3].config == plain);
   }
 
   TEST_CASE("nothing changes without the L2 or for a family whose loads have no evict-first choice") {
