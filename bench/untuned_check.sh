@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Issue #26's closing measurement with the final code, split into device calls of at most 10 minutes, each of which
+# stands on its own: the GPU suites of the lookup's path, a plain `autotune tune`, the held-out grid of the seed this
+# card already has a "before" for, and the A/Bs of the lookup rules no GPU has timed yet. Run on the GPU machine from
+# the repository root, with binaries unpacked from scripts/pack_for_device.sh.
+#
+#   bench/untuned_check.sh BIN OUT STEP [COMMIT]
+#     STEP  first   gpu_histogram, gpu_api and gpu_tuner of the quick tier (bench/gpu_check.sh), a plain tune, then
+#                   the held-out grid (bench/untuned_grid.sh held-out, with HELD_OUT_COMPARE_LOADS=1: each row's
+#                   handle also timed without the evict-first size rule) until the call's time is spent
+#           rest    the grid's rows ROWS=A:B (when set, for at most ROWS_DEADLINE seconds, default 200), then the A/B
+#                   of the evict-first rule (2026-12-05i) and of the grid rule (2026-12-05h): bench/policy_ab.sh on
+#                   the lookups each rule changed, the old lookup pinned (bench/pin_lookups.py)
+#           fresh   the held-out grid of SEED (default 20261206: drawn by no earlier session), rows ROWS (default 0:100)
+#
+# The seed of `first` and `rest` is the one with a measured "before" on this card: 20261204 on an H200 (7830c02,
+# bench/results/2026-12-04h-h200-held-out-grid.md), 20261205 on an H100 (f93b74f, 2026-12-05h-data). The plain tune
+# goes to STATE (default /tmp/autotune-untuned-check), which outlives a call while the machine stays warm; a call that
+# finds none tunes again (about 100 s). OUT gets a copy of the tuned cache without cubins (bench/strip_cubins.py),
+# for offline replays. BUDGET (default 575) is the seconds a call may take; each step gets what is left.
+set -uo pipefail
+bin=${1:?BIN (the unpacked binaries)}
+out=${2:?OUT}
+step=${3:?STEP: first, rest or fresh}
+commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+state=${STATE:-/tmp/autotune-untuned-check}
+t0=$SECONDS
+left() { echo $((${BUDGET:-575} - (SECONDS - t0))); }
+mkdir -p "$out" "$state"
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+[ -n "$gpu" ] || { echo "untuned_check: nvidia-smi found no GPU" >&2; exit 2; }
+echo "$gpu" > "$out/gpu.txt"
+card=h100
+case $gpu in *H200*) card=h200 ;; esac
+seed=20261205
+[ $card = h200 ] && seed=20261204
+echo "untuned_check: $step on $gpu ($card), commit $commit"
+
+tune() {
+  [ -f "$state/tuned.db" ] && return 0
+  bench/untuned_grid.sh "$bin" "$state" tune "$commit" || { rm -f "$state/tuned.db"; return 1; }
+  cp "$state/tune.log" "$out/tune.log"
+  python3 bench/strip_cubins.py "$state/tuned.db" "$out/tuned-slim-$card-$commit.db"
+}
+
+grid() {  # grid SEED ROWS DEADLINE [COMPARE_LOADS]
+  TUNED_CACHE="$state/tuned.db" SEED=$1 HELD_OUT_ROWS=$2 HELD_OUT_DEADLINE=$3 HELD_OUT_COMPARE_LOADS=${4:-0} \
+    bench/untuned_grid.sh "$bin" "$out" held-out "$commit"
+}
+
+ab() {  # ab NAME DATA_DIR PINS KEYS
+  [ "$(left)" -gt 60 ] || { echo "untuned_check: no time left for the $1 A/B"; return 1; }
+  timeout "$(left)" bench/policy_ab.sh "$bin" "$out/ab-$1" "$2/$3-$card" "$2/$4-$card.txt"
+}
+
+rc=0
+case $step in
+  first)
+    GPU_CHECK_SUITES="gpu_histogram gpu_api gpu_tuner" GPU_CHECK_BENCHES=none \
+      bench/gpu_check.sh quick "$bin" "$out/gc" "$commit" 150 || rc=1
+    tune || exit 1
+    grid $seed 0:100 $(($(left) - 30)) 1 || rc=1
+    ;;
+  rest)
+    tune || exit 1
+    [ -n "${ROWS:-}" ] && { grid $seed "$ROWS" "${ROWS_DEADLINE:-200}" 1 || rc=1; }
+    ab stream bench/results/2026-12-05i-data pinned-before-stream lookups-changed-stream || rc=1
+    ab grid bench/results/2026-12-05h-data pinned-before-grid lookups-changed-grid || rc=1
+    ;;
+  fresh)
+    tune || exit 1
+    grid "${SEED:-20261206}" "${ROWS:-0:100}" $(($(left) - 30)) || rc=1
+    ;;
+  *) echo "untuned_check: STEP is first, rest or fresh, not $step" >&2; exit 2 ;;
+esac
+echo "untuned_check: $step done in $((SECONDS - t0)) s, rc=$rc"
+exit $rc
