@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The held-out grid's table (shape_bench --held-out, one process per row: .device-style logs of its stderr lines).
 
-    bench/held_out_table.py NEW.log [--before OLD.log] [--title TEXT] [--compared policy]
+    bench/held_out_table.py NEW.log [NEW.log ...] [--before OLD.log] [--title TEXT] [--compared policy]
 
 Reads each `shape_bench: KEY policy P us, tuned T us (CONFIG), exact E us, CUB C us` line (the last one per key wins),
 prints a markdown table of every row (the tuned cache's handle against CUB, and the same row of OLD.log where given)
 and a summary: the geometric mean of CUB's time over the handle's per family, the least ratio, the rows under 0.95x.
+Several NEW logs (a grid measured over several device calls) are read as one, a later line of a key winning. Where
+the two runs do not hold the same rows (a run cut by its deadline), the summary is also given over the rows both
+hold ("before, paired" and "after, paired"), the only before/after comparison that is like for like.
 Rows without a CUB call (CUB has no such operator or type here, or the baseline refuses it) count in neither. Where
 the rows were tuned exactly (untuned_grid.sh's HELD_OUT_EXACT=1: an exact time above 0), the regret of the tuned
 cache's handle against the exact winner too, and its median and worst per family. Where the lines carry
@@ -72,7 +75,7 @@ def compared_gain(rows):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("new")
+    ap.add_argument("new", nargs="+")
     ap.add_argument("--before")
     ap.add_argument("--title", default="The held-out grid")
     ap.add_argument("--compared", choices=("loads", "policy"), default="loads",
@@ -82,13 +85,19 @@ def main():
                     if a.compared == "loads" else
                     (("rows the other policy serves differently", "time with the other policy / with the embedded one"),
                      "other policy (us)"))
-    new = read(a.new)
+    new = {}
+    for path in a.new:
+        new.update(read(path))
     old = read(a.before) if a.before else {}
     print(f"# {a.title}\n")
     print("| run | family | rows with CUB | geometric mean vs CUB | least | under 0.95x |\n|---|---|---:|---:|---:|---:|")
     if old:
         print("\n".join(summary(old, "before")))
     print("\n".join(summary(new, "after")))
+    both = set(old) & set(new)
+    if both and set(old) != set(new):
+        print("\n".join(summary({k: old[k] for k in both}, "before, paired")))
+        print("\n".join(summary({k: new[k] for k in both}, "after, paired")))
     exact = regrets(new)
     if exact:
         print("\n| family | rows tuned exactly | median regret | worst regret |\n|---|---:|---:|---:|")

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# bench/held_out_table.py: a grid measured over two calls is read as one (the later line of a key wins), and a
+# "before" of other rows is also summarized over the rows both runs hold. Ratios worked out by hand: the paired
+# histogram rows are A (CUB 20, before 10, after 5 us) and B (CUB 30, before 15, after 10): before 2.00x and 2.00x,
+# geometric mean 2.00x (with row C's 50x, all three: cbrt(200) = 5.85x); after 4.00x and 3.00x, geometric mean sqrt(12) = 3.46x, least 3.00x.
+#
+#   tests/held_out_table_check.sh REPO
+set -uo pipefail
+repo=${1:?REPO}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+line() {  # line KEY TUNED CUB
+  echo "row 0 rc=0 shape_bench: $1 policy $2 us, tuned $2 us (priv=shared), exact 0.0 us, CUB $3 us"
+}
+A='histogram/u8/bins=7/range=[0,7)/n=1000/dist=uniform'
+B='histogram/f32/bins=9/range=[0,1)/n=2000/dist=narrow'
+C='histogram/i32/bins=5/range=[0,5)/n=3000/dist=runs'
+{ line "$A" 10 20; line "$B" 15 30; line "$C" 1 50; } > "$tmp/before.log"
+{ line "$A" 7 20; line "$B" 10 30; } > "$tmp/call1.log"
+line "$A" 5 20 > "$tmp/call2.log"  # row A measured again in a later call: this line wins
+python3 "$repo/bench/held_out_table.py" "$tmp/call1.log" "$tmp/call2.log" --before "$tmp/before.log" > "$tmp/t.md" ||
+  { echo "FAIL: held_out_table.py exited non-zero"; exit 1; }
+fail=0
+want() { grep -qF -- "$1" "$tmp/t.md" || { echo "FAIL: no line '$1'"; fail=1; }; }
+want "| before | histogram | 3 | 5.85x | 2.00x | 0 |"
+want "| after | histogram | 2 | 3.46x | 3.00x | 0 |"
+want "| before, paired | histogram | 2 | 2.00x | 2.00x | 0 |"
+want "| after, paired | histogram | 2 | 3.46x | 3.00x | 0 |"
+python3 "$repo/bench/held_out_table.py" "$tmp/call1.log" --before "$tmp/call1.log" > "$tmp/same.md"
+grep -q "paired" "$tmp/same.md" && { echo "FAIL: a paired summary where both runs hold the same rows"; fail=1; }
+[ $fail = 0 ] && echo "held_out_table_check: OK"
+exit $fail
