@@ -18,15 +18,31 @@
 # goes to STATE (default /tmp/autotune-untuned-check), which outlives a call while the machine stays warm; a call that
 # finds none tunes again (about 100 s). OUT gets a copy of the tuned cache without cubins (bench/strip_cubins.py),
 # for offline replays. BUDGET (default 575) is the seconds a call may take; each step gets what is left.
+#
+# What comes back from a device call is at most 8 files (/work/.library/device/README.md, Limits), and a grid writes
+# three files a row: 2026-12-06's first call lost its grid log that way. So the steps write to a work folder, and OUT
+# gets at most four files: the grid's log (held-out-SEED-A-B.log), tune.log, the cubin-free cache, and everything
+# (those too) in untuned-check-STEP.tar.gz.
 set -uo pipefail
 bin=${1:?BIN (the unpacked binaries)}
-out=${2:?OUT}
+final_out=${2:?OUT}
 step=${3:?STEP: first, rest or fresh}
 commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 state=${STATE:-/tmp/autotune-untuned-check}
 t0=$SECONDS
 left() { echo $((${BUDGET:-575} - (SECONDS - t0))); }
-mkdir -p "$out" "$state"
+mkdir -p "$final_out" "$state"
+out=$(mktemp -d "$state/work-$step-XXXXXX")
+
+# OUT gets the few files a reader opens first, and one tarball of the work folder (all of it).
+deliver() {
+  local f
+  for f in "$out"/held-out-*.log "$out"/tune.log "$out"/tuned-slim-*.db; do
+    [ -f "$f" ] && cp "$f" "$final_out/"
+  done
+  tar -C "$out" -czf "$final_out/untuned-check-$step.tar.gz" . && rm -rf "$out"
+}
+trap deliver EXIT
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
 [ -n "$gpu" ] || { echo "untuned_check: nvidia-smi found no GPU" >&2; exit 2; }

@@ -2,7 +2,8 @@
 # bench/untuned_check.sh, before a device call spends a minute on it: on each card it draws the seed that card has a
 # "before" for (H200 20261204, H100 20261205), pins the A/Bs with that card's old lookups (folders that exist, every
 # key of that card's list asked for), tunes once per state folder and sends back a cubin-free copy; `fresh` draws
-# 20261206; no GPU and an unknown step are refused. Stand-ins (no GPU): nvidia-smi prints a card's name; autotune
+# 20261206; no GPU and an unknown step are refused; OUT holds what a device call brings back (at most 8 files, all
+# of the work in one tarball). Stand-ins (no GPU): nvidia-smi prints a card's name; autotune
 # writes a real cache for `tune` (tests/cache_writer) and runs the real binary otherwise; shape_bench records its
 # arguments.
 #
@@ -21,6 +22,7 @@ SH
 cat > "$tmp/bin/shape_bench" <<SH
 #!/usr/bin/env bash
 echo "\$*" >> "$tmp/shape_bench.args"
+while [ \$# -gt 0 ]; do [ "\$1" = --markdown ] && echo "| table |" > "\$2"; shift; done
 SH
 printf '#!/bin/sh\necho "NVIDIA H200, 580.159.04, 143771 MiB"\n' > "$tmp/smi-h200/nvidia-smi"
 printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB"\n' > "$tmp/smi-h100/nvidia-smi"
@@ -54,10 +56,18 @@ for card in h200 h100; do
   seed=20261205
   [ $card = h200 ] && seed=20261204
   rm -f "$tmp/tunes"
-  run $card rest ROWS=3:5
+  run $card rest ROWS=3:9
   grep -q -- "--held-out 100 --seed $seed .*--rows 3:4" "$tmp/shape_bench.args" &&
-    grep -q -- "--rows 4:5" "$tmp/shape_bench.args" ||
-    { echo "FAIL: $card: rows 3 and 4 of seed $seed not drawn"; cat "$tmp/run.log"; fail=1; }
+    grep -q -- "--rows 8:9" "$tmp/shape_bench.args" ||
+    { echo "FAIL: $card: rows 3 to 8 of seed $seed not drawn"; cat "$tmp/run.log"; fail=1; }
+  # What a device call brings back: at most 8 files, no more than 2 folders down; all of the work in the tarball.
+  o="$tmp/out-$card-rest"
+  [ "$(find "$o" -type f | wc -l)" -le 8 ] && [ -z "$(find "$o" -mindepth 3 -type f)" ] ||
+    { echo "FAIL: $card: OUT holds more than a device call brings back:"; find "$o" -type f; fail=1; }
+  listing=$(tar -tzf "$o/untuned-check-rest.tar.gz" 2>/dev/null)
+  grep -q "held-out-$seed-3-9-row-8.md" <<< "$listing" && grep -q "ab-grid/policy-ab.md" <<< "$listing" &&
+    [ -f "$o/held-out-$seed-3-9.log" ] ||
+    { echo "FAIL: $card: the grid's rows, the A/Bs or the grid's log are missing from OUT"; fail=1; }
   grep -q -- "--compare-measured-loads" "$tmp/shape_bench.args" ||
     { echo "FAIL: $card: the grid rows are not timed without the evict-first rule too"; fail=1; }
   ab_ok $card stream bench/results/2026-12-05i-data/pinned-before-stream bench/results/2026-12-05i-data/lookups-changed-stream
