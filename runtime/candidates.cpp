@@ -6,6 +6,7 @@
 #include <map>
 
 #include "autotune/device.hpp"
+#include "autotune/error.hpp"
 #include "autotune/identity.hpp"
 #include "core/family.hpp"
 #include "runtime/nearest.hpp"
@@ -38,7 +39,32 @@ EvidenceSize size_of_winner(Winner w, std::string change = {}) {
   const std::uint64_t n = w.problem.n();
   Config config = w.config;
   std::string key = w.problem.key();
-  return EvidenceSize{n, std::move(config), std::move(w), std::move(change), std::move(key), {}};
+  return EvidenceSize{n, std::move(config), std::move(w), std::move(change), std::move(key), {}, {}};
+}
+
+// EvidenceSize::measured of every size of `e` (the problem's own shape on this model): each tuned size's run read
+// once, its correct variants' times over the fastest. Runs imported without a trusted signature are skipped: their
+// times were never seen on this machine (split_untrusted serves their winners apart). So is a run whose measurements
+// do not read back (a row changed by hand): its winner serves as before, priced by the curves.
+void add_measured(const Cache& cache, Evidence& e) {
+  for (const EvidenceSize& at : e.sizes) {
+    if (!at.winner || !at.winner->trusted() || at.winner->run_id == 0) continue;
+    std::vector<Measurement> measured;
+    try {
+      measured = cache.measurements(at.winner->run_id);
+    } catch (const Error&) {
+      continue;
+    }
+    std::map<std::string, double> times;
+    double fastest = 0.0;
+    for (const Measurement& m : measured) {
+      if (m.status != MeasurementStatus::ok || !(m.median_ms > 0)) continue;
+      times[m.config.key()] = m.median_ms;
+      if (fastest == 0.0 || m.median_ms < fastest) fastest = m.median_ms;
+    }
+    for (EvidenceSize& s : e.sizes)
+      if (const auto t = times.find(s.config.key()); t != times.end()) s.measured.emplace_back(at.n, t->second / fastest);
+  }
 }
 
 // The problem's own shape on this model, one piece per distribution that has tuned sizes.
@@ -54,6 +80,7 @@ void own_shape(const Cache& cache, const LookupTarget& t, const Problem& problem
     e.model_key = t.model_key;
     e.note = distribution_note(problem, p);
     for (Winner& w : winners) e.sizes.push_back(size_of_winner(std::move(w)));
+    add_measured(cache, e);
     g.evidence.push_back(std::move(e));
   }
 }
@@ -163,7 +190,7 @@ void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g)
     e.note = policy.provenance;
     for (std::size_t i = 0; i < c.sizes.size(); ++i)
       e.sizes.push_back(EvidenceSize{c.sizes[i].problem.n(), c.sizes[i].config, std::nullopt, c.changes[i],
-                                     c.sizes[i].problem.key(), c.sizes[i].gpu});
+                                     c.sizes[i].problem.key(), c.sizes[i].gpu, {}});
     g.evidence.push_back(std::move(e));
   }
 }
@@ -198,7 +225,7 @@ Gathered gather_candidates(const Cache* cache, const LookupTarget& given, const 
   policy_evidence(target, problem, g);
   Evidence fallback;
   fallback.kind = ConfigSource::fallback;
-  fallback.sizes.push_back(EvidenceSize{0, Config::fallback(problem), std::nullopt, {}, {}, {}});
+  fallback.sizes.push_back(EvidenceSize{0, Config::fallback(problem), std::nullopt, {}, {}, {}, {}});
   g.evidence.push_back(std::move(fallback));
   return g;
 }

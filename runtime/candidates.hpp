@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "autotune/cache.hpp"
@@ -36,6 +37,11 @@ struct EvidenceSize {
   std::string change;            ///< what adapt_config changed, "" when nothing
   std::string key;               ///< the measured problem's key (Problem::key); "" for the built-in default
   std::string measured_on;       ///< a policy entry's GPU where not the policy's (PolicyEntry::gpu)
+  /// The problem's own shape on this model (nearest_size): this configuration's time over the fastest time at each
+  /// tuned size of the evidence whose tuning timed it, (n, slowdown) by ascending n. A full tuning times every
+  /// variant; a crossover check between two tuned sizes times their winners (include/autotune/tuner.hpp). Between
+  /// two tuned sizes that both timed it, runtime/rank.hpp prices it from these instead of the size curves.
+  std::vector<std::pair<std::uint64_t, double>> measured;
 };
 
 /// Evidence of one kind for the problem: the tuned sizes of one shape on one GPU model (or of the policy, or the

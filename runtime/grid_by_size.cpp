@@ -24,7 +24,9 @@ void keep_grid_by_size(std::vector<SizeRange>& sizes, const Problem& problem, co
   const KernelFamily& family = problem.family();
   std::vector<SizeRange> out;
   for (const SizeRange& r : sizes) {
-    const std::uint64_t measured = r.tuned_n.empty() ? 0 : r.tuned_n.front();
+    // Timed at the tuned size just below the range too (SizeRange::timed_below): as measured at both ends.
+    const std::uint64_t measured =
+        r.tuned_n.empty() ? 0 : r.timed_below > 0 ? std::min(r.timed_below, r.tuned_n.front()) : r.tuned_n.front();
     if (measured == 0 || r.n_from >= measured) {
       out.push_back(r);
       continue;

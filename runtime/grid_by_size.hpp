@@ -13,7 +13,8 @@
 namespace autotune {
 
 /// Applies the rule to `sizes`, a handle's size table for `problem` (ranges ascending and contiguous): the part of a
-/// range below the smallest size it was measured at (SizeRange::tuned_n; the built-in default has none) is cut where
+/// range below the smallest size it was measured at (SizeRange::tuned_n, or SizeRange::timed_below: a range between
+/// two sizes that timed its configuration keeps it; the built-in default has none) is cut where
 /// the family's answer changes, each piece running the answer for its sizes, its `why` saying so. Nothing changes
 /// for a family without the rule.
 void keep_grid_by_size(std::vector<SizeRange>& sizes, const Problem& problem, const DeviceInfo& device);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <memory>
 #include <mutex>
 
@@ -119,6 +120,41 @@ double provenance_penalty(const Winner&) {
   return 1.0;
 }
 
+namespace {
+
+// The size curves' prediction for a winner tuned at `from` serving `n` (1 at its own n).
+double size_curve(const FamilyCosts& c, std::uint64_t from, std::uint64_t n) {
+  if (from == n) return 1.0;
+  const double z = std::log2((static_cast<double>(from) + 1) / (static_cast<double>(n) + 1));
+  const bool large = c.large_from > 0 && std::min(from, n) >= c.large_from;
+  const CostCurve& both_large = z > 0 ? c.large_from_larger : c.large_from_smaller;
+  return (large && !both_large.points.empty() ? both_large : z > 0 ? c.from_larger : c.from_smaller).at(std::abs(z));
+}
+
+}  // namespace
+
+std::optional<double> measured_between(const FamilyCosts& c, const Evidence& e, const EvidenceSize& s,
+                                       std::uint64_t n) {
+  if (e.kind != ConfigSource::nearest_size || s.measured.empty()) return std::nullopt;
+  // The tuned sizes of `e` next to n on either side (e.sizes ascend), then s's slowdowns there.
+  const auto above = std::upper_bound(e.sizes.begin(), e.sizes.end(), n,
+                                      [](std::uint64_t v, const EvidenceSize& x) { return v < x.n; });
+  if (above == e.sizes.begin() || above == e.sizes.end() || std::prev(above)->n == n) return std::nullopt;
+  const std::uint64_t lo = std::prev(above)->n, hi = above->n;
+  auto at = [&](std::uint64_t m) -> std::optional<double> {
+    for (const auto& [mn, slowdown] : s.measured)
+      if (mn == m) return slowdown;
+    return std::nullopt;
+  };
+  const auto a = at(lo), b = at(hi);
+  // Its time at its own tuned size says nothing the curves do not (1 there): a time at another size is the news.
+  if (!(a && lo != s.n) && !(b && hi != s.n)) return std::nullopt;
+  const double ya = a.value_or(size_curve(c, s.n, lo)), yb = b.value_or(size_curve(c, s.n, hi));
+  const double x = std::log2(static_cast<double>(n) + 1), x0 = std::log2(static_cast<double>(lo) + 1),
+               x1 = std::log2(static_cast<double>(hi) + 1);
+  return ya + (yb - ya) * (x - x0) / (x1 - x0);
+}
+
 Ranked price(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
              std::size_t e, std::size_t size, std::uint64_t n) {
   const FamilyCosts& c = costs.of(family);
@@ -131,12 +167,11 @@ Ranked price(const TransferCosts& costs, std::string_view family, const std::vec
   }
   const double z = std::log2((static_cast<double>(s.n) + 1) / (static_cast<double>(n) + 1));
   r.doublings = std::abs(z);
-  if (s.n != n) {
-    const bool large = c.large_from > 0 && std::min(s.n, n) >= c.large_from;
-    const CostCurve& both_large = z > 0 ? c.large_from_larger : c.large_from_smaller;
-    r.predicted = (large && !both_large.points.empty() ? both_large : z > 0 ? c.from_larger : c.from_smaller)
-                      .at(r.doublings);
+  if (const auto between = measured_between(c, ev, s, n)) {
+    r.predicted = *between;
+    r.measured_between = true;
   }
+  else if (s.n != n) r.predicted = size_curve(c, s.n, n);
   else if (ev.kind == ConfigSource::nearest_size) r.source = ConfigSource::exact;
   if (ev.kind == ConfigSource::similar_problem) r.predicted *= c.similar_problem.at(ev.shape_distance);
   if (ev.kind == ConfigSource::policy)

@@ -9,7 +9,13 @@
 //   predicted = shape(K, d) x size(direction of n' from n, |log2((n'+1)/(n+1))|) x distribution(D) x model(M)
 //               x provenance_penalty(winner)
 //
-// each factor 1 when nothing separates the candidate from the problem. shape and size are curves: 1 at distance 0
+// each factor 1 when nothing separates the candidate from the problem. Measurement replaces the size factor where
+// there is some: the problem's own shape between two of its tuned sizes whose tunings timed the candidate's
+// configuration (a full tuning times every variant, a crossover check both neighbours' winners) is priced from those
+// slowdowns, interpolated in log2(n+1) (measured_between). Leave-one-out over an H100's tuned sizes, offline: the
+// worst priced regret of f32 sum 21.5 -> 7.5 %, u8/256 6.7 -> 6.4 % (bench/results/2026-12-06-summary.md).
+//
+// shape and size are curves: 1 at distance 0
 // (the policy's shape curve starts at policy_own, the cost of the policy's own robust entry of a problem; at 1 for a
 // policy entry fitted on the problem's own distribution, PolicyChoice::of_distribution), linear between the
 // measured points (each the 90th percentile of the leave-one-out slowdowns at that distance, made non-decreasing
@@ -94,10 +100,18 @@ struct Ranked {
   double predicted = 1.0;    ///< predicted slowdown against the problem's own best
   double doublings = 0.0;    ///< |log2((n'+1)/(n+1))| (0 for the built-in default)
   ConfigSource source = ConfigSource::fallback;  ///< exact at the problem's own tuned n on this model, else the kind
+  /// Priced from its own times at the tuned sizes around n (measured_between), not from the size curves alone.
+  bool measured_between = false;
 
   bool operator==(const Ranked& o) const { return evidence == o.evidence && size == o.size; }
 };
 
+/// The problem's own shape at an untuned n between two of its tuned sizes lo < n < hi, where the tuning timed size `s`'s
+/// configuration at one of them or both (EvidenceSize::measured): its slowdowns there (the size curves' prediction
+/// from s.n at an end that did not time it), interpolated linearly in log2(n+1). nullopt otherwise (another kind of
+/// evidence, n tuned, outside the tuned sizes, or timed at neither end but its own tuned size).
+std::optional<double> measured_between(const FamilyCosts& c, const Evidence& e, const EvidenceSize& s,
+                                       std::uint64_t n);
 /// The prediction for size `size` of `e` serving a problem of family `family` at `n`.
 Ranked price(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
              std::size_t e, std::size_t size, std::uint64_t n);

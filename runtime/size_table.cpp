@@ -121,6 +121,17 @@ std::string range_why(const Evidence& e, const std::vector<const EvidenceSize*>&
   return {};
 }
 
+// SizeRange::timed_below of a range from `from` served by size `s` of `e`.
+std::uint64_t timed_below(const Evidence& e, const EvidenceSize& s, std::uint64_t from) {
+  if (e.kind != ConfigSource::nearest_size) return 0;
+  std::uint64_t below = 0;
+  for (const EvidenceSize& t : e.sizes)
+    if (t.n < from) below = t.n;  // ascending
+  if (below == 0) return 0;
+  const bool timed = std::any_of(s.measured.begin(), s.measured.end(), [&](const auto& m) { return m.first == below; });
+  return timed ? below : 0;
+}
+
 // The table from the segments: consecutive segments of one piece of evidence and one configuration are one range.
 std::vector<SizeRange> ranges(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& ev,
                               const std::vector<Segment>& segs, const std::vector<std::uint64_t>& points) {
@@ -155,6 +166,7 @@ std::vector<SizeRange> ranges(const TransferCosts& costs, std::string_view famil
     for (const EvidenceSize* s : used[i]) out[i].tuned_n.push_back(s->n);
     const Ranked& c = std::find_if(segs.begin(), segs.end(), [&](const Segment& s) { return s.from >= out[i].n_from; })->choice;
     out[i].why = range_why(ev[c.evidence], used[i]);
+    if (!used[i].empty()) out[i].timed_below = timed_below(ev[c.evidence], *used[i].front(), out[i].n_from);
   }
   return out;
 }
@@ -164,7 +176,9 @@ std::string choice_distance(const Evidence& e, const EvidenceSize& s, const Rank
   const std::string adapted = s.change.empty() ? "" : " (adapted: " + s.change + ")";
   switch (r.source) {
     case ConfigSource::exact: return e.note;
-    case ConfigSource::nearest_size: return join(fmt::format("tuned for n={}", s.n), e.note);
+    case ConfigSource::nearest_size:
+      return join(fmt::format("tuned for n={}{}", s.n, r.measured_between ? ", timed at the tuned sizes around n" : ""),
+                  e.note);
     case ConfigSource::similar_problem: return "tuned for " + s.key + adapted;
     case ConfigSource::similar_device:
       return join(fmt::format("tuned on {} ({} SMs){}", s.winner->device_name, s.winner->sm_count,
@@ -298,7 +312,7 @@ std::vector<SizeRange> build_size_table(std::vector<TunedSize> tuned, const Look
   std::stable_sort(tuned.begin(), tuned.end(), [](const TunedSize& a, const TunedSize& b) { return a.n < b.n; });
   for (const TunedSize& t : tuned)
     if (e.sizes.empty() || e.sizes.back().n != t.n)
-      e.sizes.push_back(EvidenceSize{t.n, t.config, std::nullopt, {}, {}, {}});
+      e.sizes.push_back(EvidenceSize{t.n, t.config, std::nullopt, {}, {}, {}, {}});
   return build(costs, tuned.front().config.family_name(), {e}, 0).sizes;
 }
 

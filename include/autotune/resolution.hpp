@@ -131,6 +131,10 @@ struct SizeRange {
   /// "tuned for histogram/u8/bins=256/...", "built-in default".
   std::string why;
   double predicted_slowdown = 1.0;  ///< the ranking's worst prediction within the range
+  /// The shape's tuned size just below n_from, when its tuning timed the range's configuration too (a full tuning
+  /// times every variant, a crossover check its neighbours' winners); 0 otherwise. The range then lies between two
+  /// sizes that timed its configuration as it is, and the lookup's grid rule (runtime/grid_by_size.hpp) leaves it so.
+  std::uint64_t timed_below = 0;
 
   bool contains(std::uint64_t n) const { return n_from <= n && n <= n_to; }
   /// The source for one n of the range: exact at a tuned size of a range of this model's tuned sizes.

@@ -23,6 +23,8 @@
 #include "tests/cpu/cli_fixtures.hpp"
 #include "tests/scoped_env.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 using namespace autotune;
 using namespace autotune::cli;
 using namespace autotune::test;
@@ -198,6 +200,16 @@ TEST_SUITE("cli_output") {
       large = record_run(c, fleet_h100(), u8_problem(64 * M), 16, 1024, 4, 0.050);
     }
     REQUIRE(!(small.winner == large.winner));
+    {
+      // Neither tuning timed the other's winner (the fixture's made-up times would price them between 4M and 64M,
+      // runtime/rank.hpp's measured_between, tests/cpu/test_rank.cpp): here the size curves place the switch.
+      SQLite::Database db(file.str(), SQLite::OPEN_READWRITE);
+      SQLite::Statement drop(db, "DELETE FROM measurements WHERE config IN (?, ?) AND config <> "
+                                 "(SELECT w.config FROM winners w WHERE w.run_id = measurements.run_id)");
+      drop.bind(1, small.winner.key());
+      drop.bind(2, large.winner.key());
+      REQUIRE(drop.exec() == 2);
+    }
     const std::string h100 = fleet_h100().model_key();
     Json j = Json::parse(
         run_ok({"best", "--n", "20M", "--device-model", h100, "--cache", file.str(), "--json"}));

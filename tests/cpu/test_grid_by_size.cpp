@@ -118,6 +118,28 @@ TEST_SUITE("size_table") {
         CHECK(loads_at(kU16Entry, sizes[i].n_from) > loads_at(kU16Entry, sizes[i].n_from - 1));
   }
 
+  TEST_CASE("a range between two tuned sizes that both timed its configuration keeps it as measured") {
+    const Problem p = u16_at(606000);
+    const auto c = p.family().parse_config(kU16Entry);
+    REQUIRE(c);
+    SizeRange r;
+    r.n_from = 300000, r.n_to = 900000, r.config = *c, r.source = ConfigSource::nearest_size;
+    r.tuned_n = {kMeasured};
+    r.why = "tuned for n=1048576";
+    std::vector<SizeRange> without{r};
+    keep_grid_by_size(without, p, test::h100_device("GPU-grid"));
+    REQUIRE(without.size() > 1);  // the rule's own case: fewer loads below the measured 1M
+    CHECK(without.front().config.as<HistogramConfig>()->loads < 4);
+    r.timed_below = 262144;  // the tuning at 256K timed this configuration too
+    std::vector<SizeRange> timed{r};
+    keep_grid_by_size(timed, p, test::h100_device("GPU-grid"));
+    REQUIRE(timed.size() == 1);
+    CHECK(timed[0].config == *c);
+    CHECK(timed[0].n_from == 300000);
+    CHECK(timed[0].n_to == 900000);
+    CHECK(timed[0].why == "tuned for n=1048576");
+  }
+
   TEST_CASE("the grid rule leaves alone a range with no measured size and a family without the rule") {
     const Problem p = u16_at(242000);
     SizeRange r;  // the built-in default: no measured size

@@ -63,7 +63,7 @@ Evidence evidence(ConfigSource kind, std::vector<std::pair<std::uint64_t, Config
   e.kind = kind;
   e.shape = std::move(shape);
   e.shape_distance = shape_distance;
-  for (auto& [n, c] : sizes) e.sizes.push_back(EvidenceSize{n, c, std::nullopt, {}, "key", {}});
+  for (auto& [n, c] : sizes) e.sizes.push_back(EvidenceSize{n, c, std::nullopt, {}, "key", {}, {}});
   return e;
 }
 
@@ -259,6 +259,96 @@ TEST_SUITE("rank") {
       const SizeLookup at = rank_sizes(g, costs(), p);
       CHECK(at.at_hint.config == (n <= 2047 ? A() : B()));
     }
+  }
+
+  TEST_CASE("between two tuned sizes, a configuration their tunings timed is priced from those times, interpolated in "
+            "log2(n+1), not from the size curves") {
+    // Tuned at 1023 (A won) and 16383 (B won); n = 4095 lies half-way in log2(n+1) (10, 12, 14 bits). The curves
+    // alone: A from 2 doublings below 1 + 0.75 x 2/4 = 1.375, B from 2 above 1 + 0.25 x 2/4 = 1.125: B.
+    std::vector<Evidence> ev{evidence(ConfigSource::nearest_size, {{1023, A()}, {16383, B()}})};
+    CHECK(predicted(ev, 0, 0, 4095) == 1.375);
+    CHECK(predicted(ev, 0, 1, 4095) == 1.125);
+    CHECK_FALSE(price(costs(), "histogram", ev, 0, 0, 4095).measured_between);
+    // The tunings timed both at both sizes: A 1.0625x the best at 16383, B 1.5x at 1023.
+    ev[0].sizes[0].measured = {{1023, 1.0}, {16383, 1.0625}};
+    ev[0].sizes[1].measured = {{1023, 1.5}, {16383, 1.0}};
+    CHECK(predicted(ev, 0, 0, 4095) == 1.03125);  // (1 + 1.0625) / 2
+    CHECK(predicted(ev, 0, 1, 4095) == 1.25);     // (1.5 + 1) / 2
+    CHECK(price(costs(), "histogram", ev, 0, 0, 4095).measured_between);
+    CHECK(predicted(ev, 0, 1, 2047) == 1.375);    // a quarter of the way: 1.5 - 0.5 / 4
+    CHECK(rank_at(costs(), "histogram", ev, 4095).front().size == 0);
+    // Timed at one end only: the curve's prediction from its own size at the other (B at 16383: its own, 1).
+    ev[0].sizes[1].measured = {{1023, 1.5}};
+    CHECK(predicted(ev, 0, 1, 4095) == 1.25);
+    ev[0].sizes[1].measured = {{16383, 1.0}};     // timed at its own size only (nothing new): the curve
+    CHECK(predicted(ev, 0, 1, 4095) == 1.125);
+    CHECK_FALSE(price(costs(), "histogram", ev, 0, 1, 4095).measured_between);
+    ev[0].sizes[1].measured.clear();              // timed at neither end: the curve
+    CHECK(predicted(ev, 0, 1, 4095) == 1.125);
+    CHECK_FALSE(price(costs(), "histogram", ev, 0, 1, 4095).measured_between);
+    // At a tuned size, exact; outside the tuned sizes, the curves; another kind of evidence, the curves.
+    CHECK(predicted(ev, 0, 0, 1023) == 1.0);
+    CHECK(predicted(ev, 0, 0, 65535) == 1.75);    // 6 doublings above 1023: flat after 4
+    ev[0].kind = ConfigSource::similar_problem;
+    ev[0].shape_distance = 0;
+    CHECK(predicted(ev, 0, 0, 4095) == 1.375);
+  }
+
+  TEST_CASE("the gathered sizes of the problem's own shape carry each configuration's times at every tuned size that "
+            "timed it, over the fastest there") {
+    Cache cache(":memory:");
+    // Two tunings of one shape: at 1M config(256, 2) won in 0.5 ms and config(512, 4) ran 0.75; at 64M config(512, 4)
+    // won in 2 ms and config(256, 2) ran 2.5; config(64, 1) ran at 1M only, 2.0 ms.
+    auto tune = [&](std::uint64_t n, std::vector<std::pair<HistogramConfig, double>> times) {
+      RunInfo info = run_info(current_identity("histogram", 0).template_hash, nvrtc_version(), 0);
+      info.code.family = "histogram";
+      const auto run = cache.begin_run(h100(), problem(n), info);
+      for (const auto& [c, ms] : times) cache.add_measurement(run, ok_measurement(c, ms));
+      const auto best = ok_measurement(times.front().first, times.front().second);
+      cache.finish_run(run, best, elf(), cubin_origin(Problem(problem(n)), Config(times.front().first), h100().arch()));
+    };
+    tune(M, {{config(256, 2), 0.5}, {config(512, 4), 0.75}, {config(64, 1), 2.0}});
+    tune(64 * M, {{config(512, 4), 2.0}, {config(256, 2), 2.5}});
+    const Gathered g = gather_candidates(&cache, target_of(h100()), problem(8 * M));
+    const Evidence& own = g.evidence.front();
+    REQUIRE(own.kind == ConfigSource::nearest_size);
+    REQUIRE(own.sizes.size() == 2);
+    using Timed = std::vector<std::pair<std::uint64_t, double>>;
+    CHECK(own.sizes[0].measured == Timed{{M, 1.0}, {64 * M, 1.25}});
+    CHECK(own.sizes[1].measured == Timed{{M, 1.5}, {64 * M, 1.0}});
+    // 8M lies half-way (20, 23, 26 bits, +1 rounded away): 1M's winner (1 + 1.25) / 2, 64M's (1.5 + 1) / 2; other
+    // shapes and the policy are never priced from times.
+    CHECK(price(costs(), "histogram", g.evidence, 0, 0, 8 * M - 1).predicted == doctest::Approx(1.125).epsilon(1e-6));
+    CHECK(price(costs(), "histogram", g.evidence, 0, 1, 8 * M - 1).predicted == doctest::Approx(1.25).epsilon(1e-6));
+    for (const Evidence& e : g.evidence)
+      if (e.kind != ConfigSource::nearest_size)
+        for (const EvidenceSize& s : e.sizes) CHECK(s.measured.empty());
+  }
+
+  TEST_CASE("a size table range between two sizes that timed its configuration says so and records the size below") {
+    Gathered g;
+    g.evidence = {evidence(ConfigSource::nearest_size, {{1023, A()}, {16383, B()}}),
+                  evidence(ConfigSource::fallback, {{0, C()}})};
+    g.evidence[0].sizes[0].measured = {{1023, 1.0}, {16383, 1.0625}};
+    g.evidence[0].sizes[1].measured = {{1023, 1.5}, {16383, 1.0}};
+    const SizeLookup s = rank_sizes(g, costs(), Problem(problem(4095)));
+    CHECK(s.at_hint.config == A());
+    CHECK(s.at_hint.predicted_slowdown == 1.03125);
+    CHECK(s.at_hint.distance == "tuned for n=1023, timed at the tuned sizes around n");
+    // A (1 + 0.0625 f) against B (1.5 - 0.5 f), f the fraction of the way in log2(n+1): A up to f = 8/9, that is
+    // n = 2^(10 + 4 x 8/9) - 1 = 12039.06: B from n = 12040.
+    bool found = false;
+    for (const SizeRange& r : s.sizes)
+      if (r.contains(4095)) {
+        found = true;
+        CHECK(r.config == A());
+        CHECK(r.timed_below == 0);  // the range starts at 0: no tuned size below it
+      }
+    CHECK(found);
+    const SizeRange& b = *std::find_if(s.sizes.begin(), s.sizes.end(), [](const SizeRange& r) { return r.contains(16383); });
+    CHECK(b.config == B());
+    CHECK(b.n_from == 12040);
+    CHECK(b.timed_below == 1023);  // B was timed at 1023, the tuned size below its range
   }
 
   TEST_CASE("a requirement narrows the candidates before the ranking") {
