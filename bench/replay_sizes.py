@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Leave-one-out size regret of the lookup, offline, from a cache a GPU wrote (issue #26's size target).
 
+The cache must have been tuned with this build's code (its kernel templates, NVRTC and driver): the lookup skips runs
+of other code, and the script refuses to replay them (a replay would price the policy's answers instead).
+
 A cache of `autotune tune` holds, for each tuned size of a shape (u8/256 bins and f32 sum at 64K..256M by powers of
 4, ...), every variant's time at that size, and the crossover checks between adjacent sizes. For each interior tuned
 size s of each shape, this script marks s and every tuned or crossover size strictly between s's two tuned
@@ -80,6 +83,13 @@ def main():
             for lower, (n, key, pid, _), upper in zip(full, full[1:], full[2:]):
                 between = [s[2] for s in sizes if lower[0] < s[0] < upper[0]]
                 answer = left_out_choice(args.autotune, args.cache, model, key, between, workdir)
+                # The lookup skips the runs left out, and runs measured with other code than this build's. Those
+                # would make this a replay of other evidence than the cache's (the policy's, mostly).
+                other_code = answer.get("stale_runs_skipped", 0) - len(between)
+                if other_code > 0:
+                    sys.exit(f"replay_sizes: {shape}: this build's lookup skips {other_code} of the cache's runs as "
+                             "measured with other code (its kernel template, NVRTC or driver); it would not price the "
+                             "cache's winners. Replay with the build that tuned it, or tune again.")
                 times = times_at(db, pid)
                 t, best = times.get(answer["config"]), min(times.values())
                 regret = None if t is None else t / best - 1
