@@ -16,7 +16,10 @@ cache's handle against the exact winner too, and its median and worst per family
 evict-first size rule, runtime/streaming.hpp, timed in the same rounds), an "as measured" column, and per family the
 rows whose configuration the rule changed with the geometric mean of the time without it over the time with it.
 With --compared policy the compared handle is the one made from another policy (shape_bench --compare-policy DIR:
-an older policy.json against the embedded one), and the columns say so.
+an older policy.json against the embedded one), and the columns say so. With --compared zero it is the same
+configuration with its output zeroed by a memset (untuned_grid.sh's HELD_OUT_COMPARE_ZERO=1, shape_bench
+--compare-memset-zero), and the gain is given over the rows whose configuration merges with atomics into the zeroed
+output (merge=atomic, no global copies: the rows the zeroing kernel changes) and, as a control, over the others.
 """
 import argparse
 import math
@@ -61,15 +64,28 @@ def regrets(rows):
     return out
 
 
-def compared_gain(rows):
+def zeroed_by_kernel(config):
+    """Whether a histogram configuration zeroes its output with the overlapped zeroing kernel (HistogramKernel:
+    merge=atomic, no copies of a global histogram, no cluster)."""
+    global_copies = "priv=global" in config and not re.search(r"(^|,)R=1(,|$)", config)
+    return "merge=atomic" in config and not global_copies and "cluster=" not in config
+
+
+def compared_gain(rows, compared="loads"):
     """Per family: the rows whose configuration the compared handle changed (the evict-first size rule off, or another
-    policy), and the geometric mean of the compared handle's time over the tuned one's (above 1: the tuned faster)."""
+    policy), and the geometric mean of the compared handle's time over the tuned one's (above 1: the tuned faster).
+    For compared == "zero": the histogram rows the zeroing kernel serves, and the others (a control)."""
     out = []
-    for family in ("histogram", "reduce"):
+    groups = ([("histogram", "histogram/", lambda k, v: v["compared_config"] != v["config"]),
+               ("reduce", "reduce/", lambda k, v: v["compared_config"] != v["config"])] if compared != "zero" else
+              [("histogram, zeroing kernel", "histogram/", lambda k, v: zeroed_by_kernel(v["config"])),
+               ("histogram, other merges (control)", "histogram/", lambda k, v: not zeroed_by_kernel(v["config"])),
+               ("reduce (control)", "reduce/", lambda k, v: True)])
+    for label, prefix, keep in groups:
         r = [v["compared"] / v["tuned"] for k, v in rows.items()
-             if k.startswith(family + "/") and v["compared"] > 0 and v["compared_config"] != v["config"]]
+             if k.startswith(prefix) and v["compared"] > 0 and keep(k, v)]
         if r:
-            out.append(f"| {family} | {len(r)} | {geomean(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
+            out.append(f"| {label} | {len(r)} | {geomean(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
     return out
 
 
@@ -78,13 +94,16 @@ def main():
     ap.add_argument("new", nargs="+")
     ap.add_argument("--before")
     ap.add_argument("--title", default="The held-out grid")
-    ap.add_argument("--compared", choices=("loads", "policy"), default="loads",
-                    help="what the compared handle is: the size rule off (loads) or another policy (policy)")
+    ap.add_argument("--compared", choices=("loads", "policy", "zero"), default="loads",
+                    help="what the compared handle is: the size rule off (loads), another policy (policy), or the "
+                         "output zeroed by a memset (zero)")
     a = ap.parse_args()
-    what, column = ((("rows the evict-first size rule changed", "time without it / with it"), "as measured (us)")
-                    if a.compared == "loads" else
-                    (("rows the other policy serves differently", "time with the other policy / with the embedded one"),
-                     "other policy (us)"))
+    what, column = {
+        "loads": (("rows the evict-first size rule changed", "time without it / with it"), "as measured (us)"),
+        "policy": (("rows the other policy serves differently", "time with the other policy / with the embedded one"),
+                   "other policy (us)"),
+        "zero": (("rows", "time zeroed by memset / by the overlapped kernel"), "memset zeroing (us)"),
+    }[a.compared]
     new = {}
     for path in a.new:
         new.update(read(path))
@@ -105,7 +124,7 @@ def main():
     compared = any(v["compared"] > 0 for v in new.values())
     if compared:
         print(f"\n| family | {what[0]} | {what[1]}, geometric mean | least | most |\n|---|---:|---:|---:|---:|")
-        print("\n".join(compared_gain(new)))
+        print("\n".join(compared_gain(new, a.compared)))
     print("\n| problem | policy (us) | tuned (us) | CUB (us) | vs CUB |" + (" regret |" if exact else "")
           + (f" {column} |" if compared else "") + (" before (us) | before vs CUB |" if old else "")
           + " configuration |")

@@ -28,6 +28,8 @@
 // slower (issue #26: the preset is never worse, beyond noise). --compare-measured-loads instead times the tuned cache's
 // handle made with AUTOTUNE_LOADS_AS_MEASURED=1 (runtime/streaming.hpp's evict-first size rule off) as the compared
 // one: an A/B of that rule in the same rounds (its "vs tuned" column: how much slower the handle without it runs).
+// --compare-memset-zero does the same with AUTOTUNE_ZERO_WITH_MEMSET=1: merge=atomic histograms zeroed by a memset
+// that the counting launch waits for, against the zeroing kernel it overlaps (HistogramKernel::zero_with_kernel).
 // --compare-policy DIR times the tuned cache's handle made with AUTOTUNE_POLICY_DIR=DIR (DIR/<family>.json replaces
 // the embedded policy: runtime/policy.hpp) as the compared one: an A/B of a policy change in the same rounds (DIR
 // holding the policy before it, e.g. `git show REV:kernel_templates/histogram/policy.json > DIR/histogram.json`).
@@ -36,7 +38,7 @@
 // exact winner of an earlier tuning (--exact-from), loaded as the tuner loads it, in the same rounds.
 //
 //   shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE]
-//               [--compare-cache FILE | --compare-measured-loads | --compare-policy DIR]
+//               [--compare-cache FILE | --compare-measured-loads | --compare-memset-zero | --compare-policy DIR]
 //               [--exact-cache FILE]
 //               [--exact-from FILE] [--only histograms|reductions] [--rows A:B] [--text FILE] [--quick]
 //               [--held-out N [--seed S]] [--problem KEY ...] [--no-exact] [--list] [--commit HASH] [--markdown FILE]
@@ -232,7 +234,9 @@ std::unique_ptr<LoadedVariant> load_exact(Row& row, const Problem& p, Workload& 
 // the earlier exact winners (--exact-from) and the one the exact tunings write.
 struct Caches {
   std::string empty, tuned, compare, exact_from, tune;
-  bool measured_loads = false;  // --compare-measured-loads: the compared handle is the tuned cache's without the rule
+  // --compare-measured-loads, --compare-memset-zero: the compared handle is the tuned cache's, made with this
+  // environment variable set to 1 (the evict-first size rule off; the output zeroed by a memset)
+  std::string compare_env;
   std::string policy_dir;       // --compare-policy: the compared handle is the tuned cache's from DIR's policy
 };
 
@@ -302,11 +306,12 @@ Row run_problem(const Problem& p, const Caches& caches, int tune_samples, int sa
     slots.push_back(&ms);
   };
   add_cached(caches.tuned, tuned, "tuned", row.has_tuned, row.tuned_source, row.tuned_config, row.tuned_ms);
-  {  // --compare-measured-loads: the tuned cache's handle without the size rule; --compare-policy: from DIR's policy
+  {  // --compare-measured-loads, --compare-memset-zero: the tuned cache's handle with compare_env set;
+     // --compare-policy: from DIR's policy
     std::optional<ScopedEnv> env;
-    if (caches.measured_loads) env.emplace("AUTOTUNE_LOADS_AS_MEASURED", "1");
+    if (!caches.compare_env.empty()) env.emplace(caches.compare_env.c_str(), "1");
     if (!caches.policy_dir.empty()) env.emplace("AUTOTUNE_POLICY_DIR", caches.policy_dir.c_str());
-    add_cached(caches.measured_loads || !caches.policy_dir.empty() ? caches.tuned : caches.compare, compared,
+    add_cached(!caches.compare_env.empty() || !caches.policy_dir.empty() ? caches.tuned : caches.compare, compared,
                "compared", row.has_compare, row.compare_source, row.compare_config, row.compare_ms);
   }
 
@@ -470,7 +475,8 @@ std::pair<std::size_t, double> compared_slower(const std::vector<Row>& rows, dou
 // bench measures (runtime/policy.hpp: DIR/<family>.json), which parses.
 void check_policy_dir(const std::string& dir, bool alone_with_tuned_cache) {
   if (!alone_with_tuned_cache)
-    throw UsageError("--compare-policy: needs --tuned-cache, and not with --compare-cache or --compare-measured-loads");
+    throw UsageError("--compare-policy: needs --tuned-cache, and not with --compare-cache, --compare-measured-loads or "
+                     "--compare-memset-zero");
   bool any = false;
   for (const char* family : {"histogram", "reduce"}) {
     const std::filesystem::path file = std::filesystem::path(dir) / fmt::format("{}.json", family);
@@ -506,7 +512,8 @@ std::pair<std::size_t, std::size_t> parse_rows(const std::string& text) {
 int main(int argc, char** argv) try {
   std::string tuned_cache, compare_cache, exact_keep, exact_from, only, text_file, photo_file, markdown, policy_dir,
       commit = AUTOTUNE_BENCH_COMMIT " (build configured at it; --commit to override)";
-  bool quick = false, no_exact = false, list = false, measured_loads = false;
+  bool quick = false, no_exact = false, list = false;
+  std::string compare_env;  // --compare-measured-loads, --compare-memset-zero
   int samples = 21, tune_samples = 15;
   std::size_t held_out = 0;  // --held-out N: N problems drawn from --seed instead of grid()
   std::vector<Problem> given;  // --problem KEY (repeated): these problems instead of grid()
@@ -521,7 +528,8 @@ int main(int argc, char** argv) try {
     else if (a == "--exact-cache" && has) exact_keep = argv[++i];
     else if (a == "--compare-cache" && has) compare_cache = argv[++i];
     else if (a == "--exact-from" && has) exact_from = argv[++i];
-    else if (a == "--compare-measured-loads") measured_loads = true;
+    else if (a == "--compare-measured-loads") compare_env = "AUTOTUNE_LOADS_AS_MEASURED";
+    else if (a == "--compare-memset-zero") compare_env = "AUTOTUNE_ZERO_WITH_MEMSET";
     else if (a == "--compare-policy" && has) policy_dir = argv[++i];
     else if (a == "--only" && has) only = argv[++i];
     else if (a == "--rows" && has) std::tie(first_row, end_row) = parse_rows(argv[++i]);
@@ -542,7 +550,8 @@ int main(int argc, char** argv) try {
     else if (a == "--markdown" && has) markdown = argv[++i];
     else {
       std::fprintf(stderr, "usage: shape_bench [--samples K] [--tune-samples K] [--tuned-cache FILE] "
-                           "[--compare-cache FILE | --compare-measured-loads | --compare-policy DIR] [--exact-cache FILE] "
+                           "[--compare-cache FILE | --compare-measured-loads | --compare-memset-zero | --compare-policy DIR] "
+                           "[--exact-cache FILE] "
                            "[--exact-from FILE] "
                            "[--only histograms|reductions] [--rows A:B] [--text FILE] [--photo RGB] [--quick] "
                            "[--held-out N [--seed S]] [--problem KEY ...] [--no-exact] [--list] [--commit HASH] "
@@ -559,9 +568,9 @@ int main(int argc, char** argv) try {
     throw UsageError("--tuned-cache: no file " + tuned_cache);
   if (!compare_cache.empty() && (tuned_cache.empty() || !std::filesystem::exists(compare_cache)))
     throw UsageError("--compare-cache: needs --tuned-cache, and an existing file (not " + compare_cache + ")");
-  if (measured_loads && (tuned_cache.empty() || !compare_cache.empty()))
-    throw UsageError("--compare-measured-loads: needs --tuned-cache, and not with --compare-cache");
-  if (!policy_dir.empty()) check_policy_dir(policy_dir, !tuned_cache.empty() && compare_cache.empty() && !measured_loads);
+  if (!compare_env.empty() && (tuned_cache.empty() || !compare_cache.empty()))
+    throw UsageError("--compare-measured-loads, --compare-memset-zero: need --tuned-cache, and not with --compare-cache");
+  if (!policy_dir.empty()) check_policy_dir(policy_dir, !tuned_cache.empty() && compare_cache.empty() && compare_env.empty());
   if (!exact_from.empty() && !std::filesystem::exists(exact_from))
     throw UsageError("--exact-from: no file " + exact_from);
   auto read_bytes = [](const std::string& file, const char* flag) {
@@ -641,7 +650,7 @@ int main(int argc, char** argv) try {
     const std::size_t index = part_row++;
     if (index < first_row || index >= end_row) continue;
     try {
-      rows.push_back(run_problem(p, {empty_cache, tuned_cache, compare_cache, exact_from, tune_cache, measured_loads, policy_dir},
+      rows.push_back(run_problem(p, {empty_cache, tuned_cache, compare_cache, exact_from, tune_cache, compare_env, policy_dir},
                                  tune_samples,
                                  samples, compile_dir, dev, flush, stream.get()));
     } catch (const UsageError& e) {  // a problem the grid should not hold: say so, and measure the rest
@@ -671,10 +680,10 @@ int main(int argc, char** argv) try {
         "tune (s) |\n|---|---:|---:|---:|---:|---:|---:|{}---:|---:|---:|\n",
         histograms ? "Histograms" : "Reductions",
         tuned_cache.empty()                         ? ""
-        : compare_cache.empty() && !measured_loads && policy_dir.empty() ? " tuned (us) | vs CUB | regret % |"
+        : compare_cache.empty() && compare_env.empty() && policy_dir.empty() ? " tuned (us) | vs CUB | regret % |"
                                                     : " tuned (us) | vs CUB | regret % | compared (us) | vs tuned |",
         tuned_cache.empty()                         ? ""
-        : compare_cache.empty() && !measured_loads && policy_dir.empty() ? "---:|---:|---:|"
+        : compare_cache.empty() && compare_env.empty() && policy_dir.empty() ? "---:|---:|---:|"
                                                     : "---:|---:|---:|---:|---:|");
     for (const Row& r : rows) {
       if (r.is_histogram() != histograms) continue;
@@ -809,7 +818,18 @@ int main(int argc, char** argv) try {
       line("tuned cache: worst regret", pct(max_of(regret_tuned)) + " %", "<= 10 %", max_of(regret_tuned) <= 0.10);
     }
   }
-  if (measured_loads) {
+  if (compare_env == "AUTOTUNE_ZERO_WITH_MEMSET") {
+    const auto [slower, worst] = compared_slower(rows, 0.02);
+    line("handles zeroing by memset (AUTOTUNE_ZERO_WITH_MEMSET=1) slower than with the overlapped zeroing kernel by "
+         "more than 2 %",
+         fmt::format("{} of {} problems (most {} %)", slower, rows.size(), pct(worst)), "-", std::nullopt);
+    const auto kernel_slower = std::count_if(rows.begin(), rows.end(), [](const Row& r) {
+      return r.has_compare && r.has_tuned && r.tuned_ms / r.compare_ms - 1 > 0.02;
+    });
+    line("handles with the overlapped zeroing kernel slower than zeroing by memset by more than 2 %",
+         fmt::format("{} of {} problems", kernel_slower, rows.size()), "none", kernel_slower == 0);
+  }
+  if (compare_env == "AUTOTUNE_LOADS_AS_MEASURED") {
     const auto [slower, worst] = compared_slower(rows, 0.02);
     line("handles with loads as measured (AUTOTUNE_LOADS_AS_MEASURED=1) slower than with the size rule by more than 2 %",
          fmt::format("{} of {} problems (most {} %)", slower, rows.size(), pct(worst)), "-", std::nullopt);

@@ -6,12 +6,14 @@
 #
 #   bench/untuned_check.sh BIN OUT STEP [COMMIT]
 #     STEP  first   gpu_histogram, gpu_api and gpu_tuner of the quick tier (bench/gpu_check.sh), a plain tune, then
-#                   the held-out grid (bench/untuned_grid.sh held-out, with HELD_OUT_COMPARE_LOADS=1: each row's
-#                   handle also timed without the evict-first size rule) until the call's time is spent
+#                   the held-out grid (bench/untuned_grid.sh held-out) until the call's time is spent, each row's
+#                   handle also timed as COMPARE says: zero (default; HELD_OUT_COMPARE_ZERO=1: merge=atomic zeroing
+#                   by memset instead of the overlapped zeroing kernel), loads (HELD_OUT_COMPARE_LOADS=1: without the
+#                   evict-first size rule) or none
 #           rest    the grid's rows ROWS=A:B (when set, for at most ROWS_DEADLINE seconds, default 200), then the A/B
 #                   of the evict-first rule (2026-12-05i) and of the grid rule (2026-12-05h): bench/policy_ab.sh on
 #                   the lookups each rule changed, the old lookup pinned (bench/pin_lookups.py)
-#           fresh   the held-out grid of SEED (default 20261206: drawn by no earlier session), rows ROWS (default 0:100)
+#           fresh   the held-out grid of SEED (default 20261206), rows ROWS (default 0:100), compared as in `first`
 #
 # The seed of `first` and `rest` is the one with a measured "before" on this card: 20261204 on an H200 (7830c02,
 # bench/results/2026-12-04h-h200-held-out-grid.md), 20261205 on an H100 (f93b74f, 2026-12-05h-data). The plain tune
@@ -60,8 +62,12 @@ tune() {
   python3 bench/strip_cubins.py "$state/tuned.db" "$out/tuned-slim-$card-$commit.db"
 }
 
-grid() {  # grid SEED ROWS DEADLINE [COMPARE_LOADS]
-  TUNED_CACHE="$state/tuned.db" SEED=$1 HELD_OUT_ROWS=$2 HELD_OUT_DEADLINE=$3 HELD_OUT_COMPARE_LOADS=${4:-0} \
+grid() {  # grid SEED ROWS DEADLINE [COMPARE: loads or zero]
+  local loads=0 zero=0
+  [ "${4:-}" = loads ] && loads=1
+  [ "${4:-}" = zero ] && zero=1
+  TUNED_CACHE="$state/tuned.db" SEED=$1 HELD_OUT_ROWS=$2 HELD_OUT_DEADLINE=$3 HELD_OUT_COMPARE_LOADS=$loads \
+    HELD_OUT_COMPARE_ZERO=$zero \
     bench/untuned_grid.sh "$bin" "$out" held-out "$commit"
 }
 
@@ -76,17 +82,17 @@ case $step in
     GPU_CHECK_SUITES="gpu_histogram gpu_api gpu_tuner" GPU_CHECK_BENCHES=none \
       bench/gpu_check.sh quick "$bin" "$out/gc" "$commit" 150 || rc=1
     tune || exit 1
-    grid $seed 0:100 $(($(left) - 30)) 1 || rc=1
+    grid $seed 0:100 $(($(left) - 30)) "${COMPARE:-zero}" || rc=1
     ;;
   rest)
     tune || exit 1
-    [ -n "${ROWS:-}" ] && { grid $seed "$ROWS" "${ROWS_DEADLINE:-200}" 1 || rc=1; }
+    [ -n "${ROWS:-}" ] && { grid $seed "$ROWS" "${ROWS_DEADLINE:-200}" "${COMPARE:-zero}" || rc=1; }
     ab stream bench/results/2026-12-05i-data pinned-before-stream lookups-changed-stream || rc=1
     ab grid bench/results/2026-12-05h-data pinned-before-grid lookups-changed-grid || rc=1
     ;;
   fresh)
     tune || exit 1
-    grid "${SEED:-20261206}" "${ROWS:-0:100}" $(($(left) - 30)) || rc=1
+    grid "${SEED:-20261206}" "${ROWS:-0:100}" $(($(left) - 30)) "${COMPARE:-zero}" || rc=1
     ;;
   *) echo "untuned_check: STEP is first, rest or fresh, not $step" >&2; exit 2 ;;
 esac

@@ -75,6 +75,18 @@ Module::Module(const std::vector<char>& image, const char* kernel_name)
 
 Module Module::entry(const char* kernel_name) const { return Module(lib_, kernel_name); }
 
+Module Module::find_entry(const char* kernel_name) const {
+  cudaKernel_t kernel = nullptr;
+  if (!lib_ || cudaLibraryGetKernel(&kernel, lib_.get(), kernel_name) != cudaSuccess) {
+    (void)cudaGetLastError();  // a missing symbol is an answer here, not an error for the next call to find
+    return Module();
+  }
+  Module m;
+  m.lib_ = lib_;
+  m.kernel_ = kernel;
+  return m;
+}
+
 int Module::blocks_per_sm(int block, std::size_t shared_bytes) const {
   int blocks = 0;
   AUTOTUNE_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(kernel_), block,
@@ -117,9 +129,24 @@ int Module::active_clusters(int cluster, int block, std::size_t shared_bytes) co
   return clusters;
 }
 
-void Module::launch(unsigned grid, int block, void** args, std::size_t shared_bytes, cudaStream_t stream) const {
-  AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(grid),
-                                 dim3(static_cast<unsigned>(block)), args, shared_bytes, stream));
+void Module::launch(unsigned grid, int block, void** args, std::size_t shared_bytes, cudaStream_t stream,
+                    Order order) const {
+  if (order == Order::after_completion) {
+    AUTOTUNE_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(grid),
+                                   dim3(static_cast<unsigned>(block)), args, shared_bytes, stream));
+    return;
+  }
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(static_cast<unsigned>(block));
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  AUTOTUNE_CUDA(cudaLaunchKernelExC(&config, reinterpret_cast<const void*>(kernel_), args));
 }
 
 void Module::launch_cluster(unsigned grid, int block, void** args, std::size_t shared_bytes,

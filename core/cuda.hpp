@@ -126,9 +126,17 @@ class Module {
   /// Clusters of `cluster` blocks (the kernel's compile-time cluster size) that can be resident at once on the
   /// current device; 0 when none can be scheduled.
   int active_clusters(int cluster, int block, std::size_t shared_bytes) const;
+  /// `kernel_name` of the same cubin, or an empty Module where the cubin has none (a cubin compiled from an older
+  /// template); no CUDA error is left behind.
+  Module find_entry(const char* kernel_name) const;
+  /// How a launch follows the work before it on its stream: once that work has completed (CUDA's stream order), or,
+  /// with programmatic dependent launch (sm_90+), once the kernel before it has let it start (griddepcontrol: the
+  /// kernel launched so waits for the one before, where it must, with griddepcontrol.wait).
+  enum class Order { after_completion, after_trigger };
   /// Launches the kernel on `stream`: `grid` blocks of `block` threads with `shared_bytes` of dynamic shared memory,
   /// `args` its arguments. Throws CudaError when the launch is refused.
-  void launch(unsigned grid, int block, void** args, std::size_t shared_bytes, cudaStream_t stream) const;
+  void launch(unsigned grid, int block, void** args, std::size_t shared_bytes, cudaStream_t stream,
+              Order order = Order::after_completion) const;
   /// The same, the whole grid one thread-block cluster (a cluster size chosen at launch, not compiled in).
   void launch_cluster(unsigned grid, int block, void** args, std::size_t shared_bytes, cudaStream_t stream) const;
 

@@ -75,6 +75,22 @@ __device__ __forceinline__ bool last_block_to_finish(unsigned* ticket) {
   return true;
 }
 
+// Programmatic dependent launch (sm_90 and later; before, and in a grid launched without the attribute, both are
+// no-ops). A zeroing kernel calls allow_dependents() first, so that the kernel the host launches after it with the
+// programmatic stream serialization attribute (cuda::Module::launch, Launch::after_trigger) starts at once and does
+// its own work meanwhile; that kernel calls wait_for_prerequisite() before it first touches what the zeroing kernel
+// writes, which then is complete and visible (PTX ISA, griddepcontrol).
+__device__ __forceinline__ void allow_dependents() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_prerequisite() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // The one-launch merge (self_zero) of the histogram families: `out` is zeroed by the kernel, not by a memset launch.
 // Warp 0 of every block but a grid of one calls self_zero_start first: each takes a ticket (atomicInc wraps to 0
 // after gridDim.x of them, so the launch leaves it zero); the first block to start zeroes out[0, bins), then raises

@@ -68,8 +68,14 @@ for card in h200 h100; do
   grep -q "held-out-$seed-3-9-row-8.md" <<< "$listing" && grep -q "ab-grid/policy-ab.md" <<< "$listing" &&
     [ -f "$o/held-out-$seed-3-9.log" ] ||
     { echo "FAIL: $card: the grid's rows, the A/Bs or the grid's log are missing from OUT"; fail=1; }
-  grep -q -- "--compare-measured-loads" "$tmp/shape_bench.args" ||
-    { echo "FAIL: $card: the grid rows are not timed without the evict-first rule too"; fail=1; }
+  grep -q -- "--compare-memset-zero" "$tmp/shape_bench.args" && ! grep -q -- "--compare-measured-loads" "$tmp/shape_bench.args" ||
+    { echo "FAIL: $card: the grid rows are not timed with memset zeroing (alone) too"; fail=1; }
+  run $card rest ROWS=3:4 COMPARE=loads
+  grep -q -- "--compare-measured-loads" "$tmp/shape_bench.args" && ! grep -q -- "--compare-memset-zero" "$tmp/shape_bench.args" ||
+    { echo "FAIL: $card: COMPARE=loads does not time the grid rows without the evict-first rule (alone)"; fail=1; }
+  run $card rest ROWS=3:4 COMPARE=none
+  ! grep -q -e "--compare-memset-zero" -e "--compare-measured-loads" "$tmp/shape_bench.args" ||
+    { echo "FAIL: $card: COMPARE=none still times a compared handle"; fail=1; }
   ab_ok $card stream bench/results/2026-12-05i-data/pinned-before-stream bench/results/2026-12-05i-data/lookups-changed-stream
   ab_ok $card grid bench/results/2026-12-05h-data/pinned-before-grid bench/results/2026-12-05h-data/lookups-changed-grid
   slim="$tmp/out-$card-rest/tuned-slim-$card-test.db"

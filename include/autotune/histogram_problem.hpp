@@ -264,6 +264,8 @@ inline constexpr const char* kHistogram2dKernelName = "autotune_histogram_2d";
 inline constexpr const char* kHistogramSpanKernelName = "autotune_histogram_span";
 /// The kernel that sums a global histogram's copies (privatization global with replicas > 1) into the output.
 inline constexpr const char* kHistogramMergeKernelName = "autotune_histogram_merge";
+/// The kernel that zeroes the output before a merge=atomic launch (without global copies) that may overlap it.
+inline constexpr const char* kHistogramZeroKernelName = "autotune_histogram_zero";
 
 /// Complete CUDA source of one variant: a generated preamble of compile-time constants followed by the
 /// embedded template kernel_templates/histogram/histogram.cu. The preamble is the only place parameters enter the kernel.

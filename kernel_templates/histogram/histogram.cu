@@ -143,6 +143,12 @@ __host__ __device__ constexpr u64 copy_counter(u64 c, u64 w) {
   return kChunk > 0 ? (w / kChunk * kReplicas + c) * kChunk + w % kChunk : c * kCopyCounters + w;
 }
 constexpr bool kSelfZero = kMerge == Merge::self_zero;
+// merge=atomic without global copies: the host zeroes `out` with autotune_histogram_zero and launches this kernel to
+// start before that one ends (programmatic dependent launch, sm_90+): the wait comes before the first addition into
+// `out`, at the start where counting itself adds into it (global atomics, the spills of 16-bit counters), else after
+// the block has counted.
+constexpr bool kZeroedBefore = kMerge == Merge::atomic && !kGlobalCopies;
+constexpr bool kOutWhileCounting = kPriv == Privatization::global || kCounter16;
 constexpr bool kInterleaved = kPartitioning == Partitioning::interleaved;
 
 typedef typename Raw<kVecBytes>::type raw_t;  // Raw: common.cuh
@@ -530,6 +536,8 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
       zeroed_out = self_zero_start(workspace + kStartTicketWord, workspace + kZeroFlagWord, out, kBins);
   }
 
+  if constexpr (kZeroedBefore && kOutWhileCounting) wait_for_prerequisite();
+
   const u64 threads = static_cast<u64>(gridDim.x) * kBlock;
   const u64 tid = static_cast<u64>(blockIdx.x) * kBlock + threadIdx.x;
 
@@ -588,6 +596,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
       map_values_to_bins(smem);
       __syncthreads();
     }
+    if constexpr (kZeroedBefore && !kOutWhileCounting) wait_for_prerequisite();
     if (kCluster == 1 && one_unit) {  // the small-n path: the only block's histogram is the answer
       for (int b = threadIdx.x; b < kBins; b += kBlock) {
         // 16-bit counters may have spilled into `acc` (the workspace, or `out` when the host zeroed it): take
@@ -667,6 +676,17 @@ AT_HISTOGRAM_ENTRY(autotune_histogram_span, at::kSpan)
 AT_HISTOGRAM_ENTRY(autotune_histogram_2d, at::kRows)
 #endif
 #undef AT_HISTOGRAM_ENTRY
+
+// The zeroing launch of merge=atomic without global copies (HistogramKernel::run_region): `out`'s kBins counters set
+// to zero, after letting the counting kernel, launched next with the programmatic attribute, start at once
+// (allow_dependents); that kernel waits for this one only where it first adds into `out` (kZeroedBefore). It takes
+// the place of a memset, whose launch the counting kernel could not overlap. Compiled into every variant.
+extern "C" __global__ void __launch_bounds__(256) autotune_histogram_zero(at::out_t* __restrict__ out) {
+  at::allow_dependents();
+  for (at::u64 b = static_cast<at::u64>(blockIdx.x) * 256 + threadIdx.x; b < static_cast<at::u64>(at::kBins);
+       b += static_cast<at::u64>(gridDim.x) * 256)
+    out[b] = 0;
+}
 
 // Global copies (kGlobalCopies): after the counting launch, bin b of `out` is the sum of the kReplicas copies' bin b,
 // each left zero for the next launch; any grid (the host covers the copies' counters). Compiled into every variant (a

@@ -3,11 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
 
 namespace autotune {
+
+bool HistogramKernel::zero_with_kernel(const DeviceInfo& device) {
+  const char* memset = std::getenv("AUTOTUNE_ZERO_WITH_MEMSET");
+  return device.cc_major >= 9 && !(memset != nullptr && std::string_view(memset) == "1");
+}
 
 HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
                                  const DeviceInfo& device, const std::vector<char>& cubin, bool entry_2d)
@@ -30,6 +37,16 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
   // of workspace_layout.hpp, which the kernel reads from its preamble. Every launch leaves all of it zero.
   use_workspaces(histogram_detail::HistogramWorkspace::bytes(problem, config));
   if (histogram_detail::HistogramWorkspace::global_copies(config)) merge_ = module_.entry(kHistogramMergeKernelName);
+  if (config.merge == Merge::atomic && !merge_ && config.cluster == 1 && zero_with_kernel(device)) {
+    // A cubin compiled before the zeroing kernel existed has none: its calls keep the memset.
+    if (cuda::Module zero = module_.find_entry(kHistogramZeroKernelName)) {
+      zero_.emplace(std::move(zero));
+      constexpr std::uint64_t kZeroBlock = 256, kMaxZeroBlocks = 1024;  // the kernel's __launch_bounds__; a cap
+      zero_blocks_ = static_cast<unsigned>(
+          std::min<std::uint64_t>((static_cast<std::uint64_t>(problem.counters()) + kZeroBlock - 1) / kZeroBlock,
+                                  kMaxZeroBlocks));
+    }
+  }
   if (needs_pixel_alignment(problem, config))
     pixel_alignment_ = static_cast<std::size_t>(problem.channels) * size_of(problem.type);
 }
@@ -94,7 +111,7 @@ HistogramKernel::RegionArgs HistogramKernel::region_args(const HistogramProblem&
 }
 
 void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts, const Region& region,
-                             cudaStream_t stream) const {
+                             cudaStream_t stream, cuda::Module::Order order) const {
   void* workspace = this->workspace(stream);
   RegionArgs a = region_args(problem_, config_, samples, n, region);  // a.samples: what the kernel counts
   void* args[] = {&samples,      &a.samples,    &counts,  &workspace,       &a.row_samples,    &a.rows,
@@ -107,7 +124,7 @@ void HistogramKernel::launch(const void* samples, std::uint64_t n, void* counts,
   const cuda::Module& module = module_for(region.rows, a.span ? kSpanEntry : k2dEntry);
   // A span is sized as the pixels it reads (the stride is a whole number of pixels).
   const std::uint64_t grid_pixels = a.span ? a.samples / static_cast<std::uint64_t>(problem_.channels) : n;
-  module.launch(grid_for(grid_pixels), config_.block, args, shared_bytes_, stream);
+  module.launch(grid_for(grid_pixels), config_.block, args, shared_bytes_, stream, order);
 }
 
 bool HistogramKernel::needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config) {
@@ -147,6 +164,12 @@ void HistogramKernel::run_region(const void* samples, const Region& region, void
   }
   if (config_.merge != Merge::atomic) {
     launch(samples, n, counts, region, stream);  // with n = 0 a single block (or cluster) writes the zeros
+    return;
+  }
+  if (zero_) {  // the counting kernel starts while this one zeroes, and waits for it before adding into `counts`
+    void* zero_args[] = {&counts};
+    zero_->launch(zero_blocks_, 256, zero_args, 0, stream);
+    if (n > 0) launch(samples, n, counts, region, stream, cuda::Module::Order::after_trigger);
     return;
   }
   zero_counts(counts, stream);

@@ -38,7 +38,8 @@ class HistogramKernel : public histogram_launch::PixelKernel<HistogramProblem, H
   /// blocks.
   unsigned grid_for(std::uint64_t n) const;
   /// Counts n pixels (n * problem.channels samples) into `counts` (problem.counters() counters of
-  /// problem.counter_bits), overwriting them; asynchronous on `stream`. Merge::atomic: cudaMemsetAsync + kernel, or
+  /// problem.counter_bits), overwriting them; asynchronous on `stream`. Merge::atomic: a zeroing launch + kernel (on
+  /// sm_90+ the zeroing kernel autotune_histogram_zero, which the counting kernel overlaps, else cudaMemsetAsync), or
   /// with global copies (priv=global, R > 1) the kernel and the merge kernel; Merge::last_block and self_zero: one
   /// kernel. Throws UsageError when the configuration loads whole pixels per
   /// vector (needs_pixel_alignment) and `samples` is not aligned to a pixel.
@@ -80,9 +81,14 @@ class HistogramKernel : public histogram_launch::PixelKernel<HistogramProblem, H
   /// Whether a configuration needs the samples aligned to a pixel (channels * sample size bytes): several channels
   /// and vectors of whole pixels. Pixels of 2 or 4 channels with vector loads do; 3 channels never.
   static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);
+  /// Whether merge=atomic zeroes the output with autotune_histogram_zero and overlaps it with the counting launch
+  /// (programmatic dependent launch): on sm_90 and later, unless the environment sets AUTOTUNE_ZERO_WITH_MEMSET=1
+  /// (a memset, and the counting launch after it completes: shape_bench --compare-memset-zero times the two).
+  static bool zero_with_kernel(const DeviceInfo& device);
 
  private:
-  void launch(const void* samples, std::uint64_t n, void* counts, const Region& region, cudaStream_t stream) const;
+  void launch(const void* samples, std::uint64_t n, void* counts, const Region& region, cudaStream_t stream,
+              cuda::Module::Order order = cuda::Module::Order::after_completion) const;
   void run_region(const void* samples, const Region& region, void* counts, cudaStream_t stream) const;
 
   // The region entry points (regions_): rows > 1, and a region counted as one span (RegionArgs::span).
@@ -90,6 +96,9 @@ class HistogramKernel : public histogram_launch::PixelKernel<HistogramProblem, H
   static constexpr std::size_t kSpanEntry = 1;
   std::size_t pixel_alignment_ = 1;  // bytes the samples pointer must be aligned to
   std::optional<cuda::Module> merge_;  // global copies: the kernel that sums them into the output
+  // merge=atomic on sm_90+: the kernel that zeroes the output, which the counting launch overlaps (zero_with_kernel)
+  std::optional<cuda::Module> zero_;
+  unsigned zero_blocks_ = 0;
 };
 
 }  // namespace autotune

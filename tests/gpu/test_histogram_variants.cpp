@@ -4,12 +4,16 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <optional>
+#include <utility>
+
 
 #include "gpu_fixtures.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "core/jit.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "autotune/histogram_problem.hpp"
+#include "../scoped_env.hpp"
 
 using namespace autotune;
 using namespace autotune::testing;
@@ -120,6 +124,73 @@ TEST_SUITE("gpu_histogram") {
   TEST_CASE("f32, 100003 bins (not a multiple of 32): copies of a global histogram, plain, striped and interleaved "
             "in chunks, exact") {
     check_every_variant(make(SampleType::f32, 100003, -2, 3));
+  }
+
+  // merge=atomic on sm_90+: the counting kernel starts while autotune_histogram_zero zeroes the output
+  // (programmatic dependent launch) and waits for it before adding; AUTOTUNE_ZERO_WITH_MEMSET=1 restores the memset.
+  // Three places the wait can be: after counting (shared copies), at the start (global atomics), and at the start
+  // for the spills of 16-bit counters. On one created stream, without a synchronization between calls: the input
+  // written by a memset on that stream just before each call (the counting must not overtake it), two calls into
+  // the same poisoned counters (a call's zeroing must not overtake the counting of the call before).
+  TEST_CASE("merge=atomic zeroing kernel overlapped with the counting launch: exact, ordered after the work before it") {
+    const DeviceInfo dev = query_device(0);
+    AUTOTUNE_CUDA(cudaSetDevice(0));
+    if (dev.cc_major < 9) {
+      skip_case(fmt::format("{} (sm_{}{}) has no programmatic dependent launch: merge=atomic zeroes with a memset",
+                            dev.name, dev.cc_major, dev.cc_minor));
+      return;
+    }
+    CHECK(HistogramKernel::zero_with_kernel(dev));
+    {
+      const test::ScopedEnv memset("AUTOTUNE_ZERO_WITH_MEMSET", "1");
+      CHECK_FALSE(HistogramKernel::zero_with_kernel(dev));
+    }
+    struct Case {
+      HistogramProblem problem;
+      const char* config;
+    };
+    const std::vector<Case> cases{
+        {make(SampleType::u8, 256, 0, 256),
+         "priv=shared,R=32,cbits=32,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0"},
+        {make(SampleType::u8, 256, 0, 256),
+         "priv=global,R=1,cbits=32,block=256,vec=16,loads=2,agg=warp,part=interleaved,merge=atomic,grid=0"},
+        {make(SampleType::u16, 65536, 0, 65536, 64),
+         "priv=shared,R=1,cbits=16,block=512,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0"}};
+    // 16M samples: the resident blocks see over 65535 each, so the 16-bit counters wrap.
+    const std::uint64_t n = (16ull << 20) + 5;
+    for (const Case& c : cases) {
+      INFO(c.problem.shape_key(), " ", c.config);
+      const std::optional<HistogramConfig> config = HistogramConfig::parse(c.config);
+      REQUIRE(config.has_value());
+      const std::vector<char> cubin = compile_one(c.problem, *config, dev);
+      const HistogramKernel overlapped(c.problem, *config, dev, cubin, false);
+      std::optional<HistogramKernel> by_memset;
+      {
+        const test::ScopedEnv memset("AUTOTUNE_ZERO_WITH_MEMSET", "1");
+        by_memset.emplace(c.problem, *config, dev, cubin, false);
+      }
+      const std::size_t bytes = n * size_of(c.problem.type);
+      cuda::DeviceBuffer in(bytes);
+      cuda::DeviceBuffer counts = counter_buffer(c.problem);
+      const cuda::Stream stream;
+      // Every byte 0x07 (u8: 7; u16: 0x0707): all n samples in one bin, whose 16-bit counters wrap and spill into
+      // the output many times.
+      const std::vector<unsigned char> host(bytes, 0x07);
+      const auto expected = expected_counts(c.problem, host, n);
+      const std::pair<const HistogramKernel*, const char*> zeroings[] = {{&overlapped, "zeroing kernel"},
+                                                                        {&*by_memset, "memset"}};
+      for (const auto& [kernel, zeroing] : zeroings) {
+        fill_and_wait(counts, 0xAB);
+        fill_and_wait(in, 0x55);
+        for (int call = 0; call < 2; ++call) {
+          AUTOTUNE_CUDA(cudaMemsetAsync(in.get(), 0x07, bytes, stream.get()));
+          kernel->run(in.get(), n, counts.get(), stream.get());
+        }
+        stream.synchronize();
+        INFO(zeroing);
+        CHECK(compare_histograms(expected, download(c.problem, counts)) == "");
+      }
+    }
   }
 
   TEST_CASE("more than 2^32 samples: 64-bit offsets and 64-bit counters") {
