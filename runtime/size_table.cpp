@@ -10,6 +10,7 @@
 #include "core/config_adapt.hpp"
 #include "core/family.hpp"
 #include "runtime/grid_by_size.hpp"
+#include "runtime/one_launch.hpp"
 #include "runtime/streaming.hpp"
 
 namespace autotune {
@@ -271,6 +272,7 @@ SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Probl
   // Then less work per block below the sizes a configuration was measured at (runtime/grid_by_size.hpp).
   if (required == Requirement::any) {
     stream_by_size(out.sizes, problem, gathered.l2_bytes, gathered.device ? &*gathered.device : nullptr);
+    self_zero_as_atomic(out.sizes, problem, gathered.device ? &*gathered.device : nullptr);
     if (gathered.compiles && gathered.device) keep_grid_by_size(out.sizes, problem, *gathered.device);
   }
   for (const SizeRange& r : out.sizes)
