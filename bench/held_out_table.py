@@ -17,7 +17,8 @@ evict-first size rule, runtime/streaming.hpp, timed in the same rounds), an "as 
 rows whose configuration the rule changed with the geometric mean of the time without it over the time with it.
 With --compared policy the compared handle is the one made from another policy (shape_bench --compare-policy DIR:
 an older policy.json against the embedded one), and the columns say so; with --compared atomic, the handle serving
-one-launch merges as merge=atomic (shape_bench --compare-self-zero-as-atomic). With --compared zero it is the same
+one-launch merges as measured (--compared one_launch: shape_bench --compare-self-zero-as-measured, the rule of
+runtime/one_launch.hpp off). With --compared zero it is the same
 configuration with its output zeroed by a memset (untuned_grid.sh's HELD_OUT_COMPARE_ZERO=1, shape_bench
 --compare-memset-zero), and the gain is given over the rows whose configuration merges with atomics into the zeroed
 output (merge=atomic, no global copies: the rows the zeroing kernel changes) and, as a control, over the others.
@@ -95,7 +96,7 @@ def main():
     ap.add_argument("new", nargs="+")
     ap.add_argument("--before")
     ap.add_argument("--title", default="The held-out grid")
-    ap.add_argument("--compared", choices=("loads", "policy", "zero", "atomic"), default="loads",
+    ap.add_argument("--compared", choices=("loads", "policy", "zero", "one_launch"), default="loads",
                     help="what the compared handle is: the size rule off (loads), another policy (policy), or the "
                          "output zeroed by a memset (zero)")
     a = ap.parse_args()
@@ -104,8 +105,8 @@ def main():
         "policy": (("rows the other policy serves differently", "time with the other policy / with the embedded one"),
                    "other policy (us)"),
         "zero": (("rows", "time zeroed by memset / by the overlapped kernel"), "memset zeroing (us)"),
-        "atomic": (("rows served as merge=atomic instead of self_zero", "time as merge=atomic / as the lookup serves"),
-                   "self_zero as atomic (us)"),
+        "one_launch": (("rows the one-launch rule changed", "time with self_zero as measured / with the rule"),
+                       "self_zero as measured (us)"),
     }[a.compared]
     new = {}
     for path in a.new:

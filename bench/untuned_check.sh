@@ -9,8 +9,8 @@
 #                   the held-out grid (bench/untuned_grid.sh held-out) until the call's time is spent, each row's
 #                   handle also timed as COMPARE says: zero (default; HELD_OUT_COMPARE_ZERO=1: merge=atomic zeroing
 #                   by memset instead of the overlapped zeroing kernel), loads (HELD_OUT_COMPARE_LOADS=1: without the
-#                   evict-first size rule), atomic (HELD_OUT_COMPARE_ATOMIC=1: one-launch merges served as
-#                   merge=atomic, runtime/one_launch.hpp) or none
+#                   evict-first size rule), one_launch (HELD_OUT_COMPARE_ONE_LAUNCH=1: one-launch merges served as
+#                   measured, the rule of runtime/one_launch.hpp off) or none
 #           rest    the grid's rows ROWS=A:B (when set, for at most ROWS_DEADLINE seconds, default 200), then the A/B
 #                   of the evict-first rule (2026-12-05i) and of the grid rule (2026-12-05h): bench/policy_ab.sh on
 #                   the lookups each rule changed, the old lookup pinned (bench/pin_lookups.py)
@@ -63,13 +63,13 @@ tune() {
   python3 bench/strip_cubins.py "$state/tuned.db" "$out/tuned-slim-$card-$commit.db"
 }
 
-grid() {  # grid SEED ROWS DEADLINE [COMPARE: loads, zero or atomic]
-  local loads=0 zero=0 atomic=0
+grid() {  # grid SEED ROWS DEADLINE [COMPARE: loads, zero or one_launch]
+  local loads=0 zero=0 one_launch=0
   [ "${4:-}" = loads ] && loads=1
   [ "${4:-}" = zero ] && zero=1
-  [ "${4:-}" = atomic ] && atomic=1
+  [ "${4:-}" = one_launch ] && one_launch=1
   TUNED_CACHE="$state/tuned.db" SEED=$1 HELD_OUT_ROWS=$2 HELD_OUT_DEADLINE=$3 HELD_OUT_COMPARE_LOADS=$loads \
-    HELD_OUT_COMPARE_ZERO=$zero HELD_OUT_COMPARE_ATOMIC=$atomic \
+    HELD_OUT_COMPARE_ZERO=$zero HELD_OUT_COMPARE_ONE_LAUNCH=$one_launch \
     bench/untuned_grid.sh "$bin" "$out" held-out "$commit"
 }
 

@@ -27,7 +27,7 @@
 #                       (regret), keeping the measurements in OUT/exact-held-out-SEED-A-B[-row-I].db;
 #                       HELD_OUT_COMPARE_LOADS=1 times each row's handle without the evict-first size rule too;
 #                       HELD_OUT_COMPARE_ZERO=1 instead times it with merge=atomic zeroing by memset;
-#                       HELD_OUT_COMPARE_ATOMIC=1 with one-launch merges served as merge=atomic
+#                       HELD_OUT_COMPARE_ONE_LAUNCH=1 with one-launch merges served as measured (the rule off)
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
 #                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,
@@ -127,9 +127,9 @@ run_held_out() {
   # HELD_OUT_COMPARE_ZERO=1: each row's tuned handle also made with AUTOTUNE_ZERO_WITH_MEMSET=1 (merge=atomic zeroes
   # the output with a memset the counting launch waits for), timed in the same rounds: the zeroing kernel's A/B.
   [ "${HELD_OUT_COMPARE_ZERO:-0}" = 1 ] && args+=(--compare-memset-zero)
-  # HELD_OUT_COMPARE_ATOMIC=1: each row's tuned handle also made with AUTOTUNE_SELF_ZERO_AS_ATOMIC=1
-  # (runtime/one_launch.hpp), timed in the same rounds.
-  [ "${HELD_OUT_COMPARE_ATOMIC:-0}" = 1 ] && args+=(--compare-self-zero-as-atomic)
+  # HELD_OUT_COMPARE_ONE_LAUNCH=1: each row's tuned handle also made with AUTOTUNE_SELF_ZERO_AS_MEASURED=1 (the
+  # rule of runtime/one_launch.hpp off), timed in the same rounds.
+  [ "${HELD_OUT_COMPARE_ONE_LAUNCH:-0}" = 1 ] && args+=(--compare-self-zero-as-measured)
   local t0=$SECONDS rc=0
   if [ "${HELD_OUT_PROCESSES:-row}" = one ]; then
     [ "$exact" = 1 ] && rm -f "$out/exact-$name.db" && args+=(--exact-cache "$out/exact-$name.db")

@@ -104,6 +104,15 @@ class KernelFamily {
     (void)problem, (void)config, (void)measured_n, (void)device;
     return std::nullopt;
   }
+  /// `config`, a one-launch merge whose output the kernel zeroes itself, as the merge into an output zeroed by an
+  /// overlapped zeroing launch on `device` (sm_90+: programmatic dependent launch), valid for `problem`; nullopt where
+  /// the family has no such pair or `config` is not such a merge. The lookup's one-launch rule
+  /// (runtime/one_launch.hpp).
+  virtual std::optional<Config> with_overlapped_zeroing(const Problem& problem, const Config& config,
+                                                        const DeviceInfo& device) const {
+    (void)problem, (void)config, (void)device;
+    return std::nullopt;
+  }
   /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.
   virtual int launches(const Config& config) const = 0;
   /// Dynamic shared memory of a variant for a problem, in bytes.

@@ -1,11 +1,24 @@
-// An experiment of the lookup, off unless the environment sets AUTOTUNE_SELF_ZERO_AS_ATOMIC=1: a histogram range
-// served by a one-launch merge (merge=self_zero) runs merge=atomic instead on sm_90 and later, where a merge=atomic
-// call zeroes its output with a kernel that the counting launch overlaps (HistogramKernel::zero_with_kernel). The
-// policy's and similar problems' self_zero entries were measured against a memset and a launch, not against that;
-// `shape_bench --compare-self-zero-as-atomic` times the two in the same rounds. Sizes the problem itself was tuned
-// at keep what the tuning measured.
+// The lookup's rule for one-launch histogram merges on sm_90 and later (include/autotune/resolution.hpp): a range of
+// a handle's size table that runs merge=self_zero runs merge=atomic instead where the output is large, unless the
+// problem's own tuning measured it.
+//
+// Why: on sm_90+ a merge=atomic call zeroes its output with a kernel that the counting launch overlaps (programmatic
+// dependent launch; HistogramKernel::zero_with_kernel), which made those calls 5.8 % faster than with a memset on the
+// held-out grid of seed 20261205 (30 rows, same rounds; bench/results/2026-12-06c-summary.md). The policy's entries
+// were all measured before that, against a memset, and self_zero zeroes the output with one warp of the block that
+// starts first while every other block waits for it at its end: the larger the output, the longer. Served as
+// merge=atomic instead (AUTOTUNE_SELF_ZERO_AS_ATOMIC=1 of commit 0c37aec, the same rounds; the held-out grid of seed
+// 20261206 on an H100, 11 rows that ran self_zero): 7.4 to 13.5 % faster from 3594 bins (14 KiB of 32-bit
+// counters; 5 of 7 such rows 4.4 % faster or more, none slower by more than 0.1 %), 3.2 and 6.6 % slower at 2599
+// and 818 bins (1M and 286K samples), within 1 % at 413 and 1524 bins on 10M and 193M samples. Hence the threshold
+// below, between 10 and 14 KiB, fitted on those rows.
+//
+// A range whose evidence is the problem's own tuning (exact, nearest_size) runs what was measured: the tuner times
+// merge=atomic with the zeroing kernel. AUTOTUNE_SELF_ZERO_AS_MEASURED=1 turns the rule off (an A/B:
+// `shape_bench --compare-self-zero-as-measured`).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "autotune/device.hpp"
@@ -14,12 +27,16 @@
 
 namespace autotune {
 
-/// Whether AUTOTUNE_SELF_ZERO_AS_ATOMIC=1 is set. Read at every lookup.
-bool self_zero_as_atomic_enabled();
+/// Output bytes from which a one-launch merge is served as merge=atomic (12 KiB: 3072 32-bit counters).
+inline constexpr std::uint64_t kOneLaunchAsAtomicFromBytes = 12 * 1024;
 
-/// Applies the experiment to `sizes`, a handle's size table for `problem`, where it is enabled and `device` is sm_90
-/// or later: each range of the histogram family run with merge=self_zero (no cluster) takes merge=atomic where that
-/// stays valid, unless the range is one size the problem itself was tuned at.
+/// Whether the rule applies: unless the environment sets AUTOTUNE_SELF_ZERO_AS_MEASURED=1. Read at every lookup.
+bool self_zero_rule_enabled();
+
+/// Applies the rule to `sizes`, a handle's size table for `problem`, when `device` is sm_90 or later and the
+/// problem's output is at least kOneLaunchAsAtomicFromBytes: each range of the histogram family that runs
+/// merge=self_zero without clusters, served from evidence other than the problem's own tuning, takes merge=atomic
+/// where that stays valid, its `why` saying so.
 void self_zero_as_atomic(std::vector<SizeRange>& sizes, const Problem& problem, const DeviceInfo* device);
 
 }  // namespace autotune

@@ -288,6 +288,8 @@ SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Probl
         const StreamBand band = stream_band(problem.bytes(), gathered.l2_bytes);
         l.distance = join(l.distance, stream_note(band, gathered.l2_bytes));
       }
+      if (changed_field("merge="))
+        l.distance = join(l.distance, "merge=atomic: an output of 12 KiB or more zeroed by a kernel the count overlaps");
       if (changed_field("loads="))
         l.distance = join(l.distance, "fewer loads per thread: the blocks of its measured size kept");
     }

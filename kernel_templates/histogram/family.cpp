@@ -19,6 +19,7 @@
 #include "core/option_text.hpp"
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
+#include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram_options.hpp"
@@ -322,6 +323,18 @@ class HistogramFamily final
   static bool runs_aggregate_warps(const HistogramProblem& h, const HistogramConfig& c) {
     return (h.distribution == "runs" || h.distribution == "constant") && c.counter_bits == 16 &&
            c.aggregation == Aggregation::none;
+  }
+
+  // merge=self_zero (no clusters) as merge=atomic, whose output HistogramKernel zeroes with a kernel the counting
+  // launch overlaps on sm_90+ (HistogramKernel::zero_with_kernel).
+  std::optional<Config> with_overlapped_zeroing(const Problem& p, const Config& c,
+                                                const DeviceInfo& device) const override {
+    HistogramConfig out = config_of(c);
+    if (out.merge != Merge::self_zero || out.cluster != 1 || !HistogramKernel::zero_with_kernel(device))
+      return std::nullopt;
+    out.merge = Merge::atomic;
+    if (!histogram_violation(problem_of(p), out, &device).empty()) return std::nullopt;
+    return Config(out);
   }
 
   // A grid covering n (grid=0 or -1) launches one block per tile: served below the size it was measured at, a

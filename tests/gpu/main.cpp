@@ -6,7 +6,9 @@
 // The suites run with AUTOTUNE_LOADS_AS_MEASURED=1: their cases check the size tables of what they measured or
 // planted (switch points, configurations, cubins from the cache), which the lookup's evict-first size rule
 // (runtime/streaming.hpp) would split at the L2 bands of the GPU they run on. The rule's own case in gpu_api turns it
-// back on (test_runtime_api.cpp); its table logic is tested on the CPU (tests/cpu/test_streaming.cpp).
+// back on (test_runtime_api.cpp); its table logic is tested on the CPU (tests/cpu/test_streaming.cpp). So with
+// AUTOTUNE_SELF_ZERO_AS_MEASURED=1 (runtime/one_launch.hpp, tested on the CPU in tests/cpu/test_one_launch.cpp; its
+// handles run the merge=atomic kernels the suites check, and the held-out grids check them against the CPU).
 //
 // At exit it prints one line with the tier, the suites run, the NVRTC compile time of the test fixtures, the rest of
 // the wall time, the variants compiled and the skipped cases (tests/gpu/tier.hpp):
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
   if (!list)
     if (const int code = cannot_run(); code != 0) return code;
   ::setenv("AUTOTUNE_LOADS_AS_MEASURED", "1", 1);
+  ::setenv("AUTOTUNE_SELF_ZERO_AS_MEASURED", "1", 1);
   doctest::Context context(argc, argv);
   const int rc = context.run();
   if (list || context.shouldExit()) return rc;
