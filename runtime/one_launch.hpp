@@ -8,10 +8,10 @@
 // were all measured before that, against a memset, and self_zero zeroes the output with one warp of the block that
 // starts first while every other block waits for it at its end: the larger the output, the longer. Served as
 // merge=atomic instead (AUTOTUNE_SELF_ZERO_AS_ATOMIC=1 of commit 0c37aec, the same rounds; the held-out grid of seed
-// 20261206 on an H100, 11 rows that ran self_zero): 7.4 to 13.5 % faster from 3594 bins (14 KiB of 32-bit
-// counters; 5 of 7 such rows 4.4 % faster or more, none slower by more than 0.1 %), 3.2 and 6.6 % slower at 2599
-// and 818 bins (1M and 286K samples), within 1 % at 413 and 1524 bins on 10M and 193M samples. Hence the threshold
-// below, between 10 and 14 KiB, fitted on those rows.
+// 20261206 on an H100, rows 0-46, 11 rows that ran self_zero): the 7 rows from 3594 bins on (14 KiB of 32-bit
+// counters) 1.058x faster (0.1 to 13.5 %, none slower), 818 and 2599 bins (286K and 1M samples) 6.6 and 3.2 %
+// slower, 413 and 1524 bins within 1 %. Hence the threshold below, between 10 and 14 KiB, fitted on those rows; out
+// of sample (rows 47-80) the 3 rows it changed ran 1.047x faster, none slower.
 //
 // A range whose evidence is the problem's own tuning (exact, nearest_size) runs what was measured: the tuner times
 // merge=atomic with the zeroing kernel. AUTOTUNE_SELF_ZERO_AS_MEASURED=1 turns the rule off (an A/B:

@@ -374,7 +374,7 @@ class HistogramFamily final
   }
 
   int launches(const Config& c) const override {
-    return config_of(c).merge == Merge::atomic ? 2 : 1;  // memset + kernel, or one kernel
+    return config_of(c).merge == Merge::atomic ? 2 : 1;  // a zeroing launch + the kernel, or one kernel
   }
   ReportAxes report_axes(const Config& config) const override {
     const HistogramConfig& h = config_of(config);

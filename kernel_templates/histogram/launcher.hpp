@@ -4,8 +4,9 @@
 // Thread-safety: run() may be called from several host threads at once, on any streams. A configuration that merges
 // in the last block (Merge::last_block) needs a workspace (ticket + histogram) that is zero when a launch starts and
 // that no concurrent launch shares: each stream gets its own from a WorkspacePool (core/workspace.hpp), claimed
-// on the stream's first call. After that a call is one kernel launch (Merge::atomic: a memset and a launch) with no
-// lock and no allocation; only a stream that finds the first kWorkspaceSlots workspaces taken allocates more.
+// on the stream's first call. After that a call is one kernel launch (Merge::atomic: a zeroing launch, a memset
+// before sm_90, and the counting launch) with no lock and no allocation; only a stream that finds the first
+// kWorkspaceSlots workspaces taken allocates more.
 // A launch captured into a CUDA graph keeps the workspace of the stream it was captured on: launches of that graph
 // must not overlap other calls on that stream or other graphs captured on it (CUDA orders the launches of one
 // executable graph). Construction and destruction are not concurrent with calls on the same object.
