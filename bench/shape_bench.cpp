@@ -824,48 +824,26 @@ int main(int argc, char** argv) try {
       line("tuned cache: worst regret", pct(max_of(regret_tuned)) + " %", "<= 10 %", max_of(regret_tuned) <= 0.10);
     }
   }
-  if (compare_env == "AUTOTUNE_ZERO_WITH_MEMSET") {
+  // An A/B in the same rounds: the compared handle (`compared`) against the tuned one (`tuned`), each way by more
+  // than 2 %; the tuned handle (the rule or the change under test) is to be slower on none.
+  auto ab_lines = [&](const std::string& compared, const std::string& tuned) {
     const auto [slower, worst] = compared_slower(rows, 0.02);
-    line("handles zeroing by memset (AUTOTUNE_ZERO_WITH_MEMSET=1) slower than with the overlapped zeroing kernel by "
-         "more than 2 %",
+    line(fmt::format("handles {} slower than {} by more than 2 %", compared, tuned),
          fmt::format("{} of {} problems (most {} %)", slower, rows.size(), pct(worst)), "-", std::nullopt);
-    const auto kernel_slower = std::count_if(rows.begin(), rows.end(), [](const Row& r) {
+    const auto tuned_slower = std::count_if(rows.begin(), rows.end(), [](const Row& r) {
       return r.has_compare && r.has_tuned && r.tuned_ms / r.compare_ms - 1 > 0.02;
     });
-    line("handles with the overlapped zeroing kernel slower than zeroing by memset by more than 2 %",
-         fmt::format("{} of {} problems", kernel_slower, rows.size()), "none", kernel_slower == 0);
-  }
-  if (compare_env == "AUTOTUNE_SELF_ZERO_AS_MEASURED") {
-    const auto [slower, worst] = compared_slower(rows, 0.02);
-    line("handles serving one-launch merges as measured (AUTOTUNE_SELF_ZERO_AS_MEASURED=1) slower than with the rule "
-         "by more than 2 %",
-         fmt::format("{} of {} problems (most {} %)", slower, rows.size(), pct(worst)), "-", std::nullopt);
-    const auto rule_slower = std::count_if(rows.begin(), rows.end(), [](const Row& r) {
-      return r.has_compare && r.has_tuned && r.tuned_ms / r.compare_ms - 1 > 0.02;
-    });
-    line("handles with the rule slower than serving one-launch merges as measured by more than 2 %",
-         fmt::format("{} of {} problems", rule_slower, rows.size()), "none", rule_slower == 0);
-  }
-  if (compare_env == "AUTOTUNE_LOADS_AS_MEASURED") {
-    const auto [slower, worst] = compared_slower(rows, 0.02);
-    line("handles with loads as measured (AUTOTUNE_LOADS_AS_MEASURED=1) slower than with the size rule by more than 2 %",
-         fmt::format("{} of {} problems (most {} %)", slower, rows.size(), pct(worst)), "-", std::nullopt);
-    const auto rule_slower = std::count_if(rows.begin(), rows.end(), [](const Row& r) {
-      return r.has_compare && r.has_tuned && r.tuned_ms / r.compare_ms - 1 > 0.02;
-    });
-    line("handles with the size rule slower than with loads as measured by more than 2 %",
-         fmt::format("{} of {} problems", rule_slower, rows.size()), "none", rule_slower == 0);
-  }
-  if (!policy_dir.empty()) {
-    const auto [slower, worst] = compared_slower(rows, 0.02);
-    line(fmt::format("handles from the policy of {} slower than from the embedded policy by more than 2 %", policy_dir),
-         fmt::format("{} of {} problems (most {} %)", slower, rows.size(), pct(worst)), "-", std::nullopt);
-    const auto embedded_slower = std::count_if(rows.begin(), rows.end(), [](const Row& r) {
-      return r.has_compare && r.has_tuned && r.tuned_ms / r.compare_ms - 1 > 0.02;
-    });
-    line(fmt::format("handles from the embedded policy slower than from the policy of {} by more than 2 %", policy_dir),
-         fmt::format("{} of {} problems", embedded_slower, rows.size()), "none", embedded_slower == 0);
-  }
+    line(fmt::format("handles {} slower than {} by more than 2 %", tuned, compared),
+         fmt::format("{} of {} problems", tuned_slower, rows.size()), "none", tuned_slower == 0);
+  };
+  if (compare_env == "AUTOTUNE_ZERO_WITH_MEMSET")
+    ab_lines("zeroing by memset (AUTOTUNE_ZERO_WITH_MEMSET=1)", "with the overlapped zeroing kernel");
+  if (compare_env == "AUTOTUNE_SELF_ZERO_AS_MEASURED")
+    ab_lines("serving one-launch merges as measured (AUTOTUNE_SELF_ZERO_AS_MEASURED=1)", "with the one-launch rule");
+  if (compare_env == "AUTOTUNE_LOADS_AS_MEASURED")
+    ab_lines("with loads as measured (AUTOTUNE_LOADS_AS_MEASURED=1)", "with the size rule");
+  if (!policy_dir.empty())
+    ab_lines(fmt::format("from the policy of {}", policy_dir), "from the embedded policy");
   if (!compare_cache.empty()) {
     const auto [slower, worst] = compared_slower(rows, 0.02);
     line(fmt::format("compared cache ({}) slower than the tuned cache by more than 2 %", compare_cache),
