@@ -5,10 +5,11 @@
 # the repository root, with binaries unpacked from scripts/pack_for_device.sh.
 #
 #   bench/untuned_check.sh BIN OUT STEP [COMMIT]
-#     STEP  first   gpu_histogram, gpu_api and gpu_tuner of the quick tier (bench/gpu_check.sh), a plain tune, then
+#     STEP  first   the quick tier's SUITES (bench/gpu_check.sh; default gpu_histogram, gpu_reduce, gpu_histrange,
+#                   gpu_api and gpu_tuner, within SUITES_BUDGET seconds, default 200), a plain tune, then
 #                   the held-out grid (bench/untuned_grid.sh held-out) until the call's time is spent, each row's
 #                   handle also timed as COMPARE says: zero (default; HELD_OUT_COMPARE_ZERO=1: merge=atomic zeroing
-#                   by memset instead of the overlapped zeroing kernel), loads (HELD_OUT_COMPARE_LOADS=1: without the
+#                   and finish=atomic presets by memset instead of the overlapped kernels), loads (HELD_OUT_COMPARE_LOADS=1: without the
 #                   evict-first size rule), one_launch (HELD_OUT_COMPARE_ONE_LAUNCH=1: one-launch merges served as
 #                   measured, the rule of runtime/one_launch.hpp off) or none
 #           rest    the grid's rows ROWS=A:B (when set, for at most ROWS_DEADLINE seconds, default 200), then the A/B
@@ -81,8 +82,8 @@ ab() {  # ab NAME DATA_DIR PINS KEYS
 rc=0
 case $step in
   first)
-    GPU_CHECK_SUITES="gpu_histogram gpu_api gpu_tuner" GPU_CHECK_BENCHES=none \
-      bench/gpu_check.sh quick "$bin" "$out/gc" "$commit" 150 || rc=1
+    GPU_CHECK_SUITES="${SUITES:-gpu_histogram gpu_reduce gpu_histrange gpu_api gpu_tuner}" GPU_CHECK_BENCHES=none \
+      bench/gpu_check.sh quick "$bin" "$out/gc" "$commit" "${SUITES_BUDGET:-200}" || rc=1
     tune || exit 1
     grid $seed 0:100 $(($(left) - 30)) "${COMPARE:-zero}" || rc=1
     ;;

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 namespace autotune::cuda {
 
@@ -160,6 +162,11 @@ void Module::launch_cluster(unsigned grid, int block, void** args, std::size_t s
 void Module::set_max_dynamic_shared(std::size_t shared_bytes) const {
   AUTOTUNE_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_),
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared_bytes)));
+}
+
+bool zero_with_kernel(int cc_major) {
+  const char* memset = std::getenv("AUTOTUNE_ZERO_WITH_MEMSET");
+  return cc_major >= 9 && !(memset != nullptr && std::string_view(memset) == "1");
 }
 
 }  // namespace autotune::cuda

@@ -91,6 +91,16 @@ __device__ __forceinline__ void wait_for_prerequisite() {
 #endif
 }
 
+// The body of a histogram family's zeroing kernel (launched with blocks of 256 threads, any grid): lets the counting
+// kernel start (allow_dependents), then zeroes out[0, count).
+template <class T>
+__device__ __forceinline__ void zero_for_dependents(T* out, unsigned long long count) {
+  allow_dependents();
+  for (unsigned long long b = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; b < count;
+       b += static_cast<unsigned long long>(gridDim.x) * blockDim.x)
+    out[b] = 0;
+}
+
 // The one-launch merge (self_zero) of the histogram families: `out` is zeroed by the kernel, not by a memset launch.
 // Warp 0 of every block but a grid of one calls self_zero_start first: each takes a ticket (atomicInc wraps to 0
 // after gridDim.x of them, so the launch leaves it zero); the first block to start zeroes out[0, bins), then raises

@@ -2,17 +2,19 @@
 // kernel_templates/histogram_range/launcher.cpp, handle.cpp) do alike: PixelKernel, the part of a loaded variant that
 // checks its configuration, loads its 1D entry point and its region entry points, opts them in to their dynamic shared
 // memory, counts the blocks resident on the device and holds the per-stream workspaces; the checks and the zeroing of
-// the counts that come before a launch; and check_pixel_call, the checks a handle makes of every call.
+// the counts that come before a launch (a zeroing kernel the counting launch overlaps on sm_90+, else a memset); and check_pixel_call, the checks a handle makes of every call.
 #pragma once
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "autotune/device.hpp"
@@ -83,9 +85,32 @@ class PixelKernel {
                                    alignment));
   }
 
-  /// Zeroes every counter of `counts` on `stream`: the output that blocks then add into.
-  void zero_counts(void* counts, cudaStream_t stream) const {
+  /// Lets zero_counts zero with the cubin's kernel `name` (`enabled`: the configuration adds into a zeroed output, on a
+  /// device where cuda::zero_with_kernel holds). That kernel takes the output alone, runs blocks of 256 threads over
+  /// the counters, and first lets the counting kernel launched after it start (common.cuh's allow_dependents); the
+  /// counting kernel waits for it (wait_for_prerequisite) before it first adds into the output. A cubin compiled
+  /// before the family had one has none: its calls keep the memset.
+  void use_zeroing_kernel(const char* name, bool enabled) {
+    if (!enabled) return;
+    if (cuda::Module zero = module_.find_entry(name)) {
+      zero_.emplace(std::move(zero));
+      constexpr std::uint64_t kZeroBlock = 256, kMaxZeroBlocks = 1024;  // the kernel's __launch_bounds__; a cap
+      zero_blocks_ = static_cast<unsigned>(std::min<std::uint64_t>(
+          (static_cast<std::uint64_t>(problem_.counters()) + kZeroBlock - 1) / kZeroBlock, kMaxZeroBlocks));
+    }
+  }
+
+  /// Zeroes every counter of `counts` on `stream`, the output that blocks then add into: with the zeroing kernel
+  /// (use_zeroing_kernel), which the counting launch may overlap, else with a memset it must wait for. Returns how the
+  /// counting launch follows.
+  cuda::Module::Order zero_counts(void* counts, cudaStream_t stream) const {
+    if (zero_) {
+      void* args[] = {&counts};
+      zero_->launch(zero_blocks_, 256, args, 0, stream);
+      return cuda::Module::Order::after_trigger;
+    }
     AUTOTUNE_CUDA(cudaMemsetAsync(counts, 0, histogram_samples::counts_bytes(problem_), stream));
+    return cuda::Module::Order::after_completion;
   }
 
   P problem_;
@@ -96,6 +121,8 @@ class PixelKernel {
   unsigned resident_blocks_ = 0;  ///< of the 1D kernel
   // Behind a pointer: the pool is not movable, the kernel is; acquire() is thread-safe, hence usable from run().
   std::unique_ptr<WorkspacePool> workspaces_;
+  std::optional<cuda::Module> zero_;  ///< the zeroing kernel, where use_zeroing_kernel loaded one
+  unsigned zero_blocks_ = 0;
 };
 
 /// Throws UsageError, beginning with `handle` ("autotune::Histogram"), naming what is wrong with a call of a handle of

@@ -682,10 +682,7 @@ AT_HISTOGRAM_ENTRY(autotune_histogram_2d, at::kRows)
 // (allow_dependents); that kernel waits for this one only where it first adds into `out` (kZeroedBefore). It takes
 // the place of a memset, whose launch the counting kernel could not overlap. Compiled into every variant.
 extern "C" __global__ void __launch_bounds__(256) autotune_histogram_zero(at::out_t* __restrict__ out) {
-  at::allow_dependents();
-  for (at::u64 b = static_cast<at::u64>(blockIdx.x) * 256 + threadIdx.x; b < static_cast<at::u64>(at::kBins);
-       b += static_cast<at::u64>(gridDim.x) * 256)
-    out[b] = 0;
+  at::zero_for_dependents(out, static_cast<at::u64>(at::kBins));
 }
 
 // Global copies (kGlobalCopies): after the counting launch, bin b of `out` is the sum of the kReplicas copies' bin b,

@@ -3,18 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
 
 namespace autotune {
 
-bool HistogramKernel::zero_with_kernel(const DeviceInfo& device) {
-  const char* memset = std::getenv("AUTOTUNE_ZERO_WITH_MEMSET");
-  return device.cc_major >= 9 && !(memset != nullptr && std::string_view(memset) == "1");
-}
+bool HistogramKernel::zero_with_kernel(const DeviceInfo& device) { return cuda::zero_with_kernel(device.cc_major); }
 
 HistogramKernel::HistogramKernel(const HistogramProblem& problem, const HistogramConfig& config,
                                  const DeviceInfo& device, const std::vector<char>& cubin, bool entry_2d)
@@ -37,16 +32,8 @@ HistogramKernel::HistogramKernel(const HistogramProblem& problem, const Histogra
   // of workspace_layout.hpp, which the kernel reads from its preamble. Every launch leaves all of it zero.
   use_workspaces(histogram_detail::HistogramWorkspace::bytes(problem, config));
   if (histogram_detail::HistogramWorkspace::global_copies(config)) merge_ = module_.entry(kHistogramMergeKernelName);
-  if (config.merge == Merge::atomic && !merge_ && config.cluster == 1 && zero_with_kernel(device)) {
-    // A cubin compiled before the zeroing kernel existed has none: its calls keep the memset.
-    if (cuda::Module zero = module_.find_entry(kHistogramZeroKernelName)) {
-      zero_.emplace(std::move(zero));
-      constexpr std::uint64_t kZeroBlock = 256, kMaxZeroBlocks = 1024;  // the kernel's __launch_bounds__; a cap
-      zero_blocks_ = static_cast<unsigned>(
-          std::min<std::uint64_t>((static_cast<std::uint64_t>(problem.counters()) + kZeroBlock - 1) / kZeroBlock,
-                                  kMaxZeroBlocks));
-    }
-  }
+  use_zeroing_kernel(kHistogramZeroKernelName,
+                     config.merge == Merge::atomic && !merge_ && config.cluster == 1 && zero_with_kernel(device));
   if (needs_pixel_alignment(problem, config))
     pixel_alignment_ = static_cast<std::size_t>(problem.channels) * size_of(problem.type);
 }
@@ -166,14 +153,9 @@ void HistogramKernel::run_region(const void* samples, const Region& region, void
     launch(samples, n, counts, region, stream);  // with n = 0 a single block (or cluster) writes the zeros
     return;
   }
-  if (zero_) {  // the counting kernel starts while this one zeroes, and waits for it before adding into `counts`
-    void* zero_args[] = {&counts};
-    zero_->launch(zero_blocks_, 256, zero_args, 0, stream);
-    if (n > 0) launch(samples, n, counts, region, stream, cuda::Module::Order::after_trigger);
-    return;
-  }
-  zero_counts(counts, stream);
-  if (n > 0) launch(samples, n, counts, region, stream);
+  // With the zeroing kernel the counting kernel starts while it zeroes, and waits for it before adding into `counts`.
+  const cuda::Module::Order order = zero_counts(counts, stream);
+  if (n > 0) launch(samples, n, counts, region, stream, order);
 }
 
 }  // namespace autotune

@@ -83,8 +83,7 @@ class HistogramKernel : public histogram_launch::PixelKernel<HistogramProblem, H
   /// and vectors of whole pixels. Pixels of 2 or 4 channels with vector loads do; 3 channels never.
   static bool needs_pixel_alignment(const HistogramProblem& problem, const HistogramConfig& config);
   /// Whether merge=atomic zeroes the output with autotune_histogram_zero and overlaps it with the counting launch
-  /// (programmatic dependent launch): on sm_90 and later, unless the environment sets AUTOTUNE_ZERO_WITH_MEMSET=1
-  /// (a memset, and the counting launch after it completes: shape_bench --compare-memset-zero times the two).
+  /// (cuda::zero_with_kernel: sm_90 and later, unless the environment sets AUTOTUNE_ZERO_WITH_MEMSET=1).
   static bool zero_with_kernel(const DeviceInfo& device);
 
  private:
@@ -97,9 +96,6 @@ class HistogramKernel : public histogram_launch::PixelKernel<HistogramProblem, H
   static constexpr std::size_t kSpanEntry = 1;
   std::size_t pixel_alignment_ = 1;  // bytes the samples pointer must be aligned to
   std::optional<cuda::Module> merge_;  // global copies: the kernel that sums them into the output
-  // merge=atomic on sm_90+: the kernel that zeroes the output, which the counting launch overlaps (zero_with_kernel)
-  std::optional<cuda::Module> zero_;
-  unsigned zero_blocks_ = 0;
 };
 
 }  // namespace autotune

@@ -36,7 +36,8 @@
 //                         seed's naive kernel); shared_tree: shared-memory tree; warp_shuffle: __shfl_down_sync in
 //                         warps, then warp 0 over the warps' results; warp_reduce: __reduce_{add,min,max}_sync
 //                         (sm_80+, 32-bit integers), then warp 0 likewise
-//   kFinish               Finish::atomic: one atomic per block into `out` (preset to the identity by the host);
+//   kFinish               Finish::atomic: one atomic per block into `out` (preset to the identity before: on sm_90+
+//                            by autotune_reduce_identity, which this launch overlaps; else a memset or copy);
 //                         last_block: partials in the workspace, the last block to retire (atomic ticket) combines
 //                            them in a fixed order and resets the ticket: one launch that cleans up after itself;
 //                         two_pass: partials in the workspace, autotune_reduce_finish (one block) combines them;
@@ -411,9 +412,15 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   if constexpr (kTrackNaN)
     if (nan) value = Bits<work_t>::from(static_cast<bits_t>(kNaNBits));
 
+  // Finish::atomic combines into an `out` preset to the identity before this launch: on sm_90+ by
+  // autotune_reduce_identity, which this launch overlaps (programmatic dependent launch; without it the wait is a
+  // no-op). Each thread that adds into `out` waits for it first, after its share of the input.
   if constexpr (kBlockReduce == BlockReduce::atomic) {
     // The seed's naive kernel: one atomic per thread. A thread that saw nothing has nothing to add.
-    if (Bits<work_t>::to(value) != static_cast<bits_t>(kIdentityBits)) atomic_combine(out, value);
+    if (Bits<work_t>::to(value) != static_cast<bits_t>(kIdentityBits)) {
+      wait_for_prerequisite();
+      atomic_combine(out, value);
+    }
     return;
   } else {
     value = block_reduce(value, smem);
@@ -422,7 +429,10 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       return;
     }
     if constexpr (kFinish == Finish::atomic) {
-      if (threadIdx.x == 0) atomic_combine(out, value);
+      if (threadIdx.x == 0) {
+        wait_for_prerequisite();
+        atomic_combine(out, value);
+      }
       return;
     } else if constexpr (kFinish == Finish::atomic_last) {
       if (threadIdx.x == 0) finish_atomic_last(value, out, workspace);
@@ -436,6 +446,17 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
           [=](work_t v) { store(out, v); });
     }
   }
+}
+
+// The preset of Finish::atomic on sm_90+ (ReduceKernel::run): `out` set to the identity (the accumulator type's bits,
+// from the workspace) after letting the reduction, launched next with the programmatic attribute, start at once; it
+// waits for this kernel only before it combines into `out`. It takes the place of a memset or copy, whose launch the
+// reduction could not overlap. Compiled into every variant; launched with one block of 32 threads.
+extern "C" __global__ void __launch_bounds__(32) autotune_reduce_identity(at::acc_t* __restrict__ out,
+                                                                          const unsigned char* __restrict__ workspace) {
+  at::allow_dependents();
+  if (threadIdx.x < sizeof(at::acc_t))
+    reinterpret_cast<unsigned char*>(out)[threadIdx.x] = workspace[at::kIdentityOffset + threadIdx.x];
 }
 
 // The second pass of Finish::two_pass: one block combines the first launch's `count` partials in a fixed order.

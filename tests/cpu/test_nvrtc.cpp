@@ -36,9 +36,10 @@ namespace {
 using test::pairwise_subset;
 using test::value_pairs;
 
-// The entry points the launcher loads: every cubin must hold all three.
+// The entry points the launcher loads: every cubin must hold all five.
 const std::vector<std::string> kHistogramEntryPoints{kHistogramKernelName, kHistogram2dKernelName,
-                                                     kHistogramSpanKernelName, kHistogramMergeKernelName};
+                                                     kHistogramSpanKernelName, kHistogramMergeKernelName,
+                                                     kHistogramZeroKernelName};
 
 // Compiles test::coverage() of `space` for `problem` on all cores (every configuration with AUTOTUNE_NVRTC_FULL=1,
 // else a pairwise-covering subset); returns the failures as text, a cubin without the 1D or the 2D entry point

@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -32,6 +33,7 @@
 #include "kernel_templates/histogram/reference.hpp"
 #include "tests/forced_winner.hpp"
 #include "tier.hpp"
+#include "../scoped_env.hpp"
 
 namespace autotune::testing {
 
@@ -279,6 +281,45 @@ struct DeviceSamples {
 inline void fill_and_wait(const cuda::DeviceBuffer& buffer, int byte) {
   AUTOTUNE_CUDA(cudaMemset(buffer.get(), byte, buffer.bytes()));
   AUTOTUNE_CUDA(cudaDeviceSynchronize());
+}
+
+/// Whether `dev` has programmatic dependent launch (sm_90+), where a call's output is zeroed or preset by a kernel
+/// that the work launch overlaps (cuda::zero_with_kernel); else the case is reported skipped.
+inline bool overlaps_zeroing_or_skip(const DeviceInfo& dev) {
+  if (dev.cc_major >= 9) return true;
+  skip_case(fmt::format("{} (sm_{}{}) has no programmatic dependent launch: outputs are zeroed or preset by a memset",
+                        dev.name, dev.cc_major, dev.cc_minor));
+  return false;
+}
+
+/// The ordering check of a launcher that zeroes or presets its output with a kernel the work launch overlaps:
+/// `make()` loads the variant twice, as this device runs it (the overlapping kernel) and with
+/// AUTOTUNE_ZERO_WITH_MEMSET=1 (a memset or copy the work waits for); for each, `out` poisoned with the byte
+/// `poison` and `in` filled with `stale`, two calls `call(kernel, stream)` on a created stream, each just after a
+/// memset of `in` to `fresh` on that stream, then `check(label)` ("kernel" or "memset") once the stream is done.
+template <class Make, class Call, class Check>
+void check_zeroing_after_stream_work(Make make, const cuda::DeviceBuffer& in, int stale, int fresh,
+                                     const cuda::DeviceBuffer& out, int poison, Call call, Check check) {
+  CHECK(cuda::zero_with_kernel(9));
+  const auto overlapped = make();
+  std::optional<decltype(make())> by_memset;
+  {
+    const test::ScopedEnv memset("AUTOTUNE_ZERO_WITH_MEMSET", "1");
+    CHECK_FALSE(cuda::zero_with_kernel(9));
+    by_memset.emplace(make());
+  }
+  const cuda::Stream stream;
+  const std::pair<const decltype(overlapped)*, const char*> kernels[] = {{&overlapped, "kernel"}, {&*by_memset, "memset"}};
+  for (const auto& [kernel, label] : kernels) {
+    fill_and_wait(out, poison);
+    fill_and_wait(in, stale);
+    for (int c = 0; c < 2; ++c) {
+      AUTOTUNE_CUDA(cudaMemsetAsync(in.get(), fresh, in.bytes(), stream.get()));
+      call(*kernel, stream.get());
+    }
+    stream.synchronize();
+    check(label);
+  }
 }
 
 /// Device counters for `p` (32- or 64-bit).

@@ -13,7 +13,6 @@
 #include "core/jit.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "autotune/histogram_problem.hpp"
-#include "../scoped_env.hpp"
 
 using namespace autotune;
 using namespace autotune::testing;
@@ -135,16 +134,7 @@ TEST_SUITE("gpu_histogram") {
   TEST_CASE("merge=atomic zeroing kernel overlapped with the counting launch: exact, ordered after the work before it") {
     const DeviceInfo dev = query_device(0);
     AUTOTUNE_CUDA(cudaSetDevice(0));
-    if (dev.cc_major < 9) {
-      skip_case(fmt::format("{} (sm_{}{}) has no programmatic dependent launch: merge=atomic zeroes with a memset",
-                            dev.name, dev.cc_major, dev.cc_minor));
-      return;
-    }
-    CHECK(HistogramKernel::zero_with_kernel(dev));
-    {
-      const test::ScopedEnv memset("AUTOTUNE_ZERO_WITH_MEMSET", "1");
-      CHECK_FALSE(HistogramKernel::zero_with_kernel(dev));
-    }
+    if (!overlaps_zeroing_or_skip(dev)) return;
     struct Case {
       HistogramProblem problem;
       const char* config;
@@ -163,33 +153,19 @@ TEST_SUITE("gpu_histogram") {
       const std::optional<HistogramConfig> config = HistogramConfig::parse(c.config);
       REQUIRE(config.has_value());
       const std::vector<char> cubin = compile_one(c.problem, *config, dev);
-      const HistogramKernel overlapped(c.problem, *config, dev, cubin, false);
-      std::optional<HistogramKernel> by_memset;
-      {
-        const test::ScopedEnv memset("AUTOTUNE_ZERO_WITH_MEMSET", "1");
-        by_memset.emplace(c.problem, *config, dev, cubin, false);
-      }
-      const std::size_t bytes = n * size_of(c.problem.type);
-      cuda::DeviceBuffer in(bytes);
+      CHECK(HistogramKernel::zero_with_kernel(dev));
+      cuda::DeviceBuffer in(n * size_of(c.problem.type));
       cuda::DeviceBuffer counts = counter_buffer(c.problem);
-      const cuda::Stream stream;
       // Every byte 0x07 (u8: 7; u16: 0x0707): all n samples in one bin, whose 16-bit counters wrap and spill into
-      // the output many times.
-      const std::vector<unsigned char> host(bytes, 0x07);
-      const auto expected = expected_counts(c.problem, host, n);
-      const std::pair<const HistogramKernel*, const char*> zeroings[] = {{&overlapped, "zeroing kernel"},
-                                                                        {&*by_memset, "memset"}};
-      for (const auto& [kernel, zeroing] : zeroings) {
-        fill_and_wait(counts, 0xAB);
-        fill_and_wait(in, 0x55);
-        for (int call = 0; call < 2; ++call) {
-          AUTOTUNE_CUDA(cudaMemsetAsync(in.get(), 0x07, bytes, stream.get()));
-          kernel->run(in.get(), n, counts.get(), stream.get());
-        }
-        stream.synchronize();
-        INFO(zeroing);
-        CHECK(compare_histograms(expected, download(c.problem, counts)) == "");
-      }
+      // the output many times; before the call's memset every byte is 0x55 (another bin).
+      const auto expected = expected_counts(c.problem, std::vector<unsigned char>(in.bytes(), 0x07), n);
+      check_zeroing_after_stream_work(
+          [&] { return HistogramKernel(c.problem, *config, dev, cubin, false); }, in, 0x55, 0x07, counts, 0xAB,
+          [&](const HistogramKernel& k, cudaStream_t stream) { k.run(in.get(), n, counts.get(), stream); },
+          [&](const char* zeroing) {
+            INFO(zeroing);
+            CHECK(compare_histograms(expected, download(c.problem, counts)) == "");
+          });
     }
   }
 
