@@ -68,7 +68,7 @@ void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t 
   void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
   cuda::Module::Order order = cuda::Module::Order::after_completion;
   if (plan.preset && identity_) {  // the reduction starts while it presets, and waits for it before combining
-    void* identity_args[] = {&out, &workspace};
+    void* identity_args[] = {&out};
     identity_.launch(1, 32, identity_args, 0, stream);
     order = cuda::Module::Order::after_trigger;
   } else if (plan.preset) {

@@ -448,15 +448,18 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   }
 }
 
-// The preset of Finish::atomic on sm_90+ (ReduceKernel::run): `out` set to the identity (the accumulator type's bits,
-// from the workspace) after letting the reduction, launched next with the programmatic attribute, start at once; it
-// waits for this kernel only before it combines into `out`. It takes the place of a memset or copy, whose launch the
-// reduction could not overlap. Compiled into every variant; launched with one block of 32 threads.
-extern "C" __global__ void __launch_bounds__(32) autotune_reduce_identity(at::acc_t* __restrict__ out,
-                                                                          const unsigned char* __restrict__ workspace) {
-  at::allow_dependents();
-  if (threadIdx.x < sizeof(at::acc_t))
-    reinterpret_cast<unsigned char*>(out)[threadIdx.x] = workspace[at::kIdentityOffset + threadIdx.x];
+// The preset of Finish::atomic on sm_90+ (ReduceKernel::run): `out` set to the identity after letting the reduction,
+// launched next with the programmatic attribute, start at once; it waits for this kernel only before it combines into
+// `out`. It takes the place of a memset or copy, whose launch the reduction could not overlap. The identity is a
+// constant here (with atomics the result is the work type), not read from the workspace: a first version that copied
+// it from there (cold after the L2 flush before each timed call) ran the seven finish=atomic rows of a held-out grid
+// 2.8 % slower than the memset on an H100 (bench/results/2026-12-06d-summary.md). Compiled into every variant;
+// launched with one block of 32 threads, and only for Finish::atomic (kAtomics).
+extern "C" __global__ void __launch_bounds__(32) autotune_reduce_identity(at::acc_t* __restrict__ out) {
+  using namespace at;
+  allow_dependents();
+  if constexpr (kAtomics)
+    if (threadIdx.x == 0) *reinterpret_cast<work_t*>(out) = identity();
 }
 
 // The second pass of Finish::two_pass: one block combines the first launch's `count` partials in a fixed order.
