@@ -20,10 +20,8 @@ an older policy.json against the embedded one), and the columns say so; with --c
 one-launch merges as measured (--compared one_launch: shape_bench --compare-self-zero-as-measured, the rule of
 runtime/one_launch.hpp off). With --compared zero it is the same
 configuration with its output zeroed by a memset (untuned_grid.sh's HELD_OUT_COMPARE_ZERO=1, shape_bench
---compare-memset-zero: a reduction's finish=atomic preset by a memset or copy too), and the gain is given over the
-rows whose configuration merges with atomics into the zeroed output (merge=atomic, no global copies: the rows the
-zeroing kernel changes), over the reductions with finish=atomic (the identity kernel), and, as controls, over the
-others.
+--compare-memset-zero), and the gain is given over the rows whose configuration merges with atomics into the zeroed
+output (merge=atomic, no global copies: the rows the zeroing kernel changes) and, as a control, over the others.
 """
 import argparse
 import math
@@ -75,25 +73,16 @@ def zeroed_by_kernel(config):
     return "merge=atomic" in config and not global_copies and "cluster=" not in config
 
 
-def preset_by_kernel(config):
-    """Whether a reduction configuration presets its output with the overlapped identity kernel (ReduceKernel:
-    finish=atomic, on a grid of more than one block, which a configuration alone does not tell: a grid of one block
-    stores its result, and then the row is a control counted here)."""
-    return "finish=atomic" in config.split(",")
-
-
 def compared_gain(rows, compared="loads"):
     """Per family: the rows whose configuration the compared handle changed (the evict-first size rule off, or another
     policy), and the geometric mean of the compared handle's time over the tuned one's (above 1: the tuned faster).
-    For compared == "zero": the histogram rows the zeroing kernel serves and the reduction rows the identity kernel
-    serves, each family's others a control."""
+    For compared == "zero": the histogram rows the zeroing kernel serves, and the others (a control)."""
     out = []
     groups = ([("histogram", "histogram/", lambda k, v: v["compared_config"] != v["config"]),
                ("reduce", "reduce/", lambda k, v: v["compared_config"] != v["config"])] if compared != "zero" else
               [("histogram, zeroing kernel", "histogram/", lambda k, v: zeroed_by_kernel(v["config"])),
                ("histogram, other merges (control)", "histogram/", lambda k, v: not zeroed_by_kernel(v["config"])),
-               ("reduce, identity kernel (finish=atomic)", "reduce/", lambda k, v: preset_by_kernel(v["config"])),
-               ("reduce, other finishes (control)", "reduce/", lambda k, v: not preset_by_kernel(v["config"]))])
+               ("reduce (control)", "reduce/", lambda k, v: True)])
     for label, prefix, keep in groups:
         r = [v["compared"] / v["tuned"] for k, v in rows.items()
              if k.startswith(prefix) and v["compared"] > 0 and keep(k, v)]

@@ -29,8 +29,7 @@
 // handle made with AUTOTUNE_LOADS_AS_MEASURED=1 (runtime/streaming.hpp's evict-first size rule off) as the compared
 // one: an A/B of that rule in the same rounds (its "vs tuned" column: how much slower the handle without it runs).
 // --compare-memset-zero does the same with AUTOTUNE_ZERO_WITH_MEMSET=1: merge=atomic histograms zeroed by a memset
-// (a reduction's finish=atomic preset by a memset or copy) that the counting launch waits for, against the zeroing
-// (identity) kernel it overlaps (cuda::zero_with_kernel).
+// that the counting launch waits for, against the zeroing kernel it overlaps (cuda::zero_with_kernel).
 // --compare-self-zero-as-measured with AUTOTUNE_SELF_ZERO_AS_MEASURED=1: one-launch merges served as measured,
 // against the lookup's rule that serves them as merge=atomic with that zeroing kernel (runtime/one_launch.hpp).
 // --compare-policy DIR times the tuned cache's handle made with AUTOTUNE_POLICY_DIR=DIR (DIR/<family>.json replaces

@@ -9,7 +9,7 @@
 #                   gpu_api and gpu_tuner, within SUITES_BUDGET seconds, default 200), a plain tune, then
 #                   the held-out grid (bench/untuned_grid.sh held-out) until the call's time is spent, each row's
 #                   handle also timed as COMPARE says: zero (default; HELD_OUT_COMPARE_ZERO=1: merge=atomic zeroing
-#                   and finish=atomic presets by memset instead of the overlapped kernels), loads (HELD_OUT_COMPARE_LOADS=1: without the
+#                   by memset instead of the overlapped zeroing kernel), loads (HELD_OUT_COMPARE_LOADS=1: without the
 #                   evict-first size rule), one_launch (HELD_OUT_COMPARE_ONE_LAUNCH=1: one-launch merges served as
 #                   measured, the rule of runtime/one_launch.hpp off) or none
 #           rest    the grid's rows ROWS=A:B (when set, for at most ROWS_DEADLINE seconds, default 200), then the A/B

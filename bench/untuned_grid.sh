@@ -125,8 +125,7 @@ run_held_out() {
   # (runtime/streaming.hpp), timed in the same rounds: the rule's A/B (held_out_table.py's "as measured" column).
   [ "${HELD_OUT_COMPARE_LOADS:-0}" = 1 ] && args+=(--compare-measured-loads)
   # HELD_OUT_COMPARE_ZERO=1: each row's tuned handle also made with AUTOTUNE_ZERO_WITH_MEMSET=1 (merge=atomic zeroes
-  # the output, finish=atomic presets it, with a memset the launch waits for), timed in the same rounds: the A/B of
-  # the zeroing and identity kernels.
+  # the output with a memset the counting launch waits for), timed in the same rounds: the zeroing kernel's A/B.
   [ "${HELD_OUT_COMPARE_ZERO:-0}" = 1 ] && args+=(--compare-memset-zero)
   # HELD_OUT_COMPARE_ONE_LAUNCH=1: each row's tuned handle also made with AUTOTUNE_SELF_ZERO_AS_MEASURED=1 (the
   # rule of runtime/one_launch.hpp off), timed in the same rounds.

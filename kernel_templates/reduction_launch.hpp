@@ -125,11 +125,9 @@ class ReductionKernel : public LoadedEntries<P, C> {
     return launch_limits::resident_blocks(module_.blocks_per_sm(config_.block, shared_bytes_), config_.key(), device);
   }
 
-  /// The main launch of `grid` blocks with `args` (following the work before it as `order` says), then, unless
-  /// `finish_args` is null, the finish kernel's one block.
-  void launch(unsigned grid, void** args, void** finish_args, cudaStream_t stream,
-              cuda::Module::Order order = cuda::Module::Order::after_completion) const {
-    module_.launch(grid, config_.block, args, shared_bytes_, stream, order);
+  /// The main launch of `grid` blocks with `args`, then, unless `finish_args` is null, the finish kernel's one block.
+  void launch(unsigned grid, void** args, void** finish_args, cudaStream_t stream) const {
+    module_.launch(grid, config_.block, args, shared_bytes_, stream);
     if (finish_args) second_module_.launch(1, config_.block, finish_args, shared_bytes_, stream);
   }
 

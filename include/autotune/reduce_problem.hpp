@@ -208,9 +208,6 @@ struct ReduceConfig {
 /// Name of the kernel entry point in every reduction variant (a two_pass variant also has kReduceFinishKernelName).
 inline constexpr const char* kReduceKernelName = "autotune_reduce";
 inline constexpr const char* kReduceFinishKernelName = "autotune_reduce_finish";
-/// Name of the kernel that presets Finish::atomic's output to the identity on sm_90+ (the reduction overlaps it), in
-/// every reduction variant compiled since it exists (an older cubin has none: its calls preset with a memset or copy).
-inline constexpr const char* kReduceIdentityKernelName = "autotune_reduce_identity";
 
 /// Complete CUDA source of one variant: a generated preamble of compile-time constants (and a user operator's
 /// functions) followed by the embedded template kernel_templates/reduce/reduce.cu. Throws UsageError when

@@ -78,8 +78,7 @@ class ReduceFamily final
   }
 
   int launches(const Config& c) const override {
-    // atomic: a preset (the identity kernel or a memset) + kernel; two_pass: two kernels; last_block and atomic_last:
-    // one kernel
+    // atomic: memset + kernel; two_pass: two kernels; last_block and atomic_last: one kernel
     const Finish f = config_of(c).finish;
     return f == Finish::last_block || f == Finish::atomic_last ? 1 : 2;
   }

@@ -58,20 +58,12 @@ ReduceKernel::ReduceKernel(const ReduceProblem& problem, const ReduceConfig& con
   const std::size_t partial_bytes = size_of(reduce_detail::work_type(problem_));
   workspaces_ = std::make_unique<WorkspacePool>(Workspace::bytes(max_grid, partial_bytes),
                                                 reduce_workspace_prefix(problem_));
-  // A cubin compiled before the identity kernel existed has none: its calls keep the memset or copy.
-  if (config.finish == Finish::atomic && cuda::zero_with_kernel(device.cc_major))
-    identity_ = module_.find_entry(kReduceIdentityKernelName);
 }
 
 void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const {
   const ReductionLaunchPlan plan = plan_for(n);
   void* workspace = workspaces_->acquire(stream);  // lock-free once this stream owns one
-  cuda::Module::Order order = cuda::Module::Order::after_completion;
-  if (plan.preset && identity_) {  // the reduction starts while it presets, and waits for it before combining
-    void* identity_args[] = {&out};
-    identity_.launch(1, 32, identity_args, 0, stream);
-    order = cuda::Module::Order::after_trigger;
-  } else if (plan.preset) {
+  if (plan.preset) {
     if (problem_.identity_bits() == 0) {
       AUTOTUNE_CUDA(cudaMemsetAsync(out, 0, acc_bytes_, stream));
     } else {  // min/max identities are no byte pattern: copy them from the workspace
@@ -84,7 +76,7 @@ void ReduceKernel::run(const void* in, std::uint64_t n, void* out, cudaStream_t 
   unsigned partials = plan.grid;
   void* args[] = {&in, &count, &out, &workspace};
   void* finish_args[] = {&out, &workspace, &partials};
-  launch(plan.grid, args, plan.finish_launch ? finish_args : nullptr, stream, order);
+  launch(plan.grid, args, plan.finish_launch ? finish_args : nullptr, stream);
 }
 
 }  // namespace autotune

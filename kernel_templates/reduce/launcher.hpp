@@ -40,10 +40,8 @@ class ReduceKernel : public ReductionKernel<ReduceProblem, ReduceConfig, plan_re
 
   /// Reduces n elements at `in` (aligned to the element size) into one accumulator-type value at `out` (aligned to
   /// its size), overwriting it; asynchronous on `stream`, no allocation. Operations: Finish::last_block one launch;
-  /// Finish::two_pass two launches; Finish::atomic a preset of `out` to the identity then one launch (on sm_90+ the
-  /// preset is autotune_reduce_identity, which the reduction overlaps until it combines into `out`; before, or with
-  /// AUTOTUNE_ZERO_WITH_MEMSET=1: cuda::zero_with_kernel, a memset or copy it waits for). A grid of one block is
-  /// always one launch: the block writes its result itself.
+  /// Finish::two_pass two launches; Finish::atomic a preset of `out` to the identity then one launch. A grid of one
+  /// block is always one launch: the block writes its result itself.
   void run(const void* in, std::uint64_t n, void* out, cudaStream_t stream) const;
 
   static constexpr unsigned kMaxCoverGrid = kReduceMaxCoverGrid;
@@ -52,7 +50,6 @@ class ReduceKernel : public ReductionKernel<ReduceProblem, ReduceConfig, plan_re
   // The workspaces hold the ticket (zero between launches), the identity (the atomic finish's preset) and the
   // partials: the layout of kernel_templates/reduce/workspace_layout.hpp, which reduce.cu reads from its preamble.
   std::size_t acc_bytes_ = 0;
-  cuda::Module identity_;  // Finish::atomic on sm_90+: the kernel that presets `out`, where the cubin has it
 };
 
 }  // namespace autotune

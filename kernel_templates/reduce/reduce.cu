@@ -36,8 +36,7 @@
 //                         seed's naive kernel); shared_tree: shared-memory tree; warp_shuffle: __shfl_down_sync in
 //                         warps, then warp 0 over the warps' results; warp_reduce: __reduce_{add,min,max}_sync
 //                         (sm_80+, 32-bit integers), then warp 0 likewise
-//   kFinish               Finish::atomic: one atomic per block into `out` (preset to the identity before: on sm_90+
-//                            by autotune_reduce_identity, which this launch overlaps; else a memset or copy);
+//   kFinish               Finish::atomic: one atomic per block into `out` (preset to the identity by the host);
 //                         last_block: partials in the workspace, the last block to retire (atomic ticket) combines
 //                            them in a fixed order and resets the ticket: one launch that cleans up after itself;
 //                         two_pass: partials in the workspace, autotune_reduce_finish (one block) combines them;
@@ -412,15 +411,9 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
   if constexpr (kTrackNaN)
     if (nan) value = Bits<work_t>::from(static_cast<bits_t>(kNaNBits));
 
-  // Finish::atomic combines into an `out` preset to the identity before this launch: on sm_90+ by
-  // autotune_reduce_identity, which this launch overlaps (programmatic dependent launch; without it the wait is a
-  // no-op). Each thread that adds into `out` waits for it first, after its share of the input.
   if constexpr (kBlockReduce == BlockReduce::atomic) {
     // The seed's naive kernel: one atomic per thread. A thread that saw nothing has nothing to add.
-    if (Bits<work_t>::to(value) != static_cast<bits_t>(kIdentityBits)) {
-      wait_for_prerequisite();
-      atomic_combine(out, value);
-    }
+    if (Bits<work_t>::to(value) != static_cast<bits_t>(kIdentityBits)) atomic_combine(out, value);
     return;
   } else {
     value = block_reduce(value, smem);
@@ -429,10 +422,7 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
       return;
     }
     if constexpr (kFinish == Finish::atomic) {
-      if (threadIdx.x == 0) {
-        wait_for_prerequisite();
-        atomic_combine(out, value);
-      }
+      if (threadIdx.x == 0) atomic_combine(out, value);
       return;
     } else if constexpr (kFinish == Finish::atomic_last) {
       if (threadIdx.x == 0) finish_atomic_last(value, out, workspace);
@@ -446,20 +436,6 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
           [=](work_t v) { store(out, v); });
     }
   }
-}
-
-// The preset of Finish::atomic on sm_90+ (ReduceKernel::run): `out` set to the identity after letting the reduction,
-// launched next with the programmatic attribute, start at once; it waits for this kernel only before it combines into
-// `out`. It takes the place of a memset or copy, whose launch the reduction could not overlap. The identity is a
-// constant here (with atomics the result is the work type), not read from the workspace: a first version that copied
-// it from there (cold after the L2 flush before each timed call) ran the seven finish=atomic rows of a held-out grid
-// 2.8 % slower than the memset on an H100 (bench/results/2026-12-06d-summary.md). Compiled into every variant;
-// launched with one block of 32 threads, and only for Finish::atomic (kAtomics).
-extern "C" __global__ void __launch_bounds__(32) autotune_reduce_identity(at::acc_t* __restrict__ out) {
-  using namespace at;
-  allow_dependents();
-  if constexpr (kAtomics)
-    if (threadIdx.x == 0) *reinterpret_cast<work_t*>(out) = identity();
 }
 
 // The second pass of Finish::two_pass: one block combines the first launch's `count` partials in a fixed order.

@@ -39,9 +39,7 @@ std::vector<ReduceConfig> runnable(const ReduceProblem& problem, const DeviceInf
   return space;
 }
 
-// Every cubin holds all three (the launcher loads the finish for two_pass, the identity kernel for Finish::atomic).
-const std::vector<std::string> kReduceEntryPoints{kReduceKernelName, kReduceFinishKernelName,
-                                                  kReduceIdentityKernelName};
+const std::vector<std::string> kReduceEntryPoints{kReduceKernelName, kReduceFinishKernelName};
 
 ReduceProblem make(ReduceOp op, ValueType t, std::optional<ValueType> acc = std::nullopt, bool deterministic = true) {
   ReduceProblem p;

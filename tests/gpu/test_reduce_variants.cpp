@@ -289,58 +289,6 @@ TEST_SUITE("gpu_reduce") {
         });
   }
 
-  // Finish::atomic on sm_90+: the reduction starts while autotune_reduce_identity presets the output
-  // (ReduceKernel::run), and waits for it only where it combines into `out`; here what that must not break: the
-  // input written on the stream just before the call, `out` poisoned with a value the combination would keep, two
-  // calls in a row, against the CPU reference, with the identity kernel and with the memset or copy it replaces.
-  TEST_CASE("finish=atomic identity kernel overlapped with the reduction: exact, ordered after the work before it") {
-    const DeviceInfo dev = query_device(0);
-    AUTOTUNE_CUDA(cudaSetDevice(0));
-    if (!overlaps_zeroing_or_skip(dev)) return;
-    struct Case {
-      ReduceProblem problem;
-      const char* config;
-      int stale;   // the input's bytes before the call's memset writes 0x01 into every byte
-      int poison;  // `out`'s bytes before the first call: what a combination without the preset would keep
-    };
-    const std::vector<Case> cases{
-        // identity 0 (a memset before): a stale or unpreset sum is off by whatever it kept
-        {make(ReduceOp::sum, ValueType::u32, ValueType::u64),
-         "red=warp_shuffle,block=256,vec=16,loads=4,acc=1,finish=atomic,grid=-1", 0x55, 0xAB},
-        // identity INT_MIN (a copy before): 0x7F7F7F7F kept, or stale 0x7E7E7E7E read, beats 0x01010101
-        {make(ReduceOp::max, ValueType::i32), "red=warp_shuffle,block=256,vec=16,loads=2,acc=1,finish=atomic,grid=0",
-         0x7E, 0x7F},
-        // identity +inf: 0.0f kept, or stale 0.0f read, is below 0x01010101's 2.4e-38
-        {make(ReduceOp::min, ValueType::f32), "red=warp_shuffle,block=512,vec=16,loads=2,acc=2,finish=atomic,grid=0",
-         0x00, 0x00},
-        // per-thread atomics: every thread waits before it combines
-        {make(ReduceOp::sum, ValueType::u32, ValueType::u64),
-         "red=atomic,block=256,vec=16,loads=1,acc=1,finish=atomic,grid=0", 0x55, 0xAB}};
-    const std::uint64_t n = (4ull << 20) + 5;
-    for (const Case& c : cases) {
-      INFO(c.problem.shape_key(), " ", c.config);
-      const std::optional<ReduceConfig> config = ReduceConfig::parse(c.config);
-      REQUIRE(config.has_value());
-      REQUIRE(reduce_violation(c.problem, *config, &dev) == "");
-      const std::vector<char> cubin = compile_one(c.problem, *config, dev);
-      cuda::DeviceBuffer in(n * size_of(c.problem.type)), out(16);
-      const auto expected = reference_reduce(c.problem, std::vector<unsigned char>(in.bytes(), 0x01).data(), n);
-      unsigned grid = 0;
-      check_zeroing_after_stream_work(
-          [&] { return ReduceKernel(c.problem, *config, dev, cubin); }, in, c.stale, 0x01, out, c.poison,
-          [&](const ReduceKernel& k, cudaStream_t stream) {
-            grid = k.grid_for(n);
-            REQUIRE(grid > 1);  // a grid of one block stores its result: no preset to overlap
-            k.run(in.get(), n, out.get(), stream);
-          },
-          [&](const char* preset) {
-            INFO(preset);
-            const std::uint64_t bits = read_result(out, size_of(c.problem.accumulator_type()));
-            CHECK(compare_reduce(c.problem, expected, &bits, n, addition_chain(*config, n, grid)) == "");
-          });
-    }
-  }
-
   TEST_CASE("a configuration the device or the problem cannot take is refused before anything runs") {
     const DeviceInfo dev = query_device(0);
     AUTOTUNE_CUDA(cudaSetDevice(0));
