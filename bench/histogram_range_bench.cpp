@@ -16,12 +16,7 @@
 //
 // --only TEXT runs the cases whose group contains TEXT (e.g. --only "3 of 4 channels": the MultiHistogramRange row).
 //
-// --compare-memset-zero: the A/B of the zeroing kernel (sm_90+, PixelKernel::zero_counts): for each tuned case, the
-// fastest merge=atomic variant of its tuning timed in the same rounds as itself made with AUTOTUNE_ZERO_WITH_MEMSET=1
-// (a memset the counting launch waits for), one "# zeroing A/B" line per case.
-//
 //   histogram_range_bench [--quick | --all] [--only TEXT] [--samples K] [--top K] [--markdown FILE]
-//                         [--compare-memset-zero]
 //   histogram_range_bench ... --compile-only [--arch ARCH]   the selected cases' spaces into the compile cache,
 //                                                              nothing run (bench/compile_space.hpp)
 #include <fmt/format.h>
@@ -31,7 +26,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,7 +44,6 @@
 #include "kernel_templates/histogram_range/space.hpp"
 #include "tuner/harness.hpp"
 #include "core/splitmix.hpp"
-#include "tests/scoped_env.hpp"
 
 using namespace autotune;
 
@@ -157,41 +150,10 @@ std::vector<unsigned char> text_bytes(std::uint64_t n, std::uint64_t seed) {
 
 std::string fmt_us(double ms) { return fmt::format("{:.1f}", ms * 1000.0); }
 
-// --compare-memset-zero: `config` (merge=atomic) loaded as this device runs it and with AUTOTUNE_ZERO_WITH_MEMSET=1,
-// timed in alternating rounds (L2 flushed before each call) on `in` (n samples), printed as one line.
-void zeroing_ab(const std::string& label, const HistogramRangeProblem& p, const HistogramRangeConfig& config,
-                const DeviceInfo& dev, const void* in, const void* levels, void* counts,
-                const cuda::DeviceBuffer& flush, int samples, cudaStream_t stream) {
-  const auto compiled = jit::compile(kernel_source(p, config), "zeroing_ab.cu", dev.arch());
-  if (!compiled.ok) throw Error("the compared variant does not compile: " + compiled.log);
-  const HistogramRangeKernel overlapped(p, config, dev, compiled.cubin);
-  std::optional<HistogramRangeKernel> by_memset;
-  {
-    const test::ScopedEnv memset("AUTOTUNE_ZERO_WITH_MEMSET", "1");
-    by_memset.emplace(p, config, dev, compiled.cubin);
-  }
-  const HistogramRangeKernel* kernels[] = {&overlapped, &*by_memset};
-  std::vector<double> ms[2];
-  for (int r = 0; r < samples; ++r)
-    for (int k = 0; k < 2; ++k) {
-      const HistogramRangeKernel* kernel = kernels[(k + r) % 2];
-      ms[(k + r) % 2].push_back(
-          time_calls([&](cudaStream_t s) { kernel->run(in, p.n, levels, counts, s); }, flush, 1, stream,
-                     r == 0 ? 2 : 0)
-              .median);
-    }
-  const double kernel_ms = summarize(ms[0]).median, memset_ms = summarize(ms[1]).median;
-  std::printf("  # zeroing A/B %s %s n=%llu `%s`: overlapped zeroing kernel %.2f us, memset %.2f us, memset / kernel "
-              "%.3f (%d rounds)\n",
-              label.c_str(), p.distribution.c_str(), static_cast<unsigned long long>(p.n), config.key().c_str(),
-              kernel_ms * 1000.0, memset_ms * 1000.0, memset_ms / kernel_ms, samples);
-  std::fflush(stdout);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
-  bool quick = false, all = false, compile_only = false, compare_zero = false;
+  bool quick = false, all = false, compile_only = false;
   int samples = 30, top = 3;
   std::string markdown, only, arch;
   for (int i = 1; i < argc; ++i) {
@@ -203,12 +165,11 @@ int main(int argc, char** argv) try {
     else if (a == "--top" && i + 1 < argc) top = std::stoi(argv[++i]);
     else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
     else if (a == "--compile-only") compile_only = true;
-    else if (a == "--compare-memset-zero") compare_zero = true;
     else if (a == "--arch" && i + 1 < argc) arch = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: histogram_range_bench [--quick | --all] [--only TEXT] [--samples K] [--top K] "
-                   "[--markdown FILE] [--compare-memset-zero] [--compile-only [--arch ARCH]]\n");
+                   "[--markdown FILE] [--compile-only [--arch ARCH]]\n");
       return 2;
     }
   }
@@ -245,7 +206,6 @@ int main(int argc, char** argv) try {
     if (!only.empty() && c.group.find(only) == std::string::npos) continue;
     const HistogramRangeProblem& p = c.problem;
     Config winner;
-    std::optional<HistogramRangeConfig> fastest_atomic;  // --compare-memset-zero
     TuneOptions o;
     o.samples = 5;
     o.warmup = 1;
@@ -298,11 +258,6 @@ int main(int argc, char** argv) try {
       for (const auto& m : r.measurements)
         if (m.status == MeasurementStatus::ok) ok.push_back(&m);
       std::sort(ok.begin(), ok.end(), [](auto* a, auto* b) { return a->median_ms < b->median_ms; });
-      for (const Measurement* m : ok)
-        if (const auto* rc = m->config.as<HistogramRangeConfig>(); rc && rc->merge == Merge::atomic) {
-          fastest_atomic = *rc;
-          break;
-        }
       for (int k = 0; k < top && k < static_cast<int>(ok.size()); ++k)
         std::printf("  # %s %s #%d %.2f us %s\n", c.group.c_str(), p.distribution.c_str(), k + 1,
                     ok[k]->median_ms * 1000.0, ok[k]->config.key().c_str());
@@ -373,8 +328,6 @@ int main(int argc, char** argv) try {
     std::printf("%s", row.c_str());
     std::fflush(stdout);
     table += row;
-    if (compare_zero && fastest_atomic && c.rows == 0 && cuda::zero_with_kernel(dev.cc_major))
-      zeroing_ab(c.group, p, *fastest_atomic, dev, in.get(), d_levels.get(), ours.get(), flush, samples, stream.get());
   }
   if (!markdown.empty()) std::ofstream(markdown) << table;
   return 0;

@@ -175,9 +175,6 @@ struct HistogramRangeConfig {
 inline constexpr const char* kHistogramRangeKernelName = "autotune_histogram_range";
 /// Name of the 2D-region entry point (rows of samples a stride apart) in every range-histogram variant.
 inline constexpr const char* kHistogramRange2dKernelName = "autotune_histogram_range_2d";
-/// Name of the kernel that zeroes a Merge::atomic call's output on sm_90+ (the counting launch overlaps it), in every
-/// range-histogram variant compiled since it exists (an older cubin has none: its calls zero with a memset).
-inline constexpr const char* kHistogramRangeZeroKernelName = "autotune_histogram_range_zero";
 
 /// Complete CUDA source of one variant: the generated preamble, kernel_templates/common.cuh, and
 /// kernel_templates/histogram_range/histogram_range.cu.

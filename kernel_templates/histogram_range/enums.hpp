@@ -21,8 +21,7 @@ inline constexpr enum_text::Name<EdgeLayout> kEdgeLayoutNames[] = {{EdgeLayout::
 inline constexpr auto kBinnings = enum_text::values(kBinningNames);
 /// Privatization is the even histogram's enum; this family takes global and shared (no per-warp copies).
 inline constexpr Privatization kPrivatizations[] = {Privatization::global, Privatization::shared};
-/// Merge is the even histogram's enum; this family takes atomic (a zeroing launch + the counting launch) and self_zero
-/// (one launch).
+/// Merge is the even histogram's enum; this family takes atomic (memset + launch) and self_zero (one launch).
 inline constexpr Merge kMerges[] = {Merge::atomic, Merge::self_zero};
 
 /// The configuration's enums and constants in a variant's preamble, from its field table (config.cpp).

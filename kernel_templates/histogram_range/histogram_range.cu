@@ -32,8 +32,8 @@
 //   kPriv, kReplicas           Privatization::global: atomics straight into `out`; shared: kReplicas
 //                              lane-interleaved copies of the counters (bin b of copy r at word b * kReplicas + r)
 //   kLutSize, kPrebins         table sizes; kSharedBytes: the dynamic shared memory the host passes (checked below)
-//   kMerge                     Merge::atomic: blocks add into `out`, which the host zeroed before the launch (on sm_90+
-//                              with autotune_histogram_range_zero, which this launch overlaps; else cudaMemsetAsync). self_zero: one launch: the first block to start (a wrapping ticket in the
+//   kMerge                     Merge::atomic: blocks add into `out`, which the host zeroed (cudaMemsetAsync) before the
+//                              launch. self_zero: one launch: the first block to start (a wrapping ticket in the
 //                              workspace) zeroes `out` with its first warp while the others count, then raises a
 //                              flag; every other block waits for the flag before it adds its totals and gives its
 //                              share of the flag back, so the launch leaves the workspace zero.
@@ -44,7 +44,7 @@
 // levels_c[0], at or above its last level, and NaN, it counts nowhere. Each channel's levels must be strictly
 // ascending (the host checks what it generates; validate_levels checks an application's).
 //
-// The output is zeroed before the launch (the zeroing kernel or cudaMemsetAsync) or by the kernel (self_zero), except when the
+// The output is zeroed by the host before the launch (cudaMemsetAsync) or by the kernel (self_zero), except when the
 // grid is one block: then the block stores its counts (the small-n path, one launch). The host keeps every block
 // under 2^31 samples, so per-block 32-bit shared counters are exact.
 //
@@ -346,11 +346,6 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       zeroed_out = self_zero_start(workspace + kStartTicketWord, workspace + kZeroFlagWord, out, kBins);
   }
 
-  // Merge::atomic adds into an `out` zeroed before this launch: on sm_90+ by autotune_histogram_range_zero, which this
-  // launch overlaps (programmatic dependent launch; without it the wait is a no-op). Global atomics wait for it
-  // before the first sample, shared counters before their totals go out (below).
-  if constexpr (!kShared) wait_for_prerequisite();
-
   Counter counter;
   counter.smem = counters + (lane & (kReplicas - 1));
   counter.counters = counters;
@@ -412,7 +407,6 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       map_values(counters, shared_levels);
       __syncthreads();
     }
-    if constexpr (!kSelfZero) wait_for_prerequisite();  // the zeroing kernel's `out` (one block: no zeroing, no-op)
     if constexpr (kSelfZero) {
       // `out` may be added into once the first block has zeroed it (long ago, unless n is tiny). The first block
       // itself does not wait (the others may have taken back every count it lent): its warp 0 zeroed `out` before
@@ -438,13 +432,6 @@ autotune_histogram_range(const at::sample_t* __restrict__ in, unsigned long long
                          const at::level_t* __restrict__ levels, at::out_t* __restrict__ out,
                          unsigned* __restrict__ workspace) {
   at::histogram_range<false>(in, n, levels, out, workspace, n, 1, n);
-}
-
-// The zeroing launch of Merge::atomic on sm_90+ (HistogramRangeKernel::run, PixelKernel::zero_counts): `out`'s kBins
-// counters set to zero after letting the counting kernel, launched next with the programmatic attribute, start at
-// once; that kernel waits for this one only where it first adds into `out`. Compiled into every variant.
-extern "C" __global__ void __launch_bounds__(256) autotune_histogram_range_zero(at::out_t* __restrict__ out) {
-  at::zero_for_dependents(out, static_cast<at::u64>(at::kBins));
 }
 
 // 2D: `rows` rows of `row_samples` samples, `row_stride` samples apart (n = rows * row_samples). Left out of what the

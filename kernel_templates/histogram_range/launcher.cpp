@@ -18,8 +18,6 @@ HistogramRangeKernel::HistogramRangeKernel(const HistogramRangeProblem& problem,
     resident_blocks_2d_ = static_cast<unsigned>(std::max(1, regions_[0].blocks_per_sm(config.block, shared_bytes_))) *
                           static_cast<unsigned>(device.sm_count);
   use_workspaces(config.workspace_bytes());
-  use_zeroing_kernel(kHistogramRangeZeroKernelName,
-                     config.merge == Merge::atomic && cuda::zero_with_kernel(device.cc_major));
 }
 
 void HistogramRangeKernel::run(const void* samples, std::uint64_t n, const void* levels, void* counts,
@@ -53,16 +51,14 @@ void HistogramRangeKernel::run(const void* samples, const Region& region, const 
   const unsigned grid = config_.grid_for(problem_, n, two_d ? resident_blocks_2d_ : resident_blocks_);
   // One block with shared counters stores them, and self_zero zeroes the output itself: no memset. Otherwise blocks
   // add into the output zeroed here.
-  // With the zeroing kernel (sm_90+) the counting kernel starts while it zeroes, and waits for it before adding.
   const bool stores = (grid == 1 && config_.privatization == Privatization::shared) || workspaces_;
-  cuda::Module::Order order = cuda::Module::Order::after_completion;
   if (!stores) {
-    order = zero_counts(counts, stream);
+    zero_counts(counts, stream);
     if (n == 0) return;
   }
   void* workspace = this->workspace(stream);
   void* args[] = {&samples, &n, &levels, &counts, &workspace, &row_samples, &rows, &row_stride};
-  module.launch(grid, config_.block, args, shared_bytes_, stream, order);
+  module.launch(grid, config_.block, args, shared_bytes_, stream);
 }
 
 }  // namespace autotune

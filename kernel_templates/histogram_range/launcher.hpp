@@ -2,8 +2,8 @@
 // benchmark and the tests, so that what is measured is what applications run.
 //
 // Thread-safety: run() may be called from several host threads at once, on any streams. Merge::atomic needs no
-// workspace (a call is a zeroing launch and the counting launch, or one launch for the single-block path);
-// Merge::self_zero is one launch whose two control words must be zero when it starts and shared by no concurrent launch: each stream gets
+// workspace (a call is a memset and a launch, or one launch for the single-block path); Merge::self_zero is one
+// launch whose two control words must be zero when it starts and shared by no concurrent launch: each stream gets
 // its own from a WorkspacePool (core/workspace.hpp), claimed on the stream's first call, as the even histogram's
 // launcher does (a launch captured into a CUDA graph keeps its stream's workspace: launches of that graph must not
 // overlap other calls on that stream). Construction and destruction are not concurrent with calls on the same
@@ -34,8 +34,8 @@ class HistogramRangeKernel : public histogram_launch::PixelKernel<HistogramRange
   void run(const void* samples, std::uint64_t n, const void* levels, void* counts, cudaStream_t stream) const;
   /// A 2D region of interest (CUB's 2D overloads): `rows` rows of `row_samples` pixels, each starting
   /// `row_stride_bytes` after the one before (at least a row's bytes, a whole number of pixels; any alignment of
-  /// the samples' type for one or three channels). One launch (or a zeroing launch and one) whatever the rows; a
-  /// region of one row is 1D.
+  /// the samples' type for one or three channels). One launch (or a memset and one) whatever the rows; a region of
+  /// one row is 1D.
   struct Region {
     std::uint64_t row_samples = 0;  ///< pixels per row
     std::uint64_t rows = 1;

@@ -215,49 +215,6 @@ TEST_SUITE("gpu_histrange") {
     check_every_variant(make(SampleType::u32, 70000));
   }
 
-  // merge=atomic on sm_90+: the counting kernel starts while autotune_histogram_range_zero zeroes the output
-  // (PixelKernel::zero_counts), and waits for it only where it first adds into `out`; here what that must not break:
-  // the input written on the stream just before each call, two calls into the same poisoned counters, against the CPU
-  // reference, with the zeroing kernel and with the memset it replaces.
-  TEST_CASE("merge=atomic zeroing kernel overlapped with the range counting launch: exact, ordered after the work "
-            "before it") {
-    const DeviceInfo dev = query_device(0);
-    AUTOTUNE_CUDA(cudaSetDevice(0));
-    if (!overlaps_zeroing_or_skip(dev)) return;
-    const std::pair<HistogramRangeProblem, const char*> cases[] = {
-        // shared counters: the wait before the block's totals go out
-        {make(SampleType::u8, 255), "bin=values,priv=shared,R=16,block=256,vec=16,loads=1,grid=0"},
-        // global atomics: the wait before the first sample
-        {make(SampleType::f32, 999), "bin=prebin,priv=global,R=1,block=256,vec=16,loads=2,grid=0"}};
-    const std::uint64_t n = (4ull << 20) + 5;
-    for (const auto& [problem, key] : cases) {
-      INFO(problem.shape_key(), " ", key);
-      const std::optional<HistogramRangeConfig> config = HistogramRangeConfig::parse(key);
-      REQUIRE(config.has_value());
-      REQUIRE(histogram_range_violation(problem, *config, &dev) == "");
-      const std::vector<char> cubin = compile_one(problem, *config, dev);
-      const std::vector<unsigned char> levels = generate_levels(problem);
-      const cuda::DeviceBuffer d_levels = upload_bytes(levels);
-      cuda::DeviceBuffer in(n * size_of(problem.type));
-      cuda::DeviceBuffer counts(static_cast<std::size_t>(problem.bins) * (problem.counter_bits / 8));
-      // Every byte 0x3F (u8: 63; f32: 0.747): all n samples in one bin of the tuner's levels, checked here; before
-      // the call's memset every byte is 0x55 (u8: 85, another bin; f32: 1.5e13, no bin).
-      const std::vector<unsigned char> host(in.bytes(), 0x3F);
-      const auto expected = histogram_samples::counts_as_written(
-          problem, reference_range_histogram(problem, host.data(), n, levels.data()));
-      REQUIRE(std::count(expected.begin(), expected.end(), std::uint64_t{n}) == 1);
-      check_zeroing_after_stream_work(
-          [&] { return HistogramRangeKernel(problem, *config, dev, cubin, false); }, in, 0x55, 0x3F, counts, 0xAB,
-          [&](const HistogramRangeKernel& k, cudaStream_t stream) {
-            k.run(in.get(), n, d_levels.get(), counts.get(), stream);
-          },
-          [&](const char* zeroing) {
-            INFO(zeroing);
-            CHECK(compare_histograms(expected, download_counts(problem, counts)) == "");
-          });
-    }
-  }
-
   TEST_CASE("the HistogramRange handle: typed and untyped calls, before and after a tuned winner is recorded") {
     const auto dir = std::filesystem::temp_directory_path() / fmt::format("autotune-histrange-{}", ::getpid());
     std::filesystem::create_directories(dir);
