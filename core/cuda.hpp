@@ -151,11 +151,11 @@ class Module {
   cudaKernel_t kernel_ = nullptr;
 };
 
-/// Whether a call's output is set (a histogram's zeros, a reduction's identity) by a kernel of the variant's own cubin
-/// that lets the work launch after it start at once (Module::Order::after_trigger: programmatic dependent launch, sm_90
-/// and later), rather than by a memset or copy that the work launch waits for: on a device of compute capability
-/// `cc_major` 9 or more, unless the environment sets AUTOTUNE_ZERO_WITH_MEMSET=1 (shape_bench --compare-memset-zero
-/// times the two).
+/// Whether a call's output is zeroed by a kernel of the variant's own cubin that lets the work launch after it start at
+/// once (Module::Order::after_trigger: programmatic dependent launch, sm_90 and later), rather than by a memset that
+/// the work launch waits for: on a device of compute capability `cc_major` 9 or more, unless the environment sets
+/// AUTOTUNE_ZERO_WITH_MEMSET=1 (shape_bench --compare-memset-zero times the two). The even histogram's merge=atomic
+/// uses it; the range histograms and the reductions measured no gain from it (kernel_templates/histogram/README.md).
 bool zero_with_kernel(int cc_major);
 
 }  // namespace autotune::cuda

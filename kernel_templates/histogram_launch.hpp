@@ -2,7 +2,8 @@
 // kernel_templates/histogram_range/launcher.cpp, handle.cpp) do alike: PixelKernel, the part of a loaded variant that
 // checks its configuration, loads its 1D entry point and its region entry points, opts them in to their dynamic shared
 // memory, counts the blocks resident on the device and holds the per-stream workspaces; the checks and the zeroing of
-// the counts that come before a launch (a zeroing kernel the counting launch overlaps on sm_90+, else a memset); and check_pixel_call, the checks a handle makes of every call.
+// the counts that come before a launch (a zeroing kernel the counting launch overlaps on sm_90+, where a family loads
+// one, else a memset); and check_pixel_call, the checks a handle makes of every call.
 #pragma once
 
 #include <fmt/format.h>

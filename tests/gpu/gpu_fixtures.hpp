@@ -309,7 +309,8 @@ void check_zeroing_after_stream_work(Make make, const cuda::DeviceBuffer& in, in
     by_memset.emplace(make());
   }
   const cuda::Stream stream;
-  const std::pair<const decltype(overlapped)*, const char*> kernels[] = {{&overlapped, "kernel"}, {&*by_memset, "memset"}};
+  const std::pair<const decltype(overlapped)*, const char*> kernels[] = {{&overlapped, "kernel"},
+                                                                         {&*by_memset, "memset"}};
   for (const auto& [kernel, label] : kernels) {
     fill_and_wait(out, poison);
     fill_and_wait(in, stale);
