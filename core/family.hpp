@@ -113,6 +113,15 @@ class KernelFamily {
     (void)problem, (void)config, (void)device;
     return std::nullopt;
   }
+  /// The largest n at which `config` runs `problem` in one block that reads every element and writes the result
+  /// itself, a code path of its own: nothing handed over between blocks, so that a time measured on one side of it
+  /// says little about the other (a reduction's one-block path, kernel_templates/reduction_launch.hpp). The lookup
+  /// interpolates a configuration's measured times only between sizes on the same side as n (runtime/rank.hpp).
+  /// 0 where the family has no such path; the largest std::uint64_t where the configuration always runs one block.
+  virtual std::uint64_t one_block_up_to(const Problem& problem, const Config& config) const {
+    (void)problem, (void)config;
+    return 0;
+  }
   /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.
   virtual int launches(const Config& config) const = 0;
   /// Dynamic shared memory of a variant for a problem, in bytes.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -52,6 +53,14 @@ unsigned cover_grid(const P& problem, const C& config, std::uint64_t n, unsigned
   if (cover <= kOneBlockTiles) return 1;
   const unsigned cap = config.grid_blocks == 0 ? std::max(1u, resident_grid) : max_cover;
   return static_cast<unsigned>(std::min<std::uint64_t>(cover, cap));
+}
+
+/// The largest n cover_grid runs in one block (KernelFamily::one_block_up_to): every n for grid_blocks = 1, else
+/// kOneBlockTiles tiles.
+template <class P, class C>
+std::uint64_t one_block_up_to(const P& problem, const C& config) {
+  if (config.grid_blocks == 1) return std::numeric_limits<std::uint64_t>::max();
+  return kOneBlockTiles * static_cast<std::uint64_t>(config.block) * config.loads * config.elems_per_load(problem);
 }
 
 /// The most blocks cover_grid gives for any n: one (grid_blocks = 1), the resident grid (0) or `max_cover` (-1).

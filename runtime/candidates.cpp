@@ -39,7 +39,7 @@ EvidenceSize size_of_winner(Winner w, std::string change = {}) {
   const std::uint64_t n = w.problem.n();
   Config config = w.config;
   std::string key = w.problem.key();
-  return EvidenceSize{n, std::move(config), std::move(w), std::move(change), std::move(key), {}, {}};
+  return EvidenceSize{n, std::move(config), std::move(w), std::move(change), std::move(key), {}, {}, 0};
 }
 
 // EvidenceSize::measured of every size of `e` (the problem's own shape on this model): each tuned size's run read
@@ -63,7 +63,8 @@ void add_measured(const Cache& cache, Evidence& e) {
       if (fastest == 0.0 || m.median_ms < fastest) fastest = m.median_ms;
     }
     for (EvidenceSize& s : e.sizes)
-      if (const auto t = times.find(s.config.key()); t != times.end()) s.measured.emplace_back(at.n, t->second / fastest);
+      if (const auto t = times.find(s.config.key()); t != times.end())
+        s.measured.push_back(MeasuredAt{at.n, t->second / fastest, fastest});
   }
 }
 
@@ -79,7 +80,10 @@ void own_shape(const Cache& cache, const LookupTarget& t, const Problem& problem
     e.distribution = match(problem, p);
     e.model_key = t.model_key;
     e.note = distribution_note(problem, p);
-    for (Winner& w : winners) e.sizes.push_back(size_of_winner(std::move(w)));
+    for (Winner& w : winners) {
+      e.sizes.push_back(size_of_winner(std::move(w)));
+      e.sizes.back().one_block_up_to = problem.family().one_block_up_to(problem, e.sizes.back().config);
+    }
     add_measured(cache, e);
     g.evidence.push_back(std::move(e));
   }
@@ -188,9 +192,12 @@ void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g)
     // priced apart (runtime/rank.hpp, policy_own).
     e.other_model = policy.gpu.empty() || policy.gpu != model_name(t.model_key);
     e.note = policy.provenance;
-    for (std::size_t i = 0; i < c.sizes.size(); ++i)
+    for (std::size_t i = 0; i < c.sizes.size(); ++i) {
       e.sizes.push_back(EvidenceSize{c.sizes[i].problem.n(), c.sizes[i].config, std::nullopt, c.changes[i],
                                      c.sizes[i].problem.key(), c.sizes[i].gpu, {}});
+      // An entry measured on another GPU than the policy's (updated on an H100, say) is that GPU's evidence.
+      if (!c.sizes[i].gpu.empty()) e.sizes.back().other_model = c.sizes[i].gpu != model_name(t.model_key);
+    }
     g.evidence.push_back(std::move(e));
   }
 }

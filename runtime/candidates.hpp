@@ -29,6 +29,14 @@ enum class DistributionMatch {
 /// nearest size: said in Lookup::distance and SizeRange::why.
 inline constexpr std::string_view kImportedNote = "imported from another machine, not measured here";
 
+/// A configuration's time at one tuned size of the problem's own shape (EvidenceSize::measured).
+struct MeasuredAt {
+  std::uint64_t n = 0;
+  double slowdown = 1.0;    ///< its time over the fastest there
+  double fastest_ms = 0.0;  ///< the fastest time there, 0 when not known
+  bool operator==(const MeasuredAt&) const = default;
+};
+
 /// One tuned size of a piece of evidence.
 struct EvidenceSize {
   std::uint64_t n = 0;
@@ -38,10 +46,18 @@ struct EvidenceSize {
   std::string key;               ///< the measured problem's key (Problem::key); "" for the built-in default
   std::string measured_on;       ///< a policy entry's GPU where not the policy's (PolicyEntry::gpu)
   /// The problem's own shape on this model (nearest_size): this configuration's time over the fastest time at each
-  /// tuned size of the evidence whose tuning timed it, (n, slowdown) by ascending n. A full tuning times every
-  /// variant; a crossover check between two tuned sizes times their winners (include/autotune/tuner.hpp). Between
-  /// two tuned sizes that both timed it, runtime/rank.hpp prices it from these instead of the size curves.
-  std::vector<std::pair<std::uint64_t, double>> measured;
+  /// tuned size of the evidence whose tuning timed it, by ascending n. A full tuning times every variant; a
+  /// crossover check between two tuned sizes times their winners (include/autotune/tuner.hpp). Between two tuned
+  /// sizes that both timed it, runtime/rank.hpp prices it from these instead of the size curves.
+  std::vector<MeasuredAt> measured;
+  /// KernelFamily::one_block_up_to of the configuration for the problem (0: no one-block path): its times measured
+  /// on the other side of it from n do not price it at n (runtime/rank.hpp).
+  std::uint64_t one_block_up_to = 0;
+  /// Whether this size was measured on another GPU model than the target, where that differs from its evidence's
+  /// Evidence::other_model (a policy entry measured_on the target's model while the policy's GPU is another, or the
+  /// other way round); nullopt: the evidence's. A tie rule (runtime/rank.hpp), not a factor: the policy's prices are
+  /// fitted across its entries.
+  std::optional<bool> other_model;
 };
 
 /// Evidence of one kind for the problem: the tuned sizes of one shape on one GPU model (or of the policy, or the

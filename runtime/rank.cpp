@@ -131,28 +131,79 @@ double size_curve(const FamilyCosts& c, std::uint64_t from, std::uint64_t n) {
   return (large && !both_large.points.empty() ? both_large : z > 0 ? c.from_larger : c.from_smaller).at(std::abs(z));
 }
 
-}  // namespace
+// The fastest time at tuned size m of `e` (MeasuredAt::fastest_ms of any configuration timed there), 0 when unknown.
+double fastest_at(const Evidence& e, std::uint64_t m) {
+  for (const EvidenceSize& s : e.sizes)
+    for (const MeasuredAt& t : s.measured)
+      if (t.n == m && t.fastest_ms > 0) return t.fastest_ms;
+  return 0.0;
+}
 
-std::optional<double> measured_between(const FamilyCosts& c, const Evidence& e, const EvidenceSize& s,
-                                       std::uint64_t n) {
-  if (e.kind != ConfigSource::nearest_size || s.measured.empty()) return std::nullopt;
-  // The tuned sizes of `e` next to n on either side (e.sizes ascend), then s's slowdowns there.
+// The tuned sizes of `e` next to an untuned n on either side (e.sizes ascend), as indices; nullopt where n is tuned
+// or outside them.
+std::optional<std::pair<std::size_t, std::size_t>> around(const Evidence& e, std::uint64_t n) {
   const auto above = std::upper_bound(e.sizes.begin(), e.sizes.end(), n,
                                       [](std::uint64_t v, const EvidenceSize& x) { return v < x.n; });
   if (above == e.sizes.begin() || above == e.sizes.end() || std::prev(above)->n == n) return std::nullopt;
-  const std::uint64_t lo = std::prev(above)->n, hi = above->n;
-  auto at = [&](std::uint64_t m) -> std::optional<double> {
-    for (const auto& [mn, slowdown] : s.measured)
-      if (mn == m) return slowdown;
-    return std::nullopt;
-  };
-  const auto a = at(lo), b = at(hi);
-  // Its time at its own tuned size says nothing the curves do not (1 there): a time at another size is the news.
-  if (!(a && lo != s.n) && !(b && hi != s.n)) return std::nullopt;
-  const double ya = a.value_or(size_curve(c, s.n, lo)), yb = b.value_or(size_curve(c, s.n, hi));
+  const auto hi = static_cast<std::size_t>(above - e.sizes.begin());
+  return std::pair{hi - 1, hi};
+}
+
+// Whether size `s`'s configuration runs m and n on the same side of its one-block path.
+bool same_path(const EvidenceSize& s, std::uint64_t m, std::uint64_t n) {
+  return (m <= s.one_block_up_to) == (n <= s.one_block_up_to);
+}
+
+// a at fraction f of the way to b, geometrically.
+double geometric(double a, double b, double f) { return std::pow(a, 1 - f) * std::pow(b, f); }
+
+// The fraction of the way from lo to n to hi in log2(n+1).
+double fraction(std::uint64_t lo, std::uint64_t n, std::uint64_t hi) {
   const double x = std::log2(static_cast<double>(n) + 1), x0 = std::log2(static_cast<double>(lo) + 1),
                x1 = std::log2(static_cast<double>(hi) + 1);
-  return ya + (yb - ya) * (x - x0) / (x1 - x0);
+  return (x - x0) / (x1 - x0);
+}
+
+// The fastest times at the tuned sizes around n, interpolated: a floor for n's fastest time, unless the configuration
+// that was fastest at one end (that size's winner) runs n on the other side of its one-block path.
+std::optional<double> fastest_between(const Evidence& e, std::uint64_t n) {
+  const auto ends = around(e, n);
+  if (!ends) return std::nullopt;
+  const EvidenceSize &lo = e.sizes[ends->first], &hi = e.sizes[ends->second];
+  const double a = fastest_at(e, lo.n), b = fastest_at(e, hi.n);
+  if (!(a > 0) || !(b > 0) || !same_path(lo, lo.n, n) || !same_path(hi, hi.n, n)) return std::nullopt;
+  return geometric(a, b, fraction(lo.n, n, hi.n));
+}
+
+}  // namespace
+
+std::optional<double> time_between(const Evidence& e, const EvidenceSize& s, std::uint64_t n) {
+  if (e.kind != ConfigSource::nearest_size || s.measured.empty()) return std::nullopt;
+  const auto ends = around(e, n);
+  if (!ends) return std::nullopt;
+  const std::uint64_t lo = e.sizes[ends->first].n, hi = e.sizes[ends->second].n;
+  auto time_at = [&](std::uint64_t m) -> std::optional<double> {
+    for (const MeasuredAt& t : s.measured)
+      if (t.n == m && t.fastest_ms > 0) return t.slowdown * t.fastest_ms;
+    return std::nullopt;
+  };
+  const auto a = time_at(lo), b = time_at(hi);
+  // An end on the other side of the configuration's one-block path from n says nothing of n: the time at the end on
+  // n's side, flat. Else both ends' times (one of them at another size than its own: news the curves lack).
+  if (!same_path(s, lo, n)) return b;
+  if (!same_path(s, hi, n)) return a;
+  if (!a || !b) return std::nullopt;
+  return geometric(*a, *b, fraction(lo, n, hi));
+}
+
+std::optional<double> measured_between(const Evidence& e, const EvidenceSize& s, std::uint64_t n) {
+  const auto mine = time_between(e, s, n);
+  if (!mine) return std::nullopt;
+  double fastest = *mine;
+  for (const EvidenceSize& other : e.sizes)
+    if (const auto t = time_between(e, other, n); t && *t < fastest) fastest = *t;
+  if (const auto floor = fastest_between(e, n); floor && *floor < fastest) fastest = *floor;
+  return *mine / fastest;
 }
 
 Ranked price(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
@@ -167,7 +218,7 @@ Ranked price(const TransferCosts& costs, std::string_view family, const std::vec
   }
   const double z = std::log2((static_cast<double>(s.n) + 1) / (static_cast<double>(n) + 1));
   r.doublings = std::abs(z);
-  if (const auto between = measured_between(c, ev, s, n)) {
+  if (const auto between = measured_between(ev, s, n)) {
     r.predicted = *between;
     r.measured_between = true;
   }
@@ -186,6 +237,9 @@ Ranked price(const TransferCosts& costs, std::string_view family, const std::vec
 bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>& evidence) {
   if (a.predicted != b.predicted) return a.predicted < b.predicted;
   const Evidence &ea = evidence[a.evidence], &eb = evidence[b.evidence];
+  const bool here_a = !ea.sizes[a.size].other_model.value_or(ea.other_model),
+             here_b = !eb.sizes[b.size].other_model.value_or(eb.other_model);
+  if (here_a != here_b) return here_a;
   if (ea.shape_distance != eb.shape_distance) return ea.shape_distance < eb.shape_distance;
   if (a.doublings != b.doublings) return a.doublings < b.doublings;
   if (a.source != b.source) return static_cast<int>(a.source) < static_cast<int>(b.source);

@@ -10,10 +10,14 @@
 //               x provenance_penalty(winner)
 //
 // each factor 1 when nothing separates the candidate from the problem. Measurement replaces the size factor where
-// there is some: the problem's own shape between two of its tuned sizes whose tunings timed the candidate's
-// configuration (a full tuning times every variant, a crossover check both neighbours' winners) is priced from those
-// slowdowns, interpolated in log2(n+1) (measured_between). Leave-one-out over an H100's tuned sizes, offline: the
-// worst priced regret of f32 sum 21.5 -> 7.5 %, u8/256 6.7 -> 6.4 % (bench/results/2026-12-06-summary.md).
+// there is some: the problem's own shape between two of its tuned sizes whose tunings both timed the candidate's
+// configuration (a full tuning times every variant, a crossover check both neighbours' winners) is priced from its
+// times there, interpolated geometrically in log2(n+1), against the fastest time those tunings lead n to expect
+// (measured_between). A configuration whose one-block path (KernelFamily::one_block_up_to) lies between n and one
+// of those sizes is priced from the other's time alone: one block reading two tiles runs another code path than
+// several blocks handing partials over. Leave-one-out over an H100's tuned sizes, offline: the worst priced regret
+// of f32 sum 21.5 -> 7.5 % (bench/results/2026-12-06-summary.md), then 25.2 -> ... % with the one-block path
+// (bench/results/2026-12-06e-summary.md).
 //
 // shape and size are curves: 1 at distance 0
 // (the policy's shape curve starts at policy_own, the cost of the policy's own robust entry of a problem; at 1 for a
@@ -26,7 +30,10 @@
 // constant (fallback), times other_model on another GPU model than the costs' own. A family without preset data is
 // priced with default_family's table.
 //
-// Ties (equal predictions) go, in order, to: the smaller shape distance; the smaller |doublings of n|; the kind
+// Ties (equal predictions) go, in order, to: evidence measured on the target's GPU model (a policy entry's own GPU,
+// EvidenceSize::other_model; two far policy shapes both priced at the top of the policy curve: the u16 problem with
+// 4492 bins at 606K on an H100 ran the H200's u16 entry +16.6 % over its exact winner, the H100's bf16 entry +4.3 %,
+// bench/results/2026-12-06e-summary.md); the smaller shape distance; the smaller |doublings of n|; the kind
 // measured closer to the problem (exact, nearest_size, similar_problem, similar_device, policy, fallback: the
 // ConfigSource order); a policy shape fitted on the problem's own distribution before a robust one; the shape key;
 // the larger tuned n; the configuration key. Deterministic for the same inputs.
@@ -106,12 +113,17 @@ struct Ranked {
   bool operator==(const Ranked& o) const { return evidence == o.evidence && size == o.size; }
 };
 
-/// The problem's own shape at an untuned n between two of its tuned sizes lo < n < hi, where the tuning timed size `s`'s
-/// configuration at one of them or both (EvidenceSize::measured): its slowdowns there (the size curves' prediction
-/// from s.n at an end that did not time it), interpolated linearly in log2(n+1). nullopt otherwise (another kind of
-/// evidence, n tuned, outside the tuned sizes, or timed at neither end but its own tuned size).
-std::optional<double> measured_between(const FamilyCosts& c, const Evidence& e, const EvidenceSize& s,
-                                       std::uint64_t n);
+/// The time (ms) of size `s`'s configuration at an untuned n of the problem's own shape (nearest_size) between two of
+/// its tuned sizes lo < n < hi whose tunings both timed it (EvidenceSize::measured): its times there interpolated
+/// geometrically in log2(n+1). Where lo or hi lies on the other side of the configuration's one-block path from n
+/// (EvidenceSize::one_block_up_to), its time at the other end, flat (even its own tuned size's: the size curves do not
+/// know the path). nullopt otherwise (another kind of evidence, n tuned or outside the tuned sizes, not timed where
+/// needed).
+std::optional<double> time_between(const Evidence& e, const EvidenceSize& s, std::uint64_t n);
+/// time_between's slowdown against the fastest n can expect from the shape's tunings: the least time_between of any
+/// of its sizes at n, and the fastest times at lo and hi interpolated geometrically, unless the winner of lo or hi
+/// runs n on the other side of its one-block path. nullopt where time_between is.
+std::optional<double> measured_between(const Evidence& e, const EvidenceSize& s, std::uint64_t n);
 /// The prediction for size `size` of `e` serving a problem of family `family` at `n`.
 Ranked price(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
              std::size_t e, std::size_t size, std::uint64_t n);

@@ -129,7 +129,7 @@ std::uint64_t timed_below(const Evidence& e, const EvidenceSize& s, std::uint64_
   for (const EvidenceSize& t : e.sizes)
     if (t.n < from) below = t.n;  // ascending
   if (below == 0) return 0;
-  const bool timed = std::any_of(s.measured.begin(), s.measured.end(), [&](const auto& m) { return m.first == below; });
+  const bool timed = std::any_of(s.measured.begin(), s.measured.end(), [&](const MeasuredAt& m) { return m.n == below; });
   return timed ? below : 0;
 }
 

@@ -13,6 +13,7 @@
 #include "embedded.hpp"
 #include "kernel_templates/argreduce/enums.hpp"
 #include "kernel_templates/argreduce/space.hpp"
+#include "kernel_templates/reduction_launch.hpp"
 #include "kernel_templates/value_types.hpp"
 
 namespace autotune {
@@ -65,6 +66,14 @@ class ArgReduceFamily final
     return 4.0 + 2.0 * doublings + (a.op == b.op ? 0.0 : 1.0);
   }
   std::string_view policy_data() const override { return embedded::argreduce_policy_json; }
+
+  // A cluster grid launches its blocks whatever n; a covering grid reads up to two tiles in one block
+  // (kOneBlockTiles, kernel_templates/reduction_launch.hpp).
+  std::uint64_t one_block_up_to(const Problem& p, const Config& c) const override {
+    const ArgReduceConfig& a = config_of(c);
+    if (is_argreduce_cluster_grid(a.grid_blocks)) return 0;
+    return reduction_launch::one_block_up_to(problem_of(p), a);
+  }
 
   int launches(const Config& c) const override { return config_of(c).finish == Finish::two_pass ? 2 : 1; }
   ReportAxes report_axes(const Config& config) const override {

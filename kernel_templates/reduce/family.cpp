@@ -12,6 +12,7 @@
 #include "core/typed_family.hpp"
 #include "kernel_templates/reduce/enums.hpp"
 #include "kernel_templates/reduce/space.hpp"
+#include "kernel_templates/reduction_launch.hpp"
 #include "kernel_templates/user_op.hpp"
 #include "kernel_templates/value_types.hpp"
 #include "embedded.hpp"
@@ -75,6 +76,13 @@ class ReduceFamily final
     // A user operator's winners serve that operator alone: another one (or a built-in) may cost anything per element.
     if ((a.op == ReduceOp::user || b.op == ReduceOp::user) && a.user_hash != b.user_hash) return std::nullopt;
     return (a.op == b.op ? 0.0 : 1.0) + (a.accumulator_type() == b.accumulator_type() ? 0.0 : 1.0);
+  }
+
+  // Up to two tiles one block reads them all (kOneBlockTiles): at 8K an f32 sum's winner of 16K (tiles of 2048, four
+  // blocks and a last-block merge) ran 5.73 us where the winner of 4K (one block) ran 4.61 (H100,
+  // bench/results/2026-12-06d-data/replay-sizes-f32sum-h100-3253336.md).
+  std::uint64_t one_block_up_to(const Problem& p, const Config& c) const override {
+    return reduction_launch::one_block_up_to(problem_of(p).normalized(), config_of(c));
   }
 
   int launches(const Config& c) const override {

@@ -783,6 +783,19 @@ TEST_SUITE("argreduce") {
     CHECK(argreduce_violation(make(ArgOp::argmax, ValueType::f64), wide, &h100) == "");
   }
 
+  TEST_CASE("the family's one-block bound is the largest n its launch plan runs in one block; a cluster has none") {
+    const KernelFamily& family = family_named("argreduce");
+    const ArgReduceProblem p = make(ArgOp::argmax, ValueType::f32);
+    ArgReduceConfig c;  // tiles of 256 x 2 x 4 = 2048: two in one block
+    CHECK(family.one_block_up_to(Problem(p), Config(c)) == 4096);
+    CHECK(plan_argreduce_launch(p, c, 4096, 264).grid == 1);
+    CHECK(plan_argreduce_launch(p, c, 4097, 264).grid > 1);
+    c.grid_blocks = 8;  // one cluster of 8 blocks at every n
+    CHECK(family.one_block_up_to(Problem(p), Config(c)) == 0);
+    c.grid_blocks = 1;
+    CHECK(family.one_block_up_to(Problem(p), Config(c)) == std::numeric_limits<std::uint64_t>::max());
+  }
+
   TEST_CASE("the launch plan: one block, cover-n grids, resident grids, and the second launch of two passes") {
     const ArgReduceProblem p = make(ArgOp::argmax, ValueType::f32);
     ArgReduceConfig c;  // 256 threads x 2 loads x 4 floats = 2048 elements per block

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -213,6 +214,22 @@ TEST_SUITE("rank") {
     ev[1].policy_of_distribution = false;
     CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 0);
 
+    // Two policy shapes of another GPU's policy past the curve's last point (1.5 x 1.5 both), the farther one's entry
+    // measured on the target's model (EvidenceSize::other_model): that one, before the nearer shape.
+    ev = {evidence(ConfigSource::policy, {{1023, A()}}, 3, "histogram/a"),
+          evidence(ConfigSource::policy, {{1023, B()}}, 4, "histogram/b")};
+    ev[0].other_model = ev[1].other_model = true;
+    CHECK(predicted(ev, 0, 0, 1023) == 2.25);
+    CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 0);  // the smaller distance
+    ev[1].sizes[0].other_model = false;
+    CHECK(predicted(ev, 1, 0, 1023) == 2.25);  // a tie rule, not a factor
+    CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 1);
+    // The policy of the target's model with an entry measured on another: the others first.
+    ev[0].other_model = ev[1].other_model = false;
+    ev[0].sizes[0].other_model = true;
+    ev[1].sizes[0].other_model.reset();
+    CHECK(rank_at(costs(), "histogram", ev, 1023).front().evidence == 1);
+
     // Everything equal but the shape key: its order.
     ev = {evidence(ConfigSource::similar_problem, {{1023, A()}}, 1, "histogram/b"),
           evidence(ConfigSource::similar_problem, {{1023, B()}}, 1, "histogram/a")};
@@ -261,36 +278,67 @@ TEST_SUITE("rank") {
     }
   }
 
-  TEST_CASE("between two tuned sizes, a configuration their tunings timed is priced from those times, interpolated in "
-            "log2(n+1), not from the size curves") {
-    // Tuned at 1023 (A won) and 16383 (B won); n = 4095 lies half-way in log2(n+1) (10, 12, 14 bits). The curves
-    // alone: A from 2 doublings below 1 + 0.75 x 2/4 = 1.375, B from 2 above 1 + 0.25 x 2/4 = 1.125: B.
+  TEST_CASE("between two tuned sizes that both timed a configuration, it is priced from those times, interpolated "
+            "geometrically in log2(n+1), against the fastest times there") {
+    // Tuned at 1023 (A won in 1 ms) and 16383 (B won in 2 ms); n = 4095 lies half-way in log2(n+1) (10, 12, 14
+    // bits). The curves alone: A from 2 doublings below 1 + 0.75 x 2/4 = 1.375, B from 2 above 1 + 0.25 x 2/4 = 1.125.
     std::vector<Evidence> ev{evidence(ConfigSource::nearest_size, {{1023, A()}, {16383, B()}})};
     CHECK(predicted(ev, 0, 0, 4095) == 1.375);
     CHECK(predicted(ev, 0, 1, 4095) == 1.125);
     CHECK_FALSE(price(costs(), "histogram", ev, 0, 0, 4095).measured_between);
-    // The tunings timed both at both sizes: A 1.0625x the best at 16383, B 1.5x at 1023.
-    ev[0].sizes[0].measured = {{1023, 1.0}, {16383, 1.0625}};
-    ev[0].sizes[1].measured = {{1023, 1.5}, {16383, 1.0}};
-    CHECK(predicted(ev, 0, 0, 4095) == 1.03125);  // (1 + 1.0625) / 2
-    CHECK(predicted(ev, 0, 1, 4095) == 1.25);     // (1.5 + 1) / 2
+    // The tunings timed both at both sizes: A 1.0625x the best at 16383 (2.125 ms), B 1.5x at 1023 (1.5 ms). At
+    // n: A sqrt(1 x 2.125), B sqrt(1.5 x 2), against the fastest sqrt(1 x 2): sqrt(1.0625) and sqrt(1.5).
+    ev[0].sizes[0].measured = {{1023, 1.0, 1.0}, {16383, 1.0625, 2.0}};
+    ev[0].sizes[1].measured = {{1023, 1.5, 1.0}, {16383, 1.0, 2.0}};
+    CHECK(predicted(ev, 0, 0, 4095) == doctest::Approx(std::sqrt(1.0625)));
+    CHECK(predicted(ev, 0, 1, 4095) == doctest::Approx(std::sqrt(1.5)));
     CHECK(price(costs(), "histogram", ev, 0, 0, 4095).measured_between);
-    CHECK(predicted(ev, 0, 1, 2047) == 1.375);    // a quarter of the way: 1.5 - 0.5 / 4
+    CHECK(time_between(ev[0], ev[0].sizes[0], 4095) == doctest::Approx(std::sqrt(2.125)));
+    CHECK(predicted(ev, 0, 1, 2047) == doctest::Approx(std::pow(1.5, 0.75)));  // a quarter of the way
     CHECK(rank_at(costs(), "histogram", ev, 4095).front().size == 0);
-    // Timed at one end only: the curve's prediction from its own size at the other (B at 16383: its own, 1).
-    ev[0].sizes[1].measured = {{1023, 1.5}};
-    CHECK(predicted(ev, 0, 1, 4095) == 1.25);
-    ev[0].sizes[1].measured = {{16383, 1.0}};     // timed at its own size only (nothing new): the curve
+    // Timed at one end only (B at 1023): the curves.
+    ev[0].sizes[1].measured = {{1023, 1.5, 1.0}};
     CHECK(predicted(ev, 0, 1, 4095) == 1.125);
     CHECK_FALSE(price(costs(), "histogram", ev, 0, 1, 4095).measured_between);
-    ev[0].sizes[1].measured.clear();              // timed at neither end: the curve
+    // A alone is timed at both ends: against the fastest times there, sqrt(1 x 2), still sqrt(1.0625).
+    CHECK(predicted(ev, 0, 0, 4095) == doctest::Approx(std::sqrt(1.0625)));
+    ev[0].sizes[1].measured.clear();  // timed at neither end: the curve
     CHECK(predicted(ev, 0, 1, 4095) == 1.125);
-    CHECK_FALSE(price(costs(), "histogram", ev, 0, 1, 4095).measured_between);
+    // Without the fastest times (a cache row without them): nothing to interpolate, the curves.
+    ev[0].sizes[0].measured = {{1023, 1.0}, {16383, 1.0625}};
+    CHECK(predicted(ev, 0, 0, 4095) == 1.375);
     // At a tuned size, exact; outside the tuned sizes, the curves; another kind of evidence, the curves.
     CHECK(predicted(ev, 0, 0, 1023) == 1.0);
-    CHECK(predicted(ev, 0, 0, 65535) == 1.75);    // 6 doublings above 1023: flat after 4
+    CHECK(predicted(ev, 0, 0, 65535) == 1.75);  // 6 doublings above 1023: flat after 4
+    ev[0].sizes[0].measured = {{1023, 1.0, 1.0}, {16383, 1.0625, 2.0}};
     ev[0].kind = ConfigSource::similar_problem;
     ev[0].shape_distance = 0;
+    CHECK(predicted(ev, 0, 0, 4095) == 1.375);
+  }
+
+  TEST_CASE("a configuration whose one-block path lies between n and a tuned size is priced from the other size's "
+            "time alone, flat") {
+    // As above: A (1 ms at 1023, 2.125 at 16383) and B (1.5 ms at 1023, 2 at 16383); now A runs up to 2047 in one
+    // block (EvidenceSize::one_block_up_to), B never.
+    std::vector<Evidence> ev{evidence(ConfigSource::nearest_size, {{1023, A()}, {16383, B()}})};
+    ev[0].sizes[0].measured = {{1023, 1.0, 1.0}, {16383, 1.0625, 2.0}};
+    ev[0].sizes[1].measured = {{1023, 1.5, 1.0}, {16383, 1.0, 2.0}};
+    ev[0].sizes[0].one_block_up_to = 2047;
+    // At 4095 A runs several blocks, as at 16383: its time there, 2.125 ms, flat. B: sqrt(1.5 x 2). The fastest
+    // times' interpolation is no floor: 1023's winner (A) ran it in one block. So B is the fastest, at 1.
+    CHECK(time_between(ev[0], ev[0].sizes[0], 4095) == 2.125);
+    CHECK(predicted(ev, 0, 0, 4095) == doctest::Approx(2.125 / std::sqrt(3.0)));
+    CHECK(predicted(ev, 0, 1, 4095) == 1.0);
+    CHECK(rank_at(costs(), "histogram", ev, 4095).front().size == 1);
+    // At 2047, a quarter of the way, A runs one block, as at 1023 (its own size, and still news): 1 ms, flat. B:
+    // 1.5^0.75 x 2^0.25. The fastest times' interpolation, 2^0.25, is a floor again (both winners keep their path)
+    // but above A's 1: A at 1, B at 1.5^0.75 x 2^0.25.
+    CHECK(time_between(ev[0], ev[0].sizes[0], 2047) == 1.0);
+    CHECK(predicted(ev, 0, 0, 2047) == 1.0);
+    CHECK(predicted(ev, 0, 1, 2047) == doctest::Approx(std::pow(1.5, 0.75) * std::pow(2.0, 0.25)));
+    // Not timed at the end on n's side: the curves.
+    ev[0].sizes[0].measured = {{1023, 1.0, 1.0}};
+    CHECK_FALSE(time_between(ev[0], ev[0].sizes[0], 4095));
     CHECK(predicted(ev, 0, 0, 4095) == 1.375);
   }
 
@@ -313,13 +361,16 @@ TEST_SUITE("rank") {
     const Evidence& own = g.evidence.front();
     REQUIRE(own.kind == ConfigSource::nearest_size);
     REQUIRE(own.sizes.size() == 2);
-    using Timed = std::vector<std::pair<std::uint64_t, double>>;
-    CHECK(own.sizes[0].measured == Timed{{M, 1.0}, {64 * M, 1.25}});
-    CHECK(own.sizes[1].measured == Timed{{M, 1.5}, {64 * M, 1.0}});
-    // 8M lies half-way (20, 23, 26 bits, +1 rounded away): 1M's winner (1 + 1.25) / 2, 64M's (1.5 + 1) / 2; other
-    // shapes and the policy are never priced from times.
-    CHECK(price(costs(), "histogram", g.evidence, 0, 0, 8 * M - 1).predicted == doctest::Approx(1.125).epsilon(1e-6));
-    CHECK(price(costs(), "histogram", g.evidence, 0, 1, 8 * M - 1).predicted == doctest::Approx(1.25).epsilon(1e-6));
+    using Timed = std::vector<MeasuredAt>;
+    CHECK(own.sizes[0].measured == Timed{{M, 1.0, 0.5}, {64 * M, 1.25, 2.0}});
+    CHECK(own.sizes[1].measured == Timed{{M, 1.5, 0.5}, {64 * M, 1.0, 2.0}});
+    CHECK(own.sizes[0].one_block_up_to == 0);  // a histogram has no one-block path
+    // 8M lies half-way (20, 23, 26 bits, +1 rounded away): 1M's winner sqrt(0.5 x 2.5), 64M's sqrt(0.75 x 2), against
+    // the fastest sqrt(0.5 x 2) = 1; other shapes and the policy are never priced from times.
+    CHECK(price(costs(), "histogram", g.evidence, 0, 0, 8 * M - 1).predicted ==
+          doctest::Approx(std::sqrt(1.25)).epsilon(1e-6));
+    CHECK(price(costs(), "histogram", g.evidence, 0, 1, 8 * M - 1).predicted ==
+          doctest::Approx(std::sqrt(1.5)).epsilon(1e-6));
     for (const Evidence& e : g.evidence)
       if (e.kind != ConfigSource::nearest_size)
         for (const EvidenceSize& s : e.sizes) CHECK(s.measured.empty());
@@ -329,14 +380,14 @@ TEST_SUITE("rank") {
     Gathered g;
     g.evidence = {evidence(ConfigSource::nearest_size, {{1023, A()}, {16383, B()}}),
                   evidence(ConfigSource::fallback, {{0, C()}})};
-    g.evidence[0].sizes[0].measured = {{1023, 1.0}, {16383, 1.0625}};
-    g.evidence[0].sizes[1].measured = {{1023, 1.5}, {16383, 1.0}};
+    g.evidence[0].sizes[0].measured = {{1023, 1.0, 1.0}, {16383, 1.0625, 2.0}};
+    g.evidence[0].sizes[1].measured = {{1023, 1.5, 1.0}, {16383, 1.0, 2.0}};
     const SizeLookup s = rank_sizes(g, costs(), Problem(problem(4095)));
     CHECK(s.at_hint.config == A());
-    CHECK(s.at_hint.predicted_slowdown == 1.03125);
+    CHECK(s.at_hint.predicted_slowdown == doctest::Approx(std::sqrt(1.0625)));
     CHECK(s.at_hint.distance == "tuned for n=1023, timed at the tuned sizes around n");
-    // A (1 + 0.0625 f) against B (1.5 - 0.5 f), f the fraction of the way in log2(n+1): A up to f = 8/9, that is
-    // n = 2^(10 + 4 x 8/9) - 1 = 12039.06: B from n = 12040.
+    // A 1.0625^f against B 1.5^(1 - f), f the fraction of the way in log2(n+1): A up to
+    // f = ln 1.5 / (ln 1.0625 + ln 1.5) = 0.86993, that is n = 2^(10 + 4 f) - 1 = 11422.5: B from n = 11423.
     bool found = false;
     for (const SizeRange& r : s.sizes)
       if (r.contains(4095)) {
@@ -347,7 +398,7 @@ TEST_SUITE("rank") {
     CHECK(found);
     const SizeRange& b = *std::find_if(s.sizes.begin(), s.sizes.end(), [](const SizeRange& r) { return r.contains(16383); });
     CHECK(b.config == B());
-    CHECK(b.n_from == 12040);
+    CHECK(b.n_from == 11423);
     CHECK(b.timed_below == 1023);  // B was timed at 1023, the tuned size below its range
   }
 
@@ -408,11 +459,25 @@ TEST_SUITE("rank") {
           policy_shapes(family_policy("histogram"), Problem(problem(8 * M)), &limits).size());
     CHECK(count_kind(g, ConfigSource::policy) >= 2);
     CHECK(g.evidence.back().kind == ConfigSource::fallback);
-    // The policy was measured on an H200: on an H100 its evidence is another model's, on an H200 not.
+    // The policy was measured on an H200: on an H100 its evidence is another model's, on an H200 not; an entry measured
+    // on another GPU than the policy's (PolicyEntry::gpu) is that GPU's evidence.
+    const std::string here = h100().name;
+    std::size_t measured_here = 0;
     for (const Evidence& e : g.evidence)
-      if (e.kind == ConfigSource::policy) CHECK(e.other_model);
+      if (e.kind == ConfigSource::policy) {
+        CHECK(e.other_model);
+        for (const EvidenceSize& s : e.sizes) {
+          CHECK(s.other_model == (s.measured_on.empty() ? std::nullopt : std::optional<bool>(s.measured_on != here)));
+          measured_here += s.measured_on == here;
+        }
+      }
+    CHECK(measured_here > 0);  // the shipped histogram policy holds entries updated on an H100
     for (const Evidence& e : gather_candidates(nullptr, target_of(h200()), problem(8 * M)).evidence)
-      if (e.kind == ConfigSource::policy) CHECK_FALSE(e.other_model);
+      if (e.kind == ConfigSource::policy) {
+        CHECK_FALSE(e.other_model);
+        for (const EvidenceSize& s : e.sizes)
+          CHECK(s.other_model == (s.measured_on.empty() ? std::nullopt : std::optional<bool>(s.measured_on != "NVIDIA H200")));
+      }
     // A uniform table serves a runs problem as another distribution's evidence, said so.
     HistogramProblem runs = problem(8 * M);
     runs.distribution = "runs";

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "autotune/error.hpp"
+#include "autotune/histogram_problem.hpp"
 #include "autotune/reduce_problem.hpp"
+#include "core/family.hpp"
 #include "kernel_templates/reduce/launcher.hpp"
 #include "kernel_templates/reduction_reference.hpp"
 #include "kernel_templates/reduce/space.hpp"
@@ -382,6 +384,26 @@ TEST_SUITE("reduction") {
     c.block = 48;
     d = h100_like();
     CHECK(reduce_violation(p, c, &d).find("multiple of 32") != std::string::npos);
+  }
+
+  TEST_CASE("the family's one-block bound is the largest n its launch plan runs in one block") {
+    const KernelFamily& family = family_named("reduce");
+    const ReduceProblem f32 = make(ReduceOp::sum, ValueType::f32);
+    ReduceConfig c;  // block 256, 2 loads of 4 floats: tiles of 2048, two of them in one block
+    CHECK(family.one_block_up_to(Problem(f32), Config(c)) == 4096);
+    c.loads = 4;
+    c.block = 128;
+    CHECK(family.one_block_up_to(Problem(f32), Config(c)) == 4096);
+    c.vec_bytes = 0;  // one f64 per load: 128 x 4 per tile
+    CHECK(family.one_block_up_to(Problem(make(ReduceOp::max, ValueType::f64)), Config(c)) == 1024);
+    for (const ReduceConfig& x : {ReduceConfig{}, c}) {
+      const std::uint64_t bound = family.one_block_up_to(Problem(f32), Config(x));
+      CHECK(plan_reduce_launch(f32, x, bound, 264).grid == 1);
+      CHECK(plan_reduce_launch(f32, x, bound + 1, 264).grid > 1);
+    }
+    c.grid_blocks = 1;
+    CHECK(family.one_block_up_to(Problem(f32), Config(c)) == std::numeric_limits<std::uint64_t>::max());
+    CHECK(family_named("histogram").one_block_up_to(Problem(HistogramProblem{}), Config(HistogramConfig{})) == 0);
   }
 
   TEST_CASE("launch plans: grid sizes, the identity preset and the second launch, by hand") {
