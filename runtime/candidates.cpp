@@ -39,7 +39,7 @@ EvidenceSize size_of_winner(Winner w, std::string change = {}) {
   const std::uint64_t n = w.problem.n();
   Config config = w.config;
   std::string key = w.problem.key();
-  return EvidenceSize{n, std::move(config), std::move(w), std::move(change), std::move(key), {}, {}, 0};
+  return EvidenceSize{n, std::move(config), std::move(w), std::move(change), std::move(key), {}, {}, 0, std::nullopt};
 }
 
 // EvidenceSize::measured of every size of `e` (the problem's own shape on this model): each tuned size's run read
@@ -194,7 +194,7 @@ void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g)
     e.note = policy.provenance;
     for (std::size_t i = 0; i < c.sizes.size(); ++i) {
       e.sizes.push_back(EvidenceSize{c.sizes[i].problem.n(), c.sizes[i].config, std::nullopt, c.changes[i],
-                                     c.sizes[i].problem.key(), c.sizes[i].gpu, {}});
+                                     c.sizes[i].problem.key(), c.sizes[i].gpu, {}, 0, std::nullopt});
       // An entry measured on another GPU than the policy's (updated on an H100, say) is that GPU's evidence.
       if (!c.sizes[i].gpu.empty()) e.sizes.back().other_model = c.sizes[i].gpu != model_name(t.model_key);
     }
@@ -232,7 +232,7 @@ Gathered gather_candidates(const Cache* cache, const LookupTarget& given, const 
   policy_evidence(target, problem, g);
   Evidence fallback;
   fallback.kind = ConfigSource::fallback;
-  fallback.sizes.push_back(EvidenceSize{0, Config::fallback(problem), std::nullopt, {}, {}, {}, {}});
+  fallback.sizes.push_back(EvidenceSize{0, Config::fallback(problem), std::nullopt, {}, {}, {}, {}, 0, std::nullopt});
   g.evidence.push_back(std::move(fallback));
   return g;
 }

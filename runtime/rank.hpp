@@ -16,8 +16,8 @@
 // (measured_between). A configuration whose one-block path (KernelFamily::one_block_up_to) lies between n and one
 // of those sizes is priced from the other's time alone: one block reading two tiles runs another code path than
 // several blocks handing partials over. Leave-one-out over an H100's tuned sizes, offline: the worst priced regret
-// of f32 sum 21.5 -> 7.5 % (bench/results/2026-12-06-summary.md), then 25.2 -> ... % with the one-block path
-// (bench/results/2026-12-06e-summary.md).
+// of f32 sum 21.5 -> 7.5 % (bench/results/2026-12-06-summary.md); on a later H100 tune 25.2 -> 4.0 % with the
+// one-block path and the times interpolated geometrically (bench/results/2026-12-06e-summary.md).
 //
 // shape and size are curves: 1 at distance 0
 // (the policy's shape curve starts at policy_own, the cost of the policy's own robust entry of a problem; at 1 for a

@@ -316,7 +316,7 @@ std::vector<SizeRange> build_size_table(std::vector<TunedSize> tuned, const Look
   std::stable_sort(tuned.begin(), tuned.end(), [](const TunedSize& a, const TunedSize& b) { return a.n < b.n; });
   for (const TunedSize& t : tuned)
     if (e.sizes.empty() || e.sizes.back().n != t.n)
-      e.sizes.push_back(EvidenceSize{t.n, t.config, std::nullopt, {}, {}, {}, {}});
+      e.sizes.push_back(EvidenceSize{t.n, t.config, std::nullopt, {}, {}, {}, {}, 0, std::nullopt});
   return build(costs, tuned.front().config.family_name(), {e}, 0).sizes;
 }
 

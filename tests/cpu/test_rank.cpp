@@ -64,7 +64,7 @@ Evidence evidence(ConfigSource kind, std::vector<std::pair<std::uint64_t, Config
   e.kind = kind;
   e.shape = std::move(shape);
   e.shape_distance = shape_distance;
-  for (auto& [n, c] : sizes) e.sizes.push_back(EvidenceSize{n, c, std::nullopt, {}, "key", {}, {}});
+  for (auto& [n, c] : sizes) e.sizes.push_back(EvidenceSize{n, c, std::nullopt, {}, "key", {}, {}, 0, std::nullopt});
   return e;
 }
 
