@@ -21,7 +21,8 @@
 #                       cache and from OUT/tuned.db against CUB, no exact tuning (--no-exact); HELD_OUT_ROWS=A:B
 #                       measures rows A..B-1 alone. One process per row (a crash loses its row alone), each row's
 #                       line in OUT/held-out-SEED-A-B.log (bench/held_out_table.py makes the table), its tables in
-#                       OUT/held-out-SEED-A-B-row-I.md; HELD_OUT_DEADLINE=S starts no row after S seconds,
+#                       OUT/held-out-SEED-A-B-row-I.md (HELD_OUT_ROW_LIST="I J ...": those rows only,
+#                       OUT/held-out-SEED-list-row-I.md); HELD_OUT_DEADLINE=S starts no row after S seconds,
 #                       HELD_OUT_ROW_LIMIT=S (default 120) ends a row's process; HELD_OUT_PROCESSES=one runs them
 #                       all in one process (OUT/held-out-SEED-A-B.md); HELD_OUT_EXACT=1 tunes each row exactly too
 #                       (regret), keeping the measurements in OUT/exact-held-out-SEED-A-B[-row-I].db;
@@ -116,6 +117,8 @@ run_held_out() {
   [ -f "$tuned" ] || { echo "untuned_grid: no tuned cache at $tuned (run PART tune first)" >&2; return 1; }
   local rows=${HELD_OUT_ROWS:-0:${HELD_OUT:-100}} name
   name=held-out-${SEED:-20261204}-${rows/:/-}
+  # HELD_OUT_ROW_LIST="I J ...": those rows only, one process each (OUT/held-out-SEED-list*.md).
+  [ -n "${HELD_OUT_ROW_LIST:-}" ] && name=held-out-${SEED:-20261204}-list
   local args=(--held-out "${HELD_OUT:-100}" --seed "${SEED:-20261204}" --tuned-cache "$tuned" --commit "$commit")
   # HELD_OUT_EXACT=1: each row tuned exactly too (its regret; up to minutes a row), its measurements kept in
   # OUT/exact-NAME[-row-I].db (bench/replay_grid.py reads them); else no exact tuning.
@@ -139,12 +142,14 @@ run_held_out() {
     # wrote out of bounds, bench/results/2026-12-04h-summary.md) loses that row alone. Each row's result line goes
     # to OUT/NAME.log as "row I rc=RC shape_bench: KEY ...", the form bench/held_out_table.py reads; no row starts
     # once HELD_OUT_DEADLINE seconds (default: none) have passed.
-    local from=${rows%%:*} to=${rows##*:} i
+    local from=${rows%%:*} to=${rows##*:} i list
     [ -n "$to" ] || to=${HELD_OUT:-100}
+    list=${HELD_OUT_ROW_LIST:-$(seq "$from" $((to - 1)))}
     : > "$out/$name.log"
-    for ((i = from; i < to; i++)); do
+    for i in $list; do
       if [ -n "${HELD_OUT_DEADLINE:-}" ] && [ $((SECONDS - t0)) -ge "$HELD_OUT_DEADLINE" ]; then
-        echo "untuned_grid: deadline of ${HELD_OUT_DEADLINE} s: rows $i..$((to - 1)) not run" | tee -a "$out/$name.log"
+        echo "untuned_grid: deadline of ${HELD_OUT_DEADLINE} s: rows from $i of [$(echo $list)] not run" |
+          tee -a "$out/$name.log"
         rc=1
         break
       fi

@@ -54,8 +54,8 @@
 //                         kChunk counters apart rather than a copy apart
 //   kBinning              Binning::direct: a sample's bin is computed and counted. values (u8 samples; also the macro
 //                         AT_VALUES): the shared counters count the 256 byte values of each active channel, and at
-//                         its end each block adds every value's count to the bin the host's map gives it
-//                         (kValueCounter, kernel_templates/histogram/value_bins.cpp): per sample this is the work of
+//                         its end each block adds every value's count to the bin of that value (value_counter, from
+//                         the channel levels; no table): per sample this is the work of
 //                         256 bins over [0, 256), whatever the bins and range (CUB's 8-bit path, and the range
 //                         family's bin=values)
 //
@@ -235,13 +235,8 @@ __device__ __forceinline__ int bin_of(sample_t s) {
   }
 }
 
-// Counter of one sample of channel `channel` (kBins counters: channel after channel; with value counting the sample's
-// value among its channel's 256), or -1.
-__device__ __forceinline__ int counter_of(sample_t s, int channel) {
-  if constexpr (kValues) {
-    if (kChannels > 1 && channel >= kActive) return -1;
-    return channel * 256 + static_cast<int>(static_cast<unsigned char>(s));  // i8: its bits; channel 0 for one
-  }
+// Counter of one sample of channel `channel` binned directly (kBins counters: channel after channel), or -1.
+__device__ __forceinline__ int bin_counter(sample_t s, int channel) {
   if (kChannels == 1) return bin_of<0>(s);
   if (channel >= kActive) return -1;
   if constexpr (kUniformChannels) {
@@ -259,6 +254,16 @@ __device__ __forceinline__ int counter_of(sample_t s, int channel) {
                                                                                           : Levels<3>::offset;
     return b < 0 ? -1 : offset + b;
   }
+}
+
+// Counter of one sample of channel `channel` (bin_counter; with value counting the sample's value among its
+// channel's 256), or -1.
+__device__ __forceinline__ int counter_of(sample_t s, int channel) {
+  if constexpr (kValues) {
+    if (kChannels > 1 && channel >= kActive) return -1;
+    return channel * 256 + static_cast<int>(static_cast<unsigned char>(s));  // i8: its bits; channel 0 for one
+  }
+  return bin_counter(s, channel);
 }
 // Channel of the sample at index i (from the start of the samples).
 __device__ __forceinline__ int channel_at(u64 i) { return kChannels == 1 ? 0 : static_cast<int>(i % kChannels); }
@@ -443,18 +448,20 @@ __device__ __forceinline__ unsigned block_total(const unsigned* smem, int b) {
   return total;
 }
 
-// Value counting: the counter the host's map gives slot k (channel k / 256, value k % 256), or -1.
-#if AT_VALUES
-__device__ __forceinline__ int value_counter(int k) { return __ldg(kValueCounter + k); }
-#else
-__device__ __forceinline__ int value_counter(int) { return -1; }
-#endif
+// Value counting: the counter of slot k (channel k / 256, byte k % 256), or -1: the byte's sample (i8: its two's
+// complement value) binned as the direct kernel bins it, from the preamble's constant levels (a multiply-high at
+// most). Not a table: a table in global memory was a cold load at the end of every block, after its count, and
+// value counting ran about 1 us behind direct binning at small n (u8 with 14 bins at 23K: 6.34 against 5.30 us on an
+// H100; bench/results/2026-12-06f-summary.md).
+__device__ __forceinline__ int value_counter(int k) {
+  return bin_counter(static_cast<sample_t>(static_cast<unsigned char>(k & 255)), k >> 8);
+}
 
 // Value counting, once per block after its last count: each value's count over the copies is added to its bin's
 // total (kBins words after the copies, zero until now).
 __device__ __forceinline__ void map_values_to_bins(unsigned* smem) {
   for (int k = threadIdx.x; k < kCounted; k += kBlock) {
-    const int b = value_counter(k);  // issued first: its load overlaps the copies' reads
+    const int b = value_counter(k);
     const unsigned t = block_total(smem, k);
     if (t != 0 && b >= 0) atomicAdd(smem + kSharedWords + b, t);
   }

@@ -65,9 +65,8 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
   // The configuration's enums by name (the template compares kMerge with Merge::last_block, never with 1) and its
   // fields' constants, by the parts of config.cpp's table; kVecBytes, kCounter16 and the AT_ macros are derived.
   const preamble::ConfigPreamble fields = histogram_detail::config_preamble(config);
-  // Value counting: the counter of every byte value, computed here once (value_bins.cpp), so no block divides.
+  // Value counting maps each byte value to its bin in the kernel, from the same levels (histogram.cu's value_counter).
   const bool values = config.binning == Binning::values;
-  const std::string value_map = values ? histogram_detail::value_counters_preamble(problem) : std::string();
   const std::string levels = channel_levels(problem);
   std::string pre = fmt::format(
       "{}{}"
@@ -81,7 +80,7 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
       "constexpr int kVecBytes = {};\n"
       "{}{}"
       "constexpr bool kCounter16 = {};\n"
-      "{}{}{}"
+      "{}{}"
       "}}  // namespace at\n"
       "#define AT_CLUSTER {}\n"
       "#define AT_VALUES {}\n"
@@ -98,7 +97,7 @@ std::string variant_source(const HistogramProblem& problem, const HistogramConfi
       problem.bins,
       problem.channels, problem.active, is_float(problem.type),
       range_constants(problem.type, "", "", {problem.bins, problem.lower, problem.upper}), levels, fields.part(1),
-      config.load_bytes(problem), fields.part(2), fields.part(3), config.counter_bits == 16, fields.part(0), value_map,
+      config.load_bytes(problem), fields.part(2), fields.part(3), config.counter_bits == 16, fields.part(0),
       histogram_detail::HistogramWorkspace::preamble(), config.cluster, values ? 1 : 0, entry_2d ? 1 : 0);
   return preamble::variant_source(std::move(pre), "histogram.cu", embedded::histogram_template,
                                   {{"region_map.cuh", embedded::histogram_region_map_cuh}});

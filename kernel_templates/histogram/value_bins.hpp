@@ -1,6 +1,5 @@
-// Value counting (Binning::values) on the host: which counter each byte value counts into, and which u8 problems gain
-// from counting values at all. Internal to the histogram family; the map reaches the kernel through the preamble
-// (source.cpp), so that no block divides anything.
+// Value counting (Binning::values) on the host: which u8 problems gain from counting values at all. Internal to the
+// histogram family; each block maps the byte values to their bins itself (histogram.cu's value_counter).
 #pragma once
 
 #include <string>
@@ -9,15 +8,6 @@
 #include "autotune/histogram_problem.hpp"
 
 namespace autotune::histogram_detail {
-
-/// For u8 and i8 samples: 256 entries per active channel, channel after channel. Entry c * 256 + v is the output
-/// counter (channel c's first counter plus the bin) that a sample of bits v (the byte v: i8 -128 is entry 128) in
-/// channel c counts into, or -1 where it counts nowhere: the even-bins rule of HistogramProblem (lower <= s < upper,
-/// bin = (s - lower) * bins / (upper - lower), exact). Throws UsageError for another sample type.
-std::vector<int> value_counters(const HistogramProblem& problem);
-
-/// The same as a preamble line for the template: a device array `kValueCounter` of those entries, in namespace at.
-std::string value_counters_preamble(const HistogramProblem& problem);
 
 /// Whether every active channel's bins are the byte values themselves (u8, 256 bins over [0, 256)): then value
 /// counting is the direct kernel plus a useless map at the end of each block. Never for i8: its whole range

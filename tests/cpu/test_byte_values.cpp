@@ -24,7 +24,6 @@
 using namespace autotune;
 using histogram_detail::covers_all_values;
 using histogram_detail::direct_bin_divides;
-using histogram_detail::value_counters;
 using histogram_detail::values_are_bins;
 
 namespace {
@@ -48,23 +47,6 @@ std::vector<HistogramConfig> values_only(const std::vector<HistogramConfig>& spa
   std::vector<HistogramConfig> out;
   for (const auto& c : space)
     if (c.binning == Binning::values) out.push_back(c);
-  return out;
-}
-
-// The counter each channel's value v lands in by the CPU reference: a pixel whose every channel is v, counted
-// alone; -1 where that channel counts it nowhere.
-std::vector<int> reference_value_counters(const HistogramProblem& p) {
-  std::vector<int> out(static_cast<std::size_t>(p.active) * 256, -2);
-  for (int v = 0; v < 256; ++v) {
-    const std::vector<unsigned char> pixel(static_cast<std::size_t>(p.channels), static_cast<unsigned char>(v));
-    const auto counts = reference_histogram(p, pixel.data(), 1);
-    for (int c = 0; c < p.active; ++c) {
-      int at = -1;
-      for (int k = p.channel_offset(c); k < p.channel_offset(c + 1); ++k)
-        if (counts[static_cast<std::size_t>(k)] != 0) at = k;
-      out[static_cast<std::size_t>(c) * 256 + static_cast<std::size_t>(v)] = at;
-    }
-  }
   return out;
 }
 
@@ -185,30 +167,6 @@ TEST_SUITE("config") {
 }
 
 TEST_SUITE("reference") {
-  TEST_CASE("the host's value -> counter map is the CPU reference's bin of every byte value") {
-    std::vector<HistogramProblem> problems = {u8(37, 10, 250), u8(1, 0, 256),   u8(1, 100, 101), u8(256, 0, 256),
-                                              u8(255, 1, 256), u8(300, 0, 256), u8(1000, 10, 20), u8(7, 0, 7),
-                                              u8(3, 255, 256)};
-    problems.push_back(HistogramProblem::multi_channel(SampleType::u8, 4, {{37, 10, 250}, {64, 0, 256}, {300, 5, 9}}));
-    problems.push_back(HistogramProblem::multi_channel(SampleType::u8, 3, {{17, 0, 200}}));  // 3 equal channels
-    for (const HistogramProblem& p : problems) {
-      CAPTURE(p.key());
-      p.validate();
-      const auto map = value_counters(p);
-      CHECK(map == reference_value_counters(p));
-      CHECK(map.size() == static_cast<std::size_t>(p.active) * 256);
-    }
-    // Spot checks by hand: 37 bins over [10, 250) put 10 in bin 0, 249 in bin 36, 9 and 250 nowhere.
-    const auto map = value_counters(u8(37, 10, 250));
-    CHECK(map[9] == -1);
-    CHECK(map[10] == 0);
-    CHECK(map[249] == 36);
-    CHECK(map[250] == -1);
-    CHECK(map[130] == 18);  // (130 - 10) * 37 / 240 = 18.5
-    HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 37, 10);
-    CHECK_THROWS(value_counters(u16));
-  }
-
   TEST_CASE("which u8 shapes count values: bins that are the values take none; a division per sample takes them") {
     CHECK(values_are_bins(u8(256, 0, 256)));
     CHECK_FALSE(values_are_bins(u8(256, 0, 255)));
@@ -378,15 +336,16 @@ TEST_SUITE("nvrtc") {
     for (const auto& c : clusters) CHECK(test::compile_all(p, std::vector{c}, "sm_90") == "");
   }
 
-  TEST_CASE("the preamble of a value-counting variant carries the host's map; a direct one has none") {
+  TEST_CASE("the preamble of a value-counting variant says so and carries no table: each block bins the values") {
     const HistogramProblem p = u8(37, 10, 250);
     const std::string values = kernel_source(p, *HistogramConfig::parse(kWinnerValues));
     CHECK(values.find("#define AT_VALUES 1") != std::string::npos);
     CHECK(values.find("constexpr Binning kBinning = Binning::values;") != std::string::npos);
-    CHECK(values.find("__device__ int kValueCounter[256] = {-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,0,0,0,0,0,0,0,1,") !=
-          std::string::npos);
+    // The map of the byte values to bins is computed from the levels in the kernel, not loaded: a table in global
+    // memory was a cold load at the end of every block (histogram.cu's value_counter).
+    CHECK(values.find("__device__ int") == std::string::npos);
     const std::string direct = kernel_source(p, *HistogramConfig::parse(kWinner));
     CHECK(direct.find("#define AT_VALUES 0") != std::string::npos);
-    CHECK(direct.find("__device__ int kValueCounter") == std::string::npos);  // the template names it under #if
   }
+
 }
