@@ -5,6 +5,9 @@
 #
 #   scripts/pack_for_device.sh [BUILD_DIR] [OUTPUT]      defaults: build-portable, .device/bins.tar.xz
 #
+# PACK_BINS="autotune autotune_gpu_tests shape_bench" packs those binaries only (a device call carries at most 64 MiB
+# with the working tree, whose bench/results grow: bench/untuned_check.sh needs these three).
+#
 # On the GPU machine, unpack with python3 (no xz binary needed):
 #   python3 -c "import tarfile; tarfile.open('.device/bins.tar.xz').extractall('/tmp/bin')"
 set -euo pipefail
@@ -18,9 +21,10 @@ cmake --build "$build" -j "$(nproc)" --target autotune_cli autotune_gpu_tests hi
   example_reduce fence_bench load_bench flush_bench cluster_bench instances_bench >/dev/null || { echo "pack_for_device: the build of $build failed" >&2; exit 1; }
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-for b in autotune autotune_gpu_tests histogram_bench histogram_image_bench histogram_range_bench reduce_bench \
-         segreduce_bench shape_bench size_bench argreduce_bench example_histogram example_reduce fence_bench \
-         load_bench flush_bench cluster_bench instances_bench; do
+all="autotune autotune_gpu_tests histogram_bench histogram_image_bench histogram_range_bench reduce_bench
+     segreduce_bench shape_bench size_bench argreduce_bench example_histogram example_reduce fence_bench load_bench
+     flush_bench cluster_bench instances_bench"
+for b in ${PACK_BINS:-$all}; do
   [ -x "$build/bin/$b" ] || { echo "pack_for_device: $build/bin/$b is missing (a portable bench build?)" >&2; exit 1; }
   strip -o "$stage/$b" "$build/bin/$b"
 done
