@@ -80,7 +80,7 @@ struct FamilyCosts {
 struct TransferCosts {
   std::map<std::string, FamilyCosts, std::less<>> families;
   std::string default_family;  ///< whose costs price a family not in `families`
-  double other_model = 1.0;    ///< evidence from another GPU model (not measurable from one GPU's log)
+  double other_model = 1.0;    ///< evidence from another GPU model (scripts/fit_other_model.py: two models' logs)
   std::string provenance;      ///< "NVIDIA H200, 2026-12-02, `autotune tune --preset standard`, data ..."
   /// The GPU the costs were measured on (DeviceInfo::name). On another model the built-in default's measured cost is
   /// another model's evidence too, and carries other_model like the shipped policy's entries.

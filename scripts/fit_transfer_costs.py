@@ -24,7 +24,8 @@ but sometimes 3x slower must lose to one that is always within 5 %. Configuratio
 measurements) are counted apart: the runtime adapts them, which this log cannot price.
 
 A configuration of the same problem tuned on another GPU model (similar_device), or a policy fitted on another model,
-is not in one GPU's log: the file carries an unmeasured factor for it (`other_model`), said as such.
+is not in one GPU's log: scripts/fit_other_model.py measures that factor (`other_model`) from two models' logs, and a
+refit here keeps it; without it the file carries an unmeasured factor, said as such.
 
 --markdown writes the leave-one-out tables (bench/results/...-leave-one-out.md), with the size-table regret: each
 tuned size that has a tuned neighbour on both sides, left out, served from one neighbour by the size table's rule.
@@ -51,7 +52,7 @@ SHAPE_EDGES = [0, 1, 2, 4, 8, 16]
 # bandwidth-bound from 1M up): the size curves are fitted apart for pairs whose smaller n is at least this.
 LARGE_FROM = 1 << 20
 # Not measurable from one GPU's log: evidence from another GPU model of the same architecture is taken to cost this
-# much more than the same evidence measured on the problem's own model.
+# much more than the same evidence measured on the problem's own model, until scripts/fit_other_model.py measured it.
 OTHER_MODEL_FACTOR = 1.10
 
 
@@ -387,13 +388,22 @@ def main():
         print(f"wrote {args.markdown}")
     if not args.write:
         return
+    # other_model is measured across two GPU models by scripts/fit_other_model.py: a refit of one GPU's log keeps it.
+    other_model = {"factor": OTHER_MODEL_FACTOR, "measured": False}
+    try:
+        with open("runtime/transfer_costs.json") as f:
+            kept = json.load(f).get("other_model", {})
+        if kept.get("measured"):
+            other_model = kept
+    except (OSError, ValueError):
+        pass
     doc = {
         "format": 1,
         "provenance": {"gpu": args.gpu, "date": args.date, "commit": args.commit,
                        "command": "autotune tune --preset standard", "data": args.source,
                        "fit": "leave-one-out slowdowns (scripts/fit_transfer_costs.py); the runtime reads `predicted`: "
                               "the p90, non-decreasing along each curve"},
-        "other_model": {"factor": OTHER_MODEL_FACTOR, "measured": False},
+        "other_model": other_model,
         # Families without preset data are priced with the histogram's table, the costlier of the two measured.
         "default_family": "histogram",
         "families": table,
