@@ -368,12 +368,6 @@ autotune_reduce(const at::in_t* __restrict__ in, unsigned long long n, at::acc_t
     if constexpr (kTrackNaN) nan |= any_nan(v);
   };
 
-  // The workspace's first line (the ticket, the atomic word) fetched into L2 while the grid reads its input: after
-  // other work has filled L2, the first atomic on it at the finish waited for memory once per launch, after every
-  // block's loads.
-  if constexpr (kBlockReduce != BlockReduce::atomic && (kFinish == Finish::last_block || kFinish == Finish::atomic_last))
-    if (!kSingleBlock && gridDim.x > 1 && blockIdx.x == 0 && threadIdx.x == 0) prefetch_l2(workspace);
-
   // A scalar head up to the first kVecBytes-aligned element, whole vectors, and a scalar tail (common.cuh).
   const Split split = split_unaligned<kVecBytes>(in, n);
   const u64 nvec = split.nvec;
