@@ -227,6 +227,13 @@ struct HistogramConfig {
   /// whole copy apart (one page each). 0: each copy's bins one after the other. Written ",chunk=N" in the key only
   /// when N > 0.
   int chunk = 0;
+  /// A window of the bins counted in shared memory next to a global histogram (privatization global): `window`
+  /// 32-bit counters (a power of two, 1024 to 32768) for the bins [w, w + window) around the bin of one sample that
+  /// each block reads before counting (w clamped to the bins), the other bins by global atomics as without it; the
+  /// block adds its window's nonzero counts at its end. Skewed samples whose hot bins fall in the window (a hot band
+  /// of a few bins among 1M) then cost shared atomics instead of global atomics piled on a few addresses. 0: no
+  /// window. Written ",win=N" in the key only when N > 0.
+  int window = 0;
 
   bool operator==(const HistogramConfig&) const = default;
 

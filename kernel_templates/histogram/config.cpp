@@ -71,7 +71,8 @@ constexpr auto kHistogramFields = std::tuple{
         .constant("kBinning", "Binning"),
     config_fields::flag("ld", &HistogramConfig::load_cs, "cs").constant("kLoadCs"),
     config_fields::flag("lay", &HistogramConfig::striped, "striped").constant("kStriped"),
-    config_fields::number("chunk", &HistogramConfig::chunk, 0).omitted_at(0).constant("kChunk")};
+    config_fields::number("chunk", &HistogramConfig::chunk, 0).omitted_at(0).constant("kChunk"),
+    config_fields::number("win", &HistogramConfig::window, 0).omitted_at(0).constant("kWindow")};
 
 }  // namespace
 
@@ -145,6 +146,17 @@ std::string global_copies_violation(const HistogramProblem& problem, const Histo
   return {};
 }
 
+// The rules of a window of shared counters beside a global histogram (win=N), part of histogram_violation. Any
+// bins: where the window holds them all, it starts at bin 0 and is the block's whole histogram.
+std::string window_violation(const HistogramConfig& c) {
+  if (c.window == 0) return {};
+  if (c.privatization != Privatization::global)
+    return "a window of shared counters (win=N) sits beside a global histogram: priv=global";
+  if (c.window < 1024 || c.window > 32768 || (c.window & (c.window - 1)) != 0)
+    return fmt::format("window {} is not a power of two from 1024 to 32768 counters", c.window);
+  return {};
+}
+
 // The rules of value counting (bin=values), part of histogram_violation.
 std::string values_violation(const HistogramProblem& problem, const HistogramConfig& c) {
   if (c.binning != Binning::values) return {};
@@ -171,7 +183,7 @@ std::string device_violation(const HistogramProblem& problem, const HistogramCon
 }  // namespace
 
 std::size_t HistogramConfig::shared_bytes(const HistogramProblem& problem) const {
-  if (privatization == Privatization::global) return 0;
+  if (privatization == Privatization::global) return static_cast<std::size_t>(window) * sizeof(unsigned);
   const std::size_t per_word = counter_bits == 16 ? 2 : 1;
   const std::size_t words_per_copy = (counted_slots(problem, *this) + per_word - 1) / per_word;
   const std::size_t copies = privatization == Privatization::shared ? replicas : static_cast<std::size_t>(block / 32);
@@ -202,6 +214,7 @@ std::string histogram_violation(const HistogramProblem& problem, const Histogram
     return "self_zero merging does not take 16-bit counters (their wraps spill into the output mid-run)";
   if (std::string why = cluster_violation(c); !why.empty()) return why;
   if (std::string why = values_violation(problem, c); !why.empty()) return why;
+  if (std::string why = window_violation(c); !why.empty()) return why;
   return device ? device_violation(problem, c, *device) : std::string();
 }
 

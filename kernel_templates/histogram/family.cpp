@@ -301,6 +301,7 @@ class HistogramFamily final
     if (hc.striped && !s.config.striped) s.changes.push_back("not striped");
     if (hc.chunk > 0 && s.config.chunk == 0) s.changes.push_back("chunk=0");
     if (s.runs() || (s.config.cluster != 1 && s.set(&C::cluster, 1, "cluster=1"))) return s.done();
+    if (s.config.window > 0 && s.set(&C::window, 0, "win=0")) return s.done();  // a device of less shared memory
     if (hc.privatization == Privatization::global || hc.binning == Binning::values) return std::nullopt;
     if (hc.counter_bits == 32) {
       s.set(&C::counter_bits, 16, "cbits=16");

@@ -304,11 +304,18 @@ constexpr int kReplicaShift = kReplicas >= 32 ? 5 : kReplicas >= 16 ? 4 : kRepli
                               : kReplicas >= 2 ? 1 : 0;
 constexpr int kValueIndexBits = kChannels == 1 ? 8 : kChannels == 2 ? 9 : 10;
 
+// A window of shared counters beside a global histogram (kWindow > 0, priv=global): bins [window_base, window_base +
+// kWindow) are counted in shared memory, the others by global atomics.
+static_assert(kWindow == 0 || (kPriv == Privatization::global && (kWindow & (kWindow - 1)) == 0),
+              "a window is a power of two of shared counters beside a global histogram");
+
 struct Counter {
   unsigned* smem;      // this thread's view: base of its copy
   unsigned* counters;  // kValueCopies: copy 0
   unsigned copy;       // kValueCopies: this lane's copy
   out_t* out;
+  unsigned* window;    // kWindow: the block's window counters, of bins window_base, window_base + 1, ...
+  int window_base;
   int run_bin = -1;
   unsigned run_len = 0;
 
@@ -329,7 +336,11 @@ struct Counter {
     }
   }
   __device__ __forceinline__ void add_n(int b, unsigned n) {
-    if constexpr (kPriv == Privatization::global) global_add(out, copy_slot(b), static_cast<out_t>(n));
+    if constexpr (kPriv == Privatization::global && kWindow > 0) {
+      const unsigned w = static_cast<unsigned>(b - window_base);  // bins below the window wrap past it
+      if (w < static_cast<unsigned>(kWindow)) atomicAdd(window + w, n);
+      else global_add(out, copy_slot(b), static_cast<out_t>(n));
+    } else if constexpr (kPriv == Privatization::global) global_add(out, copy_slot(b), static_cast<out_t>(n));
     else if constexpr (kCounter16) add16(word(b), b, n, out);
     else atomicAdd(word(b), n);
   }
@@ -537,6 +548,24 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     counter.counters = smem;
     counter.copy = lane & (kReplicas - 1);
   }
+  if constexpr (kWindow > 0) {
+    // The window: zero, and placed around the bin of one sample read here (the sample at the block's share of n;
+    // a 2D region's first), clamped to the bins; a sample out of range places it at bin 0.
+    __shared__ int window_base;
+    for (int i = threadIdx.x; i < kWindow; i += kBlock) smem[i] = 0;
+    if (threadIdx.x == 0) {
+      int b = -1;
+      if (n > 0) {
+        const u64 i = kEntry == kRows ? 0 : n / gridDim.x * blockIdx.x;
+        b = counter_of(to_key(in[i]), channel_at(i));
+      }
+      const int last_start = kBins > kWindow ? kBins - kWindow : 0;
+      window_base = b < kWindow / 2 ? 0 : (b - kWindow / 2 < last_start ? b - kWindow / 2 : last_start);
+    }
+    __syncthreads();
+    counter.window = smem;
+    counter.window_base = window_base;
+  }
   bool zeroed_out = false;  // self_zero: this block zeroed `out` (known to warp 0 only; common.cuh)
   if constexpr (kSelfZero) {
     if (!one_unit && threadIdx.x < 32)
@@ -596,6 +625,14 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     }
   }
   counter.flush();
+
+  if constexpr (kWindow > 0) {  // the window's counts join the global histogram (this warp's copy)
+    __syncthreads();
+    for (int i = threadIdx.x; i < kWindow; i += kBlock) {
+      const unsigned c = smem[i];
+      if (c != 0) global_add(counter.out, copy_slot(counter.window_base + i), block_count(c));
+    }
+  }
 
   if constexpr (kPriv != Privatization::global) {
     __syncthreads();

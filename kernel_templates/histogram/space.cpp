@@ -154,6 +154,7 @@ constexpr auto kSmallNPaths = std::tuple{
 //     on a few addresses of the one global histogram, and R copies spread them over R times as many; a second
 //     kernel sums the copies into the output (no zeroing launch).
 bool many_bins(const HistogramProblem& p) { return p.counters() * sizeof(unsigned) > 48 * 1024; }
+bool many_bins_streams(const HistogramProblem& p) { return many_bins(p) && streams(p); }
 //     Striped copies (lay=striped) also spread a hot band's neighbouring bins, which share a cache line (and so an
 //     L2 slice) in a plain copy, over as many lines: with warp aggregation, the combination that won on skewed
 //     samples. Copies interleaved in chunks of 256 counters (chunk=256) put a hot band's R copies 1 KiB apart in
@@ -170,6 +171,19 @@ constexpr auto kGlobalCopies = std::tuple{
     group(fixed(&C::privatization, P::global), fixed(&C::chunk, 256), values(&C::replicas, {4, 16, 32}),
           fixed(&C::block, 512), values(&C::loads, {1, 2}), fixed(&C::aggregation, A::warp))
         .only_if(many_bins)};
+
+// 14. A window of shared counters beside the global histogram (win=N), for bins that fit no 48 KiB of shared
+//     counters: each block counts the bins around one sample it reads in shared memory (4096 or 16384 of them,
+//     16 or 64 KiB) and the rest by global atomics. Skewed samples (a hot band of a few bins) then cost shared
+//     atomics, where global atomics or copies of the histogram pile onto a few addresses; on spread samples the
+//     window costs a compare per sample.
+constexpr auto kWindows = std::tuple{
+    group(fixed(&C::privatization, P::global), values(&C::window, {4096, 16384}), values(&C::block, {512, 1024}),
+          values(&C::loads, {1, 2}), values(&C::aggregation, {A::none, A::warp}))
+        .only_if(many_bins),
+    group(fixed(&C::load_cs, true), fixed(&C::privatization, P::global), values(&C::window, {4096, 16384}),
+          fixed(&C::block, 512), values(&C::loads, {2, 4}))
+        .only_if(many_bins_streams)};
 
 // 12. Evict-first sample loads (ld=cs, 16-byte loads) for inputs of 8 MiB and more: the shapes that win there in
 //     groups 2, 3, 5, 8 and 11 (shared copies R = 1, 4, 32 with 512 or 1024 threads, values counted with R = 16 or
@@ -193,7 +207,8 @@ constexpr auto kStreaming = std::tuple{
         .only_if(streams)};
 
 constexpr auto kSpace = space(histogram_violation, kCommon, narrow_loads<4>(), narrow_loads<8>(), kSmallBlocks, kValues,
-                              kCoverN.only_if(large_n), kSmallNPaths, kStreaming, kGlobalCopies)
+                              kCoverN.only_if(large_n), kSmallNPaths, kStreaming, kGlobalCopies,
+                              kWindows)
                             .leaving_out(too_many_bins_for_last_block);
 
 }  // namespace

@@ -584,6 +584,66 @@ TEST_SUITE("config") {
     CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), [](auto& x) { return x.chunk > 0; }) == 6);
   }
 
+  TEST_CASE("a window of shared counters beside a global histogram (win=N): in the key only when set, a power of two "
+            "from 1024 to 32768 with priv=global only, 4 bytes a counter of shared memory, measured only where the bins "
+            "fit no 48 KiB of shared counters") {
+    const std::string plain =
+        "priv=global,R=1,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0";
+    const auto parsed = HistogramConfig::parse(plain + ",win=4096");
+    REQUIRE(parsed);
+    CHECK(parsed->window == 4096);
+    CHECK(parsed->key() == plain + ",win=4096");
+    CHECK(HistogramConfig::parse(plain)->window == 0);  // keys written before the field keep their meaning
+    CHECK_FALSE(HistogramConfig::parse(plain + ",win=x"));
+    CHECK_FALSE(HistogramConfig::parse(plain + ",win=-4096"));
+    // After the layout fields of global copies.
+    const auto copies = HistogramConfig::parse(kPlainCopies + ",chunk=256,win=16384");
+    REQUIRE(copies);
+    CHECK(copies->key() == kPlainCopies + ",chunk=256,win=16384");
+
+    const HistogramProblem big = make(SampleType::f32, 1 << 20, 0, 1), few = make(SampleType::f32, 100, 0, 1);
+    CHECK(parsed->shared_bytes(big) == 16384);
+    CHECK(parsed->shared_bytes(few) == 16384);  // the window holds every bin: still its 4096 counters
+    HistogramConfig none = *parsed;
+    none.window = 0;
+    CHECK(none.shared_bytes(big) == 0);
+
+    auto why = [&](const HistogramProblem& p, auto edit) { return why_invalid_from(*parsed, p, edit); };
+    CHECK(why(big, [](auto&) {}) == "");
+    CHECK(why(few, [](auto&) {}) == "");  // fewer bins than the window: it starts at bin 0 and holds them all
+    CHECK(why(big, [](auto& x) { x.window = 1024; }) == "");
+    CHECK(why(big, [](auto& x) { x.window = 32768; }) == "");
+    for (int bad : {512, 3000, 65536})
+      CHECK(why(big, [bad](auto& x) { x.window = bad; }).find("not a power of two from 1024 to 32768") !=
+            std::string::npos);
+    CHECK(why(big, [](auto& x) { x.privatization = Privatization::shared; }).find("priv=global") != std::string::npos);
+    // 32768 counters are 128 KiB: within an H100 block's 227 KiB; a block of 96 KiB (sm_70) does not hold them,
+    // and a transfer there drops the window.
+    const DeviceInfo h100 = test::h100_device("GPU-window");
+    HistogramConfig wide = *parsed;
+    wide.window = 32768;
+    CHECK(histogram_violation(big, wide, &h100) == "");
+    DeviceInfo small = h100;
+    small.shared_per_block_optin = 96 * 1024;
+    CHECK(histogram_violation(big, wide, &small).find("131072 bytes of shared memory") != std::string::npos);
+    const auto a = family_named("histogram").adapt_config(Problem(big), Config(wide), &small);
+    REQUIRE(a.has_value());
+    CHECK(a->config.key() == plain);
+    CHECK(a->change == "win=0");
+
+    // The space: 16 windowed variants (4096 and 16384 counters, 512 and 1024 threads, one or two loads, warp
+    // aggregation or none) past 48 KiB of shared counters, 4 more with evict-first loads for inputs from 8 MiB.
+    auto windowed = [](const auto& c) { return c.window > 0; };
+    CHECK(count_if(histogram_space(make(SampleType::f32, 12288, 0, 1)), windowed) == 0);
+    CHECK(count_if(histogram_space(make(SampleType::f32, 12289, 0, 1)), windowed) == 16);
+    HistogramProblem streamed = big;
+    streamed.n = 64ull << 20;
+    const auto space = histogram_space(streamed);
+    CHECK(count_if(space, windowed) == 20);
+    CHECK(count_if(space, [](auto& c) { return c.window > 0 && c.load_cs; }) == 4);
+    CHECK(count_if(space, [](auto& c) { return c.window > 0 && c.privatization != Privatization::global; }) == 0);
+  }
+
   TEST_CASE("a transfer that moves to 16-bit counters takes warp aggregation on runs and constant samples only") {
     // The f16/32768 policy entry at 16M (32-bit counters, no aggregation) for f16 with 71379 bins: 279 KiB of 32-bit
     // counters fit no H100 block, 16-bit ones (140 KiB) do.
