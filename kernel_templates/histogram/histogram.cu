@@ -362,6 +362,17 @@ struct Counter {
   // The same for code that every lane of the warp executes together (full tiles).
   __device__ __forceinline__ void add_converged(int b) {
     if constexpr (kAggregation == Aggregation::warp) {
+      if constexpr (kWindow > 0) {
+        // A warp whose samples all fall in the window counts them there without aggregation: a hot band's shared
+        // atomics cost less than the match (H100, f32 with 1032012 bins on narrow samples at 227M: 308 us without
+        // aggregation, 848 with it), and only a warp whose samples leave the window meets global atomics, where
+        // aggregation pays (runs: 1045263 bins at 255M, 3767 us without it, 444 with it; 2026-12-06g-summary.md).
+        const unsigned w = static_cast<unsigned>(b - window_base);
+        if (__all_sync(0xFFFFFFFFu, w < static_cast<unsigned>(kWindow))) {
+          atomicAdd(window + w, 1u);
+          return;
+        }
+      }
       const unsigned peers = __match_any_sync(0xFFFFFFFFu, b);
       if (b >= 0 && (threadIdx.x & 31) == __ffs(peers) - 1) add_n(b, __popc(peers));
     } else {
