@@ -197,6 +197,7 @@ void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g)
                                      c.sizes[i].problem.key(), c.sizes[i].gpu, {}, 0, std::nullopt});
       // An entry measured on another GPU than the policy's (updated on an H100, say) is that GPU's evidence.
       if (!c.sizes[i].gpu.empty()) e.sizes.back().other_model = c.sizes[i].gpu != model_name(t.model_key);
+      e.sizes.back().one_block_up_to = problem.family().one_block_up_to(problem, c.sizes[i].config);
     }
     g.evidence.push_back(std::move(e));
   }

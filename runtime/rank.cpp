@@ -252,13 +252,23 @@ bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>&
 
 namespace {
 
-// The best size of evidence `e` for `n`.
+// The best size of evidence `e` for `n`. Of a policy, among the entries whose configuration runs n on the side of its
+// one-block path it ran its own n on, when there is one: a winner of one block carried to an n it reads in several
+// (or the other way round) runs another code path than was timed (H100: the policy's sumsq/bf16 winner of 64K, one
+// block there, at 135K 8.2 us where the entry it replaced ran 6.7, bench/results/2026-12-06g-summary.md). The
+// problem's own tuned sizes price that with the times their tunings measured (measured_between).
 Ranked best_size(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
                  std::size_t e, std::uint64_t n) {
-  Ranked best = price(costs, family, evidence, e, 0, n);
-  for (std::size_t s = 1; s < evidence[e].sizes.size(); ++s)
-    if (const Ranked r = price(costs, family, evidence, e, s, n); ranks_before(r, best, evidence)) best = r;
-  return best;
+  const std::vector<EvidenceSize>& sizes = evidence[e].sizes;
+  auto on_path = [&](const EvidenceSize& s) { return same_path(s, s.n, n); };
+  const bool any_on_path =
+      evidence[e].kind == ConfigSource::policy && std::any_of(sizes.begin(), sizes.end(), on_path);
+  std::optional<Ranked> best;
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    if (any_on_path && !on_path(sizes[s])) continue;
+    if (const Ranked r = price(costs, family, evidence, e, s, n); !best || ranks_before(r, *best, evidence)) best = r;
+  }
+  return *best;
 }
 
 }  // namespace

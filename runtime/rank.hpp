@@ -17,7 +17,9 @@
 // of those sizes is priced from the other's time alone: one block reading two tiles runs another code path than
 // several blocks handing partials over. Leave-one-out over an H100's tuned sizes, offline: the worst priced regret
 // of f32 sum 21.5 -> 7.5 % (bench/results/2026-12-06-summary.md); on a later H100 tune 25.2 -> 4.0 % with the
-// one-block path and the times interpolated geometrically (bench/results/2026-12-06e-summary.md).
+// one-block path and the times interpolated geometrically (bench/results/2026-12-06e-summary.md). A policy's entry
+// whose configuration ran its own size in one block does not serve an n it reads in several (or the other way round)
+// while another entry of that shape keeps its path (best_size; 2026-12-06g).
 //
 // shape and size are curves: 1 at distance 0
 // (the policy's shape curve starts at policy_own, the cost of the policy's own robust entry of a problem; at 1 for a

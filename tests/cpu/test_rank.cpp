@@ -342,6 +342,35 @@ TEST_SUITE("rank") {
     CHECK(predicted(ev, 0, 0, 4095) == 1.375);
   }
 
+  TEST_CASE("a policy entry whose configuration ran its own n in one block serves no n it reads in several while "
+            "another entry keeps its path; the problem's own tuned sizes are priced as before") {
+    // A policy shape with entries at 64K - 1 (A) and 1M - 1 (B). At 128K - 1, A is one doubling below (1 + 0.75/4),
+    // B three above (1 + 0.25 x 3/4), each times policy_own: 1.484375 both, and the tie goes to the fewer
+    // doublings, A.
+    std::vector<Evidence> ev{evidence(ConfigSource::policy, {{65535, A()}, {1048575, B()}})};
+    const std::uint64_t n = 131071;
+    CHECK(predicted(ev, 0, 0, n) == 1.484375);
+    CHECK(predicted(ev, 0, 1, n) == 1.484375);
+    CHECK(rank_at(costs(), "histogram", ev, n).front().size == 0);
+    // A read its 64K in one block and reads 128K in several (EvidenceSize::one_block_up_to): B serves, though its
+    // price is no lower.
+    ev[0].sizes[0].one_block_up_to = 65535;
+    CHECK(rank_at(costs(), "histogram", ev, n).front().size == 1);
+    REQUIRE(best_at(costs(), "histogram", ev, n));
+    CHECK(best_at(costs(), "histogram", ev, n)->size == 1);
+    // At its own n, and below it, A keeps its path: A.
+    CHECK(rank_at(costs(), "histogram", ev, 65535).front().size == 0);
+    CHECK(rank_at(costs(), "histogram", ev, 40000).front().size == 0);
+    // A policy of A alone still serves n: no entry keeps its path there, and the prices decide.
+    std::vector<Evidence> alone{evidence(ConfigSource::policy, {{65535, A()}})};
+    alone[0].sizes[0].one_block_up_to = 65535;
+    CHECK(rank_at(costs(), "histogram", alone, n).front().size == 0);
+    // The problem's own tuned sizes (nearest_size) are priced from their measured times where there are some
+    // (measured_between), else by the curves, as before: the tie, A.
+    ev[0].kind = ConfigSource::nearest_size;
+    CHECK(rank_at(costs(), "histogram", ev, n).front().size == 0);
+  }
+
   TEST_CASE("the gathered sizes of the problem's own shape carry each configuration's times at every tuned size that "
             "timed it, over the fastest there") {
     Cache cache(":memory:");
