@@ -59,7 +59,8 @@ const std::vector<HistogramProblem>& suite_problems() {
       make(SampleType::f32, 100, -1, 1, 4, 2),
       make(SampleType::u8, 256, 0, 256),
       make(SampleType::f32, 1000, -1, 1, 2, 2),
-      wide_rgba()};
+      wide_rgba(),
+      make(SampleType::f32, 100003, -2, 3)};
   return problems;
 }
 
@@ -308,7 +309,7 @@ TEST_SUITE("gpu_histimage") {
     std::filesystem::remove(path);
   }
   TEST_CASE("2D regions (padded, off the 16-byte grid, odd strides, short rows, spans with short or no gaps): u8 "
-            "RGBA 3 of 4, u8, RGB, f32, 64-bit counts") {
+            "RGBA 3 of 4, u8, RGB, f32, 64-bit counts, f32 of 100003 bins") {
     check_regions(make(SampleType::u8, 256, 0, 256, 4, 3), 2);
     check_regions(make(SampleType::u8, 256, 0, 256), 4);
     check_regions(make(SampleType::u8, 64, 16, 240, 3, 3), 4);
@@ -316,6 +317,10 @@ TEST_SUITE("gpu_histimage") {
     // A span's blocks take back counts that other blocks added: a block's total may be "negative", and 64-bit
     // counts must receive it sign-extended.
     check_regions(wide_rgba(), 5);
+    // Many bins: global atomics, copies of the global histogram and windows of shared counters (placed from a 2D
+    // region's first sample, or a span's sample at the block's share) over regions. Added 2026-12-06 (g), after the
+    // session's device time: first run by the next GPU check.
+    check_regions(make(SampleType::f32, 100003, -2, 3), 3);
   }
   TEST_CASE("2D: a stride shorter than a row, or not a whole number of pixels for pixel vectors, is refused") {
     const HistogramProblem p = make(SampleType::u8, 256, 0, 256, 4, 3);
