@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <vector>
 #include <string>
@@ -46,6 +48,22 @@ int count_if(const std::vector<HistogramConfig>& space, auto pred) {
   int n = 0;
   for (const auto& c : space) n += pred(c) ? 1 : 0;
   return n;
+}
+
+// A number field written ",name=N" after `plain` only when set: `plain` + ",name=value" parses to `value` in `member`
+// and prints back the same; `plain` alone keeps the field at 0 (keys written before it existed); a word or a negative
+// number is refused. The parsed configuration, for the case's other checks.
+HistogramConfig check_optional_number(const std::string& plain, const std::string& name, int HistogramConfig::*member,
+                                      int value) {
+  const std::string key = fmt::format("{},{}={}", plain, name, value);
+  const auto parsed = HistogramConfig::parse(key);
+  REQUIRE(parsed);
+  CHECK((*parsed).*member == value);
+  CHECK(parsed->key() == key);
+  CHECK((*HistogramConfig::parse(plain)).*member == 0);
+  CHECK_FALSE(HistogramConfig::parse(plain + "," + name + "=x"));
+  CHECK_FALSE(HistogramConfig::parse(fmt::format("{},{}=-{}", plain, name, value)));
+  return *parsed;
 }
 
 }  // namespace
@@ -542,13 +560,7 @@ TEST_SUITE("config") {
   TEST_CASE("copies interleaved in chunks (chunk=N): in the key only when set, a power of two from 32 to 65536, only "
             "for copies of a global histogram and not striped, each copy padded to whole chunks within the 16 MiB") {
     const std::string& plain = kPlainCopies;
-    const auto parsed = HistogramConfig::parse(plain + ",chunk=32");
-    REQUIRE(parsed);
-    CHECK(parsed->chunk == 32);
-    CHECK(parsed->key() == plain + ",chunk=32");
-    CHECK(HistogramConfig::parse(plain)->chunk == 0);  // keys written before the field keep their meaning
-    CHECK_FALSE(HistogramConfig::parse(plain + ",chunk=x"));
-    CHECK_FALSE(HistogramConfig::parse(plain + ",chunk=-32"));
+    const std::optional<HistogramConfig> parsed = check_optional_number(plain, "chunk", &HistogramConfig::chunk, 32);
 
     // 792570 bins: 24768 chunks of 32 (792576 counters per copy), 194 chunks of 4096 (794624).
     const HistogramProblem odd = make(SampleType::f32, 792570, -4, 296);
@@ -589,13 +601,7 @@ TEST_SUITE("config") {
             "fit no 48 KiB of shared counters") {
     const std::string plain =
         "priv=global,R=1,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0";
-    const auto parsed = HistogramConfig::parse(plain + ",win=4096");
-    REQUIRE(parsed);
-    CHECK(parsed->window == 4096);
-    CHECK(parsed->key() == plain + ",win=4096");
-    CHECK(HistogramConfig::parse(plain)->window == 0);  // keys written before the field keep their meaning
-    CHECK_FALSE(HistogramConfig::parse(plain + ",win=x"));
-    CHECK_FALSE(HistogramConfig::parse(plain + ",win=-4096"));
+    const std::optional<HistogramConfig> parsed = check_optional_number(plain, "win", &HistogramConfig::window, 4096);
     // After the layout fields of global copies.
     const auto copies = HistogramConfig::parse(kPlainCopies + ",chunk=256,win=16384");
     REQUIRE(copies);
