@@ -18,7 +18,9 @@ rows whose configuration the rule changed with the geometric mean of the time wi
 With --compared policy the compared handle is the one made from another policy (shape_bench --compare-policy DIR:
 an older policy.json against the embedded one), and the columns say so; with --compared atomic, the handle serving
 one-launch merges as measured (--compared one_launch: shape_bench --compare-self-zero-as-measured, the rule of
-runtime/one_launch.hpp off). With --compared zero it is the same
+runtime/one_launch.hpp off). With --compared preset it is the handle from the tuned cache with `--preset standard`
+added (untuned_grid.sh's HELD_OUT_COMPARE_CACHE), and the rows it makes more than 2 % slower are listed (#26: never
+worse with the preset). With --compared zero it is the same
 configuration with its output zeroed by a memset (untuned_grid.sh's HELD_OUT_COMPARE_ZERO=1, shape_bench
 --compare-memset-zero), and the gain is given over the rows whose configuration merges with atomics into the zeroed
 output (merge=atomic, no global copies: the rows the zeroing kernel changes) and, as a control, over the others.
@@ -91,12 +93,31 @@ def compared_gain(rows, compared="loads"):
     return out
 
 
+def preset_worse(rows, noise=1.02):
+    """#26's "never worse than without the preset, problem by problem, beyond noise (2 %)": every row whose handle
+    from the preset's cache ran more than `noise` times the plain cache's, and whether it ran another configuration
+    (the same one slower is the run's spread, not a choice)."""
+    timed = {k: v for k, v in rows.items() if v["compared"] > 0 and v["tuned"] > 0}
+    worse = sorted(((v["compared"] / v["tuned"], k, v) for k, v in timed.items() if v["compared"] > noise * v["tuned"]),
+                   reverse=True)
+    out = [f"\nWith the preset, slower than without it by more than {100 * (noise - 1):.0f} %: {len(worse)} of "
+           f"{len(timed)} rows ({sum(1 for r, k, v in worse if v['compared_config'] != v['config'])} of them with "
+           "another configuration)."]
+    if worse:
+        out.append("\n| problem | without (us) | with the preset (us) | slower | configuration with the preset |\n"
+                   "|---|---:|---:|---:|---|")
+        out += [f"| `{k}` | {v['tuned']:.1f} | {v['compared']:.1f} | {100 * (r - 1):+.1f} % | "
+                + ("the same" if v["compared_config"] == v["config"] else f"`{v['compared_config']}`") + " |"
+                for r, k, v in worse]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("new", nargs="+")
     ap.add_argument("--before")
     ap.add_argument("--title", default="The held-out grid")
-    ap.add_argument("--compared", choices=("loads", "policy", "zero", "one_launch"), default="loads",
+    ap.add_argument("--compared", choices=("loads", "policy", "zero", "one_launch", "preset"), default="loads",
                     help="what the compared handle is: the size rule off (loads), another policy (policy), or the "
                          "output zeroed by a memset (zero)")
     a = ap.parse_args()
@@ -107,6 +128,8 @@ def main():
         "zero": (("rows", "time zeroed by memset / by the overlapped kernel"), "memset zeroing (us)"),
         "one_launch": (("rows the one-launch rule changed", "time with self_zero as measured / with the rule"),
                        "self_zero as measured (us)"),
+        "preset": (("rows the preset's cache serves differently", "time with the preset / without it"),
+                   "with the preset (us)"),
     }[a.compared]
     new = {}
     for path in a.new:
@@ -129,6 +152,8 @@ def main():
     if compared:
         print(f"\n| family | {what[0]} | {what[1]}, geometric mean | least | most |\n|---|---:|---:|---:|---:|")
         print("\n".join(compared_gain(new, a.compared)))
+        if a.compared == "preset":
+            print("\n".join(preset_worse(new)))
     print("\n| problem | policy (us) | tuned (us) | CUB (us) | vs CUB |" + (" regret |" if exact else "")
           + (f" {column} |" if compared else "") + (" before (us) | before vs CUB |" if old else "")
           + " configuration |")

@@ -16,6 +16,11 @@
 #                   of the evict-first rule (2026-12-05i) and of the grid rule (2026-12-05h): bench/policy_ab.sh on
 #                   the lookups each rule changed, the old lookup pinned (bench/pin_lookups.py)
 #           fresh   the held-out grid of SEED (default 20261206), rows ROWS (default 0:100), compared as in `first`
+#           preset  `autotune tune --preset standard` on a copy of the plain tune's cache (STATE/preset.db; resumed by
+#                   the next call while the machine stays warm: on an H200 it took 328 s on 3689e9b), its wall time in
+#                   preset.log; once it has finished, the held-out grid of SEED (default 20261206), rows ROWS, with
+#                   each row's handle from both caches timed in the same rounds (#26: never worse with the preset;
+#                   bench/held_out_table.py --compared preset). Two calls of this step do all of it.
 #
 # The seed of `first` and `rest` is the one with a measured "before" on this card: 20261204 on an H200 (7830c02,
 # bench/results/2026-12-04h-h200-held-out-grid.md), 20261205 on an H100 (f93b74f, 2026-12-05h-data). The plain tune
@@ -23,14 +28,14 @@
 # finds none tunes again (about 100 s). OUT gets a copy of the tuned cache without cubins (bench/strip_cubins.py),
 # for offline replays. BUDGET (default 575) is the seconds a call may take; each step gets what is left.
 #
-# What comes back from a device call is at most 8 files (/work/.library/device/README.md, Limits), and a grid writes
-# three files a row: 2026-12-06's first call lost its grid log that way. So the steps write to a work folder, and OUT
-# gets at most four files: the grid's log (held-out-SEED-A-B.log), tune.log, the cubin-free cache, and everything
+# What comes back from a device call is at most 8 files (the GPU machine's limit), and a grid writes three files a
+# row: 2026-12-06's first call lost its grid log that way. So the steps write to a work folder, and OUT gets at most
+# five files: the grid's log (held-out-SEED-A-B.log), tune.log, preset.log, the cubin-free cache, and everything
 # (those too) in untuned-check-STEP.tar.gz.
 set -uo pipefail
 bin=${1:?BIN (the unpacked binaries)}
 final_out=${2:?OUT}
-step=${3:?STEP: first, rest or fresh}
+step=${3:?STEP: first, rest, fresh or preset}
 commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 state=${STATE:-/tmp/autotune-untuned-check}
 t0=$SECONDS
@@ -41,7 +46,7 @@ out=$(mktemp -d "$state/work-$step-XXXXXX")
 # OUT gets the few files a reader opens first, and one tarball of the work folder (all of it).
 deliver() {
   local f
-  for f in "$out"/held-out-*.log "$out"/tune.log "$out"/tuned-slim-*.db; do
+  for f in "$out"/held-out-*.log "$out"/tune.log "$out"/preset.log "$out"/tuned-slim-*.db; do
     [ -f "$f" ] && cp "$f" "$final_out/"
   done
   tar -C "$out" -czf "$final_out/untuned-check-$step.tar.gz" . && rm -rf "$out"
@@ -93,11 +98,22 @@ case $step in
     ab stream bench/results/2026-12-05i-data pinned-before-stream lookups-changed-stream || rc=1
     ab grid bench/results/2026-12-05h-data pinned-before-grid lookups-changed-grid || rc=1
     ;;
+  preset)
+    tune || exit 1
+    PRESET_LIMIT=$(($(left) - 20)) bench/untuned_grid.sh "$bin" "$state" preset "$commit" || rc=1
+    cp "$state/preset.log" "$out/preset.log"
+    if tail -1 "$state/preset.log" | grep -q "rc=0 in"; then
+      rc=0
+      HELD_OUT_COMPARE_CACHE="$state/preset.db" grid "${SEED:-20261206}" "${ROWS:-0:100}" $(($(left) - 30)) none || rc=1
+    else
+      echo "untuned_check: the preset has not finished (preset.log); call this step again to resume it"
+    fi
+    ;;
   fresh)
     tune || exit 1
     grid "${SEED:-20261206}" "${ROWS:-0:100}" $(($(left) - 30)) "${COMPARE:-zero}" || rc=1
     ;;
-  *) echo "untuned_check: STEP is first, rest or fresh, not $step" >&2; exit 2 ;;
+  *) echo "untuned_check: STEP is first, rest, fresh or preset, not $step" >&2; exit 2 ;;
 esac
 echo "untuned_check: $step done in $((SECONDS - t0)) s, rc=$rc"
 exit $rc

@@ -28,7 +28,9 @@
 #                       (regret), keeping the measurements in OUT/exact-held-out-SEED-A-B[-row-I].db;
 #                       HELD_OUT_COMPARE_LOADS=1 times each row's handle without the evict-first size rule too;
 #                       HELD_OUT_COMPARE_ZERO=1 instead times it with merge=atomic zeroing by memset;
-#                       HELD_OUT_COMPARE_ONE_LAUNCH=1 with one-launch merges served as measured (the rule off)
+#                       HELD_OUT_COMPARE_ONE_LAUNCH=1 with one-launch merges served as measured (the rule off);
+#                       HELD_OUT_COMPARE_CACHE=FILE: the handle of another cache too (OUT/preset.db: the preset's A/B),
+#                       HELD_OUT_COMPARE_POLICY=DIR: the handle made from DIR's policy files too
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
 #                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,
@@ -133,6 +135,12 @@ run_held_out() {
   # HELD_OUT_COMPARE_ONE_LAUNCH=1: each row's tuned handle also made with AUTOTUNE_SELF_ZERO_AS_MEASURED=1 (the
   # rule of runtime/one_launch.hpp off), timed in the same rounds.
   [ "${HELD_OUT_COMPARE_ONE_LAUNCH:-0}" = 1 ] && args+=(--compare-self-zero-as-measured)
+  # HELD_OUT_COMPARE_CACHE=FILE: each row's handle from FILE too (the tuned cache with `--preset standard` added,
+  # PART preset's OUT/preset.db), timed in the same rounds: #26's "never worse with the preset" (held_out_table.py
+  # --compared preset). HELD_OUT_COMPARE_POLICY=DIR: the tuned cache's handle made from DIR's policy too (shape_bench
+  # --compare-policy; --compared policy).
+  [ -n "${HELD_OUT_COMPARE_CACHE:-}" ] && args+=(--compare-cache "$HELD_OUT_COMPARE_CACHE")
+  [ -n "${HELD_OUT_COMPARE_POLICY:-}" ] && args+=(--compare-policy "$HELD_OUT_COMPARE_POLICY")
   local t0=$SECONDS rc=0
   if [ "${HELD_OUT_PROCESSES:-row}" = one ]; then
     [ "$exact" = 1 ] && rm -f "$out/exact-$name.db" && args+=(--exact-cache "$out/exact-$name.db")

@@ -182,7 +182,7 @@ std::string model_name(const std::string& model_key) { return model_key.substr(0
 
 void policy_evidence(const LookupTarget& t, const Problem& problem, Gathered& g) {
   const Policy& policy = family_policy(problem.family_name());
-  for (PolicyChoice& c : policy_shapes(policy, problem, t.device ? &*t.device : nullptr)) {
+  for (PolicyChoice& c : policy_shapes(policy, problem, t.device ? &*t.device : nullptr, model_name(t.model_key))) {
     Evidence e;
     e.kind = ConfigSource::policy;
     e.shape = c.shape.shape_key();

@@ -52,8 +52,16 @@ Policy parse_policy(std::string_view family, std::string_view text) {
     if (e.contains("worst_slowdown") && e["worst_slowdown"].is_number())
       entry.worst_slowdown = e["worst_slowdown"].get<double>();
     if (e.contains("gpu") && e["gpu"].is_string()) entry.gpu = e["gpu"].get<std::string>();
+    if (entry.gpu == p.gpu) entry.gpu.clear();  // the policy's own GPU, said twice
     p.entries.push_back(std::move(entry));
   }
+  // A problem may hold one entry per GPU model it was measured on (policy_shapes serves the target's own), never two
+  // of one: which of them serves would be the file's order.
+  std::map<std::pair<std::string, std::string>, int> seen;
+  for (const PolicyEntry& e : p.entries)
+    if (++seen[{e.problem.key(), e.gpu}] == 2)
+      throw fail(fmt::format("two entries of {} measured on {}", e.problem.key(),
+                             e.gpu.empty() ? (p.gpu.empty() ? std::string("the policy's GPU") : p.gpu) : e.gpu));
   return p;
 }
 
@@ -135,8 +143,34 @@ PolicyChoice shape_choice(const Policy& policy, const Problem& problem, double d
 
 }  // namespace
 
+namespace {
+
+// Which of a problem's entries serves on the GPU named `gpu`: the one measured on it, else the policy's own GPU's,
+// else the first in the file. An entry per problem key (the index into policy.entries).
+std::map<std::string, std::size_t> entry_per_problem(const Policy& policy, std::string_view gpu) {
+  auto rank = [&](const PolicyEntry& e) {
+    if (!gpu.empty() && (e.gpu.empty() ? policy.gpu : e.gpu) == gpu) return 0;
+    return e.gpu.empty() ? 1 : 2;
+  };
+  std::map<std::string, std::size_t> out;
+  for (std::size_t i = 0; i < policy.entries.size(); ++i) {
+    const auto [it, added] = out.emplace(policy.entries[i].problem.key(), i);
+    if (!added && rank(policy.entries[i]) < rank(policy.entries[it->second])) it->second = i;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& problem, const DeviceInfo* device) {
+  return policy_shapes(policy, problem, device, {});
+}
+
+std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& problem, const DeviceInfo* device,
+                                        std::string_view gpu) {
   const KernelFamily& family = problem.family();
+  const std::map<std::string, std::size_t> serving =
+      entry_per_problem(policy, gpu.empty() && device ? std::string_view(device->name) : gpu);
   // The entries this problem can use, by shape, with their distance.
   struct Shape {
     double distance = 0.0;
@@ -144,8 +178,9 @@ std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& pro
     std::vector<std::pair<PolicyEntry, std::string>> entries;
   };
   std::map<std::string, Shape> shapes;
-  for (const PolicyEntry& e : policy.entries) {
-    if (e.problem.family_name() != problem.family_name()) continue;
+  for (std::size_t i = 0; i < policy.entries.size(); ++i) {
+    const PolicyEntry& e = policy.entries[i];
+    if (e.problem.family_name() != problem.family_name() || serving.at(e.problem.key()) != i) continue;
     // Where the distribution is not part of the shape, an entry of the default distribution is fitted to serve any
     // (a histogram's is robust across them); one of another distribution serves that distribution only.
     const bool of_distribution =

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/device.hpp"
@@ -28,7 +29,8 @@ struct PolicyEntry {
   Config config;
   double time_ms = 0.0;         ///< its measured time on the policy's GPU (uniform samples)
   double worst_slowdown = 1.0;  ///< its worst slowdown across the distributions it was fitted on
-  std::string gpu;              ///< the GPU it was measured on where not the policy's ("" = the policy's)
+  std::string gpu;              ///< the GPU it was measured on where not the policy's ("" = the policy's); a problem
+                                ///< holds at most one entry per GPU (parse_policy)
 };
 
 /// A family's parsed policy: its entries and where they come from.
@@ -66,8 +68,12 @@ struct PolicyChoice {
 };
 /// Every shape of `policy` that can serve `problem` (entries of a compatible shape whose configurations are valid for
 /// it and, when `device` is given, fit the device), closest first (policy_distance, then entries of the problem's own
-/// distribution before robust ones, then the nearest size, then the shape key).
+/// distribution before robust ones, then the nearest size, then the shape key). Of a problem measured on several GPU
+/// models (an entry each), the one of the GPU named `gpu` (DeviceInfo::name; the device's when not given) serves,
+/// else the policy's own GPU's: an H100's entry of a shape the H200's preset fitted serves the H100 alone.
 std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& problem, const DeviceInfo* device);
+std::vector<PolicyChoice> policy_shapes(const Policy& policy, const Problem& problem, const DeviceInfo* device,
+                                        std::string_view gpu);
 /// The policy's closest shape for `problem` (policy_shapes' first; nullopt when there is none).
 std::optional<PolicyChoice> policy_choice(const Problem& problem, const DeviceInfo* device);
 /// The same from an explicit policy (tests).

@@ -21,7 +21,11 @@ With --update, LOG holds some problems of the policy tuned again (e.g. `autotune
 entry is kept, and the provenance lists the update (date, commit, command, data) after the original run's. A problem
 of a shape the policy holds at other sizes only is added among that shape's entries (a new size). With
 --add-shapes, a problem of a shape the policy does not hold yet is added too: the new shapes' entries follow the
-others, by shape and size.
+others, by shape and size. A problem holds one entry per GPU it was measured on (an entry of another GPU than the
+policy's says so: "gpu"), and the runtime serves each GPU its own entry, else the policy's GPU's
+(runtime/policy.hpp, policy_shapes). By default an update's entry replaces every GPU's entry of its problem (the
+variant space changed: the old measurements miss a field); with --beside only the entry measured on --gpu is
+replaced, and one measured on another GPU stays (an H100's entries beside the H200's preset).
 """
 import argparse
 import gzip
@@ -156,35 +160,51 @@ def log_arguments(doc, writes):
 
 
 def update(family, es, args):
-    """The family's policy.json with the entries of `es` replacing those of the same problem; None if it has none."""
+    """The family's policy.json with the entries of `es` replacing those of the same problem; None if it has none.
+    With args.beside, only the problem's entry measured on args.gpu is replaced, and one measured on another GPU stays:
+    the new entry is added after it (a problem holds one entry per GPU; the runtime serves the target GPU's own,
+    runtime/policy.hpp policy_shapes)."""
     path = f"kernel_templates/{family}/policy.json"
     with open(path) as f:
         doc = json.load(f)
+    own_gpu = doc["provenance"].get("gpu")
+    gpu_of = lambda e: e.get("gpu", own_gpu)
     new = {k: (c, w, ms) for k, c, w, ms in es}
-    added = sorted(set(new) - {e["problem"] for e in doc["entries"]})
+    mine = lambda e: e["problem"] in new and (not args.beside or gpu_of(e) == args.gpu)
+    added = sorted(set(new) - {e["problem"] for e in doc["entries"] if mine(e)})
     unknown = [k for k in added if shape_of(k) not in {shape_of(e["problem"]) for e in doc["entries"]}]
     if unknown and not args.add_shapes:
         sys.exit(f"--update: {path} has no entry of the shape of " + ", ".join(unknown) + " (--add-shapes adds it)")
     for k in sorted(unknown, key=lambda k: (shape_of(k), int(field(k, "n")))):
-        doc["entries"].append({"problem": k, "config": "", "time_ms": 0})
+        doc["entries"].append({"problem": k, "config": "", "time_ms": 0, "gpu": args.gpu})
     added = [k for k in added if k not in unknown]
-    for k in added:  # a new size of a known shape: placed among its shape's entries, by n
+    for k in added:  # a new size of a known shape (or, --beside, a new GPU's entry): among its shape's entries, by n
         same = [i for i, e in enumerate(doc["entries"]) if shape_of(e["problem"]) == shape_of(k)]
-        after = [i for i in same if int(field(doc["entries"][i]["problem"], "n")) < int(field(k, "n"))]
-        doc["entries"].insert(after[-1] + 1 if after else same[0], {"problem": k, "config": "", "time_ms": 0})
+        after = [i for i in same if int(field(doc["entries"][i]["problem"], "n")) <= int(field(k, "n"))]
+        doc["entries"].insert(after[-1] + 1 if after else same[0], {"problem": k, "config": "", "time_ms": 0,
+                                                                     "gpu": args.gpu})
+    kept, done = [], set()
     for e in doc["entries"]:
-        if e["problem"] in new:
-            c, w, ms = new[e["problem"]]
-            was = f"{e['config']} ({e['time_ms']} ms)" if e["config"] else "(new)"
-            print(f"  {e['problem']}: {was} -> {c} ({ms} ms)")
-            e.update({"config": c, "worst_slowdown": round(w, 4), "time_ms": ms})
-            if args.gpu != doc["provenance"].get("gpu"):  # measured on another GPU than the policy's
-                e["gpu"] = args.gpu
-            else:
-                e.pop("gpu", None)
+        if not mine(e):
+            kept.append(e)
+            continue
+        if e["problem"] in done:  # without --beside, one entry replaces every GPU's entry of its problem
+            print(f"  {e['problem']}: {e['config']} (measured on {gpu_of(e)}) dropped")
+            continue
+        done.add(e["problem"])
+        c, w, ms = new[e["problem"]]
+        was = f"{e['config']} ({e['time_ms']} ms)" if e["config"] else "(new)"
+        print(f"  {e['problem']}: {was} -> {c} ({ms} ms)" + (f" on {args.gpu}" if args.beside else ""))
+        e.update({"config": c, "worst_slowdown": round(w, 4), "time_ms": ms})
+        if args.gpu != own_gpu:  # measured on another GPU than the policy's
+            e["gpu"] = args.gpu
+        else:
+            e.pop("gpu", None)
+        kept.append(e)
+    doc["entries"] = kept
     doc["provenance"].setdefault("updates", []).append(
         {"date": args.date, "commit": args.commit, "gpu": args.gpu, "command": args.command, "data": args.source,
-         "entries": len(new)})
+         "entries": len(new)} | ({"beside": True} if args.beside else {}))
     doc["provenance"]["data"] += "; updated from " + args.source
     return path, doc
 
@@ -194,6 +214,9 @@ def main():
     ap.add_argument("--model-key", default="")
     ap.add_argument("--update", action="store_true", help="replace the entries of LOG's problems, keep the others")
     ap.add_argument("--add-shapes", action="store_true", help="with --update: also add shapes the policy lacks")
+    ap.add_argument("--beside", action="store_true",
+                    help="with --update: keep the entries of LOG's problems measured on other GPUs than --gpu and add "
+                         "--gpu's beside them (the runtime serves each GPU its own); without it one entry replaces all")
     ap.add_argument("--command", default="", help="with --update: the commands that tuned LOG's problems")
     ap.add_argument("--per-dist", type=float, default=0.0, metavar="X",
                     help="histograms: also an entry of a distribution's own winner where the robust configuration "

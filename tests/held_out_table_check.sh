@@ -46,5 +46,22 @@ zwant() { grep -qF -- "$1" "$tmp/z.md" || { echo "FAIL: --compared zero: no line
 zwant "| histogram, zeroing kernel | 2 | 0.995 | 0.900 | 1.100 |"
 zwant "| histogram, other merges (control) | 2 | 1.025 | 1.000 | 1.050 |"
 zwant "memset zeroing (us)"
+# --compared preset: the rows the preset's cache makes more than 2 % slower, by hand: A 4.4/4.0 = +10.0 % (the same
+# configuration), C 12.6/12.0 = +5.0 % (another); B 10.1/10.0 = +1.0 % is within the noise.
+pline() {  # pline KEY TUNED COMPARED COMPARED_CONFIG
+  echo "row 0 rc=0 shape_bench: $1 policy $2 us, tuned $2 us (priv=shared,R=1), exact 0.0 us, CUB 50.0 us, compared $3 us ($4)"
+}
+{
+  pline "$A" 4.0 4.4 "priv=shared,R=1"
+  pline "$B" 10.0 10.1 "priv=shared,R=4"
+  pline "$C" 12.0 12.6 "priv=global,R=1"
+} > "$tmp/preset.log"
+python3 "$repo/bench/held_out_table.py" "$tmp/preset.log" --compared preset > "$tmp/p.md" ||
+  { echo "FAIL: held_out_table.py --compared preset exited non-zero"; fail=1; }
+pwant() { grep -qF -- "$1" "$tmp/p.md" || { echo "FAIL: --compared preset: no line '$1'"; cat "$tmp/p.md"; fail=1; }; }
+pwant "slower than without it by more than 2 %: 2 of 3 rows (1 of them with another configuration)."
+pwant "| \`$A\` | 4.0 | 4.4 | +10.0 % | the same |"
+pwant "| \`$C\` | 12.0 | 12.6 | +5.0 % | \`priv=global,R=1\` |"
+grep -qF "\`$B\` | 10.0 | 10.1 |" "$tmp/p.md" && { echo "FAIL: --compared preset lists B (+1.0 %)"; fail=1; }
 [ $fail = 0 ] && echo "held_out_table_check: OK"
 exit $fail

@@ -210,6 +210,73 @@ TEST_SUITE("policy") {
     CHECK(own.find("measured on") == std::string::npos);
   }
 
+  TEST_CASE("a problem with an entry of each of two GPUs serves each GPU its own entry, and any other GPU the policy's "
+            "own; two entries of one problem measured on one GPU are refused") {
+    const std::string h100_name = test::h100_device("GPU-x").name;
+    auto measured_on = [](const HistogramProblem& q, const std::string& config, const std::string& gpu) {
+      return fmt::format(R"({{"problem": "{}", "config": "{}", "gpu": "{}"}})", q.key(), config, gpu);
+    };
+    // The policy's own (Test GPU) entry of f32/4096 at 1M holds kMid, the H100's kFew; 16M holds the policy's alone.
+    const std::string both = entry(f32(4096, 1 << 20), kMid) + "," + measured_on(f32(4096, 1 << 20), kFew, h100_name) +
+                             "," + entry(f32(4096, 1 << 24), kMany);
+    const Policy p = parse_policy("histogram", policy_text(both));
+    REQUIRE(p.entries.size() == 3);
+    const HistogramProblem wanted = f32(4000, 1 << 20);
+    const DeviceInfo h100 = test::h100_device("GPU-two-gpus");
+    DeviceInfo other = h100;
+    other.name = "Another GPU";
+    auto served_on = [&](const DeviceInfo* device, std::string_view gpu) {
+      const auto shapes = policy_shapes(p, wanted, device, gpu);
+      REQUIRE(shapes.size() == 1);
+      REQUIRE(shapes[0].sizes.size() == 2);  // one entry at 1M, whichever GPU's, and 16M
+      return shapes[0].config.key();
+    };
+    CHECK(served_on(&h100, h100_name) == kFew);
+    CHECK(served_on(&h100, "") == kFew);  // the device's name
+    CHECK(served_on(nullptr, h100_name) == kFew);
+    CHECK(served_on(nullptr, "Test GPU") == kMid);
+    CHECK(served_on(&other, "") == kMid);
+    CHECK(served_on(nullptr, "") == kMid);
+    CHECK(policy_choice(p, wanted, &h100)->why.find("(measured on " + h100_name + ")") != std::string::npos);
+    CHECK(policy_choice(p, wanted, &other)->why.find("measured on") == std::string::npos);
+    // The file's order does not decide: the H100's entry first serves the same.
+    const Policy swapped = parse_policy(
+        "histogram", policy_text(measured_on(f32(4096, 1 << 20), kFew, h100_name) + "," + entry(f32(4096, 1 << 20), kMid)));
+    CHECK(policy_choice(swapped, wanted, &other)->config.key() == kMid);
+    CHECK(policy_choice(swapped, wanted, &h100)->config.key() == kFew);
+
+    // Through the ranked lookup (untuned_sizes, the shipped costs): the H100 gets its entry, the H200 the policy's.
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / fmt::format("at_policy_gpus_{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    struct Unset {
+      std::filesystem::path dir;
+      ~Unset() {
+        ::unsetenv("AUTOTUNE_POLICY_DIR");
+        std::filesystem::remove_all(dir);
+      }
+    } unset{dir};
+    std::ofstream((dir / "histogram.json").string()) << policy_text(both);
+    ::setenv("AUTOTUNE_POLICY_DIR", dir.c_str(), 1);
+    auto lookup_on = [&](const DeviceInfo& d) {
+      LookupTarget target{d.model_key(), d.arch(), d.sm_count, 0};
+      target.device = d;
+      for (const SizeRange& r : untuned_sizes(target, Problem(wanted)).sizes)
+        if (r.n_from <= wanted.n && wanted.n <= r.n_to) return r.config.key();
+      return std::string("no range holds n");
+    };
+    CHECK(lookup_on(h100) == kFew);
+    CHECK(lookup_on(test::lookup_devices().front()) == kMid);  // the H200
+
+    // Two entries of one problem on one GPU: which serves would be the file's order. "gpu" naming the policy's own
+    // GPU is that GPU.
+    for (const std::string& twice : {entry(f32(4096, 1 << 20), kMid) + "," + entry(f32(4096, 1 << 20), kFew),
+                                     entry(f32(4096, 1 << 20), kMid) + "," + measured_on(f32(4096, 1 << 20), kFew, "Test GPU"),
+                                     measured_on(f32(4096, 1 << 20), kMid, h100_name) + "," +
+                                         measured_on(f32(4096, 1 << 20), kFew, h100_name)})
+      CHECK_THROWS_WITH_AS(parse_policy("histogram", policy_text(twice)), doctest::Contains("two entries of"), Error);
+  }
+
   TEST_CASE("an entry fitted on one distribution (dist=runs) serves problems of that distribution only, ahead of the "
             "robust entry of its shape; the robust entries serve every other distribution") {
     HistogramProblem runs = f32(4096, 1 << 20);
