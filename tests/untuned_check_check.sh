@@ -2,7 +2,8 @@
 # bench/untuned_check.sh, before a device call spends a minute on it: on each card it draws the seed that card has a
 # "before" for (H200 20261204, H100 20261205), pins the A/Bs with that card's old lookups (folders that exist, every
 # key of that card's list asked for), tunes once per state folder and sends back a cubin-free copy; `fresh` draws
-# 20261206; no GPU and an unknown step are refused; OUT holds what a device call brings back (at most 8 files, all
+# 20261206, and `preset` tunes the preset onto a copy of the plain cache, then times both caches' handles on it; no GPU
+# and an unknown step are refused; OUT holds what a device call brings back (at most 8 files, all
 # of the work in one tarball). Stand-ins (no GPU): nvidia-smi prints a card's name; autotune
 # writes a real cache for `tune` (tests/cache_writer) and runs the real binary otherwise; shape_bench records its
 # arguments.
@@ -16,7 +17,11 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" "$tmp/smi-h200" "$tmp/smi-h100"
 cat > "$tmp/bin/autotune" <<SH
 #!/usr/bin/env bash
-if [ "\$1" = tune ]; then echo tuned >> "$tmp/tunes"; exec "$real/cache_writer" "\$3" 0; fi
+if [ "\$1" = tune ]; then
+  echo "tuned \$*" >> "$tmp/tunes"
+  while [ \$# -gt 0 ]; do [ "\$1" = --cache ] && cache=\$2; shift; done
+  exec "$real/cache_writer" "\$cache" 0
+fi
 exec "$real/autotune" "\$@"
 SH
 cat > "$tmp/bin/shape_bench" <<SH
@@ -86,6 +91,13 @@ for card in h200 h100; do
   grep -q -- "--seed 20261206 .*--rows 0:1" "$tmp/shape_bench.args" ||
     { echo "FAIL: $card: fresh did not draw seed 20261206"; fail=1; }
   [ "$(grep -c . "$tmp/tunes")" = 1 ] || { echo "FAIL: $card: tuned $(grep -c . "$tmp/tunes") times, not once"; fail=1; }
+  # preset: the preset on a copy of the plain cache, then seed 20261206's rows with both caches' handles.
+  run $card preset ROWS=0:2
+  [ "$(grep -c -- "--preset standard --cache $tmp/state-$card/preset.db" "$tmp/tunes")" = 1 ] &&
+    grep -q -- "--seed 20261206 --tuned-cache $tmp/state-$card/tuned.db .*--compare-cache $tmp/state-$card/preset.db.* --rows 1:2" \
+      "$tmp/shape_bench.args" && [ -f "$tmp/out-$card-preset/preset.log" ] ||
+    { echo "FAIL: $card: preset did not tune the preset onto a copy and compare both caches' handles"; cat "$tmp/run.log";
+      cat "$tmp/shape_bench.args"; fail=1; }
 done
 
 mkdir -p "$tmp/smi-none"
@@ -96,6 +108,6 @@ rc=$?
 [ $rc = 2 ] && grep -q "found no GPU" "$tmp/run.log" || { echo "FAIL: without a GPU: rc=$rc"; cat "$tmp/run.log"; fail=1; }
 env PATH="$tmp/smi-h200:$PATH" bash bench/untuned_check.sh "$tmp/bin" "$tmp/out-bad" sideways test > "$tmp/run.log" 2>&1
 rc=$?
-[ $rc = 2 ] && grep -q "STEP is first, rest or fresh" "$tmp/run.log" || { echo "FAIL: an unknown step: rc=$rc"; fail=1; }
+[ $rc = 2 ] && grep -q "STEP is first, rest, fresh or preset" "$tmp/run.log" || { echo "FAIL: an unknown step: rc=$rc"; fail=1; }
 [ $fail = 0 ] && echo "untuned_check_check: OK"
 exit $fail

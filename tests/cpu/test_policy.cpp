@@ -277,6 +277,26 @@ TEST_SUITE("policy") {
       CHECK_THROWS_WITH_AS(parse_policy("histogram", policy_text(twice)), doctest::Contains("two entries of"), Error);
   }
 
+  TEST_CASE("the shipped histogram policy: u32 with 256 bins at 16K is served the H100's own entry on an H100 and the "
+            "H200's thread-block-cluster entry on an H200") {
+    HistogramProblem u32 = HistogramProblem::with_defaults(SampleType::u32, 256);
+    u32.n = 16384;
+    auto served_on = [&](const DeviceInfo& d) {
+      LookupTarget target{d.model_key(), d.arch(), d.sm_count, 0};
+      target.device = d;
+      for (const SizeRange& r : untuned_sizes(target, Problem(u32)).sizes)
+        if (r.n_from <= u32.n && u32.n <= r.n_to) return r;
+      FAIL("no range holds n");
+      return SizeRange{};
+    };
+    const SizeRange h100 = served_on(test::h100_device("GPU-shipped-h100"));
+    const SizeRange h200 = served_on(test::lookup_devices().front());
+    CHECK(h200.config.key().find("cluster=16") != std::string::npos);
+    CHECK(h200.why.find("measured on") == std::string::npos);
+    CHECK(h100.config.key().find("cluster=") == std::string::npos);
+    CHECK(h100.why.find("measured on NVIDIA H100 80GB HBM3") != std::string::npos);
+  }
+
   TEST_CASE("an entry fitted on one distribution (dist=runs) serves problems of that distribution only, ahead of the "
             "robust entry of its shape; the robust entries serve every other distribution") {
     HistogramProblem runs = f32(4096, 1 << 20);
