@@ -141,10 +141,6 @@ PolicyChoice shape_choice(const Policy& policy, const Problem& problem, double d
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // Which of a problem's entries serves on the GPU named `gpu`: the one measured on it, else the policy's own GPU's,
 // else the first in the file. An entry per problem key (the index into policy.entries).
 std::map<std::string, std::size_t> entry_per_problem(const Policy& policy, std::string_view gpu) {
