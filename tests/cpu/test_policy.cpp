@@ -59,6 +59,38 @@ std::string policy_text(const std::string& entries) {
             "command": "autotune tune --preset standard"}, "entries": [)" + entries + "]}";
 }
 
+// AUTOTUNE_POLICY_DIR naming a fresh folder whose histogram.json holds `text`, while the object lives: the variable
+// and the folder are gone after it, whatever the case asserts.
+class HistogramPolicyFile {
+ public:
+  HistogramPolicyFile(const std::string& name, const std::string& text)
+      : dir_(std::filesystem::temp_directory_path() / fmt::format("{}_{}", name, ::getpid())) {
+    std::filesystem::create_directories(dir_);
+    std::ofstream((dir_ / "histogram.json").string()) << text;
+    ::setenv("AUTOTUNE_POLICY_DIR", dir_.c_str(), 1);
+  }
+  ~HistogramPolicyFile() {
+    ::unsetenv("AUTOTUNE_POLICY_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  HistogramPolicyFile(const HistogramPolicyFile&) = delete;
+  HistogramPolicyFile& operator=(const HistogramPolicyFile&) = delete;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// The range of the handle's size table (untuned_sizes: a cache holding nothing, the shipped costs) that serves
+// `problem`'s own n on `device`.
+SizeRange served_range(const DeviceInfo& device, const Problem& problem) {
+  LookupTarget target{device.model_key(), device.arch(), device.sm_count, 0};
+  target.device = device;
+  for (const SizeRange& r : untuned_sizes(target, problem).sizes)
+    if (r.n_from <= problem.n() && problem.n() <= r.n_to) return r;
+  FAIL("no range of the size table holds n=" << problem.n());
+  return {};
+}
+
 // Configurations of three regimes, spelled as the tuner writes them.
 const std::string kFew = "priv=shared,R=4,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0";
 const std::string kMid = "priv=shared,R=1,cbits=32,block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=self_zero,grid=0";
@@ -194,18 +226,11 @@ TEST_SUITE("policy") {
     // The shipped histogram policy's half-precision shapes were measured on an H100 (2026-12-05f): a bf16 lookup on
     // the H200 without a cache names that GPU in the range it serves, and an f32 lookup served by the H200's entries
     // does not.
-    DeviceInfo h200 = test::lookup_devices().front();
-    LookupTarget target{h200.model_key(), h200.arch(), h200.sm_count, 0};
-    target.device = h200;
+    const DeviceInfo h200 = test::lookup_devices().front();
     HistogramProblem bf16 = HistogramProblem::with_defaults(SampleType::bf16, 44);
     bf16.n = 1699000;
-    auto why_at = [&](const Problem& problem) {
-      for (const SizeRange& r : untuned_sizes(target, problem).sizes)
-        if (r.n_from <= problem.n() && problem.n() <= r.n_to) return r.why;
-      return std::string("no range holds n");
-    };
-    CHECK(why_at(Problem(bf16)).find("measured on NVIDIA H100 80GB HBM3") != std::string::npos);
-    const std::string own = why_at(Problem(f32(2048, 1 << 20)));
+    CHECK(served_range(h200, Problem(bf16)).why.find("measured on NVIDIA H100 80GB HBM3") != std::string::npos);
+    const std::string own = served_range(h200, Problem(f32(2048, 1 << 20))).why;
     CHECK(own.find("policy: tuned for n=1048576 of histogram/f32/bins=2048") != std::string::npos);
     CHECK(own.find("measured on") == std::string::npos);
   }
@@ -246,27 +271,9 @@ TEST_SUITE("policy") {
     CHECK(policy_choice(swapped, wanted, &h100)->config.key() == kFew);
 
     // Through the ranked lookup (untuned_sizes, the shipped costs): the H100 gets its entry, the H200 the policy's.
-    const std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / fmt::format("at_policy_gpus_{}", ::getpid());
-    std::filesystem::create_directories(dir);
-    struct Unset {
-      std::filesystem::path dir;
-      ~Unset() {
-        ::unsetenv("AUTOTUNE_POLICY_DIR");
-        std::filesystem::remove_all(dir);
-      }
-    } unset{dir};
-    std::ofstream((dir / "histogram.json").string()) << policy_text(both);
-    ::setenv("AUTOTUNE_POLICY_DIR", dir.c_str(), 1);
-    auto lookup_on = [&](const DeviceInfo& d) {
-      LookupTarget target{d.model_key(), d.arch(), d.sm_count, 0};
-      target.device = d;
-      for (const SizeRange& r : untuned_sizes(target, Problem(wanted)).sizes)
-        if (r.n_from <= wanted.n && wanted.n <= r.n_to) return r.config.key();
-      return std::string("no range holds n");
-    };
-    CHECK(lookup_on(h100) == kFew);
-    CHECK(lookup_on(test::lookup_devices().front()) == kMid);  // the H200
+    const HistogramPolicyFile file("at_policy_gpus", policy_text(both));
+    CHECK(served_range(h100, Problem(wanted)).config.key() == kFew);
+    CHECK(served_range(test::lookup_devices().front(), Problem(wanted)).config.key() == kMid);  // the H200
 
     // Two entries of one problem on one GPU: which serves would be the file's order. "gpu" naming the policy's own
     // GPU is that GPU.
@@ -281,16 +288,8 @@ TEST_SUITE("policy") {
             "H200's thread-block-cluster entry on an H200") {
     HistogramProblem u32 = HistogramProblem::with_defaults(SampleType::u32, 256);
     u32.n = 16384;
-    auto served_on = [&](const DeviceInfo& d) {
-      LookupTarget target{d.model_key(), d.arch(), d.sm_count, 0};
-      target.device = d;
-      for (const SizeRange& r : untuned_sizes(target, Problem(u32)).sizes)
-        if (r.n_from <= u32.n && u32.n <= r.n_to) return r;
-      FAIL("no range holds n");
-      return SizeRange{};
-    };
-    const SizeRange h100 = served_on(test::h100_device("GPU-shipped-h100"));
-    const SizeRange h200 = served_on(test::lookup_devices().front());
+    const SizeRange h100 = served_range(test::h100_device("GPU-shipped-h100"), Problem(u32));
+    const SizeRange h200 = served_range(test::lookup_devices().front(), Problem(u32));
     CHECK(h200.config.key().find("cluster=16") != std::string::npos);
     CHECK(h200.why.find("measured on") == std::string::npos);
     CHECK(h100.config.key().find("cluster=") == std::string::npos);
@@ -321,28 +320,13 @@ TEST_SUITE("policy") {
       CHECK_FALSE(shapes[0].of_distribution);
     }
     // Ranked with the shipped costs: the problem's own distribution's entry, where the robust one ties with it.
-    DeviceInfo h200 = test::lookup_devices().front();
-    LookupTarget target{h200.model_key(), h200.arch(), h200.sm_count, 0};
-    target.device = h200;
-    const std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / fmt::format("at_policy_dist_{}", ::getpid());
-    std::filesystem::create_directories(dir);
-    struct Unset {
-      std::filesystem::path dir;
-      ~Unset() {
-        ::unsetenv("AUTOTUNE_POLICY_DIR");
-        std::filesystem::remove_all(dir);
-      }
-    } unset{dir};
-    std::ofstream((dir / "histogram.json").string()) << policy_text(
-        entry(f32(4096, 1 << 20), kMid) + "," + entry(runs, kMany) + "," + entry(f32(64, 1 << 20), kFew));
-    ::setenv("AUTOTUNE_POLICY_DIR", dir.c_str(), 1);
+    const DeviceInfo h200 = test::lookup_devices().front();
+    const HistogramPolicyFile file("at_policy_dist", policy_text(entry(f32(4096, 1 << 20), kMid) + "," +
+                                                                 entry(runs, kMany) + "," + entry(f32(64, 1 << 20), kFew)));
     auto served = [&](const char* distribution) {
       HistogramProblem q = f32(4096, 1 << 20);
       q.distribution = distribution;
-      for (const SizeRange& r : untuned_sizes(target, Problem(q)).sizes)
-        if (r.n_from <= q.n && q.n <= r.n_to) return r.config.key();
-      return std::string("no range holds n");
+      return served_range(h200, Problem(q)).config.key();
     };
     CHECK(served("runs") == kMany);
     CHECK(served("uniform") == kMid);
