@@ -2,14 +2,16 @@
 """Keep a policy refit's entries that its A/B does not show slower (the step after bench/policy_ab.sh).
 
     bench/policy_ab_apply.py BIN BEFORE_DIR AFTER_DIR OUT_DIR AB_LOG... [--tolerance 0.02] [--worst 0.10]
-                             [--replace-gain G] [--cache FILE]
+                             [--replace-gain G] [--cache FILE [--model KEY]]
 
 Each AB_LOG is a policy_ab.sh OUT/policy-ab.log (several: repeated rounds; a row's times are taken in geometric mean
 over the logs that ran the same two configurations): per problem the handle of the refit policy (AFTER_DIR, served
 through AUTOTUNE_POLICY_DIR) as "tuned", the handle of BEFORE_DIR's as "compared", timed in the same rounds.
 `autotune best` (no GPU: the policies and the H200's devices row, as bench/policy_changed.py asks) names the entry
-that serves each row ("policy: tuned for n=N of SHAPE"). An entry whose configuration the refit added or changed goes
-back to what BEFORE_DIR holds for its problem (or is dropped where the refit added it) when its rows, those still
+that serves each row ("policy: tuned for n=N of SHAPE"); an A/B of another GPU names that GPU's model key with
+--model and a cache holding its devices row with --cache (e.g. the tuned cache bench/policy_new_size.sh timed). An
+entry whose configuration the refit added or changed goes back to what BEFORE_DIR holds for its problem (or is
+dropped where the refit added it) when its rows, those still
 served the configuration the A/B timed, ran slower than with the old policy by more than --tolerance in geometric
 mean, or one of them by more than --worst. With --replace-gain G (a refit measured on another GPU than the entries it
 replaces), a changed entry stays only where A/B rows measured it at least G faster. An entry re-measured with its
@@ -42,9 +44,9 @@ def entry_key(shape, n):
     return f"{head}/n={n}/dist={dist}"
 
 
-def served_entry(autotune, cache, key, policy_dir):
+def served_entry(autotune, cache, key, policy_dir, model):
     env = dict(os.environ, AUTOTUNE_POLICY_DIR=policy_dir)
-    cmd = [autotune, "best", "--cache", cache, "--device-model", policy_changed.MODEL, *replay_grid.flags_of(key),
+    cmd = [autotune, "best", "--cache", cache, "--device-model", model, *replay_grid.flags_of(key),
            "--json"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if out.returncode != 0:
@@ -146,11 +148,11 @@ class Policies:
         return out
 
 
-def served_rows(autotune, cache, rows, policies):
+def served_rows(autotune, cache, rows, policies, model):
     """The A/B rows still served the configuration they were timed with, by the entry that serves them."""
     groups = {}
     for key, v in sorted(rows.items()):
-        entry, config = served_entry(autotune, cache, key, policies.out_dir)
+        entry, config = served_entry(autotune, cache, key, policies.out_dir, model)
         if entry is not None and config == v["config"]:
             groups.setdefault(entry, []).append((key, v))
     return groups
@@ -197,6 +199,8 @@ def main():
                     "fraction faster in geometric mean, and where some A/B row measured it: for a refit measured on "
                     "another GPU than the entries it replaces (default: off)")
     ap.add_argument("--cache", default=policy_changed.DEVICE_ONLY)
+    ap.add_argument("--model", default=policy_changed.MODEL,
+                    help="the GPU model the A/B ran on, as --cache's devices row names it (default: the H200's)")
     args = ap.parse_args()
     autotune = os.path.join(args.bin, "autotune")
     rows = {k: v for k, v in merged([held_out_table.read(log) for log in args.ab_logs]).items() if v["compared"] > 0}
@@ -212,7 +216,7 @@ def main():
         policies.put_back(entry)
     back = 0
     for _ in range(16):  # a reverted entry hands its rows to other entries: ask again
-        groups = served_rows(autotune, args.cache, rows, policies)
+        groups = served_rows(autotune, args.cache, rows, policies, args.model)
         moves = [(entry, added, why) for entry, added in policies.changed()
                  if (why := verdict(groups.get(entry, []), added, args))]
         for entry, added, why in moves:
