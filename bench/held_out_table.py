@@ -123,7 +123,9 @@ def main():
     a = ap.parse_args()
     what, column = {
         "loads": (("rows the evict-first size rule changed", "time without it / with it"), "as measured (us)"),
-        "policy": (("rows the other policy serves differently", "time with the other policy / with the embedded one"),
+        "policy": (("rows the other policy serves differently",
+                    "time with the other policy (--compare-policy) / with the handle's own (AUTOTUNE_POLICY_DIR, "
+                    "else the embedded one)"),
                    "other policy (us)"),
         "zero": (("rows", "time zeroed by memset / by the overlapped kernel"), "memset zeroing (us)"),
         "one_launch": (("rows the one-launch rule changed", "time with self_zero as measured / with the rule"),

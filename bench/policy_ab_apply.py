@@ -13,7 +13,8 @@ that serves each row ("policy: tuned for n=N of SHAPE"); an A/B of another GPU n
 entry whose configuration the refit added or changed goes back to what BEFORE_DIR holds for its problem (or is
 dropped where the refit added it) when its rows, those still
 served the configuration the A/B timed, ran slower than with the old policy by more than --tolerance in geometric
-mean, or one of them by more than --worst. With --replace-gain G (a refit measured on another GPU than the entries it
+mean, or one of them by more than --worst, or when it would serve an A/B row a configuration that neither of
+the row's handles ran (an entry put back handed the row over: a change no round measured). With --replace-gain G (a refit measured on another GPU than the entries it
 replaces), a changed entry stays only where A/B rows measured it at least G faster. An entry re-measured with its
 configuration unchanged keeps its old measurement. The lookups are asked again until no entry moves.
 
@@ -35,7 +36,9 @@ import held_out_table  # noqa: E402  (read: the A/B log's rows)
 import policy_changed  # noqa: E402  (MODEL, DEVICE_ONLY)
 import replay_grid  # noqa: E402  (flags_of)
 
-SERVED = re.compile(r"policy: tuned for n=(\d+) of (\S+?/dist=[A-Za-z0-9_-]+)")
+# "policy: tuned for n=A[, n=B ... and n=C][; adapted: CHANGES] of SHAPE" (runtime/size_table.cpp): every size named
+# is an entry of SHAPE that serves the row.
+SERVED = re.compile(r"policy: tuned for (n=\d+(?:(?:, | and )n=\d+)*)(?:; adapted: .*?)? of (\w+/\S+?/dist=[A-Za-z0-9_-]+)")
 
 
 def entry_key(shape, n):
@@ -44,7 +47,8 @@ def entry_key(shape, n):
     return f"{head}/n={n}/dist={dist}"
 
 
-def served_entry(autotune, cache, key, policy_dir, model):
+def served_entries(autotune, cache, key, policy_dir, model):
+    """([entry keys], configuration) of the policy entries that serve `key` (no entries: not served by the policy)."""
     env = dict(os.environ, AUTOTUNE_POLICY_DIR=policy_dir)
     cmd = [autotune, "best", "--cache", cache, "--device-model", model, *replay_grid.flags_of(key),
            "--json"]
@@ -52,8 +56,13 @@ def served_entry(autotune, cache, key, policy_dir, model):
     if out.returncode != 0:
         sys.exit(f"policy_ab_apply: {' '.join(cmd)} failed ({out.returncode}): {out.stderr.strip()}")
     answer = json.loads(out.stdout)
-    m = SERVED.search(answer.get("range", ""))
-    return (entry_key(m.group(2), m.group(1)) if m else None), answer["config"]
+    return entries_named(answer.get("range", "")), answer["config"]
+
+
+def entries_named(range_text):
+    """The policy entries a lookup's range text names as serving it (none: served otherwise)."""
+    m = SERVED.search(range_text)
+    return [entry_key(m.group(2), n) for n in re.findall(r"n=(\d+)", m.group(1))] if m else []
 
 
 def merged(logs):
@@ -119,7 +128,10 @@ class Policies:
                 {"ab": "bench/policy_ab_apply.py", "logs": [os.path.basename(os.path.dirname(os.path.abspath(log))) +
                                                             "/" + os.path.basename(log) for log in args.ab_logs],
                  "rule": f"put back: slower than {1 + args.tolerance:.2f}x in geometric mean or one row over "
-                         f"{1 + args.worst:.2f}x" + ("" if args.replace_gain is None else
+                         f"{1 + args.worst:.2f}x" + ("; serving an A/B row a configuration no round timed"
+                                                    if args.untimed == "put-back" else
+                                                    "; rows served a configuration no round timed listed") +
+                         ("" if args.replace_gain is None else
                                                     f"; a replacing entry gaining under {args.replace_gain:.2f}"),
                  "put_back_in_all_families": back})
             with open(self.path(family), "w") as f:
@@ -149,17 +161,24 @@ class Policies:
 
 
 def served_rows(autotune, cache, rows, policies, model):
-    """The A/B rows still served the configuration they were timed with, by the entry that serves them."""
+    """Per entry, the A/B rows it serves: ("timed", row) where the row still runs the configuration the new handle
+    was timed with, ("untimed", row) where it runs one that neither handle of the A/B ran (an entry put back handed
+    the row to another: a change no round measured)."""
     groups = {}
     for key, v in sorted(rows.items()):
-        entry, config = served_entry(autotune, cache, key, policies.out_dir, model)
-        if entry is not None and config == v["config"]:
-            groups.setdefault(entry, []).append((key, v))
+        entries, config = served_entries(autotune, cache, key, policies.out_dir, model)
+        kind = "timed" if config == v["config"] else None if config == v["compared_config"] else "untimed"
+        for entry in entries if kind else []:
+            groups.setdefault(entry, []).append((kind, key, v))
     return groups
 
 
-def verdict(served, added, args):
+def verdict(rows, added, args):
     """None to keep the entry, else why it goes back."""
+    untimed = [k for kind, k, _ in rows if kind == "untimed"]
+    if untimed and args.untimed == "put-back":
+        return f"it would serve {len(untimed)} A/B row(s) a configuration no round timed: {', '.join(untimed)}"
+    served = [(k, v) for kind, k, v in rows if kind == "timed"]
     if not served:
         return None if added or args.replace_gain is None else "no A/B row measured it"
     ratios = [v["tuned"] / v["compared"] for _, v in served]
@@ -173,7 +192,8 @@ def verdict(served, added, args):
     return None
 
 
-def describe(served):
+def describe(rows):
+    served = [(k, v) for kind, k, v in rows if kind == "timed"]
     if not served:
         return "no A/B row"
     ratios = [v["tuned"] / v["compared"] for _, v in served]
@@ -198,6 +218,10 @@ def main():
                     help="an entry that replaces another configuration stays only where its rows ran at least this "
                     "fraction faster in geometric mean, and where some A/B row measured it: for a refit measured on "
                     "another GPU than the entries it replaces (default: off)")
+    ap.add_argument("--untimed", choices=("put-back", "list"), default="put-back",
+                    help="an entry that would serve an A/B row a configuration neither handle ran: put-back (default) "
+                    "puts it back; list keeps it and writes those rows to OUT_DIR/untimed.txt, the problems to time "
+                    "next with OUT_DIR's policies (another A/B log, given first, then decides)")
     ap.add_argument("--cache", default=policy_changed.DEVICE_ONLY)
     ap.add_argument("--model", default=policy_changed.MODEL,
                     help="the GPU model the A/B ran on, as --cache's devices row names it (default: the H200's)")
@@ -227,6 +251,12 @@ def main():
             break
     for entry, added in policies.changed():
         print(f"{entry}: kept ({'added' if added else 'changed'}); {describe(groups.get(entry, []))}")
+    untimed = sorted({k for rows_ in groups.values() for kind, k, _ in rows_ if kind == "untimed"})
+    if args.untimed == "list":
+        with open(os.path.join(args.out_dir, "untimed.txt"), "w") as f:
+            f.writelines(k + "\n" for k in untimed)
+        print(f"policy_ab_apply: {len(untimed)} A/B rows served a configuration no round timed: "
+              f"{os.path.join(args.out_dir, 'untimed.txt')}")
     policies.record(args, back)
     print(f"policy_ab_apply: {back} entries put back or dropped; the policies are in {args.out_dir}")
 

@@ -7,7 +7,10 @@
 #     geometric mean, but one row over 10 %);
 #   - a changed f32/2048-bin entry whose row ran 15 % slower in one log and 20 % faster in another (0.96x in geometric
 #     mean over both): kept; with --replace-gain 0.05 (a changed entry must gain 5 %) put back;
-#   - an entry re-measured with its configuration unchanged (another time_ms): back to the tree's measurement.
+#   - an entry re-measured with its configuration unchanged (another time_ms): back to the tree's measurement;
+#   - a third log whose row the f32/2048-bin entry serves a configuration its handles did not run: that entry goes
+#     back (with --untimed list: it stays, the row listed in untimed.txt);
+#   - the entries named by a policy lookup's range text (one size, two or three sizes, adapted), none by another.
 #   tests/policy_ab_apply_check.sh SOURCE_DIR BIN_DIR      (BIN_DIR holds `autotune`)
 set -euo pipefail
 src=$(realpath "${1:?SOURCE_DIR}")
@@ -43,31 +46,44 @@ doc["entries"].append({"problem": added, "time_ms": 0.01, "worst_slowdown": 1.0,
                                  "merge=atomic,grid=0"})
 json.dump(doc, open(path, "w"), indent=1)
 EOF
-served() {  # the configuration the refit policy serves: what the A/B's "tuned" handle ran
-  AUTOTUNE_POLICY_DIR="$scratch/after" "$bin/autotune" best --cache "$device_only" --device-model "$model" "$@" --json |
+served() {  # DIR FLAGS...: the configuration DIR's policy serves (after: the A/B's "tuned" handle, before: "compared")
+  local dir=$1; shift
+  AUTOTUNE_POLICY_DIR="$scratch/$dir" "$bin/autotune" best --cache "$device_only" --device-model "$model" "$@" --json |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["config"])'
 }
-row() {  # KEY TUNED_US COMPARED_US CONFIG: one line as shape_bench --compare-policy prints it
-  echo "shape_bench: $1 policy 0 us, tuned $2 us ($4), exact 0 us, CUB 9.0 us, compared $3 us (old)"
+row() {  # KEY TUNED_US COMPARED_US FLAGS...: one line as shape_bench --compare-policy prints it
+  local key=$1 tuned=$2 compared=$3; shift 3
+  echo "shape_bench: $key policy 0 us, tuned $tuned us ($(served after "$@")), exact 0 us, CUB 9.0 us," \
+    "compared $compared us ($(served before "$@"))"
 }
-f32_config=$(served --type f32 --bins 2048 --n 1048576)
+f32=(--type f32 --bins 2048 --n 1048576)
+f32_config=$(served after "${f32[@]}")
 {
-  row 'histogram/bf16/bins=60/range=[0,1)/n=4000000/dist=uniform' 10.8 10.0 "$(served --type bf16 --bins 60 --n 4000000)"
-  row 'histogram/bf16/bins=50/range=[0,1)/n=4500000/dist=uniform' 10.5 10.0 "$(served --type bf16 --bins 50 --n 4500000)"
-  row 'histogram/u8/bins=32/range=[0,256)/n=20000000/dist=uniform' 11.2 10.0 \
-    "$(served --type u8 --bins 32 --upper 256 --n 20000000)"
-  row 'histogram/u8/bins=32/range=[0,256)/n=16777216/dist=uniform' 9.2 10.0 \
-    "$(served --type u8 --bins 32 --upper 256 --n 16777216)"
-  row 'histogram/f32/bins=2048/range=[0,1)/n=1048576/dist=uniform' 11.5 10.0 "$f32_config"
+  row 'histogram/bf16/bins=60/range=[0,1)/n=4000000/dist=uniform' 10.8 10.0 --type bf16 --bins 60 --n 4000000
+  row 'histogram/bf16/bins=50/range=[0,1)/n=4500000/dist=uniform' 10.5 10.0 --type bf16 --bins 50 --n 4500000
+  row 'histogram/u8/bins=32/range=[0,256)/n=20000000/dist=uniform' 11.2 10.0 --type u8 --bins 32 --upper 256 --n 20000000
+  row 'histogram/u8/bins=32/range=[0,256)/n=16777216/dist=uniform' 9.2 10.0 --type u8 --bins 32 --upper 256 --n 16777216
+  row 'histogram/f32/bins=2048/range=[0,1)/n=1048576/dist=uniform' 11.5 10.0 "${f32[@]}"
 } > "$scratch/ab.log"
-row 'histogram/f32/bins=2048/range=[0,1)/n=1048576/dist=uniform' 8.0 10.0 "$f32_config" > "$scratch/ab-again.log"
+row 'histogram/f32/bins=2048/range=[0,1)/n=1048576/dist=uniform' 8.0 10.0 "${f32[@]}" > "$scratch/ab-again.log"
 python3 "$src/bench/policy_ab_apply.py" "$bin" "$scratch/before" "$scratch/after" "$scratch/out" "$scratch/ab.log" \
   "$scratch/ab-again.log"
 python3 "$src/bench/policy_ab_apply.py" "$bin" "$scratch/before" "$scratch/after" "$scratch/out-gain" \
   "$scratch/ab.log" "$scratch/ab-again.log" --replace-gain 0.05
-python3 - "$scratch" "$added" "$put_back" "$kept" "$remeasured" <<'EOF'
+# A row the refit serves a configuration neither of its handles ran (an entry put back handed it over): with the
+# default --untimed put-back the entry serving it goes back, with --untimed list it stays and the row is listed.
+row 'histogram/f32/bins=2048/range=[0,1)/n=1000000/dist=uniform' 8.0 10.0 --type f32 --bins 2048 --n 1000000 |
+  sed "s/tuned 8.0 us ([^)]*)/tuned 8.0 us (priv=global,R=1,cbits=32,block=512,vec=16,loads=1,agg=warp,part=interleaved,merge=atomic,grid=0,win=4096)/" \
+  > "$scratch/ab-untimed.log"
+[ "$(served after --type f32 --bins 2048 --n 1000000)" = "$f32_config" ] ||
+  { echo "FAIL: f32/2048 at 1000000 is not served the $kept entry's configuration"; exit 1; }
+python3 "$src/bench/policy_ab_apply.py" "$bin" "$scratch/before" "$scratch/after" "$scratch/out-untimed" \
+  "$scratch/ab.log" "$scratch/ab-again.log" "$scratch/ab-untimed.log"
+python3 "$src/bench/policy_ab_apply.py" "$bin" "$scratch/before" "$scratch/after" "$scratch/out-list" \
+  "$scratch/ab.log" "$scratch/ab-again.log" "$scratch/ab-untimed.log" --untimed list
+python3 - "$scratch" "$added" "$put_back" "$kept" "$remeasured" "$src/bench" <<'EOF'
 import json, sys
-scratch, added, put_back, kept, remeasured = sys.argv[1:]
+scratch, added, put_back, kept, remeasured, bench = sys.argv[1:]
 def entries(d):
     return {e["problem"]: e for e in json.load(open(f"{scratch}/{d}/histogram.json"))["entries"]}
 before, after, out, gain = entries("before"), entries("after"), entries("out"), entries("out-gain")
@@ -78,6 +94,28 @@ if out.get(kept) != after[kept]: fail.append(f"{kept} is not the refit's; its ro
 if out.get(remeasured) != before[remeasured]: fail.append(f"{remeasured}: its configuration did not change, its time did")
 if len(out) != len(before): fail.append(f"{len(out)} entries, the tree has {len(before)}")
 if gain.get(kept) != before[kept]: fail.append(f"--replace-gain 0.05 kept {kept}, which gained 4 %")
+untimed_row = "histogram/f32/bins=2048/range=[0,1)/n=1000000/dist=uniform"
+if entries("out-untimed").get(kept) != before[kept]:
+    fail.append(f"{kept} stayed though it serves {untimed_row} a configuration no round timed")
+if entries("out-list").get(kept) != after[kept]: fail.append(f"--untimed list put back {kept}")
+listed = open(f"{scratch}/out-list/untimed.txt").read().split()
+if listed != [untimed_row]: fail.append(f"--untimed list wrote {listed}, not [{untimed_row}]")
+# The range texts of runtime/size_table.cpp's policy lookups (as `autotune best` printed them on an H100,
+# bench/results/2026-12-06j-summary.md): every size named is an entry that serves the row.
+sys.path.insert(0, bench)
+import policy_ab_apply
+for text, want in [
+        ("n=46081..440744: c (policy: policy: tuned for n=65536 and n=262144; adapted: bin=values of "
+         "histogram/u8/bins=32/range=[0,256)/dist=uniform, measured on NVIDIA H100 80GB HBM3)",
+         ["histogram/u8/bins=32/range=[0,256)/n=65536/dist=uniform",
+          "histogram/u8/bins=32/range=[0,256)/n=262144/dist=uniform"]),
+        ("n=380929..1678182: c (policy: policy: tuned for n=1048576; adapted: bin=values of "
+         "histogram/u8/bins=32/range=[0,256)/dist=uniform)", ["histogram/u8/bins=32/range=[0,256)/n=1048576/dist=uniform"]),
+        ("(policy: policy: tuned for n=4096, n=16384 and n=65536 of reduce/sum/f32/acc=f32/dist=uniform)",
+         [f"reduce/sum/f32/acc=f32/n={n}/dist=uniform" for n in (4096, 16384, 65536)]),
+        ("n=1..9: c (nearest: tuned for n=4096)", [])]:
+    if policy_ab_apply.entries_named(text) != want:
+        fail.append(f"entries named in '{text}': {policy_ab_apply.entries_named(text)}, not {want}")
 print("\n".join("FAIL: " + f for f in fail) or "policy_ab_apply: slower entries dropped or put back, faster kept")
 sys.exit(1 if fail else 0)
 EOF

@@ -83,16 +83,16 @@ before=$(sums)
 # Refused, and nothing written: a size that is not a number, no GPU, a cache without the GPU's devices row.
 PATH="$tmp/smi:$PATH" bash bench/policy_new_size.sh "$tmp/bin" "$tmp/o1" 256K "$tmp/tuned.db" > "$tmp/r1" 2>&1
 [ $? = 2 ] && grep -q "N is a number" "$tmp/r1" || { echo "FAIL: N=256K not refused: $(cat "$tmp/r1")"; fail=1; }
-PATH="$tmp/bin:/usr/bin:/bin" bash bench/policy_new_size.sh "$tmp/bin" "$tmp/o2" 262144 "$tmp/tuned.db" > "$tmp/r2" 2>&1
+PATH="$tmp/bin:/usr/bin:/bin" bash bench/policy_new_size.sh "$tmp/bin" "$tmp/o2" 524288 "$tmp/tuned.db" > "$tmp/r2" 2>&1
 [ $? = 2 ] && grep -q "names no GPU" "$tmp/r2" || { echo "FAIL: no GPU not refused: $(cat "$tmp/r2")"; fail=1; }
 "$real/autotune" gc --cache "$tmp/empty.db" > /dev/null 2>&1
-PATH="$tmp/smi:$PATH" bash bench/policy_new_size.sh "$tmp/bin" "$tmp/o3" 262144 "$tmp/empty.db" > "$tmp/r3" 2>&1
+PATH="$tmp/smi:$PATH" bash bench/policy_new_size.sh "$tmp/bin" "$tmp/o3" 524288 "$tmp/empty.db" > "$tmp/r3" 2>&1
 [ $? = 2 ] && grep -q "no single devices row" "$tmp/r3" || { echo "FAIL: a cache of no devices not refused: $(cat "$tmp/r3")"; fail=1; }
 [ "$(sums)" = "$before" ] || { echo "FAIL: a refused run changed a policy"; fail=1; }
 [ ! -f "$tmp/tunes" ] || { echo "FAIL: a refused run tuned"; fail=1; }
 
 # The run.
-PATH="$tmp/smi:$PATH" SEEDS=20261206 COMMIT=abc1234 bash bench/policy_new_size.sh "$tmp/bin" "$tmp/out" 262144 \
+PATH="$tmp/smi:$PATH" SEEDS=20261206 COMMIT=abc1234 bash bench/policy_new_size.sh "$tmp/bin" "$tmp/out" 524288 \
   "$tmp/tuned.db" > "$tmp/run.log" 2>&1
 rc=$?
 [ $rc = 0 ] || { echo "FAIL: exit $rc: $(tail -5 "$tmp/run.log")"; fail=1; }
@@ -111,22 +111,22 @@ for fam, dists in (("histogram", {"uniform", "narrow", "runs", "image"}), ("redu
         bad.append(f"{fam}: the tree's policy is not pol-new")
     shapes = {e["problem"].split("/n=")[0] for e in old["entries"]}
     tuned = [l for l in lines if f"--kernel {fam} " in l]
-    if not all("--n 262144" in l for l in tuned) or len(tuned) != len(shapes) * len(dists):
+    if not all("--n 524288" in l for l in tuned) or len(tuned) != len(shapes) * len(dists):
         bad.append(f"{fam}: {len(tuned)} tunings, {len(shapes)} shapes x {len(dists)} distributions expected")
     if {l.split("--dist ")[1].split()[0] for l in tuned} != dists:
         bad.append(f"{fam}: tuned on the wrong distributions")
-    added = [e for e in new["entries"] if "/n=262144/" in e["problem"]]
+    added = [e for e in new["entries"] if "/n=524288/" in e["problem"]]
     if {e["problem"].split("/n=")[0] for e in added} != shapes or len(added) != len(shapes):
-        bad.append(f"{fam}: {len(added)} entries at 262144 for {len(shapes)} shapes")
+        bad.append(f"{fam}: {len(added)} entries at 524288 for {len(shapes)} shapes")
     for e in added:
         shape = e["problem"].split("/n=")[0]
         want = fixture(old, shape)[0]
         if e.get("gpu") != "NVIDIA H100 80GB HBM3" or e["config"] != want:
             bad.append(f"{e['problem']}: {e.get('gpu')} {e['config']}, want the H100's {want}")
-    if [e for e in new["entries"] if "/n=262144/" not in e["problem"]] != old["entries"]:
+    if [e for e in new["entries"] if "/n=524288/" not in e["problem"]] != old["entries"]:
         bad.append(f"{fam}: the other entries changed")
     if new["provenance"]["updates"][-1].get("beside") is not True or \
-            "policy-" + fam + "-262144-abc1234.log.gz" not in new["provenance"]["updates"][-1]["data"]:
+            "policy-" + fam + "-524288-abc1234.log.gz" not in new["provenance"]["updates"][-1]["data"]:
         bad.append(f"{fam}: the update record: {new['provenance']['updates'][-1]}")
 print("\n".join("FAIL: " + b for b in bad))
 sys.exit(1 if bad else 0)

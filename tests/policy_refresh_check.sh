@@ -93,18 +93,30 @@ cmp -s "$out/policy-before/histogram.json" "$src/kernel_templates/histogram/poli
 python3 - "$out" <<'PY' || exit 1
 import json, sys
 out = sys.argv[1]
-for family, wanted in (("histogram", ["histogram/f16/bins=64/range=[0,1)", "histogram/bf16/bins=2048/range=[0,1)",
-                                      "histogram/f16/bins=32768/range=[0,1)"]),
-                       ("reduce", ["reduce/sum/i8/acc=i64", "reduce/absmax/i64/acc=u64"])):
-    # Each shape's entries after the refit hold the stand-in's faster configuration, whether the tree's policy had
-    # the shape (it gets refitted) or not (it gets added).
+# The sizes the plan tunes (bench/policy_refresh.sh's parts): halves at 64K, 1M and 16M, the many-bin f16 shape at 16M,
+# the i8/i16 and absmax reductions at the policy's six sizes.
+halves, manybins = {65536, 1048576, 16777216}, {16777216}
+reduce_sizes = {4096, 16384, 65536, 1048576, 16777216, 268435456}
+for family, wanted in (("histogram", [("histogram/f16/bins=64/range=[0,1)", halves),
+                                      ("histogram/bf16/bins=2048/range=[0,1)", halves),
+                                      ("histogram/f16/bins=32768/range=[0,1)", manybins)]),
+                       ("reduce", [("reduce/sum/i8/acc=i64", reduce_sizes), ("reduce/absmax/i64/acc=u64", reduce_sizes)])):
+    # Each shape's entries at the planned sizes after the refit hold the stand-in's faster configuration, whether the
+    # tree's policy had the shape (it gets refitted) or not (it gets added); its entries at other sizes (another
+    # GPU's, e.g. the H100's at 256K) are the tree's.
     fast = ("priv=shared,R=1,cbits=32,block=1024,vec=16,loads=4,agg=none,part=interleaved,merge=atomic,grid=0"
             if family == "histogram" else "red=warp_shuffle,block=512,vec=16,loads=4,acc=1,finish=last_block,grid=0")
     after = json.load(open(f"{out}/policy-after/{family}.json"))["entries"]
-    for w in wanted:
-        got = [e["config"] for e in after if e["problem"].split("/n=")[0] == w]
-        if not got or any(c != fast for c in got):
-            sys.exit(f"FAIL: {w}: the refit's entries hold {got}")
+    before = json.load(open(f"{out}/policy-before/{family}.json"))["entries"]
+    size = lambda e: int(e["problem"].split("/n=")[1].split("/")[0])
+    for w, sizes in wanted:
+        got = [e for e in after if e["problem"].split("/n=")[0] == w]
+        planned = [e["config"] for e in got if size(e) in sizes]
+        if sorted({size(e) for e in got if size(e) in sizes}) != sorted(sizes) or any(c != fast for c in planned):
+            sys.exit(f"FAIL: {w}: the refit's entries at {sorted(sizes)} hold {planned}")
+        others = [e for e in got if size(e) not in sizes]
+        if others != [e for e in before if e["problem"].split("/n=")[0] == w and size(e) not in sizes]:
+            sys.exit(f"FAIL: {w}: the refit changed entries at sizes it did not plan: {others}")
 # The argkeys part refits the arg-reduction entries it tuned: at 1M they hold the stand-in's faster configuration.
 winner = "red=warp_shuffle,block=512,vec=16,loads=4,acc=1,finish=last_block,grid=0"
 arg = [e for e in json.load(open(f"{out}/policy-after/argreduce.json"))["entries"] if "/n=1048576/" in e["problem"]]
