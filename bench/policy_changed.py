@@ -4,6 +4,7 @@
     bench/policy_changed.py BIN BEFORE_DIR [--after AFTER_DIR] [--seeds 20261204,777,4242] [--rows 100] [--out KEYS]
                             [--device I | --cache FILE [--model KEY]]
     bench/policy_changed.py BIN --before-bin OLD_BIN [...]
+    bench/policy_changed.py BIN --before-cache FILE --cache FILE [--model KEY] [...]
 
 For every problem of the held-out grids (`shape_bench --held-out ROWS --seed S --list`, bench/held_out.hpp), asks
 `autotune best` on a cache without winners for the H200's model what a handle runs: by default the cache
@@ -13,7 +14,9 @@ on it), so that its limits rule configurations out as a handle's lookup on it do
 once with BEFORE_DIR/<family>.json in their place (AUTOTUNE_POLICY_DIR, runtime/policy.hpp), and prints the problems
 whose configuration differs (both configurations). --after AFTER_DIR takes the "after" policies from AFTER_DIR instead
 of the build (a policy refitted since the binaries were built). --before-bin OLD_BIN asks OLD_BIN/autotune (its own
-embedded policies) for "before" instead: a change of the lookup's code, not of a policy. --model KEY asks for another
+embedded policies) for "before" instead: a change of the lookup's code, not of a policy. --before-cache FILE asks the
+"before" lookups of FILE instead of --cache's: what adding tuning data moves (the plain cache before, the same cache
+with `autotune tune --preset standard` added after; bench/untuned_check.sh preset times such rows). --model KEY asks for another
 GPU model than the H200's (with --cache: a cache that holds that model's devices row, e.g. a tuned cache of it).
 KEYS_FILE gets the keys alone, one a line: bench/policy_ab.sh's input. No GPU: the lookup only reads the cache and the
 policies.
@@ -51,6 +54,7 @@ def main():
     ap.add_argument("bin")
     ap.add_argument("before_dir", nargs="?")
     ap.add_argument("--before-bin", help="binaries before the change (their embedded policies), instead of BEFORE_DIR")
+    ap.add_argument("--before-cache", help="the cache the \"before\" lookups read (default: --cache's)")
     ap.add_argument("--model", default=MODEL, help="the GPU model key to ask for (default: the H200's)")
     ap.add_argument("--seeds", default="20261204,777,4242")
     ap.add_argument("--rows", type=int, default=100)
@@ -61,8 +65,12 @@ def main():
     where.add_argument("--cache", help="a cache without winners that holds the model's devices row (default: "
                        "the H200's, " + DEVICE_ONLY + ")")
     args = ap.parse_args()
-    if (args.before_dir is None) == (args.before_bin is None):
-        sys.exit("policy_changed: give either BEFORE_DIR or --before-bin OLD_BIN")
+    if args.before_dir is not None and args.before_bin is not None:
+        sys.exit("policy_changed: give either BEFORE_DIR or --before-bin OLD_BIN, not both")
+    if args.before_dir is None and args.before_bin is None and args.before_cache is None:
+        sys.exit("policy_changed: give BEFORE_DIR, --before-bin OLD_BIN or --before-cache FILE")
+    if args.before_cache is not None and (args.cache is None or not os.path.isfile(args.before_cache)):
+        sys.exit("policy_changed: --before-cache needs an existing FILE and --cache for the \"after\" lookups")
     for d in (args.before_dir, args.after, args.before_bin):
         if d is not None and not os.path.isdir(d):
             sys.exit(f"policy_changed: {d} is not a directory")
@@ -83,7 +91,7 @@ def main():
         for key in keys:
             after = lookup(autotune, cache, key, args.after, args.device, args.model)
             old = os.path.join(args.before_bin, "autotune") if args.before_bin else autotune
-            before = lookup(old, cache, key, args.before_dir, args.device, args.model)
+            before = lookup(old, args.before_cache or cache, key, args.before_dir, args.device, args.model)
             if after != before:
                 changed.append(key)
                 print(f"{key}\n  before: {before}\n  after:  {after}")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/pin_lookups.py and bench/policy_changed.py --before-bin (a lookup code change's A/B): a stand-in "old" autotune
+# bench/pin_lookups.py and bench/policy_changed.py --before-bin (a lookup code change's A/B) and --before-cache (what
+# added tuning data moves): a stand-in "old" autotune
 # answers `best` with a configuration of its own for two problems; the pinned policy files make the real autotune
 # serve exactly that configuration for each, and policy_changed with --before-bin reports both problems as changed.
 #
@@ -53,5 +54,29 @@ python3 "$repo/bench/policy_changed.py" "$tmp/new" --before-bin "$tmp/old" --see
 cmp -s "$tmp/changed" "$tmp/keys" || { echo "FAIL: policy_changed listed $(tr '\n' ' ' < "$tmp/changed"), not both problems"; fail=1; }
 python3 "$repo/bench/policy_changed.py" "$tmp/new" "$tmp/pinned" --before-bin "$tmp/old" --seeds 1 > /dev/null 2>&1 &&
   { echo "FAIL: policy_changed took both BEFORE_DIR and --before-bin"; fail=1; }
+# --before-cache: the "before" lookups read another cache (a stand-in autotune answers by the cache it is given; only
+# the histogram's answer differs between the two), so only the histogram problem is listed.
+mkdir -p "$tmp/caches"
+: > "$tmp/caches/plain.db"; : > "$tmp/caches/preset.db"
+cat > "$tmp/caches/autotune" <<SH
+#!/usr/bin/env bash
+case "\$*" in
+  *"--cache $tmp/caches/preset.db"*"--kernel histogram"*) echo '{"config": "$old_hist"}' ;;
+  *"--kernel histogram"*) echo '{"config": "priv=global"}' ;;
+  *"--kernel reduce"*) echo '{"config": "$old_red"}' ;;
+  *) exit 1 ;;
+esac
+SH
+chmod +x "$tmp/caches/autotune"
+cp "$tmp/new/shape_bench" "$tmp/caches/shape_bench"
+python3 "$repo/bench/policy_changed.py" "$tmp/caches" --before-cache "$tmp/caches/plain.db" --cache "$tmp/caches/preset.db" \
+  --seeds 1 --out "$tmp/cache-changed" > "$tmp/cache-changed.log" ||
+  { echo "FAIL: policy_changed --before-cache"; cat "$tmp/cache-changed.log"; exit 1; }
+[ "$(cat "$tmp/cache-changed")" = "$hist" ] ||
+  { echo "FAIL: policy_changed --before-cache listed $(tr '\n' ' ' < "$tmp/cache-changed"), not the histogram alone"; fail=1; }
+python3 "$repo/bench/policy_changed.py" "$tmp/caches" --before-cache "$tmp/caches/missing.db" --cache "$tmp/caches/preset.db" \
+  --seeds 1 > /dev/null 2>&1 && { echo "FAIL: policy_changed took a --before-cache that does not exist"; fail=1; }
+python3 "$repo/bench/policy_changed.py" "$tmp/caches" --seeds 1 > /dev/null 2>&1 &&
+  { echo "FAIL: policy_changed ran with nothing to compare"; fail=1; }
 [ "$fail" = 0 ] && echo "pinned lookups served as the old binary served them"
 exit $fail
