@@ -382,16 +382,15 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       for (int k = 0; k < kLoads; ++k)
         count_vector(v[k], first_channel(tile_index<true, kLoads>(base, k, threads, tid)), binner, counter);
     }
-    if (base < nvec) {
+    if (base < nvec) {  // the last, partial tile: its loads issued before any is counted, as in a full tile
+      Vec v[kLoads];
 #pragma unroll
-      for (int k = 0; k < kLoads; ++k) {
-        const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
-        if (i < nvec) {
-          Vec v;
-          v.raw = load(i);
-          count_vector(v, first_channel(i), binner, counter);
-        }
-      }
+      for (int k = 0; k < kLoads; ++k)
+        if (const u64 i = tile_index<true, kLoads>(base, k, threads, tid); i < nvec) v[k].raw = load(i);
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k)
+        if (const u64 i = tile_index<true, kLoads>(base, k, threads, tid); i < nvec)
+          count_vector(v[k], first_channel(i), binner, counter);
     }
   } else {
     count_region(in, row_samples, rows, row_stride, threads, tid, binner, counter, [&](const Vec& v, u64 first) {
