@@ -382,11 +382,13 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       for (int k = 0; k < kLoads; ++k)
         count_vector(v[k], first_channel(tile_index<true, kLoads>(base, k, threads, tid)), binner, counter);
     }
-    if (base < nvec) {  // the last, partial tile: its loads issued before any is counted, as in a full tile
+    if (base < nvec) {  // the last, partial tile: its loads issued first, as in the even family's count_vectors
       Vec v[kLoads];
 #pragma unroll
-      for (int k = 0; k < kLoads; ++k)
-        if (const u64 i = tile_index<true, kLoads>(base, k, threads, tid); i < nvec) v[k].raw = load(i);
+      for (int k = 0; k < kLoads; ++k) {
+        const u64 i = tile_index<true, kLoads>(base, k, threads, tid);
+        v[k].raw = load(i < nvec ? i : nvec - 1);
+      }
 #pragma unroll
       for (int k = 0; k < kLoads; ++k)
         if (const u64 i = tile_index<true, kLoads>(base, k, threads, tid); i < nvec)
