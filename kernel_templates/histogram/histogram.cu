@@ -441,10 +441,11 @@ __device__ __forceinline__ void count_vectors(const Map& map, u64 nvec, u64 thre
   // The last, partial tile: every load of it issued before any is counted, as in a full tile. Loaded and counted one
   // vector at a time, its kLoads loads ran one after another; with a grid that covers n, an n that is not a whole
   // number of tiles runs its only tile here (u16 at n=242000, `block=256,loads=4`: 7.4 us where 262144, a whole tile,
-  // ran 5.95; bench/results/2026-12-07-summary.md). A lane past the end loads the last vector again and counts nothing:
-  // an index clamped rather than a load behind a branch keeps the registers of the old loop (48, not 53, for that
-  // variant: bench/results/2026-12-07b-data/partial-tile-ptx-order.txt).
-  if (base < nvec) {
+  // ran 5.95; bench/results/2026-12-07-summary.md). A lane past the end loads the last vector again and counts nothing.
+  // The loop runs at most once; written as a loop (and with a clamped index, not a load behind a branch) it keeps the
+  // old code's registers, where an `if` took more (f32, `block=256,loads=2`: 32 registers, 38 as an `if`; nvcc 13.0,
+  // bench/results/2026-12-07b-data/partial-tile-registers.txt), and 38 lose a quarter of the resident warps.
+  for (; base < nvec; base += tile) {
     Vec v[kLoads];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
@@ -452,14 +453,15 @@ __device__ __forceinline__ void count_vectors(const Map& map, u64 nvec, u64 thre
       v[k].raw = map.load(i < nvec ? i : nvec - 1);
     }
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k)
+    for (int k = 0; k < kLoads; ++k) {
+      to_keys(v[k]);
       if (const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid); i < nvec) {
-        to_keys(v[k]);
         const int c0 = kPixelVectors ? 0 : channel_at(map.first_sample(i));
 #pragma unroll
         for (int e = 0; e < kElemsPerVec; ++e)
           counter.add(counter_of(v[k].s[e], kPixelVectors ? e % kChannels : (c0 + e) % kChannels));
       }
+    }
   }
 }
 

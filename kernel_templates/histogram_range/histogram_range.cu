@@ -382,7 +382,9 @@ __device__ __forceinline__ void histogram_range(const sample_t* __restrict__ in,
       for (int k = 0; k < kLoads; ++k)
         count_vector(v[k], first_channel(tile_index<true, kLoads>(base, k, threads, tid)), binner, counter);
     }
-    if (base < nvec) {  // the last, partial tile: its loads issued first, as in the even family's count_vectors
+    // The last, partial tile: its loads issued first, a lane past the end loading the last vector again and counting
+    // nothing; a loop that runs at most once, as the even family's count_vectors says why.
+    for (; base < nvec; base += tile) {
       Vec v[kLoads];
 #pragma unroll
       for (int k = 0; k < kLoads; ++k) {
