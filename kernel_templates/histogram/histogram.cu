@@ -412,8 +412,9 @@ struct Flat {
 // The 2D mapping (Divider, Rows): a fragment of its own, which tests/cpu/test_config.cpp compiles for the host.
 #include "region_map.cuh"
 
-// Counts vectors [0, nvec) of `map` over the grid in tiles of threads * kLoads vectors.
-template <class Map>
+// Counts vectors [0, nvec) of `map` over the grid in tiles of threads * kLoads vectors; kBatchedTail: the last,
+// partial tile's loads issued together (below).
+template <bool kBatchedTail, class Map>
 __device__ __forceinline__ void count_vectors(const Map& map, u64 nvec, u64 threads, u64 tid, Counter& counter) {
   const u64 tile = threads * kLoads;
   u64 base = 0;
@@ -438,28 +439,47 @@ __device__ __forceinline__ void count_vectors(const Map& map, u64 nvec, u64 thre
       }
     }
   }
-  // The last, partial tile: every load of it issued before any is counted, as in a full tile. Loaded and counted one
-  // vector at a time, its kLoads loads ran one after another; with a grid that covers n, an n that is not a whole
-  // number of tiles runs its only tile here (u16 at n=242000, `block=256,loads=4`: 7.4 us where 262144, a whole tile,
-  // ran 5.95; bench/results/2026-12-07-summary.md). A lane past the end loads the last vector again and counts nothing.
-  // The loop runs at most once; written as a loop (and with a clamped index, not a load behind a branch) it keeps the
-  // old code's registers, where an `if` took more (f32, `block=256,loads=2`: 32 registers, 38 as an `if`; nvcc 13.0,
-  // bench/results/2026-12-07b-data/partial-tile-registers.txt), and 38 lose a quarter of the resident warps.
-  for (; base < nvec; base += tile) {
+  if (base >= nvec) return;
+  if constexpr (kBatchedTail) {
+    // The last, partial tile with every load issued before any is counted, as in a full tile (the 1D entry point).
+    // Loaded and counted one vector at a time, its kLoads loads ran one after another; with a grid that covers n, an
+    // n that is not a whole number of tiles runs its only tile here (u16 at n=242000, `block=256,loads=4`: 7.4 us
+    // where 262144, a whole tile, ran 5.95; bench/results/2026-12-07-summary.md). A lane past the end loads the last
+    // vector again (a load that cannot fault, so that it is issued with the others) and counts nothing. Written so,
+    // the 1D entry point keeps the old code's registers (bench/results/2026-12-07b-data/partial-tile-registers.txt);
+    // the span and 2D entry points took more with it (the u8 winner R=32 512 x 4: span 32 -> 39), so they keep the
+    // loop below.
+    const u64 last = nvec - 1;
     Vec v[kLoads];
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid);
-      v[k].raw = map.load(i < nvec ? i : nvec - 1);
+      v[k].raw = map.load(i < last ? i : last);
     }
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
-      to_keys(v[k]);
-      if (const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid); i < nvec) {
+      const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid);
+      if (i <= last) {
+        to_keys(v[k]);
         const int c0 = kPixelVectors ? 0 : channel_at(map.first_sample(i));
 #pragma unroll
         for (int e = 0; e < kElemsPerVec; ++e)
           counter.add(counter_of(v[k].s[e], kPixelVectors ? e % kChannels : (c0 + e) % kChannels));
+      }
+    }
+  } else {
+    // The last, partial tile, one vector at a time.
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      const u64 i = tile_index<kInterleaved, kLoads>(base, k, threads, tid);
+      if (i < nvec) {
+        Vec v;
+        v.raw = map.load(i);
+        to_keys(v);
+        const int c0 = kPixelVectors ? 0 : channel_at(map.first_sample(i));
+#pragma unroll
+        for (int e = 0; e < kElemsPerVec; ++e)
+          counter.add(counter_of(v.s[e], kPixelVectors ? e % kChannels : (c0 + e) % kChannels));
       }
     }
   }
@@ -617,7 +637,8 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     if (tid < split.head) counter.add(counter_of(to_key(in[tid]), channel_at(tid)));
     if (tid < n - split.tail_begin)
       counter.add(counter_of(to_key(in[split.tail_begin + tid]), channel_at(split.tail_begin + tid)));
-    count_vectors(Flat{reinterpret_cast<const raw_t*>(in + split.head), split.head}, split.nvec, threads, tid, counter);
+    count_vectors<kEntry == kFlat>(Flat{reinterpret_cast<const raw_t*>(in + split.head), split.head}, split.nvec,
+                                   threads, tid, counter);
   } else {
     // A 2D region: `rows` rows of `row_samples` samples, `row_stride` samples apart. The vectors of every row are
     // numbered one after the other (the same count V in each row), so tiles and the grid are balanced over the
@@ -636,7 +657,7 @@ __device__ __forceinline__ void histogram(const sample_t* __restrict__ in, unsig
     int first_channel = -1;
     sample_t first{};
     if (tid < nleft) first = leftover_at(tid, first_channel);
-    count_vectors(map, rows * vecs_per_row, threads, tid, counter);
+    count_vectors<false>(map, rows * vecs_per_row, threads, tid, counter);
     if (first_channel >= 0) counter.add(counter_of(to_key(first), first_channel));
     for (u64 q = tid + threads; q < nleft; q += threads) {
       int channel;
