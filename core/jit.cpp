@@ -86,6 +86,31 @@ CompileResult compile(const std::string& source, const std::string& name, const 
   return result;
 }
 
+std::string ptx(const std::string& source, const std::string& arch) {
+  const std::string virtual_arch = arch.rfind("sm_", 0) == 0 ? "compute_" + arch.substr(3) : arch;
+  const nvrtc::Api& api = nvrtc::require();
+  nvrtcProgram raw = nullptr;
+  check(api, api.create_program(&raw, source.c_str(), std::string(kProgramName).c_str(), 0, nullptr, nullptr),
+        "nvrtcCreateProgram");
+  Program program(raw, ProgramDeleter{&api});
+  const std::vector<std::string> options = options_for(virtual_arch);
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  if (api.compile_program(program.get(), static_cast<int>(argv.size()), argv.data()) != NVRTC_SUCCESS) {
+    std::size_t log_size = 0;
+    check(api, api.program_log_size(program.get(), &log_size), "nvrtcGetProgramLogSize");
+    std::string log(log_size, '\0');
+    if (log_size > 0) check(api, api.program_log(program.get(), log.data()), "nvrtcGetProgramLog");
+    throw Error(fmt::format("NVRTC did not compile the source to PTX for {}: {}", virtual_arch, log.c_str()));
+  }
+  std::size_t size = 0;
+  check(api, api.ptx_size(program.get(), &size), "nvrtcGetPTXSize");
+  std::string text(size, '\0');
+  check(api, api.ptx(program.get(), text.data()), "nvrtcGetPTX");
+  if (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
 namespace {
 
 // A compile-cache file is this line, then the cubin: "autotune-cubin 2 <HMAC-SHA256 hex>\n". The HMAC is keyed with

@@ -24,6 +24,11 @@ struct CompileResult {
 /// version only (what the compile cache is keyed by, and what verifies an imported cubin: reproduces()).
 CompileResult compile(const std::string& source, const std::string& name, const std::string& arch);
 
+/// The PTX NVRTC makes of `source` for the virtual architecture of `arch` ("sm_90" -> compute_90), with compile()'s
+/// other options: the instruction order before ptxas, which a test reads where no disassembler is installed
+/// (tests/cpu/test_registers.cpp). Throws Error with NVRTC's log when the source does not compile.
+std::string ptx(const std::string& source, const std::string& arch);
+
 /// The options compile() passes for `arch`, in order (part of the compiled-binary identity).
 std::vector<std::string> options_for(const std::string& arch);
 

@@ -30,7 +30,8 @@ bool resolve_all(void* h, Api& a) {
          resolve(h, "nvrtcCompileProgram", a.compile_program) &&
          resolve(h, "nvrtcGetProgramLogSize", a.program_log_size) &&
          resolve(h, "nvrtcGetProgramLog", a.program_log) && resolve(h, "nvrtcGetCUBINSize", a.cubin_size) &&
-         resolve(h, "nvrtcGetCUBIN", a.cubin);
+         resolve(h, "nvrtcGetCUBIN", a.cubin) && resolve(h, "nvrtcGetPTXSize", a.ptx_size) &&
+         resolve(h, "nvrtcGetPTX", a.ptx);
 }
 
 Loaded load() {

@@ -31,6 +31,8 @@ struct Api {
   decltype(&::nvrtcGetProgramLog) program_log = nullptr;
   decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
   decltype(&::nvrtcGetCUBIN) cubin = nullptr;
+  decltype(&::nvrtcGetPTXSize) ptx_size = nullptr;
+  decltype(&::nvrtcGetPTX) ptx = nullptr;
   std::string library;  ///< the candidate that loaded, as it was named
 };
 

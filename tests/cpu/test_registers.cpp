@@ -3,7 +3,10 @@
 // and 2D paths were added to the even template, its 512 MiB u8 winner went to 64 (2 blocks per SM) unnoticed,
 // because nothing but a timed GPU run could see it.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,28 @@ int variant_registers(const std::string& problem_key, const std::string& config_
 const std::string kU8Roof = "histogram/u8/bins=256/range=[0,256)/n=536870912/dist=uniform";
 const std::string kU8RoofWinner =
     "priv=shared,R=32,cbits=32,block=512,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0";
+
+
+// The lengths of the runs of global loads in one kernel's PTX, in order: each run ends at a shared-memory atomic
+// (a count). Loads issued together before their counts make a run as long as the tile's loads; a load counted
+// before the next one is issued makes runs of 1.
+std::vector<int> load_runs(const std::string& ptx, const std::string& kernel) {
+  const std::string entry = ".entry " + kernel + "(";
+  const std::size_t begin = ptx.find(entry);
+  REQUIRE_MESSAGE(begin != std::string::npos, kernel, " is not in the PTX");
+  const std::size_t end = ptx.find(".entry ", begin + entry.size());
+  const std::string body = ptx.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  std::vector<int> runs;
+  int run = 0;
+  for (std::size_t at = 0; at < body.size(); ++at) {
+    if (body.compare(at, 10, "ld.global.") == 0) ++run;
+    if ((body.compare(at, 11, "atom.shared") == 0 || body.compare(at, 10, "red.shared") == 0) && run > 0) {
+      runs.push_back(run);
+      run = 0;
+    }
+  }
+  return runs;
+}
 
 }  // namespace
 
@@ -138,6 +163,39 @@ TEST_SUITE("nvrtc") {
           CHECK(regs > 0);
           CHECK(regs <= 32);
         }
+  }
+  TEST_CASE("the 1D histogram issues a partial tile's loads together, as a full tile's, and the span entry one at a time") {
+    // A grid that covers n has one tile below about a million samples, partial unless n is a whole number of tiles:
+    // counted one vector at a time, its loads went out one after another (u16 at 242000 samples, 4 loads: 7.4 us where
+    // a whole tile of 262144 ran 5.95; bench/results/2026-12-07-summary.md). The span entry point keeps that loop:
+    // its registers rose with the batched one (bench/results/2026-12-07b-data/partial-tile-registers.txt).
+    struct Case {
+      std::string problem, config;
+      int loads;
+    };
+    const std::vector<Case> cases = {
+        {"histogram/u16/bins=920/range=[0,65536)/n=242000/dist=uniform",
+         "priv=shared,R=1,cbits=32,block=256,vec=16,loads=4,agg=none,part=interleaved,merge=self_zero,grid=0", 4},
+        {"histogram/f32/bins=579/range=[0.02,300.02)/n=582000/dist=uniform",
+         "priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0", 2},
+        {"histogram/u8/bins=37/range=[10,250)/n=300000/dist=uniform", kU8RoofWinner + ",bin=values", 4}};
+    for (const Case& c : cases) {
+      CAPTURE(c.config);
+      const auto problem = Problem::parse(c.problem);
+      REQUIRE(problem.has_value());
+      const auto config = Config::parse("histogram", c.config);
+      REQUIRE(config.has_value());
+      const std::string text = jit::ptx(kernel_source(*problem, *config), "sm_90");
+      const auto whole = [&](const std::vector<int>& runs) {
+        return std::count_if(runs.begin(), runs.end(), [&](int r) { return r >= c.loads; });
+      };
+      const std::vector<int> flat = load_runs(text, kHistogramKernelName);
+      const std::vector<int> span = load_runs(text, kHistogramSpanKernelName);
+      MESSAGE(c.config, ": runs of loads in 1D ", fmt::format("{}", fmt::join(flat, " ")), ", span ",
+              fmt::format("{}", fmt::join(span, " ")));
+      CHECK(whole(flat) >= 2);  // the full tiles' and the partial tile's
+      CHECK(whole(span) == 1);  // the full tiles' only
+    }
   }
   TEST_CASE("holds_kernel finds the code of each kernel a cubin defines, by its whole name, and no other") {
     // What the NVRTC suites check of every variant they compile: the entry points the launcher loads
