@@ -115,9 +115,10 @@ class KernelFamily {
   }
   /// The largest n at which `config` runs `problem` in one block that reads every element and writes the result
   /// itself, a code path of its own: nothing handed over between blocks, so that a time measured on one side of it
-  /// says little about the other (a reduction's one-block path, kernel_templates/reduction_launch.hpp). The lookup
-  /// interpolates a configuration's measured times only between sizes on the same side as n (runtime/rank.hpp).
-  /// 0 where the family has no such path; the largest std::uint64_t where the configuration always runs one block.
+  /// says little about the other (a reduction's one-block path, kernel_templates/reduction_launch.hpp; a histogram's
+  /// grid of one block or one cluster, kernel_templates/histogram_launch.hpp). The lookup interpolates a
+  /// configuration's measured times only between sizes on the same side as n (runtime/rank.hpp). 0 where the family
+  /// has no such path; the largest std::uint64_t where the configuration always runs one block.
   virtual std::uint64_t one_block_up_to(const Problem& problem, const Config& config) const {
     (void)problem, (void)config;
     return 0;

@@ -29,6 +29,20 @@
 
 namespace autotune::histogram_launch {
 
+/// The largest n (pixels) that histogram_samples::grid_for runs as one block, or one cluster of `cluster` blocks:
+/// that grid stores its sums into the output itself (no atomics, no workspace, no zeroing launch;
+/// kernel_templates/histogram/histogram.cu, histogram_range/histogram_range.cu), a code path of its own
+/// (KernelFamily::one_block_up_to). k tiles of samples cover n, or a cap of at most k blocks holds every n below the
+/// 2^31 samples per block that split it. (A device that holds fewer than two clusters at once runs one at any n; the
+/// lookup prices without a device, so that is left out.)
+template <class C, class P>
+std::uint64_t one_unit_up_to(const C& c, const P& p, int cluster = 1) {
+  const auto k = static_cast<std::uint64_t>(std::max(1, cluster));
+  const auto channels = std::max<std::uint64_t>(1, p.samples(1));
+  if (c.grid_blocks > 0 && static_cast<std::uint64_t>(c.grid_blocks) <= k) return ((k << 31) - 1) / channels;
+  return k * c.tile_samples(p) / channels;
+}
+
 /// A loaded variant of a histogram template (P, C: HistogramProblem and HistogramConfig, or HistogramRangeProblem
 /// and HistogramRangeConfig): the problem, the configuration, the kernels of one cubin, their dynamic shared memory,
 /// the blocks of the 1D kernel resident on the device, and the workspaces (one per stream, core/workspace.hpp) that

@@ -20,6 +20,7 @@
 #include "core/problem_options.hpp"
 #include "core/typed_family.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
+#include "kernel_templates/histogram_launch.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram_options.hpp"
@@ -376,6 +377,13 @@ class HistogramFamily final
 
   int launches(const Config& c) const override {
     return config_of(c).merge == Merge::atomic ? 2 : 1;  // a zeroing launch + the kernel, or one kernel
+  }
+  // One block or one cluster stores its sums itself: the policy's u16/1024 entry of 64K on the H200
+  // (`block=256,loads=2,self_zero,cluster=16`, one cluster there) ran u16/991 at 110K, two clusters, in 8.1 us on an
+  // H100 where the exact winner ran 6.1 (bench/results/2026-12-07b-summary.md).
+  std::uint64_t one_block_up_to(const Problem& p, const Config& c) const override {
+    const HistogramConfig& h = config_of(c);
+    return histogram_launch::one_unit_up_to(h, problem_of(p), h.cluster);
   }
   ReportAxes report_axes(const Config& config) const override {
     const HistogramConfig& h = config_of(config);

@@ -13,6 +13,7 @@
 #include "embedded.hpp"
 #include "kernel_templates/histogram_range/enums.hpp"
 #include "kernel_templates/histogram_range/space.hpp"
+#include "kernel_templates/histogram_launch.hpp"
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
 
@@ -119,6 +120,10 @@ class HistogramRangeFamily final
   std::string_view policy_data() const override { return embedded::histogram_range_policy_json; }
 
   int launches(const Config& c) const override { return config_of(c).one_launch() ? 1 : 2; }
+  // One block stores its counts itself (histogram_range.cu's small-n path).
+  std::uint64_t one_block_up_to(const Problem& p, const Config& c) const override {
+    return histogram_launch::one_unit_up_to(config_of(c), problem_of(p));
+  }
   ReportAxes report_axes(const Config& config) const override {
     const HistogramRangeConfig& h = config_of(config);
     return {h.block, h.loads, fmt::format("{}/{}/R={}", to_string(h.binning), to_string(h.privatization), h.replicas)};

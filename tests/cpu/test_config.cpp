@@ -376,6 +376,39 @@ TEST_SUITE("config") {
     CHECK(c.shared_bytes(u8) == 5 * 256 * 4);
   }
 
+  TEST_CASE("the family's one-block bound (the lookup's): the largest n one block or one cluster covers; a cap of one "
+            "cluster holds every n below 2^31 samples a block; pixels of several channels count their samples") {
+    const KernelFamily& family = family_named("histogram");
+    auto bound = [&](const HistogramProblem& p, const HistogramConfig& c) {
+      return family.one_block_up_to(Problem(p), Config(c));
+    };
+    const HistogramProblem u8 = make(SampleType::u8, 256, 0, 256);
+    HistogramConfig c;  // tiles of 8192 samples
+    CHECK(bound(u8, c) == 8192);
+    CHECK(c.grid_for(u8, 8192, 264) == 1);
+    CHECK(c.grid_for(u8, 8193, 264) == 2);
+    // Clusters of 16 (the H200's u16/1024 entry of 64K: one cluster there, two at 110K,
+    // bench/results/2026-12-07b-summary.md): 16 tiles.
+    c.cluster = 16;
+    CHECK(bound(u8, c) == 131072);
+    CHECK(c.grid_for(u8, 131072, 264) == 16);
+    CHECK(c.grid_for(u8, 131073, 264) == 32);
+    c.grid_blocks = 16;  // a cap of one cluster
+    CHECK(bound(u8, c) == 34359738367ull);  // 16 x 2^31 - 1
+    CHECK(c.grid_for(u8, 34359738367ull, 264) == 16);
+    CHECK(c.grid_for(u8, 34359738368ull, 264) == 32);
+    c = HistogramConfig{};
+    c.grid_blocks = 1;  // the last-block path of one block
+    CHECK(bound(u8, c) == 2147483647ull);
+    CHECK(c.grid_for(u8, 2147483648ull, 264) == 2);
+    c.grid_blocks = 40;  // a cap above one block: tiles decide
+    CHECK(bound(u8, c) == 8192);
+    // RGBA pixels (4 samples each): a tile of 8192 samples is 2048 pixels.
+    HistogramProblem rgba = u8;
+    rgba.channels = 4, rgba.active = 3;
+    CHECK(bound(rgba, HistogramConfig{}) == 2048);
+  }
+
   TEST_CASE("clusters and self_zero: which combinations are well formed") {
     const HistogramProblem u8 = make(SampleType::u8, 256, 0, 256);
     auto why = [&](auto edit) { return why_invalid(u8, edit); };

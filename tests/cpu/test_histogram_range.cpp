@@ -484,6 +484,19 @@ TEST_SUITE("histogram_range") {
     CHECK(c.shared_bytes(make(SampleType::f64, 3)) == 3 * 4 + 4 + 4 * 8 + 64 * 4);  // 64 buckets at least
   }
 
+  TEST_CASE("the family's one-block bound (the lookup's): the largest n one block covers, every n below 2^31 samples "
+            "for a grid of one block") {
+    const KernelFamily& family = family_named("histogram_range");
+    const HistogramRangeProblem f32 = make(SampleType::f32, 999);
+    HistogramRangeConfig c;
+    c.block = 256, c.loads = 2, c.vec_bytes = 16;  // tiles of 256 x 2 x 4 floats
+    CHECK(family.one_block_up_to(Problem(f32), Config(c)) == 2048);
+    CHECK(c.grid_for(f32, 2048, 264) == 1);
+    CHECK(c.grid_for(f32, 2049, 264) == 2);
+    c.grid_blocks = 1;
+    CHECK(family.one_block_up_to(Problem(f32), Config(c)) == 2147483647ull);
+  }
+
   TEST_CASE("the space: every configuration well formed and within 227 KiB; the fallback runs anything") {
     for (SampleType t : all_sample_types())
       for (int bins : {1, 255, 4096, 65534}) {

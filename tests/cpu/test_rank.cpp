@@ -23,6 +23,7 @@
 #include "autotune/resolution.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/family.hpp"
 #include "runtime/candidates.hpp"
 #include "runtime/policy.hpp"
 #include "runtime/rank.hpp"
@@ -393,7 +394,11 @@ TEST_SUITE("rank") {
     using Timed = std::vector<MeasuredAt>;
     CHECK(own.sizes[0].measured == Timed{{M, 1.0, 0.5}, {64 * M, 1.25, 2.0}});
     CHECK(own.sizes[1].measured == Timed{{M, 1.5, 0.5}, {64 * M, 1.0, 2.0}});
-    CHECK(own.sizes[0].one_block_up_to == 0);  // a histogram has no one-block path
+    // The family's one-block bound of each configuration for the problem (its values: test_config.cpp).
+    for (const EvidenceSize& s : own.sizes) {
+      CHECK(s.one_block_up_to > 0);
+      CHECK(s.one_block_up_to == family_named("histogram").one_block_up_to(Problem(problem(8 * M)), s.config));
+    }
     // 8M lies half-way (20, 23, 26 bits, +1 rounded away): 1M's winner sqrt(0.5 x 2.5), 64M's sqrt(0.75 x 2), against
     // the fastest sqrt(0.5 x 2) = 1; other shapes and the policy are never priced from times.
     CHECK(price(costs(), "histogram", g.evidence, 0, 0, 8 * M - 1).predicted ==
