@@ -579,6 +579,37 @@ TEST_SUITE("rank") {
     CHECK(lookup_config(Cache(":memory:"), target_of(h200()), wanted).config == s.at_hint.config);
   }
 
+  TEST_CASE("u16 with 991 bins at 110K on an H100: the shipped policy's u16/1024 entry of 64K, one cluster of 16 "
+            "there, serves no n its grid covers with two; at 64K it still serves") {
+    // That entry (measured on an H200) ran this problem in 7.8 us on an H100, two clusters merging into a zeroed output
+    // with atomics; the entry served now ran 6.0 and the exact winner 5.8 (bench/results/2026-12-07c-summary.md).
+    const KernelFamily& family = family_named("histogram");
+    HistogramProblem u16 = HistogramProblem::with_defaults(SampleType::u16, 1024);
+    u16.upper = 65536;
+    u16.n = 65536;
+    const auto entry = policy_choice(family_policy("histogram"), Problem(u16), nullptr);
+    REQUIRE(entry);
+    REQUIRE(entry->shape.n() == 65536);
+    REQUIRE(entry->config.as<HistogramConfig>()->cluster == 16);
+    REQUIRE(family.one_block_up_to(Problem(u16), entry->config) == 65536);  // one cluster of 16 tiles of 4096
+
+    HistogramProblem wanted = HistogramProblem::with_defaults(SampleType::u16, 991, 7095);
+    wanted.upper = 53132;
+    wanted.distribution = "narrow";
+    for (const std::uint64_t n : std::vector<std::uint64_t>{70000, 110000}) {
+      CAPTURE(n);
+      wanted.n = n;
+      const Lookup l = lookup_config(Cache(":memory:"), target_of(h100()), wanted);
+      CHECK(l.source == ConfigSource::policy);
+      CHECK_FALSE(l.config == entry->config);
+      // Whatever serves runs n on the side of its one-block path that its own tuned n ran on: many blocks.
+      CHECK(family.one_block_up_to(Problem(wanted), l.config) < n);
+    }
+    // At 64K the entry runs one cluster, as where it was measured: on the H200 it serves.
+    wanted.n = 65536;
+    CHECK(lookup_config(Cache(":memory:"), target_of(h200()), wanted).config == entry->config);
+  }
+
   TEST_CASE("best prints the choice, its predicted slowdown and the runner-up") {
     TempPath file;
     {
