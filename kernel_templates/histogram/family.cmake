@@ -4,6 +4,7 @@ list(APPEND AUTOTUNE_FAMILY_SOURCES
   kernel_templates/histogram/config.cpp
   kernel_templates/histogram/source.cpp
   kernel_templates/histogram/value_bins.cpp
+  kernel_templates/histogram/sparse_values.cpp
   kernel_templates/histogram/space.cpp
   kernel_templates/histogram/reference.cpp
   kernel_templates/histogram/launcher.cpp

@@ -22,6 +22,7 @@
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram_launch.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "kernel_templates/histogram/sparse_values.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
@@ -229,8 +230,32 @@ class HistogramFamily final
     }
     if (const HistogramConfig lanes = lane_copies(h, hc); !(lanes == hc) && violation(p, Config(lanes), device).empty())
       return Adapted{Config(lanes), fmt::format("{}", fmt::join(changed_fields(given, lanes), ", "))};
+    if (const HistogramConfig copies = sparse_copies(h, hc); !(copies == hc))
+      if (auto a = runnable(p, copies, changed_fields(given, copies), device)) return a;
     return runnable(p, hc, {}, device);
   }
+
+  // A window of shared counters (win=N) pays where a block's samples stay near the bin of its first one. Where a
+  // 16-bit float type holds few values in the range (histogram_detail::sparse_bins: more than 8 bins a value), the
+  // samples of uniform data and of runs fall on few bins spread over all of them, mostly outside any one window, and
+  // every block's global atomics meet on those few bins: there the configuration counts in global copies instead
+  // (kSparseCopies: the f32/262144 policy entry before windows, R = 16, fewer where the device's memory asks
+  // (runnable), chunks of 256 bins, warp aggregation), with the given loads' cache policy. Measured (H100, the
+  // windowed entry against these copies in the same rounds, bench/results/2026-12-07d-summary.md): bf16 with 273541
+  // bins over [-100, -92) (16 values) at 264M runs 1265 -> 486 us (CUB 908), with 343287 bins over [-100, -99.25)
+  // (2 values) at 35M runs 357 -> 202 us, with 209217 bins over [0, 1) at 23M uniform 461 -> 333 us. Not narrow
+  // samples, whose hot values do lie in the window (bf16, 303567 bins over [-4, -2) at 9.6M: 18.0 us windowed, 189
+  // us as copies), nor image-like ones (f16, three rows: -12 %, -1 % and +11 %).
+  static HistogramConfig sparse_copies(const HistogramProblem& h, const HistogramConfig& c) {
+    if (c.privatization != Privatization::global || c.window == 0 || !histogram_detail::sparse_bins(h)) return c;
+    if (h.distribution != "uniform" && h.distribution != "runs") return c;
+    auto copies = HistogramConfig::parse(kSparseCopies);
+    if (!copies) return c;
+    copies->load_cs = c.load_cs;
+    return *copies;
+  }
+  static constexpr std::string_view kSparseCopies =
+      "priv=global,R=16,cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,merge=atomic,grid=0,chunk=256";
 
   // 8-bit samples of one channel counted in 16 lane-interleaved shared copies take 32, a copy per lane: two lanes of
   // a warp no longer share a counter (measured: README.md, "A copy per lane"). Not where 32 copies do not fit the

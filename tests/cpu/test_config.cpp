@@ -12,6 +12,7 @@
 #include "core/family.hpp"
 #include "kernel_templates/histogram/launcher.hpp"
 #include "kernel_templates/histogram/space.hpp"
+#include "kernel_templates/histogram/sparse_values.hpp"
 #include "kernel_templates/histogram/workspace_layout.hpp"
 #include "tests/test_devices.hpp"
 
@@ -710,6 +711,82 @@ TEST_SUITE("config") {
     p = make(SampleType::f16, 32768, 0, 1);
     p.distribution = "runs";
     CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", entry), &h100)->change == "");
+  }
+
+  TEST_CASE("16-bit float values in a range, by their bit patterns: bf16 holds 16 over [-100, -92), 2 over "
+            "[-100, -99.25), 16256 over [0, 1); f16 128 over [-100, -92); other types are not counted") {
+    using histogram_detail::float16_values;
+    // bf16 keeps 7 mantissa bits: over [64, 128) its step is 64 / 128 = 0.5, so 8 / 0.5 = 16 values in [92, 100);
+    // 0.75 / 0.5 rounds to 2 (99.5 and 100 in (99.25, 100]). f16 keeps 10: a step of 64 / 1024, 128 values in 8.
+    CHECK(float16_values(SampleType::bf16, -100, -92) == 16);
+    CHECK(float16_values(SampleType::bf16, -100, -99.25) == 2);
+    CHECK(float16_values(SampleType::f16, -100, -92) == 128);
+    CHECK(float16_values(SampleType::f16, 92, 100) == 128);
+    // Non-negative values count up with their bit patterns: 1.0f's bf16 pattern is 0x3F80, f16's 0x3C00.
+    CHECK(float16_values(SampleType::bf16, 0, 1) == 0x3F80);
+    CHECK(float16_values(SampleType::f16, 0, 1) == 0x3C00);
+    // A range across 0 counts both sides; past the largest finite value (f16: 65504, pattern 0x7BFF) nothing more.
+    CHECK(float16_values(SampleType::f16, -1, 1) == 2 * 0x3C00);
+    CHECK(float16_values(SampleType::f16, 0, 1e9) == 0x7BFF);
+    CHECK(float16_values(SampleType::f32, -100, -92) == 0);
+    CHECK(float16_values(SampleType::u16, 0, 65536) == 0);
+  }
+
+  TEST_CASE("sparse bins (more than 8 bins a 16-bit float value in every active channel): windowed global "
+            "configurations count in copies on uniform samples and runs, not on narrow or image-like ones") {
+    using histogram_detail::sparse_bins;
+    CHECK(sparse_bins(make(SampleType::bf16, 273541, -100, -92)));
+    CHECK(sparse_bins(make(SampleType::bf16, 129, -100, -92)));       // 129 > 8 x 16
+    CHECK_FALSE(sparse_bins(make(SampleType::bf16, 128, -100, -92)));
+    CHECK_FALSE(sparse_bins(make(SampleType::f32, 273541, -100, -92)));  // 2^20 f32 values in that range
+    CHECK_FALSE(sparse_bins(make(SampleType::bf16, 50000, -4, 296)));   // bf16 holds 33813 values there
+    HistogramProblem two = make(SampleType::bf16, 273541, -100, -92);  // a second channel of many values: not sparse
+    two.channels = two.active = 2;
+    two.per_channel = {{273541, -100, -92}, {273541, 0, 1}};
+    CHECK(sparse_bins(two) == (273541 > 8 * 0x3F80));
+
+    // The windowed f32/262144 policy entry (H100), adapted at its 16M. Copies of 273541 bins (padded to whole chunks
+    // of 256: 273664 counters) take 8 x 1 MiB and a bit: 16 of them would pass the 16 MiB workspace; 209217 bins
+    // (209408 padded) take 16.
+    const KernelFamily& family = family_named("histogram");
+    const DeviceInfo h100 = test::h100_device("GPU-sparse-copies");
+    const std::string windowed = "priv=global,R=1,cbits=32,block=1024,vec=16,loads=1,agg=warp,part=interleaved,"
+                                 "merge=atomic,grid=0,ld=cs,win=4096";
+    auto copies = [](int r) {
+      return fmt::format("priv=global,R={},cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,merge=atomic,"
+                         "grid=0,ld=cs,chunk=256", r);
+    };
+    for (const char* dist : {"uniform", "runs", "narrow", "image"}) {
+      CAPTURE(dist);
+      const bool spread = std::string(dist) == "uniform" || std::string(dist) == "runs";
+      HistogramProblem p = make(SampleType::bf16, 273541, -100, -92);
+      p.n = 16777216;
+      p.distribution = dist;
+      auto a = family.adapt_config(Problem(p), *Config::parse("histogram", windowed), &h100);
+      REQUIRE(a.has_value());
+      CHECK(a->config.key() == (spread ? copies(8) : windowed));
+      CHECK(a->change == (spread ? "R=16, block=512, loads=2, chunk=256, R=8" : ""));
+      p = make(SampleType::bf16, 209217, 0, 1);
+      p.n = 16777216;
+      p.distribution = dist;
+      a = family.adapt_config(Problem(p), *Config::parse("histogram", windowed), &h100);
+      REQUIRE(a.has_value());
+      CHECK(a->config.key() == (spread ? copies(16) : windowed));
+      // Dense bins keep the window: f32 over the same range, and bf16 over a range it resolves.
+      p = make(SampleType::f32, 273541, -100, -92);
+      p.distribution = dist;
+      CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", windowed), &h100)->change == "");
+      p = make(SampleType::bf16, 20000, 0, 1);
+      p.distribution = dist;
+      CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", windowed), &h100)->change == "");
+    }
+    // Configurations without a window are left as they are (a measured copies or plain global winner).
+    HistogramProblem p = make(SampleType::bf16, 273541, -100, -92);
+    p.distribution = "runs";
+    CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", copies(8)), &h100)->change == "");
+    const std::string plain = "priv=global,R=1,cbits=32,block=1024,vec=16,loads=1,agg=warp,part=interleaved,"
+                              "merge=atomic,grid=0";
+    CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", plain), &h100)->change == "");
   }
 
   TEST_CASE("shared memory per configuration, by hand") {

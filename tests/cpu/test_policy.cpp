@@ -296,6 +296,34 @@ TEST_SUITE("policy") {
     CHECK(h100.why.find("measured on NVIDIA H100 80GB HBM3") != std::string::npos);
   }
 
+  TEST_CASE("the shipped histogram policy: 32-bit integers with 75544 and 66593 bins of narrow samples are served a "
+            "window beside a global histogram on an H100, the same bins of uniform samples 16-bit shared counters") {
+    // The narrow entries of f32/32768 at 1M and u16/65536 at 16M (H100, 2026-12-07d): where the robust entries' 16-bit
+    // shared counters ran i32/75544 at 78.8M narrow in 164.6 us and u32/66593 at 112M in 249.3, these ran 128.2 and
+    // 201.6 (bench/results/2026-12-07d-summary.md).
+    const DeviceInfo h100 = test::h100_device("GPU-shipped-narrow");
+    for (const auto& [type, bins, lower, upper, n] :
+         {std::tuple{SampleType::i32, 75544, 664.0, 183013.0, std::uint64_t{78836000}},
+          std::tuple{SampleType::u32, 66593, 606.0, 96187.0, std::uint64_t{111956000}}}) {
+      CAPTURE(bins);
+      HistogramProblem p = HistogramProblem::with_defaults(type, bins, lower);
+      p.upper = upper;
+      p.n = n;
+      p.distribution = "narrow";
+      const SizeRange narrow = served_range(h100, Problem(p));
+      const auto* c = narrow.config.as<HistogramConfig>();
+      REQUIRE(c != nullptr);
+      CHECK(c->privatization == Privatization::global);
+      CHECK(c->window == 4096);
+      CHECK(narrow.why.find("dist=narrow") != std::string::npos);
+      p.distribution = "uniform";
+      const SizeRange uniform = served_range(h100, Problem(p));
+      REQUIRE(uniform.config.as<HistogramConfig>() != nullptr);
+      CHECK(uniform.config.as<HistogramConfig>()->privatization == Privatization::shared);
+      CHECK(uniform.config.as<HistogramConfig>()->counter_bits == 16);
+    }
+  }
+
   TEST_CASE("an entry fitted on one distribution (dist=runs) serves problems of that distribution only, ahead of the "
             "robust entry of its shape; the robust entries serve every other distribution") {
     HistogramProblem runs = f32(4096, 1 << 20);
