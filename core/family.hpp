@@ -104,6 +104,20 @@ class KernelFamily {
     (void)problem, (void)config, (void)measured_n, (void)device;
     return std::nullopt;
   }
+  /// What `problem` runs in place of `config` from some n on, where the family knows from measurement that `config`'s
+  /// kind of kernel loses to another there (not a tuning: a rule of the family's): the first such n, the configuration
+  /// (valid for `problem` and `device`'s limits) and why; nullopt where the family has no such rule for them. The
+  /// lookup's replacement rule (runtime/replace_by_size.hpp).
+  struct Replacement {
+    std::uint64_t n_from = 0;
+    Config config;
+    std::string why;
+  };
+  virtual std::optional<Replacement> replaced_from(const Problem& problem, const Config& config,
+                                                   const DeviceInfo* device) const {
+    (void)problem, (void)config, (void)device;
+    return std::nullopt;
+  }
   /// `config`, a one-launch merge whose output the kernel zeroes itself, as the merge into an output zeroed by an
   /// overlapped zeroing launch on `device` (sm_90+: programmatic dependent launch), valid for `problem`; nullopt where
   /// the family has no such pair or `config` is not such a merge. The lookup's one-launch rule

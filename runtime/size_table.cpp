@@ -11,6 +11,7 @@
 #include "core/family.hpp"
 #include "runtime/grid_by_size.hpp"
 #include "runtime/one_launch.hpp"
+#include "runtime/replace_by_size.hpp"
 #include "runtime/streaming.hpp"
 
 namespace autotune {
@@ -269,9 +270,11 @@ SizeLookup rank_sizes(Gathered gathered, const TransferCosts& costs, const Probl
   out.sizes = std::move(t.sizes);
   // Evict-first loads by input size (runtime/streaming.hpp), unless the application requires measured data (tuned,
   // exact): then each range runs a configuration as it was measured. The hint's answer is the range holding n.
-  // Then less work per block below the sizes a configuration was measured at (runtime/grid_by_size.hpp).
+  // Then the family's replacements from a size on (runtime/replace_by_size.hpp), and less work per block below the
+  // sizes a configuration was measured at (runtime/grid_by_size.hpp).
   if (required == Requirement::any) {
     stream_by_size(out.sizes, problem, gathered.l2_bytes, gathered.device ? &*gathered.device : nullptr);
+    replace_by_size(out.sizes, problem, gathered.device ? &*gathered.device : nullptr);
     self_zero_as_atomic(out.sizes, problem, gathered.device ? &*gathered.device : nullptr);
     if (gathered.compiles && gathered.device) keep_grid_by_size(out.sizes, problem, *gathered.device);
   }

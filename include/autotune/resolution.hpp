@@ -16,7 +16,9 @@
 //   size table (runtime/size_table.hpp): the ranking at every n, as ranges (SizeRange); the answer for the hint n is
 //     the table's, so that the two agree. Then evict-first input loads by input size (runtime/streaming.hpp): inputs
 //     of L2 / 4 to 4x the L2 load evict-first (ld=cs), inputs of 8x the L2 or more plainly, where the family's
-//     configuration has the choice, but at the sizes the problem itself was measured at; and below the sizes a
+//     configuration has the choice, but at the sizes the problem itself was measured at; then the family's
+//     replacements from a size on (runtime/replace_by_size.hpp: a windowed global histogram of 16-bit floats whose
+//     bins are sparse runs as copies where its input passes twice their bytes); and below the sizes a
 //     range was measured at, less work per block (runtime/grid_by_size.hpp: a histogram's loads halved while its
 //     grid stays nearest the blocks it launched where measured, at most one per SM). Neither under a tuned or exact
 //     requirement (those run what was measured), nor without NVRTC.

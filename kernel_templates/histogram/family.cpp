@@ -23,6 +23,7 @@
 #include "kernel_templates/histogram_launch.hpp"
 #include "kernel_templates/histogram/space.hpp"
 #include "kernel_templates/histogram/sparse_values.hpp"
+#include "kernel_templates/histogram/workspace_layout.hpp"
 #include "kernel_templates/histogram/value_bins.hpp"
 #include "kernel_templates/histogram_options.hpp"
 #include "kernel_templates/histogram_samples.hpp"
@@ -230,18 +231,39 @@ class HistogramFamily final
     }
     if (const HistogramConfig lanes = lane_copies(h, hc); !(lanes == hc) && violation(p, Config(lanes), device).empty())
       return Adapted{Config(lanes), fmt::format("{}", fmt::join(changed_fields(given, lanes), ", "))};
-    if (const HistogramConfig copies = sparse_copies(h, hc); !(copies == hc))
-      if (auto a = runnable(p, copies, changed_fields(given, copies), device)) return a;
     return runnable(p, hc, {}, device);
+  }
+
+  // The copies rule (sparse_copies) from the n whose input passes twice the copies' bytes: below it zeroing the copies
+  // and reading them back in the merge cost more than the window's contended atomics (bf16 with 243491 bins over
+  // [0, 1) on runs at 7.2M samples, 14.4 MB against 15.6 MB of 16 copies: 39.7 us windowed, 77.1 as copies; f16 with
+  // 278820 bins over [-4, -3) at 9.7M, 19.4 MB against 8.9 MB of 8 copies: 192.0 and 146.0 us; H100, 2026-12-07d).
+  // The ten rows measured allow a factor from 0.93 to 2.17; 2 is the copies' own traffic, written and read once.
+  std::optional<Replacement> replaced_from(const Problem& p, const Config& c, const DeviceInfo* device) const override {
+    const HistogramProblem& h = problem_of(p);
+    const HistogramConfig copies = sparse_copies(h, config_of(c));
+    if (copies == config_of(c)) return std::nullopt;
+    const auto made = runnable(p, copies, {}, device);
+    if (!made) return std::nullopt;
+    const HistogramConfig& m = config_of(made->config);
+    const std::uint64_t per_n = size_of(h.type) * static_cast<std::uint64_t>(h.channels);
+    const std::uint64_t twice = 2 * histogram_detail::HistogramWorkspace::bytes(h, m);
+    const std::uint64_t n_from = (twice + per_n - 1) / per_n;
+    const double values = histogram_detail::float16_values(h.type, h.lower, h.upper);
+    return Replacement{n_from, made->config,
+                       fmt::format("copies (R={}) in place of a window: {} bins, {:.0f} values of the type in the "
+                                   "range; from n={}, twice the copies' bytes",
+                                   m.replicas, h.bins, values, n_from)};
   }
 
   // A window of shared counters (win=N) pays where a block's samples stay near the bin of its first one. Where a
   // 16-bit float type holds few values in the range (histogram_detail::sparse_bins: more than 8 bins a value), the
   // samples of uniform data and of runs fall on few bins spread over all of them, mostly outside any one window, and
-  // every block's global atomics meet on those few bins: there the configuration counts in global copies instead
-  // (kSparseCopies: the f32/262144 policy entry before windows, R = 16, fewer where the device's memory asks
-  // (runnable), chunks of 256 bins, warp aggregation), with the given loads' cache policy. Measured (H100, the
-  // windowed entry against these copies in the same rounds, bench/results/2026-12-07d-summary.md): bf16 with 273541
+  // every block's global atomics meet on those few bins: there (from a size on, replaced_from) the configuration
+  // counts in global copies instead (kSparseCopies: the f32/262144 policy entry before windows, R = 16, fewer where
+  // the device's memory asks (runnable), chunks of 256 bins, warp aggregation), with the given loads' cache policy.
+  // Measured (H100, the windowed entry against these copies in the same rounds, bench/results/2026-12-07d-summary.md):
+  // bf16 with 273541
   // bins over [-100, -92) (16 values) at 264M runs 1265 -> 486 us (CUB 908), with 343287 bins over [-100, -99.25)
   // (2 values) at 35M runs 357 -> 202 us, with 209217 bins over [0, 1) at 23M uniform 461 -> 333 us. Not narrow
   // samples, whose hot values do lie in the window (bf16, 303567 bins over [-4, -2) at 9.6M: 18.0 us windowed, 189

@@ -733,7 +733,8 @@ TEST_SUITE("config") {
   }
 
   TEST_CASE("sparse bins (more than 8 bins a 16-bit float value in every active channel): windowed global "
-            "configurations count in copies on uniform samples and runs, not on narrow or image-like ones") {
+            "configurations are replaced by copies on uniform samples and runs, from the n whose input passes twice "
+            "the copies' bytes; not on narrow or image-like ones, nor dense bins") {
     using histogram_detail::sparse_bins;
     CHECK(sparse_bins(make(SampleType::bf16, 273541, -100, -92)));
     CHECK(sparse_bins(make(SampleType::bf16, 129, -100, -92)));       // 129 > 8 x 16
@@ -745,9 +746,10 @@ TEST_SUITE("config") {
     two.per_channel = {{273541, -100, -92}, {273541, 0, 1}};
     CHECK(sparse_bins(two) == (273541 > 8 * 0x3F80));
 
-    // The windowed f32/262144 policy entry (H100), adapted at its 16M. Copies of 273541 bins (padded to whole chunks
-    // of 256: 273664 counters) take 8 x 1 MiB and a bit: 16 of them would pass the 16 MiB workspace; 209217 bins
-    // (209408 padded) take 16.
+    // The windowed f32/262144 policy entry (H100). Copies of 273541 bins (padded to whole chunks of 256: 273664
+    // counters) take 8 x 1 MiB and a bit, 16 of them would pass the 16 MiB workspace; 209217 bins (209408) take 16.
+    // With the 256 bytes of control words: 8757504 and 13402368 bytes, and bf16 samples are 2 bytes each, so the
+    // copies run from n = 8757504 and 13402368 (twice the copies' bytes of input).
     const KernelFamily& family = family_named("histogram");
     const DeviceInfo h100 = test::h100_device("GPU-sparse-copies");
     const std::string windowed = "priv=global,R=1,cbits=32,block=1024,vec=16,loads=1,agg=warp,part=interleaved,"
@@ -756,37 +758,45 @@ TEST_SUITE("config") {
       return fmt::format("priv=global,R={},cbits=32,block=512,vec=16,loads=2,agg=warp,part=interleaved,merge=atomic,"
                          "grid=0,ld=cs,chunk=256", r);
     };
+    const Config w = *Config::parse("histogram", windowed);
     for (const char* dist : {"uniform", "runs", "narrow", "image"}) {
       CAPTURE(dist);
       const bool spread = std::string(dist) == "uniform" || std::string(dist) == "runs";
       HistogramProblem p = make(SampleType::bf16, 273541, -100, -92);
       p.n = 16777216;
       p.distribution = dist;
-      auto a = family.adapt_config(Problem(p), *Config::parse("histogram", windowed), &h100);
-      REQUIRE(a.has_value());
-      CHECK(a->config.key() == (spread ? copies(8) : windowed));
-      CHECK(a->change == (spread ? "R=16, block=512, loads=2, chunk=256, R=8" : ""));
+      // A transfer keeps the window (the rule is the size table's, at the served n).
+      CHECK(family.adapt_config(Problem(p), w, &h100)->change == "");
+      auto r = family.replaced_from(Problem(p), w, &h100);
+      REQUIRE(r.has_value() == spread);
+      if (spread) {
+        CHECK(r->config.key() == copies(8));
+        CHECK(r->n_from == 8757504);
+        CHECK(r->why.find("16 values") != std::string::npos);
+      }
       p = make(SampleType::bf16, 209217, 0, 1);
-      p.n = 16777216;
       p.distribution = dist;
-      a = family.adapt_config(Problem(p), *Config::parse("histogram", windowed), &h100);
-      REQUIRE(a.has_value());
-      CHECK(a->config.key() == (spread ? copies(16) : windowed));
+      r = family.replaced_from(Problem(p), w, &h100);
+      REQUIRE(r.has_value() == spread);
+      if (spread) {
+        CHECK(r->config.key() == copies(16));
+        CHECK(r->n_from == 13402368);
+      }
       // Dense bins keep the window: f32 over the same range, and bf16 over a range it resolves.
       p = make(SampleType::f32, 273541, -100, -92);
       p.distribution = dist;
-      CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", windowed), &h100)->change == "");
+      CHECK_FALSE(family.replaced_from(Problem(p), w, &h100));
       p = make(SampleType::bf16, 20000, 0, 1);
       p.distribution = dist;
-      CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", windowed), &h100)->change == "");
+      CHECK_FALSE(family.replaced_from(Problem(p), w, &h100));
     }
     // Configurations without a window are left as they are (a measured copies or plain global winner).
     HistogramProblem p = make(SampleType::bf16, 273541, -100, -92);
     p.distribution = "runs";
-    CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", copies(8)), &h100)->change == "");
+    CHECK_FALSE(family.replaced_from(Problem(p), *Config::parse("histogram", copies(8)), &h100));
     const std::string plain = "priv=global,R=1,cbits=32,block=1024,vec=16,loads=1,agg=warp,part=interleaved,"
                               "merge=atomic,grid=0";
-    CHECK(family.adapt_config(Problem(p), *Config::parse("histogram", plain), &h100)->change == "");
+    CHECK_FALSE(family.replaced_from(Problem(p), *Config::parse("histogram", plain), &h100));
   }
 
   TEST_CASE("shared memory per configuration, by hand") {

@@ -610,6 +610,58 @@ TEST_SUITE("rank") {
     CHECK(lookup_config(Cache(":memory:"), target_of(h200()), wanted).config == entry->config);
   }
 
+  TEST_CASE("bf16 with sparse bins on runs, the shipped policy, an H100: the windowed entry runs as copies from the n "
+            "whose input passes twice the copies' bytes, the window below it; a tuned size of the problem itself and "
+            "Requirement::tuned keep what was measured") {
+    // The 16M f32/262144 entry (win=4096) served bf16 with 273541 bins over [-100, -92) (16 values) on runs at 264M in
+    // 1264.7 us, copies (R = 8) in 453-486 us, CUB 857-908; 243491 bins over [0, 1) at 7.2M ran 39.7 us windowed and
+    // 77.1 as 16 copies (15.6 MB of copies for 14.4 MB of input; bench/results/2026-12-07d-summary.md).
+    auto bf16 = [](int bins, double lower, double upper, std::uint64_t n) {
+      HistogramProblem p = HistogramProblem::with_defaults(SampleType::bf16, bins, lower);
+      p.upper = upper;
+      p.n = n;
+      p.distribution = "runs";
+      return p;
+    };
+    auto window = [](const Config& c) { return c.as<HistogramConfig>()->window; };
+    auto copies = [](const Config& c) {  // R of chunked copies, 0 for anything else
+      return c.as<HistogramConfig>()->chunk == 256 ? c.as<HistogramConfig>()->replicas : 0;
+    };
+    const Cache none(":memory:");
+    Lookup l = lookup_config(none, target_of(h100()), bf16(273541, -100, -92, 263973000));
+    CHECK(copies(l.config) == 8);
+    CHECK(window(l.config) == 0);
+    // 8 copies of 273664 counters and 256 bytes of control words: 8757504 bytes, as many 2-byte samples.
+    const SizeLookup t = untuned_sizes(target_of(h100()), bf16(273541, -100, -92, 263973000));
+    const auto holding = [&](std::uint64_t n) {
+      return *std::find_if(t.sizes.begin(), t.sizes.end(), [&](const SizeRange& r) { return r.contains(n); });
+    };
+    CHECK(copies(holding(8757504).config) == 8);
+    CHECK(holding(8757504).why.find("in place of a window") != std::string::npos);
+    CHECK(copies(holding(8757503).config) == 0);
+    CHECK(window(holding(8757503).config) == 4096);  // the same entry, below the rule's n
+    // 16 copies of 243712 counters (15597824 bytes and 256): the window serves 7.2M, copies 16M.
+    CHECK(window(lookup_config(none, target_of(h100()), bf16(243491, 0, 1, 7202000)).config) == 4096);
+    CHECK(copies(lookup_config(none, target_of(h100()), bf16(243491, 0, 1, 16000000)).config) == 16);
+    // Narrow samples keep the window at every size.
+    HistogramProblem narrow = bf16(273541, -100, -92, 263973000);
+    narrow.distribution = "narrow";
+    CHECK(copies(lookup_config(none, target_of(h100()), narrow).config) == 0);
+
+    // The problem tuned itself at 16M with a window: its own measurement serves, at 16M and by size around it.
+    TempPath file;
+    Cache cache(file.str());
+    const std::string windowed = "priv=global,R=1,cbits=32,block=1024,vec=16,loads=1,agg=warp,part=interleaved,"
+                                 "merge=atomic,grid=0,win=4096";
+    record_current(cache, h100(), Problem(bf16(273541, -100, -92, 16777216)), *Config::parse("histogram", windowed));
+    l = lookup_config(cache, target_of(h100()), bf16(273541, -100, -92, 33554432));
+    CHECK(l.source == ConfigSource::nearest_size);
+    CHECK(window(l.config) == 4096);
+    // Requirement::tuned runs what was measured: the policy's window, where nothing else is tuned.
+    l = lookup_config(none, target_of(h100()), bf16(273541, -100, -92, 263973000), Requirement::tuned);
+    CHECK(window(l.config) == 4096);
+  }
+
   TEST_CASE("best prints the choice, its predicted slowdown and the runner-up") {
     TempPath file;
     {
