@@ -302,13 +302,13 @@ TEST_SUITE("policy") {
     // shared counters ran i32/75544 at 78.8M narrow in 164.6 us and u32/66593 at 112M in 249.3, these ran 128.2 and
     // 201.6 (bench/results/2026-12-07d-summary.md).
     const DeviceInfo h100 = test::h100_device("GPU-shipped-narrow");
-    for (const auto& [type, bins, lower, upper, n] :
-         {std::tuple{SampleType::i32, 75544, 664.0, 183013.0, std::uint64_t{78836000}},
-          std::tuple{SampleType::u32, 66593, 606.0, 96187.0, std::uint64_t{111956000}}}) {
+    for (const auto& row : {std::tuple{SampleType::i32, 75544, 664.0, 183013.0, std::uint64_t{78836000}},
+                            std::tuple{SampleType::u32, 66593, 606.0, 96187.0, std::uint64_t{111956000}}}) {
+      const int bins = std::get<1>(row);  // a variable, not a structured binding: CAPTURE's lambda takes it (clang)
       CAPTURE(bins);
-      HistogramProblem p = HistogramProblem::with_defaults(type, bins, lower);
-      p.upper = upper;
-      p.n = n;
+      HistogramProblem p = HistogramProblem::with_defaults(std::get<0>(row), bins, std::get<2>(row));
+      p.upper = std::get<3>(row);
+      p.n = std::get<4>(row);
       p.distribution = "narrow";
       const SizeRange narrow = served_range(h100, Problem(p));
       const auto* c = narrow.config.as<HistogramConfig>();
