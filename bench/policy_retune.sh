@@ -35,8 +35,11 @@ if not hist_dists or hist_dists[0] != "uniform" or not set(hist_dists) <= {"unif
     sys.exit(f"policy_retune: HIST_DISTS: uniform first, then any of narrow, runs, image; not '{' '.join(hist_dists)}'")
 doc = json.load(open(f"kernel_templates/{family}/policy.json"))
 shape = lambda e: e["problem"].split("/n=")[0]  # the key before n= (dist= follows it)
-# The entries at n, or (a size the policy has no entry at) every shape of the policy.
-shapes = sorted({shape(e) for e in doc["entries"] if f"/n={n}/" in e["problem"]}) or sorted(set(map(shape, doc["entries"])))
+# The shapes of the robust entries at n (dist=uniform: an entry of one distribution, scripts/fit_policy.py --per-dist,
+# says nothing of a robust entry there, and the fit here writes robust ones), or (a size the policy has no robust entry
+# at) every shape of the policy.
+shapes = (sorted({shape(e) for e in doc["entries"] if f"/n={n}/dist=uniform" in e["problem"]})
+          or sorted(set(map(shape, doc["entries"]))))
 shapes = [s for s in shapes + [a for a in added.split() if a not in shapes] if re.search(pattern, s)]
 if not shapes:
     sys.exit(f"policy_retune: no {family} shape matches '{pattern}'")
