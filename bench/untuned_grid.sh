@@ -47,6 +47,13 @@ commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$out"
 tuned=${TUNED_CACHE:-$out/tuned.db}
 
+# An exact tuning's cache without its cubins, in place (bench/strip_cubins.py); left as it was when that fails.
+slim_exact() {
+  [ -f "$1" ] || return 0
+  rm -f "$1.slim"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/strip_cubins.py" "$1" "$1.slim" > /dev/null && mv "$1.slim" "$1" || rm -f "$1.slim"
+}
+
 run_tune() {
   rm -f "$out/tuned.db"
   local t0=$SECONDS
@@ -123,7 +130,8 @@ run_held_out() {
   [ -n "${HELD_OUT_ROW_LIST:-}" ] && name=held-out-${SEED:-20261204}-list
   local args=(--held-out "${HELD_OUT:-100}" --seed "${SEED:-20261204}" --tuned-cache "$tuned" --commit "$commit")
   # HELD_OUT_EXACT=1: each row tuned exactly too (its regret; up to minutes a row), its measurements kept in
-  # OUT/exact-NAME[-row-I].db (bench/replay_grid.py reads them); else no exact tuning.
+  # OUT/exact-NAME[-row-I].db without cubins (bench/strip_cubins.py: small enough for a device call to bring back,
+  # and bench/replay_grid.py reads them to price another lookup without a GPU); else no exact tuning.
   local exact=${HELD_OUT_EXACT:-0}
   [ "$exact" = 1 ] || args+=(--no-exact)
   # HELD_OUT_COMPARE_LOADS=1: each row's tuned handle also made with the evict-first size rule off
@@ -145,6 +153,7 @@ run_held_out() {
   if [ "${HELD_OUT_PROCESSES:-row}" = one ]; then
     [ "$exact" = 1 ] && rm -f "$out/exact-$name.db" && args+=(--exact-cache "$out/exact-$name.db")
     "$bin/shape_bench" "${args[@]}" --rows "$rows" --markdown "$out/$name.md" > "$out/$name.log" 2>&1 || rc=$?
+    [ "$exact" = 1 ] && slim_exact "$out/exact-$name.db"
   else
     # One process per row: a row that ends its process (a CUDA error is sticky: CUB's f16 histogram past 65504 bins
     # wrote out of bounds, bench/results/2026-12-04h-summary.md) loses that row alone. Each row's result line goes
@@ -166,6 +175,7 @@ run_held_out() {
       timeout "${HELD_OUT_ROW_LIMIT:-120}" "$bin/shape_bench" "${args[@]}" "${keep[@]}" --rows "$i:$((i + 1))" \
         --markdown "$out/$name-row-$i.md" > "$out/$name-row-$i.out" 2> "$out/$name-row-$i.err"
       local row_rc=$?
+      [ "$exact" = 1 ] && slim_exact "$out/exact-$name-row-$i.db"
       grep "^shape_bench: \(histogram\|reduce\)/" "$out/$name-row-$i.err" | sed "s/^/row $i rc=$row_rc /" \
         >> "$out/$name.log"
       if [ $row_rc -ne 0 ]; then
