@@ -15,6 +15,10 @@
 # FAMILIES (default "histogram reduce"), SEEDS (default 20261204,20261205,20261206), DEADLINE (default 470: no A/B
 # process starts after it, in seconds of this script) and STOP (575: each process is ended by it); COMMIT and
 # SOURCE_DIR (default bench/results/<date>-data) name the tunings' logs in the policies' update records.
+# SHAPES=REGEX tunes only the shapes it matches, HIST_DISTS the histogram distributions (default "uniform narrow runs
+# image"; bench/policy_retune.sh), and PER_DIST=X writes only entries of one distribution where the robust
+# configuration runs more than X times slower on it (scripts/fit_policy.py --per-dist X --per-dist-only --add-shapes):
+# e.g. SHAPES='(bf16|f16)/bins=32768' HIST_DISTS="uniform narrow" PER_DIST=1.1 FAMILIES=histogram.
 #
 # OUT: policy-<family>-N.log (the tunings, gzip them into SOURCE_DIR to commit the policies), fit-<family>.txt,
 # pol-old/ and pol-new/ (the policy files before and after), moved.txt and moved.md (the moved problems), ab-I.log
@@ -55,13 +59,16 @@ print(rows[0][0] if len(rows) == 1 else "")
 EOF
 )
 [ -n "$model" ] || { echo "policy_new_size: $tuned holds no single devices row of $gpu" >&2; exit 2; }
+dists=${HIST_DISTS:-uniform narrow runs image}
+fit=(--update --beside)
+[ -n "${PER_DIST:-}" ] && fit+=(--per-dist "$PER_DIST" --per-dist-only --add-shapes)
 rc=0
 for f in $families; do
-  HIST_DISTS="uniform narrow runs image" bench/policy_retune.sh "$bin" "$out" "$f" "$n" > "$out/retune-$f.txt" 2>&1
+  HIST_DISTS="$dists" bench/policy_retune.sh "$bin" "$out" "$f" "$n" > "$out/retune-$f.txt" 2>&1
   grep '^policy_retune' "$out/retune-$f.txt"
-  python3 scripts/fit_policy.py "$out/policy-$f-$n.log" --update --beside --write --gpu "$gpu" \
+  python3 scripts/fit_policy.py "$out/policy-$f-$n.log" "${fit[@]}" --write --gpu "$gpu" \
     --date "$(date -u +%F)" --commit "$commit" --source "$source_dir/policy-$f-$n-$commit.log.gz" \
-    --command "HIST_DISTS='uniform narrow runs image' bench/policy_retune.sh BIN OUT $f $n (fit_policy.py --update --beside)" \
+    --command "${SHAPES:+SHAPES='$SHAPES' }HIST_DISTS='$dists' bench/policy_retune.sh BIN OUT $f $n (fit_policy.py ${fit[*]})" \
     > "$out/fit-$f.txt" 2>&1 || { echo "policy_new_size: the $f fit failed (see $out/fit-$f.txt)" >&2; rc=1; }
   cp "kernel_templates/$f/policy.json" "$out/pol-new/$f.json"
   echo "policy_new_size: $f at $n fitted at $((SECONDS - t0)) s"

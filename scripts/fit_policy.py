@@ -243,6 +243,9 @@ def main():
                    for f, es in entries.items() if f == "histogram"}
     if args.update:
         for family, es in entries.items():
+            if not es:  # --per-dist-only where no distribution gained X: no update to record
+                print(f"{family}: no entry to write")
+                continue
             path, doc = update(family, es, args)
             if args.write:
                 with open(path, "w") as f:

@@ -9,7 +9,8 @@
 # nvidia-smi prints an H100's name; `autotune tune` prints a tuning log of two configurations per problem (the
 # configuration of the shape's entry of the smallest n >= 16K at 0.001 ms, its largest n's at 0.002 ms) and runs the
 # real binary otherwise; shape_bench lists eleven held-out problems (--list) and records its arguments and
-# AUTOTUNE_POLICY_DIR otherwise.
+# AUTOTUNE_POLICY_DIR otherwise. Then a run of per-distribution entries (PER_DIST, SHAPES, HIST_DISTS) where the
+# stand-in's narrow samples favour the shape's other configuration.
 #
 #   tests/policy_new_size_check.sh REPO BIN_DIR     BIN_DIR: the build's bin/ (autotune)
 set -uo pipefail
@@ -31,7 +32,7 @@ def fixture(doc, shape):
     return next((c for n, c in es if n >= 16384), es[-1][1]), es[-1][1]
 EOF
 cat > "$tmp/fake_tune.py" <<'EOF'
-import json, sys
+import json, os, sys
 sys.path.insert(0, sys.argv[0].rsplit("/", 1)[0])
 from fixture import fixture
 a = sys.argv[1:]
@@ -45,7 +46,10 @@ doc = json.load(open(f"kernel_templates/{fam}/policy.json"))
 fast, slow = fixture(doc, shape)
 key = f"{shape}/n={opt['--n']}/dist={opt['--dist']}"
 print(f"== {key} (GPU 0)")
-for i, (c, ms) in enumerate([(fast, 0.001), (slow, 0.002)]):
+times = [0.001, 0.002]
+if os.environ.get("FAKE_NARROW_SWAP") and opt["--dist"] == "narrow":  # narrow samples' winner: the other one
+    times.reverse()
+for i, (c, ms) in enumerate(zip([fast, slow], times)):
     if c and (i == 0 or c != fast):
         print(f"[  {i + 1}/2] {c} ok     {ms:.4f} ms      1.0 GB/s")
 EOF
@@ -140,5 +144,40 @@ grep -v -- "^policy=$tmp/out/pol-new .*--compare-policy $tmp/out/pol-old " "$tmp
 while read -r key; do
   grep -qF -- "--problem $key " "$tmp/shape_bench.args" || { echo "FAIL: $key not timed"; fail=1; }
 done < "$tmp/out/moved.txt"
-[ $fail = 0 ] && echo "policy_new_size_check: OK ($moved moved problems timed)"
+# Entries of one distribution only (PER_DIST), of the shapes SHAPES names, tuned on HIST_DISTS: the stand-in's narrow
+# samples run the shape's other configuration faster (FAKE_NARROW_SWAP), so each shape gets a narrow entry with it and
+# no robust entry at the size.
+for f in histogram reduce; do cp "$tmp/out/pol-old/$f.json" "kernel_templates/$f/policy.json"; done
+rm -f "$tmp/tunes"
+PATH="$tmp/smi:$PATH" SEEDS=20261206 COMMIT=abc1234 FAMILIES=histogram SHAPES='(bf16|f16)/bins=2048' \
+  HIST_DISTS="uniform narrow" PER_DIST=1.1 FAKE_NARROW_SWAP=1 bash bench/policy_new_size.sh "$tmp/bin" "$tmp/pd" \
+  524288 "$tmp/tuned.db" > "$tmp/pd.log" 2>&1 || { echo "FAIL: the PER_DIST run exited $?: $(tail -5 "$tmp/pd.log")"; fail=1; }
+python3 - "$tmp/pd" "$tmp/tunes" "$tmp" <<'EOF' || fail=1
+import json, sys
+out, tunes = sys.argv[1:3]
+sys.path.insert(0, sys.argv[3])
+from fixture import fixture
+bad = []
+lines = open(tunes).read().splitlines()
+got = sorted((l.split("--type ")[1].split()[0], l.split("--bins ")[1].split()[0], l.split("--dist ")[1].split()[0])
+             for l in lines)
+if got != sorted((t, "2048", d) for t in ("bf16", "f16") for d in ("uniform", "narrow")) or \
+        not all("--n 524288" in l for l in lines):
+    bad.append(f"PER_DIST: tuned {got}")
+old = json.load(open(f"{out}/pol-old/histogram.json"))
+new = json.load(open(f"{out}/pol-new/histogram.json"))
+added = [e for e in new["entries"] if e not in old["entries"]]
+shape = "histogram/{}/bins=2048/range=[0,1)"
+want = {shape.format(t) + "/n=524288/dist=narrow": fixture(old, shape.format(t))[1] for t in ("bf16", "f16")}
+if {e["problem"]: e["config"] for e in added} != want or any(e.get("gpu") != "NVIDIA H100 80GB HBM3" for e in added):
+    bad.append(f"PER_DIST: added {[(e['problem'], e['config'], e.get('gpu')) for e in added]}, want {want}")
+if [e for e in new["entries"] if e not in added] != old["entries"]:
+    bad.append("PER_DIST: the other entries changed")
+command = new["provenance"]["updates"][-1]["command"]
+if "--per-dist 1.1" not in command or "SHAPES='(bf16|f16)/bins=2048'" not in command:
+    bad.append(f"PER_DIST: the update record's command: {command}")
+print("\n".join("FAIL: " + b for b in bad))
+sys.exit(1 if bad else 0)
+EOF
+[ $fail = 0 ] && echo "policy_new_size_check: OK ($moved moved problems timed; PER_DIST wrote narrow entries only)"
 exit $fail
