@@ -7,6 +7,7 @@
 set -u
 C=${1:?commit}; SKIP_QUICK=${SKIP_QUICK:-0}
 [ -f /tmp/bin/.from-$C ] || { rm -rf /tmp/bin; python3 -c "import tarfile; tarfile.open('.device/bins.tar.xz').extractall('/tmp/bin')" && touch /tmp/bin/.from-$C; }
+cp .device/pol-base/histogram.json kernel_templates/histogram/policy.json  # an earlier call on this machine may have fitted into it
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee $OUT/gpu.txt
 if [ "$SKIP_QUICK" = 0 ]; then
   mkdir -p /tmp/q17
@@ -22,5 +23,5 @@ trap 'tar czf $OUT/call17.tgz -C $P --exclude="*.db" . ; echo "call17: done at $
 xz -dc .device/h100-tuned-54c8a56-slim.db.xz > $P/tuned.db
 FAMILIES=histogram SHAPES='(bf16|f16)/bins=32768' HIST_DISTS="uniform narrow" PER_DIST=1.1 COMMIT=$C \
   SEEDS=20261206,11,12,13,14,15,16,17,18,19,20,21,22,4242,777,20261204,20261205 \
-  DEADLINE=$((540 - SECONDS)) STOP=$((575 - SECONDS)) bash bench/policy_new_size.sh /tmp/bin $P 4194304 $P/tuned.db
+  DEADLINE=$((540 - SECONDS)) STOP=$((575 - SECONDS)) timeout $((580 - SECONDS)) bash bench/policy_new_size.sh /tmp/bin $P 4194304 $P/tuned.db
 grep -- "->" $P/fit-histogram.txt | cut -c1-220
