@@ -27,7 +27,8 @@ case $T in
   *) echo "call18: no trial $T" >&2; exit 2 ;;
 esac
 [ -f /tmp/bin/.from-$C ] || { rm -rf /tmp/bin; python3 -c "import tarfile; tarfile.open('.device/bins.tar.xz').extractall('/tmp/bin')" && touch /tmp/bin/.from-$C; }
-cp .device/pol-base/histogram.json kernel_templates/histogram/policy.json  # an earlier call on this machine may have fitted into it
+# The fit writes kernel_templates/histogram/policy.json in place: in this call's copy of the tree, which the next call
+# replaces with the commit's.
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee $OUT/gpu.txt
 P=/tmp/p18-$T; rm -rf $P; mkdir -p $P
 trap 'tar czf $OUT/call18-$T.tgz -C $P --exclude="*.db" . ; echo "call18: done at $SECONDS s"' EXIT
