@@ -103,6 +103,13 @@ def preset_worse(rows, noise=1.02):
     out = [f"\nWith the preset, slower than without it by more than {100 * (noise - 1):.0f} %: {len(worse)} of "
            f"{len(timed)} rows ({sum(1 for r, k, v in worse if v['compared_config'] != v['config'])} of them with "
            "another configuration)."]
+    # The run's own spread: rows where both handles ran the same configuration time the same kernel twice in the same
+    # rounds, so their ratios are what noise alone does to a row here.
+    same = sorted(v["compared"] / v["tuned"] for v in timed.values() if v["compared_config"] == v["config"])
+    if len(same) >= 20:
+        at = lambda q: same[round(q * (len(same) - 1))]
+        out.append(f"The run's spread, from the {len(same)} rows that ran the same configuration with and without the "
+                   f"preset: 5th-95th percentile {at(0.05):.3f}-{at(0.95):.3f}, least {same[0]:.3f}, most {same[-1]:.3f}.")
     if worse:
         out.append("\n| problem | without (us) | with the preset (us) | slower | configuration with the preset |\n"
                    "|---|---:|---:|---:|---|")

@@ -65,5 +65,12 @@ pline() {  # pline KEY TUNED COMPARED COMPARED_CONFIG
 compared preset "slower than without it by more than 2 %: 2 of 3 rows (1 of them with another configuration)." \
   "| \`$A\` | 4.0 | 4.4 | +10.0 % | the same |" "| \`$C\` | 12.0 | 12.6 | +5.0 % | \`priv=global,R=1\` |"
 grep -qF "\`$B\` | 10.0 | 10.1 |" "$tmp/preset.md" && { echo "FAIL: --compared preset lists B (+1.0 %)"; fail=1; }
+# The run's spread: 20 rows of one configuration both ways, compared at (90 + i) / 100 of tuned for i = 0..19 plus 5
+# rows (0.950 ... 1.045 by 0.005); by hand: 5th percentile the 2nd smallest (0.955), 95th the 19th (1.040).
+for i in $(seq 0 19); do
+  echo "row $i rc=0 shape_bench: histogram/u8/bins=7/range=[0,7)/n=$((1000 + i))/dist=uniform policy 100.0 us, tuned 100.0 us (priv=shared,R=1), exact 0.0 us, CUB 500.0 us, compared $((95 + i / 2)).$((i % 2 * 5)) us (priv=shared,R=1)"
+done > "$tmp/spread.log"
+mv "$tmp/spread.log" "$tmp/preset.log"
+compared preset "from the 20 rows that ran the same configuration with and without the preset: 5th-95th percentile 0.955-1.040, least 0.950, most 1.045."
 [ $fail = 0 ] && echo "held_out_table_check: OK"
 exit $fail
