@@ -17,7 +17,8 @@
 # SOURCE_DIR (default bench/results/<date>-data) name the tunings' logs in the policies' update records.
 # SHAPES=REGEX tunes only the shapes it matches, HIST_DISTS the histogram distributions (default "uniform narrow runs
 # image"; bench/policy_retune.sh), and PER_DIST=X writes only entries of one distribution where the robust
-# configuration runs more than X times slower on it (scripts/fit_policy.py --per-dist X --per-dist-only --add-shapes):
+# configuration runs more than X times slower on it, or the configuration the lookup serves the problem today where the
+# tuning timed it (bench/policy_served.py, scripts/fit_policy.py --per-dist X --per-dist-only --add-shapes --served):
 # e.g. SHAPES='(bf16|f16)/bins=32768' HIST_DISTS="uniform narrow" PER_DIST=1.1 FAMILIES=histogram.
 #
 # OUT: policy-<family>-N.log (the tunings, gzip them into SOURCE_DIR to commit the policies), fit-<family>.txt,
@@ -66,9 +67,15 @@ rc=0
 for f in $families; do
   HIST_DISTS="$dists" bench/policy_retune.sh "$bin" "$out" "$f" "$n" > "$out/retune-$f.txt" 2>&1
   grep '^policy_retune' "$out/retune-$f.txt"
-  python3 scripts/fit_policy.py "$out/policy-$f-$n.log" "${fit[@]}" --write --gpu "$gpu" \
+  served=()
+  if [ -n "${PER_DIST:-}" ]; then  # a distribution's winner against what its problem runs today (no robust entry at n)
+    python3 bench/policy_served.py "$bin" "$out/policy-$f-$n.log" --cache "$tuned" --model "$model" \
+      --policy-dir "$out/pol-old" > "$out/served-$f.txt" 2> "$out/served-$f.err" && served=(--served "$out/served-$f.txt") ||
+      echo "policy_new_size: no served configurations for $f (see $out/served-$f.err): the robust one is the baseline" >&2
+  fi
+  python3 scripts/fit_policy.py "$out/policy-$f-$n.log" "${fit[@]}" "${served[@]}" --write --gpu "$gpu" \
     --date "$(date -u +%F)" --commit "$commit" --source "$source_dir/policy-$f-$n-$commit.log.gz" \
-    --command "${SHAPES:+SHAPES='$SHAPES' }HIST_DISTS='$dists' bench/policy_retune.sh BIN OUT $f $n (fit_policy.py ${fit[*]})" \
+    --command "${SHAPES:+SHAPES='$SHAPES' }HIST_DISTS='$dists' bench/policy_retune.sh BIN OUT $f $n (fit_policy.py ${fit[*]}${served:+ --served SERVED})" \
     > "$out/fit-$f.txt" 2>&1 || { echo "policy_new_size: the $f fit failed (see $out/fit-$f.txt)" >&2; rc=1; }
   cp "kernel_templates/$f/policy.json" "$out/pol-new/$f.json"
   echo "policy_new_size: $f at $n fitted at $((SECONDS - t0)) s"

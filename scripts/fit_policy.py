@@ -60,6 +60,18 @@ def read_log(path):
     return times
 
 
+def read_served(path):
+    """--served's file: {problem key: config}. Exits naming the line that is not 'PROBLEM<TAB>CONFIG'."""
+    served = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 2 or not parts[0].startswith(("histogram/", "reduce/")) or "=" not in parts[1]:
+                sys.exit(f"{path}:{number}: not 'PROBLEM<TAB>CONFIG': {line.strip()[:120]}")
+            served[parts[0]] = parts[1]
+    return served
+
+
 def field(key, name):
     m = re.search(r"(?:^|/)" + re.escape(name) + r"=([^/]*)", key)
     return m.group(1) if m else None
@@ -73,12 +85,16 @@ def with_field(key, name, value):
 ROBUST_OVER = ("narrow", "runs", "image")
 
 
-def fit(times, per_dist=0.0):
+def fit(times, per_dist=0.0, served=None):
     """Entries per family: {family: [(problem key (dist=uniform), config, worst slowdown, uniform ms)]}.
 
     With per_dist > 1, a histogram problem whose robust configuration runs more than per_dist times slower than the
     winner of one of its other distributions also gets that distribution's winner, keyed by it (dist=runs, say;
-    slowdown 1, its time): the runtime serves it to problems of that distribution only (runtime/policy.cpp)."""
+    slowdown 1, its time): the runtime serves it to problems of that distribution only (runtime/policy.cpp).
+    `served` ({problem key: config}, --served) replaces the robust configuration in that comparison by what the lookup
+    serves the problem today, where the log timed it: with --per-dist-only no robust entry is written at the log's
+    size, so the robust configuration there is not what the problem would run without the new entry."""
+    served = served or {}
     entries = defaultdict(list)
     for key in sorted(times):
         family = key.split("/", 1)[0]
@@ -95,7 +111,9 @@ def fit(times, per_dist=0.0):
             entries[family].append((key, config, worst[config], times[key][config]))
             for d in ROBUST_OVER if per_dist > 1 else ():
                 own = times.get(with_field(key, "dist", d))
-                if own and config in own and own[config] > per_dist * min(own.values()):
+                base = served.get(with_field(key, "dist", d))
+                base = base if own and base in own else config
+                if own and base in own and own[base] > per_dist * min(own.values()):
                     winner = min(own, key=own.get)
                     entries[family].append((with_field(key, "dist", d), winner, 1.0, own[winner]))
         else:
@@ -223,13 +241,20 @@ def main():
                          "runs more than X times slower on it (X > 1; the runtime serves it to that distribution only)")
     ap.add_argument("--per-dist-only", action="store_true",
                     help="with --update and --per-dist: write only those entries; the policy's robust entries stay")
+    ap.add_argument("--served", metavar="FILE",
+                    help="with --per-dist-only: lines 'PROBLEM<TAB>CONFIG', what the lookup serves each of LOG's "
+                         "problems without the new entries (bench/policy_served.py); a distribution's winner is "
+                         "weighed against that configuration where LOG timed it, else against the robust one")
     args = ap.parse_args()
+    if args.served and not args.per_dist_only:
+        sys.exit("--served: with --per-dist-only (otherwise the robust entry at LOG's size is what the lookup serves)")
+    served = read_served(args.served) if args.served else {}
     times = read_log(args.log)
     if not times:
         sys.exit(f"{args.log}: no measurements found")
     if args.per_dist and args.per_dist <= 1:
         sys.exit("--per-dist: X > 1 (a slowdown)")
-    entries = fit(times, args.per_dist)
+    entries = fit(times, args.per_dist, served)
     stats = transfer_stats(times, entries)
     for family, es in entries.items():
         print(f"== {family}: {len(es)} entries")
