@@ -36,9 +36,22 @@ import held_out_table  # noqa: E402  (read: the A/B log's rows)
 import policy_changed  # noqa: E402  (MODEL, DEVICE_ONLY)
 import replay_grid  # noqa: E402  (flags_of)
 
-# "policy: tuned for n=A[, n=B ... and n=C][; adapted: CHANGES] of SHAPE" (runtime/size_table.cpp): every size named
-# is an entry of SHAPE that serves the row.
-SERVED = re.compile(r"policy: tuned for (n=\d+(?:(?:, | and )n=\d+)*)(?:; adapted: .*?)? of (\w+/\S+?/dist=[A-Za-z0-9_-]+)")
+# "policy: tuned for n=A[, n=B ... and n=C][; adapted: CHANGES] of SHAPE[, measured on GPU]" (runtime/size_table.cpp):
+# every size named is an entry of SHAPE that serves the row, measured on GPU where it is not the policy's own GPU.
+SERVED = re.compile(r"policy: tuned for (n=\d+(?:(?:, | and )n=\d+)*)(?:; adapted: .*?)? of (\w+/\S+?/dist=[A-Za-z0-9_-]+)"
+                    r"(?:, measured on ([^;)]+))?")
+
+
+# An entry is its problem and the GPU it was measured on ("" for the policy's own GPU): since 2026-12-06h a problem
+# may hold one entry per GPU (scripts/fit_policy.py --beside), and only that pair names one.
+def entry_id(doc, e):
+    gpu = e.get("gpu", "")
+    return (e["problem"], "" if gpu == doc.get("provenance", {}).get("gpu") else gpu)
+
+
+def entry_name(entry):
+    problem, gpu = entry
+    return f"{problem} (measured on {gpu})" if gpu else problem
 
 
 def entry_key(shape, n):
@@ -60,9 +73,9 @@ def served_entries(autotune, cache, key, policy_dir, model):
 
 
 def entries_named(range_text):
-    """The policy entries a lookup's range text names as serving it (none: served otherwise)."""
+    """The policy entries (entry_id) a lookup's range text names as serving it (none: served otherwise)."""
     m = SERVED.search(range_text)
-    return [entry_key(m.group(2), n) for n in re.findall(r"n=(\d+)", m.group(1))] if m else []
+    return [(entry_key(m.group(2), n), (m.group(3) or "").strip()) for n in re.findall(r"n=(\d+)", m.group(1))] if m else []
 
 
 def merged(logs):
@@ -96,18 +109,22 @@ class Policies:
         return os.path.join(self.out_dir, family + ".json")
 
     def entries(self, family):
-        return {e["problem"]: e for e in load(self.path(family))["entries"]}
+        doc = load(self.path(family))
+        return {entry_id(doc, e): e for e in doc["entries"]}
 
     def old(self, family):
         path = os.path.join(self.before_dir, family + ".json")
-        return {e["problem"]: e for e in load(path)["entries"]} if os.path.isfile(path) else {}
+        if not os.path.isfile(path):
+            return {}
+        doc = load(path)
+        return {entry_id(doc, e): e for e in doc["entries"]}
 
     def put_back(self, entry):
-        """The entry as BEFORE_DIR has it, or none where the refit added it; True where it was added."""
-        family = entry.split("/", 1)[0]
+        """The entry (entry_id) as BEFORE_DIR has it, or none where the refit added it; True where it was added."""
+        family = entry[0].split("/", 1)[0]
         doc, old = load(self.path(family)), self.old(family)
-        doc["entries"] = [copy.deepcopy(old[entry]) if e["problem"] == entry else e for e in doc["entries"]
-                          if e["problem"] != entry or entry in old]
+        doc["entries"] = [copy.deepcopy(old[entry]) if entry_id(doc, e) == entry else e for e in doc["entries"]
+                          if entry_id(doc, e) != entry or entry in old]
         with open(self.path(family), "w") as f:
             json.dump(doc, f, indent=1)
             f.write("\n")
@@ -245,12 +262,13 @@ def main():
                  if (why := verdict(groups.get(entry, []), added, args))]
         for entry, added, why in moves:
             policies.put_back(entry)
-            print(f"{entry}: {'dropped' if added else 'put back'} ({why}); {describe(groups.get(entry, []))}")
+            print(f"{entry_name(entry)}: {'dropped' if added else 'put back'} ({why}); "
+                  f"{describe(groups.get(entry, []))}")
         back += len(moves)
         if not moves:
             break
     for entry, added in policies.changed():
-        print(f"{entry}: kept ({'added' if added else 'changed'}); {describe(groups.get(entry, []))}")
+        print(f"{entry_name(entry)}: kept ({'added' if added else 'changed'}); {describe(groups.get(entry, []))}")
     untimed = sorted({k for rows_ in groups.values() for kind, k, _ in rows_ if kind == "untimed"})
     if args.untimed == "list":
         with open(os.path.join(args.out_dir, "untimed.txt"), "w") as f:

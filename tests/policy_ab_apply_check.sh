@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CPU check of bench/policy_ab_apply.py (CTest cpu.policy_ab_apply): a refit policy with three changes and two A/B logs
 # written here, each change's rows timed by hand:
-#   - an added bf16/64-bin entry (a size the tree's policy lacks) whose rows ran 8 % and 5 % slower than the old
-#     policy's handles: dropped (1.065x in geometric mean, no row over 10 %);
+#   - an added bf16/64-bin entry of the policy's GPU (at a size where the tree's policy holds only the H100's entry) whose
+#     rows ran 8 % and 5 % slower than the old policy's handles: dropped (1.065x in geometric mean, no row over 10 %),
+#     and the H100's entry of the same problem stays as it was (an entry is its problem and its GPU);
 #   - a changed u8/32-bin entry whose rows ran 12 % slower and 8 % faster: put back as the tree has it (1.015x in
 #     geometric mean, but one row over 10 %);
 #   - a changed f32/2048-bin entry whose row ran 15 % slower in one log and 20 % faster in another (0.96x in geometric
@@ -41,6 +42,8 @@ for e in doc["entries"]:
     if e["problem"] == remeasured:
         e["time_ms"] = 1.5; changed += 1
 assert changed == 3, "the tree's policy lacks an entry this check changes"
+assert [e.get("gpu") for e in doc["entries"] if e["problem"] == added] == ["NVIDIA H100 80GB HBM3"], \
+    "the tree's policy does not hold the H100's entry alone of " + added
 doc["entries"].append({"problem": added, "time_ms": 0.01, "worst_slowdown": 1.0,
                        "config": "priv=shared,R=1,cbits=32,block=256,vec=16,loads=2,agg=none,part=interleaved,"
                                  "merge=atomic,grid=0"})
@@ -84,11 +87,16 @@ python3 "$src/bench/policy_ab_apply.py" "$bin" "$scratch/before" "$scratch/after
 python3 - "$scratch" "$added" "$put_back" "$kept" "$remeasured" "$src/bench" <<'EOF'
 import json, sys
 scratch, added, put_back, kept, remeasured, bench = sys.argv[1:]
-def entries(d):
-    return {e["problem"]: e for e in json.load(open(f"{scratch}/{d}/histogram.json"))["entries"]}
+def entries(d):  # (problem, GPU) -> entry, "" for the policy's own GPU; the other keys: the policy GPU's entries
+    doc = json.load(open(f"{scratch}/{d}/histogram.json"))
+    by = {(e["problem"], e.get("gpu", "")): e for e in doc["entries"]}
+    by.update({p: e for (p, g), e in by.items() if not g})
+    return by
 before, after, out, gain = entries("before"), entries("after"), entries("out"), entries("out-gain")
 fail = []
 if added in out: fail.append(f"{added} was kept; its rows ran 1.065x slower in geometric mean")
+h100 = (added, "NVIDIA H100 80GB HBM3")
+if out.get(h100) != before[h100]: fail.append(f"the H100's entry of {added} changed: {out.get(h100)}")
 if out.get(put_back) != before[put_back]: fail.append(f"{put_back} is not the tree's; one of its rows ran 1.12x slower")
 if out.get(kept) != after[kept]: fail.append(f"{kept} is not the refit's; its row ran 0.96x in geometric mean over two logs")
 if out.get(remeasured) != before[remeasured]: fail.append(f"{remeasured}: its configuration did not change, its time did")
@@ -107,12 +115,15 @@ import policy_ab_apply
 for text, want in [
         ("n=46081..440744: c (policy: policy: tuned for n=65536 and n=262144; adapted: bin=values of "
          "histogram/u8/bins=32/range=[0,256)/dist=uniform, measured on NVIDIA H100 80GB HBM3)",
-         ["histogram/u8/bins=32/range=[0,256)/n=65536/dist=uniform",
-          "histogram/u8/bins=32/range=[0,256)/n=262144/dist=uniform"]),
+         [("histogram/u8/bins=32/range=[0,256)/n=65536/dist=uniform", "NVIDIA H100 80GB HBM3"),
+          ("histogram/u8/bins=32/range=[0,256)/n=262144/dist=uniform", "NVIDIA H100 80GB HBM3")]),
         ("n=380929..1678182: c (policy: policy: tuned for n=1048576; adapted: bin=values of "
-         "histogram/u8/bins=32/range=[0,256)/dist=uniform)", ["histogram/u8/bins=32/range=[0,256)/n=1048576/dist=uniform"]),
+         "histogram/u8/bins=32/range=[0,256)/dist=uniform)", [("histogram/u8/bins=32/range=[0,256)/n=1048576/dist=uniform", "")]),
         ("(policy: policy: tuned for n=4096, n=16384 and n=65536 of reduce/sum/f32/acc=f32/dist=uniform)",
-         [f"reduce/sum/f32/acc=f32/n={n}/dist=uniform" for n in (4096, 16384, 65536)]),
+         [(f"reduce/sum/f32/acc=f32/n={n}/dist=uniform", "") for n in (4096, 16384, 65536)]),
+        ("n=3047425..6553599: c (policy: policy: tuned for n=16777216 of histogram/bf16/bins=32768/range=[0,1)/dist=uniform,"
+         " measured on NVIDIA H100 80GB HBM3; merge=atomic: an output of 12 KiB or more zeroed by a kernel)",
+         [("histogram/bf16/bins=32768/range=[0,1)/n=16777216/dist=uniform", "NVIDIA H100 80GB HBM3")]),
         ("n=1..9: c (nearest: tuned for n=4096)", [])]:
     if policy_ab_apply.entries_named(text) != want:
         fail.append(f"entries named in '{text}': {policy_ab_apply.entries_named(text)}, not {want}")

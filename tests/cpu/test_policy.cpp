@@ -354,6 +354,28 @@ TEST_SUITE("policy") {
     }
   }
 
+  TEST_CASE("the shipped histogram policy: bf16 with 51071 bins of narrow samples at 4.5M is served bf16/32768's narrow "
+            "entry of 4M on an H100 (the same problem of uniform samples keeps shared counters), and i16 with 12534 bins "
+            "on runs at 4.3M u16/1024's robust entry of 4M") {
+    // 2026-12-07g (H100): bf16/51071 narrow at 4.5M ran 15.6 us with the 16M robust entry's shared counters and 12.7 with
+    // the window of the 4M narrow entry (its exact winner's configuration: 12.4 us on 2026-12-07d); i16/12534 on runs
+    // at 4.3M 24.6 -> 10.6 us (CUB 23.3), served the 4M robust entries of the 16-bit shapes instead of u16/65536's 16M
+    // runs entry (bench/results/2026-12-07g-summary.md).
+    const DeviceInfo h100 = test::h100_device("GPU-shipped-4m");
+    const auto served = narrow_and_uniform(h100, NarrowRow{SampleType::bf16, 51071, -4.0, 296.0, 4507000});
+    CHECK(served.first.why.find("n=4194304 of histogram/bf16/bins=32768/range=[0,1)/dist=narrow") != std::string::npos);
+    CHECK(served.second.window == 0);
+    HistogramProblem runs = HistogramProblem::with_defaults(SampleType::i16, 12534, -32768.0);
+    runs.upper = 32768.0;
+    runs.n = 4266000;
+    runs.distribution = "runs";
+    const SizeRange r = served_range(h100, Problem(runs));
+    CHECK(r.why.find("n=4194304 of histogram/u16/bins=1024/range=[0,65536)/dist=uniform") != std::string::npos);
+    const auto* c = r.config.as<HistogramConfig>();
+    REQUIRE(c != nullptr);
+    CHECK(c->counter_bits == 32);
+  }
+
   TEST_CASE("an entry fitted on one distribution (dist=runs) serves problems of that distribution only, ahead of the "
             "robust entry of its shape; the robust entries serve every other distribution") {
     HistogramProblem runs = f32(4096, 1 << 20);
