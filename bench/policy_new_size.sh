@@ -63,6 +63,8 @@ EOF
 dists=${HIST_DISTS:-uniform narrow runs image}
 fit=(--update --beside)
 [ -n "${PER_DIST:-}" ] && fit+=(--per-dist "$PER_DIST" --per-dist-only --add-shapes)
+# ADD_SHAPES (bench/policy_retune.sh) may name a shape the policy has no entry of: its entries are added.
+[ -n "${ADD_SHAPES:-}" ] && [ -z "${PER_DIST:-}" ] && fit+=(--add-shapes)
 rc=0
 for f in $families; do
   HIST_DISTS="$dists" bench/policy_retune.sh "$bin" "$out" "$f" "$n" > "$out/retune-$f.txt" 2>&1
