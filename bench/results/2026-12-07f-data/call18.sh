@@ -13,15 +13,20 @@
 #                               484.5 -> 467.5 us, f32/284923 image 1269.9 -> 1167.7), but 10 of its 16 rows of 66K-133K
 #                               bins up to 7.8x slower: at 256M they left the 16-bit shared counters of bf16/32768's 16M entry
 #                               for the far shape's entry of their own size, a window beside a global histogram.
+#   call18.sh COMMIT f32-1M-bins-256M   (added 2026-12-07g) a new policy shape, f32 with 1048576 bins over [0,1), at
+#                               256M: u32/1045263 on runs at 255M runs f32/262144's 16M entry in 484-485 us against its
+#                               exact winner's 407.6 (global counters, loads=4, warp aggregation), and f32/262144 tuned
+#                               at 256M did not move it (2026-12-07g). ADD_SHAPES adds the shape (--add-shapes).
 #   call18.sh COMMIT 16bit-4M   robust entries at 4M for the 16-bit shapes of 64 to 2048 bins (bf16, f16, u16; four
 #                               distributions). The policy holds them at 1M and 16M: i16/288 on narrow samples at
 #                               3.6M ran the bf16/64 16M entry, +12.0 % (2026-12-07d).
 # END (default 540): no A/B process starts after END seconds, each ends by END + 35 (2026-12-07f ran f32-256M with
 # END=420, 222 s of device time left after it).
 set -u
-C=${1:?commit}; T=${2:?trial: f32-256M, f32-256M-pair or 16bit-4M}; END=${END:-540}
+C=${1:?commit}; T=${2:?trial: f32-256M, f32-256M-pair, f32-1M-bins-256M or 16bit-4M}; END=${END:-540}
 case $T in
   f32-256M-pair) N=268435456 SH='f32/bins=(32768|262144)/' ADD='histogram/f32/bins=32768/range=[0,1) histogram/f32/bins=262144/range=[0,1)' ;;
+  f32-1M-bins-256M) N=268435456 SH='f32/bins=1048576/' ADD='histogram/f32/bins=1048576/range=[0,1)' ;;
   f32-256M) N=268435456 SH='f32/bins=262144' ADD='histogram/f32/bins=262144/range=[0,1)' ;;
   16bit-4M) N=4194304 SH='(bf16|f16)/bins=(64|2048)/|u16/bins=1024/' ADD= ;;
   *) echo "call18: no trial $T" >&2; exit 2 ;;
