@@ -15,7 +15,10 @@ stamp=$(date +%H%M%S)
 trap 'tar czf $OUT/h6-$stamp.tgz -C $K --exclude="*.db" . ; cp $K/*.md $OUT/ 2>/dev/null; echo "call6: done at $SECONDS s"' EXIT
 [ -d /tmp/bin ] || python3 -c "import tarfile; tarfile.open('.device/bins.tar.xz').extractall('/tmp/bin')"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a $K/gpu.txt
-nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 || { echo "call6: not an H200"; exit 3; }
+# ANY_GPU=1 (2026-12-07h's call22.sh): any GPU, its files named by it (h100-tuned-slim.db.xz on an H100).
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+case $name in *H200*) G=h200 ;; *H100*) G=h100 ;; *) G=gpu ;; esac
+[ "$G" = h200 ] || [ "${ANY_GPU:-0}" = 1 ] || { echo "call6: not an H200"; exit 3; }
 left() { echo $((UNTIL - SECONDS)); }
 slim() {  # slim DB NAME: the cache without cubins, xz'd into OUT
   python3 bench/strip_cubins.py "$1" $K/$2.db && xz -9f $K/$2.db && cp $K/$2.db.xz $OUT/
@@ -26,7 +29,7 @@ if [ ! -f $K/tune.done ]; then
   timeout 330 bash bench/untuned_grid.sh /tmp/bin $K tune $C && touch $K/tune.done
   tail -1 $K/tune.log
   [ -f $K/tune.done ] || exit 1
-  slim $K/tuned.db h200-tuned-slim
+  slim $K/tuned.db $G-tuned-slim
 fi
 
 # 2. the held-out grid, from the first row no earlier call measured
@@ -37,7 +40,7 @@ if [ "$next" -lt 100 ] && [ "$(left)" -gt 30 ]; then
   last=$(grep -o '^row [0-9]*' $K/held-out-20261206-$next-100.log | awk '{print $2}' | sort -n | tail -1)
   [ -n "$last" ] && echo $((last + 1)) > $K/grid.next
   cat $K/held-out-20261206-*-100.log | grep '^row ' > $K/held-out-20261206-all.log
-  python3 bench/held_out_table.py $K/held-out-20261206-all.log --title "seed 20261206 (H200, $C)" > $K/grid-summary.md 2>&1
+  python3 bench/held_out_table.py $K/held-out-20261206-all.log --title "seed 20261206 ($name, $C)" > $K/grid-summary.md 2>&1
   head -30 $K/grid-summary.md | cut -c1-200
 fi
 next=$(cat $K/grid.next 2>/dev/null || echo 0)
@@ -47,7 +50,7 @@ next=$(cat $K/grid.next 2>/dev/null || echo 0)
 if [ ! -f $K/preset.done ] && [ "$(left)" -gt 60 ]; then
   PRESET_LIMIT=$(($(left) - 20)) bash bench/untuned_grid.sh /tmp/bin $K preset $C && touch $K/preset.done
   grep "untuned_grid:" $K/preset.log | tail -3
-  [ -f $K/preset.done ] && slim $K/preset.db h200-preset-slim
+  [ -f $K/preset.done ] && slim $K/preset.db $G-preset-slim
 fi
 [ -f $K/preset.done ] || exit 0
 
@@ -66,6 +69,6 @@ if [ -s $K/changed.rows ] && [ ! -f $K/compare.done ] && [ "$(left)" -gt 30 ]; t
     HELD_OUT_ROW_LIMIT=100 HELD_OUT_DEADLINE=$(($(left) - 15)) bash bench/untuned_grid.sh /tmp/bin $K/cmp held-out $C \
     && touch $K/compare.done
   python3 bench/held_out_table.py $K/cmp/held-out-20261206-list.log --compared preset \
-    --title "seed 20261206, rows the preset changes (H200, $C)" > $K/preset-summary.md 2>&1
+    --title "seed 20261206, rows the preset changes ($name, $C)" > $K/preset-summary.md 2>&1
   head -40 $K/preset-summary.md | cut -c1-200
 fi
