@@ -30,7 +30,8 @@ fi
 export PATH="${CUDA_HOME:-/usr/local/cuda}/bin:$PATH"
 
 t0=$(date +%s)
-# -O1 -gline-tables-only: the cheapest build whose sanitizer reports still name file:line, and fast enough to run.
+# -O1 -gline-tables-only: the cheapest build whose sanitizer reports still name file:line, and fast enough to run
+# (the suites' own code at -O0: tests/CMakeLists.txt, autotune_test_optimization).
 # No CUB (nvcc) or examples: they add build time and nothing the sanitizers can look into.
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DCMAKE_CXX_COMPILER=clang++ -DAUTOTUNE_FUZZ=ON -DAUTOTUNE_WITH_CUB=OFF -DAUTOTUNE_BUILD_EXAMPLES=OFF >/dev/null
