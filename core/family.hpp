@@ -137,6 +137,15 @@ class KernelFamily {
     (void)problem, (void)config;
     return 0;
   }
+  /// Whether `config` is of a kind measured to lose, on samples concentrated on few values (the narrow and runs
+  /// distributions), to what the shipped policy fitted on those samples: a histogram's 16-bit shared counters, whose
+  /// adds return their word to see a wrap and so serialize on hot counters. Where the policy holds an entry of the
+  /// problem's own distribution, the lookup prices a robust entry of such a configuration higher
+  /// (TransferCosts::concentrated, runtime/rank.hpp). false by default.
+  virtual bool slow_on_concentrated(const Config& config) const {
+    (void)config;
+    return false;
+  }
   /// Operations one call puts on the stream (memsets and kernels): the first cost of the tuner's tie-break.
   virtual int launches(const Config& config) const = 0;
   /// Dynamic shared memory of a variant for a problem, in bytes.

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "autotune/error.hpp"
+#include "core/family.hpp"
 #include "embedded.hpp"
 
 namespace autotune {
@@ -99,6 +100,14 @@ TransferCosts parse_transfer_costs(std::string_view text) {
     t.other_model = m->value("factor", 1.0);
     if (!(t.other_model >= 1.0)) throw malformed("other_model.factor is below 1");
   }
+  if (const auto c = doc.find("concentrated"); c != doc.end() && c->is_object()) {
+    const auto factor = c->find("factor"), from = c->find("from");
+    if (factor == c->end() || !factor->is_number() || !(factor->get<double>() >= 1.0))
+      throw malformed("concentrated.factor is not a number of at least 1");
+    if (from == c->end() || !from->is_number_unsigned()) throw malformed("concentrated.from is not a size");
+    t.concentrated = factor->get<double>();
+    t.concentrated_from = from->get<std::uint64_t>();
+  }
   if (const auto p = doc.find("provenance"); p != doc.end() && p->is_object()) t.gpu = p->value("gpu", std::string());
   if (const auto p = doc.find("provenance"); p != doc.end() && p->is_object())
     t.provenance = fmt::format("{}, {}, `{}`, data {}", p->value("gpu", std::string("?")),
@@ -177,6 +186,16 @@ std::optional<double> fastest_between(const Evidence& e, std::uint64_t n) {
 
 }  // namespace
 
+namespace {
+
+// Whether size `s` of evidence `ev` is what TransferCosts::concentrated prices: a robust policy entry measured at a
+// size of at least concentrated_from.
+bool robust_policy_from(const TransferCosts& costs, const Evidence& ev, const EvidenceSize& s) {
+  return ev.kind == ConfigSource::policy && !ev.policy_of_distribution && s.n >= costs.concentrated_from;
+}
+
+}  // namespace
+
 std::optional<double> time_between(const Evidence& e, const EvidenceSize& s, std::uint64_t n) {
   if (e.kind != ConfigSource::nearest_size || s.measured.empty()) return std::nullopt;
   const auto ends = around(e, n);
@@ -207,7 +226,7 @@ std::optional<double> measured_between(const Evidence& e, const EvidenceSize& s,
 }
 
 Ranked price(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
-             std::size_t e, std::size_t size, std::uint64_t n) {
+             std::size_t e, std::size_t size, std::uint64_t n, std::optional<bool> concentrated) {
   const FamilyCosts& c = costs.of(family);
   const Evidence& ev = evidence[e];
   const EvidenceSize& s = ev.sizes[size];
@@ -229,6 +248,9 @@ Ranked price(const TransferCosts& costs, std::string_view family, const std::vec
     r.predicted *= c.policy.at(ev.shape_distance, ev.policy_of_distribution ? 1.0 : c.policy_own);
   if (ev.distribution == DistributionMatch::robust) r.predicted *= c.policy_own;
   if (ev.distribution == DistributionMatch::other) r.predicted *= c.other_dist;
+  if (robust_policy_from(costs, ev, s) &&
+      (concentrated ? *concentrated : concentrated_at(costs, family, evidence, n)))  // not value_or: it recurses
+    r.predicted *= costs.concentrated;
   if (ev.other_model) r.predicted *= costs.other_model;
   if (s.winner) r.predicted *= provenance_penalty(*s.winner);
   return r;
@@ -258,7 +280,7 @@ namespace {
 // block there, at 135K 8.2 us where the entry it replaced ran 6.7, bench/results/2026-12-06g-summary.md). The
 // problem's own tuned sizes price that with the times their tunings measured (measured_between).
 Ranked best_size(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
-                 std::size_t e, std::uint64_t n) {
+                 std::size_t e, std::uint64_t n, bool concentrated) {
   const std::vector<EvidenceSize>& sizes = evidence[e].sizes;
   auto on_path = [&](const EvidenceSize& s) { return same_path(s, s.n, n); };
   const bool any_on_path =
@@ -266,18 +288,46 @@ Ranked best_size(const TransferCosts& costs, std::string_view family, const std:
   std::optional<Ranked> best;
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     if (any_on_path && !on_path(sizes[s])) continue;
-    if (const Ranked r = price(costs, family, evidence, e, s, n); !best || ranks_before(r, *best, evidence)) best = r;
+    if (const Ranked r = price(costs, family, evidence, e, s, n, concentrated); !best || ranks_before(r, *best, evidence))
+      best = r;
   }
   return *best;
 }
 
+// best_at with TransferCosts::concentrated applied (or not).
+std::optional<Ranked> best_with(const TransferCosts& costs, std::string_view family,
+                                const std::vector<Evidence>& evidence, std::uint64_t n, bool concentrated) {
+  std::optional<Ranked> best;
+  for (std::size_t e = 0; e < evidence.size(); ++e) {
+    if (evidence[e].sizes.empty()) continue;
+    const Ranked r = best_size(costs, family, evidence, e, n, concentrated);
+    if (!best || ranks_before(r, *best, evidence)) best = r;  // the first of equals, as rank_at's stable sort
+  }
+  return best;
+}
+
 }  // namespace
+
+bool concentrated_at(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
+                     std::uint64_t n) {
+  if (!(costs.concentrated > 1.0) || n < costs.concentrated_from ||
+      std::none_of(evidence.begin(), evidence.end(), [](const Evidence& x) {
+        return x.kind == ConfigSource::policy && x.policy_of_distribution;
+      }))
+    return false;
+  const std::optional<Ranked> plain = best_with(costs, family, evidence, n, false);
+  if (!plain) return false;
+  const Evidence& ev = evidence[plain->evidence];
+  const EvidenceSize& s = ev.sizes[plain->size];
+  return robust_policy_from(costs, ev, s) && !s.config.empty() && s.config.family().slow_on_concentrated(s.config);
+}
 
 std::vector<Ranked> rank_at(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
                             std::uint64_t n) {
+  const bool concentrated = concentrated_at(costs, family, evidence, n);
   std::vector<Ranked> out;
   for (std::size_t e = 0; e < evidence.size(); ++e)
-    if (!evidence[e].sizes.empty()) out.push_back(best_size(costs, family, evidence, e, n));
+    if (!evidence[e].sizes.empty()) out.push_back(best_size(costs, family, evidence, e, n, concentrated));
   std::stable_sort(out.begin(), out.end(),
                    [&](const Ranked& a, const Ranked& b) { return ranks_before(a, b, evidence); });
   return out;
@@ -285,13 +335,7 @@ std::vector<Ranked> rank_at(const TransferCosts& costs, std::string_view family,
 
 std::optional<Ranked> best_at(const TransferCosts& costs, std::string_view family,
                               const std::vector<Evidence>& evidence, std::uint64_t n) {
-  std::optional<Ranked> best;
-  for (std::size_t e = 0; e < evidence.size(); ++e) {
-    if (evidence[e].sizes.empty()) continue;
-    const Ranked r = best_size(costs, family, evidence, e, n);
-    if (!best || ranks_before(r, *best, evidence)) best = r;  // the first of equals, as rank_at's stable sort
-  }
-  return best;
+  return best_with(costs, family, evidence, n, concentrated_at(costs, family, evidence, n));
 }
 
 }  // namespace autotune

@@ -7,7 +7,15 @@
 // for a problem at n, on distribution D, on GPU model M:
 //
 //   predicted = shape(K, d) x size(direction of n' from n, |log2((n'+1)/(n+1))|) x distribution(D) x model(M)
-//               x provenance_penalty(winner)
+//               x concentrated x provenance_penalty(winner)
+//
+// concentrated: where the lookup would otherwise serve a robust policy entry whose configuration counts poorly on
+// concentrated samples (a histogram's 16-bit shared counters, KernelFamily::slow_on_concentrated) and the policy
+// holds an entry of the problem's own distribution (narrow, runs, ...), every robust policy entry is priced
+// TransferCosts::concentrated more, n and the entry's n both large (concentrated_at). Not from the preset's
+// leave-one-out (it measures no held-out shape against another shape's entry of its distribution) but from an A/B of
+// held-out problems (bench/results/2026-12-07j-summary.md): pricing every robust entry so wherever such an entry of
+// the problem's distribution exists lost up to 2.5x on runs samples whose robust answer kept 32-bit counters.
 //
 // each factor 1 when nothing separates the candidate from the problem. Measurement replaces the size factor where
 // there is some: the problem's own shape between two of its tuned sizes whose tunings both timed the candidate's
@@ -83,6 +91,11 @@ struct TransferCosts {
   std::map<std::string, FamilyCosts, std::less<>> families;
   std::string default_family;  ///< whose costs price a family not in `families`
   double other_model = 1.0;    ///< evidence from another GPU model (scripts/fit_other_model.py: two models' logs)
+  /// The factor on robust policy entries where concentrated_at holds, and the least n (the problem's and the
+  /// entry's) it applies at. Measured on held-out problems, each timed against the entry of its own distribution (the
+  /// document's "concentrated"); 1: off.
+  double concentrated = 1.0;
+  std::uint64_t concentrated_from = 0;
   std::string provenance;      ///< "NVIDIA H200, 2026-12-02, `autotune tune --preset standard`, data ..."
   /// The GPU the costs were measured on (DeviceInfo::name). On another model the built-in default's measured cost is
   /// another model's evidence too, and carries other_model like the shipped policy's entries.
@@ -126,9 +139,17 @@ std::optional<double> time_between(const Evidence& e, const EvidenceSize& s, std
 /// of its sizes at n, and the fastest times at lo and hi interpolated geometrically, unless the winner of lo or hi
 /// runs n on the other side of its one-block path. nullopt where time_between is.
 std::optional<double> measured_between(const Evidence& e, const EvidenceSize& s, std::uint64_t n);
-/// The prediction for size `size` of `e` serving a problem of family `family` at `n`.
+/// Whether TransferCosts::concentrated prices the robust policy entries at `n`: it is above 1, n is at least
+/// concentrated_from, the policy holds an entry of the problem's own distribution, and without it the best-ranked
+/// candidate is a robust policy entry (measured at concentrated_from or more) whose configuration counts poorly on
+/// concentrated samples (KernelFamily::slow_on_concentrated). All robust entries are then priced alike, so that the
+/// answer moves to the problem's own distribution's entry rather than to another robust one.
+bool concentrated_at(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
+                     std::uint64_t n);
+/// The prediction for size `size` of `e` serving a problem of family `family` at `n`; `concentrated`: whether
+/// TransferCosts::concentrated applies at n (nullopt: concentrated_at).
 Ranked price(const TransferCosts& costs, std::string_view family, const std::vector<Evidence>& evidence,
-             std::size_t e, std::size_t size, std::uint64_t n);
+             std::size_t e, std::size_t size, std::uint64_t n, std::optional<bool> concentrated = std::nullopt);
 /// Whether `a` ranks before `b` (the tie rules above).
 bool ranks_before(const Ranked& a, const Ranked& b, const std::vector<Evidence>& evidence);
 /// Every piece of evidence at its best size for `n`, best first. Not empty when `evidence` is not.

@@ -389,13 +389,16 @@ def main():
     if not args.write:
         return
     # other_model is measured across two GPU models by scripts/fit_other_model.py: a refit of one GPU's log keeps it.
+    # So is concentrated, measured by an A/B of held-out problems (runtime/rank.hpp).
     other_model = {"factor": OTHER_MODEL_FACTOR, "measured": False}
+    concentrated = None
     try:
         with open("runtime/transfer_costs.json") as f:
-            kept = json.load(f).get("other_model", {})
-        if kept.get("measured"):
-            other_model = kept
-    except (OSError, ValueError):
+            shipped = json.load(f)
+        if shipped.get("other_model", {}).get("measured"):
+            other_model = shipped["other_model"]
+        concentrated = shipped.get("concentrated")
+    except (OSError, ValueError, AttributeError):
         pass
     doc = {
         "format": 1,
@@ -404,6 +407,7 @@ def main():
                        "fit": "leave-one-out slowdowns (scripts/fit_transfer_costs.py); the runtime reads `predicted`: "
                               "the p90, non-decreasing along each curve"},
         "other_model": other_model,
+        **({"concentrated": concentrated} if concentrated else {}),
         # Families without preset data are priced with the histogram's table, the costlier of the two measured.
         "default_family": "histogram",
         "families": table,

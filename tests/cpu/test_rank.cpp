@@ -5,6 +5,7 @@
 // costs; and `autotune best` printing the choice, its prediction and the runner-up.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -183,6 +184,72 @@ TEST_SUITE("rank") {
     CHECK(r[0].evidence == 0);
     CHECK(r[0].size == 1);
     CHECK(r.back().evidence == 5);
+  }
+
+  TEST_CASE("where the best answer is a robust policy entry of 16-bit shared counters and the policy holds an entry of "
+            "the problem's distribution, every robust entry is priced x concentrated from its n on; not below it, not "
+            "for 32-bit counters, not without such an entry") {
+    // The costs above with the rule: x1.25 where both n are at least 1M (exact in binary floating point).
+    std::string doc = kCosts;
+    doc.insert(doc.find("\"families\""), R"("concentrated": {"factor": 1.25, "from": 1048576}, )");
+    const TransferCosts t = parse_transfer_costs(doc);
+    REQUIRE(t.concentrated == 1.25);
+    REQUIRE(t.concentrated_from == 1048576);
+    auto cfg = [](int bits) {
+      const auto c = HistogramConfig::parse(fmt::format(
+          "priv=shared,R=1,cbits={},block=1024,vec=16,loads=2,agg=none,part=interleaved,merge=atomic,grid=0", bits));
+      REQUIRE(c);
+      return Config(*c);
+    };
+    const std::uint64_t n = (1u << 24) - 1;  // every entry below is of this n: no size factor
+    auto answer = [&](const std::vector<Evidence>& ev, std::uint64_t at) {
+      return best_at(t, "histogram", ev, at).value().evidence;
+    };
+    auto entries = [&](std::uint64_t at, int robust_bits) {
+      std::vector<Evidence> ev{evidence(ConfigSource::policy, {{at, cfg(robust_bits)}}, 0, "robust-16"),
+                               evidence(ConfigSource::policy, {{at, cfg(32)}}, 1, "robust-32"),
+                               evidence(ConfigSource::policy, {{at, B()}}, 2, "narrow")};
+      ev[2].policy_of_distribution = true;
+      return ev;
+    };
+    // Without the rule: the robust entry of the problem's shape 1.25 (policy_own), the farther robust one 1.375
+    // (1.25 + 0.25 x 1/2), the entry of the problem's distribution at distance 2: 1.5.
+    std::vector<Evidence> ev = entries(n, 16);
+    CHECK(predicted(ev, 0, 0, n) == 1.25);  // the table above has no rule
+    CHECK(concentrated_at(t, "histogram", ev, n));
+    CHECK(price(t, "histogram", ev, 0, 0, n).predicted == 1.5625);  // 1.25 x 1.25
+    CHECK(price(t, "histogram", ev, 1, 0, n).predicted == 1.71875);  // 1.375 x 1.25: every robust entry, not the
+                                                                     // 16-bit one alone (it would then serve)
+    CHECK(price(t, "histogram", ev, 2, 0, n).predicted == 1.5);
+    CHECK(answer(ev, n) == 2);
+    const std::vector<Ranked> r = rank_at(t, "histogram", ev, n);
+    CHECK(r.front().evidence == 2);
+    CHECK(r[1].evidence == 0);
+    // 32-bit counters in the best robust entry: the rule does not apply, and the robust entry serves.
+    ev = entries(n, 32);
+    CHECK_FALSE(concentrated_at(t, "histogram", ev, n));
+    CHECK(answer(ev, n) == 0);
+    // Below 1M (the problem and the entries): no rule.
+    ev = entries(1048575, 16);
+    CHECK_FALSE(concentrated_at(t, "histogram", ev, 1048575));
+    CHECK(answer(ev, 1048575) == 0);
+    // No entry of the problem's distribution: nothing to prefer.
+    ev = entries(n, 16);
+    ev[2].policy_of_distribution = false;
+    CHECK_FALSE(concentrated_at(t, "histogram", ev, n));
+    CHECK(answer(ev, n) == 0);
+    // The shipped table's rule, with its data named.
+    CHECK(shipped_transfer_costs().concentrated > 1.0);
+    CHECK(shipped_transfer_costs().concentrated_from >= 1048576);
+    // Bad rules are refused.
+    auto refused = [&](const std::string& rule, const std::string& why) {
+      std::string bad = kCosts;
+      bad.insert(bad.find("\"families\""), rule);
+      CHECK_THROWS_WITH_AS(parse_transfer_costs(bad), doctest::Contains(why.c_str()), Error);
+    };
+    refused(R"("concentrated": {"factor": 0.5, "from": 1}, )", "concentrated.factor");
+    refused(R"("concentrated": {"factor": 1.25}, )", "concentrated.from");
+    refused(R"("concentrated": {"factor": 1.25, "from": -1}, )", "concentrated.from");
   }
 
   TEST_CASE("ties go to the smaller shape distance, then the fewer doublings, then the closer kind, then a policy "
@@ -608,6 +675,29 @@ TEST_SUITE("rank") {
     // At 64K the entry runs one cluster, as where it was measured: on the H200 it serves.
     wanted.n = 65536;
     CHECK(lookup_config(Cache(":memory:"), target_of(h200()), wanted).config == entry->config);
+  }
+
+  TEST_CASE("f32 with 73873 bins on narrow samples at 115M, the shipped policy, an H200: the entry of narrow samples "
+            "(a window beside a global histogram) serves, not the robust entry of 16-bit shared counters") {
+    // On an H200 the robust entry ran it in 189.5 us, the narrow entry in 132.1 (bench/results/2026-12-07j-data/
+    // rule-ab-h200-1.log). Below 1M samples the rule does not apply: there the robust answer stays.
+    HistogramProblem wanted = HistogramProblem::with_defaults(SampleType::f32, 73873, -4);
+    wanted.upper = -3.25;
+    wanted.distribution = "narrow";
+    wanted.n = 115281000;
+    const Lookup l = lookup_config(Cache(":memory:"), target_of(h200()), wanted);
+    CHECK(l.source == ConfigSource::policy);
+    const HistogramConfig* c = l.config.as<HistogramConfig>();
+    REQUIRE(c);
+    CHECK(c->counter_bits == 32);
+    CHECK(c->privatization == Privatization::global);
+    CHECK(c->window > 0);
+    CHECK(l.distance.find("dist=narrow") != std::string::npos);
+    // The same problem on uniform samples: no entry of its distribution to prefer, the robust entry's 16-bit counters.
+    wanted.distribution = "uniform";
+    const HistogramConfig* u = lookup_config(Cache(":memory:"), target_of(h200()), wanted).config.as<HistogramConfig>();
+    REQUIRE(u);
+    CHECK(u->counter_bits == 16);
   }
 
   TEST_CASE("bf16 with sparse bins on runs, the shipped policy, an H100: the windowed entry runs as copies from the n "
