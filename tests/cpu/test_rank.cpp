@@ -695,7 +695,8 @@ TEST_SUITE("rank") {
     CHECK(l.distance.find("dist=narrow") != std::string::npos);
     // The same problem on uniform samples: no entry of its distribution to prefer, the robust entry's 16-bit counters.
     wanted.distribution = "uniform";
-    const HistogramConfig* u = lookup_config(Cache(":memory:"), target_of(h200()), wanted).config.as<HistogramConfig>();
+    const Lookup uniform = lookup_config(Cache(":memory:"), target_of(h200()), wanted);
+    const HistogramConfig* u = uniform.config.as<HistogramConfig>();
     REQUIRE(u);
     CHECK(u->counter_bits == 16);
   }
