@@ -31,6 +31,9 @@
 #                       HELD_OUT_COMPARE_ONE_LAUNCH=1 with one-launch merges served as measured (the rule off);
 #                       HELD_OUT_COMPARE_CACHE=FILE: the handle of another cache too (OUT/preset.db: the preset's A/B),
 #                       HELD_OUT_COMPARE_POLICY=DIR: the handle made from DIR's policy files too
+#           preset-rows the held-out rows (SEED, HELD_OUT as for held-out) whose lookup OUT/preset.db answers otherwise
+#                       than the tuned cache (bench/policy_changed.py --before-cache, no GPU needed): their indices
+#                       in OUT/preset-rows.txt, for HELD_OUT_ROW_LIST with HELD_OUT_COMPARE_CACHE=OUT/preset.db
 #           preset-compare  the reduction and histogram rows with both caches' handles timed in the same rounds
 #                       (shape_bench --compare-cache), each problem's exact winner from the earlier parts'
 #                       OUT/exact-PART.db (or EXACT_FROM), the real-bytes rows with their inputs: OUT/preset-PART.md,
@@ -42,7 +45,7 @@
 set -uo pipefail
 bin=${1:?BIN (the unpacked binaries)}
 out=${2:?OUT (a folder for the results)}
-part=${3:?PART: tune, reductions, histograms, real, all, sizes, preset, preset-compare or held-out}
+part=${3:?PART: tune, reductions, histograms, real, all, sizes, preset, preset-rows, preset-compare or held-out}
 commit=${4:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 mkdir -p "$out"
 tuned=${TUNED_CACHE:-$out/tuned.db}
@@ -54,12 +57,22 @@ slim_exact() {
   python3 "$(dirname "${BASH_SOURCE[0]}")/strip_cubins.py" "$1" "$1.slim" > /dev/null && mv "$1.slim" "$1" || rm -f "$1.slim"
 }
 
+# SLIM_TO=DIR: a finished cache of PART tune or preset also goes to DIR without its cubins, xz'd, as
+# ${SLIM_PREFIX}tuned-slim.db.xz or ${SLIM_PREFIX}preset-slim.db.xz (small enough for a device call to bring back).
+slim_to() {  # slim_to DB NAME
+  [ -n "${SLIM_TO:-}" ] || return 0
+  local slim="$out/${SLIM_PREFIX:-}$2-slim.db"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/strip_cubins.py" "$1" "$slim" > /dev/null && xz -9f "$slim" &&
+    cp "$slim.xz" "$SLIM_TO/"
+}
+
 run_tune() {
   rm -f "$out/tuned.db"
   local t0=$SECONDS
   "$bin/autotune" tune --cache "$out/tuned.db" > "$out/tune.log" 2>&1
   local rc=$?
   echo "untuned_grid: plain autotune tune: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/tune.log"
+  [ $rc = 0 ] && slim_to "$out/tuned.db" tuned
   return $rc
 }
 
@@ -105,7 +118,23 @@ run_preset() {  # resumable: a second call goes on with OUT/preset.db (PRESET_LI
   local t0=$SECONDS rc=0
   timeout "${PRESET_LIMIT:-7200}" "$bin/autotune" tune --preset standard --cache "$out/preset.db" >> "$out/preset.log" 2>&1 || rc=$?
   echo "untuned_grid: autotune tune --preset standard: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/preset.log"
+  [ $rc = 0 ] && slim_to "$out/preset.db" preset
   return $rc
+}
+
+run_preset_rows() {
+  [ -f "$out/preset.db" ] || { echo "untuned_grid: no preset cache at $out/preset.db (run PART preset first)" >&2; return 1; }
+  local model seed=${SEED:-20261204} rows=${HELD_OUT:-100}
+  model=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('select model_key from devices').fetchone()[0])" "$tuned") ||
+    { echo "untuned_grid: no devices row in $tuned" >&2; return 1; }
+  python3 "$(dirname "${BASH_SOURCE[0]}")/policy_changed.py" "$bin" --before-cache "$tuned" --cache "$out/preset.db" \
+    --model "$model" --seeds "$seed" --rows "$rows" --out "$out/preset-changed.keys" > "$out/preset-changed.log" 2>&1 ||
+    { tail -3 "$out/preset-changed.log" >&2; return 1; }
+  "$bin/shape_bench" --held-out "$rows" --seed "$seed" --list > "$out/held-out-$seed.keys" || return 1
+  # The row index of each changed key: its line in shape_bench's list, from 0.
+  awk 'NR==FNR {c[$0]=1; next} ($0 in c) {printf "%d ", FNR-1}' "$out/preset-changed.keys" "$out/held-out-$seed.keys" \
+    > "$out/preset-rows.txt"
+  echo "untuned_grid: $(tail -1 "$out/preset-changed.log"); rows: $(cat "$out/preset-rows.txt")"
 }
 
 run_preset_compare() {
@@ -192,10 +221,11 @@ case "$part" in
   tune) run_tune ;;
   sizes) run_sizes ;;
   preset) run_preset ;;
+  preset-rows) run_preset_rows ;;
   preset-compare) run_preset_compare ;;
   held-out) run_held_out ;;
   reductions | histograms | real) run_part "$part" ;;
   all) run_tune && run_part reductions; run_part histograms ;;
-  *) echo "untuned_grid: PART is tune, reductions, histograms, real, all, sizes, preset, preset-compare or held-out, not $part" >&2
+  *) echo "untuned_grid: PART is tune, reductions, histograms, real, all, sizes, preset, preset-rows, preset-compare or held-out, not $part" >&2
      exit 2 ;;
 esac
